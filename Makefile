@@ -1,0 +1,41 @@
+# envscale: the two commands a new user runs are `make demo` and `make test`.
+# Both install what is missing into .venv (pip only: pip is what finds the local CPU torch).
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU torch, pinned here and only here (a library must not hard-pin torch for its users).
+TORCH_SPEC ?= torch==2.13.0
+EXTRAS ?= dev
+DEMO_OUTPUT ?= outputs/quickstart
+PYTEST_ARGS ?=
+STAMP := $(VENV)/.envscale-installed
+
+.PHONY: install demo test quality style bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$(EXTRAS)]"
+	@touch $@
+
+demo: install
+	$(BIN)/envscale run recipes/quickstart.yaml --output-dir $(DEMO_OUTPUT)
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+quality: install
+	$(BIN)/ruff check envscale tests bench hub_scripts
+	$(BIN)/ruff format --check envscale tests bench hub_scripts
+
+style: install
+	$(BIN)/ruff check --fix envscale tests bench hub_scripts
+	$(BIN)/ruff format envscale tests bench hub_scripts
+
+bench: install
+	$(BIN)/python bench/collect.py
+
+clean:
+	rm -rf $(VENV) outputs .pytest_cache .ruff_cache
