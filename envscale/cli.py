@@ -1,0 +1,205 @@
+"""`envscale <command>`: the one entry point.
+
+Commands:
+    collect   real API descriptions -> api_pool
+    run       run a recipe's stages in order, skipping those whose output is complete
+    push      publish a local artifact version to the Hub (card merged, version tagged)
+    info      show an artifact's versions, counts and provenance
+
+Every stage command takes `--config RECIPE.yaml` (its section of the recipe, or the whole file)
+and flags that override the recipe; unknown recipe keys are an error.
+
+Example:
+
+```bash
+envscale collect --sources json:tools.jsonl "mcp:mcp-server-time" --output outputs/pool
+envscale run recipes/quickstart.yaml
+envscale push outputs/quickstart/api_pool me/my-tools
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .artifacts import Artifact, is_complete, local_versions, open_artifact, parse_ref
+from .config import add_arguments, load_recipe, parse_config, section
+from .sources import SOURCE_KINDS
+
+logger = logging.getLogger("envscale")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage the CLI and `envscale run` know: its config class, function and output name."""
+
+    name: str
+    output: str  # default folder name under a run's output_dir
+    help: str
+
+    def config_cls(self) -> type:
+        from .stages.collect import CollectConfig
+
+        return {"collect": CollectConfig}[self.name]
+
+    def run(self, config: Any, output: str) -> Artifact:
+        from .stages.collect import collect
+
+        return {"collect": collect}[self.name](config, output)
+
+
+#: The stages that exist, in pipeline order.
+STAGES = {"collect": Stage("collect", "api_pool", "real API descriptions -> api_pool")}
+#: Top-level recipe keys that are not stage sections.
+RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
+
+
+def _stage_config(stage: Stage, recipe_path: str | None, overrides: dict) -> Any:
+    cls = stage.config_cls()
+    data: dict = {}
+    if recipe_path:
+        recipe = load_recipe(recipe_path)
+        _check_recipe_keys(recipe, recipe_path)
+        data = dict(section(recipe, stage.name, STAGES))
+        if stage.name == "collect" and "base_dir" not in data:
+            data["base_dir"] = str(Path(recipe_path).resolve().parent)
+    return parse_config(cls, data, overrides)
+
+
+def _check_recipe_keys(recipe: dict, path: str) -> None:
+    if not any(k in STAGES for k in recipe):
+        return  # a single-stage recipe: its keys are checked by the stage config
+    unknown = sorted(set(recipe) - set(STAGES) - set(RUN_KEYS))
+    if unknown:
+        raise ValueError(f"recipe {path}: unknown top-level keys {unknown}; "
+                         f"expected stage sections {sorted(STAGES)} or {sorted(RUN_KEYS)}")
+
+
+def _report(art: Artifact) -> None:
+    counts = ", ".join(f"{k}={v}" for k, v in art.manifest["counts"].items())
+    print(f"{art.kind.name} {art.version} written to {Path(art.location).resolve()}  ({counts})")
+    stats = art.manifest.get("stats", {})
+    totals = stats.get("totals")
+    if totals:
+        print(f"  read {totals['read']} = accepted {totals['accepted']} + rejected {totals['rejected']} "
+              f"+ duplicates {totals['duplicates']}")
+    for failure in stats.get("failed_sources", []):
+        print(f"  FAILED source {failure['source']}: {failure['error']}", file=sys.stderr)
+    print(f"  load: datasets.load_dataset({str(Path(art.location))!r}, {art.kind.main_config!r}, split='train')")
+
+
+def _failed(art: Artifact) -> bool:
+    return bool(art.manifest.get("stats", {}).get("failed_sources"))
+
+
+def cmd_stage(stage: Stage, args: argparse.Namespace, overrides: dict) -> int:
+    config = _stage_config(stage, args.config, overrides)
+    output = args.output or str(Path("outputs") / stage.output)
+    art = stage.run(config, output)
+    _report(art)
+    return 1 if _failed(art) else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    recipe = load_recipe(args.recipe)
+    _check_recipe_keys(recipe, args.recipe)
+    present = [s for s in STAGES.values() if s.name in recipe]
+    if not present:
+        raise ValueError(f"recipe {args.recipe} has no stage section; expected some of {sorted(STAGES)}")
+    output_dir = Path(args.output_dir or recipe.get("output_dir") or Path("outputs") / Path(args.recipe).stem)
+    status = 0
+    for stage in present:
+        config = _stage_config(stage, args.recipe, {})
+        output = output_dir / stage.output
+        done = None if args.force else is_complete(output, config.fingerprint())
+        if done is not None:
+            print(f"[{stage.name}] skipped: {done.pinned} is complete for this config (use --force to redo)")
+            continue
+        print(f"[{stage.name}] -> {output}")
+        art = stage.run(config, str(output))
+        _report(art)
+        if _failed(art):
+            status = 1
+    print(f"\nDatasets are in {output_dir.resolve()}")
+    return status
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    from .hub import push_artifact
+
+    result = push_artifact(args.path, args.repo_id, tag=args.tag, private=args.private, token=args.token)
+    print(f"pushed {args.path} to {result['repo_id']} (commit {result['commit'][:12]}, tag {result['tag']})")
+    print(f"  {result['url']}")
+    print(f"  load: datasets.load_dataset({result['repo_id']!r}, revision={result['tag']!r})")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    art = open_artifact(args.ref)
+    m = art.manifest
+    if not art.is_hub:
+        print(f"{art.location}: versions {', '.join(local_versions(Path(art.location)))}")
+    print(f"{art.pinned}: {m['kind']} schema {m['schema_version']}, made {m['created_at']} by envscale {m['envscale_version']}")
+    print("counts: " + ", ".join(f"{k}={v}" for k, v in m["counts"].items()))
+    if args.json:
+        print(json.dumps(m, indent=2, ensure_ascii=False))
+    return 0
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="envscale", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"envscale {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    kinds = "\n".join(f"  {k}:  {v}" for k, v in SOURCE_KINDS.items())
+    for stage in STAGES.values():
+        p = sub.add_parser(stage.name, help=stage.help, formatter_class=argparse.RawDescriptionHelpFormatter,
+                           description=f"{stage.help}\n\nsource kinds:\n{kinds}" if stage.name == "collect" else stage.help)
+        p.add_argument("--config", help="YAML recipe: its `%s:` section, or the whole file" % stage.name)
+        p.add_argument("--output", help=f"output artifact folder (default: outputs/{stage.output})")
+        add_arguments(p, stage.config_cls())
+    p = sub.add_parser("run", help="run a recipe's stages in order, skipping complete ones")
+    p.add_argument("recipe", help="YAML recipe with one section per stage")
+    p.add_argument("--output-dir", help="override the recipe's output_dir")
+    p.add_argument("--force", action="store_true", help="re-run stages even when their output is complete")
+    p = sub.add_parser("push", help="publish a local artifact version to the Hub")
+    p.add_argument("path", help="local artifact folder, optionally @vN")
+    p.add_argument("repo_id", help="dataset repo id, org/name")
+    p.add_argument("--tag", help="Hub tag for this version (default: the local version, e.g. v1)")
+    p.add_argument("--private", action="store_true", help="create the repo private")
+    p.add_argument("--token", help="Hub token (default: HF_TOKEN / the logged-in token)")
+    p = sub.add_parser("info", help="show an artifact's versions, counts and provenance")
+    p.add_argument("ref", help="PATH[@vN] or org/name[@revision]")
+    p.add_argument("--json", action="store_true", help="print the whole manifest")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "mcp", "datasets", "huggingface_hub", "filelock", "fsspec"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    reserved = {"command", "config", "output", "verbose"}
+    overrides = {k: v for k, v in vars(args).items() if k not in reserved}
+    try:
+        if args.command in STAGES:
+            return cmd_stage(STAGES[args.command], args, overrides)
+        return {"run": cmd_run, "push": cmd_push, "info": cmd_info}[args.command](args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"envscale {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"envscale {args.command}: interrupted; re-run the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Configs are dataclasses: loaded from a YAML recipe, overridden by CLI flags, checked loudly.
+
+Every field carries a `help` (shown by `--help`); unknown keys in a recipe are an error, never
+ignored; a recipe may hold several stages, one section each (`collect:`, `graph:`, ...), plus
+top-level run settings. Configs round-trip to YAML and are stored next to what they made.
+
+Example:
+
+```python
+>>> from dataclasses import dataclass
+>>> from envscale.config import option, parse_config
+>>> @dataclass
+... class Demo:
+...     size: int = option(3, "How many.")
+>>> parse_config(Demo, {"size": 5}).size
+5
+>>> parse_config(Demo, {"sise": 5})
+Traceback (most recent call last):
+ValueError: unknown key 'sise' for Demo; known keys: size
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+T = TypeVar("T")
+
+
+def option(default: Any = dataclasses.MISSING, help: str = "", **kwargs: Any) -> Any:
+    """A dataclass field with a `help` text; list defaults are copied per instance."""
+    if isinstance(default, list | dict):
+        value = default
+        return dataclasses.field(default_factory=lambda: type(value)(value), metadata={"help": help}, **kwargs)
+    return dataclasses.field(default=default, metadata={"help": help}, **kwargs)
+
+
+def _base_type(tp: Any) -> tuple[Any, bool]:
+    """(underlying type, optional?) of `X | None`."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0], len(args) < len(typing.get_args(tp))
+    return tp, False
+
+
+def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
+    base, optional = _base_type(tp)
+    if value is None:
+        if optional:
+            return None
+        raise ValueError(f"{owner}.{name} may not be null")
+    origin = typing.get_origin(base)
+    if origin is list:
+        (item,) = typing.get_args(base) or (str,)
+        if isinstance(value, str | int | float | bool) or isinstance(value, dict):
+            value = [value]
+        return [_coerce(name, item, v, owner) if item is not typing.Any else v for v in value]
+    if origin is dict or base is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{owner}.{name} must be a mapping, got {value!r}")
+        return value
+    if base is typing.Any:
+        return value
+    if base is bool:
+        if isinstance(value, bool):
+            return value
+        if str(value).lower() in ("true", "1", "yes", "on"):
+            return True
+        if str(value).lower() in ("false", "0", "no", "off"):
+            return False
+        raise ValueError(f"{owner}.{name} must be true or false, got {value!r}")
+    if base in (int, float):
+        if isinstance(value, bool):
+            raise ValueError(f"{owner}.{name} must be a number, got {value!r}")
+        try:
+            return base(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{owner}.{name} must be {base.__name__}, got {value!r}") from None
+    if base is str:
+        if isinstance(value, dict | list):
+            raise ValueError(f"{owner}.{name} must be a string, got {value!r}")
+        return str(value)
+    return value
+
+
+def parse_config(cls: type[T], data: dict | None, overrides: dict | None = None) -> T:
+    """Build `cls` from a mapping plus overrides; unknown keys and bad values raise ValueError."""
+    data = dict(data or {})
+    data.update({k: v for k, v in (overrides or {}).items()})
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ValueError(
+            f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} for {cls.__name__}; "
+            f"known keys: {', '.join(fields)}"
+        )
+    kwargs = {name: _coerce(name, hints[name], value, cls.__name__) for name, value in data.items()}
+    return cls(**kwargs)
+
+
+def load_recipe(path: str | Path) -> dict:
+    """Read a YAML recipe (a mapping) with a clear error for anything else."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"recipe {path} does not exist") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"recipe {path} is not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"recipe {path} must be a mapping, got {type(data).__name__}")
+    return data
+
+
+def section(recipe: dict, name: str, known_sections: typing.Iterable[str]) -> dict:
+    """The part of a recipe for stage `name`: its section in a multi-stage recipe, else all of it."""
+    known = set(known_sections)
+    if any(k in known for k in recipe):
+        value = recipe.get(name) or {}
+        if not isinstance(value, dict):
+            raise ValueError(f"recipe section {name!r} must be a mapping")
+        return value
+    return recipe
+
+
+def to_dict(config: Any) -> dict:
+    """A config as plain data (for YAML and manifests)."""
+    return dataclasses.asdict(config)
+
+
+def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+    """Add one `--flag` per field of `cls`; flags not given stay absent (so the recipe wins)."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        base, _ = _base_type(hints[f.name])
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        help_text = f"{f.metadata.get('help', '')} (default: {default!r})"
+        if typing.get_origin(base) is list:
+            parser.add_argument(flag, dest=f.name, nargs="+", default=argparse.SUPPRESS, help=help_text)
+        elif base is bool:
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
+                                help=help_text)
+        else:
+            parser.add_argument(flag, dest=f.name, default=argparse.SUPPRESS, help=help_text, metavar=f.name.upper())

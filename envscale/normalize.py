@@ -1,0 +1,511 @@
+"""Turn a tool as found in the wild into one clean, JSON-Schema-valid `api_pool` row.
+
+Real function docs are messy: schema roots typed `"dict"`, `float`/`any`/Java type names,
+`required` naming absent properties, properties that are bare strings, OpenAPI 3.0
+`nullable`, `$defs` references, names that break the OpenAI name rule, control characters,
+megabyte descriptions. :func:`normalize_tool` repairs what can be repaired (and writes down
+every repair in `normalization`) and rejects what cannot, with a reason a user can act on.
+
+Example:
+
+```python
+>>> from envscale.normalize import normalize_tool
+>>> from envscale.sources.base import RawTool
+>>> tool = normalize_tool(RawTool(name="math.get_sum", description="Sum two numbers.",
+...     parameters={"type": "dict", "properties": {"a": {"type": "float"}}, "required": ["a", "b"]},
+...     position="x.json:1"))
+>>> tool.name, tool.parameters["type"], tool.parameters["required"], tool.kind
+('math_get_sum', 'object', ['a'], 'read')
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from .sources.base import RawTool
+
+#: Names of the OpenAI function-calling rule: ``^[a-zA-Z0-9_-]{1,64}$``.
+NAME_MAX = 64
+_NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Control characters other than tab/newline/carriage return, and zero-width/format characters.
+_STRIP_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]")
+_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+# Type names met in BFCL, xLAM, ToolACE, Java/JS docs, Python annotations -> JSON Schema.
+_TYPE_MAP = {
+    "object": "object", "dict": "object", "dictionary": "object", "map": "object", "hashmap": "object",
+    "mapping": "object", "json": "object", "struct": "object", "record": "object",
+    "array": "array", "list": "array", "tuple": "array", "set": "array", "arraylist": "array",
+    "sequence": "array", "iterable": "array",
+    "string": "string", "str": "string", "char": "string", "character": "string", "text": "string",
+    "date": "string", "datetime": "string", "time": "string", "uuid": "string", "url": "string",
+    "number": "number", "float": "number", "double": "number", "decimal": "number", "bigdecimal": "number",
+    "integer": "integer", "int": "integer", "long": "integer", "short": "integer", "byte": "integer",
+    "biginteger": "integer", "int32": "integer", "int64": "integer",
+    "boolean": "boolean", "bool": "boolean",
+    "null": "null", "none": "null", "nonetype": "null", "void": "null",
+}
+_ANY_TYPES = {"any", "anytype", "mixed", "unknown", "*", ""}
+_NUMERIC_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_COUNT_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+                   "minContains", "maxContains")
+_STRING_KEYWORDS = ("description", "title", "pattern", "format", "$comment", "contentMediaType",
+                    "contentEncoding")
+_BOOL_KEYWORDS = ("uniqueItems", "deprecated", "readOnly", "writeOnly")
+_SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_KEYWORDS = ("additionalProperties", "items", "contains", "propertyNames", "not", "if", "then",
+                    "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems")
+_SCHEMA_LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems")
+MAX_DEPTH = 48
+
+READ_VERBS = frozenset(
+    "get list search find fetch query read retrieve lookup look show view check count calculate compute "
+    "convert estimate describe display is has can validate verify predict recommend translate analyze "
+    "analyse summarize summarise detect identify classify extract parse format compare match explain "
+    "ls cat grep diff wc du tail head pwd stat info status inspect browse filter sort rank score "
+    "locate track monitor evaluate test lookup download export preview resolve measure solve".split()
+)
+WRITE_VERBS = frozenset(
+    "create add insert post put update set modify change edit delete remove cancel book reserve order "
+    "purchase buy sell pay send transfer submit upload register assign approve reject move copy write "
+    "save rename enable disable start stop reset schedule publish like follow unfollow block unblock "
+    "close open mkdir touch rm rmdir mv cp echo cd archive restore refund return charge invite share "
+    "apply accept decline mark lock unlock activate deactivate subscribe unsubscribe post comment "
+    "reply retweet mute unmute link unlink attach detach deposit withdraw fill place execute commit "
+    "merge push checkout stage unstage tag init clear drop grant revoke login logout authenticate "
+    "increase decrease adjust toggle turn fill release allocate cancel void".split()
+)
+
+
+@dataclass
+class NormalizedTool:
+    """A tool that passed normalisation (see `envscale.schemas.API_POOL_FEATURES`)."""
+
+    id: str
+    name: str
+    original_name: str
+    description: str
+    parameters: dict
+    output_schema: Any
+    kind: str
+    kind_evidence: list[str]
+    group: str | None
+    annotations: dict | None
+    position: str
+    document: str | None
+    normalization: list[str] = field(default_factory=list)
+
+
+class Rejected(ValueError):
+    """Raised by :func:`normalize_tool` with a reason a user can act on."""
+
+
+def _clean_text(value: str, what: str, notes: list[str]) -> str:
+    if _SURROGATE.search(value):
+        pos = _SURROGATE.search(value).start()
+        raise Rejected(f"{what} contains an unpaired UTF-16 surrogate at character {pos} (invalid unicode)")
+    cleaned = _STRIP_CHARS.sub("", value)
+    if cleaned != value:
+        notes.append(f"{what}: removed {len(value) - len(cleaned)} control/zero-width characters")
+    return unicodedata.normalize("NFC", cleaned)
+
+
+def tokens(name: str) -> list[str]:
+    """Lower-case word tokens of a name: `ChaDri.change_drink` -> ['cha', 'dri', 'change', 'drink']."""
+    return [t.lower() for t in _TOKEN.findall(name)]
+
+
+def sanitize_name(name: str) -> str:
+    """A name that satisfies the OpenAI function-name rule, or '' when nothing is left."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return _NAME_BAD.sub("_", ascii_name).strip("_")[:NAME_MAX]
+
+
+def infer_kind(name: str, description: str, hints: list[str]) -> tuple[str, list[str]]:
+    """Tag a tool `read` or `write` and return the evidence that decided it.
+
+    Priority: MCP annotations, then the HTTP method (a POST whose name starts with a read verb
+    such as `search` counts as read), then the verb of the name, then of the description.
+    """
+    hint_set = set(hints)
+    if "mcp:read_only_hint=true" in hint_set:
+        return "read", ["mcp:read_only_hint=true"]
+    if "mcp:destructive_hint=true" in hint_set or "mcp:read_only_hint=false" in hint_set:
+        return "write", [h for h in hints if h.startswith("mcp:")]
+    name_tokens = tokens(name.rsplit(".", 1)[-1]) or tokens(name)
+    name_verb = next((t for t in name_tokens if t in READ_VERBS or t in WRITE_VERBS), None)
+    http = next((h for h in hints if h.startswith("http:")), None)
+    if http:
+        method = http.split(":", 1)[1].upper()
+        if method in ("GET", "HEAD", "OPTIONS", "TRACE"):
+            return "read", [http]
+        if method == "POST" and name_tokens and name_tokens[0] in READ_VERBS:
+            return "read", [http, f"name-verb:{name_tokens[0]} (a read verb overrides POST)"]
+        return "write", [http]
+    if name_verb is not None:
+        return ("write" if name_verb in WRITE_VERBS else "read"), [f"name-verb:{name_verb}"]
+    for word in tokens(description[:200])[:6]:
+        for stem in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+            if stem in WRITE_VERBS:
+                return "write", [f"description-verb:{word}"]
+            if stem in READ_VERBS:
+                return "read", [f"description-verb:{word}"]
+    return "read", ["default:no write evidence found"]
+
+
+def _map_type(value: Any, where: str, notes: list[str]) -> tuple[Any, bool]:
+    """Map a type name (or list of them) to JSON Schema; returns (type or None for any, optional?)."""
+    if isinstance(value, list):
+        mapped = []
+        optional = False
+        for v in value:
+            t, opt = _map_type(v, where, notes)
+            optional |= opt
+            if t is None:
+                return None, optional
+            for item in t if isinstance(t, list) else [t]:
+                if item not in mapped:
+                    mapped.append(item)
+        return (mapped[0] if len(mapped) == 1 else mapped), optional
+    if not isinstance(value, str):
+        notes.append(f"{where}: dropped non-string type {value!r}")
+        return None, False
+    raw = value.strip()
+    optional = False
+    low = raw.lower()
+    if low.endswith(", optional") or low.endswith(",optional"):
+        optional, low = True, low.rsplit(",", 1)[0].strip()
+    if low.startswith("optional[") and low.endswith("]"):
+        optional, low = True, low[9:-1]
+    generic = re.match(r"^([a-z_.]+)\s*[\[<]", low)  # List[str], Array<String>, dict[str, int]
+    base = generic.group(1).rsplit(".", 1)[-1] if generic else low.rsplit(".", 1)[-1]
+    if base in JSON_TYPES and base == raw:
+        return base, optional
+    if base in _TYPE_MAP:
+        mapped = _TYPE_MAP[base]
+        notes.append(f"{where}: type {raw!r} -> {mapped!r}")
+        return mapped, optional
+    if base in _ANY_TYPES:
+        notes.append(f"{where}: type {raw!r} -> any")
+        return None, optional
+    notes.append(f"{where}: unknown type {raw!r} -> any")
+    return None, optional
+
+
+class _SchemaNormalizer:
+    """One pass over a schema: repairs, resolves local `$ref`s, records notes."""
+
+    def __init__(self, root: dict, notes: list[str]):
+        self.root = root
+        self.notes = notes
+        self.resolving: set[str] = set()
+
+    def resolve(self, ref: str, where: str, depth: int) -> dict:
+        if not ref.startswith("#/"):
+            raise Rejected(f"{where}: $ref {ref!r} points outside the document (only local refs are resolved)")
+        if ref in self.resolving:
+            self.notes.append(f"{where}: recursive $ref {ref!r} cut")
+            return {"type": "object", "description": f"(recursive reference to {ref.rsplit('/', 1)[-1]})"}
+        node: Any = self.root
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise Rejected(f"{where}: broken $ref {ref!r} (no such definition)")
+        self.resolving.add(ref)
+        try:
+            return self.schema(node, where, depth + 1)
+        finally:
+            self.resolving.discard(ref)
+
+    def schema(self, node: Any, where: str, depth: int = 0) -> dict:
+        if depth > MAX_DEPTH:
+            raise Rejected(f"{where}: schema nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, bool):
+            return {} if node else {"not": {}}
+        if isinstance(node, str):  # a bare type name used as a schema: "string"
+            t, _ = _map_type(node, where, self.notes)
+            return {"type": t} if t else {}
+        if node is None:
+            self.notes.append(f"{where}: empty schema -> any")
+            return {}
+        if not isinstance(node, dict):
+            raise Rejected(f"{where}: schema is a {type(node).__name__}, expected an object")
+        out: dict[str, Any] = {}
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            resolved = self.resolve(ref, where, depth)
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            if not siblings:
+                return resolved
+            out.update(resolved)
+            node = siblings
+        for key, value in node.items():
+            if key == "$ref":
+                raise Rejected(f"{where}: $ref is a {type(value).__name__}, expected a string")
+            if key == "type":
+                t, optional = _map_type(value, where, self.notes)
+                if t is not None:
+                    out["type"] = t
+                if optional:
+                    out["x-optional"] = True
+            elif key in _SCHEMA_MAP_KEYWORDS:
+                out[key] = self.schema_map(value, f"{where}.{key}", depth)
+            elif key in _SCHEMA_KEYWORDS:
+                if key == "items" and isinstance(value, list):
+                    out["prefixItems"] = [self.schema(v, f"{where}.items[{i}]", depth + 1) for i, v in enumerate(value)]
+                    self.notes.append(f"{where}: tuple 'items' -> 'prefixItems'")
+                elif key == "additionalProperties" and isinstance(value, bool):
+                    out[key] = value
+                else:
+                    out[key] = self.schema(value, f"{where}.{key}", depth + 1)
+            elif key in _SCHEMA_LIST_KEYWORDS:
+                if isinstance(value, list) and value:
+                    out[key] = [self.schema(v, f"{where}.{key}[{i}]", depth + 1) for i, v in enumerate(value)]
+                else:
+                    self.notes.append(f"{where}: dropped malformed {key!r}")
+            elif key == "required":
+                if isinstance(value, list):
+                    out[key] = [v for v in dict.fromkeys(value) if isinstance(v, str)]
+                elif isinstance(value, str):
+                    out[key] = [value]
+                else:
+                    out["x-required"] = bool(value)  # a per-property flag (OpenAPI 2 / BFCL style)
+            elif key == "enum":
+                if isinstance(value, list) and value:
+                    out[key] = list(value)
+                else:
+                    self.notes.append(f"{where}: dropped malformed enum")
+            elif key == "nullable":
+                if value is True:
+                    out["x-nullable"] = True
+            elif key in _NUMERIC_KEYWORDS:
+                number = _as_number(value)
+                if number is None or (key == "multipleOf" and number <= 0):
+                    self.notes.append(f"{where}: dropped non-numeric {key}={value!r}")
+                else:
+                    out[key] = number
+            elif key in _COUNT_KEYWORDS:
+                number = _as_number(value)
+                if number is None or number < 0 or number != int(number):
+                    self.notes.append(f"{where}: dropped invalid {key}={value!r}")
+                else:
+                    out[key] = int(number)
+            elif key in _STRING_KEYWORDS:
+                out[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+            elif key in _BOOL_KEYWORDS:
+                out[key] = bool(value)
+            elif key == "examples":
+                out[key] = value if isinstance(value, list) else [value]
+            elif key == "example":
+                out.setdefault("examples", [value])
+            elif key == "dependentRequired":
+                if isinstance(value, dict):
+                    out[key] = {k: [x for x in v if isinstance(x, str)] for k, v in value.items() if isinstance(v, list)}
+            elif key in ("$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary"):
+                continue  # identifiers of the source document; meaningless once inlined
+            else:
+                out[key] = value  # annotations unknown to JSON Schema are allowed and kept
+        return self.finish_object(out, where)
+
+    def schema_map(self, value: Any, where: str, depth: int) -> dict:
+        if isinstance(value, list):  # [{"name": "x", "type": ...}, ...]
+            self.notes.append(f"{where}: list of named properties -> object")
+            items = {}
+            for i, v in enumerate(value):
+                if not isinstance(v, dict) or not isinstance(v.get("name"), str):
+                    raise Rejected(f"{where}[{i}]: property entry without a name")
+                items[v["name"]] = {k: x for k, x in v.items() if k != "name"}
+            value = items
+        if not isinstance(value, dict):
+            raise Rejected(f"{where}: expected an object of schemas, got {type(value).__name__}")
+        return {str(k): self.schema(v, f"{where}.{k}", depth + 1) for k, v in value.items()}
+
+    def finish_object(self, out: dict, where: str) -> dict:
+        t = out.get("type")
+        if out.pop("x-nullable", False) and t is not None:
+            types = t if isinstance(t, list) else [t]
+            out["type"] = types if "null" in types else [*types, "null"]
+            self.notes.append(f"{where}: nullable -> type includes null")
+        props = out.get("properties")
+        if props is not None:
+            if t is None:
+                out["type"] = "object"
+            lifted = [name for name, p in props.items() if isinstance(p, dict) and p.pop("x-required", None) is True]
+            required = out.get("required", [])
+            if lifted:
+                required = list(dict.fromkeys([*required, *lifted]))
+            optional = {name for name, p in props.items() if isinstance(p, dict) and p.get("x-optional")}
+            for p in props.values():
+                if isinstance(p, dict):
+                    p.pop("x-required", None)
+            kept = [r for r in required if r in props and r not in optional]
+            pruned = [r for r in required if r not in kept]
+            if pruned:
+                self.notes.append(f"{where}: required pruned of {pruned}")
+            if kept or "required" in out:
+                out["required"] = kept
+            if not kept:
+                out.pop("required", None)
+        elif "required" in out:
+            if out.get("type") == "object" or t is None:
+                if out["required"]:
+                    self.notes.append(f"{where}: required pruned of {out['required']} (no properties)")
+            out.pop("required")
+        return out
+
+
+def _as_number(value: Any) -> float | int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        try:
+            f = float(value)
+        except ValueError:
+            return None
+        return int(f) if f.is_integer() else f
+    return None
+
+
+def _looks_like_property_map(params: dict) -> bool:
+    """xLAM/ToolACE style: `{"city": {"type": "str", "description": ...}, ...}` without a root."""
+    return bool(params) and all(
+        isinstance(v, dict) and ("type" in v or "description" in v) for v in params.values()
+    ) and not ({"type", "properties"} & params.keys())
+
+
+def normalize_parameters(params: Any, notes: list[str]) -> dict:
+    """Normalise an input schema to a JSON Schema whose root is an object."""
+    if params is None:
+        notes.append("parameters: missing -> empty object")
+        return {"type": "object", "properties": {}}
+    if isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except json.JSONDecodeError as exc:
+            raise Rejected(f"parameters is a string that is not JSON ({exc.msg} at char {exc.pos})") from None
+        notes.append("parameters: decoded from a JSON string")
+    if not isinstance(params, dict):
+        raise Rejected(f"parameters is a {type(params).__name__}, expected a JSON Schema object")
+    if _looks_like_property_map(params):
+        notes.append("parameters: property map without a root -> object schema")
+        required = [
+            k for k, v in params.items()
+            if "default" not in v and "optional" not in str(v.get("type", "")).lower() and v.get("required") is not False
+        ]
+        params = {"type": "object", "properties": params, "required": required}
+    root_type = params.get("type")
+    if root_type not in (None, "object", "dict", "Dict", "dictionary") and not (
+        root_type is None or (isinstance(root_type, list) and "object" in root_type)
+    ):
+        raise Rejected(f"parameters must describe an object, got type {root_type!r}")
+    schema = _SchemaNormalizer(params, notes).schema(params, "parameters")
+    if schema.get("type") != "object":
+        if "type" not in schema and (not schema or "properties" in schema):
+            schema["type"] = "object"
+        else:
+            raise Rejected(f"parameters must describe an object, got {schema.get('type')!r}")
+    schema.setdefault("properties", {})
+    for defs in ("$defs", "definitions", "x-required"):
+        schema.pop(defs, None)  # inlined above
+    return schema
+
+
+def normalize_output_schema(schema: Any, notes: list[str]) -> Any:
+    """Normalise an output schema (any root type); None stays None."""
+    if schema is None or schema == {}:
+        return None
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except json.JSONDecodeError:
+            notes.append("output_schema: not JSON -> described as a string")
+            return {"type": "string", "description": schema[:2000]}
+    s = _SchemaNormalizer(schema if isinstance(schema, dict) else {}, notes).schema(schema, "output_schema")
+    for defs in ("$defs", "definitions", "x-required"):
+        s.pop(defs, None)
+    return s
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON used for hashing (sorted keys, no whitespace)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def tool_id(name: str, description: str, parameters: dict, output_schema: Any) -> str:
+    """Content hash of what makes a tool the same tool, independent of where it was found."""
+    payload = canonical_json([name, description, parameters, output_schema])
+    return hashlib.blake2b(payload.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+
+
+def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> NormalizedTool:
+    """Normalise one raw tool or raise :class:`Rejected` with the reason.
+
+    Args:
+        raw: the tool as a reader found it.
+        max_description_chars: longer descriptions are rejected (a 1 MB description is an
+            extraction bug, not documentation).
+    """
+    notes: list[str] = []
+    name = raw.name
+    if name is None or (isinstance(name, str) and not name.strip()):
+        raise Rejected("tool has no name")
+    if not isinstance(name, str):
+        raise Rejected(f"tool name is a {type(name).__name__}, expected a string")
+    name = name.strip()
+    odd = _SURROGATE.search(name) or _STRIP_CHARS.search(name)
+    if odd:
+        raise Rejected(f"tool name contains invalid or invisible character U+{ord(odd.group()):04X} "
+                       f"at position {odd.start()}")
+    if len(name) > 256:
+        raise Rejected(f"tool name is {len(name)} characters long (limit 256)")
+    description = raw.description
+    if description is None:
+        description = ""
+        notes.append("description: missing")
+    elif isinstance(description, list) and all(isinstance(d, str) for d in description):
+        description = "\n".join(description)
+    elif not isinstance(description, str):
+        raise Rejected(f"description is a {type(description).__name__}, expected a string")
+    if len(description) > max_description_chars:
+        raise Rejected(f"description is {len(description):,} characters long (limit {max_description_chars:,})")
+    description = _clean_text(description.strip(), "description", notes)
+    parameters = normalize_parameters(raw.parameters, notes)
+    output_schema = normalize_output_schema(raw.output_schema, notes)
+    payload = canonical_json([name, description, parameters, output_schema])
+    odd = _SURROGATE.search(payload) or (raw.annotations is not None and _SURROGATE.search(canonical_json(raw.annotations)))
+    if odd:
+        raise Rejected("schema or annotations contain invalid unicode (an unpaired UTF-16 surrogate)")
+    tid = hashlib.blake2b(payload.encode("utf-8"), digest_size=10).hexdigest()
+    safe = sanitize_name(name) or f"tool_{tid[:8]}"
+    if safe != name:
+        notes.append(f"name: {name!r} -> {safe!r} (OpenAI name rule)")
+    kind, evidence = infer_kind(name, description, list(raw.kind_hints))
+    return NormalizedTool(
+        id=tid,
+        name=safe,
+        original_name=name,
+        description=description,
+        parameters=parameters,
+        output_schema=output_schema,
+        kind=kind,
+        kind_evidence=evidence,
+        group=raw.group,
+        annotations=raw.annotations,
+        position=raw.position,
+        document=raw.document,
+        normalization=notes,
+    )

@@ -1,0 +1,96 @@
+"""The one place that defines every dataset envscale writes: configs, features, schema versions.
+
+Each *kind* of artifact (the output of one stage) has a schema version `MAJOR.MINOR` and a set
+of named configs (subsets). A reader accepts an artifact whose major version equals the one
+below; a minor bump only adds columns. Nested tool schemas, arguments and states are stored
+with `datasets.Json()`: a struct column would unify all tools' schemas into one, so every row
+would render `null` fields of other tools (platform notes, "TRL SFT").
+
+Example:
+
+```python
+>>> from envscale.schemas import KINDS
+>>> KINDS["api_pool"].schema_version, sorted(KINDS["api_pool"].configs)
+('1.0', ['api_pool', 'duplicates', 'rejected'])
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from datasets import Features, Json, List, Value
+
+
+@dataclass(frozen=True)
+class ArtifactKind:
+    """A kind of artifact: its schema version, its configs, and which config is the main one."""
+
+    name: str
+    schema_version: str
+    configs: dict[str, Features]
+    main_config: str
+    description: str
+
+    @property
+    def major(self) -> int:
+        return int(self.schema_version.split(".")[0])
+
+
+API_POOL_FEATURES = Features(
+    {
+        "id": Value("string"),  # content hash of (original name, description, parameters, output schema)
+        "name": Value("string"),  # unique in the pool, OpenAI name rule
+        "original_name": Value("string"),
+        "description": Value("string"),
+        "parameters": Json(),  # JSON Schema, root type object
+        "output_schema": Json(),  # JSON Schema or null
+        "kind": Value("string"),  # "read" | "write"
+        "kind_evidence": List(Value("string")),
+        "group": Value("string"),  # natural grouping in the source (API class, tag, server)
+        "annotations": Json(),
+        "source": Value("string"),  # the source spec
+        "source_kind": Value("string"),
+        "source_version": Value("string"),
+        "license": Value("string"),
+        "position": Value("string"),  # where in the source
+        "normalization": List(Value("string")),  # every repair made
+    }
+)
+
+REJECTED_FEATURES = Features(
+    {
+        "source": Value("string"),
+        "position": Value("string"),
+        "name": Value("string"),
+        "reason": Value("string"),
+        "raw": Value("string"),  # the offending record, JSON, truncated
+    }
+)
+
+DUPLICATES_FEATURES = Features(
+    {
+        "duplicate_of": Value("string"),  # id of the kept tool
+        "name": Value("string"),
+        "source": Value("string"),
+        "position": Value("string"),
+    }
+)
+
+API_POOL = ArtifactKind(
+    name="api_pool",
+    schema_version="1.0",
+    configs={"api_pool": API_POOL_FEATURES, "rejected": REJECTED_FEATURES, "duplicates": DUPLICATES_FEATURES},
+    main_config="api_pool",
+    description="Normalised tool schemas (JSON Schema) with read/write kind and provenance.",
+)
+
+KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL,)}
+
+
+def get_kind(name: str) -> ArtifactKind:
+    """The :class:`ArtifactKind` called `name`, with an error listing the known ones."""
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown artifact kind {name!r}; known: {', '.join(KINDS)}") from None
