@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import time
 from collections.abc import Iterable
@@ -136,9 +137,16 @@ class Artifact:
         """Load one config of this version with `datasets.load_dataset` (split `train`)."""
         from datasets import load_dataset
 
+        from datasets import Dataset
+
         config = config or self.kind.main_config
-        if config not in self.manifest.get("counts", {}):
-            raise ValueError(f"{self.pinned} has no config {config!r}; it has {', '.join(self.manifest.get('counts', {}))}")
+        counts = self.manifest.get("counts", {})
+        if config not in counts:
+            raise ValueError(f"{self.pinned} has no config {config!r}; it has {', '.join(counts)}")
+        if counts[config] == 0:
+            features = self.kind.configs[config]
+            empty = Dataset.from_dict({name: [] for name in features}, features=features)
+            return empty.to_iterable_dataset() if streaming else empty
         if self.is_hub:
             return load_dataset(self.location, config, revision=self.revision, split="train", streaming=streaming, **kwargs)
         return load_dataset(str(self.data_dir), config, split="train", streaming=streaming, **kwargs)
@@ -288,12 +296,11 @@ class ShardWriter:
         self._shard_rows = 0
 
     def close(self) -> int:
-        """Flush and close; an empty config still gets one (empty) shard so it loads."""
+        """Flush and close; returns the number of rows. An empty config writes no file."""
         self.flush()
-        if self._writer is None:
-            self._open_shard()
-        self._writer.close()
-        self._writer = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         return self.rows
 
 
@@ -317,6 +324,10 @@ class ArtifactWriter:
         self.staging = self.root / ".staging" / self.fingerprint
         self.staging.mkdir(parents=True, exist_ok=True)
         self.started = time.time()
+        # Shard names carry a per-write id. `datasets` caches a local folder's data by folder name and
+        # *unresolved* data_files patterns, so two artifacts named alike (`a/api_pool`, `b/api_pool`)
+        # would otherwise share a cache entry and one would load the other's rows.
+        self.data_id = secrets.token_hex(4)
 
     @property
     def parts_dir(self) -> Path:
@@ -329,7 +340,7 @@ class ArtifactWriter:
             raise ValueError(f"{self.kind.name} has no config {config!r}")
         folder = self.staging / config
         shutil.rmtree(folder, ignore_errors=True)  # a config is always rewritten whole
-        return ShardWriter(folder, self.kind.configs[config], **kwargs)
+        return ShardWriter(folder, self.kind.configs[config], prefix=f"train-{self.data_id}", **kwargs)
 
     def commit(self, counts: dict[str, int], stats: dict | None = None) -> Artifact:
         """Seal the staging folder as the next version and point the top-level card at it."""
@@ -350,6 +361,7 @@ class ArtifactWriter:
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "seconds": round(time.time() - self.started, 3),
             "fingerprint": self.fingerprint,
+            "data_id": self.data_id,
             "config": self.config,
             "inputs": self.inputs,
             "counts": counts,
@@ -370,12 +382,16 @@ class ArtifactWriter:
         return Artifact(location=str(self.root), version=version, manifest=manifest)
 
 
-def configs_metadata(kind: ArtifactKind, prefix: str = "") -> list[dict]:
+def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> list[dict]:
     """The README `configs:` entries for a version whose config folders sit under `prefix`."""
+    shards = f"train-{manifest['data_id']}-*.parquet"
     return [
-        {"config_name": name, "data_files": [{"split": "train", "path": f"{prefix}{name}/*.parquet"}],
+        {"config_name": name, "data_files": [{"split": "train", "path": f"{prefix}{name}/{shards}"}],
          **({"default": True} if name == kind.main_config else {})}
         for name in kind.configs
+        # `datasets` cannot load a split with no rows, so empty configs are left out of the card
+        # (their count, 0, is still in the card and the manifest; Artifact.load returns them empty).
+        if manifest["counts"].get(name, 0) > 0
     ]
 
 

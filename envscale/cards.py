@@ -64,7 +64,7 @@ def render_card(kind: ArtifactKind, manifest: dict, folder: Path, *, prefix: str
     data = DatasetCardData(
         pretty_name=f"envscale {kind.name}",
         tags=["envscale", "tool-use", "agents", kind.name],
-        configs=configs_metadata(kind, prefix),
+        configs=configs_metadata(kind, manifest, prefix),
         envscale={k: manifest[k] for k in ("kind", "schema_version", "version", "fingerprint", "envscale_version")},
     )
     licences = sorted({s.get("license") for s in manifest.get("stats", {}).get("sources", []) if s.get("license")})

@@ -73,7 +73,8 @@ def push_artifact(
     with tempfile.TemporaryDirectory(prefix="envscale-push-") as tmp:
         staging = Path(tmp)
         for config in art.kind.configs:
-            shutil.copytree(art.data_dir / config, staging / config)
+            if (art.data_dir / config).is_dir():  # empty configs have no files
+                shutil.copytree(art.data_dir / config, staging / config)
         for name in (MANIFEST, "config.yaml"):
             shutil.copy2(art.data_dir / name, staging / name)
         (staging / "README.md").write_text(card)

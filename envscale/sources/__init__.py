@@ -11,7 +11,7 @@ Example:
 >>> info, items = read_source("openapi:recipes/sources/envscale_shop.openapi.yaml")
 >>> tools = list(items)
 >>> info.title, len(tools) > 20
-('envscale shop back office', True)
+('envscale Shop Back Office API', True)
 ```
 """
 

@@ -147,7 +147,7 @@ def _tool_fields(obj: dict) -> dict | None:
     """The dict that describes one tool, or None when `obj` is not a tool."""
     if obj.get("type") == "function" and isinstance(obj.get("function"), dict):
         return obj["function"]
-    if "name" in obj and (any(k in obj for k in _PARAM_KEYS) or "description" in obj):
+    if any(k in obj for k in _PARAM_KEYS) or ("name" in obj and "description" in obj):
         return obj
     return None
 

@@ -1,0 +1,313 @@
+"""The OpenAPI reader (`envscale/sources/openapi.py`) on small fixture specs and on the shop spec."""
+
+import json
+import re
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from envscale.sources.base import RawError, RawTool, SourceError, SourceInfo
+from envscale.sources.openapi import read_openapi
+
+FIXTURES = Path(__file__).parent / "fixtures" / "openapi"
+SHOP_SPEC = Path(__file__).parents[1] / "recipes" / "sources" / "envscale_shop.openapi.yaml"
+
+
+def read(path: Path) -> tuple[SourceInfo, list]:
+    info = SourceInfo(source=f"openapi:{path}", source_kind="openapi")
+    return info, list(read_openapi(path, info))
+
+
+@pytest.fixture(scope="module")
+def petstore() -> dict[str, RawTool]:
+    _, items = read(FIXTURES / "petstore.yaml")
+    assert all(isinstance(item, RawTool) for item in items), [i for i in items if isinstance(i, RawError)]
+    return {tool.name: tool for tool in items}
+
+
+def walk(node):
+    """Every dict inside a JSON-like value."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
+
+
+def test_metadata_is_set_before_iterating_and_each_operation_is_one_tool():
+    info = SourceInfo(source="openapi:petstore", source_kind="openapi")
+    items = read_openapi(FIXTURES / "petstore.yaml", info)
+    assert (info.title, info.version, info.license) == ("Fixture Pet Store", "2.3.1", "MIT")
+    tools = list(items)
+    assert [t.position for t in tools] == [
+        "GET /pets",
+        "POST /pets",
+        "GET /pets/{petId}",
+        "PATCH /pets/{petId}",
+        "PUT /pets/{petId}/photo",
+        "GET /categories",
+        "GET /owners/{ownerId}",
+        "POST /tags",
+    ]
+    list_pets = tools[0]
+    assert list_pets.name == "listPets"
+    assert list_pets.description == "List pets\n\nReturns pets, optionally filtered by species."
+    assert list_pets.kind_hints == ["http:GET"]
+    assert list_pets.group == "pets"
+    assert list_pets.annotations == {"method": "GET", "path": "/pets", "tags": ["pets"], "deprecated": False}
+    assert list_pets.document == str(FIXTURES / "petstore.yaml")
+    assert list_pets.raw["operationId"] == "listPets"
+    for tool in tools:  # what the collect stage will store must be plain JSON
+        json.dumps([tool.parameters, tool.output_schema])
+
+
+def test_missing_operation_id_gives_a_name_from_method_and_path(petstore):
+    tool = petstore["get_pets_by_petId"]
+    assert tool.position == "GET /pets/{petId}"
+    assert tool.description == "Fetch one pet."
+    assert tool.group == "pets"  # no tag: the first path segment
+    assert petstore["getOwner"].group == "owners"
+
+
+def test_path_level_parameters_are_merged_and_the_operation_overrides_them(petstore):
+    params = petstore["get_pets_by_petId"].parameters
+    assert params["type"] == "object"
+    assert params["properties"]["petId"] == {
+        "type": "integer",
+        "description": "Id of the pet (path-level parameter).",
+        "x-in": "path",
+    }
+    assert params["properties"]["verbose"]["description"] == "Include the owner's record."
+    assert params["required"] == ["petId", "verbose"]  # path params always; `verbose` by the operation
+    patch = petstore["updatePet"].parameters["properties"]
+    assert patch["verbose"]["description"] == "Path-level description, overridden by the operation."
+
+
+def test_auth_and_content_headers_are_dropped_other_headers_kept(petstore):
+    props = petstore["listPets"].parameters["properties"]
+    assert "Authorization" not in props
+    assert props["X-Request-Id"] == {
+        "type": "string",
+        "format": "uuid",
+        "description": "Correlation id echoed in logs.",
+        "x-in": "header",
+    }
+    assert petstore["listPets"].parameters["required"] == []
+
+
+def test_object_body_is_merged_and_a_clashing_field_renamed(petstore):
+    tool = petstore["updatePet"]
+    props = tool.parameters["properties"]
+    assert list(props) == ["petId", "verbose", "body_petId", "name", "weight_kg"]
+    assert props["petId"]["x-in"] == "path"
+    assert props["body_petId"] == {
+        "type": "string",
+        "description": "A body field that clashes with the path parameter.",
+        "x-name": "petId",
+        "x-in": "body",
+    }
+    assert tool.parameters["required"] == ["petId", "body_petId", "name"]
+    assert props["weight_kg"] == {"type": "number", "exclusiveMinimum": 0, "x-in": "body"}  # 3.0 boolean form
+    assert tool.annotations["request_content_type"] == "application/merge-patch+json"
+    assert tool.annotations["deprecated"] is True
+    assert tool.description == "Update a pet. Only the fields sent are changed."  # summary not repeated
+
+
+def test_non_object_bodies_become_one_body_property(petstore):
+    tags = petstore["addTags"].parameters
+    assert tags["properties"]["body"] == {"type": "array", "items": {"type": "string"}, "x-in": "body"}
+    assert tags["required"] == []  # the request body is not marked required
+    photo = petstore["uploadPhoto"].parameters
+    assert photo["properties"]["body"] == {"type": "string", "format": "binary", "x-in": "body"}
+    assert photo["required"] == ["petId", "body"]
+    assert petstore["uploadPhoto"].annotations["request_content_type"] == "image/png"
+
+
+def test_refs_to_parameters_request_bodies_and_responses_are_inlined(petstore):
+    limit = petstore["listPets"].parameters["properties"]["limit"]
+    assert limit == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100,
+        "default": 20,
+        "examples": [10],
+        "description": "Page size.",
+        "x-in": "query",
+    }
+    create = petstore["createPet"].parameters
+    assert list(create["properties"]) == ["name", "birth_date", "owner_id"]  # `registered_at` is readOnly
+    assert create["required"] == ["name"]  # the referenced request body is required
+    pet = petstore["get_pets_by_petId"].output_schema  # `$ref` to components/responses
+    assert [part["required"] for part in pet["allOf"]] == [["name"], ["id"]]
+    assert pet["allOf"][0]["properties"]["registered_at"]["readOnly"] is True  # still in the output
+    assert petstore["listPets"].output_schema["items"] == pet
+    assert petstore["createPet"].output_schema == pet
+    for tool in petstore.values():
+        assert "$ref" not in json.dumps([tool.parameters, tool.output_schema])
+
+
+def test_openapi_3_0_schema_dialect_becomes_json_schema(petstore):
+    species = petstore["listPets"].parameters["properties"]["species"]
+    assert species["type"] == ["string", "null"]
+    assert species["enum"] == ["cat", "dog", None]
+    new_pet = petstore["createPet"].parameters["properties"]
+    assert new_pet["owner_id"]["type"] == ["string", "null"]
+    assert new_pet["birth_date"]["examples"] == ["2020-04-01"]  # a YAML date stays a string
+    for tool in petstore.values():
+        for schema in (tool.parameters, tool.output_schema):
+            jsonschema.Draft202012Validator.check_schema(schema or {})
+            for node in walk(schema):
+                assert not {"nullable", "discriminator", "xml", "externalDocs", "example"} & set(node)
+
+
+def test_output_schema_is_the_first_success_response_never_the_error_default(petstore):
+    assert petstore["updatePet"].output_schema is None  # 204 without content; `default` is the error
+    assert petstore["uploadPhoto"].output_schema is None  # 200 without content
+    assert petstore["createPet"].output_schema is not None  # 201
+
+
+def test_recursive_schema_is_cut(petstore):
+    category = petstore["listCategories"].output_schema
+    assert category["properties"]["name"] == {"type": "string"}
+    assert category["properties"]["children"]["items"] == {
+        "type": "object",
+        "description": "(recursive reference to Category)",
+    }
+
+
+def test_relative_file_refs_resolve_relative_to_the_file_that_holds_them(petstore):
+    owner = petstore["getOwner"].output_schema
+    assert owner["required"] == ["id"]
+    assert owner["properties"]["address"] == {"type": "object", "properties": {"city": {"type": "string"}}}
+    # shared/owner.yaml points back into petstore.yaml with an escaped pointer (`a~1b~0c` is `a/b~c`)
+    nickname = owner["properties"]["nickname"]
+    assert nickname["description"] == "A property whose name needs JSON-pointer escaping."
+
+
+def test_broken_ref_costs_only_its_operation():
+    info, items = read(FIXTURES / "broken_ref.yaml")
+    assert info.license == "Apache-2.0"  # `identifier` wins over `name`
+    assert [type(item).__name__ for item in items] == ["RawTool", "RawError", "RawTool"]
+    error = items[1]
+    assert error.position == "POST /items"
+    assert error.name == "createItem"
+    assert error.reason == "unresolvable $ref '#/components/schemas/Nope'"
+    assert error.raw["operationId"] == "createItem"
+    assert [items[0].name, items[2].name] == ["listItems", "deleteItem"]
+    assert items[0].output_schema["items"]["properties"] == {"id": {"type": "string"}}
+
+
+def test_broken_file_ref_and_malformed_parameter_are_operation_errors(tmp_path):
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/a": {"get": {"responses": {"200": {"$ref": "missing.yaml#/Response"}}}},
+            "/b": {"get": {"parameters": [{"in": "query"}], "responses": {}}},
+            "/c": {"get": {"operationId": "fine", "responses": {}}},
+        },
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    _, items = read(tmp_path / "spec.json")
+    assert items[0].reason.startswith("unresolvable $ref 'missing.yaml#/Response'")
+    assert "missing.yaml: no such file" in items[0].reason
+    assert items[0].name == "get_a"
+    assert items[1].reason.startswith("malformed operation: parameter without `name` and `in`")
+    assert isinstance(items[2], RawTool) and items[2].name == "fine"
+
+
+def test_densely_linked_schemas_stay_bounded(tmp_path):
+    names = [f"S{i}" for i in range(10)]  # each schema points to all ten: a huge tree even with recursion cut
+    links = {m: {"$ref": f"#/components/schemas/{m}"} for m in names}
+    schemas = {n: {"type": "object", "properties": links} for n in names}
+    top = {"$ref": "#/components/schemas/S0"}
+    spec = {
+        "openapi": "3.1.0",
+        "info": {"title": "dense", "version": "1"},
+        "paths": {"/s": {"get": {"responses": {"200": {"content": {"application/json": {"schema": top}}}}}}},
+        "components": {"schemas": schemas},
+    }
+    (tmp_path / "dense.json").write_text(json.dumps(spec))
+    start = time.monotonic()
+    _, [tool] = read(tmp_path / "dense.json")
+    assert time.monotonic() - start < 10
+    text = json.dumps(tool.output_schema)
+    assert "not inlined (too many references)" in text and "$ref" not in text
+    assert len(text) < 1_000_000
+    assert tool.output_schema["properties"]["S1"]["properties"]["S2"]["properties"]  # the top is inlined
+
+
+def test_swagger_2_is_refused_with_a_hint():
+    hint = r"swagger2\.yaml: Swagger 2\.0 document; only OpenAPI 3\.x is supported; convert with"
+    with pytest.raises(SourceError, match=hint):
+        read(FIXTURES / "swagger2.yaml")
+
+
+def test_unparseable_file_names_the_file_and_the_line():
+    with pytest.raises(SourceError, match=r"garbage\.yaml: invalid YAML at line \d+, column \d+"):
+        read(FIXTURES / "garbage.yaml")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ('{"openapi": "3.0.0", "paths": {', "invalid JSON at line 1, column 32"),
+        ("- just\n- a list\n", "not an OpenAPI document (top level is a list)"),
+        ("", "not an OpenAPI document (empty)"),
+        ("openapi: 3.0.0\ninfo: {title: t, version: '1'}\n", "no `paths` mapping"),
+        ("openapi: 2.5\npaths: {}\n", "not an OpenAPI 3.x document"),
+    ],
+)
+def test_whole_source_problems_raise_source_error_naming_the_file(tmp_path, content, message):
+    path = tmp_path / "api.yaml"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SourceError, match=r"api\.yaml: (.* )?" + re.escape(message)):
+        read_openapi(path, SourceInfo(source="openapi:api.yaml", source_kind="openapi"))
+
+
+def test_json_or_yaml_is_decided_by_content(tmp_path):
+    spec = {"openapi": "3.1.0", "info": {"title": "j", "version": 3}, "paths": {"/x": {"delete": {}}}}
+    path = tmp_path / "spec.yaml"  # JSON content behind a YAML name
+    path.write_text(json.dumps(spec, indent=2))
+    info, [tool] = read(path)
+    assert info.version == "3"
+    assert (tool.name, tool.kind_hints, tool.output_schema) == ("delete_x", ["http:DELETE"], None)
+
+
+def test_shop_spec_reads_into_valid_self_contained_tools():
+    info, items = read(SHOP_SPEC)
+    assert (info.version, info.license) == ("1.0.0", "Apache-2.0")
+    assert all(isinstance(item, RawTool) for item in items), [i for i in items if isinstance(i, RawError)]
+    assert 28 <= len(items) <= 40
+    assert {t.group for t in items} == {
+        "customers", "products", "inventory", "orders", "payments", "shipments", "returns", "support tickets",
+    }  # fmt: skip
+    assert {t.annotations["method"] for t in items} == {"GET", "POST", "PUT", "PATCH", "DELETE"}
+    assert len({t.name for t in items}) == len(items)
+    for tool in items:
+        for schema in (tool.parameters, tool.output_schema):
+            jsonschema.Draft202012Validator.check_schema(schema)
+            assert "$ref" not in json.dumps(schema), tool.name
+        assert tool.output_schema, f"{tool.name} has no typed success response"
+        assert tool.description, tool.name
+        for segment in tool.annotations["path"].split("/"):  # every path parameter is a required argument
+            if segment.startswith("{"):
+                name = segment.strip("{}")
+                assert tool.parameters["properties"][name]["x-in"] == "path"
+                assert name in tool.parameters["required"]
+    by_name = {t.name: t for t in items}
+    create_order = by_name["create_order"].parameters
+    assert create_order["required"] == ["customer_id", "lines"]
+    assert create_order["properties"]["lines"]["items"]["properties"]["product_id"]["type"] == "string"
+    refund = by_name["refund_payment"].parameters["properties"]
+    assert (refund["payment_id"]["x-in"], refund["Idempotency-Key"]["x-in"], refund["amount"]["x-in"]) == (
+        "path",
+        "header",
+        "body",
+    )
