@@ -135,9 +135,7 @@ class Artifact:
 
     def load(self, config: str | None = None, *, streaming: bool = False, **kwargs: Any):
         """Load one config of this version with `datasets.load_dataset` (split `train`)."""
-        from datasets import load_dataset
-
-        from datasets import Dataset
+        from datasets import Dataset, load_dataset
 
         config = config or self.kind.main_config
         counts = self.manifest.get("counts", {})
@@ -148,7 +146,9 @@ class Artifact:
             empty = Dataset.from_dict({name: [] for name in features}, features=features)
             return empty.to_iterable_dataset() if streaming else empty
         if self.is_hub:
-            return load_dataset(self.location, config, revision=self.revision, split="train", streaming=streaming, **kwargs)
+            return load_dataset(
+                self.location, config, revision=self.revision, split="train", streaming=streaming, **kwargs
+            )
         return load_dataset(str(self.data_dir), config, split="train", streaming=streaming, **kwargs)
 
 
@@ -193,7 +193,11 @@ def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None) -> Art
     root = Path(parsed.location)
     versions = local_versions(root)
     if not versions:
-        hint = " (an interrupted run left work in .staging/; re-run the stage to resume)" if (root / ".staging").exists() else ""
+        hint = (
+            " (an interrupted run left work in .staging/; re-run the stage to resume)"
+            if (root / ".staging").exists()
+            else ""
+        )
         raise ArtifactNotFoundError(f"no complete envscale artifact at {root}{hint}")
     version = parsed.revision or versions[-1]
     if version not in versions:
@@ -214,11 +218,18 @@ def _open_hub(parsed: ArtifactRef, expect_kind: str | None) -> Artifact:
     except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
         raise ArtifactNotFoundError(f"{where}: {type(exc).__name__} on the Hub") from None
     except EntryNotFoundError:
-        raise ArtifactNotFoundError(f"{where} is a dataset repo but not an envscale artifact (no {MANIFEST})") from None
+        raise ArtifactNotFoundError(
+            f"{where} is a dataset repo but not an envscale artifact (no {MANIFEST})"
+        ) from None
     manifest = json.loads(Path(path).read_text())
     check_compatible(manifest, where, expect_kind)
-    return Artifact(location=parsed.location, version=parsed.revision or manifest.get("version", "main"),
-                    manifest=manifest, is_hub=True, revision=sha)
+    return Artifact(
+        location=parsed.location,
+        version=parsed.revision or manifest.get("version", "main"),
+        manifest=manifest,
+        is_hub=True,
+        revision=sha,
+    )
 
 
 # ----------------------------------------------------------------------------- writing
@@ -235,8 +246,15 @@ class ShardWriter:
     `Json` columns take any JSON-serialisable value.
     """
 
-    def __init__(self, folder: Path, features: Features, *, prefix: str = "train",
-                 batch_size: int = 1_000, rows_per_shard: int = 250_000):
+    def __init__(
+        self,
+        folder: Path,
+        features: Features,
+        *,
+        prefix: str = "train",
+        batch_size: int = 1_000,
+        rows_per_shard: int = 250_000,
+    ):
         self.folder = folder
         self.features = features
         self.schema = features.arrow_schema
@@ -386,8 +404,11 @@ def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> li
     """The README `configs:` entries for a version whose config folders sit under `prefix`."""
     shards = f"train-{manifest['data_id']}-*.parquet"
     return [
-        {"config_name": name, "data_files": [{"split": "train", "path": f"{prefix}{name}/{shards}"}],
-         **({"default": True} if name == kind.main_config else {})}
+        {
+            "config_name": name,
+            "data_files": [{"split": "train", "path": f"{prefix}{name}/{shards}"}],
+            **({"default": True} if name == kind.main_config else {}),
+        }
         for name in kind.configs
         # `datasets` cannot load a split with no rows, so empty configs are left out of the card
         # (their count, 0, is still in the card and the manifest; Artifact.load returns them empty).
@@ -395,19 +416,31 @@ def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> li
     ]
 
 
-def _write_version_files(folder: Path, kind: ArtifactKind, manifest: dict, render_card, load_target: str) -> None:
+def _write_version_files(
+    folder: Path, kind: ArtifactKind, manifest: dict, render_card, load_target: str
+) -> None:
     import yaml
 
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n")
-    (folder / "config.yaml").write_text(yaml.safe_dump(manifest["config"], sort_keys=False, allow_unicode=True))
+    (folder / "config.yaml").write_text(
+        yaml.safe_dump(manifest["config"], sort_keys=False, allow_unicode=True)
+    )
     (folder / "README.md").write_text(render_card(kind, manifest, folder, prefix="", load_target=load_target))
 
 
 def _point_root_at(root: Path, kind: ArtifactKind, version: str, manifest: dict, render_card) -> None:
     """Rewrite the top-level card and manifest to the given version (atomic replace)."""
     for name, text in (
-        ("README.md", render_card(kind, manifest, root / "versions" / version, prefix=f"versions/{version}/",
-                                  load_target=str(root))),
+        (
+            "README.md",
+            render_card(
+                kind,
+                manifest,
+                root / "versions" / version,
+                prefix=f"versions/{version}/",
+                load_target=str(root),
+            ),
+        ),
         (MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n"),
     ):
         tmp = root / f".{name}.tmp"

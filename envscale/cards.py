@@ -57,7 +57,9 @@ def _truncate(value: Any, limit: int = 600) -> Any:
     return text if len(text) <= limit else text[:limit] + "\n... (truncated)"
 
 
-def render_card(kind: ArtifactKind, manifest: dict, folder: Path, *, prefix: str = "", load_target: str) -> str:
+def render_card(
+    kind: ArtifactKind, manifest: dict, folder: Path, *, prefix: str = "", load_target: str
+) -> str:
     """Render the card of one version whose config folders are `folder/<config>/`."""
     from .artifacts import configs_metadata
 
@@ -65,9 +67,13 @@ def render_card(kind: ArtifactKind, manifest: dict, folder: Path, *, prefix: str
         pretty_name=f"envscale {kind.name}",
         tags=["envscale", "tool-use", "agents", kind.name],
         configs=configs_metadata(kind, manifest, prefix),
-        envscale={k: manifest[k] for k in ("kind", "schema_version", "version", "fingerprint", "envscale_version")},
+        envscale={
+            k: manifest[k] for k in ("kind", "schema_version", "version", "fingerprint", "envscale_version")
+        },
     )
-    licences = sorted({s.get("license") for s in manifest.get("stats", {}).get("sources", []) if s.get("license")})
+    licences = sorted(
+        {s.get("license") for s in manifest.get("stats", {}).get("sources", []) if s.get("license")}
+    )
     body = DatasetCard.from_template(
         data,
         template_path=str(template_path(kind.name)),
@@ -91,10 +97,10 @@ def merge_cards(existing: str, new: str) -> str:
     for key, value in new_meta.items():
         if key in OWNED_KEYS or key not in metadata:
             metadata[key] = value
-    new_part = new_card.text[new_card.text.find(BEGIN): new_card.text.find(END) + len(END)]
+    new_part = new_card.text[new_card.text.find(BEGIN) : new_card.text.find(END) + len(END)]
     text = old_card.text
     if BEGIN in text and END in text:
-        text = text[: text.find(BEGIN)] + new_part + text[text.find(END) + len(END):]
+        text = text[: text.find(BEGIN)] + new_part + text[text.find(END) + len(END) :]
     else:
         text = text.rstrip() + "\n\n" + new_part + "\n"
     return f"---\n{yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True)}---\n{text}"

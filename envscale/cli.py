@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .artifacts import Artifact, is_complete, local_versions, open_artifact, parse_ref
+from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import add_arguments, load_recipe, parse_config, section
 from .sources import SOURCE_KINDS
 
@@ -78,8 +78,10 @@ def _check_recipe_keys(recipe: dict, path: str) -> None:
         return  # a single-stage recipe: its keys are checked by the stage config
     unknown = sorted(set(recipe) - set(STAGES) - set(RUN_KEYS))
     if unknown:
-        raise ValueError(f"recipe {path}: unknown top-level keys {unknown}; "
-                         f"expected stage sections {sorted(STAGES)} or {sorted(RUN_KEYS)}")
+        raise ValueError(
+            f"recipe {path}: unknown top-level keys {unknown}; "
+            f"expected stage sections {sorted(STAGES)} or {sorted(RUN_KEYS)}"
+        )
 
 
 def _report(art: Artifact) -> None:
@@ -88,11 +90,15 @@ def _report(art: Artifact) -> None:
     stats = art.manifest.get("stats", {})
     totals = stats.get("totals")
     if totals:
-        print(f"  read {totals['read']} = accepted {totals['accepted']} + rejected {totals['rejected']} "
-              f"+ duplicates {totals['duplicates']}")
+        print(
+            f"  read {totals['read']} = accepted {totals['accepted']} + rejected {totals['rejected']} "
+            f"+ duplicates {totals['duplicates']}"
+        )
     for failure in stats.get("failed_sources", []):
         print(f"  FAILED source {failure['source']}: {failure['error']}", file=sys.stderr)
-    print(f"  load: datasets.load_dataset({str(Path(art.location))!r}, {art.kind.main_config!r}, split='train')")
+    print(
+        f"  load: datasets.load_dataset({str(Path(art.location))!r}, {art.kind.main_config!r}, split='train')"
+    )
 
 
 def _failed(art: Artifact) -> bool:
@@ -146,7 +152,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     m = art.manifest
     if not art.is_hub:
         print(f"{art.location}: versions {', '.join(local_versions(Path(art.location)))}")
-    print(f"{art.pinned}: {m['kind']} schema {m['schema_version']}, made {m['created_at']} by envscale {m['envscale_version']}")
+    print(
+        f"{art.pinned}: {m['kind']} schema {m['schema_version']}, made {m['created_at']} by envscale {m['envscale_version']}"
+    )
     print("counts: " + ", ".join(f"{k}={v}" for k, v in m["counts"].items()))
     if args.json:
         print(json.dumps(m, indent=2, ensure_ascii=False))
@@ -160,9 +168,13 @@ def make_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     kinds = "\n".join(f"  {k}:  {v}" for k, v in SOURCE_KINDS.items())
     for stage in STAGES.values():
-        p = sub.add_parser(stage.name, help=stage.help, formatter_class=argparse.RawDescriptionHelpFormatter,
-                           description=f"{stage.help}\n\nsource kinds:\n{kinds}" if stage.name == "collect" else stage.help)
-        p.add_argument("--config", help="YAML recipe: its `%s:` section, or the whole file" % stage.name)
+        p = sub.add_parser(
+            stage.name,
+            help=stage.help,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            description=f"{stage.help}\n\nsource kinds:\n{kinds}" if stage.name == "collect" else stage.help,
+        )
+        p.add_argument("--config", help=f"YAML recipe: its `{stage.name}:` section, or the whole file")
         p.add_argument("--output", help=f"output artifact folder (default: outputs/{stage.output})")
         add_arguments(p, stage.config_cls())
     p = sub.add_parser("run", help="run a recipe's stages in order, skipping complete ones")
@@ -184,7 +196,9 @@ def make_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
     for noisy in ("httpx", "mcp", "datasets", "huggingface_hub", "filelock", "fsspec"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     reserved = {"command", "config", "output", "verbose"}

@@ -38,7 +38,9 @@ def option(default: Any = dataclasses.MISSING, help: str = "", **kwargs: Any) ->
     """A dataclass field with a `help` text; list defaults are copied per instance."""
     if isinstance(default, list | dict):
         value = default
-        return dataclasses.field(default_factory=lambda: type(value)(value), metadata={"help": help}, **kwargs)
+        return dataclasses.field(
+            default_factory=lambda: type(value)(value), metadata={"help": help}, **kwargs
+        )
     return dataclasses.field(default=default, metadata={"help": help}, **kwargs)
 
 
@@ -60,7 +62,7 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
     origin = typing.get_origin(base)
     if origin is list:
         (item,) = typing.get_args(base) or (str,)
-        if isinstance(value, str | int | float | bool) or isinstance(value, dict):
+        if isinstance(value, str | int | float | bool | dict):
             value = [value]
         return [_coerce(name, item, v, owner) if item is not typing.Any else v for v in value]
     if origin is dict or base is dict:
@@ -147,13 +149,23 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
             continue
         base, _ = _base_type(hints[f.name])
         flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        default = (
+            f.default
+            if f.default is not dataclasses.MISSING
+            else (f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        )
         help_text = f"{f.metadata.get('help', '')} (default: {default!r})"
         if typing.get_origin(base) is list:
             parser.add_argument(flag, dest=f.name, nargs="+", default=argparse.SUPPRESS, help=help_text)
         elif base is bool:
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
-                                help=help_text)
+            parser.add_argument(
+                flag,
+                dest=f.name,
+                action=argparse.BooleanOptionalAction,
+                default=argparse.SUPPRESS,
+                help=help_text,
+            )
         else:
-            parser.add_argument(flag, dest=f.name, default=argparse.SUPPRESS, help=help_text, metavar=f.name.upper())
+            parser.add_argument(
+                flag, dest=f.name, default=argparse.SUPPRESS, help=help_text, metavar=f.name.upper()
+            )

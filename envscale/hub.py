@@ -63,7 +63,9 @@ def push_artifact(
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     refs = api.list_repo_refs(repo_id, repo_type="dataset")
     if any(t.name == tag for t in refs.tags):
-        raise TagExistsError(f"{repo_id} already has tag {tag!r}; pass --tag NEW_TAG to publish this version under another name")
+        raise TagExistsError(
+            f"{repo_id} already has tag {tag!r}; pass --tag NEW_TAG to publish this version under another name"
+        )
     card = render_card(art.kind, art.manifest, art.data_dir, prefix="", load_target=repo_id)
     try:
         existing = Path(api.hf_hub_download(repo_id, "README.md", repo_type="dataset")).read_text()
@@ -87,7 +89,17 @@ def push_artifact(
             delete_patterns=[f"{config}/*.parquet" for config in art.kind.configs],
         )
     commit = info.oid
-    api.create_tag(repo_id, tag=tag, revision=commit, repo_type="dataset",
-                   tag_message=f"envscale {art.kind.name} {art.version} ({art.manifest['fingerprint']})")
+    api.create_tag(
+        repo_id,
+        tag=tag,
+        revision=commit,
+        repo_type="dataset",
+        tag_message=f"envscale {art.kind.name} {art.version} ({art.manifest['fingerprint']})",
+    )
     endpoint = api.endpoint.rstrip("/")
-    return {"repo_id": repo_id, "tag": tag, "commit": commit, "url": f"{endpoint}/datasets/{repo_id}/tree/{tag}"}
+    return {
+        "repo_id": repo_id,
+        "tag": tag,
+        "commit": commit,
+        "url": f"{endpoint}/datasets/{repo_id}/tree/{tag}",
+    }

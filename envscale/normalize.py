@@ -35,53 +35,289 @@ NAME_MAX = 64
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # Control characters other than tab/newline/carriage return, and zero-width/format characters.
-_STRIP_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]")
+_STRIP_CHARS = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]"
+)
 _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 # Type names met in BFCL, xLAM, ToolACE, Java/JS docs, Python annotations -> JSON Schema.
 _TYPE_MAP = {
-    "object": "object", "dict": "object", "dictionary": "object", "map": "object", "hashmap": "object",
-    "mapping": "object", "json": "object", "struct": "object", "record": "object",
-    "array": "array", "list": "array", "tuple": "array", "set": "array", "arraylist": "array",
-    "sequence": "array", "iterable": "array",
-    "string": "string", "str": "string", "char": "string", "character": "string", "text": "string",
-    "date": "string", "datetime": "string", "time": "string", "uuid": "string", "url": "string",
-    "number": "number", "float": "number", "double": "number", "decimal": "number", "bigdecimal": "number",
-    "integer": "integer", "int": "integer", "long": "integer", "short": "integer", "byte": "integer",
-    "biginteger": "integer", "int32": "integer", "int64": "integer",
-    "boolean": "boolean", "bool": "boolean",
-    "null": "null", "none": "null", "nonetype": "null", "void": "null",
+    "object": "object",
+    "dict": "object",
+    "dictionary": "object",
+    "map": "object",
+    "hashmap": "object",
+    "mapping": "object",
+    "json": "object",
+    "struct": "object",
+    "record": "object",
+    "array": "array",
+    "list": "array",
+    "tuple": "array",
+    "set": "array",
+    "arraylist": "array",
+    "sequence": "array",
+    "iterable": "array",
+    "string": "string",
+    "str": "string",
+    "char": "string",
+    "character": "string",
+    "text": "string",
+    "date": "string",
+    "datetime": "string",
+    "time": "string",
+    "uuid": "string",
+    "url": "string",
+    "number": "number",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "bigdecimal": "number",
+    "integer": "integer",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "biginteger": "integer",
+    "int32": "integer",
+    "int64": "integer",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "null": "null",
+    "none": "null",
+    "nonetype": "null",
+    "void": "null",
 }
 _ANY_TYPES = {"any", "anytype", "mixed", "unknown", "*", ""}
 _NUMERIC_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_COUNT_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
-                   "minContains", "maxContains")
-_STRING_KEYWORDS = ("description", "title", "pattern", "format", "$comment", "contentMediaType",
-                    "contentEncoding")
+_COUNT_KEYWORDS = (
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
+)
+_STRING_KEYWORDS = (
+    "description",
+    "title",
+    "pattern",
+    "format",
+    "$comment",
+    "contentMediaType",
+    "contentEncoding",
+)
 _BOOL_KEYWORDS = ("uniqueItems", "deprecated", "readOnly", "writeOnly")
 _SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_KEYWORDS = ("additionalProperties", "items", "contains", "propertyNames", "not", "if", "then",
-                    "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems")
+_SCHEMA_KEYWORDS = (
+    "additionalProperties",
+    "items",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+)
 _SCHEMA_LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems")
 MAX_DEPTH = 48
 
 READ_VERBS = frozenset(
-    "get list search find fetch query read retrieve lookup look show view check count calculate compute "
-    "convert estimate describe display is has can validate verify predict recommend translate analyze "
-    "analyse summarize summarise detect identify classify extract parse format compare match explain "
-    "ls cat grep diff wc du tail head pwd stat info status inspect browse filter sort rank score "
-    "locate track monitor evaluate test lookup download export preview resolve measure solve".split()
+    [
+        "get",
+        "list",
+        "search",
+        "find",
+        "fetch",
+        "query",
+        "read",
+        "retrieve",
+        "lookup",
+        "look",
+        "show",
+        "view",
+        "check",
+        "count",
+        "calculate",
+        "compute",
+        "convert",
+        "estimate",
+        "describe",
+        "display",
+        "is",
+        "has",
+        "can",
+        "validate",
+        "verify",
+        "predict",
+        "recommend",
+        "translate",
+        "analyze",
+        "analyse",
+        "summarize",
+        "summarise",
+        "detect",
+        "identify",
+        "classify",
+        "extract",
+        "parse",
+        "format",
+        "compare",
+        "match",
+        "explain",
+        "ls",
+        "cat",
+        "grep",
+        "diff",
+        "wc",
+        "du",
+        "tail",
+        "head",
+        "pwd",
+        "stat",
+        "info",
+        "status",
+        "inspect",
+        "browse",
+        "filter",
+        "sort",
+        "rank",
+        "score",
+        "locate",
+        "track",
+        "monitor",
+        "evaluate",
+        "test",
+        "lookup",
+        "download",
+        "export",
+        "preview",
+        "resolve",
+        "measure",
+        "solve",
+    ]
 )
 WRITE_VERBS = frozenset(
-    "create add insert post put update set modify change edit delete remove cancel book reserve order "
-    "purchase buy sell pay send transfer submit upload register assign approve reject move copy write "
-    "save rename enable disable start stop reset schedule publish like follow unfollow block unblock "
-    "close open mkdir touch rm rmdir mv cp echo cd archive restore refund return charge invite share "
-    "apply accept decline mark lock unlock activate deactivate subscribe unsubscribe post comment "
-    "reply retweet mute unmute link unlink attach detach deposit withdraw fill place execute commit "
-    "merge push checkout stage unstage tag init clear drop grant revoke login logout authenticate "
-    "increase decrease adjust toggle turn fill release allocate cancel void".split()
+    [
+        "create",
+        "add",
+        "insert",
+        "post",
+        "put",
+        "update",
+        "set",
+        "modify",
+        "change",
+        "edit",
+        "delete",
+        "remove",
+        "cancel",
+        "book",
+        "reserve",
+        "order",
+        "purchase",
+        "buy",
+        "sell",
+        "pay",
+        "send",
+        "transfer",
+        "submit",
+        "upload",
+        "register",
+        "assign",
+        "approve",
+        "reject",
+        "move",
+        "copy",
+        "write",
+        "save",
+        "rename",
+        "enable",
+        "disable",
+        "start",
+        "stop",
+        "reset",
+        "schedule",
+        "publish",
+        "like",
+        "follow",
+        "unfollow",
+        "block",
+        "unblock",
+        "close",
+        "open",
+        "mkdir",
+        "touch",
+        "rm",
+        "rmdir",
+        "mv",
+        "cp",
+        "echo",
+        "cd",
+        "archive",
+        "restore",
+        "refund",
+        "return",
+        "charge",
+        "invite",
+        "share",
+        "apply",
+        "accept",
+        "decline",
+        "mark",
+        "lock",
+        "unlock",
+        "activate",
+        "deactivate",
+        "subscribe",
+        "unsubscribe",
+        "post",
+        "comment",
+        "reply",
+        "retweet",
+        "mute",
+        "unmute",
+        "link",
+        "unlink",
+        "attach",
+        "detach",
+        "deposit",
+        "withdraw",
+        "fill",
+        "place",
+        "execute",
+        "commit",
+        "merge",
+        "push",
+        "checkout",
+        "stage",
+        "unstage",
+        "tag",
+        "init",
+        "clear",
+        "drop",
+        "grant",
+        "revoke",
+        "login",
+        "logout",
+        "authenticate",
+        "increase",
+        "decrease",
+        "adjust",
+        "toggle",
+        "turn",
+        "fill",
+        "release",
+        "allocate",
+        "cancel",
+        "void",
+    ]
 )
 
 
@@ -153,7 +389,11 @@ def infer_kind(name: str, description: str, hints: list[str]) -> tuple[str, list
     if name_verb is not None:
         return ("write" if name_verb in WRITE_VERBS else "read"), [f"name-verb:{name_verb}"]
     for word in tokens(description[:200])[:6]:
-        for stem in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+        for stem in (
+            word,
+            word[:-1] if word.endswith("s") else word,
+            word[:-2] if word.endswith("es") else word,
+        ):
             if stem in WRITE_VERBS:
                 return "write", [f"description-verb:{word}"]
             if stem in READ_VERBS:
@@ -210,7 +450,9 @@ class _SchemaNormalizer:
 
     def resolve(self, ref: str, where: str, depth: int) -> dict:
         if not ref.startswith("#/"):
-            raise Rejected(f"{where}: $ref {ref!r} points outside the document (only local refs are resolved)")
+            raise Rejected(
+                f"{where}: $ref {ref!r} points outside the document (only local refs are resolved)"
+            )
         if ref in self.resolving:
             self.notes.append(f"{where}: recursive $ref {ref!r} cut")
             return {"type": "object", "description": f"(recursive reference to {ref.rsplit('/', 1)[-1]})"}
@@ -264,7 +506,9 @@ class _SchemaNormalizer:
                 out[key] = self.schema_map(value, f"{where}.{key}", depth)
             elif key in _SCHEMA_KEYWORDS:
                 if key == "items" and isinstance(value, list):
-                    out["prefixItems"] = [self.schema(v, f"{where}.items[{i}]", depth + 1) for i, v in enumerate(value)]
+                    out["prefixItems"] = [
+                        self.schema(v, f"{where}.items[{i}]", depth + 1) for i, v in enumerate(value)
+                    ]
                     self.notes.append(f"{where}: tuple 'items' -> 'prefixItems'")
                 elif key == "additionalProperties" and isinstance(value, bool):
                     out[key] = value
@@ -303,7 +547,9 @@ class _SchemaNormalizer:
                 else:
                     out[key] = int(number)
             elif key in _STRING_KEYWORDS:
-                out[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                out[key] = (
+                    value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                )
             elif key in _BOOL_KEYWORDS:
                 out[key] = bool(value)
             elif key == "examples":
@@ -312,7 +558,11 @@ class _SchemaNormalizer:
                 out.setdefault("examples", [value])
             elif key == "dependentRequired":
                 if isinstance(value, dict):
-                    out[key] = {k: [x for x in v if isinstance(x, str)] for k, v in value.items() if isinstance(v, list)}
+                    out[key] = {
+                        k: [x for x in v if isinstance(x, str)]
+                        for k, v in value.items()
+                        if isinstance(v, list)
+                    }
             elif key in ("$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary"):
                 continue  # identifiers of the source document; meaningless once inlined
             else:
@@ -342,7 +592,9 @@ class _SchemaNormalizer:
         if props is not None:
             if t is None:
                 out["type"] = "object"
-            lifted = [name for name, p in props.items() if isinstance(p, dict) and p.pop("x-required", None) is True]
+            lifted = [
+                name for name, p in props.items() if isinstance(p, dict) and p.pop("x-required", None) is True
+            ]
             required = out.get("required", [])
             if lifted:
                 required = list(dict.fromkeys([*required, *lifted]))
@@ -354,14 +606,13 @@ class _SchemaNormalizer:
             pruned = [r for r in required if r not in kept]
             if pruned:
                 self.notes.append(f"{where}: required pruned of {pruned}")
-            if kept or "required" in out:
+            if kept:
                 out["required"] = kept
-            if not kept:
+            else:
                 out.pop("required", None)
         elif "required" in out:
-            if out.get("type") == "object" or t is None:
-                if out["required"]:
-                    self.notes.append(f"{where}: required pruned of {out['required']} (no properties)")
+            if out["required"]:
+                self.notes.append(f"{where}: required pruned of {out['required']} (no properties)")
             out.pop("required")
         return out
 
@@ -382,9 +633,11 @@ def _as_number(value: Any) -> float | int | None:
 
 def _looks_like_property_map(params: dict) -> bool:
     """xLAM/ToolACE style: `{"city": {"type": "str", "description": ...}, ...}` without a root."""
-    return bool(params) and all(
-        isinstance(v, dict) and ("type" in v or "description" in v) for v in params.values()
-    ) and not ({"type", "properties"} & params.keys())
+    return (
+        bool(params)
+        and all(isinstance(v, dict) and ("type" in v or "description" in v) for v in params.values())
+        and not ({"type", "properties"} & params.keys())
+    )
 
 
 def normalize_parameters(params: Any, notes: list[str]) -> dict:
@@ -403,8 +656,11 @@ def normalize_parameters(params: Any, notes: list[str]) -> dict:
     if _looks_like_property_map(params):
         notes.append("parameters: property map without a root -> object schema")
         required = [
-            k for k, v in params.items()
-            if "default" not in v and "optional" not in str(v.get("type", "")).lower() and v.get("required") is not False
+            k
+            for k, v in params.items()
+            if "default" not in v
+            and "optional" not in str(v.get("type", "")).lower()
+            and v.get("required") is not False
         ]
         params = {"type": "object", "properties": params, "required": required}
     root_type = params.get("type")
@@ -468,8 +724,10 @@ def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> Norm
     name = name.strip()
     odd = _SURROGATE.search(name) or _STRIP_CHARS.search(name)
     if odd:
-        raise Rejected(f"tool name contains invalid or invisible character U+{ord(odd.group()):04X} "
-                       f"at position {odd.start()}")
+        raise Rejected(
+            f"tool name contains invalid or invisible character U+{ord(odd.group()):04X} "
+            f"at position {odd.start()}"
+        )
     if len(name) > 256:
         raise Rejected(f"tool name is {len(name)} characters long (limit 256)")
     description = raw.description
@@ -481,12 +739,16 @@ def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> Norm
     elif not isinstance(description, str):
         raise Rejected(f"description is a {type(description).__name__}, expected a string")
     if len(description) > max_description_chars:
-        raise Rejected(f"description is {len(description):,} characters long (limit {max_description_chars:,})")
+        raise Rejected(
+            f"description is {len(description):,} characters long (limit {max_description_chars:,})"
+        )
     description = _clean_text(description.strip(), "description", notes)
     parameters = normalize_parameters(raw.parameters, notes)
     output_schema = normalize_output_schema(raw.output_schema, notes)
     payload = canonical_json([name, description, parameters, output_schema])
-    odd = _SURROGATE.search(payload) or (raw.annotations is not None and _SURROGATE.search(canonical_json(raw.annotations)))
+    odd = _SURROGATE.search(payload) or (
+        raw.annotations is not None and _SURROGATE.search(canonical_json(raw.annotations))
+    )
     if odd:
         raise Rejected("schema or annotations contain invalid unicode (an unpaired UTF-16 surrogate)")
     tid = hashlib.blake2b(payload.encode("utf-8"), digest_size=10).hexdigest()

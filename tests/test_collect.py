@@ -22,10 +22,17 @@ def test_shapes_in_the_wild_round_trip_through_load_dataset(tmp_path):
     art = collect(CollectConfig(sources=sources), tmp_path / "pool")
     pool = rows(tmp_path / "pool", "api_pool")
     by_name = {r["name"]: r for r in pool}
-    assert {"get_weather", "book_flight", "GeometryPresentation_createPresentation", "search_restaurants",
-            "cancel_order"} <= set(by_name)
+    assert {
+        "get_weather",
+        "book_flight",
+        "GeometryPresentation_createPresentation",
+        "search_restaurants",
+        "cancel_order",
+    } <= set(by_name)
     # Nested schemas come back as the dicts that were written (datasets.Json), not unified structs.
-    assert by_name["book_flight"]["parameters"]["properties"]["passenger"]["properties"]["age"] == {"type": "integer"}
+    assert by_name["book_flight"]["parameters"]["properties"]["passenger"]["properties"]["age"] == {
+        "type": "integer"
+    }
     assert "passenger" not in by_name["get_weather"]["parameters"]["properties"]
     for r in pool:
         jsonschema.Draft202012Validator.check_schema(r["parameters"])
@@ -44,12 +51,20 @@ def test_shapes_in_the_wild_round_trip_through_load_dataset(tmp_path):
 
 def test_bad_input_is_kept_with_reasons_and_nothing_disappears(tmp_path):
     huge = tmp_path / "huge.jsonl"
-    huge.write_text(json.dumps({"name": "huge", "description": "x" * 1_048_576, "parameters": {}}) + "\n"
-                    + b'{"name": "latin1_\xe9", "parameters": {}}\n'.decode("latin-1") + "\n")
+    huge.write_text(
+        json.dumps({"name": "huge", "description": "x" * 1_048_576, "parameters": {}})
+        + "\n"
+        + b'{"name": "latin1_\xe9", "parameters": {}}\n'.decode("latin-1")
+        + "\n"
+    )
     bad_bytes = tmp_path / "bytes.jsonl"
-    bad_bytes.write_bytes(b'{"name": "ok_tool", "parameters": {}}\n{"name": "bad_\xff_bytes", "parameters": {}}\n')
-    art = collect(CollectConfig(sources=[f"json:{FIX}/bad_tools.jsonl", f"json:{huge}", f"json:{bad_bytes}"]),
-                  tmp_path / "pool")
+    bad_bytes.write_bytes(
+        b'{"name": "ok_tool", "parameters": {}}\n{"name": "bad_\xff_bytes", "parameters": {}}\n'
+    )
+    art = collect(
+        CollectConfig(sources=[f"json:{FIX}/bad_tools.jsonl", f"json:{huge}", f"json:{bad_bytes}"]),
+        tmp_path / "pool",
+    )
     rejected = rows(tmp_path / "pool", "rejected")
     reasons = {(r["position"].rsplit("/", 1)[-1], r["reason"].split(" (")[0]) for r in rejected}
     by_pos = {pos: reason for pos, reason in reasons}
@@ -75,8 +90,10 @@ def test_bad_input_is_kept_with_reasons_and_nothing_disappears(tmp_path):
 
 
 def test_unreadable_source_is_reported_and_others_still_collected(tmp_path):
-    art = collect(CollectConfig(sources=[f"json:{tmp_path}/missing.json", f"json:{FIX}/openai_tools.json"]),
-                  tmp_path / "pool")
+    art = collect(
+        CollectConfig(sources=[f"json:{tmp_path}/missing.json", f"json:{FIX}/openai_tools.json"]),
+        tmp_path / "pool",
+    )
     failed = art.manifest["stats"]["failed_sources"]
     assert len(failed) == 1 and "missing.json" in failed[0]["source"] and "no file" in failed[0]["error"]
     assert art.manifest["counts"]["api_pool"] == 2
@@ -86,14 +103,20 @@ def test_unreadable_source_is_reported_and_others_still_collected(tmp_path):
 def test_every_write_is_a_new_version_and_old_versions_stay_readable(tmp_path):
     out = tmp_path / "pool"
     v1 = collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), out)
-    v2 = collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json", f"json:{FIX}/xlam_style.jsonl"]), out)
+    v2 = collect(
+        CollectConfig(sources=[f"json:{FIX}/openai_tools.json", f"json:{FIX}/xlam_style.jsonl"]), out
+    )
     assert (v1.version, v2.version) == ("v1", "v2")
     assert len(rows(out, "api_pool")) == 4  # the folder itself loads the latest version
     old = open_artifact(f"{out}@v1")
     assert old.manifest["counts"]["api_pool"] == 2 and old.load("api_pool").num_rows == 2
     assert open_artifact(out).pinned == f"{out}@v2"
     card = (out / "README.md").read_text()
-    assert f"versions/v2/api_pool/train-{v2.manifest['data_id']}-*.parquet" in card and "load_dataset(" in card and "read / write" in card
+    assert (
+        f"versions/v2/api_pool/train-{v2.manifest['data_id']}-*.parquet" in card
+        and "load_dataset(" in card
+        and "read / write" in card
+    )
 
 
 def test_interrupted_run_resumes_without_redoing_finished_sources(tmp_path, monkeypatch):
@@ -118,7 +141,8 @@ def test_interrupted_run_resumes_without_redoing_finished_sources(tmp_path, monk
     fresh = collect(config, tmp_path / "fresh")
     assert art.manifest["counts"] == fresh.manifest["counts"]
     assert sorted(rows(tmp_path / "pool", "api_pool"), key=lambda r: r["id"]) == sorted(
-        rows(tmp_path / "fresh", "api_pool"), key=lambda r: r["id"])
+        rows(tmp_path / "fresh", "api_pool"), key=lambda r: r["id"]
+    )
 
 
 def test_config_errors_are_loud():
@@ -135,4 +159,7 @@ def test_two_artifacts_with_the_same_folder_name_load_their_own_rows(tmp_path):
     collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), tmp_path / "a" / "pool")
     collect(CollectConfig(sources=[f"json:{FIX}/xlam_style.jsonl"]), tmp_path / "b" / "pool")
     assert {r["name"] for r in rows(tmp_path / "a" / "pool", "api_pool")} == {"get_weather", "book_flight"}
-    assert {r["name"] for r in rows(tmp_path / "b" / "pool", "api_pool")} == {"search_restaurants", "cancel_order"}
+    assert {r["name"] for r in rows(tmp_path / "b" / "pool", "api_pool")} == {
+        "search_restaurants",
+        "cancel_order",
+    }

@@ -4,6 +4,8 @@ No Hugging Face Hub is reachable here: these tests run against `tests/hubfake.py
 protocol-level FAKE of the Hub on loopback (the `hub_fake` fixture).
 """
 
+from pathlib import Path
+
 import pytest
 from datasets import Dataset, load_dataset
 from huggingface_hub import HfApi
@@ -47,13 +49,17 @@ def test_push_merges_the_card_people_edited(hub_fake, tmp_path):
     collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), out)
     push_artifact(str(out), "lab/cards")
     api = HfApi()
-    card = open(api.hf_hub_download("lab/cards", "README.md", repo_type="dataset")).read()
-    assert BEGIN in card and "load_dataset(\"lab/cards\", \"api_pool\"" in card
-    edited = card.replace("---\n", "---\nlicense: apache-2.0\n", 1).replace(BEGIN, "Hand-written notes.\n\n" + BEGIN)
-    api.upload_file(path_or_fileobj=edited.encode(), path_in_repo="README.md", repo_id="lab/cards", repo_type="dataset")
+    card = Path(api.hf_hub_download("lab/cards", "README.md", repo_type="dataset")).read_text()
+    assert BEGIN in card and 'load_dataset("lab/cards", "api_pool"' in card
+    edited = card.replace("---\n", "---\nlicense: apache-2.0\n", 1).replace(
+        BEGIN, "Hand-written notes.\n\n" + BEGIN
+    )
+    api.upload_file(
+        path_or_fileobj=edited.encode(), path_in_repo="README.md", repo_id="lab/cards", repo_type="dataset"
+    )
     collect(CollectConfig(sources=[f"json:{FIX}/xlam_style.jsonl"]), out)
     push_artifact(str(out), "lab/cards")
-    merged = open(api.hf_hub_download("lab/cards", "README.md", repo_type="dataset")).read()
+    merged = Path(api.hf_hub_download("lab/cards", "README.md", repo_type="dataset")).read_text()
     assert "Hand-written notes." in merged and "license: apache-2.0" in merged
     assert merged.count(BEGIN) == 1 and merged.count(END) == 1
     assert "envscale api_pool v2" in merged or "`v2`" in merged
@@ -63,7 +69,9 @@ def test_reading_an_incompatible_schema_fails_with_the_way_out(hub_fake, tmp_pat
     out = tmp_path / "pool"
     collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), out)
     manifest_path = out / "versions" / "v1" / "envscale.json"
-    manifest_path.write_text(manifest_path.read_text().replace('"schema_version": "1.0"', '"schema_version": "2.0"'))
+    manifest_path.write_text(
+        manifest_path.read_text().replace('"schema_version": "1.0"', '"schema_version": "2.0"')
+    )
     with pytest.raises(IncompatibleSchemaError, match="Re-run the stage"):
         open_artifact(out)
 
@@ -72,8 +80,18 @@ def test_hf_source_reads_a_tools_column_from_the_hub(hub_fake, tmp_path):
     import json
 
     rows = [
-        {"query": "weather?", "tools": json.dumps([{"name": "get_weather", "description": "Weather by city.",
-                                                   "parameters": {"city": {"type": "str"}}}])},
+        {
+            "query": "weather?",
+            "tools": json.dumps(
+                [
+                    {
+                        "name": "get_weather",
+                        "description": "Weather by city.",
+                        "parameters": {"city": {"type": "str"}},
+                    }
+                ]
+            ),
+        },
         {"query": "nothing", "tools": "not json at all"},
     ]
     Dataset.from_list(rows).push_to_hub("lab/xlam-like")

@@ -8,7 +8,9 @@ from envscale.sources.base import RawTool
 
 
 def norm(parameters, name="t", description="A tool.", **kw):
-    return normalize_tool(RawTool(name=name, description=description, parameters=parameters, position="test", **kw))
+    return normalize_tool(
+        RawTool(name=name, description=description, parameters=parameters, position="test", **kw)
+    )
 
 
 def valid(schema):
@@ -17,10 +19,19 @@ def valid(schema):
 
 
 def test_bfcl_types_become_json_schema():
-    tool = norm({"type": "dict", "properties": {"x": {"type": "float"}, "y": {"type": "any"},
-                                                 "z": {"type": "ArrayList", "items": {"type": "String"}},
-                                                 "m": {"type": "HashMap"}, "n": {"type": "long"}},
-                 "required": ["x", "ghost"]})
+    tool = norm(
+        {
+            "type": "dict",
+            "properties": {
+                "x": {"type": "float"},
+                "y": {"type": "any"},
+                "z": {"type": "ArrayList", "items": {"type": "String"}},
+                "m": {"type": "HashMap"},
+                "n": {"type": "long"},
+            },
+            "required": ["x", "ghost"],
+        }
+    )
     p = valid(tool.parameters)
     assert p["type"] == "object"
     assert p["properties"]["x"] == {"type": "number"}
@@ -32,8 +43,13 @@ def test_bfcl_types_become_json_schema():
 
 
 def test_property_map_without_root_xlam_style():
-    tool = norm({"city": {"type": "str", "description": "City"}, "limit": {"type": "int, optional"},
-                 "cuisine": {"type": "str", "default": "pizza"}})
+    tool = norm(
+        {
+            "city": {"type": "str", "description": "City"},
+            "limit": {"type": "int, optional"},
+            "cuisine": {"type": "str", "default": "pizza"},
+        }
+    )
     p = valid(tool.parameters)
     assert p["type"] == "object" and set(p["properties"]) == {"city", "limit", "cuisine"}
     assert p["required"] == ["city"]
@@ -41,18 +57,31 @@ def test_property_map_without_root_xlam_style():
 
 
 def test_local_refs_inlined_and_recursion_cut():
-    tool = norm({"type": "object", "properties": {"node": {"$ref": "#/$defs/Node"}},
-                 "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}}})
+    tool = norm(
+        {
+            "type": "object",
+            "properties": {"node": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}},
+        }
+    )
     p = valid(tool.parameters)
     assert "$defs" not in p and "$ref" not in str(p)
     assert p["properties"]["node"]["properties"]["child"]["type"] == "object"
 
 
 def test_nullable_numeric_strings_and_bare_type_properties():
-    tool = norm({"type": "object", "properties": {"a": {"type": "string", "nullable": True},
-                                                   "b": {"type": "integer", "minimum": "0", "maxLength": -1},
-                                                   "c": "string", "d": None,
-                                                   "e": {"type": "string", "required": True}}})
+    tool = norm(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "nullable": True},
+                "b": {"type": "integer", "minimum": "0", "maxLength": -1},
+                "c": "string",
+                "d": None,
+                "e": {"type": "string", "required": True},
+            },
+        }
+    )
     p = valid(tool.parameters)
     assert p["properties"]["a"]["type"] == ["string", "null"]
     assert p["properties"]["b"]["minimum"] == 0 and "maxLength" not in p["properties"]["b"]
@@ -79,8 +108,16 @@ def test_unrepairable_parameters_are_rejected_with_reason(parameters, reason):
         norm(parameters)
 
 
-@pytest.mark.parametrize(("name", "reason"), [(None, "no name"), ("", "no name"), (42, "expected a string"),
-                                              ("bad\ud800", "U\\+D800"), ("bell\x07", "U\\+0007")])
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        (None, "no name"),
+        ("", "no name"),
+        (42, "expected a string"),
+        ("bad\ud800", "U\\+D800"),
+        ("bell\x07", "U\\+0007"),
+    ],
+)
 def test_bad_names_are_rejected(name, reason):
     with pytest.raises(Rejected, match=reason):
         norm({}, name=name)

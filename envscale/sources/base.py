@@ -102,8 +102,12 @@ def annotation_hints(annotations: Any) -> list[str]:
     if not isinstance(annotations, dict):
         return []
     hints = []
-    for key, hint in (("readOnlyHint", "read_only_hint"), ("read_only_hint", "read_only_hint"),
-                      ("destructiveHint", "destructive_hint"), ("destructive_hint", "destructive_hint")):
+    for key, hint in (
+        ("readOnlyHint", "read_only_hint"),
+        ("read_only_hint", "read_only_hint"),
+        ("destructiveHint", "destructive_hint"),
+        ("destructive_hint", "destructive_hint"),
+    ):
         if isinstance(annotations.get(key), bool):
             hints.append(f"mcp:{hint}={'true' if annotations[key] else 'false'}")
     return hints

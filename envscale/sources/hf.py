@@ -42,7 +42,9 @@ def read_hf(target: str, info: SourceInfo) -> Iterator[RawTool | RawError]:
     try:
         splits = datasets.load_dataset(repo, config, revision=revision, streaming=True)
     except Exception as exc:  # noqa: BLE001 - datasets raises many types for "cannot load"
-        raise SourceError(f"cannot load dataset {repo!r}{f' config {config!r}' if config else ''}: {exc}") from None
+        raise SourceError(
+            f"cannot load dataset {repo!r}{f' config {config!r}' if config else ''}: {exc}"
+        ) from None
     if not is_local:
         try:
             from huggingface_hub import HfApi
@@ -55,8 +57,10 @@ def read_hf(target: str, info: SourceInfo) -> Iterator[RawTool | RawError]:
         columns = ds.column_names or []
         column = next((c for c in TOOL_COLUMNS if c in columns), None)
         if column is None:
-            raise SourceError(f"dataset {repo!r} split {split!r} has no tools column (looked for {', '.join(TOOL_COLUMNS)}; "
-                              f"columns: {', '.join(columns)})")
+            raise SourceError(
+                f"dataset {repo!r} split {split!r} has no tools column (looked for {', '.join(TOOL_COLUMNS)}; "
+                f"columns: {', '.join(columns)})"
+            )
         for i, row in enumerate(ds):
             position = f"{split}:{i}"
             value = row[column]

@@ -118,8 +118,11 @@ def iter_json_records(fh: IO[str], name: str, group: str | None = None) -> Itera
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            yield RawError(position=f"{name}:{exc.lineno}", reason=f"unparseable JSON: {exc.msg} (column {exc.colno})",
-                           raw=text[:2000])
+            yield RawError(
+                position=f"{name}:{exc.lineno}",
+                reason=f"unparseable JSON: {exc.msg} (column {exc.colno})",
+                raw=text[:2000],
+            )
             return
         records: Iterable[tuple[str, Any]] = (
             ((f"{name}[{i}]", r) for i, r in enumerate(doc)) if isinstance(doc, list) else [(name, doc)]
@@ -137,8 +140,11 @@ def iter_json_records(fh: IO[str], name: str, group: str | None = None) -> Itera
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield RawError(position=f"{name}:{lineno}", reason=f"unparseable JSON line: {exc.msg} (column {exc.colno})",
-                           raw=line[:2000])
+            yield RawError(
+                position=f"{name}:{lineno}",
+                reason=f"unparseable JSON line: {exc.msg} (column {exc.colno})",
+                raw=line[:2000],
+            )
             continue
         yield from tools_in_record(rec, f"{name}:{lineno}", group=group, document=name)
 
@@ -165,12 +171,16 @@ def tools_in_record(
         try:
             decoded = json.loads(rec)
         except json.JSONDecodeError:
-            yield RawError(position=position, reason="expected a tool, found a string that is not JSON", raw=rec[:2000])
+            yield RawError(
+                position=position, reason="expected a tool, found a string that is not JSON", raw=rec[:2000]
+            )
             return
         yield from tools_in_record(decoded, position, group=group, document=document)
         return
     if not isinstance(rec, dict):
-        yield RawError(position=position, reason=f"expected a tool object, found {type(rec).__name__}", raw=rec)
+        yield RawError(
+            position=position, reason=f"expected a tool object, found {type(rec).__name__}", raw=rec
+        )
         return
     fields = _tool_fields(rec)
     if fields is not None:
@@ -195,8 +205,15 @@ def tools_in_record(
             yield from tools_in_record(inner, f"{position}.{key}", group=group, document=position)
             return
     if "name" in rec:
-        yield RawTool(name=rec.get("name"), description=None, parameters=None, position=position, raw=rec,
-                      group=group, document=document)
+        yield RawTool(
+            name=rec.get("name"),
+            description=None,
+            parameters=None,
+            position=position,
+            raw=rec,
+            group=group,
+            document=document,
+        )
         return
     keys = ", ".join(sorted(map(str, rec))[:8])
     yield RawError(position=position, reason=f"record holds no tool (keys: {keys})", raw=rec)

@@ -40,7 +40,9 @@ def _resolve_executable(program: str) -> str:
     """Find `program` on PATH, else beside the running interpreter (an un-activated venv)."""
     found = shutil.which(program) or shutil.which(program, path=str(Path(sys.executable).parent))
     if found is None:
-        raise SourceError(f"MCP server command {program!r} not found on PATH or in {Path(sys.executable).parent}")
+        raise SourceError(
+            f"MCP server command {program!r} not found on PATH or in {Path(sys.executable).parent}"
+        )
     return found
 
 
@@ -112,9 +114,14 @@ def read_mcp(command: str, info: SourceInfo, timeout: float = 30.0) -> Iterator[
             errlog.flush()
             errlog.seek(0)
             tail = " | ".join(errlog.read().strip().splitlines()[-3:])
-            what = (f"did not answer within {timeout:g}s" if isinstance(cause, TimeoutError)
-                    else f"failed: {type(cause).__name__}: {cause}")
-            raise SourceError(f"MCP server {command!r} {what}" + (f"; its stderr ends: {tail}" if tail else "")) from None
+            what = (
+                f"did not answer within {timeout:g}s"
+                if isinstance(cause, TimeoutError)
+                else f"failed: {type(cause).__name__}: {cause}"
+            )
+            raise SourceError(
+                f"MCP server {command!r} {what}" + (f"; its stderr ends: {tail}" if tail else "")
+            ) from None
     info.title = getattr(server_info, "name", None)
     info.version = getattr(server_info, "version", None)
     for i, tool in enumerate(tools):

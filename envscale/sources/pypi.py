@@ -36,7 +36,9 @@ def wheel_cache_dir() -> Path:
 def _dist_name(requirement: str) -> str:
     match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
     if not match:
-        raise SourceError(f"{requirement!r} is not a package requirement (expected e.g. 'bfcl-eval==2026.3.23')")
+        raise SourceError(
+            f"{requirement!r} is not a package requirement (expected e.g. 'bfcl-eval==2026.3.23')"
+        )
     return re.sub(r"[-_.]+", "_", match.group(1)).lower()
 
 
@@ -47,12 +49,25 @@ def fetch_wheel(requirement: str, timeout: float = 300.0) -> Path:
     dist = _dist_name(requirement)
     pinned = re.search(r"==\s*([^\s,;]+)\s*$", requirement)
     if pinned:
-        cached = sorted(p for p in cache.glob("*.whl") if p.name.lower().startswith(f"{dist}-{pinned.group(1)}-"))
+        cached = sorted(
+            p for p in cache.glob("*.whl") if p.name.lower().startswith(f"{dist}-{pinned.group(1)}-")
+        )
         if cached:
             return cached[-1]
     before = set(cache.glob("*.whl"))
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           "--disable-pip-version-check", "-q", "-d", str(cache), requirement]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(cache),
+        requirement,
+    ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -80,7 +95,9 @@ def wheel_metadata(wheel: Path) -> tuple[str | None, str | None, str | None]:
             key, _, value = line.partition(":")
             if key in ("Name", "Version", "License-Expression", "License") and key not in fields:
                 fields[key] = value.strip()
-            elif key == "Classifier" and value.strip().startswith("License ::") and "Classifier" not in fields:
+            elif (
+                key == "Classifier" and value.strip().startswith("License ::") and "Classifier" not in fields
+            ):
                 fields["Classifier"] = value.strip().rsplit("::", 1)[-1].strip()
     licence = fields.get("License-Expression") or fields.get("License") or fields.get("Classifier")
     return fields.get("Name"), fields.get("Version"), licence

@@ -50,12 +50,19 @@ DONE = "DONE.json"
 class CollectConfig:
     """Configuration of `envscale collect`."""
 
-    sources: list[str] = option([], "Sources as KIND:TARGET (json, openapi, mcp, hf, pypi); see `envscale collect --help`.")
-    base_dir: str | None = option(
-        None, "Folder that relative json:/openapi: paths are resolved against (a recipe's folder; default: cwd)."
+    sources: list[str] = option(
+        [], "Sources as KIND:TARGET (json, openapi, mcp, hf, pypi); see `envscale collect --help`."
     )
-    mcp_timeout: float = option(30.0, "Seconds an MCP server has to start and answer tools/list before it is abandoned.")
-    max_description_chars: int = option(32_768, "Descriptions longer than this are rejected (extraction bugs, not docs).")
+    base_dir: str | None = option(
+        None,
+        "Folder that relative json:/openapi: paths are resolved against (a recipe's folder; default: cwd).",
+    )
+    mcp_timeout: float = option(
+        30.0, "Seconds an MCP server has to start and answer tools/list before it is abandoned."
+    )
+    max_description_chars: int = option(
+        32_768, "Descriptions longer than this are rejected (extraction bugs, not docs)."
+    )
     max_raw_chars: int = option(2_000, "How much of a rejected record is kept in the `rejected` config.")
     batch_size: int = option(1_000, "Rows buffered before a parquet write (memory bound).")
 
@@ -98,12 +105,24 @@ def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) ->
     rejected = ShardWriter(part / "rejected", REJECTED_FEATURES, batch_size=config.batch_size)
     read = 0
     doc_key, doc_names = None, {}  # document -> {original name: (id, position)}
-    for item in tqdm(items, desc=f"collect [{index + 1}/{len(config.sources)}] {spec[:50]}", unit="tool",
-                     leave=False, mininterval=1.0):
+    for item in tqdm(
+        items,
+        desc=f"collect [{index + 1}/{len(config.sources)}] {spec[:50]}",
+        unit="tool",
+        leave=False,
+        mininterval=1.0,
+    ):
         read += 1
         if isinstance(item, RawError):
-            rejected.write({"source": spec, "position": _safe(item.position), "name": _safe(item.name),
-                            "reason": item.reason, "raw": _safe(item.raw, config.max_raw_chars)})
+            rejected.write(
+                {
+                    "source": spec,
+                    "position": _safe(item.position),
+                    "name": _safe(item.name),
+                    "reason": item.reason,
+                    "raw": _safe(item.raw, config.max_raw_chars),
+                }
+            )
             continue
         try:
             tool = normalize_tool(item, max_description_chars=config.max_description_chars)
@@ -111,30 +130,61 @@ def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) ->
                 doc_key, doc_names = item.document, {}
             previous = doc_names.get(tool.original_name)
             if previous is not None and previous[0] != tool.id:
-                raise Rejected(f"duplicate name {tool.original_name!r} in {item.document}: "
-                               f"already defined at {previous[1]} with a different schema")
+                raise Rejected(
+                    f"duplicate name {tool.original_name!r} in {item.document}: "
+                    f"already defined at {previous[1]} with a different schema"
+                )
             doc_names.setdefault(tool.original_name, (tool.id, item.position))
         except Rejected as exc:
             name = item.name if isinstance(item.name, str) else None
-            rejected.write({"source": spec, "position": _safe(item.position), "name": _safe(name, 200),
-                            "reason": str(exc), "raw": _safe(item.raw, config.max_raw_chars)})
+            rejected.write(
+                {
+                    "source": spec,
+                    "position": _safe(item.position),
+                    "name": _safe(name, 200),
+                    "reason": str(exc),
+                    "raw": _safe(item.raw, config.max_raw_chars),
+                }
+            )
             continue
-        tools.write({
-            "id": tool.id, "name": tool.name, "original_name": tool.original_name,
-            "description": tool.description, "parameters": tool.parameters, "output_schema": tool.output_schema,
-            "kind": tool.kind, "kind_evidence": tool.kind_evidence, "group": tool.group,
-            "annotations": tool.annotations, "source": spec, "source_kind": info.source_kind,
-            "source_version": info.version, "license": info.license, "position": tool.position,
-            "normalization": tool.normalization,
-        })
+        tools.write(
+            {
+                "id": tool.id,
+                "name": tool.name,
+                "original_name": tool.original_name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                "output_schema": tool.output_schema,
+                "kind": tool.kind,
+                "kind_evidence": tool.kind_evidence,
+                "group": tool.group,
+                "annotations": tool.annotations,
+                "source": spec,
+                "source_kind": info.source_kind,
+                "source_version": info.version,
+                "license": info.license,
+                "position": tool.position,
+                "normalization": tool.normalization,
+            }
+        )
     n_tools, n_rejected = tools.close(), rejected.close()
-    summary = {"source": spec, "source_kind": info.source_kind, "title": info.title, "version": info.version,
-               "license": info.license, "read": read, "normalised": n_tools, "rejected": n_rejected}
+    summary = {
+        "source": spec,
+        "source_kind": info.source_kind,
+        "title": info.title,
+        "version": info.version,
+        "license": info.license,
+        "read": read,
+        "normalised": n_tools,
+        "rejected": n_rejected,
+    }
     (part / DONE).write_text(json.dumps(summary))
     return summary
 
 
-def _merge(parts: list[tuple[Path, dict]], writer: ArtifactWriter, batch_size: int) -> tuple[dict, list[dict]]:
+def _merge(
+    parts: list[tuple[Path, dict]], writer: ArtifactWriter, batch_size: int
+) -> tuple[dict, list[dict]]:
     """Phase 2: deduplicate by id across sources, make names unique, write the three configs."""
     pool = writer.shard_writer("api_pool", batch_size=batch_size)
     rejected = writer.shard_writer("rejected", batch_size=batch_size)
@@ -153,8 +203,14 @@ def _merge(parts: list[tuple[Path, dict]], writer: ArtifactWriter, batch_size: i
                 keep, new_names, renamed = [], batch.column("name").to_pylist(), {}
                 for i, tid in enumerate(ids):
                     if tid in seen:
-                        duplicates.write({"duplicate_of": tid, "name": seen[tid], "source": summary["source"],
-                                          "position": batch.column("position")[i].as_py()})
+                        duplicates.write(
+                            {
+                                "duplicate_of": tid,
+                                "name": seen[tid],
+                                "source": summary["source"],
+                                "position": batch.column("position")[i].as_py(),
+                            }
+                        )
                         keep.append(False)
                         continue
                     keep.append(True)
@@ -169,17 +225,26 @@ def _merge(parts: list[tuple[Path, dict]], writer: ArtifactWriter, batch_size: i
                     notes = batch.column("normalization").to_pylist()
                     for i, note in renamed.items():
                         notes[i] = [*(notes[i] or []), note]
-                    batch = batch.set_column(batch.schema.get_field_index("normalization"), "normalization",
-                                             pa.array(notes, batch.schema.field("normalization").type))
-                batch = batch.set_column(batch.schema.get_field_index("name"), "name", pa.array(new_names, pa.string()))
+                    batch = batch.set_column(
+                        batch.schema.get_field_index("normalization"),
+                        "normalization",
+                        pa.array(notes, batch.schema.field("normalization").type),
+                    )
+                batch = batch.set_column(
+                    batch.schema.get_field_index("name"), "name", pa.array(new_names, pa.string())
+                )
                 kept = batch.filter(pa.array(keep))
-                pool.write_table(pa.Table.from_batches([kept], schema=batch.schema).cast(API_POOL_FEATURES.arrow_schema))
+                pool.write_table(
+                    pa.Table.from_batches([kept], schema=batch.schema).cast(API_POOL_FEATURES.arrow_schema)
+                )
                 accepted += kept.num_rows
                 dupes += len(ids) - kept.num_rows
                 kinds.update(kept.column("kind").to_pylist())
         stats = {**summary, "accepted": accepted, "duplicates": dupes, "kinds": dict(kinds)}
         if stats["read"] != accepted + stats["rejected"] + dupes:
-            raise AssertionError(f"accounting error for {summary['source']}: {stats}")  # a bug, never bad data
+            raise AssertionError(
+                f"accounting error for {summary['source']}: {stats}"
+            )  # a bug, never bad data
         per_source.append(stats)
     counts = {"api_pool": pool.close(), "rejected": rejected.close(), "duplicates": duplicates.close()}
     return counts, per_source
@@ -211,27 +276,44 @@ def collect(config: CollectConfig, output: str | Path) -> Artifact:
                 summary = _collect_source(index, spec, config, part)
             except KeyboardInterrupt:
                 done = sum((p / DONE).is_file() for p in writer.parts_dir.iterdir())
-                logger.warning("interrupted: %d of %d sources finished; re-run the same command to resume",
-                               done, len(config.sources))
+                logger.warning(
+                    "interrupted: %d of %d sources finished; re-run the same command to resume",
+                    done,
+                    len(config.sources),
+                )
                 raise
             except (SourceError, OSError, ValueError) as exc:
                 logger.error("source %s failed: %s", spec, exc)
                 failed.append({"source": spec, "error": str(exc)})
                 continue
-        logger.info("%s: read %d, normalised %d, rejected %d", spec, summary["read"], summary["normalised"],
-                    summary["rejected"])
+        logger.info(
+            "%s: read %d, normalised %d, rejected %d",
+            spec,
+            summary["read"],
+            summary["normalised"],
+            summary["rejected"],
+        )
         parts.append((part, summary))
     counts, per_source = _merge(parts, writer, config.batch_size)
     totals = {key: sum(s[key] for s in per_source) for key in ("read", "accepted", "rejected", "duplicates")}
     kinds = Counter()
     for s in per_source:
         kinds.update(s["kinds"])
-    stats = {"sources": per_source, "failed_sources": failed, "totals": totals, "kinds": dict(kinds),
-             "complete": not failed}
+    stats = {
+        "sources": per_source,
+        "failed_sources": failed,
+        "totals": totals,
+        "kinds": dict(kinds),
+        "complete": not failed,
+    }
     art = writer.commit(counts, stats)
     logger.info(
         "api_pool %s: read %d = accepted %d + rejected %d + duplicates %d%s",
-        art.pinned, totals["read"], totals["accepted"], totals["rejected"], totals["duplicates"],
+        art.pinned,
+        totals["read"],
+        totals["accepted"],
+        totals["rejected"],
+        totals["duplicates"],
         f"; {len(failed)} source(s) FAILED" if failed else "",
     )
     return art
