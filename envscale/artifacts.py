@@ -242,9 +242,14 @@ def _json_columns(features: Features) -> set[str]:
 class ShardWriter:
     """Stream rows into parquet shards of one config, in bounded memory.
 
-    Rows are buffered `batch_size` at a time; a new shard starts every `rows_per_shard` rows.
-    `Json` columns take any JSON-serialisable value.
+    Rows are converted to Arrow `batch_size` at a time and written in row groups of about
+    `row_group_rows`; a new shard starts every `rows_per_shard` rows. `Json` columns take any
+    JSON-serialisable value. Column statistics are written for short columns only: min/max of
+    JSON schemas and descriptions would bloat every footer (and the writer's memory) for no use.
     """
+
+    #: Long free-text columns that get no parquet statistics.
+    NO_STATS = frozenset({"description", "raw", "reason", "position"})
 
     def __init__(
         self,
@@ -253,69 +258,82 @@ class ShardWriter:
         *,
         prefix: str = "train",
         batch_size: int = 1_000,
+        row_group_rows: int = 10_000,
         rows_per_shard: int = 250_000,
     ):
         self.folder = folder
         self.features = features
         self.schema = features.arrow_schema
         self.json_cols = _json_columns(features)
+        self.stats_cols = [n for n in features if n not in self.json_cols and n not in self.NO_STATS]
         self.prefix = prefix
         self.batch_size = batch_size
+        self.row_group_rows = row_group_rows
         self.rows_per_shard = rows_per_shard
         self.rows = 0
         self._buffer: list[dict] = []
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
         self._writer: pq.ParquetWriter | None = None
         self._shard_rows = 0
-        self._shards: list[Path] = []
+        self._shards = 0
         folder.mkdir(parents=True, exist_ok=True)
 
     def write(self, row: dict) -> None:
         self._buffer.append(row)
         if len(self._buffer) >= self.batch_size:
-            self.flush()
+            self._convert()
 
     def write_many(self, rows: Iterable[dict]) -> None:
         for row in rows:
             self.write(row)
 
-    def flush(self) -> None:
+    def _convert(self) -> None:
         if not self._buffer:
             return
-        columns: dict[str, list] = {name: [] for name in self.features}
-        for row in self._buffer:
-            for name, values in columns.items():
-                value = row.get(name)
-                if name in self.json_cols and value is not None:
-                    value = json.dumps(value, ensure_ascii=False, default=str)
-                values.append(value)
-        self._buffer.clear()
-        self._append(pa.Table.from_pydict(columns, schema=self.schema))
+        rows, dumps = self._buffer, json.dumps
+        columns = {
+            name: [None if (v := row.get(name)) is None else dumps(v, ensure_ascii=False, default=str) for row in rows]
+            if name in self.json_cols
+            else [row.get(name) for row in rows]
+            for name in self.features
+        }
+        self._buffer = []
+        self.write_table(pa.Table.from_pydict(columns, schema=self.schema))
 
     def write_table(self, table: pa.Table) -> None:
         """Append an Arrow table that already has this config's schema (no per-row work)."""
-        self.flush()
-        self._append(table)
+        if self._buffer:
+            self._convert()
+        if table.num_rows:
+            self._pending.append(table)
+            self._pending_rows += table.num_rows
+            self.rows += table.num_rows
+        if self._pending_rows >= self.row_group_rows:
+            self._write_pending()
 
-    def _append(self, table: pa.Table) -> None:
-        if table.num_rows == 0:
+    def _write_pending(self) -> None:
+        if not self._pending:
             return
         if self._writer is None or self._shard_rows >= self.rows_per_shard:
             self._open_shard()
-        self._writer.write_table(table)
+        table = pa.concat_tables(self._pending)
+        self._pending, self._pending_rows = [], 0
+        self._writer.write_table(table, row_group_size=max(table.num_rows, 1))
         self._shard_rows += table.num_rows
-        self.rows += table.num_rows
 
     def _open_shard(self) -> None:
         if self._writer is not None:
             self._writer.close()
-        path = self.folder / f"{self.prefix}-{len(self._shards):05d}.parquet"
-        self._shards.append(path)
-        self._writer = pq.ParquetWriter(path, self.schema)
+        path = self.folder / f"{self.prefix}-{self._shards:05d}.parquet"
+        self._shards += 1
+        self._writer = pq.ParquetWriter(path, self.schema, write_statistics=self.stats_cols)
         self._shard_rows = 0
 
     def close(self) -> int:
-        """Flush and close; returns the number of rows. An empty config writes no file."""
-        self.flush()
+        """Write what is buffered and close; returns the number of rows. An empty config writes no file."""
+        self._convert()
+        self._write_pending()
         if self._writer is not None:
             self._writer.close()
             self._writer = None

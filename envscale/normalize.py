@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -41,283 +42,63 @@ _STRIP_CHARS = re.compile(
 _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
-# Type names met in BFCL, xLAM, ToolACE, Java/JS docs, Python annotations -> JSON Schema.
-_TYPE_MAP = {
-    "object": "object",
-    "dict": "object",
-    "dictionary": "object",
-    "map": "object",
-    "hashmap": "object",
-    "mapping": "object",
-    "json": "object",
-    "struct": "object",
-    "record": "object",
-    "array": "array",
-    "list": "array",
-    "tuple": "array",
-    "set": "array",
-    "arraylist": "array",
-    "sequence": "array",
-    "iterable": "array",
-    "string": "string",
-    "str": "string",
-    "char": "string",
-    "character": "string",
-    "text": "string",
-    "date": "string",
-    "datetime": "string",
-    "time": "string",
-    "uuid": "string",
-    "url": "string",
-    "number": "number",
-    "float": "number",
-    "double": "number",
-    "decimal": "number",
-    "bigdecimal": "number",
-    "integer": "integer",
-    "int": "integer",
-    "long": "integer",
-    "short": "integer",
-    "byte": "integer",
-    "biginteger": "integer",
-    "int32": "integer",
-    "int64": "integer",
-    "boolean": "boolean",
-    "bool": "boolean",
-    "null": "null",
-    "none": "null",
-    "nonetype": "null",
-    "void": "null",
+# Type names met in BFCL, xLAM, ToolACE, Java/JS docs and Python annotations -> JSON Schema.
+_TYPE_NAMES = {
+    "object": "object dict dictionary map hashmap mapping json struct record",
+    "array": "array list tuple set arraylist sequence iterable",
+    "string": "string str char character text date datetime time uuid url",
+    "number": "number float double decimal bigdecimal",
+    "integer": "integer int long short byte biginteger int32 int64",
+    "boolean": "boolean bool",
+    "null": "null none nonetype void",
 }
-_ANY_TYPES = {"any", "anytype", "mixed", "unknown", "*", ""}
-_NUMERIC_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_COUNT_KEYWORDS = (
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-    "minContains",
-    "maxContains",
-)
-_STRING_KEYWORDS = (
-    "description",
-    "title",
-    "pattern",
-    "format",
-    "$comment",
-    "contentMediaType",
-    "contentEncoding",
-)
-_BOOL_KEYWORDS = ("uniqueItems", "deprecated", "readOnly", "writeOnly")
-_SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_KEYWORDS = (
-    "additionalProperties",
-    "items",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "additionalItems",
-)
-_SCHEMA_LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_TYPE_MAP = {alias: t for t, names in _TYPE_NAMES.items() for alias in names.split()}
+_ANY_TYPES = frozenset({"any", "anytype", "mixed", "unknown", "*", ""})
+_GENERIC = re.compile(r"^([a-z_.]+)\s*[\[<]")  # List[str], Array<String>, dict[str, int]
+
+# What each JSON Schema keyword holds, so one pass can repair it (unknown keywords are kept).
+_KEYWORD_CLASS = {
+    **dict.fromkeys("minimum maximum exclusiveMinimum exclusiveMaximum multipleOf".split(), "number"),
+    **dict.fromkeys(
+        "minLength maxLength minItems maxItems minProperties maxProperties minContains maxContains".split(),
+        "count",
+    ),
+    **dict.fromkeys(
+        "description title pattern format $comment contentMediaType contentEncoding".split(), "string"
+    ),
+    **dict.fromkeys("uniqueItems deprecated readOnly writeOnly".split(), "bool"),
+    **dict.fromkeys("properties patternProperties $defs definitions dependentSchemas".split(), "schema_map"),
+    **dict.fromkeys(
+        "additionalProperties items contains propertyNames not if then else unevaluatedItems "
+        "unevaluatedProperties additionalItems".split(),
+        "schema",
+    ),
+    **dict.fromkeys("anyOf oneOf allOf prefixItems".split(), "schema_list"),
+    # Identifiers of the source document; meaningless once references are inlined.
+    **dict.fromkeys("$schema $id $anchor $dynamicRef $dynamicAnchor $vocabulary".split(), "drop"),
+    **{
+        k: k
+        for k in ("type", "required", "enum", "nullable", "examples", "example", "dependentRequired", "$ref")
+    },
+}
 MAX_DEPTH = 48
 
 READ_VERBS = frozenset(
-    [
-        "get",
-        "list",
-        "search",
-        "find",
-        "fetch",
-        "query",
-        "read",
-        "retrieve",
-        "lookup",
-        "look",
-        "show",
-        "view",
-        "check",
-        "count",
-        "calculate",
-        "compute",
-        "convert",
-        "estimate",
-        "describe",
-        "display",
-        "is",
-        "has",
-        "can",
-        "validate",
-        "verify",
-        "predict",
-        "recommend",
-        "translate",
-        "analyze",
-        "analyse",
-        "summarize",
-        "summarise",
-        "detect",
-        "identify",
-        "classify",
-        "extract",
-        "parse",
-        "format",
-        "compare",
-        "match",
-        "explain",
-        "ls",
-        "cat",
-        "grep",
-        "diff",
-        "wc",
-        "du",
-        "tail",
-        "head",
-        "pwd",
-        "stat",
-        "info",
-        "status",
-        "inspect",
-        "browse",
-        "filter",
-        "sort",
-        "rank",
-        "score",
-        "locate",
-        "track",
-        "monitor",
-        "evaluate",
-        "test",
-        "lookup",
-        "download",
-        "export",
-        "preview",
-        "resolve",
-        "measure",
-        "solve",
-    ]
+    "get list search find fetch query read retrieve lookup look show view check count calculate compute "
+    "convert estimate describe display is has can validate verify predict recommend translate analyze "
+    "analyse summarize summarise detect identify classify extract parse format compare match explain "
+    "ls cat grep diff wc du tail head pwd stat info status inspect browse filter sort rank score "
+    "locate track monitor evaluate test download export preview resolve measure solve".split()
 )
 WRITE_VERBS = frozenset(
-    [
-        "create",
-        "add",
-        "insert",
-        "post",
-        "put",
-        "update",
-        "set",
-        "modify",
-        "change",
-        "edit",
-        "delete",
-        "remove",
-        "cancel",
-        "book",
-        "reserve",
-        "order",
-        "purchase",
-        "buy",
-        "sell",
-        "pay",
-        "send",
-        "transfer",
-        "submit",
-        "upload",
-        "register",
-        "assign",
-        "approve",
-        "reject",
-        "move",
-        "copy",
-        "write",
-        "save",
-        "rename",
-        "enable",
-        "disable",
-        "start",
-        "stop",
-        "reset",
-        "schedule",
-        "publish",
-        "like",
-        "follow",
-        "unfollow",
-        "block",
-        "unblock",
-        "close",
-        "open",
-        "mkdir",
-        "touch",
-        "rm",
-        "rmdir",
-        "mv",
-        "cp",
-        "echo",
-        "cd",
-        "archive",
-        "restore",
-        "refund",
-        "return",
-        "charge",
-        "invite",
-        "share",
-        "apply",
-        "accept",
-        "decline",
-        "mark",
-        "lock",
-        "unlock",
-        "activate",
-        "deactivate",
-        "subscribe",
-        "unsubscribe",
-        "post",
-        "comment",
-        "reply",
-        "retweet",
-        "mute",
-        "unmute",
-        "link",
-        "unlink",
-        "attach",
-        "detach",
-        "deposit",
-        "withdraw",
-        "fill",
-        "place",
-        "execute",
-        "commit",
-        "merge",
-        "push",
-        "checkout",
-        "stage",
-        "unstage",
-        "tag",
-        "init",
-        "clear",
-        "drop",
-        "grant",
-        "revoke",
-        "login",
-        "logout",
-        "authenticate",
-        "increase",
-        "decrease",
-        "adjust",
-        "toggle",
-        "turn",
-        "fill",
-        "release",
-        "allocate",
-        "cancel",
-        "void",
-    ]
+    "create add insert post put update set modify change edit delete remove cancel book reserve order "
+    "purchase buy sell pay send transfer submit upload register assign approve reject move copy write "
+    "save rename enable disable start stop reset schedule publish like follow unfollow block unblock "
+    "close open mkdir touch rm rmdir mv cp echo cd archive restore refund return charge invite share "
+    "apply accept decline mark lock unlock activate deactivate subscribe unsubscribe comment play pause "
+    "reply retweet mute unmute link unlink attach detach deposit withdraw fill place execute commit "
+    "merge push checkout stage unstage tag init clear drop grant revoke login logout authenticate "
+    "increase decrease adjust toggle turn release allocate void".split()
 )
 
 
@@ -401,10 +182,36 @@ def infer_kind(name: str, description: str, hints: list[str]) -> tuple[str, list
     return "read", ["default:no write evidence found"]
 
 
+@functools.lru_cache(maxsize=8192)
+def _map_type_name(raw: str) -> tuple[str | None, bool, str | None]:
+    """(JSON Schema type or None for any, optional?, note or None) for one type name."""
+    raw = raw.strip()
+    optional = False
+    low = raw.lower()
+    if low.endswith(", optional") or low.endswith(",optional"):
+        optional, low = True, low.rsplit(",", 1)[0].strip()
+    if low.startswith("optional[") and low.endswith("]"):
+        optional, low = True, low[9:-1]
+    generic = _GENERIC.match(low)
+    base = generic.group(1).rsplit(".", 1)[-1] if generic else low.rsplit(".", 1)[-1]
+    if base in JSON_TYPES and base == raw:
+        return base, optional, None
+    if base in _TYPE_MAP:
+        return _TYPE_MAP[base], optional, f"type {raw!r} -> {_TYPE_MAP[base]!r}"
+    if base in _ANY_TYPES:
+        return None, optional, f"type {raw!r} -> any"
+    return None, optional, f"unknown type {raw!r} -> any"
+
+
 def _map_type(value: Any, where: str, notes: list[str]) -> tuple[Any, bool]:
     """Map a type name (or list of them) to JSON Schema; returns (type or None for any, optional?)."""
+    if isinstance(value, str):
+        mapped, optional, note = _map_type_name(value)
+        if note:
+            notes.append(f"{where}: {note}")
+        return mapped, optional
     if isinstance(value, list):
-        mapped = []
+        types: list[str] = []
         optional = False
         for v in value:
             t, opt = _map_type(v, where, notes)
@@ -412,32 +219,11 @@ def _map_type(value: Any, where: str, notes: list[str]) -> tuple[Any, bool]:
             if t is None:
                 return None, optional
             for item in t if isinstance(t, list) else [t]:
-                if item not in mapped:
-                    mapped.append(item)
-        return (mapped[0] if len(mapped) == 1 else mapped), optional
-    if not isinstance(value, str):
-        notes.append(f"{where}: dropped non-string type {value!r}")
-        return None, False
-    raw = value.strip()
-    optional = False
-    low = raw.lower()
-    if low.endswith(", optional") or low.endswith(",optional"):
-        optional, low = True, low.rsplit(",", 1)[0].strip()
-    if low.startswith("optional[") and low.endswith("]"):
-        optional, low = True, low[9:-1]
-    generic = re.match(r"^([a-z_.]+)\s*[\[<]", low)  # List[str], Array<String>, dict[str, int]
-    base = generic.group(1).rsplit(".", 1)[-1] if generic else low.rsplit(".", 1)[-1]
-    if base in JSON_TYPES and base == raw:
-        return base, optional
-    if base in _TYPE_MAP:
-        mapped = _TYPE_MAP[base]
-        notes.append(f"{where}: type {raw!r} -> {mapped!r}")
-        return mapped, optional
-    if base in _ANY_TYPES:
-        notes.append(f"{where}: type {raw!r} -> any")
-        return None, optional
-    notes.append(f"{where}: unknown type {raw!r} -> any")
-    return None, optional
+                if item not in types:
+                    types.append(item)
+        return (types[0] if len(types) == 1 else types), optional
+    notes.append(f"{where}: dropped non-string type {value!r}")
+    return None, False
 
 
 class _SchemaNormalizer:
@@ -494,17 +280,29 @@ class _SchemaNormalizer:
             out.update(resolved)
             node = siblings
         for key, value in node.items():
-            if key == "$ref":
-                raise Rejected(f"{where}: $ref is a {type(value).__name__}, expected a string")
-            if key == "type":
+            cls = _KEYWORD_CLASS.get(key)
+            if cls is None:
+                out[key] = value  # annotations unknown to JSON Schema are allowed and kept
+            elif cls == "string":
+                out[key] = (
+                    value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                )
+            elif cls == "type":
                 t, optional = _map_type(value, where, self.notes)
                 if t is not None:
                     out["type"] = t
                 if optional:
                     out["x-optional"] = True
-            elif key in _SCHEMA_MAP_KEYWORDS:
+            elif cls == "schema_map":
                 out[key] = self.schema_map(value, f"{where}.{key}", depth)
-            elif key in _SCHEMA_KEYWORDS:
+            elif cls == "required":
+                if isinstance(value, list):
+                    out[key] = [v for v in dict.fromkeys(value) if isinstance(v, str)]
+                elif isinstance(value, str):
+                    out[key] = [value]
+                else:
+                    out["x-required"] = bool(value)  # a per-property flag (OpenAPI 2 / BFCL style)
+            elif cls == "schema":
                 if key == "items" and isinstance(value, list):
                     out["prefixItems"] = [
                         self.schema(v, f"{where}.items[{i}]", depth + 1) for i, v in enumerate(value)
@@ -514,59 +312,43 @@ class _SchemaNormalizer:
                     out[key] = value
                 else:
                     out[key] = self.schema(value, f"{where}.{key}", depth + 1)
-            elif key in _SCHEMA_LIST_KEYWORDS:
+            elif cls == "schema_list":
                 if isinstance(value, list) and value:
                     out[key] = [self.schema(v, f"{where}.{key}[{i}]", depth + 1) for i, v in enumerate(value)]
                 else:
                     self.notes.append(f"{where}: dropped malformed {key!r}")
-            elif key == "required":
-                if isinstance(value, list):
-                    out[key] = [v for v in dict.fromkeys(value) if isinstance(v, str)]
-                elif isinstance(value, str):
-                    out[key] = [value]
-                else:
-                    out["x-required"] = bool(value)  # a per-property flag (OpenAPI 2 / BFCL style)
-            elif key == "enum":
+            elif cls == "enum":
                 if isinstance(value, list) and value:
                     out[key] = list(value)
                 else:
                     self.notes.append(f"{where}: dropped malformed enum")
-            elif key == "nullable":
+            elif cls == "number" or cls == "count":
+                number = _as_number(value)
+                if cls == "count" and number is not None and number >= 0 and number == int(number):
+                    out[key] = int(number)
+                elif cls == "number" and number is not None and not (key == "multipleOf" and number <= 0):
+                    out[key] = number
+                else:
+                    self.notes.append(f"{where}: dropped invalid {key}={value!r}")
+            elif cls == "bool":
+                out[key] = bool(value)
+            elif cls == "nullable":
                 if value is True:
                     out["x-nullable"] = True
-            elif key in _NUMERIC_KEYWORDS:
-                number = _as_number(value)
-                if number is None or (key == "multipleOf" and number <= 0):
-                    self.notes.append(f"{where}: dropped non-numeric {key}={value!r}")
-                else:
-                    out[key] = number
-            elif key in _COUNT_KEYWORDS:
-                number = _as_number(value)
-                if number is None or number < 0 or number != int(number):
-                    self.notes.append(f"{where}: dropped invalid {key}={value!r}")
-                else:
-                    out[key] = int(number)
-            elif key in _STRING_KEYWORDS:
-                out[key] = (
-                    value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-                )
-            elif key in _BOOL_KEYWORDS:
-                out[key] = bool(value)
-            elif key == "examples":
+            elif cls == "examples":
                 out[key] = value if isinstance(value, list) else [value]
-            elif key == "example":
+            elif cls == "example":
                 out.setdefault("examples", [value])
-            elif key == "dependentRequired":
+            elif cls == "dependentRequired":
                 if isinstance(value, dict):
                     out[key] = {
                         k: [x for x in v if isinstance(x, str)]
                         for k, v in value.items()
                         if isinstance(v, list)
                     }
-            elif key in ("$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary"):
-                continue  # identifiers of the source document; meaningless once inlined
-            else:
-                out[key] = value  # annotations unknown to JSON Schema are allowed and kept
+            elif cls == "$ref":
+                raise Rejected(f"{where}: $ref is a {type(value).__name__}, expected a string")
+            # cls == "drop": identifiers of the source document, not kept
         return self.finish_object(out, where)
 
     def schema_map(self, value: Any, where: str, depth: int) -> dict:

@@ -189,8 +189,10 @@ def _merge(
     pool = writer.shard_writer("api_pool", batch_size=batch_size)
     rejected = writer.shard_writer("rejected", batch_size=batch_size)
     duplicates = writer.shard_writer("duplicates", batch_size=batch_size)
-    seen: dict[str, str] = {}  # id -> final name
-    names: dict[str, str] = {}  # final name -> id
+    # The dedupe index holds 64-bit hashes, not strings: ~120 bytes per unique tool (bench/collect.py).
+    # A hash collision on names only causes an unneeded rename, never a duplicate name.
+    seen: set[int] = set()  # ids of kept tools
+    names: set[int] = set()  # hashes of names given out
     per_source = []
     for part, summary in parts:
         for shard in sorted((part / "rejected").glob("*.parquet")):
@@ -202,11 +204,12 @@ def _merge(
                 ids = batch.column("id").to_pylist()
                 keep, new_names, renamed = [], batch.column("name").to_pylist(), {}
                 for i, tid in enumerate(ids):
-                    if tid in seen:
+                    key = int(tid, 16)
+                    if key in seen:
                         duplicates.write(
                             {
                                 "duplicate_of": tid,
-                                "name": seen[tid],
+                                "name": batch.column("original_name")[i].as_py(),
                                 "source": summary["source"],
                                 "position": batch.column("position")[i].as_py(),
                             }
@@ -215,12 +218,15 @@ def _merge(
                         continue
                     keep.append(True)
                     name = new_names[i]
-                    if name in names:
-                        unique = f"{name[: NAME_MAX - 7]}_{tid[:6]}"
-                        renamed[i] = f"name: {name!r} -> {unique!r} (name taken by tool {names[name]})"
-                        new_names[i] = name = unique
-                    names[name] = tid
-                    seen[tid] = name
+                    width = 6
+                    while hash(name) in names:
+                        name = f"{new_names[i][: NAME_MAX - width - 1]}_{tid[:width]}"
+                        width += 2
+                    if name != new_names[i]:
+                        renamed[i] = f"name: {new_names[i]!r} -> {name!r} (name already taken in the pool)"
+                        new_names[i] = name
+                    names.add(hash(name))
+                    seen.add(key)
                 if renamed:
                     notes = batch.column("normalization").to_pylist()
                     for i, note in renamed.items():
