@@ -34,8 +34,12 @@ from pathlib import Path
 
 TARGET_TOOLS_PER_S = 5_000
 BFCL = "bfcl-eval==2026.3.23"
-MEMBERS = ["bfcl_eval/data/BFCL_v4_simple_*.json", "bfcl_eval/data/BFCL_v4_live_*.json",
-           "bfcl_eval/data/BFCL_v4_multiple.json", "bfcl_eval/data/multi_turn_func_doc/*.json"]
+MEMBERS = [
+    "bfcl_eval/data/BFCL_v4_simple_*.json",
+    "bfcl_eval/data/BFCL_v4_live_*.json",
+    "bfcl_eval/data/BFCL_v4_multiple.json",
+    "bfcl_eval/data/multi_turn_func_doc/*.json",
+]
 
 
 def real_tools() -> list[dict]:
@@ -62,12 +66,21 @@ def perturbed(base: list[dict], n: int, seed: int = 0) -> list[dict]:
     for i in range(n):
         doc = json.loads(json.dumps(base[i % len(base)]))
         doc["name"] = f"{doc['name']}_v{i}"
-        doc["description"] = f"{doc.get('description') or ''} (variant {i}: {rng.choice(['fast', 'bulk', 'eu', 'beta'])})"
+        doc["description"] = (
+            f"{doc.get('description') or ''} (variant {i}: {rng.choice(['fast', 'bulk', 'eu', 'beta'])})"
+        )
         params = doc.get("parameters")
         if isinstance(params, dict) and isinstance(params.get("properties"), dict):
             props = list(params["properties"].items())
-            props.append((f"extra_{i % 7}", {"type": rng.choice(["string", "integer", "float", "boolean"]),
-                                            "description": "An added option."}))
+            props.append(
+                (
+                    f"extra_{i % 7}",
+                    {
+                        "type": rng.choice(["string", "integer", "float", "boolean"]),
+                        "description": "An added option.",
+                    },
+                )
+            )
             rng.shuffle(props)
             params["properties"] = dict(props)
         out.append(doc)
@@ -110,12 +123,17 @@ def child(mode: str, path: str, out_dir: str) -> None:
     if mode == "parse":
         n = sum(1 for line in lines if json.loads(line))
     elif mode == "normalize":
-        n = 0
         for i, line in enumerate(lines):
             doc = json.loads(line)
-            normalize_tool(RawTool(name=doc["name"], description=doc.get("description"),
-                                   parameters=doc.get("parameters"), position=f"{path}:{i}"))
-            n += 1
+            normalize_tool(
+                RawTool(
+                    name=doc["name"],
+                    description=doc.get("description"),
+                    parameters=doc.get("parameters"),
+                    position=f"{path}:{i}",
+                )
+            )
+        n = len(lines)
     elif mode == "collect":
         art = collect(CollectConfig(sources=[f"json:{path}"]), out_dir)
         n = art.manifest["stats"]["totals"]["read"]
@@ -145,8 +163,13 @@ def peak_rss_mb() -> float:
 def run_child(mode: str, path: Path, work: Path) -> dict:
     out_dir = tempfile.mkdtemp(dir=work)
     env = {**os.environ, "TQDM_DISABLE": "1", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, __file__, "--child", mode, str(path), out_dir],
-                          capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", mode, str(path), out_dir],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"{mode} failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -177,10 +200,14 @@ def main() -> None:
         med = {m: statistics.median(v) for m, v in rates.items()}
         print(f"\nthroughput on one core, {args.tools:,} tools, median of {args.repeats} (tools/s)")
         print(f"  {'json.loads only (floor)':32s} {med['parse']:>10,.0f}")
-        for mode, label in (("normalize", "normalize_tool (parse+normalise)"),
-                            ("collect", "collect stage end to end")):
-            print(f"  {label:32s} {med[mode]:>10,.0f}   x{med[mode] / TARGET_TOOLS_PER_S:.2f} of the "
-                  f"{TARGET_TOOLS_PER_S:,}/s target   {med['parse'] / med[mode]:.1f}x the cost of json.loads")
+        for mode, label in (
+            ("normalize", "normalize_tool (parse+normalise)"),
+            ("collect", "collect stage end to end"),
+        ):
+            print(
+                f"  {label:32s} {med[mode]:>10,.0f}   x{med[mode] / TARGET_TOOLS_PER_S:.2f} of the "
+                f"{TARGET_TOOLS_PER_S:,}/s target   {med['parse'] / med[mode]:.1f}x the cost of json.loads"
+            )
 
         print("\npeak RSS (MB) by input size: streaming collect vs naive in-memory load")
         print(f"  {'tools':>8s} {'file MB':>8s} {'collect':>9s} {'naive':>9s} {'naive/collect':>14s}")
@@ -189,8 +216,10 @@ def main() -> None:
             write_jsonl(perturbed(base, n, seed=n), path)
             c, v = run_child("collect", path, work), run_child("naive", path, work)
             size = path.stat().st_size / 1e6
-            print(f"  {n:>8,} {size:>8.1f} {c['peak_rss_mb']:>9.0f} {v['peak_rss_mb']:>9.0f} "
-                  f"{v['peak_rss_mb'] / c['peak_rss_mb']:>13.2f}x")
+            print(
+                f"  {n:>8,} {size:>8.1f} {c['peak_rss_mb']:>9.0f} {v['peak_rss_mb']:>9.0f} "
+                f"{v['peak_rss_mb'] / c['peak_rss_mb']:>13.2f}x"
+            )
             path.unlink()
 
 

@@ -293,7 +293,10 @@ class ShardWriter:
             return
         rows, dumps = self._buffer, json.dumps
         columns = {
-            name: [None if (v := row.get(name)) is None else dumps(v, ensure_ascii=False, default=str) for row in rows]
+            name: [
+                None if (v := row.get(name)) is None else dumps(v, ensure_ascii=False, default=str)
+                for row in rows
+            ]
             if name in self.json_cols
             else [row.get(name) for row in rows]
             for name in self.features

@@ -4,6 +4,7 @@ No Hugging Face Hub is reachable here: these tests run against `tests/hubfake.py
 protocol-level FAKE of the Hub on loopback (the `hub_fake` fixture).
 """
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,20 @@ def test_hf_source_reads_a_tools_column_from_the_hub(hub_fake, tmp_path):
     assert pool["name"] == ["get_weather"] and pool[0]["source_version"]  # the dataset commit sha
     rejected = art.load("rejected")
     assert rejected[0]["position"] == "train:1.tools" and "not JSON" in rejected[0]["reason"]
+
+
+def test_hub_script_converts_an_api_pool_to_openai_tools_and_pushes(hub_fake, tmp_path, monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("convert", "hub_scripts/api_pool_to_openai_tools.py")
+    convert = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "convert", convert)  # dataclasses look their module up
+    spec.loader.exec_module(convert)
+    collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), tmp_path / "pool")
+    push_artifact(str(tmp_path / "pool"), "lab/pool")
+    convert.main(convert.ScriptArguments(input="lab/pool@v1", push_to_hub="lab/openai-tools"))
+    tools = load_dataset("lab/openai-tools", split="train")["tool"]
+    assert {t["function"]["name"] for t in tools} == {"get_weather", "book_flight"}
+    assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in tools)
+    card = Path(HfApi().hf_hub_download("lab/openai-tools", "README.md", repo_type="dataset")).read_text()
+    assert "lab/pool@" in card
