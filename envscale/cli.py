@@ -2,9 +2,11 @@
 
 Commands:
     collect   real API descriptions -> api_pool
+    graph     api_pool -> dependency edges and Louvain domains
     run       run a recipe's stages in order, skipping those whose output is complete
     push      publish a local artifact version to the Hub (card merged, version tagged)
     info      show an artifact's versions, counts and provenance
+    show      draw a domain of a graph artifact to a PNG
 
 Every stage command takes `--config RECIPE.yaml` (its section of the recipe, or the whole file)
 and flags that override the recipe; unknown recipe keys are an error.
@@ -21,6 +23,7 @@ envscale push outputs/quickstart/api_pool me/my-tools
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -38,25 +41,58 @@ logger = logging.getLogger("envscale")
 
 @dataclass(frozen=True)
 class Stage:
-    """A stage the CLI and `envscale run` know: its config class, function and output name."""
+    """A stage the CLI and `envscale run` know: where its code is, what it reads and writes."""
 
     name: str
-    output: str  # default folder name under a run's output_dir
+    output: str  # the artifact kind it writes, and its folder name under a run's output_dir
+    input: str | None  # the artifact kind it reads (the previous stage's output), if any
     help: str
+    function: str  # "module:function" of the stage function
+    config: str  # name of the config class in the same module
+
+    def _module(self):
+        return importlib.import_module(self.function.split(":")[0])
 
     def config_cls(self) -> type:
-        from .stages.collect import CollectConfig
+        return getattr(self._module(), self.config)
 
-        return {"collect": CollectConfig}[self.name]
+    def open_input(self, ref: str | None) -> Artifact:
+        if not ref:
+            raise ValueError(
+                f"{self.name} needs --input (a {self.input} artifact: PATH[@vN] or org/name[@rev])"
+            )
+        return open_artifact(ref, expect_kind=self.input)
 
-    def run(self, config: Any, output: str) -> Artifact:
-        from .stages.collect import collect
+    def fingerprint(self, config: Any, input_ref: str | None) -> str:
+        return config.fingerprint(self.open_input(input_ref).pinned) if self.input else config.fingerprint()
 
-        return {"collect": collect}[self.name](config, output)
+    def run(self, config: Any, output: str, input_ref: str | None = None) -> Artifact:
+        fn = getattr(self._module(), self.function.split(":")[1])
+        return fn(self.open_input(input_ref), config, output) if self.input else fn(config, output)
 
 
 #: The stages that exist, in pipeline order.
-STAGES = {"collect": Stage("collect", "api_pool", "real API descriptions -> api_pool")}
+STAGES = {
+    s.name: s
+    for s in (
+        Stage(
+            "collect",
+            "api_pool",
+            None,
+            "real API descriptions -> api_pool",
+            "envscale.stages.collect:collect",
+            "CollectConfig",
+        ),
+        Stage(
+            "graph",
+            "graph",
+            "api_pool",
+            "api_pool -> dependency edges and Louvain domains",
+            "envscale.stages.graph:build_graph",
+            "GraphConfig",
+        ),
+    )
+}
 #: Top-level recipe keys that are not stage sections.
 RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
 
@@ -108,7 +144,7 @@ def _failed(art: Artifact) -> bool:
 def cmd_stage(stage: Stage, args: argparse.Namespace, overrides: dict) -> int:
     config = _stage_config(stage, args.config, overrides)
     output = args.output or str(Path("outputs") / stage.output)
-    art = stage.run(config, output)
+    art = stage.run(config, output, getattr(args, "input", None))
     _report(art)
     return 1 if _failed(art) else 0
 
@@ -124,12 +160,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     for stage in present:
         config = _stage_config(stage, args.recipe, {})
         output = output_dir / stage.output
-        done = None if args.force else is_complete(output, config.fingerprint())
+        input_ref = str(output_dir / stage.input) if stage.input else None
+        done = None if args.force else is_complete(output, stage.fingerprint(config, input_ref))
         if done is not None:
-            print(f"[{stage.name}] skipped: {done.pinned} is complete for this config (use --force to redo)")
+            print(
+                f"[{stage.name}] skipped: {done.pinned} is complete for this config and input (--force to redo)"
+            )
             continue
         print(f"[{stage.name}] -> {output}")
-        art = stage.run(config, str(output))
+        art = stage.run(config, str(output), input_ref)
         _report(art)
         if _failed(art):
             status = 1
@@ -144,6 +183,15 @@ def cmd_push(args: argparse.Namespace) -> int:
     print(f"pushed {args.path} to {result['repo_id']} (commit {result['commit'][:12]}, tag {result['tag']})")
     print(f"  {result['url']}")
     print(f"  load: datasets.load_dataset({result['repo_id']!r}, revision={result['tag']!r})")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .show import draw_domain
+
+    art = open_artifact(args.ref, expect_kind="graph")
+    path = draw_domain(art, args.domain, args.png)
+    print(f"wrote {path}")
     return 0
 
 
@@ -175,6 +223,10 @@ def make_parser() -> argparse.ArgumentParser:
             description=f"{stage.help}\n\nsource kinds:\n{kinds}" if stage.name == "collect" else stage.help,
         )
         p.add_argument("--config", help=f"YAML recipe: its `{stage.name}:` section, or the whole file")
+        if stage.input:
+            p.add_argument(
+                "--input", help=f"the {stage.input} artifact to read: PATH[@vN] or org/name[@revision]"
+            )
         p.add_argument("--output", help=f"output artifact folder (default: outputs/{stage.output})")
         add_arguments(p, stage.config_cls())
     p = sub.add_parser("run", help="run a recipe's stages in order, skipping complete ones")
@@ -187,6 +239,11 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", help="Hub tag for this version (default: the local version, e.g. v1)")
     p.add_argument("--private", action="store_true", help="create the repo private")
     p.add_argument("--token", help="Hub token (default: HF_TOKEN / the logged-in token)")
+    p = sub.add_parser("show", help="draw an artifact (e.g. a domain of a graph) to a PNG")
+    p.add_argument("what", choices=["graph"], help="what to draw")
+    p.add_argument("ref", help="a graph artifact: PATH[@vN] or org/name[@revision]")
+    p.add_argument("--domain", type=int, help="domain id (default: the largest domain)")
+    p.add_argument("--png", help="output file (default: <artifact>/domain-<id>.png)")
     p = sub.add_parser("info", help="show an artifact's versions, counts and provenance")
     p.add_argument("ref", help="PATH[@vN] or org/name[@revision]")
     p.add_argument("--json", action="store_true", help="print the whole manifest")
@@ -214,12 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     for noisy in ("httpx", "mcp", "datasets", "huggingface_hub", "filelock", "fsspec"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    reserved = {"command", "config", "output", "verbose"}
+    reserved = {"command", "config", "output", "input", "verbose", "what", "ref", "domain", "png"}
     overrides = {k: v for k, v in vars(args).items() if k not in reserved}
     try:
         if args.command in STAGES:
             return cmd_stage(STAGES[args.command], args, overrides)
-        return {"run": cmd_run, "push": cmd_push, "info": cmd_info}[args.command](args)
+        return {"run": cmd_run, "push": cmd_push, "info": cmd_info, "show": cmd_show}[args.command](args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"envscale {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -85,7 +85,56 @@ API_POOL = ArtifactKind(
     description="Normalised tool schemas (JSON Schema) with read/write kind and provenance.",
 )
 
-KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL,)}
+EDGES_FEATURES = Features(
+    {
+        "source_id": Value("string"),  # for a dependency edge: the tool whose output feeds
+        "target_id": Value("string"),  # ... the tool whose input it fills
+        "source_name": Value("string"),
+        "target_name": Value("string"),
+        "kind": Value("string"),  # "dependency" (output -> input), "parameter" (tool-level), "semantic"
+        "score": Value("float32"),  # cosine similarity of the best match
+        "matches": Json(),  # [{"output": field, "input": param, "score": s}] for dependency edges
+        "llm_verdict": Value("string"),  # "confirmed" / "rejected" / null (not checked)
+        "domain_id": Value("int32"),  # the domain holding both ends, or -1 (crosses domains)
+    }
+)
+
+DOMAINS_FEATURES = Features(
+    {
+        "domain_id": Value("int32"),
+        "name": Value("string"),
+        "n_tools": Value("int32"),
+        "n_read": Value("int32"),
+        "n_write": Value("int32"),
+        "tool_ids": List(Value("string")),
+        "tool_names": List(Value("string")),
+        "dependency_edges": Value("int32"),  # dependency edges inside the domain
+        "internal_edges": Value("int32"),  # all edges inside the domain graph
+        "cohesion": Value("float32"),  # internal weight / all weight touching the domain
+        "groups": Json(),  # source groups of the members (API class, tag, server) and their counts
+        "split_reason": Value("string"),  # why it was cut out of a larger community, or null
+    }
+)
+
+ASSIGNMENTS_FEATURES = Features(
+    {
+        "tool_id": Value("string"),
+        "name": Value("string"),
+        "domain_id": Value("int32"),  # -1 when isolated
+        "status": Value("string"),  # "assigned" | "isolated"
+        "reason": Value("string"),  # why isolated, or a note (no parameters, empty description, ...)
+    }
+)
+
+GRAPH = ArtifactKind(
+    name="graph",
+    schema_version="1.0",
+    configs={"domains": DOMAINS_FEATURES, "edges": EDGES_FEATURES, "assignments": ASSIGNMENTS_FEATURES},
+    main_config="domains",
+    description="Tool dependency edges and Louvain domains over an api_pool.",
+)
+
+KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL, GRAPH)}
 
 
 def get_kind(name: str) -> ArtifactKind:

@@ -202,7 +202,9 @@ def tools_in_record(
             inner = rec[key]
             if isinstance(inner, dict):
                 inner = [inner]
-            yield from tools_in_record(inner, f"{position}.{key}", group=group, document=position)
+            # Tools embedded in a record (a BFCL question, an xLAM example) have no natural group:
+            # the file is a test category or a shard, not an API family.
+            yield from tools_in_record(inner, f"{position}.{key}", group=None, document=position)
             return
     if "name" in rec:
         yield RawTool(

