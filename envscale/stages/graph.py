@@ -140,6 +140,21 @@ class GraphConfig:
 # ----------------------------------------------------------------------------- texts
 
 
+#: Characters of text embedded per tool / per field. Encoding cost grows with length (~90 texts/s at
+#: 60 word pieces, ~290/s at 15 on 2 cores) and the head of a description carries the domain; the cut
+#: was checked against domain quality in bench/graph_quality.py.
+TOOL_TEXT_CHARS = 160
+FIELD_TEXT_CHARS = 120
+
+
+def _clip(text: str, limit: int) -> str:
+    """`text` cut at a word boundary near `limit` characters."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit]
+
+
 def _words(name: str) -> str:
     return " ".join(tokens(name)) or name
 
@@ -156,7 +171,7 @@ def _type_of(schema: Any) -> str | None:
 def _field_text(name: str, schema: Any) -> str:
     desc = schema.get("description", "") if isinstance(schema, dict) else ""
     t = _type_of(schema) or "any"
-    return f"{_words(name)} ({t}): {desc}".strip()[:200]
+    return _clip(f"{_words(name)} ({t}): {desc}".strip(), FIELD_TEXT_CHARS)
 
 
 def output_fields(schema: Any) -> list[tuple[str, str, str | None]]:
@@ -214,8 +229,7 @@ def _load_tools(pool) -> list[_Tool]:
             notes.append("empty description")
         elif sum(ch.isascii() for ch in desc) < 0.7 * len(desc):
             notes.append("mostly non-ASCII description (the default embedding model is English)")
-        # ~256 characters: the default model truncates at 256 word pieces, and longer inputs cost more.
-        text = f"{_words(row['original_name'] or row['name'])}: {desc}"[:256]
+        text = _clip(f"{_words(row['original_name'] or row['name'])}: {desc}", TOOL_TEXT_CHARS)
         tools.append(
             _Tool(
                 row["id"],
