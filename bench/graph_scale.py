@@ -47,23 +47,35 @@ def make_pool(n: int, work: Path) -> str:
     from envscale.sources.pypi import fetch_wheel
     from envscale.stages.collect import CollectConfig, collect
 
-    members = ["bfcl_eval/data/BFCL_v4_simple_*.json", "bfcl_eval/data/BFCL_v4_live_*.json",
-               "bfcl_eval/data/BFCL_v4_multiple.json", "bfcl_eval/data/multi_turn_func_doc/*.json"]
+    members = [
+        "bfcl_eval/data/BFCL_v4_simple_*.json",
+        "bfcl_eval/data/BFCL_v4_live_*.json",
+        "bfcl_eval/data/BFCL_v4_multiple.json",
+        "bfcl_eval/data/multi_turn_func_doc/*.json",
+    ]
     seen, base = set(), []
     for t in read_archive(fetch_wheel("bfcl-eval==2026.3.23"), members, SourceInfo("b", "pypi")):
         if isinstance(t, RawTool) and isinstance(t.name, str) and isinstance(t.parameters, dict):
             key = (t.name, str(t.description))
             if key not in seen:
                 seen.add(key)
-                base.append({"name": t.name, "description": t.description or "", "parameters": t.parameters,
-                             "response": t.output_schema})
+                base.append(
+                    {
+                        "name": t.name,
+                        "description": t.description or "",
+                        "parameters": t.parameters,
+                        "response": t.output_schema,
+                    }
+                )
     rng = random.Random(n)
     path = work / f"tools_{n}.jsonl"
     with path.open("w") as fh:
         for i in range(n):
             doc = json.loads(json.dumps(base[i % len(base)]))
             doc["name"] = f"{doc['name']}_v{i}"
-            doc["description"] = f"{doc['description']} ({rng.choice(['fast', 'bulk', 'eu', 'beta', 'pro'])} variant {i})"
+            doc["description"] = (
+                f"{doc['description']} ({rng.choice(['fast', 'bulk', 'eu', 'beta', 'pro'])} variant {i})"
+            )
             fh.write(json.dumps(doc) + "\n")
     os.environ["TQDM_DISABLE"] = "1"
     collect(CollectConfig(sources=[f"json:{path}"]), work / f"pool_{n}")
@@ -82,9 +94,19 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
         start = time.perf_counter()
         graph = build_graph(art, GraphConfig(embedding_cache=cache, community_backend=mode), out)
         stats = graph.manifest["stats"]
-        print(json.dumps({"wall_s": time.perf_counter() - start, "peak_rss_mb": peak_rss_mb(),
-                          "timings": stats["timings"], "communities": stats["communities"],
-                          "domains": stats["domains"], "edges": stats["edges"], "embedding": stats["embedding"]}))
+        print(
+            json.dumps(
+                {
+                    "wall_s": time.perf_counter() - start,
+                    "peak_rss_mb": peak_rss_mb(),
+                    "timings": stats["timings"],
+                    "communities": stats["communities"],
+                    "domains": stats["domains"],
+                    "edges": stats["edges"],
+                    "embedding": stats["embedding"],
+                }
+            )
+        )
         return
     # mode == "encode": the same unique texts the stage embeds, straight through model.encode.
     from envscale.embeddings import Embedder
@@ -102,8 +124,9 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
 
 def run_child(*args: str) -> dict:
     env = {**os.environ, "TQDM_DISABLE": "1", "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env, check=False
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"child {args[0]} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -117,35 +140,55 @@ def main() -> None:
     if args.child:
         child(*args.child)
         return
-    print(f"{'tools':>6s} {'run':>5s} {'wall s':>7s} {'embed s':>8s} {'encoded':>8s} {'semantic s':>10s} "
-          f"{'dep s':>6s} {'louvain s':>9s} {'domains':>7s} {'edges':>8s} {'peak MB':>8s}")
+    print(
+        f"{'tools':>6s} {'run':>5s} {'wall s':>7s} {'embed s':>8s} {'encoded':>8s} {'semantic s':>10s} "
+        f"{'dep s':>6s} {'louvain s':>9s} {'domains':>7s} {'edges':>8s} {'peak MB':>8s}"
+    )
     summary = []
     with tempfile.TemporaryDirectory(prefix="envscale-gs-") as tmp:
         work = Path(tmp)
         for n in args.sizes:
             pool = make_pool(n, work)
             cache = str(work / f"cache_{n}")
-            runs = {"cold": run_child("networkx", pool, str(work / f"g{n}c"), cache),
-                    "warm": run_child("networkx", pool, str(work / f"g{n}w"), cache),
-                    "igraph": run_child("igraph", pool, str(work / f"g{n}i"), cache)}
+            runs = {
+                "cold": run_child("networkx", pool, str(work / f"g{n}c"), cache),
+                "warm": run_child("networkx", pool, str(work / f"g{n}w"), cache),
+                "igraph": run_child("igraph", pool, str(work / f"g{n}i"), cache),
+            }
             for name, r in runs.items():
                 t = r["timings"]
-                print(f"{n:>6d} {name:>5s} {r['wall_s']:7.1f} {t.get('embed_s', 0):8.1f} {r['embedding']['encoded']:8d} "
-                      f"{t.get('semantic_s', 0):10.1f} {t.get('dependency_match_s', 0):6.2f} "
-                      f"{r['communities']['louvain_seconds']:9.2f} {r['domains']:7d} {sum(r['edges'].values()):8d} "
-                      f"{r['peak_rss_mb']:8.0f}")
+                print(
+                    f"{n:>6d} {name:>5s} {r['wall_s']:7.1f} {t.get('embed_s', 0):8.1f} {r['embedding']['encoded']:8d} "
+                    f"{t.get('semantic_s', 0):10.1f} {t.get('dependency_match_s', 0):6.2f} "
+                    f"{r['communities']['louvain_seconds']:9.2f} {r['domains']:7d} {sum(r['edges'].values()):8d} "
+                    f"{r['peak_rss_mb']:8.0f}"
+                )
             enc = run_child("encode", pool, "-", "-")
             stage_embed = runs["cold"]["timings"]["embed_s"]
-            summary.append((n, stage_embed, enc["encode_s"], enc["unique"], runs["cold"]["communities"]["louvain_seconds"],
-                            runs["igraph"]["communities"]["louvain_seconds"], runs["cold"]["wall_s"],
-                            runs["warm"]["wall_s"], max(r["peak_rss_mb"] for r in runs.values())))
+            summary.append(
+                (
+                    n,
+                    stage_embed,
+                    enc["encode_s"],
+                    enc["unique"],
+                    runs["cold"]["communities"]["louvain_seconds"],
+                    runs["igraph"]["communities"]["louvain_seconds"],
+                    runs["cold"]["wall_s"],
+                    runs["warm"]["wall_s"],
+                    max(r["peak_rss_mb"] for r in runs.values()),
+                )
+            )
             sys.stdout.flush()
     print("\nside by side")
-    print(f"{'tools':>6s} {'unique texts':>12s} {'stage embed s':>13s} {'model.encode s':>14s} {'ratio':>6s} "
-          f"{'networkx s':>10s} {'igraph s':>8s} {'nx/ig':>6s} {'cold s':>7s} {'warm s':>7s} {'peak MB':>8s}")
+    print(
+        f"{'tools':>6s} {'unique texts':>12s} {'stage embed s':>13s} {'model.encode s':>14s} {'ratio':>6s} "
+        f"{'networkx s':>10s} {'igraph s':>8s} {'nx/ig':>6s} {'cold s':>7s} {'warm s':>7s} {'peak MB':>8s}"
+    )
     for n, se, me, unique, nx_s, ig_s, cold, warm, peak in summary:
-        print(f"{n:>6d} {unique:>12d} {se:13.1f} {me:14.1f} {se / me:6.2f} {nx_s:10.2f} {ig_s:8.2f} "
-              f"{nx_s / max(ig_s, 1e-9):6.1f} {cold:7.1f} {warm:7.1f} {peak:8.0f}")
+        print(
+            f"{n:>6d} {unique:>12d} {se:13.1f} {me:14.1f} {se / me:6.2f} {nx_s:10.2f} {ig_s:8.2f} "
+            f"{nx_s / max(ig_s, 1e-9):6.1f} {cold:7.1f} {warm:7.1f} {peak:8.0f}"
+        )
     print("targets at 30k: cold <= 300 s, warm <= 60 s, peak <= 4096 MB, embed ratio <= 1.3")
 
 

@@ -3,6 +3,8 @@
 Commands:
     collect   real API descriptions -> api_pool
     graph     api_pool -> dependency edges and Louvain domains
+    materialize  graph domains -> verified SQLite-backed environments
+    serve-mcp    serve one environment as an MCP server over stdio
     run       run a recipe's stages in order, skipping those whose output is complete
     push      publish a local artifact version to the Hub (card merged, version tagged)
     info      show an artifact's versions, counts and provenance
@@ -90,6 +92,14 @@ STAGES = {
             "api_pool -> dependency edges and Louvain domains",
             "envscale.stages.graph:build_graph",
             "GraphConfig",
+        ),
+        Stage(
+            "materialize",
+            "environments",
+            "graph",
+            "graph domains -> verified SQLite-backed environments",
+            "envscale.stages.materialize:materialize",
+            "MaterializeConfig",
         ),
     )
 }
@@ -195,6 +205,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve_mcp(args: argparse.Namespace) -> int:
+    from .env.mcp_server import load_environment, serve_stdio
+
+    serve_stdio(load_environment(args.ref, args.env, seed=args.seed))
+    return 0
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     art = open_artifact(args.ref)
     m = art.manifest
@@ -239,6 +256,12 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", help="Hub tag for this version (default: the local version, e.g. v1)")
     p.add_argument("--private", action="store_true", help="create the repo private")
     p.add_argument("--token", help="Hub token (default: HF_TOKEN / the logged-in token)")
+    p = sub.add_parser("serve-mcp", help="serve one environment as an MCP server (stdio)")
+    p.add_argument(
+        "ref", help="an environments artifact (PATH[@vN], org/name[@rev]) or an environment YAML file"
+    )
+    p.add_argument("--env", help="environment name (default: the first one)")
+    p.add_argument("--seed", type=int, help="initial state seed (default: the spec's)")
     p = sub.add_parser("show", help="draw an artifact (e.g. a domain of a graph) to a PNG")
     p.add_argument("what", choices=["graph"], help="what to draw")
     p.add_argument("ref", help="a graph artifact: PATH[@vN] or org/name[@revision]")
@@ -271,12 +294,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     for noisy in ("httpx", "mcp", "datasets", "huggingface_hub", "filelock", "fsspec"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    reserved = {"command", "config", "output", "input", "verbose", "what", "ref", "domain", "png"}
+    reserved = {"command", "config", "output", "input", "verbose"}  # stage-parser keys that are not config
     overrides = {k: v for k, v in vars(args).items() if k not in reserved}
     try:
         if args.command in STAGES:
             return cmd_stage(STAGES[args.command], args, overrides)
-        return {"run": cmd_run, "push": cmd_push, "info": cmd_info, "show": cmd_show}[args.command](args)
+        commands = {
+            "run": cmd_run,
+            "push": cmd_push,
+            "info": cmd_info,
+            "show": cmd_show,
+            "serve-mcp": cmd_serve_mcp,
+        }
+        return commands[args.command](args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"envscale {args.command}: error: {exc}", file=sys.stderr)
         return 2

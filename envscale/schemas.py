@@ -134,7 +134,43 @@ GRAPH = ArtifactKind(
     description="Tool dependency edges and Louvain domains over an api_pool.",
 )
 
-KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL, GRAPH)}
+ENVIRONMENTS_FEATURES = Features(
+    {
+        "domain_id": Value("int32"),
+        "domain_name": Value("string"),
+        "name": Value("string"),
+        "spec": Json(),  # the environment spec (envscale.env.spec): tables, initial data, tools as operations
+        "n_tables": Value("int32"),
+        "n_tools": Value("int32"),
+        "n_read": Value("int32"),
+        "n_write": Value("int32"),
+        "n_rows": Value("int32"),  # rows of the initial state
+        "state_hash": Value("string"),  # of the initial state
+        "tables": List(Value("string")),
+        "dropped_tools": Json(),  # tools left out because they failed verification: [{"tool", "reason"}]
+    }
+)
+
+ENV_REJECTED_FEATURES = Features(
+    {
+        "domain_id": Value("int32"),
+        "domain_name": Value("string"),
+        "name": Value("string"),
+        "reason": Value("string"),  # the first problem
+        "problems": Json(),  # every problem: [{"tool": name or null, "reason": ...}]
+        "spec": Json(),  # the spec that failed, for debugging (null when none could be inferred)
+    }
+)
+
+ENVIRONMENTS = ArtifactKind(
+    name="environments",
+    schema_version="1.0",
+    configs={"environments": ENVIRONMENTS_FEATURES, "rejected": ENV_REJECTED_FEATURES},
+    main_config="environments",
+    description="Executable SQLite-backed tool environments, one per domain, verified.",
+)
+
+KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS)}
 
 
 def get_kind(name: str) -> ArtifactKind:

@@ -176,3 +176,34 @@ def test_cli_graph_show_and_run_reruns_graph_when_the_pool_changes(tmp_path, cac
         == 2
     )
     assert "must be in [-1, 1]" in capsys.readouterr().err
+
+
+def test_llm_confirms_edges_and_names_domains(pool, cache_dir, tmp_path):
+    # A deterministic FAKE OpenAI-compatible server (tests/llmfake.py) plays the LLM; the client and
+    # its transport are tested against a real `transformers serve` in tests/test_llm.py.
+    from llmfake import Reply, completion, start_llm_fake
+
+    def judge(body):
+        prompt = body["messages"][-1]["content"]
+        if prompt.startswith("Give a short name"):
+            return Reply(body=completion("Online shop" if "get_order" in prompt else "Other things"))
+        return Reply(body=completion("no" if "refund_payment" in prompt else "yes"))
+
+    fake = start_llm_fake()
+    fake.handler = judge
+    try:
+        art = build_graph(
+            pool,
+            GraphConfig(embedding_cache=cache_dir, llm_base_url=fake.url, llm_model="fake-model"),
+            tmp_path / "graph",
+        )
+    finally:
+        fake.stop()
+    deps = [e for e in art.load("edges") if e["kind"] == "dependency"]
+    verdict = {(e["source_name"], e["target_name"]): e["llm_verdict"] for e in deps}
+    assert verdict[("get_order", "refund_payment")] == "rejected"
+    assert verdict[("list_orders", "get_order")] == "confirmed"
+    assert art.manifest["stats"]["llm_edge_verdicts"]["rejected"] >= 1
+    names = {d["name"] for d in art.load("domains")}
+    assert "Online shop" in names
+    assert all(e["llm_verdict"] is None for e in art.load("edges") if e["kind"] == "semantic")

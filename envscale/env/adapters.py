@@ -1,0 +1,162 @@
+"""Adapters from `Environment` to the interfaces RL code expects.
+
+- :class:`GymEnvironment`: Gymnasium-style `reset(seed=, options=) -> (obs, info)` and
+  `step(action) -> (obs, reward, terminated, truncated, info)`, where an action is a tool call
+  `{"tool": name, "arguments": {...}}` (dependency-free: text environments have no Box spaces).
+- :func:`trl_environment_class`: a class for TRL's `GRPOTrainer(environment_factory=...)`
+  (trl >= 1.x): one public method per tool (signature and docstring built from the tool's JSON
+  Schema, so TRL renders the same schema), `reset(**row)` that restores the initial state (or
+  the row's `seed`/`initial_state`), and `get_reward()` = 1.0 when the database equals the row's
+  `gold_state_hash`: the state-based reward of AgentScaler / tau2-bench.
+
+Example:
+
+```python
+>>> from envscale.env import Environment
+>>> from envscale.env.adapters import trl_environment_class
+>>> ShopEnv = trl_environment_class(Environment.from_yaml("tests/fixtures/envs/shop.yaml").spec)
+>>> # GRPOTrainer(model, reward_funcs=[], train_dataset=tasks, environment_factory=ShopEnv, ...)
+```
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import keyword
+import logging
+from typing import Any
+
+from .runtime import Environment
+
+logger = logging.getLogger(__name__)
+_PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
+_RESERVED = {"reset", "get_reward", "env", "spec"}
+
+
+class GymEnvironment:
+    """Gymnasium-style wrapper: episodes of tool calls, rewarded by reaching a target state.
+
+    Args:
+        env: the environment.
+        max_steps: steps before `truncated`.
+    """
+
+    def __init__(self, env: Environment, max_steps: int = 50):
+        self.env = env
+        self.max_steps = max_steps
+        self.target: str | None = None
+        self.steps = 0
+
+    def _observation(self, last: dict | None) -> dict:
+        return {
+            "tools": self.env.openai_tools(),
+            "policy": self.env.spec.get("policy"),
+            "last_observation": last,
+        }
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Start an episode. `options`: `initial_state` (rows), `gold_state_hash` (the goal)."""
+        options = options or {}
+        self.env.reset(seed=seed, state=options.get("initial_state"))
+        self.target = options.get("gold_state_hash")
+        self.steps = 0
+        return self._observation(None), {"state_hash": self.env.state_hash()}
+
+    def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
+        """Apply one tool call; reward 1.0 and `terminated` when the state reaches the goal."""
+        if not isinstance(action, dict) or "tool" not in action:
+            observation = {
+                "ok": False,
+                "error": "an action is {'tool': name, 'arguments': {...}}",
+                "code": "invalid_arguments",
+            }
+        else:
+            observation = self.env.step(action["tool"], action.get("arguments") or {})
+        self.steps += 1
+        state = self.env.state_hash()
+        reached = self.target is not None and state == self.target
+        info = {"state_hash": state, "ok": observation.get("ok", False)}
+        return self._observation(observation), float(reached), reached, self.steps >= self.max_steps, info
+
+
+def _method(tool: dict):
+    """A function named after the tool whose signature and docstring describe its JSON Schema."""
+    name = tool["name"]
+    props = tool["parameters"].get("properties") or {}
+    required = set(tool["parameters"].get("required") or [])
+
+    def call(self, **arguments: Any) -> str:
+        return json.dumps(self.env.step(name, arguments), ensure_ascii=False, default=str)
+
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations: dict[str, Any] = {}
+    doc_args = []
+    for arg in sorted(props, key=lambda a: a not in required):  # required first
+        schema = props[arg] if isinstance(props[arg], dict) else {}
+        t = schema.get("type")
+        py = _PY_TYPES.get(t if isinstance(t, str) else "", str)
+        annotations[arg] = py if arg in required else py | None
+        params.append(
+            inspect.Parameter(
+                arg,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=annotations[arg],
+                default=inspect.Parameter.empty if arg in required else None,
+            )
+        )
+        doc_args.append(f"    {arg}: {(schema.get('description') or arg).strip()}")
+    annotations["return"] = str
+    call.__name__ = call.__qualname__ = name if name not in _RESERVED else f"{name}_tool"
+    call.__signature__ = inspect.Signature(params, return_annotation=str)
+    call.__annotations__ = annotations
+    description = (tool.get("description") or name).strip()
+    call.__doc__ = (
+        description
+        + ("\n\nArgs:\n" + "\n".join(doc_args) if doc_args else "")
+        + "\n\nReturns:\n    The environment's observation as JSON."
+    )
+    return call
+
+
+def trl_environment_class(spec: dict, *, max_rows: int = 100) -> type:
+    """A class for `GRPOTrainer(environment_factory=...)` over the environment described by `spec`."""
+
+    def __init__(self):
+        self.env = Environment(spec, max_rows=max_rows)
+        self.env.reset()
+        self.gold_state_hash = None
+
+    def reset(self, **row: Any) -> str | None:
+        """Restore the initial state (or the row's `seed` / `initial_state`) and remember the row's goal."""
+        self.env.reset(seed=row.get("seed"), state=row.get("initial_state"))
+        self.gold_state_hash = row.get("gold_state_hash")
+        return None
+
+    def get_reward(self) -> float:
+        """1.0 when the database equals the task's gold final state, else 0.0."""
+        return float(self.gold_state_hash is not None and self.env.state_hash() == self.gold_state_hash)
+
+    members: dict[str, Any] = {
+        "__init__": __init__,
+        "reset": reset,
+        "get_reward": get_reward,
+        "__doc__": f"envscale environment {spec['name']!r} for TRL environment_factory.",
+        "skipped_tools": {},
+    }
+    for tool in spec["tools"]:
+        bad = [
+            a
+            for a in tool["parameters"].get("properties") or {}
+            if not a.isidentifier() or keyword.iskeyword(a)
+        ]
+        if bad:  # a Python signature cannot name them, so TRL could not render the tool faithfully
+            members["skipped_tools"][tool["name"]] = f"parameters that are not Python identifiers: {bad}"
+            logger.warning(
+                "TRL adapter skips tool %s: %s", tool["name"], members["skipped_tools"][tool["name"]]
+            )
+            continue
+        method = _method(tool)
+        members[method.__name__] = method
+    class_name = "".join(part.capitalize() for part in str(spec["name"]).replace("-", "_").split("_")) + "Env"
+    return type(class_name, (), members)

@@ -1,0 +1,467 @@
+"""The environment runtime (envscale.env): specs, steps and their errors, state hash, snapshots, verify."""
+
+import copy
+import json
+import pickle
+import sqlite3
+
+import pytest
+from datasets import Dataset, Features, Json, load_dataset
+
+from envscale.env import ERROR_CODES, Environment, SpecError, generate_state, load_spec, validate_spec, verify
+
+SHOP = "tests/fixtures/envs/shop.yaml"
+INJECTION = "x'); DROP TABLE orders;--"
+
+
+@pytest.fixture
+def spec():
+    return load_spec(SHOP)
+
+
+@pytest.fixture
+def env(spec):
+    with Environment(spec) as environment:
+        yield environment
+
+
+def rows(env, table, **where):
+    return [r for r in env.dump()[table] if all(r[k] == v for k, v in where.items())]
+
+
+def test_yaml_and_dataset_row_build_the_same_environment(spec, tmp_path):
+    Dataset.from_list([{"spec": spec}], features=Features({"spec": Json()})).to_parquet(
+        tmp_path / "envs.parquet"
+    )
+    loaded = load_dataset(
+        "parquet", data_files=str(tmp_path / "envs.parquet"), split="train", cache_dir=str(tmp_path / "c")
+    )
+    assert loaded[0]["spec"] == spec
+    envs = [
+        Environment.from_yaml(SHOP),
+        Environment.from_row(loaded[0]),
+        Environment.from_row({"spec": json.dumps(spec)}),
+    ]
+    initial = {e.state_hash() for e in envs}
+    assert len(initial) == 1
+    pending = rows(envs[0], "orders", status="pending")[0]["order_id"]
+    calls = [
+        ("cancel_order", {"order_id": pending}),
+        ("create_order", {"customer_id": "cus_0003", "total": 12.5, "note": "gift"}),
+        (
+            "add_order_item",
+            {"order_id": "ord_0041", "product_id": "pro_0002", "quantity": 2, "unit_price": 9.99},
+        ),
+        ("remove_order_item", {"item_id": "oi_0005"}),
+    ]
+    for tool, args in calls:
+        assert len({json.dumps(e.step(tool, args), sort_keys=True) for e in envs}) == 1
+    assert len({e.state_hash() for e in envs}) == 1 and envs[0].state_hash() not in initial
+    assert envs[0].step("get_order", {"order_id": pending})["result"]["status"] == "cancelled"
+
+
+def test_json_string_arguments_are_the_same_call(env):
+    assert env.step("get_order", '{"order_id": "ord_0002"}') == env.step(
+        "get_order", {"order_id": "ord_0002"}
+    )
+
+
+ERROR_CASES = [
+    ("unknown_tool", "drop_everything", {}),
+    ("unknown_tool", None, {}),
+    ("invalid_arguments", "get_order", "{not json"),
+    ("invalid_arguments", "get_order", '{"order_id": NaN}'),
+    ("invalid_arguments", "get_order", "[1, 2]"),
+    ("invalid_arguments", "get_order", {}),
+    ("invalid_arguments", "get_order", {"order_id": 7}),
+    ("invalid_arguments", "get_order", {"order_id": "ord_0001", "extra": 1}),
+    ("invalid_arguments", "create_order", {"customer_id": "cus_0001", "total": -5}),
+    ("invalid_arguments", "list_orders", {"customer_id": "cus_0001", "statuses": ["lost"]}),
+    ("invalid_arguments", "update_order_status", {"order_id": "ord_0002", "status": "cancelled"}),
+    ("not_found", "get_order", {"order_id": "ord_9999"}),
+    ("not_found", "cancel_order", {"order_id": INJECTION}),
+    ("not_found", "remove_order_item", {"item_id": "oi_9999"}),
+    ("conflict", "create_order", {"customer_id": "cus_9999", "total": 1}),
+    (
+        "conflict",
+        "add_order_item",
+        {"order_id": "ord_0001", "product_id": "pro_9999", "quantity": 1, "unit_price": 1},
+    ),
+    ("conflict", "update_customer_email", {"customer_id": "cus_0001", "email": "EMAIL_OF_cus_0002"}),
+    ("invalid_state", "cancel_order", {"order_id": "NOT_PENDING"}),
+    ("invalid_state", "update_order_status", {"order_id": "CANCELLED", "status": "shipped"}),
+]
+
+
+@pytest.mark.parametrize(("code", "tool", "arguments"), ERROR_CASES)
+def test_every_failure_is_an_error_observation_that_changes_nothing(env, code, tool, arguments):
+    if isinstance(arguments, dict):
+        arguments = {k: _resolve(env, v) for k, v in arguments.items()}
+    before, dump = env.state_hash(), env.dump()
+    obs = env.step(tool, arguments)
+    assert obs["ok"] is False and obs["code"] == code, obs
+    assert set(obs) == {"ok", "error", "code"}
+    assert str(tool) in obs["error"]
+    assert env.state_hash() == before == env.state_hash(recompute=True)
+    assert env.dump() == dump
+
+
+def _resolve(env, value):
+    """Placeholders for rows that depend on the generated state."""
+    if value == "EMAIL_OF_cus_0002":
+        return rows(env, "customers", customer_id="cus_0002")[0]["email"]
+    if value == "NOT_PENDING":
+        return next(r["order_id"] for r in env.dump()["orders"] if r["status"] != "pending")
+    if value == "CANCELLED":
+        return rows(env, "orders", status="cancelled")[0]["order_id"]
+    return value
+
+
+def test_error_messages_name_the_cause(env):
+    cancelled = rows(env, "orders", status="cancelled")[0]["order_id"]
+    assert (
+        env.step("cancel_order", {"order_id": cancelled})["error"]
+        == "cancel_order: only pending orders can be cancelled"
+    )
+    assert "cus_9999" in env.step("create_order", {"customer_id": "cus_9999", "total": 1})["error"]
+    assert (
+        "customers.email"
+        in env.step(
+            "update_customer_email", {"customer_id": "cus_0001", "email": rows(env, "customers")[1]["email"]}
+        )["error"]
+    )
+    assert "extra" in env.step("get_order", {"order_id": "ord_0001", "extra": 1})["error"]
+    assert "available: get_customer" in env.step("nope", {})["error"]
+
+
+def test_a_call_over_the_time_limit_fails_with_code_limit(spec):
+    spec["data"]["rows"]["products"] = 3000
+    with Environment(spec, time_limit_ms=1e-6) as env:
+        before = env.state_hash()
+        obs = env.step("list_products", {"query": "zzz"})
+        assert obs["ok"] is False and obs["code"] == "limit" and "time limit" in obs["error"]
+        assert env.state_hash() == before
+    with Environment(spec) as env:
+        assert env.step("list_products", {"query": "zzz"}) == {"ok": True, "result": []}
+
+
+def test_an_unexpected_failure_is_an_internal_error_observation(env, monkeypatch):
+    def broken(tool, args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(env._executors, "get", broken)
+    before = env.state_hash()
+    assert env.step("get_order", {"order_id": "ord_0001"}) == {
+        "ok": False,
+        "error": "get_order: internal error: RuntimeError: boom",
+        "code": "internal",
+    }
+    assert env.state_hash() == before
+
+
+def test_the_error_cases_cover_every_code():
+    assert {c for c, _, _ in ERROR_CASES} | {"limit", "internal"} == set(ERROR_CODES)
+
+
+def test_deleting_a_referenced_row_is_a_conflict(spec):
+    spec["tools"].append(
+        {
+            "name": "delete_product",
+            "description": "Delete a product.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"product_id": {"type": "string"}},
+                "required": ["product_id"],
+            },
+            "operation": {"type": "delete", "table": "products", "key": {"product_id": "product_id"}},
+        }
+    )
+    with Environment(spec) as env:
+        used = env.dump()["order_items"][0]["product_id"]
+        before = env.state_hash()
+        obs = env.step("delete_product", {"product_id": used})
+        assert obs["code"] == "conflict" and "still referenced by order_items.product_id" in obs["error"]
+        assert env.state_hash() == before
+
+
+def test_sql_metacharacters_are_stored_literally(env):
+    obs = env.step("create_order", {"customer_id": "cus_0001", "total": 1, "note": INJECTION})
+    assert obs["ok"] and obs["result"]["note"] == INJECTION
+    assert env.step("get_order", {"order_id": obs["result"]["order_id"]})["result"]["note"] == INJECTION
+    assert env.step("list_products", {"query": "%' OR '1'='1"}) == {"ok": True, "result": []}
+    assert env.step("get_customer", {"customer_id": "' OR 1=1 --"})["code"] == "not_found"
+    assert (
+        env.step("list_orders", {"customer_id": "cus_0001", "statuses": [INJECTION]})["code"]
+        == "invalid_arguments"
+    )
+    assert len(env.dump()["orders"]) == 41
+
+
+def test_huge_strings_are_stored_and_errors_stay_short(env):
+    huge = "é" * 1_000_000 + "'; --"
+    obs = env.step("update_customer_email", json.dumps({"customer_id": "cus_0002", "email": huge}))
+    assert obs["ok"] and env.step("get_customer", {"customer_id": "cus_0002"})["result"]["email"] == huge
+    too_long = env.step("create_order", {"customer_id": "cus_0002", "total": 3, "note": huge})
+    assert too_long["code"] == "invalid_arguments" and "too long" in too_long["error"]
+    assert env.state_hash() == env.state_hash(recompute=True)
+    for arguments in ({"order_id": huge}, {"order_id": 1, "x" * 10_000: 1}):
+        error = env.step("get_order", arguments)
+        assert not error["ok"] and len(error["error"]) <= 500
+
+
+def test_list_results_are_capped_by_max_rows(spec):
+    with Environment(spec, max_rows=5) as env:
+        capped = env.step("list_products", {})
+        assert len(capped["result"]) == 5 and capped["truncated"] is True
+        prices = [p["price"] for p in capped["result"]]
+        assert prices == sorted(prices)
+        assert env.step("list_products", {"limit": 3}) == {"ok": True, "result": capped["result"][:3]}
+        assert env.step("list_products", {"limit": 50})["truncated"] is True
+
+
+def test_filters(env):
+    orders = env.dump()["orders"]
+    customer = orders[0]["customer_id"]
+    mine = [o for o in orders if o["customer_id"] == customer and o["status"] in ("pending", "shipped")]
+    listed = env.step("list_orders", {"customer_id": customer, "statuses": ["pending", "shipped"]})["result"]
+    assert sorted(o["order_id"] for o in listed) == sorted(o["order_id"] for o in mine)
+    assert [o["created_at"] for o in listed] == sorted((o["created_at"] for o in listed), reverse=True)
+    pending = sum(o["status"] == "pending" for o in orders)
+    assert env.step("count_orders", {"status": "pending"}) == {"ok": True, "result": pending}
+    name = env.dump()["products"][0]["name"]
+    found = env.step("list_products", {"query": name.upper()[1:5], "max_price": 1000})["result"]
+    assert name in {p["name"] for p in found}
+
+
+def test_snapshot_restore_and_diff(env, spec):
+    initial, before = env.state_hash(), env.snapshot()
+    shipped = rows(env, "orders", status="shipped")[0]
+    assert env.step("update_order_status", {"order_id": shipped["order_id"], "status": "delivered"})["ok"]
+    new = env.step("create_order", {"customer_id": "cus_0004", "total": 20})["result"]
+    removed = env.step("remove_order_item", {"item_id": "oi_0003"})["result"]
+    changes = env.diff(before)
+    assert changes == {
+        "orders": {
+            "added": [new],
+            "removed": [],
+            "changed": [
+                {"key": shipped["order_id"], "before": shipped, "after": {**shipped, "status": "delivered"}}
+            ],
+        },
+        "order_items": {"added": [], "removed": [removed], "changed": []},
+    }
+    with Environment(spec) as fresh:
+        assert env.diff(fresh) == changes
+        assert fresh.diff(env)["order_items"] == {"added": [removed], "removed": [], "changed": []}
+    after = env.state_hash()
+    env.restore(before)
+    assert env.state_hash() == initial == env.state_hash(recompute=True) and env.diff(before) == {}
+    with pytest.raises(ValueError, match="not a snapshot"):
+        env.restore(b"garbage" * 1000)
+    assert env.state_hash() == initial
+    env.restore(copy.copy(before))
+    assert env.step("create_order", {"customer_id": "cus_0004", "total": 20})["result"] == new
+    assert env.state_hash() != after  # the status update and the removal are gone
+
+
+def test_restore_takes_a_database_written_by_plain_sqlite(env, spec):
+    env.step("cancel_order", {"order_id": rows(env, "orders", status="pending")[0]["order_id"]})
+    expected = env.state_hash()
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.deserialize(env.snapshot())
+    conn.execute("DELETE FROM envscale_meta")  # no saved digests: they are recomputed from the rows
+    data = conn.serialize()
+    conn.execute("DROP TABLE order_items")
+    other_schema = conn.serialize()
+    env.reset()
+    env.restore(data)
+    assert env.state_hash() == expected == env.state_hash(recompute=True)
+    with pytest.raises(ValueError, match="tables differ"):
+        env.restore(other_schema)
+    assert env.state_hash() == expected
+
+
+def test_the_state_hash_depends_only_on_the_contents(spec):
+    a, b = Environment(spec), Environment(spec)
+    first, second = (r["order_id"] for r in rows(a, "orders", status="pending")[:2])
+    a.step("cancel_order", {"order_id": first})
+    a.step("cancel_order", {"order_id": second})
+    b.step("cancel_order", {"order_id": second})
+    b.step("update_order_status", {"order_id": first, "status": "shipped"})
+    assert a.state_hash() != b.state_hash()
+    b.step("update_order_status", {"order_id": first, "status": "pending"})
+    b.step("cancel_order", {"order_id": first})
+    assert a.state_hash() == b.state_hash() == b.state_hash(recompute=True)
+    initial = Environment(spec).state_hash()
+    item = a.step(
+        "add_order_item", {"order_id": "ord_0002", "product_id": "pro_0001", "quantity": 1, "unit_price": 2}
+    )
+    a.step("remove_order_item", {"item_id": item["result"]["item_id"]})
+    b.reset()
+    assert b.state_hash() == initial != a.state_hash()
+
+
+def test_reset_with_a_seed_is_deterministic_and_cheap_to_repeat(env, spec):
+    initial = env.state_hash()
+    one = env.reset(seed=1)
+    assert env.dump() == generate_state(spec, seed=1)
+    assert env.reset(seed=1) == one and one["state_hash"] != initial
+    assert env.reset(seed=2)["state_hash"] not in (initial, one["state_hash"])
+    assert env.reset()["state_hash"] == initial
+    assert env.reset()["tables"] == {"customers": 20, "products": 15, "orders": 40, "order_items": 80}
+
+
+def test_reset_with_an_explicit_state(env):
+    state = {
+        "customers": [{"customer_id": "c1", "name": "Ann Lee", "email": "ann@example.com", "vip": False}],
+        "orders": [
+            {
+                "order_id": "o1",
+                "customer_id": "c1",
+                "status": "pending",
+                "total": 5,
+                "created_at": "2025-01-01",
+            }
+        ],
+    }
+    obs = env.reset(state=state)
+    assert obs["tables"] == {"customers": 1, "products": 0, "orders": 1, "order_items": 0}
+    assert env.step("get_order", {"order_id": "o1"})["result"]["total"] == 5.0
+    assert env.step("create_order", {"customer_id": "c1", "total": 1})["result"]["order_id"] == "ord_0001"
+    current = env.state_hash()
+    bad = copy.deepcopy(state)
+    bad["orders"][0]["customer_id"] = "c404"
+    with pytest.raises(SpecError, match="c404"):
+        env.reset(state=bad)
+    bad = {
+        "orders": [{"order_id": "o1", "customer_id": "c1", "status": "lost", "total": 1, "created_at": "x"}]
+    }
+    with pytest.raises(SpecError, match="lost"):
+        env.reset(state=bad)
+    assert env.state_hash() == current
+
+
+def test_inserted_rows_get_generated_ids_and_the_fixed_clock(env):
+    created = env.step("create_order", {"customer_id": "cus_0001", "total": 9})["result"]
+    assert created["order_id"] == "ord_0041" and created["created_at"] == "2025-06-01T12:00:00Z"
+    assert created["status"] == "pending" and created["note"] is None
+
+
+def test_openai_tools_pickle_and_repr(env):
+    tools = env.openai_tools()
+    assert [t["function"]["name"] for t in tools] == env.tool_names and len(tools) == 12
+    assert tools[0]["type"] == "function" and tools[0]["function"]["parameters"]["required"] == [
+        "customer_id"
+    ]
+    env.step("cancel_order", {"order_id": rows(env, "orders", status="pending")[0]["order_id"]})
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.state_hash() == env.state_hash() and clone.dump() == env.dump()
+    assert repr(env).startswith("Environment('shop'")
+
+
+def test_verify_passes_on_the_fixture(spec):
+    assert verify(spec) == []
+    assert verify(spec, seed=7, calls_per_tool=5) == []
+
+
+def _broken(spec, tool, change):
+    spec = copy.deepcopy(spec)
+    change(next(t for t in spec["tools"] if t["name"] == tool))
+    return spec
+
+
+@pytest.mark.parametrize(
+    ("tool", "change", "reason"),
+    [
+        (
+            "create_order",
+            lambda t: t["operation"]["values"].update(nope="note"),
+            "orders has no column 'nope'",
+        ),
+        ("get_order", lambda t: t.update(kind="write"), "kind 'write' disagrees with operation 'get'"),
+        ("cancel_order", lambda t: t.update(kind="read"), "kind 'read' disagrees"),
+        (
+            "get_order",
+            lambda t: t["parameters"].update(required=[]),
+            "key argument 'order_id' must be listed",
+        ),
+        (
+            "list_orders",
+            lambda t: t["operation"]["filters"].append({"column": "status", "arg": "st"}),
+            "argument 'st'",
+        ),
+        (
+            "get_order",
+            lambda t: t.update(output_schema={"type": "object", "required": ["tracking_number"]}),
+            "does not match output_schema",
+        ),
+        (
+            "cancel_order",
+            lambda t: t["operation"]["preconditions"][0].update(value=[]),
+            "cannot be exercised: no row of orders can be addressed",
+        ),
+    ],
+)
+def test_verify_reports_a_broken_tool(spec, tool, change, reason):
+    problems = verify(_broken(spec, tool, change))
+    assert problems and problems[0]["tool"] == tool and reason in problems[0]["reason"], problems
+
+
+def test_verify_reports_an_initial_state_that_does_not_build(spec):
+    spec["initial_state"] = {
+        "orders": [
+            {"order_id": "o1", "customer_id": "ghost", "status": "pending", "total": 1, "created_at": "x"}
+        ]
+    }
+    (problem,) = verify(spec)
+    assert (
+        problem["tool"] is None
+        and "initial state does not build" in problem["reason"]
+        and "ghost" in problem["reason"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s.update(name="bad name"), "spec name must match"),
+        (lambda s: s.update(extra=1), "unknown key(s) extra"),
+        (
+            lambda s: s["tables"]["orders"]["columns"].update({"bad-col": {"type": "string"}}),
+            "'bad-col' is not an identifier",
+        ),
+        (
+            lambda s: s["tables"]["orders"]["columns"]["customer_id"].update(references="clients"),
+            "references unknown table 'clients'",
+        ),
+        (
+            lambda s: s["tables"]["orders"]["columns"]["status"].update(enum=[]),
+            "enum must be a non-empty list",
+        ),
+        (lambda s: s["tables"]["orders"]["columns"]["total"].update(type="float"), "type must be one of"),
+        (
+            lambda s: s["tables"]["orders"].update(primary_key="id"),
+            "primary_key 'id' is not one of its columns",
+        ),
+        (
+            lambda s: s["tables"].update(
+                sqlite_master={"primary_key": "a", "columns": {"a": {"type": "string"}}}
+            ),
+            "reserved",
+        ),
+        (lambda s: s["tools"].append(copy.deepcopy(s["tools"][0])), "duplicate tool name"),
+        (lambda s: s["data"]["rows"].update(payments=3), "data.rows: unknown table 'payments'"),
+    ],
+)
+def test_validate_spec_names_the_problem(spec, change, message):
+    change(spec)
+    with pytest.raises(SpecError) as info:
+        validate_spec(spec)
+    assert message in str(info.value)
+
+
+def test_reference_cycles_are_a_clear_error(spec):
+    spec["tables"]["customers"]["columns"]["last_order"] = {"type": "string", "references": "orders"}
+    with pytest.raises(SpecError, match="cycle"):
+        generate_state(spec, seed=0)

@@ -1,0 +1,89 @@
+"""Environments served to agents: a real MCP client over stdio, and the Gymnasium / TRL adapters."""
+
+import json
+import sys
+
+import anyio
+from transformers.utils import get_json_schema
+
+from envscale.env import Environment
+from envscale.env.adapters import GymEnvironment, trl_environment_class
+
+SHOP = "tests/fixtures/envs/shop.yaml"
+
+
+def test_mcp_client_lists_tools_calls_a_write_and_sees_the_state_change():
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    spec_tools = {t["name"]: t for t in Environment.from_yaml(SHOP).spec["tools"]}
+    env = Environment.from_yaml(SHOP)
+    env.reset()
+    customer = env.dump()["customers"][0]["customer_id"]
+
+    async def session_run():
+        server = StdioServerParameters(command=sys.executable, args=["-m", "envscale.cli", "serve-mcp", SHOP])
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            before = (await session.read_resource("envscale://state_hash")).contents[0].text
+            created = await session.call_tool(
+                "update_customer_email", {"customer_id": customer, "email": "new.address@example.com"}
+            )
+            after = (await session.read_resource("envscale://state_hash")).contents[0].text
+            got = await session.call_tool("get_customer", {"customer_id": customer})
+            bad = await session.call_tool("get_customer", {"customer_id": 42})
+            return tools, before, created, after, got, bad
+
+    tools, before, created, after, got, bad = anyio.run(session_run)
+    assert {t.name for t in tools} == set(spec_tools)
+    listed = {t.name: t for t in tools}
+    assert listed["get_customer"].annotations.read_only_hint is True
+    assert (
+        listed["update_customer_email"].input_schema["required"]
+        == spec_tools["update_customer_email"]["parameters"]["required"]
+    )
+    assert not getattr(created, "is_error", False) and before != after
+    assert json.loads(got.content[0].text)["result"]["email"] == "new.address@example.com"
+    assert getattr(bad, "is_error", False) and json.loads(bad.content[0].text)["code"] == "invalid_arguments"
+
+
+def test_gym_adapter_rewards_reaching_the_goal_state():
+    env = Environment.from_yaml(SHOP)
+    env.reset()
+    customer = env.dump()["customers"][0]["customer_id"]
+    env.step("update_customer_email", {"customer_id": customer, "email": "goal@example.com"})
+    goal = env.state_hash()
+    gym = GymEnvironment(Environment.from_yaml(SHOP), max_steps=3)
+    obs, info = gym.reset(options={"gold_state_hash": goal})
+    assert {t["function"]["name"] for t in obs["tools"]} >= {"get_customer", "cancel_order"}
+    _, reward, terminated, truncated, _ = gym.step(
+        {"tool": "get_customer", "arguments": {"customer_id": customer}}
+    )
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    _, reward, terminated, _, info = gym.step(
+        {"tool": "update_customer_email", "arguments": {"customer_id": customer, "email": "goal@example.com"}}
+    )
+    assert (reward, terminated) == (1.0, True) and info["state_hash"] == goal
+    _, _, _, truncated, _ = gym.step({"nonsense": True})
+    assert truncated
+
+
+def test_trl_environment_class_exposes_tools_trl_can_render():
+    spec = Environment.from_yaml(SHOP).spec
+    ShopEnv = trl_environment_class(spec)
+    env = ShopEnv()
+    env.reset()
+    customer = env.env.dump()["customers"][0]["customer_id"]
+    # TRL renders environment methods with transformers' get_json_schema: it must match the spec.
+    schema = get_json_schema(env.update_customer_email)["function"]
+    params = spec["tools"][[t["name"] for t in spec["tools"]].index("update_customer_email")]["parameters"]
+    assert schema["name"] == "update_customer_email"
+    assert set(schema["parameters"]["properties"]) == set(params["properties"])
+    assert set(schema["parameters"]["required"]) == set(params["required"])
+    observation = json.loads(env.update_customer_email(customer_id=customer, email="x@example.com"))
+    assert observation["ok"]
+    goal = env.env.state_hash()
+    assert env.reset(gold_state_hash=goal) is None and env.get_reward() == 0.0
+    env.update_customer_email(customer_id=customer, email="x@example.com")
+    assert env.get_reward() == 1.0

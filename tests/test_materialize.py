@@ -1,0 +1,85 @@
+"""The materialize stage: domains of a real graph -> verified environments, rebuilt from dataset rows."""
+
+import pytest
+from datasets import load_dataset
+
+from envscale.env import Environment
+from envscale.stages.collect import CollectConfig, collect
+from envscale.stages.graph import GraphConfig, build_graph
+from envscale.stages.materialize import MaterializeConfig, infer_spec, materialize, tool_entity
+
+FIX = "tests/fixtures/graph"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mat")
+    pool = collect(
+        CollectConfig(
+            sources=[f"json:{FIX}/shop.json", f"json:{FIX}/music.json", f"json:{FIX}/weather.json"]
+        ),
+        root / "api_pool",
+    )
+    return build_graph(
+        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
+    )
+
+
+def test_entities_come_from_key_parameters_and_names():
+    assert tool_entity("get_order", {"order_id": {}}) == ("order", "order_id")
+    assert tool_entity("refund_payment", {"payment_id": {}, "amount": {}}) == ("payment", "payment_id")
+    assert tool_entity("add_song_to_playlist", {"song_id": {}, "playlist_id": {}})[0] in ("song", "playlist")
+    assert tool_entity("get_current_weather", {"city": {}}) == ("weather", None)
+
+
+def test_domains_become_verified_environments_that_rebuild_from_their_rows(graph, tmp_path):
+    art = materialize(graph, MaterializeConfig(), tmp_path / "environments")
+    stats = art.manifest["stats"]
+    assert stats["domains"] == graph.manifest["stats"]["domains"]
+    assert stats["verified"] >= 2 and stats["verified"] + stats["rejected"] == stats["domains"]
+    rows = load_dataset(str(tmp_path / "environments"), "environments", split="train")
+    shop = next(r for r in rows if "orders" in r["tables"])
+    assert {"orders", "payments", "customers"} <= set(shop["tables"]) or "orders" in shop["tables"]
+    ops = {t["name"]: t["operation"]["type"] for t in shop["spec"]["tools"]}
+    assert (
+        ops["get_order"] == "get"
+        and ops["cancel_order"] in ("update", "delete")
+        and ops["list_orders"] == "list"
+    )
+    # Any environment rebuilds from its dataset row alone and gives the same state hash after the same calls.
+    a, b = (
+        Environment.from_row(shop),
+        Environment.from_row(rows[[r["name"] for r in rows].index(shop["name"])]),
+    )
+    a.reset(), b.reset()
+    assert a.state_hash() == b.state_hash() == shop["state_hash"]
+    order_id = a.dump()["orders"][0]["order_id"]
+    for env in (a, b):
+        assert env.step("get_order", {"order_id": order_id})["ok"]
+        env.step("cancel_order", {"order_id": order_id, "reason": "changed my mind"})
+    assert a.state_hash() == b.state_hash() != shop["state_hash"]
+    card = (tmp_path / "environments" / "README.md").read_text()
+    assert "passed verification" in card
+
+
+def test_a_domain_that_cannot_be_materialised_is_rejected_with_its_reason(graph, tmp_path):
+    domain = {"domain_id": 0, "name": "broken"}
+    tool = {
+        "id": "x",
+        "name": "get_thing",
+        "original_name": "get_thing",
+        "description": "Get a thing.",
+        "kind": "read",
+        "parameters": {
+            "type": "object",
+            "properties": {"thing_id": {"type": "string"}},
+            "required": ["thing_id"],
+        },
+        "output_schema": None,
+    }
+    spec = infer_spec(domain, [tool], MaterializeConfig())
+    assert spec["tables"]["things"]["primary_key"] == "thing_id"
+    art = materialize(graph, MaterializeConfig(min_tools=99), tmp_path / "none")
+    assert art.manifest["stats"]["verified"] == 0
+    rejected = art.load("rejected")
+    assert all("min_tools" in r["reason"] for r in rejected)
