@@ -36,6 +36,9 @@ style: install
 
 bench: install
 	$(BIN)/python bench/collect.py
+	$(BIN)/python bench/graph_quality.py
+	$(BIN)/python bench/env_step.py
+	$(BIN)/python bench/graph_scale.py
 
 clean:
 	rm -rf $(VENV) outputs .pytest_cache .ruff_cache

@@ -126,6 +126,15 @@ class Artifact:
         """A reference that will always resolve to exactly this version."""
         return f"{self.location}@{self.revision or self.version}"
 
+    def provenance(self) -> dict:
+        """How a stage that read this artifact records it among its inputs."""
+        return {
+            "ref": self.location,
+            "pinned": self.pinned,
+            "kind": self.manifest["kind"],
+            "fingerprint": self.manifest.get("fingerprint"),
+        }
+
     @property
     def data_dir(self) -> Path:
         """The local folder of this version (local artifacts only)."""

@@ -141,6 +141,25 @@ def to_dict(config: Any) -> dict:
     return dataclasses.asdict(config)
 
 
+def fingerprint(
+    config: Any, kind: Any, *, inputs: typing.Sequence[str] = (), ignore: typing.Iterable[str] = ()
+) -> str:
+    """What makes a stage's output what it is: its kind and schema, pinned inputs, and config.
+
+    Fields in `ignore` (cache folders, batch sizes, concurrency) change how a stage runs, not what it
+    makes, so they do not count. Two runs with the same fingerprint make the same artifact, which
+    is how `envscale run` skips complete stages and how an interrupted stage finds its work again.
+    """
+    import hashlib
+    import json
+
+    payload = {"kind": kind.name, "schema": kind.schema_version, "inputs": list(inputs), **to_dict(config)}
+    for key in ignore:
+        payload.pop(key)
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
     """Add one `--flag` per field of `cls`; flags not given stay absent (so the recipe wins)."""
     hints = typing.get_type_hints(cls)

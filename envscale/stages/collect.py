@@ -37,8 +37,8 @@ import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, ShardWriter
-from ..config import option, to_dict
-from ..normalize import NAME_MAX, Rejected, canonical_json, normalize_tool
+from ..config import fingerprint, option, to_dict
+from ..normalize import NAME_MAX, Rejected, normalize_tool
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
 from ..sources import RawError, SourceError, SourceInfo, parse_source, read_source
 
@@ -80,9 +80,7 @@ class CollectConfig:
             raise ValueError("max_description_chars and batch_size must be >= 1, max_raw_chars >= 0")
 
     def fingerprint(self) -> str:
-        payload = {"kind": API_POOL.name, "schema": API_POOL.schema_version, **to_dict(self)}
-        payload.pop("batch_size")
-        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+        return fingerprint(self, API_POOL, ignore=("batch_size",))
 
 
 def _safe(value: Any, limit: int | None = None) -> str | None:

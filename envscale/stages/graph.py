@@ -30,7 +30,6 @@ CLI: `envscale graph --input outputs/quickstart/api_pool --output outputs/quicks
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import logging
 import time
@@ -42,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from ..artifacts import Artifact, ArtifactWriter
-from ..config import option, to_dict
-from ..normalize import canonical_json, tokens
+from ..config import fingerprint, option, to_dict
+from ..normalize import tokens
 from ..schemas import GRAPH
 
 logger = logging.getLogger(__name__)
@@ -131,10 +130,8 @@ class GraphConfig:
             self.embedding_cache = None
 
     def fingerprint(self, input_pinned: str) -> str:
-        payload = {"kind": GRAPH.name, "schema": GRAPH.schema_version, "input": input_pinned, **to_dict(self)}
-        for key in ("embedding_cache", "embedding_batch_size", "llm_max_concurrency"):
-            payload.pop(key)
-        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+        ignore = ("embedding_cache", "embedding_batch_size", "llm_max_concurrency")
+        return fingerprint(self, GRAPH, inputs=[input_pinned], ignore=ignore)
 
 
 # ----------------------------------------------------------------------------- texts
@@ -509,14 +506,7 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
         GRAPH,
         config.fingerprint(pool_artifact.pinned),
         config=to_dict(config),
-        inputs=[
-            {
-                "ref": pool_artifact.location,
-                "pinned": pool_artifact.pinned,
-                "kind": "api_pool",
-                "fingerprint": pool_artifact.manifest["fingerprint"],
-            }
-        ],
+        inputs=[pool_artifact.provenance()],
     )
     out_edges = writer.shard_writer("edges")
     for e in edges:

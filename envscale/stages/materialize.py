@@ -35,7 +35,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from collections import Counter
@@ -46,8 +45,8 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, open_artifact
-from ..config import option, to_dict
-from ..normalize import READ_VERBS, WRITE_VERBS, canonical_json, sanitize_name, tokens
+from ..config import fingerprint, option, to_dict
+from ..normalize import READ_VERBS, WRITE_VERBS, sanitize_name, tokens
 from ..schemas import ENVIRONMENTS
 
 logger = logging.getLogger(__name__)
@@ -128,13 +127,7 @@ class MaterializeConfig:
             raise ValueError("rows_per_table, calls_per_tool and min_tools must be >= 1, max_columns >= 2")
 
     def fingerprint(self, input_pinned: str) -> str:
-        payload = {
-            "kind": ENVIRONMENTS.name,
-            "schema": ENVIRONMENTS.schema_version,
-            "input": input_pinned,
-            **to_dict(self),
-        }
-        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+        return fingerprint(self, ENVIRONMENTS, inputs=[input_pinned])
 
 
 # ----------------------------------------------------------------------------- inference
@@ -371,8 +364,8 @@ def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str
         config.fingerprint(graph_artifact.pinned),
         config=to_dict(config),
         inputs=[
-            {"ref": graph_artifact.location, "pinned": graph_artifact.pinned, "kind": "graph"},
-            {"ref": pool_ref, "pinned": pool_artifact.pinned, "kind": "api_pool"},
+            graph_artifact.provenance(),
+            pool_artifact.provenance(),
         ],
     )
     envs = writer.shard_writer("environments", batch_size=50)
