@@ -465,3 +465,235 @@ def test_reference_cycles_are_a_clear_error(spec):
     spec["tables"]["customers"]["columns"]["last_order"] = {"type": "string", "references": "orders"}
     with pytest.raises(SpecError, match="cycle"):
         generate_state(spec, seed=0)
+
+
+# Specs minimised from environments inferred from real API docs (BFCL function docs), on which
+# `verify` used to fail for reasons of its own: a crash on json columns, generated arguments that
+# broke the tool's own JSON Schema (enums the column lacks, integer arguments for number columns,
+# arrays and objects for json columns, bounds, formats, patterns, anyOf).
+MEETING_ROOMS = {
+    "name": "meeting_rooms",
+    "tables": {
+        "rooms": {
+            "primary_key": "room_id",
+            "columns": {
+                "room_id": {"type": "string"},
+                "meeting_room_name": {"type": "string"},
+                "start_time": {"type": "string"},
+                "attendees": {"type": "json"},
+                "room_names": {"type": "json"},
+            },
+        }
+    },
+    "tools": [
+        {
+            "name": "book_meeting_room",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "required": ["meeting_room_name", "start_time", "attendees"],
+                "properties": {
+                    "meeting_room_name": {"type": "string"},
+                    "start_time": {"type": "string", "format": "date-time"},
+                    "attendees": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                },
+            },
+            "operation": {
+                "type": "insert",
+                "table": "rooms",
+                "values": {
+                    "meeting_room_name": "meeting_room_name",
+                    "start_time": "start_time",
+                    "attendees": "attendees",
+                },
+                "generate": {"room_id": "id"},
+            },
+        },
+        {
+            "name": "get_room_schedule",
+            "kind": "read",
+            "parameters": {
+                "type": "object",
+                "required": ["room_names"],
+                "properties": {"room_names": {"type": "array", "items": {"type": "string"}}},
+            },
+            "operation": {
+                "type": "list",
+                "table": "rooms",
+                "filters": [{"column": "room_names", "arg": "room_names"}],
+            },
+        },
+        {
+            "name": "update_attendees",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "required": ["room_id", "attendees"],
+                "properties": {
+                    "room_id": {"type": "string"},
+                    "attendees": {
+                        "type": "array",
+                        "items": {"type": "string", "enum": ["Ann", "Ben", "Eva"]},
+                    },
+                },
+            },
+            "operation": {
+                "type": "update",
+                "table": "rooms",
+                "key": {"room_id": "room_id"},
+                "set": {"attendees": "attendees"},
+            },
+        },
+    ],
+}
+
+WEATHER = {
+    "name": "weather",
+    "tables": {
+        "forecasts": {
+            "primary_key": "forecast_id",
+            "columns": {
+                "forecast_id": {"type": "string"},
+                "location": {"type": "string"},
+                "unit": {"type": "string"},
+                "date": {"type": "string"},
+                "amount": {"type": "number"},
+                "days": {"type": "integer"},
+                "code": {"type": "string"},
+                "since": {"type": "string"},
+                "address": {"type": "json"},
+            },
+        }
+    },
+    "tools": [
+        {
+            "name": "get_forecast",
+            "kind": "read",
+            "parameters": {
+                "type": "object",
+                "required": ["location", "unit", "amount", "days", "code"],
+                "properties": {
+                    "location": {"type": "string", "minLength": 3, "maxLength": 40},
+                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    "date": {"type": "string", "format": "date"},
+                    "amount": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "days": {"type": "integer", "enum": [1, 2, 3]},
+                    "code": {"type": "string", "pattern": "^[A-Z]{3}-\\d{2}$"},
+                    "since": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]},
+                },
+            },
+            "operation": {
+                "type": "list",
+                "table": "forecasts",
+                "filters": [
+                    {"column": c, "arg": c}
+                    for c in ("location", "unit", "date", "amount", "days", "code", "since")
+                ],
+            },
+        },
+        {
+            "name": "add_forecast",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "required": ["unit", "amount", "address"],
+                "properties": {
+                    "unit": {"type": "string", "enum": ["metric", "imperial"]},
+                    "amount": {"type": "integer", "exclusiveMinimum": 0, "maximum": 9},
+                    "address": {
+                        "type": "object",
+                        "required": ["city", "country"],
+                        "properties": {
+                            "city": {"type": "string"},
+                            "country": {"type": "string", "minLength": 2, "maxLength": 2},
+                        },
+                    },
+                },
+            },
+            "operation": {
+                "type": "insert",
+                "table": "forecasts",
+                "values": {"unit": "unit", "amount": "amount", "address": "address"},
+                "generate": {"forecast_id": "id"},
+            },
+        },
+    ],
+}
+
+# A required argument whose schema no value satisfies (from a real doc: type integer, string enum).
+TICKETS = {
+    "name": "tickets",
+    "tables": {
+        "tickets": {
+            "primary_key": "ticket_id",
+            "columns": {"ticket_id": {"type": "string"}, "number_of_tickets": {"type": "integer"}},
+        }
+    },
+    "tools": [
+        {
+            "name": "reserve_tickets",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "required": ["number_of_tickets"],
+                "properties": {"number_of_tickets": {"type": "integer", "enum": ["1", "2", "3"]}},
+            },
+            "operation": {
+                "type": "insert",
+                "table": "tickets",
+                "values": {"number_of_tickets": "number_of_tickets"},
+                "generate": {"ticket_id": "id"},
+            },
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("env_spec", [MEETING_ROOMS, WEATHER], ids=["json-columns", "constrained-arguments"])
+def test_verify_builds_calls_that_fit_the_tools_own_schemas(env_spec, seed):
+    assert verify(copy.deepcopy(env_spec), seed=seed) == []
+
+
+def test_json_columns_get_the_shape_of_the_arguments_bound_to_them():
+    state = generate_state(MEETING_ROOMS, seed=0)
+    assert all(isinstance(r["attendees"], list) and isinstance(r["room_names"], list) for r in state["rooms"])
+    # an unconstrained string column keeps its realistic value; constrained ones satisfy the arguments
+    state = generate_state(WEATHER, seed=0)["forecasts"]
+    assert all(r["unit"] in ("celsius", "fahrenheit", "metric", "imperial") for r in state)
+    assert all(isinstance(r["days"], int) and r["days"] in (1, 2, 3) for r in state)
+    assert all(isinstance(r["address"], dict) and len(r["address"]["country"]) == 2 for r in state)
+    # every filter value of a row is accepted, so a list call can select existing rows
+    with Environment(WEATHER) as env:
+        row = env.dump()["forecasts"][0]
+        args = {
+            "location": row["location"],
+            "unit": row["unit"],
+            "amount": 5,
+            "days": row["days"],
+            "code": row["code"],
+        }
+        assert env.step("get_forecast", args)["ok"]
+
+
+def test_verify_still_reports_real_spec_problems():
+    assert verify(copy.deepcopy(TICKETS)) == [
+        {
+            "tool": "reserve_tickets",
+            "reason": "cannot be exercised: no value of required argument 'number_of_tickets' (tickets.number_of_tickets) "
+            'satisfies its schema {"enum": ["1", "2", "3"], "type": "integer"}',
+        }
+    ]
+    spec = copy.deepcopy(MEETING_ROOMS)  # a precondition that no row can meet
+    spec["tools"][2]["operation"]["preconditions"] = [
+        {"column": "meeting_room_name", "op": "eq", "value": "nope"}
+    ]
+    assert [p["tool"] for p in verify(spec)] == ["update_attendees"]
+    assert "no row of rooms can be addressed" in verify(spec)[0]["reason"]
+    spec = copy.deepcopy(MEETING_ROOMS)  # the updates really run: their results are checked
+    output = {"type": "object", "properties": {"attendees": {"type": "array", "items": {"type": "string"}}}}
+    spec["tools"][2]["output_schema"] = output
+    assert verify(spec) == []
+    output["properties"]["attendees"]["items"]["type"] = "integer"
+    assert {p["tool"] for p in verify(spec)} == {"update_attendees"}
+    assert "does not match output_schema" in verify(spec)[0]["reason"]

@@ -7,6 +7,10 @@ inferred from its name: `name`, `email`, `phone`, `city`, `country`, `address`, 
 (`date`, `*_on` -> ISO dates; `*_at`, `created*`, `updated*` -> ISO datetimes), money (`price`,
 `amount`, `total`, `balance`, ... -> 2-decimal numbers), `quantity`/`count` (small integers),
 `title`/`description` (short phrases), `url`, flags (`is_*`, `active`, ... -> booleans).
+A column without an enum that tools bind to constrained arguments (an enum, bounds, a pattern, a
+format, an array or object type, ...) gets values those arguments accept (`bound_schemas`,
+`schema_value`), so a json column bound to an array argument holds lists, and the keys and filter
+values of existing rows are valid arguments.
 
 Example:
 
@@ -201,10 +205,28 @@ def _validator_of(text: str) -> Any:
     return jsonschema.validators.validator_for(schema)(schema)
 
 
+_ANNOTATIONS = {"description", "title", "default", "examples", "$comment", "deprecated"}
+
+
+def _is_type(value: Any, kind: Any) -> bool:
+    """JSON Schema's `type` check (a float with an integral value is an integer)."""
+    if kind in ("integer", "number"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        return kind == "number" or isinstance(value, int) or value.is_integer()
+    types = {"string": str, "boolean": bool, "array": list, "object": dict}
+    return value is None if kind == "null" else isinstance(value, types[kind]) if kind in types else False
+
+
 def schema_accepts(schema: Any, value: Any) -> bool:
     """Whether `value` is valid under the JSON Schema `schema` (`True` for a schema that cannot be checked)."""
     if not isinstance(schema, dict):
         return schema is not False
+    if set(schema) <= _ANNOTATIONS | {"type"} and isinstance(schema.get("type", "string"), str | list):
+        kinds = schema.get("type")
+        if kinds is None:
+            return True
+        return any(_is_type(value, kind) for kind in ([kinds] if isinstance(kinds, str) else kinds))
     try:
         return _validator_of(json.dumps(schema, sort_keys=True, default=str)).is_valid(value)
     except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
@@ -223,7 +245,9 @@ def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: in
         return f"{rng.choice(_ADJECTIVES)}-{rng.choice(_NOUNS)}"
     if "const" in schema:
         return schema["const"]
-    rest = {k: v for k, v in schema.items() if k not in ("enum", "anyOf", "oneOf", "allOf", "default", "examples")}
+    rest = {
+        k: v for k, v in schema.items() if k not in ("enum", "anyOf", "oneOf", "allOf", "default", "examples")
+    }
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         fitting = [v for v in schema["enum"] if schema_accepts(rest, v)]
         return rng.choice(fitting or schema["enum"])
@@ -260,7 +284,9 @@ def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: in
     if kind == "object":
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         required = [r for r in schema.get("required") or [] if isinstance(r, str)]
-        names = [p for p in props if p in required or rng.random() < 0.5] + [r for r in required if r not in props]
+        names = [p for p in props if p in required or rng.random() < 0.5] + [
+            r for r in required if r not in props
+        ]
         return {p: schema_value(props.get(p, {}), rng, now, depth=depth + 1) for p in names}
     return _string_value(schema, rng, now)
 
@@ -268,10 +294,22 @@ def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: in
 def _number_value(schema: dict[str, Any], kind: str, rng: random.Random) -> int | float:
     lo, hi = schema.get("minimum"), schema.get("maximum")
     step = 1 if kind == "integer" else 0.01
-    if isinstance(schema.get("exclusiveMinimum"), int | float) and not isinstance(schema["exclusiveMinimum"], bool):
-        lo = max(lo, schema["exclusiveMinimum"] + step) if isinstance(lo, int | float) else schema["exclusiveMinimum"] + step
-    if isinstance(schema.get("exclusiveMaximum"), int | float) and not isinstance(schema["exclusiveMaximum"], bool):
-        hi = min(hi, schema["exclusiveMaximum"] - step) if isinstance(hi, int | float) else schema["exclusiveMaximum"] - step
+    if isinstance(schema.get("exclusiveMinimum"), int | float) and not isinstance(
+        schema["exclusiveMinimum"], bool
+    ):
+        lo = (
+            max(lo, schema["exclusiveMinimum"] + step)
+            if isinstance(lo, int | float)
+            else schema["exclusiveMinimum"] + step
+        )
+    if isinstance(schema.get("exclusiveMaximum"), int | float) and not isinstance(
+        schema["exclusiveMaximum"], bool
+    ):
+        hi = (
+            min(hi, schema["exclusiveMaximum"] - step)
+            if isinstance(hi, int | float)
+            else schema["exclusiveMaximum"] - step
+        )
     lo = lo if isinstance(lo, int | float) and not isinstance(lo, bool) else None
     hi = hi if isinstance(hi, int | float) and not isinstance(hi, bool) else None
     if lo is None and hi is None:
@@ -436,7 +474,10 @@ def bound_schemas(spec: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, 
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for tool in spec.get("tools", []):
         op, props = tool["operation"], tool["parameters"].get("properties", {})
-        pairs = [(c, props.get(a)) for c, a in {**op.get("key", {}), **op.get("values", {}), **op.get("set", {})}.items()]
+        pairs = [
+            (c, props.get(a))
+            for c, a in {**op.get("key", {}), **op.get("values", {}), **op.get("set", {})}.items()
+        ]
         for flt in op.get("filters", []):
             prop = props.get(flt["arg"])
             if flt.get("op", "eq") in ("eq", "ne"):
@@ -444,13 +485,17 @@ def bound_schemas(spec: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, 
             elif flt.get("op") == "in" and isinstance(prop, dict):
                 pairs.append((flt["column"], prop.get("items")))
         for column, prop in pairs:
-            if isinstance(prop, dict) and set(prop) - {"description", "title", "default", "examples"}:
+            if isinstance(prop, dict) and set(prop) - _ANNOTATIONS:
                 out.setdefault((op["table"], column), []).append(prop)
     return out
 
 
 def _fit_bound(
-    value: Any, column_spec: dict[str, Any], schemas: list[dict[str, Any]], rng: random.Random, now: dt.datetime
+    value: Any,
+    column_spec: dict[str, Any],
+    schemas: list[dict[str, Any]],
+    rng: random.Random,
+    now: dt.datetime,
 ) -> Any:
     """`value`, or when some argument bound to its column rejects it, a value those arguments accept."""
     if all(schema_accepts(s, value) for s in schemas):

@@ -26,17 +26,24 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 import jsonschema
 
-from envscale.env.data import column_value, id_prefix, parse_now
+from envscale.env.data import column_value, id_prefix, parse_now, schema_accepts, schema_value
 from envscale.env.runtime import PRECONDITION_OPS, Environment
-from envscale.env.spec import SpecError, validate_spec
+from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
 
 _WRONG_TYPED = [12345, "not-a-valid-value", [1, 2], {"unexpected": 1}, True, None]
+
+
+_NO_VALUE = object()
+"""What `_pick` returns when no value satisfies an argument's schema."""
 
 
 class _CannotCall(Exception):
@@ -123,28 +130,55 @@ def _exercise(
 def _valid_call(
     env: Environment, tool: dict[str, Any], rows: dict[str, list[dict]], rng: random.Random
 ) -> dict[str, Any]:
-    """Arguments that the tool should accept: keys of rows that exist, fresh values for new data."""
+    """Arguments that the tool should accept: keys of rows that exist, fresh values for new data.
+
+    Every argument satisfies its own JSON Schema (enum, bounds, lengths, pattern, format, arrays,
+    objects, ...) and fits the column it is bound to. Keys and filter values are taken from existing
+    rows when the schema accepts them, else built from the schema; an optional argument no value
+    fits is left out, a required one makes the tool impossible to exercise (`_CannotCall`).
+    """
     op, params = tool["operation"], tool["parameters"]
     props, required = params.get("properties", {}), set(params.get("required", []))
     table = op["table"]
-    tspec = env.spec["tables"][table]
+    tables = env.spec["tables"]
+    tspec = tables[table]
+    now = parse_now(env.spec)
     args: dict[str, Any] = {}
+
+    def put(arg: str, candidates: list[Any], accepts: Callable[[Any], bool], what: str) -> None:
+        value = _pick(props[arg], candidates, accepts, rng, now)
+        if value is not _NO_VALUE:
+            args[arg] = value
+        elif arg in required:
+            raise _CannotCall(
+                f"no value of required argument {arg!r} ({what}) satisfies its schema {_text(props[arg])}"
+            )
+
     if "key" in op:
         candidates = [r for r in rows[table] if _preconditions_hold(op.get("preconditions", []), r)]
         if op["type"] == "delete":
             referenced = {
                 child_row[column]
-                for child, cspec in env.spec["tables"].items()
+                for child, cspec in tables.items()
                 for column, col in cspec["columns"].items()
                 if col.get("references") == table
                 for child_row in rows[child]
+                if child_row[column] is not None
             }
             candidates = [r for r in candidates if r[tspec["primary_key"]] not in referenced]
         if not candidates:
             raise _CannotCall(
                 f"no row of {table} can be addressed (all fail the preconditions or are referenced)"
             )
-        target = rng.choice(candidates)
+        addressable = [
+            r for r in candidates if all(schema_accepts(props[a], r[c]) for c, a in op["key"].items())
+        ]
+        if not addressable:
+            raise _CannotCall(
+                f"no addressable row of {table} has a key that the key argument(s) accept: "
+                f"{_text({a: props[a] for a in op['key'].values()})}"
+            )
+        target = rng.choice(addressable)
         args.update({arg: target[column] for column, arg in op["key"].items()})
     else:
         target = rng.choice(rows[table]) if rows[table] else None
@@ -152,30 +186,91 @@ def _valid_call(
         arg, column, fop = flt["arg"], flt["column"], flt.get("op", "eq")
         if arg in args or (arg not in required and rng.random() < 0.5):
             continue
-        value = target[column] if target is not None else None
-        if value is None:
-            value = _fresh(env, table, column, rng)
-        args[arg] = _filter_value(fop, value, rng)
+        existing = [r[column] for r in rng.sample(rows[table], min(5, len(rows[table])))]
+        if target is not None:
+            existing.insert(0, target[column])
+        values = [_filter_value(fop, v, rng) for v in existing if v is not None]
+        accepts = functools.partial(_filter_accepts, tspec, column, fop)
+        put(arg, values, accepts, f"filter {fop} on {table}.{column}")
     if op.get("limit_arg"):
         prop = props[op["limit_arg"]]
-        args[op["limit_arg"]] = max(prop.get("minimum", 1), min(prop.get("maximum", 5), rng.randint(1, 5)))
+        limit = max(prop.get("minimum", 1), min(prop.get("maximum", 5), rng.randint(1, 5)))
+        put(op["limit_arg"], [limit], lambda v: True, "limit")
     bound = {**op.get("values", {}), **op.get("set", {})}
     chosen = [c for c, a in bound.items() if a in required or rng.random() < 0.7]
     if op["type"] == "update" and not chosen and bound and not op.get("fixed"):
         chosen = [rng.choice(sorted(bound))]
-    for column in chosen:
+    # an update must change something: when no chosen column got a value, try the others
+    must_set = op["type"] == "update" and bool(bound) and not op.get("fixed")
+    spare = sorted(set(bound) - set(chosen)) if must_set else []
+    for column in chosen + spare:
+        if column not in chosen and set(bound.values()) & set(args):
+            break
         current = target[column] if op["type"] == "update" else None
-        args[bound[column]] = _fit(
-            props[bound[column]], _new_value(env, rows, table, column, current, rng), rng
-        )
-    for arg in required - set(args):
-        args[arg] = _from_schema(props[arg])
+        accepts = functools.partial(_write_accepts, env, rows, table, column, current)
+        put(bound[column], _new_values(env, rows, table, column, current, rng), accepts, f"{table}.{column}")
+    if must_set and not set(bound.values()) & set(args):
+        raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
+    for arg in sorted(required - set(args)):
+        put(arg, [], lambda v: True, "not bound to a column")
     error = jsonschema.exceptions.best_match(
         jsonschema.validators.validator_for(params)(params).iter_errors(args)
     )
     if error is not None:
         raise _CannotCall(f"generated arguments {_text(args)} do not match the parameters: {error.message}")
     return args
+
+
+def _pick(
+    prop: dict[str, Any], candidates: list[Any], accepts: Callable[[Any], bool], rng: random.Random, now: Any
+) -> Any:
+    """The first candidate that both the argument schema and `accepts` take, else one brought inside the
+    schema, else one built from the schema; `_NO_VALUE` when none is found."""
+    for value in candidates:
+        if accepts(value) and schema_accepts(prop, value):
+            return value
+    for value in candidates:
+        value = _fit(prop, value, rng)
+        if accepts(value) and schema_accepts(prop, value):
+            return value
+    for _ in range(25):
+        value = schema_value(prop, rng, now)
+        if accepts(value) and schema_accepts(prop, value):
+            return value
+    return _NO_VALUE
+
+
+def _filter_accepts(tspec: dict[str, Any], column: str, op: str, value: Any) -> bool:
+    """Whether the runtime takes `value` as the argument of a filter `op` on `column`."""
+    cspec = tspec["columns"][column]
+    if op == "in":
+        return isinstance(value, list) and all(
+            v is None or value_problem({"type": cspec["type"]}, v) is None for v in value
+        )
+    if op == "contains":
+        return isinstance(value, str)
+    if value is None:
+        return is_nullable(tspec, column)
+    return value_problem(cspec, value) is None
+
+
+def _write_accepts(
+    env: Environment, rows: dict[str, list[dict]], table: str, column: str, current: Any, value: Any
+) -> bool:
+    """Whether writing `value` to `column` should succeed: it fits the column, references an existing
+    row and keeps unique columns unique."""
+    tspec = env.spec["tables"][table]
+    cspec = tspec["columns"][column]
+    if value is None:
+        return is_nullable(tspec, column)
+    if value_problem(cspec, value) is not None:
+        return False
+    if "references" in cspec:
+        ref = cspec["references"]
+        return value in [r[env.spec["tables"][ref]["primary_key"]] for r in rows[ref]]
+    if cspec.get("unique") or column == tspec["primary_key"]:
+        return value == current or value not in [r[column] for r in rows[table]]
+    return True
 
 
 def _preconditions_hold(preconditions: list[dict[str, Any]], row: dict[str, Any]) -> bool:
@@ -197,20 +292,29 @@ def _fresh(env: Environment, table: str, column: str, rng: random.Random) -> Any
     return column_value(table, column, env.spec["tables"][table]["columns"][column], rng, parse_now(env.spec))
 
 
-def _new_value(
+def _new_values(
     env: Environment, rows: dict[str, list[dict]], table: str, column: str, current: Any, rng: random.Random
-) -> Any:
-    """A value for a written column: an existing key for a reference, unused for unique columns, not `current`."""
-    tspec = env.spec["tables"][table]
-    cspec = tspec["columns"][column]
+) -> list[Any]:
+    """Candidate values for a written column, best first: existing keys for a reference (other than
+    `current` first), else a fresh value (unused for unique columns, not `current`)."""
+    cspec = env.spec["tables"][table]["columns"][column]
     if "references" in cspec:
         ref = cspec["references"]
         keys = [r[env.spec["tables"][ref]["primary_key"]] for r in rows[ref]]
-        others = [k for k in keys if k != current] or keys
-        return rng.choice(others) if others else None
-    taken = (
-        {r[column] for r in rows[table]} if cspec.get("unique") or column == tspec["primary_key"] else set()
-    )
+        others = [k for k in keys if k != current]
+        rng.shuffle(others)
+        return others + [k for k in keys if k == current]
+    return [_new_value(env, rows, table, column, current, rng)]
+
+
+def _new_value(
+    env: Environment, rows: dict[str, list[dict]], table: str, column: str, current: Any, rng: random.Random
+) -> Any:
+    """A fresh value for a written column that is not a reference: unused for unique columns, not `current`."""
+    tspec = env.spec["tables"][table]
+    cspec = tspec["columns"][column]
+    # a list, not a set: json columns hold unhashable values (only unique and key columns are filled)
+    taken = [r[column] for r in rows[table]] if cspec.get("unique") or column == tspec["primary_key"] else []
     if column == tspec["primary_key"]:
         if cspec["type"] == "integer":
             return max(taken, default=0) + 1 + rng.randrange(1000)
@@ -226,27 +330,22 @@ def _new_value(
 
 
 def _fit(prop: dict[str, Any], value: Any, rng: random.Random) -> Any:
-    """Bring a value inside an argument schema's `enum`, numeric bounds and `maxLength`."""
-    if isinstance(prop.get("enum"), list) and value not in prop["enum"]:
+    """Bring a value inside an argument schema's `enum`, integer type, numeric bounds and string lengths."""
+    if isinstance(prop.get("enum"), list) and prop["enum"] and value not in prop["enum"]:
         return rng.choice(prop["enum"])
     if isinstance(value, int | float) and not isinstance(value, bool):
-        value = max(prop.get("minimum", value), min(prop.get("maximum", value), value))
-    if isinstance(value, str) and isinstance(prop.get("maxLength"), int):
-        value = value[: prop["maxLength"]]
+        kinds = prop.get("type") if isinstance(prop.get("type"), list) else [prop.get("type")]
+        if "integer" in kinds and "number" not in kinds and isinstance(value, float) and math.isfinite(value):
+            value = round(value)
+        for bound, pick in (("minimum", max), ("maximum", min)):
+            if isinstance(prop.get(bound), int | float) and not isinstance(prop[bound], bool):
+                value = pick(prop[bound], value)
+    if isinstance(value, str):
+        if isinstance(prop.get("maxLength"), int):
+            value = value[: prop["maxLength"]]
+        if isinstance(prop.get("minLength"), int) and len(value) < prop["minLength"]:
+            value = value + "x" * (prop["minLength"] - len(value))
     return value
-
-
-def _from_schema(prop: dict[str, Any]) -> Any:
-    """A plain value for an argument that no column gives a value to."""
-    if "default" in prop:
-        return prop["default"]
-    if isinstance(prop.get("enum"), list) and prop["enum"]:
-        return prop["enum"][0]
-    kind = prop.get("type")
-    kind = kind[0] if isinstance(kind, list) and kind else kind
-    return {"string": "test", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}.get(
-        kind, "test"
-    )
 
 
 def _check_write(

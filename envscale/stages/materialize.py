@@ -135,7 +135,7 @@ class MaterializeConfig:
 
 def ident(name: str) -> str:
     """A SQL-safe identifier (`[A-Za-z_][A-Za-z0-9_]*`, at most 63 characters)."""
-    out = _IDENT.sub("_", sanitize_name(name) or "x").strip("_") or "x"
+    out = _IDENT.sub("_", sanitize_name(name) or "x").strip("_").lower() or "x"  # SQLite names ignore case
     return ("c_" + out if out[0].isdigit() else out)[:63]
 
 
@@ -209,6 +209,19 @@ def _unify(observed: list[Any]) -> dict:
     return col
 
 
+def _reaches(refs: dict[str, set[str]], start: str, goal: str) -> bool:
+    """Whether `goal` is reachable from `start` along references (a new edge goal -> start would cycle)."""
+    stack, seen = [start], set()
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            stack.extend(refs.get(node, ()))
+    return False
+
+
 def infer_spec(domain: dict, tools: list[dict], config: MaterializeConfig) -> dict:
     """The environment spec of one domain, from its tools (deterministic)."""
     plan = []
@@ -247,17 +260,21 @@ def infer_spec(domain: dict, tools: list[dict], config: MaterializeConfig) -> di
             "integer",
         ):  # mixed key types: tools whose keys do not fit are dropped
             pk_spec["type"] = "string"
-    for table, spec_table in tables.items():  # foreign keys between the inferred tables
+    refs: dict[str, set[str]] = {t: set() for t in tables}  # foreign keys between the inferred tables,
+    for table, spec_table in sorted(tables.items()):  # skipping any that would close a cycle
         for column, col in spec_table["columns"].items():
             target = plural(ident(_key_entity(column) or "")) if _key_entity(column) else None
-            if column != spec_table["primary_key"] and target in tables and target != table:
-                target_pk = tables[target]["columns"][tables[target]["primary_key"]]
-                if (
-                    col["type"] == target_pk["type"]
-                    and col["type"] in ("string", "integer")
-                    and "enum" not in col
-                ):
-                    col["references"] = target
+            if column == spec_table["primary_key"] or target not in tables or target == table:
+                continue
+            target_pk = tables[target]["columns"][tables[target]["primary_key"]]
+            fits = (
+                col["type"] == target_pk["type"]
+                and col["type"] in ("string", "integer")
+                and "enum" not in col
+            )
+            if fits and not _reaches(refs, target, table):
+                col["references"] = target
+                refs[table].add(target)
     env_tools = [_operation(tool, table, key, arg_columns, tables) for tool, table, key, arg_columns in plan]
     name = ident(f"domain_{domain['domain_id']}_{domain['name']}")[:60]
     return {
@@ -311,6 +328,7 @@ def _operation(tool: dict, table: str, key: str | None, arg_columns: dict, table
         if key and key in props:  # the caller names the new key
             op["values"][pk] = key
             op["generate"] = {}
+            required.add(key)
     params = {**params, "properties": props, "required": sorted(required & set(props))}
     return {
         "name": tool["name"],
