@@ -135,6 +135,13 @@ def run_child(*args: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000, 30000])
+    parser.add_argument(
+        "--runs",
+        nargs="+",
+        default=["cold", "warm", "igraph", "encode"],
+        choices=["cold", "warm", "igraph", "encode"],
+        help="which measurements to make",
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -150,11 +157,11 @@ def main() -> None:
         for n in args.sizes:
             pool = make_pool(n, work)
             cache = str(work / f"cache_{n}")
-            runs = {
-                "cold": run_child("networkx", pool, str(work / f"g{n}c"), cache),
-                "warm": run_child("networkx", pool, str(work / f"g{n}w"), cache),
-                "igraph": run_child("igraph", pool, str(work / f"g{n}i"), cache),
-            }
+            runs = {}
+            for name in ("cold", "warm", "igraph"):  # warm and igraph reuse the cache the cold run filled
+                if name in args.runs or (name == "cold" and {"warm", "igraph"} & set(args.runs)):
+                    backend = "igraph" if name == "igraph" else "networkx"
+                    runs[name] = run_child(backend, pool, str(work / f"g{n}{name}"), cache)
             for name, r in runs.items():
                 t = r["timings"]
                 print(
@@ -163,19 +170,26 @@ def main() -> None:
                     f"{r['communities']['louvain_seconds']:9.2f} {r['domains']:7d} {sum(r['edges'].values()):8d} "
                     f"{r['peak_rss_mb']:8.0f}"
                 )
-            enc = run_child("encode", pool, "-", "-")
-            stage_embed = runs["cold"]["timings"]["embed_s"]
+            nan = float("nan")
+            enc = (
+                run_child("encode", pool, "-", "-")
+                if "encode" in args.runs
+                else {"encode_s": nan, "unique": 0}
+            )
+            missing = {"wall_s": nan, "timings": {}, "communities": {"louvain_seconds": nan}}
+            cold, warm, ig = (runs.get(k, missing) for k in ("cold", "warm", "igraph"))
+            peak = max((r["peak_rss_mb"] for r in runs.values()), default=nan)
             summary.append(
                 (
                     n,
-                    stage_embed,
+                    cold["timings"].get("embed_s", nan),
                     enc["encode_s"],
                     enc["unique"],
-                    runs["cold"]["communities"]["louvain_seconds"],
-                    runs["igraph"]["communities"]["louvain_seconds"],
-                    runs["cold"]["wall_s"],
-                    runs["warm"]["wall_s"],
-                    max(r["peak_rss_mb"] for r in runs.values()),
+                    cold["communities"]["louvain_seconds"],
+                    ig["communities"]["louvain_seconds"],
+                    cold["wall_s"],
+                    warm["wall_s"],
+                    peak,
                 )
             )
             sys.stdout.flush()
