@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -297,7 +298,7 @@ class _SchemaNormalizer:
                 out[key] = self.schema_map(value, f"{where}.{key}", depth)
             elif cls == "required":
                 if isinstance(value, list):
-                    out[key] = [v for v in dict.fromkeys(value) if isinstance(v, str)]
+                    out[key] = list(dict.fromkeys(v for v in value if isinstance(v, str)))
                 elif isinstance(value, str):
                     out[key] = [value]
                 else:
@@ -400,17 +401,16 @@ class _SchemaNormalizer:
 
 
 def _as_number(value: Any) -> float | int | None:
-    if isinstance(value, bool):
+    """A finite JSON number from a number or numeric string (NaN/Infinity are not JSON)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
-    if isinstance(value, int | float):
-        return value
-    if isinstance(value, str):
-        try:
-            f = float(value)
-        except ValueError:
-            return None
-        return int(f) if f.is_integer() else f
-    return None
+    try:
+        f = float(value)
+    except (ValueError, OverflowError):
+        return None
+    if not math.isfinite(f):
+        return None
+    return value if isinstance(value, int | float) else (int(f) if f.is_integer() else f)
 
 
 def _looks_like_property_map(params: dict) -> bool:
@@ -479,8 +479,10 @@ def normalize_output_schema(schema: Any, notes: list[str]) -> Any:
 
 
 def canonical_json(value: Any) -> str:
-    """Deterministic JSON used for hashing (sorted keys, no whitespace)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    """Deterministic JSON used for hashing (sorted keys, no whitespace); NaN/Infinity raise ValueError."""
+    return json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
+    )
 
 
 def tool_id(name: str, description: str, parameters: dict, output_schema: Any) -> str:
@@ -527,7 +529,12 @@ def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> Norm
     description = _clean_text(description.strip(), "description", notes)
     parameters = normalize_parameters(raw.parameters, notes)
     output_schema = normalize_output_schema(raw.output_schema, notes)
-    payload = canonical_json([name, description, parameters, output_schema])
+    try:
+        payload = canonical_json([name, description, parameters, output_schema])
+    except ValueError:  # json.dumps would write NaN, which no JSON reader accepts (datasets reads it as null)
+        raise Rejected(
+            "schema holds NaN or Infinity (a default, enum or example), which JSON cannot represent"
+        ) from None
     odd = _SURROGATE.search(payload) or (
         raw.annotations is not None and _SURROGATE.search(canonical_json(raw.annotations))
     )

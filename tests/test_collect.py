@@ -163,3 +163,19 @@ def test_two_artifacts_with_the_same_folder_name_load_their_own_rows(tmp_path):
         "search_restaurants",
         "cancel_order",
     }
+
+
+def test_a_normaliser_bug_costs_one_record_not_the_run(tmp_path, monkeypatch):
+    real = collect_module.normalize_tool
+
+    def buggy(raw, **kwargs):
+        if raw.name == "book_flight":
+            raise TypeError("simulated bug")
+        return real(raw, **kwargs)
+
+    monkeypatch.setattr(collect_module, "normalize_tool", buggy)
+    art = collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), tmp_path / "pool")
+    rejected = art.load("rejected")
+    assert rejected["name"] == ["book_flight"] and "normaliser error" in rejected[0]["reason"]
+    assert art.load("api_pool")["name"] == ["get_weather"]
+    assert art.manifest["stats"]["totals"] == {"read": 3, "accepted": 1, "rejected": 1, "duplicates": 1}

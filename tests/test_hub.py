@@ -63,7 +63,7 @@ def test_push_merges_the_card_people_edited(hub_fake, tmp_path):
     merged = Path(api.hf_hub_download("lab/cards", "README.md", repo_type="dataset")).read_text()
     assert "Hand-written notes." in merged and "license: apache-2.0" in merged
     assert merged.count(BEGIN) == 1 and merged.count(END) == 1
-    assert "envscale api_pool v2" in merged or "`v2`" in merged
+    assert "# envscale api_pool v2" in merged and "# envscale api_pool v1" not in merged
 
 
 def test_reading_an_incompatible_schema_fails_with_the_way_out(hub_fake, tmp_path):

@@ -156,3 +156,23 @@ def test_names_follow_openai_rule_and_ids_are_content_hashes():
 def test_kind_inference_records_its_evidence(name, description, hints, kind):
     got, evidence = infer_kind(name, description, hints)
     assert got == kind and evidence
+
+
+def test_junk_inside_keywords_is_repaired_not_crashed_on():
+    tool = norm(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "number", "minimum": float("nan"), "maximum": "inf"},
+                "b": {"type": "object", "required": [1, ["x"], "y"]},
+            },
+        }
+    )
+    p = valid(tool.parameters)
+    assert "minimum" not in p["properties"]["a"] and "maximum" not in p["properties"]["a"]
+    assert "required" not in p["properties"]["b"]  # "y" named no property; 1 and ["x"] are not names
+
+
+def test_nan_in_a_default_is_rejected_not_turned_into_null():
+    with pytest.raises(Rejected, match="NaN or Infinity"):
+        norm({"type": "object", "properties": {"x": {"type": "number", "default": float("nan")}}})

@@ -133,14 +133,18 @@ def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) ->
                     f"already defined at {previous[1]} with a different schema"
                 )
             doc_names.setdefault(tool.original_name, (tool.id, item.position))
-        except Rejected as exc:
+        except Exception as exc:  # noqa: BLE001 - a record costs itself, never the run; kept with its reason
+            reason = str(exc)
+            if not isinstance(exc, Rejected):  # a normaliser bug met on this record: keep it, say so, go on
+                reason = f"normaliser error (a bug; please report it with this record): {type(exc).__name__}: {exc}"
+                logger.warning("%s at %s: %s", spec, item.position, reason)
             name = item.name if isinstance(item.name, str) else None
             rejected.write(
                 {
                     "source": spec,
                     "position": _safe(item.position),
                     "name": _safe(name, 200),
-                    "reason": str(exc),
+                    "reason": reason,
                     "raw": _safe(item.raw, config.max_raw_chars),
                 }
             )
@@ -286,9 +290,14 @@ def collect(config: CollectConfig, output: str | Path) -> Artifact:
                     len(config.sources),
                 )
                 raise
-            except (SourceError, OSError, ValueError) as exc:
-                logger.error("source %s failed: %s", spec, exc)
-                failed.append({"source": spec, "error": str(exc)})
+            except Exception as exc:  # noqa: BLE001 - one source failing never stops the others
+                error = (
+                    str(exc)
+                    if isinstance(exc, SourceError | OSError | ValueError)
+                    else f"{type(exc).__name__}: {exc}"
+                )
+                logger.error("source %s failed: %s", spec, error)
+                failed.append({"source": spec, "error": error})
                 continue
         logger.info(
             "%s: read %d, normalised %d, rejected %d",
