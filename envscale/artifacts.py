@@ -248,6 +248,29 @@ def _json_columns(features: Features) -> set[str]:
     return {name for name, feat in features.items() if isinstance(feat, Json)}
 
 
+def iter_rows(dataset, columns: list[str] | None = None, *, batch_size: int = 4096) -> Iterable[dict]:
+    """Rows of a loaded `datasets.Dataset` as dicts, straight from its Arrow batches.
+
+    The same values as iterating the dataset (`Json` columns parsed), without the per-row
+    formatting of `datasets`, which costs ~0.2 ms a row: 6 s for a 30,000-tool pool.
+    """
+    if dataset._indices is not None:  # a selected/shuffled view: materialise its order first
+        dataset = dataset.flatten_indices()
+    columns = list(columns or dataset.column_names)
+    json_cols = _json_columns(dataset.features) & set(columns)
+    for batch in dataset.data.table.select(columns).to_batches(max_chunksize=batch_size):
+        values = {}
+        for name in columns:
+            col = batch.column(name)
+            if name in json_cols:
+                storage = col.storage if isinstance(col, pa.ExtensionArray) else col
+                values[name] = [None if v is None else json.loads(v) for v in storage.to_pylist()]
+            else:
+                values[name] = col.to_pylist()
+        for i in range(batch.num_rows):
+            yield {name: vals[i] for name, vals in values.items()}
+
+
 class ShardWriter:
     """Stream rows into parquet shards of one config, in bounded memory.
 
