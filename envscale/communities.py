@@ -1,6 +1,6 @@
 """Cut a weighted tool graph into domains: Louvain, then size rules.
 
-Louvain (networkx, seeded) or igraph's multilevel (faster, optional) finds communities; a
+Louvain (igraph's multilevel, or networkx's in pure Python; both seeded) finds communities; a
 community larger than `max_size` is cut again at a higher resolution (and, if it will not
 split, in BFS order), and one smaller than `min_size` joins the neighbouring community it is
 most connected to, or stays isolated with a reason. The same graph and seed give the same
@@ -46,7 +46,10 @@ def louvain(graph: nx.Graph, *, resolution: float, seed: int, backend: str) -> l
         try:
             import igraph as ig
         except ImportError:
-            raise ImportError("community backend 'igraph' needs `pip install igraph`") from None
+            raise ImportError(
+                "community backend 'igraph' needs `pip install igraph` (part of envscale[graph]), "
+                "or set community_backend: networkx"
+            ) from None
         nodes = sorted(graph.nodes)
         index = {n: i for i, n in enumerate(nodes)}
         edges = sorted(
