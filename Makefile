@@ -39,6 +39,7 @@ bench: install
 	$(BIN)/python bench/graph_quality.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/graph_scale.py
+	$(BIN)/python bench/embed_speed.py
 
 clean:
 	rm -rf $(VENV) outputs .pytest_cache .ruff_cache

@@ -137,7 +137,7 @@ def main() -> None:
         ],
         *[(f"dependency_threshold={t}", {"dependency_threshold": t}) for t in (0.65, 0.7, 0.8, 0.85, 0.9)],
         *[(f"resolution={r}", {"resolution": r}) for r in (0.5, 2.0)],
-        ("igraph backend", {"community_backend": "igraph"}),
+        ("networkx backend", {"community_backend": "networkx"}),
     ]
     with tempfile.TemporaryDirectory(prefix="envscale-gq-") as tmp:
         work = Path(tmp)

@@ -5,10 +5,10 @@ distinct tools and collected with the real `collect` stage. For each size, in fr
 processes, side by side:
 
 - the stage with a cold embedding cache, then warm (targets at 30k: <= 5 min cold, <= 60 s warm,
-  peak RSS <= 4 GB);
+  peak RSS <= 4 GB; the embedding workers' peak RSS is printed beside the stage's own);
 - `model.encode` called directly on the same unique texts the stage embedded (target: the
   stage's embedding time within 1.3x of it);
-- community detection with networkx and with igraph on the same graph.
+- community detection with igraph (the default) and with networkx on the same graph.
 
 Usage:
 
@@ -91,6 +91,8 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
 
     art = open_artifact(pool)
     if mode in ("networkx", "igraph"):
+        import resource
+
         start = time.perf_counter()
         graph = build_graph(art, GraphConfig(embedding_cache=cache, community_backend=mode), out)
         stats = graph.manifest["stats"]
@@ -99,6 +101,8 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
                 {
                     "wall_s": time.perf_counter() - start,
                     "peak_rss_mb": peak_rss_mb(),
+                    # the largest child (an embedding worker); workers have exited by now
+                    "workers_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
                     "timings": stats["timings"],
                     "communities": stats["communities"],
                     "domains": stats["domains"],
@@ -116,10 +120,13 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
     for t in tools:
         texts += [x for _, x, _ in t.outputs] + [x for _, x, _ in t.inputs]
     unique = list(dict.fromkeys(texts))
-    model = Embedder(cache_dir=None).model
+    emb = Embedder(cache_dir=None)
+    model = emb.model
     start = time.perf_counter()
     model.encode(unique, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
-    print(json.dumps({"encode_s": time.perf_counter() - start, "unique": len(unique)}))
+    encode_s = time.perf_counter() - start
+    lengths = emb.token_lengths(unique)
+    print(json.dumps({"encode_s": encode_s, "unique": len(unique), "tokens": sum(lengths)}))
 
 
 def run_child(*args: str) -> dict:
@@ -138,8 +145,8 @@ def main() -> None:
     parser.add_argument(
         "--runs",
         nargs="+",
-        default=["cold", "warm", "igraph", "encode"],
-        choices=["cold", "warm", "igraph", "encode"],
+        default=["cold", "warm", "networkx", "encode"],
+        choices=["cold", "warm", "networkx", "encode"],
         help="which measurements to make",
     )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
@@ -149,7 +156,7 @@ def main() -> None:
         return
     print(
         f"{'tools':>6s} {'run':>5s} {'wall s':>7s} {'embed s':>8s} {'encoded':>8s} {'semantic s':>10s} "
-        f"{'dep s':>6s} {'louvain s':>9s} {'domains':>7s} {'edges':>8s} {'peak MB':>8s}"
+        f"{'dep s':>6s} {'louvain s':>9s} {'domains':>7s} {'edges':>8s} {'peak MB':>8s} {'workers':>7s} {'worker MB':>9s}"
     )
     summary = []
     with tempfile.TemporaryDirectory(prefix="envscale-gs-") as tmp:
@@ -158,9 +165,9 @@ def main() -> None:
             pool = make_pool(n, work)
             cache = str(work / f"cache_{n}")
             runs = {}
-            for name in ("cold", "warm", "igraph"):  # warm and igraph reuse the cache the cold run filled
-                if name in args.runs or (name == "cold" and {"warm", "igraph"} & set(args.runs)):
-                    backend = "igraph" if name == "igraph" else "networkx"
+            for name in ("cold", "warm", "networkx"):  # warm and networkx reuse the cache cold filled
+                if name in args.runs or (name == "cold" and {"warm", "networkx"} & set(args.runs)):
+                    backend = "networkx" if name == "networkx" else "igraph"
                     runs[name] = run_child(backend, pool, str(work / f"g{n}{name}"), cache)
             for name, r in runs.items():
                 t = r["timings"]
@@ -168,16 +175,16 @@ def main() -> None:
                     f"{n:>6d} {name:>5s} {r['wall_s']:7.1f} {t.get('embed_s', 0):8.1f} {r['embedding']['encoded']:8d} "
                     f"{t.get('semantic_s', 0):10.1f} {t.get('dependency_match_s', 0):6.2f} "
                     f"{r['communities']['louvain_seconds']:9.2f} {r['domains']:7d} {sum(r['edges'].values()):8d} "
-                    f"{r['peak_rss_mb']:8.0f}"
+                    f"{r['peak_rss_mb']:8.0f} {r['embedding'].get('processes', 1):7d} {r['workers_peak_mb']:9.0f}"
                 )
             nan = float("nan")
             enc = (
                 run_child("encode", pool, "-", "-")
                 if "encode" in args.runs
-                else {"encode_s": nan, "unique": 0}
+                else {"encode_s": nan, "unique": 0, "tokens": 0}
             )
             missing = {"wall_s": nan, "timings": {}, "communities": {"louvain_seconds": nan}}
-            cold, warm, ig = (runs.get(k, missing) for k in ("cold", "warm", "igraph"))
+            cold, warm, nx = (runs.get(k, missing) for k in ("cold", "warm", "networkx"))
             peak = max((r["peak_rss_mb"] for r in runs.values()), default=nan)
             summary.append(
                 (
@@ -185,8 +192,9 @@ def main() -> None:
                     cold["timings"].get("embed_s", nan),
                     enc["encode_s"],
                     enc["unique"],
+                    enc["tokens"],
+                    nx["communities"]["louvain_seconds"],
                     cold["communities"]["louvain_seconds"],
-                    ig["communities"]["louvain_seconds"],
                     cold["wall_s"],
                     warm["wall_s"],
                     peak,
@@ -195,12 +203,12 @@ def main() -> None:
             sys.stdout.flush()
     print("\nside by side")
     print(
-        f"{'tools':>6s} {'unique texts':>12s} {'stage embed s':>13s} {'model.encode s':>14s} {'ratio':>6s} "
+        f"{'tools':>6s} {'unique texts':>12s} {'tokens':>8s} {'stage embed s':>13s} {'model.encode s':>14s} {'ratio':>6s} "
         f"{'networkx s':>10s} {'igraph s':>8s} {'nx/ig':>6s} {'cold s':>7s} {'warm s':>7s} {'peak MB':>8s}"
     )
-    for n, se, me, unique, nx_s, ig_s, cold, warm, peak in summary:
+    for n, se, me, unique, tokens, nx_s, ig_s, cold, warm, peak in summary:
         print(
-            f"{n:>6d} {unique:>12d} {se:13.1f} {me:14.1f} {se / me:6.2f} {nx_s:10.2f} {ig_s:8.2f} "
+            f"{n:>6d} {unique:>12d} {tokens:>8d} {se:13.1f} {me:14.1f} {se / me:6.2f} {nx_s:10.2f} {ig_s:8.2f} "
             f"{nx_s / max(ig_s, 1e-9):6.1f} {cold:7.1f} {warm:7.1f} {peak:8.0f}"
         )
     print("targets at 30k: cold <= 300 s, warm <= 60 s, peak <= 4096 MB, embed ratio <= 1.3")
