@@ -453,8 +453,9 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
     if fields is not None:
         needed += fields.out_texts + fields.in_texts
     t0 = time.perf_counter()
-    table = embedder.embed(list(dict.fromkeys(needed)))
-    row_of = {text: i for i, text in enumerate(dict.fromkeys(needed))}
+    unique = list(dict.fromkeys(needed))
+    table = embedder.embed(unique)
+    row_of = {text: i for i, text in enumerate(unique)}
     timings["embed_s"] = round(time.perf_counter() - t0, 3)
 
     def embed(texts: list[str]) -> np.ndarray:
