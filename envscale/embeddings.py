@@ -189,10 +189,20 @@ class Embedder:
             )
         return self._pool
 
-    def _stop_workers(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def _stop_workers(self, *, terminate: bool = False) -> None:
+        """Shut the workers down; `terminate` kills them mid-chunk instead of letting queued work finish.
+
+        A graceful shutdown after Ctrl-C waits for every chunk already handed to the workers (and
+        was seen to hang in CPython 3.11's executor); the chunks already written to the cache
+        are kept either way.
+        """
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if terminate:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def encode(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         """Encode without the cache (unit-normalised float32)."""
@@ -261,9 +271,9 @@ class Embedder:
                 except BrokenProcessPool as exc:  # e.g. a script without `if __name__ == "__main__":`
                     logger.warning("embedding workers died (%s); encoding the rest in this process", exc)
                     self._pool, self.processes = None, 1
-                finally:
-                    for future in futures:
-                        future.cancel()
+                except BaseException:  # Ctrl-C, an error, or the caller stopped reading: no waiting
+                    self._stop_workers(terminate=True)
+                    raise
             for chunk in list(todo.values()):  # all of them, or what dead workers left
                 yield chunk, _encode(self.model, [texts[i] for i in chunk], **kwargs)
                 bar.update(len(chunk))

@@ -193,6 +193,37 @@ def test_a_script_without_a_main_guard_still_embeds_in_process(tmp_path):
     assert "encoding the rest in this process" in proc.stderr
 
 
+def test_ctrl_c_during_a_worker_encode_stops_the_workers_at_once(tmp_path):
+    # A real SIGINT while the parent waits on its workers. Closing used to wait for every chunk
+    # already queued (and was seen to hang); now the workers are terminated, not drained.
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        "import os, signal, threading\n"
+        "from envscale.embeddings import Embedder\n"
+        "if __name__ == '__main__':\n"
+        "    texts = [f'tool number {i} reads the order status' for i in range(400)]\n"
+        f"    emb = Embedder(cache_dir={str(tmp_path)!r}, processes=2, pool_min_texts=1, chunk_size=2, batch_size=2)\n"
+        "    def ctrl_c():\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "    try:\n"
+        "        for n, (idx, vecs) in enumerate(emb._encode_chunks(texts, show_progress=False)):\n"
+        "            if n == 0:\n"
+        "                workers = list(emb._pool._processes.values())\n"
+        "                threading.Timer(0.2, ctrl_c).start()\n"
+        "        print('not interrupted')\n"
+        "    except KeyboardInterrupt:\n"
+        "        emb.close()\n"
+        "        codes = sorted(p.exitcode for p in workers)\n"
+        "        print('closed', 'workers', len(workers), 'exit codes', *codes)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # both workers were terminated (SIGTERM), not left to finish the queue
+    assert proc.stdout.split() == ["closed", "workers", "2", "exit", "codes", "-15", "-15"], proc.stdout
+
+
 def test_an_interrupted_encode_keeps_the_blocks_it_finished(tmp_path, monkeypatch):
     texts = [f"text number {i} about orders" for i in range(30)]
     emb = Embedder(cache_dir=tmp_path, processes=1, chunk_size=10)
