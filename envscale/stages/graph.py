@@ -454,7 +454,10 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
         needed += fields.out_texts + fields.in_texts
     t0 = time.perf_counter()
     unique = list(dict.fromkeys(needed))
-    table = embedder.embed(unique)
+    try:
+        table = embedder.embed(unique)
+    finally:  # the workers are not needed past this point: free their memory, also on Ctrl-C
+        embedder.close()
     row_of = {text: i for i, text in enumerate(unique)}
     timings["embed_s"] = round(time.perf_counter() - t0, 3)
 
@@ -480,7 +483,6 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
                 threshold=config.parameter_threshold,
                 kind="parameter",
             )
-    embedder.close()
     stats: dict[str, Any] = {
         "tools": len(tools),
         "edges": dict(Counter(e["kind"] for e in edges)),
