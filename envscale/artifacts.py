@@ -1,7 +1,7 @@
-"""Versioned artifacts: how every stage writes, reads and pins Hugging Face datasets.
+"""Versioned artifacts: how every stage writes, reads, checks and pins Hugging Face datasets.
 
 An artifact is either a **local folder laid out like a Hub dataset repo** (the default) or a
-**Hub repo** `org/name[@revision]`. Locally, every write is a new immutable version:
+**Hub repo** `hf://org/name[@revision]`. Locally, every write is a new immutable version:
 
 ```
 outputs/quickstart/api_pool/
@@ -10,11 +10,20 @@ outputs/quickstart/api_pool/
   versions/v1/         an immutable, self-contained Hub-style dataset (README, manifest, parquet)
   versions/v2/
   .staging/<fingerprint>/   work in progress; kept on interruption so a re-run resumes
+  .envscale.lock       held by the one run writing this artifact (a second writer fails at once)
 ```
 
 `load_dataset("outputs/quickstart/api_pool", "api_pool")` reads the latest version;
 `open_artifact("outputs/quickstart/api_pool@v1")` pins one. A version is written to a staging
-folder and renamed into place only when complete, so a crash never leaves half a version.
+folder, checked (every config's parquet files hold the rows the manifest counts), and renamed into
+place only when complete, so a crash never leaves half a version. Every version is checked again
+when it is opened: a version whose files were deleted, truncated or edited fails with an
+:class:`ArtifactError` naming the version and the way out, never with wrong data.
+
+Inputs of a stage are recorded by content, not by where the command ran: files with size, mtime and
+sha256; artifacts with their `data_id` (a token unique to one written version), their absolute
+path, and their path relative to the artifact that read them, so :func:`resolve_input` finds them
+from any working directory and refuses a different artifact that happens to sit at the same path.
 
 Example:
 
@@ -22,7 +31,7 @@ Example:
 >>> from envscale.artifacts import open_artifact
 >>> art = open_artifact("outputs/quickstart/api_pool")
 >>> art.pinned                      # what downstream stages record as their input
-'outputs/quickstart/api_pool@v1'
+'/abs/outputs/quickstart/api_pool@v1'
 >>> art.load("api_pool").num_rows > 1500
 True
 ```
@@ -30,6 +39,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -47,19 +57,27 @@ import pyarrow.parquet as pq
 from datasets import Features, Json
 
 from . import __version__
+from .cards import render_card
+from .errors import ArtifactError
 from .schemas import ArtifactKind, get_kind
 
 MANIFEST = "envscale.json"
+LOCK = ".envscale.lock"
 _VERSION_DIR = re.compile(r"^v(\d+)$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_MANIFEST_KEYS = {"kind": str, "schema_version": str, "version": str, "data_id": str, "counts": dict}
 
 
-class IncompatibleSchemaError(RuntimeError):
+class IncompatibleSchemaError(ArtifactError):
     """An artifact was written with a schema major version this envscale cannot read."""
 
 
-class ArtifactNotFoundError(FileNotFoundError):
+class ArtifactNotFoundError(ArtifactError, FileNotFoundError):
     """A reference names no complete artifact."""
+
+
+class ArtifactLockedError(ArtifactError):
+    """Another run is writing the same artifact."""
 
 
 # ----------------------------------------------------------------------------- references
@@ -74,26 +92,90 @@ class ArtifactRef:
     is_hub: bool
 
     def __str__(self) -> str:
-        prefix = "hf://" if self.is_hub and not _HUB_ID.match(self.location) else ""
+        prefix = "hf://" if self.is_hub else ""
         return f"{prefix}{self.location}" + (f"@{self.revision}" if self.revision else "")
 
 
 def parse_ref(ref: str | os.PathLike) -> ArtifactRef:
-    """Parse `PATH[@vN]`, `org/name[@revision]` or `hf://org/name[@revision]`.
+    """Parse `PATH[@vN]`, `hf://org/name[@revision]` or `org/name[@revision]`.
 
-    A reference that exists on disk is local; `hf://...` is always the Hub; an `org/name`
-    that does not exist on disk is the Hub.
+    A `Path` object is always local (stages pass their outputs and a run's folders as paths). In a
+    string, `hf://` always means the Hub; a path that exists on disk, starts with `.`, `/` or `~`,
+    or whose first folder exists (`myrun/api_pool` next to `myrun/`), is local; only a bare
+    `org/name` matching nothing on disk is taken for a Hub repo id.
     """
+    if isinstance(ref, os.PathLike) and not isinstance(ref, str):
+        text = os.fspath(ref)
+        location, at, rev = text.rpartition("@")
+        if not at or "/" in rev or not _VERSION_DIR.match(rev):
+            location, rev = text, ""
+        return ArtifactRef(str(Path(location).expanduser().absolute()), rev or None, False)
     text = os.fspath(ref)
     if text.startswith("hf://"):
         repo, _, rev = text[5:].partition("@")
+        if not _HUB_ID.match(repo):
+            raise ArtifactError(f"{text!r} is not hf://org/name[@revision]")
         return ArtifactRef(repo, rev or None, True)
     location, at, rev = text.rpartition("@")
     if not at or "/" in rev:
         location, rev = text, ""
-    if Path(location).exists() or location.startswith((".", "/", "~")) or not _HUB_ID.match(location):
-        return ArtifactRef(str(Path(location).expanduser()), rev or None, False)
+    local = (
+        Path(location).expanduser().exists()
+        or location.startswith((".", "/", "~"))
+        or not _HUB_ID.match(location)
+        or Path(location.split("/", 1)[0]).is_dir()
+    )
+    if local:
+        return ArtifactRef(str(Path(location).expanduser().absolute()), rev or None, False)
     return ArtifactRef(location, rev or None, True)
+
+
+# ----------------------------------------------------------------------------- inputs by content
+
+
+def file_input(path: str | os.PathLike) -> dict:
+    """How a stage records a file it read: absolute path, size, mtime and sha256 of the content."""
+    path = Path(path).absolute()
+    stat = path.stat()
+    with path.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    return {
+        "type": "file",
+        "path": str(path),
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "sha256": digest,
+    }
+
+
+def file_changed(entry: dict) -> str | None:
+    """Why a file recorded with :func:`file_input` is no longer the same, or None when it is.
+
+    Size and mtime unchanged count as unchanged (no re-hash); otherwise the content hash decides,
+    so touching a file without editing it does not invalidate anything.
+    """
+    path = Path(entry["path"])
+    try:
+        stat = path.stat()
+    except OSError:
+        return f"{path} is gone"
+    if stat.st_size == entry.get("size") and stat.st_mtime_ns == entry.get("mtime_ns"):
+        return None
+    if stat.st_size != entry.get("size"):
+        return f"{path} changed ({entry.get('size')} -> {stat.st_size} bytes)"
+    with path.open("rb") as fh:
+        if hashlib.file_digest(fh, "sha256").hexdigest() != entry.get("sha256"):
+            return f"{path} changed (different content)"
+    return None
+
+
+def changed_inputs(manifest: dict) -> list[str]:
+    """What changed among the recorded file inputs of a version (empty: all the same)."""
+    return [
+        why
+        for entry in manifest.get("inputs") or []
+        if entry.get("type") == "file" and (why := file_changed(entry))
+    ]
 
 
 # ----------------------------------------------------------------------------- reading
@@ -101,14 +183,14 @@ def parse_ref(ref: str | os.PathLike) -> ArtifactRef:
 
 @dataclass
 class Artifact:
-    """A resolved, pinned artifact version.
+    """A resolved, pinned, checked artifact version.
 
     Attributes:
-        location: local folder or Hub repo id.
+        location: absolute local folder, or Hub repo id.
         version: `vN` (local) or the revision asked for (Hub).
-        revision: the commit sha on the Hub; None locally.
         manifest: the version's `envscale.json`.
         is_hub: whether it lives on the Hub.
+        revision: the commit sha on the Hub; None locally.
     """
 
     location: str
@@ -122,84 +204,193 @@ class Artifact:
         return get_kind(self.manifest["kind"])
 
     @property
+    def data_id(self) -> str:
+        """A token unique to this written version (kept when the version is copied or pushed)."""
+        return self.manifest["data_id"]
+
+    @property
     def pinned(self) -> str:
         """A reference that will always resolve to exactly this version."""
-        return f"{self.location}@{self.revision or self.version}"
+        prefix = "hf://" if self.is_hub else ""
+        return f"{prefix}{self.location}@{self.revision or self.version}"
+
+    @property
+    def content_key(self) -> str:
+        """What a downstream fingerprint records of this input: its kind and data, not its path."""
+        return f"{self.manifest['kind']}:{self.data_id}"
 
     def provenance(self) -> dict:
-        """How a stage that read this artifact records it among its inputs."""
-        return {
-            "ref": self.location,
-            "pinned": self.pinned,
+        """How a stage that read this artifact records it among its inputs (see :func:`resolve_input`)."""
+        entry = {
+            "type": "artifact",
             "kind": self.manifest["kind"],
+            "pinned": self.pinned,
+            "version": self.version,
+            "data_id": self.data_id,
             "fingerprint": self.manifest.get("fingerprint"),
         }
+        if self.is_hub:
+            entry.update(hub=self.location, revision=self.revision)
+        else:
+            entry["path"] = self.location
+        return entry
 
     @property
     def data_dir(self) -> Path:
         """The local folder of this version (local artifacts only)."""
         if self.is_hub:
-            raise ValueError(f"{self.location} is on the Hub; it has no local data folder")
+            raise ArtifactError(f"{self.pinned} is on the Hub; it has no local data folder")
         return Path(self.location) / "versions" / self.version
 
+    def data_files(self, config: str) -> list[Path]:
+        """The parquet shards of one config of this local version (none for an empty config)."""
+        return sorted((self.data_dir / config).glob(f"train-{self.data_id}-*.parquet"))
+
     def load(self, config: str | None = None, *, streaming: bool = False, **kwargs: Any):
-        """Load one config of this version with `datasets.load_dataset` (split `train`)."""
+        """Load one config of this version with `datasets.load_dataset` (split `train`).
+
+        Local versions are loaded from their resolved parquet files, which `datasets` caches by
+        absolute path and modification time: no cache entry of another folder, or of this one before
+        an edit, can stand in for the files on disk.
+        """
         from datasets import Dataset, load_dataset
 
         config = config or self.kind.main_config
-        counts = self.manifest.get("counts", {})
+        counts = self.manifest["counts"]
         if config not in counts:
-            raise ValueError(f"{self.pinned} has no config {config!r}; it has {', '.join(counts)}")
+            raise ArtifactError(f"{self.pinned} has no config {config!r}; it has {', '.join(counts)}")
+        features = self.kind.configs.get(config)
         if counts[config] == 0:
-            features = self.kind.configs[config]
             empty = Dataset.from_dict({name: [] for name in features}, features=features)
             return empty.to_iterable_dataset() if streaming else empty
         if self.is_hub:
             return load_dataset(
                 self.location, config, revision=self.revision, split="train", streaming=streaming, **kwargs
             )
-        return load_dataset(str(self.data_dir), config, split="train", streaming=streaming, **kwargs)
+        files = [str(p) for p in self.data_files(config)]
+        return load_dataset(
+            "parquet",
+            data_files={"train": files},
+            features=features,
+            split="train",
+            streaming=streaming,
+            **kwargs,
+        )
 
 
-def check_compatible(manifest: dict, where: str, expect_kind: str | None = None) -> None:
-    """Fail with the way out when `manifest` is of the wrong kind or an unreadable schema major."""
-    kind_name = manifest.get("kind")
+def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) -> None:
+    """Fail with the way out when a manifest is malformed, of the wrong kind, or an unreadable schema major."""
+    if not isinstance(manifest, dict):
+        raise ArtifactError(f"{where}: {MANIFEST} holds a {type(manifest).__name__}, not a manifest object")
+    for key, typ in _MANIFEST_KEYS.items():
+        if not isinstance(manifest.get(key), typ):
+            raise ArtifactError(
+                f"{where}: {MANIFEST} has no valid {key!r} (expected a {typ.__name__}); the artifact is damaged, "
+                "re-run the stage that made it"
+            )
+    bad = {
+        k: v for k, v in manifest["counts"].items() if isinstance(v, bool) or not isinstance(v, int) or v < 0
+    }
+    if bad:
+        raise ArtifactError(
+            f"{where}: {MANIFEST} counts {bad} are not row counts; re-run the stage that made it"
+        )
+    kind_name = manifest["kind"]
     if expect_kind and kind_name != expect_kind:
-        raise ValueError(f"{where} is a {kind_name!r} artifact, expected {expect_kind!r}")
-    kind = get_kind(kind_name)
-    found = str(manifest.get("schema_version", "0.0"))
-    if int(found.split(".")[0]) != kind.major:
+        raise ArtifactError(f"{where} is a {kind_name!r} artifact, expected {expect_kind!r}")
+    try:
+        kind = get_kind(kind_name)
+    except ValueError as exc:
+        raise ArtifactError(f"{where}: {exc}") from None
+    found = manifest["schema_version"]
+    if found.split(".")[0] != str(kind.major):
         raise IncompatibleSchemaError(
             f"{where} holds {kind_name} schema {found}, but this envscale ({__version__}) reads "
             f"{kind_name} schema {kind.major}.x. Re-run the stage that made it with this envscale to "
             f"rebuild it, or install the envscale release that wrote it (see CHANGELOG.md)."
         )
+    missing = set(kind.configs) - set(manifest["counts"])
+    if missing:
+        raise ArtifactError(f"{where}: {MANIFEST} counts lack configs {sorted(missing)}; re-run the stage")
+
+
+def count_rows(files: Iterable[Path], where: str) -> int:
+    """Rows in parquet files, from their footers; an unreadable file is an :class:`ArtifactError`."""
+    total = 0
+    for path in files:
+        try:
+            total += pq.read_metadata(path).num_rows
+        except (OSError, pa.ArrowException) as exc:
+            raise ArtifactError(f"{where}: {path} is not a readable parquet file ({exc})") from None
+    return total
+
+
+def check_data(folder: Path, manifest: dict, where: str) -> None:
+    """Every config's parquet files exist and hold exactly the rows the manifest counts.
+
+    Reads footers only (milliseconds). Raises :class:`ArtifactError` naming the version, the config,
+    what was expected and found, and the way out.
+    """
+    for config, expected in manifest["counts"].items():
+        files = sorted((folder / config).glob(f"train-{manifest['data_id']}-*.parquet"))
+        found = count_rows(files, where)
+        if found != expected:
+            what = "no data files" if not files else f"{found} rows in {len(files)} file(s)"
+            raise ArtifactError(
+                f"{where} is damaged: config {config!r} should hold {expected} rows ({MANIFEST}) but has {what} "
+                f"under {folder / config}. Re-run the stage that made it (a new version is written; "
+                f"`envscale run --force` for a recipe), or pin an earlier version with @vN."
+            )
+
+
+def read_manifest(path: Path, where: str) -> dict:
+    """A version's manifest, with errors that name the file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ArtifactError(f"{where}: cannot read {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ArtifactError(
+            f"{where}: {path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            "the artifact is damaged, re-run the stage that made it"
+        ) from None
 
 
 def local_versions(root: Path) -> list[str]:
-    """The complete versions of a local artifact, oldest first."""
-    vdir = root / "versions"
+    """The sealed versions of a local artifact (folders `vN` with a manifest), oldest first."""
+    vdir = Path(root) / "versions"
     if not vdir.is_dir():
         return []
     found = [(int(m.group(1)), p.name) for p in vdir.iterdir() if (m := _VERSION_DIR.match(p.name))]
     return [name for _, name in sorted(found) if (vdir / name / MANIFEST).is_file()]
 
 
-def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None) -> Artifact:
-    """Resolve a reference to one pinned, schema-checked version.
+def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None, *, check: bool = True) -> Artifact:
+    """Resolve a reference to one pinned, schema-checked, data-checked version.
 
     Args:
-        ref: `PATH[@vN]`, `org/name[@revision]` or `hf://org/name[@revision]`.
+        ref: `PATH[@vN]`, `hf://org/name[@revision]`, or `org/name[@revision]` when no such local
+            path exists (see :func:`parse_ref`). A `Path` is always local.
         expect_kind: fail unless the artifact is of this kind.
+        check: check a local version's data files against its manifest (footers only).
 
     Raises:
         ArtifactNotFoundError: nothing complete at the reference.
         IncompatibleSchemaError: written with another schema major version.
+        ArtifactError: a damaged version (manifest or data files).
+        HubError: the Hub could not be reached or did not answer in time.
     """
     parsed = parse_ref(ref)
     if parsed.is_hub:
-        return _open_hub(parsed, expect_kind)
+        from .hub import open_hub_artifact
+
+        return open_hub_artifact(parsed.location, parsed.revision, expect_kind)
     root = Path(parsed.location)
+    if not root.exists():
+        hint = f" (for a Hub dataset write hf://{os.fspath(ref)})" if _HUB_ID.match(str(ref)) else ""
+        raise ArtifactNotFoundError(f"no such folder: {root}{hint}")
+    if not root.is_dir():
+        raise ArtifactNotFoundError(f"{root} is a file, not an artifact folder")
     versions = local_versions(root)
     if not versions:
         hint = (
@@ -211,33 +402,73 @@ def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None) -> Art
     version = parsed.revision or versions[-1]
     if version not in versions:
         raise ArtifactNotFoundError(f"{root} has no version {version!r}; it has {', '.join(versions)}")
-    manifest = json.loads((root / "versions" / version / MANIFEST).read_text())
-    check_compatible(manifest, f"{root}@{version}", expect_kind)
-    return Artifact(location=str(root), version=version, manifest=manifest)
+    where = f"{root}@{version}"
+    folder = root / "versions" / version
+    manifest = read_manifest(folder / MANIFEST, where)
+    check_manifest(manifest, where, expect_kind)
+    if check:
+        check_data(folder, manifest, where)
+    art = Artifact(location=str(root), version=version, manifest=manifest)
+    if parsed.revision is None:
+        _repair_root(art)
+    return art
 
 
-def _open_hub(parsed: ArtifactRef, expect_kind: str | None) -> Artifact:
-    from huggingface_hub import HfApi, hf_hub_download
-    from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
-
-    where = str(parsed)
+def _repair_root(art: Artifact) -> None:
+    """Point a stale top-level card at the latest version (a run killed between rename and card update)."""
+    root = Path(art.location)
     try:
-        sha = HfApi().dataset_info(parsed.location, revision=parsed.revision).sha
-        path = hf_hub_download(parsed.location, MANIFEST, repo_type="dataset", revision=sha)
-    except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
-        raise ArtifactNotFoundError(f"{where}: {type(exc).__name__} on the Hub") from None
-    except EntryNotFoundError:
-        raise ArtifactNotFoundError(
-            f"{where} is a dataset repo but not an envscale artifact (no {MANIFEST})"
-        ) from None
-    manifest = json.loads(Path(path).read_text())
-    check_compatible(manifest, where, expect_kind)
-    return Artifact(
-        location=parsed.location,
-        version=parsed.revision or manifest.get("version", "main"),
-        manifest=manifest,
-        is_hub=True,
-        revision=sha,
+        current = json.loads((root / MANIFEST).read_text()).get("data_id")
+    except (OSError, ValueError, AttributeError):
+        current = None
+    if current == art.data_id:
+        return
+    lock = _lock(root)
+    try:
+        lock.acquire(timeout=0)
+    except Exception:  # noqa: BLE001 - a writer is at work; it will point the card itself
+        return
+    try:
+        _point_root_at(root, art.kind, art.version, art.manifest)
+    finally:
+        lock.release()
+
+
+def resolve_input(art: Artifact, kind: str) -> Artifact:
+    """The input of `kind` that `art` was made from, found from any working directory.
+
+    Tries the path relative to `art` (a run folder moved as a whole), then the recorded absolute
+    path, then the Hub revision; each candidate must hold the same `data_id`, so a different artifact
+    at the same path is refused instead of used.
+    """
+    entries = [e for e in art.manifest.get("inputs") or [] if e.get("kind") == kind]
+    if not entries:
+        raise ArtifactError(f"{art.pinned} records no {kind} input")
+    entry = entries[0]
+    candidates: list[str | Path] = []
+    if not art.is_hub and entry.get("relative"):
+        candidates.append(Path(art.location) / entry["relative"])
+    if entry.get("path"):
+        candidates.append(Path(entry["path"]))
+    if entry.get("hub"):
+        candidates.append(f"hf://{entry['hub']}@{entry.get('revision') or entry.get('version')}")
+    if not candidates and entry.get("pinned"):  # written by envscale 0.1: a path relative to where it ran
+        candidates.append(entry["pinned"].rpartition("@")[0])
+    seen = []
+    for cand in candidates:
+        version = entry.get("version") if isinstance(cand, Path) else None
+        try:
+            found = open_artifact(Path(f"{cand}@{version}") if version else cand, expect_kind=kind)
+        except ArtifactNotFoundError:
+            seen.append(f"{cand}: not found")
+            continue
+        if entry.get("data_id") in (None, found.data_id):
+            return found
+        seen.append(f"{cand}: holds other data (data id {found.data_id}, expected {entry['data_id']})")
+    raise ArtifactNotFoundError(
+        f"the {kind} that {art.pinned} was made from (data id {entry.get('data_id')}) is not where it was: "
+        + "; ".join(seen)
+        + f". Put it back, or re-run the stage that made {art.kind.name} from the {kind} you have."
     )
 
 
@@ -375,13 +606,23 @@ class ShardWriter:
         return self.rows
 
 
+def _lock(root: Path):
+    from filelock import FileLock
+
+    return FileLock(str(root / LOCK))
+
+
 @dataclass
 class ArtifactWriter:
-    """Write one new version of an artifact at `root`.
+    """Write one new version of an artifact at `root`; one writer per artifact at a time.
 
-    Work goes to `root/.staging/<fingerprint>/`; :meth:`commit` writes the manifest and card and
-    renames the folder to `versions/vN` atomically. Stages keep resumable partial results in
-    :attr:`parts_dir` (same fingerprint = same inputs and config, so they are reusable).
+    Use it as a context manager: entering takes the artifact's lock (a second writer, in this process
+    or another, fails at once with :class:`ArtifactLockedError`; the operating system releases the
+    lock of a killed process), leaving releases it. Work goes to `root/.staging/<fingerprint>/`;
+    :meth:`commit` checks that every config's files hold the counted rows, writes the manifest and
+    card, and renames the folder to `versions/vN` atomically. Stages keep resumable partial results
+    in :attr:`parts_dir` (same fingerprint = same config and inputs, so they are reusable; a stage
+    still checks the content of what it reuses).
     """
 
     root: Path
@@ -391,40 +632,75 @@ class ArtifactWriter:
     inputs: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.root = Path(self.root)
+        self.root = Path(self.root).absolute()
         self.staging = self.root / ".staging" / self.fingerprint
-        self.staging.mkdir(parents=True, exist_ok=True)
         self.started = time.time()
         # Shard names carry a per-write id. `datasets` caches a local folder's data by folder name and
         # *unresolved* data_files patterns, so two artifacts named alike (`a/api_pool`, `b/api_pool`)
-        # would otherwise share a cache entry and one would load the other's rows.
+        # would otherwise share a cache entry; the id also tells a version's own files from strays.
         self.data_id = secrets.token_hex(4)
+        self._lock = None
+
+    def __enter__(self) -> ArtifactWriter:
+        from filelock import Timeout
+
+        if self.root.exists() and not self.root.is_dir():
+            raise ArtifactError(f"output {self.root} is a file, not a folder")
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock = _lock(self.root)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise ArtifactLockedError(
+                f"another envscale run is writing {self.root} (it holds {self.root / LOCK}); wait for it to "
+                "finish, or write to another --output"
+            ) from None
+        self._lock = lock
+        self.staging.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _require_lock(self) -> None:
+        if self._lock is None:
+            raise RuntimeError("ArtifactWriter used outside `with ArtifactWriter(...) as writer:`")
 
     @property
     def parts_dir(self) -> Path:
+        self._require_lock()
         path = self.staging / "_parts"
         path.mkdir(exist_ok=True)
         return path
 
     def shard_writer(self, config: str, **kwargs: Any) -> ShardWriter:
+        self._require_lock()
         if config not in self.kind.configs:
             raise ValueError(f"{self.kind.name} has no config {config!r}")
         folder = self.staging / config
         shutil.rmtree(folder, ignore_errors=True)  # a config is always rewritten whole
         return ShardWriter(folder, self.kind.configs[config], prefix=f"train-{self.data_id}", **kwargs)
 
-    def commit(self, counts: dict[str, int], stats: dict | None = None) -> Artifact:
-        """Seal the staging folder as the next version and point the top-level card at it."""
-        from .cards import render_card
+    def commit(
+        self, counts: dict[str, int], stats: dict | None = None, inputs: list[dict] | None = None
+    ) -> Artifact:
+        """Check, seal the staging folder as the next version, and point the top-level card at it.
 
+        Args:
+            counts: rows written per config (checked against the files).
+            stats: stage statistics for the manifest and card.
+            inputs: the stage's inputs, when only known at the end (files read by `collect`).
+        """
+        self._require_lock()
         missing = set(self.kind.configs) - set(counts)
         if missing:
             raise ValueError(f"commit of {self.kind.name} lacks configs {sorted(missing)}")
-        shutil.rmtree(self.staging / "_parts", ignore_errors=True)
-        versions_dir = self.root / "versions"
-        versions_dir.mkdir(parents=True, exist_ok=True)
-        existing = [int(m.group(1)) for p in versions_dir.iterdir() if (m := _VERSION_DIR.match(p.name))]
-        number = max(existing, default=0) + 1
+        inputs = self.inputs if inputs is None else inputs
+        for entry in inputs:  # an artifact input is also found relative to this one (a moved run folder)
+            if entry.get("path") and "relative" not in entry:
+                entry["relative"] = os.path.relpath(entry["path"], self.root)
         manifest = {
             "kind": self.kind.name,
             "schema_version": self.kind.schema_version,
@@ -434,66 +710,41 @@ class ArtifactWriter:
             "fingerprint": self.fingerprint,
             "data_id": self.data_id,
             "config": self.config,
-            "inputs": self.inputs,
+            "inputs": inputs,
             "counts": counts,
             "stats": stats or {},
         }
-        while True:
-            version = f"v{number}"
-            manifest["version"] = version
-            _write_version_files(self.staging, self.kind, manifest, render_card, str(versions_dir / version))
-            try:
-                os.rename(self.staging, versions_dir / version)
-                break
-            except OSError:
-                if not (versions_dir / version).exists():
-                    raise
-                number += 1  # another writer took this number first
-        _point_root_at(self.root, self.kind, version, manifest, render_card)
+        versions_dir = self.root / "versions"
+        versions_dir.mkdir(parents=True, exist_ok=True)
+        existing = [int(m.group(1)) for p in versions_dir.iterdir() if (m := _VERSION_DIR.match(p.name))]
+        version = f"v{max(existing, default=0) + 1}"  # the lock makes this number ours
+        manifest["version"] = version
+        check_data(self.staging, manifest, f"{self.root} (new version {version}, not committed)")
+        # The card is rendered before the resumable parts are removed: a failure here loses no work.
+        _write_version_files(self.staging, self.kind, manifest, str(versions_dir / version))
+        shutil.rmtree(self.staging / "_parts", ignore_errors=True)
+        os.rename(self.staging, versions_dir / version)
+        _point_root_at(self.root, self.kind, version, manifest)
         return Artifact(location=str(self.root), version=version, manifest=manifest)
 
 
-def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> list[dict]:
-    """The README `configs:` entries for a version whose config folders sit under `prefix`."""
-    shards = f"train-{manifest['data_id']}-*.parquet"
-    return [
-        {
-            "config_name": name,
-            "data_files": [{"split": "train", "path": f"{prefix}{name}/{shards}"}],
-            **({"default": True} if name == kind.main_config else {}),
-        }
-        for name in kind.configs
-        # `datasets` cannot load a split with no rows, so empty configs are left out of the card
-        # (their count, 0, is still in the card and the manifest; Artifact.load returns them empty).
-        if manifest["counts"].get(name, 0) > 0
-    ]
-
-
-def _write_version_files(
-    folder: Path, kind: ArtifactKind, manifest: dict, render_card, load_target: str
-) -> None:
+def _write_version_files(folder: Path, kind: ArtifactKind, manifest: dict, load_target: str) -> None:
     import yaml
 
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n")
+    (folder / "README.md").write_text(render_card(kind, manifest, folder, prefix="", load_target=load_target))
     (folder / "config.yaml").write_text(
         yaml.safe_dump(manifest["config"], sort_keys=False, allow_unicode=True)
     )
-    (folder / "README.md").write_text(render_card(kind, manifest, folder, prefix="", load_target=load_target))
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def _point_root_at(root: Path, kind: ArtifactKind, version: str, manifest: dict, render_card) -> None:
-    """Rewrite the top-level card and manifest to the given version (atomic replace)."""
+def _point_root_at(root: Path, kind: ArtifactKind, version: str, manifest: dict) -> None:
+    """Rewrite the top-level card and manifest to the given version (atomic replace each)."""
+    card = render_card(
+        kind, manifest, root / "versions" / version, prefix=f"versions/{version}/", load_target=str(root)
+    )
     for name, text in (
-        (
-            "README.md",
-            render_card(
-                kind,
-                manifest,
-                root / "versions" / version,
-                prefix=f"versions/{version}/",
-                load_target=str(root),
-            ),
-        ),
+        ("README.md", card),
         (MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n"),
     ):
         tmp = root / f".{name}.tmp"
@@ -502,10 +753,13 @@ def _point_root_at(root: Path, kind: ArtifactKind, version: str, manifest: dict,
 
 
 def is_complete(root: str | Path, fingerprint: str) -> Artifact | None:
-    """The latest version at `root` if it was made from the same inputs and config, else None."""
+    """The latest version at `root` if it was made from the same config and unchanged inputs, else None."""
     try:
-        art = open_artifact(str(root))
-    except (ArtifactNotFoundError, IncompatibleSchemaError):
+        art = open_artifact(Path(root))
+    except ArtifactError:
         return None
-    same = art.manifest.get("fingerprint") == fingerprint
-    return art if same and art.manifest.get("stats", {}).get("complete", True) else None
+    if art.manifest.get("fingerprint") != fingerprint or not art.manifest.get("stats", {}).get(
+        "complete", True
+    ):
+        return None
+    return None if changed_inputs(art.manifest) else art

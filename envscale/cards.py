@@ -41,14 +41,34 @@ def template_path(kind: str) -> Path:
     raise FileNotFoundError(f"no card template for {kind!r} (dataset_cards/{kind}.md)")
 
 
-def _sample_row(folder: Path, config: str) -> dict | None:
-    import pyarrow.parquet as pq
+def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> list[dict]:
+    """The README `configs:` entries for a version whose config folders sit under `prefix`."""
+    shards = f"train-{manifest['data_id']}-*.parquet"
+    return [
+        {
+            "config_name": name,
+            "data_files": [{"split": "train", "path": f"{prefix}{name}/{shards}"}],
+            **({"default": True} if name == kind.main_config else {}),
+        }
+        for name in kind.configs
+        # `datasets` cannot load a split with no rows, so empty configs are left out of the card
+        # (their count, 0, is still in the card and the manifest; Artifact.load returns them empty).
+        if manifest["counts"].get(name, 0) > 0
+    ]
 
-    for shard in sorted((folder / config).glob("*.parquet")):
+
+def _sample_row(kind: ArtifactKind, folder: Path, manifest: dict) -> dict | None:
+    """The first row of the main config, `Json` columns decoded (decided by the features, not the values)."""
+    import pyarrow.parquet as pq
+    from datasets import Json
+
+    config = kind.main_config
+    json_columns = {name for name, feat in kind.configs[config].items() if isinstance(feat, Json)}
+    for shard in sorted((folder / config).glob(f"train-{manifest['data_id']}-*.parquet")):
         pf = pq.ParquetFile(shard)
         if pf.metadata.num_rows:
             row = pf.read_row_group(0).slice(0, 1).to_pylist()[0]
-            return {k: (json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v) for k, v in row.items()}
+            return {k: (json.loads(v) if k in json_columns and v is not None else v) for k, v in row.items()}
     return None
 
 
@@ -61,8 +81,6 @@ def render_card(
     kind: ArtifactKind, manifest: dict, folder: Path, *, prefix: str = "", load_target: str
 ) -> str:
     """Render the card of one version whose config folders are `folder/<config>/`."""
-    from .artifacts import configs_metadata
-
     data = DatasetCardData(
         pretty_name=f"envscale {kind.name}",
         tags=["envscale", "tool-use", "agents", kind.name],
@@ -82,7 +100,7 @@ def render_card(
         kind=kind,
         m=manifest,
         config_yaml=yaml.safe_dump(manifest.get("config", {}), sort_keys=False, allow_unicode=True).strip(),
-        sample=_truncate(_sample_row(folder, kind.main_config)),
+        sample=_truncate(_sample_row(kind, folder, manifest)),
         licences=licences,
         load_target=load_target,
     )

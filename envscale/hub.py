@@ -1,4 +1,4 @@
-"""Publish a local artifact version to the Hugging Face Hub.
+"""Everything envscale does with the Hugging Face Hub: open a pushed artifact, publish a local one.
 
 `push_artifact("outputs/quickstart/api_pool", "org/tools")` uploads the latest version (or the
 one pinned with `@vN`) to the dataset repo's `main`: parquet per config, `envscale.json`, and
@@ -18,20 +18,49 @@ Example:
 
 from __future__ import annotations
 
+import argparse
+import os
 import shutil
 import tempfile
 from pathlib import Path
 
-from .artifacts import MANIFEST, open_artifact
+from .artifacts import MANIFEST, Artifact, ArtifactNotFoundError, check_manifest, open_artifact, read_manifest
 from .cards import merge_cards, render_card
+from .errors import HubError
 
 
-class TagExistsError(RuntimeError):
+class TagExistsError(HubError):
     """The version tag is already on the Hub repo (tags are immutable versions)."""
 
 
+def open_hub_artifact(repo_id: str, revision: str | None, expect_kind: str | None = None) -> Artifact:
+    """Resolve `repo_id@revision` on the Hub to a pinned, schema-checked :class:`Artifact`."""
+    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
+
+    where = f"hf://{repo_id}" + (f"@{revision}" if revision else "")
+    try:
+        sha = HfApi().dataset_info(repo_id, revision=revision).sha
+        path = hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=sha)
+    except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
+        raise ArtifactNotFoundError(f"{where}: {type(exc).__name__} on the Hub") from None
+    except EntryNotFoundError:
+        raise ArtifactNotFoundError(
+            f"{where} is a dataset repo but not an envscale artifact (no {MANIFEST})"
+        ) from None
+    manifest = read_manifest(Path(path), where)
+    check_manifest(manifest, where, expect_kind)
+    return Artifact(
+        location=repo_id,
+        version=revision or manifest.get("version", "main"),
+        manifest=manifest,
+        is_hub=True,
+        revision=sha,
+    )
+
+
 def push_artifact(
-    ref: str,
+    ref: str | os.PathLike,
     repo_id: str,
     *,
     tag: str | None = None,
@@ -55,9 +84,7 @@ def push_artifact(
     from huggingface_hub import HfApi
     from huggingface_hub.errors import EntryNotFoundError
 
-    art = open_artifact(ref)
-    if art.is_hub:
-        raise ValueError(f"{ref} is already on the Hub; push takes a local artifact folder")
+    art = open_artifact(ref if isinstance(ref, os.PathLike) else Path(ref))  # push reads a local folder
     tag = tag or art.version
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
@@ -103,3 +130,31 @@ def push_artifact(
         "commit": commit,
         "url": f"{endpoint}/datasets/{repo_id}/tree/{tag}",
     }
+
+
+def make_parser(subparsers=None) -> argparse.ArgumentParser:
+    """`envscale push PATH REPO_ID`."""
+    kwargs = {
+        "description": "Publish a local artifact version to a Hub dataset repo (card merged, version tagged)."
+    }
+    if subparsers is None:
+        parser = argparse.ArgumentParser(prog="envscale push", **kwargs)
+    else:
+        parser = subparsers.add_parser("push", help="publish a local artifact version to the Hub", **kwargs)
+    parser.add_argument("path", help="local artifact folder, optionally @vN")
+    parser.add_argument("repo_id", help="dataset repo id, org/name")
+    parser.add_argument("--tag", help="Hub tag for this version (default: the local version, e.g. v1)")
+    parser.add_argument("--private", action="store_true", help="create the repo private")
+    parser.add_argument("--token", help="Hub token (default: HF_TOKEN / the logged-in token)")
+    parser.set_defaults(func=main)
+    return parser
+
+
+def main(args: argparse.Namespace) -> int:
+    result = push_artifact(
+        Path(args.path), args.repo_id, tag=args.tag, private=args.private, token=args.token
+    )
+    print(f"pushed {args.path} to {result['repo_id']} (commit {result['commit'][:12]}, tag {result['tag']})")
+    print(f"  {result['url']}")
+    print(f"  load: datasets.load_dataset({result['repo_id']!r}, revision={result['tag']!r})")
+    return 0

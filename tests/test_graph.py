@@ -11,7 +11,7 @@ import pytest
 
 from envscale.artifacts import local_versions
 from envscale.cli import main
-from envscale.embeddings import Embedder, topk_cosine
+from envscale.graph.embeddings import Embedder, topk_cosine
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.graph import GraphConfig, build_graph
 
@@ -179,7 +179,7 @@ def test_a_script_without_a_main_guard_still_embeds_in_process(tmp_path):
     # start. The user's script must still finish, encoding in its own process.
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from envscale.embeddings import Embedder\n"
+        "from envscale.graph.embeddings import Embedder\n"
         "emb = Embedder(cache_dir=None, processes=2, pool_min_texts=1, chunk_size=2)\n"
         "vecs = emb.encode(['order id', 'city name', 'flight number', 'ticket price'])\n"
         "emb.close()\n"
@@ -199,7 +199,7 @@ def test_ctrl_c_during_a_worker_encode_stops_the_workers_at_once(tmp_path):
     script = tmp_path / "interrupted.py"
     script.write_text(
         "import os, signal, threading\n"
-        "from envscale.embeddings import Embedder\n"
+        "from envscale.graph.embeddings import Embedder\n"
         "if __name__ == '__main__':\n"
         "    texts = [f'tool number {i} reads the order status' for i in range(400)]\n"
         f"    emb = Embedder(cache_dir={str(tmp_path)!r}, processes=2, pool_min_texts=1, chunk_size=2, batch_size=2)\n"

@@ -35,7 +35,7 @@ def test_push_then_read_back_pinned_versions(hub_fake, tmp_path, capsys):
     assert open_artifact("lab/tools@v2").load("rejected").num_rows == 0  # empty configs load empty
     v1 = open_artifact("lab/tools@v1", expect_kind="api_pool")
     assert v1.is_hub and v1.manifest["version"] == "v1" and len(v1.revision) == 40
-    assert v1.pinned == f"lab/tools@{v1.revision}"
+    assert v1.pinned == f"hf://lab/tools@{v1.revision}"
     assert sorted(v1.load("api_pool")["name"]) == ["book_flight", "get_weather"]
     refs = HfApi().list_repo_refs("lab/tools", repo_type="dataset")
     assert {t.name for t in refs.tags} == {"v1", "v2"}

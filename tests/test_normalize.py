@@ -3,7 +3,7 @@
 import jsonschema
 import pytest
 
-from envscale.normalize import Rejected, infer_kind, normalize_tool, sanitize_name
+from envscale.sources.normalize import Rejected, infer_kind, normalize_tool, sanitize_name
 from envscale.sources.base import RawTool
 
 

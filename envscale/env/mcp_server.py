@@ -20,6 +20,7 @@ envscale serve-mcp tests/fixtures/envs/shop.yaml
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -97,3 +98,27 @@ def build_server(env: Environment):
 def serve_stdio(env: Environment) -> None:
     """Run the environment's MCP server on stdin/stdout until the client disconnects."""
     build_server(env).run(transport="stdio", show_banner=False)
+
+
+def make_parser(subparsers=None) -> argparse.ArgumentParser:
+    """`envscale serve-mcp REF [--env NAME] [--seed N]`."""
+    kwargs = {"description": "Serve one environment as an MCP server over stdio."}
+    if subparsers is None:
+        parser = argparse.ArgumentParser(prog="envscale serve-mcp", **kwargs)
+    else:
+        parser = subparsers.add_parser(
+            "serve-mcp", help="serve one environment as an MCP server (stdio)", **kwargs
+        )
+    parser.add_argument(
+        "ref",
+        help="an environments artifact (PATH[@vN], hf://org/name[@rev]) or an environment YAML/JSON file",
+    )
+    parser.add_argument("--env", help="environment name (default: the first one)")
+    parser.add_argument("--seed", type=int, help="initial state seed (default: the spec's)")
+    parser.set_defaults(func=main)
+    return parser
+
+
+def main(args: argparse.Namespace) -> int:
+    serve_stdio(load_environment(args.ref, args.env, seed=args.seed))
+    return 0

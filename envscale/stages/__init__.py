@@ -1,0 +1,162 @@
+"""The pipeline's stages: each a function over datasets, with its own command line.
+
+A stage module (`collect`, `graph`, `materialize`) holds a config dataclass, the stage function
+(`collect(config, output)`, `build_graph(pool, config, output)`, ...), and a :class:`Stage` named
+`STAGE` that gives it TRL's script shape: `make_parser(subparsers=None)` and `main(args)`. The
+`envscale` command only dispatches to them, and each also runs alone:
+
+```bash
+python -m envscale.stages.graph --input outputs/quickstart/api_pool --output outputs/graph
+envscale graph --input outputs/quickstart/api_pool --output outputs/graph      # the same
+```
+
+`PIPELINE` is their order; `envscale run RECIPE` runs the ones a recipe has sections for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..artifacts import Artifact, open_artifact
+from ..config import add_arguments, load_recipe, parse_config, section
+
+#: The stages, in pipeline order (module names under `envscale.stages`).
+PIPELINE = ("collect", "graph", "materialize")
+#: Top-level recipe keys that are not stage sections.
+RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
+#: Parser keys of a stage command that are not config fields.
+_RESERVED = {"command", "config", "output", "input", "verbose", "func"}
+
+
+def get_stage(name: str) -> Stage:
+    """The :class:`Stage` of `envscale.stages.<name>`."""
+    if name not in PIPELINE:
+        raise ValueError(f"unknown stage {name!r}; stages: {', '.join(PIPELINE)}")
+    return importlib.import_module(f"{__name__}.{name}").STAGE
+
+
+def check_recipe_keys(recipe: dict, path: str) -> None:
+    """Unknown top-level keys of a multi-stage recipe are an error (a single-stage recipe is checked by its config)."""
+    if not any(k in PIPELINE for k in recipe):
+        return
+    unknown = sorted(set(recipe) - set(PIPELINE) - set(RUN_KEYS))
+    if unknown:
+        raise ValueError(
+            f"recipe {path}: unknown top-level keys {unknown}; "
+            f"expected stage sections {sorted(PIPELINE)} or {sorted(RUN_KEYS)}"
+        )
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What the CLI and `envscale run` know of a stage: its function, config, and what it reads and writes.
+
+    Args:
+        name: the command and recipe section (`collect`).
+        output: the artifact kind it writes, also its folder name under a run's `output_dir`.
+        input: the artifact kind it reads (the previous stage's output), if any.
+        help: one line for `envscale --help`.
+        config_cls: the config dataclass.
+        function: `fn(config, output)` or, with an input, `fn(input_artifact, config, output)`.
+        description: the longer text of `envscale <name> --help` (default: `help`).
+    """
+
+    name: str
+    output: str
+    input: str | None
+    help: str
+    config_cls: type
+    function: Callable[..., Artifact]
+    description: str | None = None
+
+    def make_parser(self, subparsers: Any = None) -> argparse.ArgumentParser:
+        """The stage's parser: `--config`, `--input`, `--output`, and one flag per config field."""
+        kwargs = {
+            "description": self.description or self.help,
+            "formatter_class": argparse.RawDescriptionHelpFormatter,
+        }
+        if subparsers is None:
+            parser = argparse.ArgumentParser(prog=f"envscale {self.name}", **kwargs)
+        else:
+            parser = subparsers.add_parser(self.name, help=self.help, **kwargs)
+        parser.add_argument("--config", help=f"YAML recipe: its `{self.name}:` section, or the whole file")
+        if self.input:
+            parser.add_argument(
+                "--input", help=f"the {self.input} artifact to read: PATH[@vN] or hf://org/name[@revision]"
+            )
+        parser.add_argument(
+            "--output", help=f"output artifact folder, always local (default: outputs/{self.output})"
+        )
+        add_arguments(parser, self.config_cls)
+        parser.set_defaults(func=self.main)
+        return parser
+
+    def config(self, recipe_path: str | None = None, overrides: dict | None = None) -> Any:
+        """The stage config from its recipe section plus overrides (unknown keys are an error)."""
+        data: dict = {}
+        if recipe_path:
+            recipe = load_recipe(recipe_path)
+            check_recipe_keys(recipe, recipe_path)
+            data = dict(section(recipe, self.name, PIPELINE))
+            if "base_dir" in {f for f in self.config_cls.__dataclass_fields__} and "base_dir" not in data:
+                data["base_dir"] = str(
+                    Path(recipe_path).resolve().parent
+                )  # relative sources: the recipe's folder
+        return parse_config(self.config_cls, data, overrides)
+
+    def open_input(self, ref: str | Path | None) -> Artifact:
+        if not ref:
+            raise ValueError(
+                f"{self.name} needs --input (a {self.input} artifact: PATH[@vN] or hf://org/name[@revision])"
+            )
+        return open_artifact(ref, expect_kind=self.input)
+
+    def fingerprint(self, config: Any, input_artifact: Artifact | None = None) -> str:
+        """What makes this stage's output what it is: the config and the content of its input."""
+        return config.fingerprint(input_artifact.content_key) if self.input else config.fingerprint()
+
+    def run(self, config: Any, output: str | Path, input_artifact: Artifact | None = None) -> Artifact:
+        output = Path(output)  # an output is always a local folder, never a Hub id
+        if self.input:
+            return self.function(input_artifact, config, output)
+        return self.function(config, output)
+
+    def main(self, args: argparse.Namespace) -> int:
+        """`envscale <stage>`: run the stage from parsed arguments; 0 on success, 1 if a source failed."""
+        overrides = {k: v for k, v in vars(args).items() if k not in _RESERVED}
+        config = self.config(args.config, overrides)
+        output = Path(args.output) if args.output else Path("outputs") / self.output
+        art = self.run(config, output, self.open_input(args.input) if self.input else None)
+        print_report(art)
+        return 1 if failed(art) else 0
+
+
+def load_line(art: Artifact) -> str:
+    """The `datasets.load_dataset(...)` call that reads an artifact's main config."""
+    return f"datasets.load_dataset({art.location!r}, {art.kind.main_config!r}, split='train')"
+
+
+def print_report(art: Artifact) -> None:
+    """What a stage prints when it is done: where, counts, the accounting, failures, how to load it."""
+    counts = ", ".join(f"{k}={v}" for k, v in art.manifest["counts"].items())
+    print(f"{art.kind.name} {art.version} written to {art.location}  ({counts})")
+    stats = art.manifest.get("stats", {})
+    totals = stats.get("totals")
+    if totals:
+        print(
+            f"  read {totals['read']} = accepted {totals['accepted']} + rejected {totals['rejected']} "
+            f"+ duplicates {totals['duplicates']}"
+        )
+    for failure in stats.get("failed_sources", []):
+        print(f"  FAILED source {failure['source']}: {failure['error']}", file=sys.stderr)
+    print(f"  load: {load_line(art)}")
+
+
+def failed(art: Artifact) -> bool:
+    return bool(art.manifest.get("stats", {}).get("failed_sources"))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +39,10 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, ShardWriter
 from ..config import fingerprint, option, to_dict
-from ..normalize import NAME_MAX, Rejected, normalize_tool
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
-from ..sources import RawError, SourceError, SourceInfo, parse_source, read_source
+from ..sources import SOURCE_KINDS, RawError, SourceError, SourceInfo, parse_source, read_source
+from ..sources.normalize import NAME_MAX, Rejected, normalize_tool
+from . import Stage
 
 logger = logging.getLogger(__name__)
 DONE = "DONE.json"
@@ -271,7 +273,11 @@ def collect(config: CollectConfig, output: str | Path) -> Artifact:
     Returns:
         The new :class:`~envscale.artifacts.Artifact` version.
     """
-    writer = ArtifactWriter(Path(output), API_POOL, config.fingerprint(), config=to_dict(config))
+    with ArtifactWriter(Path(output), API_POOL, config.fingerprint(), config=to_dict(config)) as writer:
+        return _collect(config, writer)
+
+
+def _collect(config: CollectConfig, writer: ArtifactWriter) -> Artifact:
     parts: list[tuple[Path, dict]] = []
     failed: list[dict] = []
     for index, spec in enumerate(config.sources):
@@ -330,3 +336,21 @@ def collect(config: CollectConfig, output: str | Path) -> Artifact:
         f"; {len(failed)} source(s) FAILED" if failed else "",
     )
     return art
+
+
+STAGE = Stage(
+    "collect",
+    output="api_pool",
+    input=None,
+    help="real API descriptions -> api_pool",
+    description="real API descriptions -> api_pool\n\nsource kinds:\n"
+    + "\n".join(f"  {k}:  {v}" for k, v in SOURCE_KINDS.items()),
+    config_cls=CollectConfig,
+    function=collect,
+)
+make_parser, main = STAGE.make_parser, STAGE.main
+
+if __name__ == "__main__":
+    from ..cli import main as cli_main
+
+    sys.exit(cli_main(["collect", *sys.argv[1:]]))

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -42,8 +43,9 @@ import numpy as np
 
 from ..artifacts import Artifact, ArtifactWriter
 from ..config import fingerprint, option, to_dict
-from ..normalize import tokens
 from ..schemas import GRAPH
+from ..sources.normalize import tokens
+from . import Stage
 
 logger = logging.getLogger(__name__)
 MATCH_MODES = ("param", "tool", "both")
@@ -134,9 +136,9 @@ class GraphConfig:
         if self.embedding_cache in ("none", "null", ""):
             self.embedding_cache = None
 
-    def fingerprint(self, input_pinned: str) -> str:
+    def fingerprint(self, input_key: str) -> str:
         ignore = ("embedding_cache", "embedding_batch_size", "embedding_processes", "llm_max_concurrency")
-        return fingerprint(self, GRAPH, inputs=[input_pinned], ignore=ignore)
+        return fingerprint(self, GRAPH, inputs=[input_key], ignore=ignore)
 
 
 # ----------------------------------------------------------------------------- texts
@@ -285,7 +287,7 @@ def _fields(tools: list[_Tool], config: GraphConfig) -> _Fields:
 def _dependency_edges(
     tools: list[_Tool], fields: _Fields, embed, config: GraphConfig, timings: dict
 ) -> list[dict]:
-    from ..embeddings import topk_cosine
+    from ..graph.embeddings import topk_cosine
 
     producers, consumers, out_texts, in_texts = (
         fields.producers,
@@ -338,7 +340,7 @@ def _dependency_edges(
 
 
 def _undirected_knn(vecs: np.ndarray, *, k: int, threshold: float, kind: str) -> list[dict]:
-    from ..embeddings import topk_cosine
+    from ..graph.embeddings import topk_cosine
 
     rows, cols, scores = topk_cosine(vecs, vecs, k=k, threshold=threshold, exclude_self=True)
     pairs: dict[tuple[int, int], float] = {}
@@ -425,11 +427,27 @@ def _offline_name(members: list[_Tool]) -> str:
 
 
 def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path) -> Artifact:
-    """Build edges and domains for `pool_artifact` and write a new `graph` artifact at `output`."""
+    """Build edges and domains for `pool_artifact` and write a new `graph` artifact at `output`.
+
+    The output's lock is taken first, so a second run into the same folder fails at once instead of
+    after the embedding.
+    """
+    writer = ArtifactWriter(
+        Path(output),
+        GRAPH,
+        config.fingerprint(pool_artifact.content_key),
+        config=to_dict(config),
+        inputs=[pool_artifact.provenance()],
+    )
+    with writer:
+        return _build_graph(pool_artifact, config, writer)
+
+
+def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactWriter) -> Artifact:
     import networkx as nx
 
-    from ..communities import cohesion, detect_domains, group_counts
-    from ..embeddings import Embedder
+    from ..graph.communities import cohesion, detect_domains, group_counts
+    from ..graph.embeddings import Embedder
 
     timings: dict[str, Any] = {}
     start = time.perf_counter()
@@ -549,13 +567,6 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
     if config.llm_base_url and config.llm_name_domains and domains:
         _llm_names(domains, config)
 
-    writer = ArtifactWriter(
-        Path(output),
-        GRAPH,
-        config.fingerprint(pool_artifact.pinned),
-        config=to_dict(config),
-        inputs=[pool_artifact.provenance()],
-    )
     out_edges = writer.shard_writer("edges")
     for e in edges:
         a, b = tools[e["a"]], tools[e["b"]]
@@ -633,3 +644,19 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
         stats["edges"],
     )
     return art
+
+
+STAGE = Stage(
+    "graph",
+    output="graph",
+    input="api_pool",
+    help="api_pool -> dependency edges and Louvain domains",
+    config_cls=GraphConfig,
+    function=build_graph,
+)
+make_parser, main = STAGE.make_parser, STAGE.main
+
+if __name__ == "__main__":
+    from ..cli import main as cli_main
+
+    sys.exit(cli_main(["graph", *sys.argv[1:]]))

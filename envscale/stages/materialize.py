@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,10 +45,11 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from ..artifacts import Artifact, ArtifactWriter, open_artifact
+from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import fingerprint, option, to_dict
-from ..normalize import READ_VERBS, WRITE_VERBS, sanitize_name, tokens
 from ..schemas import ENVIRONMENTS
+from ..sources.normalize import READ_VERBS, WRITE_VERBS, sanitize_name, tokens
+from . import Stage
 
 logger = logging.getLogger(__name__)
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
@@ -126,8 +128,8 @@ class MaterializeConfig:
         if self.rows_per_table < 1 or self.calls_per_tool < 1 or self.max_columns < 2 or self.min_tools < 1:
             raise ValueError("rows_per_table, calls_per_tool and min_tools must be >= 1, max_columns >= 2")
 
-    def fingerprint(self, input_pinned: str) -> str:
-        return fingerprint(self, ENVIRONMENTS, inputs=[input_pinned])
+    def fingerprint(self, input_key: str) -> str:
+        return fingerprint(self, ENVIRONMENTS, inputs=[input_key])
 
 
 # ----------------------------------------------------------------------------- inference
@@ -370,22 +372,30 @@ def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict],
 
 
 def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str | Path) -> Artifact:
-    """Materialise and verify one environment per domain of `graph_artifact` at `output`."""
-    from ..env import Environment
+    """Materialise and verify one environment per domain of `graph_artifact` at `output`.
 
-    pool_ref = graph_artifact.manifest["inputs"][0]["pinned"]
-    pool_artifact = open_artifact(pool_ref, expect_kind="api_pool")
-    pool = {r["id"]: r for r in pool_artifact.load("api_pool")}
+    The `api_pool` the graph was made from is found by :func:`~envscale.artifacts.resolve_input`
+    (relative to the graph, then by absolute path; same data id), never relative to the working
+    directory.
+    """
+    pool_artifact = resolve_input(graph_artifact, "api_pool")
     writer = ArtifactWriter(
         Path(output),
         ENVIRONMENTS,
-        config.fingerprint(graph_artifact.pinned),
+        config.fingerprint(graph_artifact.content_key),
         config=to_dict(config),
-        inputs=[
-            graph_artifact.provenance(),
-            pool_artifact.provenance(),
-        ],
+        inputs=[graph_artifact.provenance(), pool_artifact.provenance()],
     )
+    with writer:
+        return _materialize(graph_artifact, pool_artifact, config, writer)
+
+
+def _materialize(
+    graph_artifact: Artifact, pool_artifact: Artifact, config: MaterializeConfig, writer: ArtifactWriter
+) -> Artifact:
+    from ..env import Environment
+
+    pool = {r["id"]: r for r in iter_rows(pool_artifact.load("api_pool"))}
     envs = writer.shard_writer("environments", batch_size=50)
     rejected = writer.shard_writer("rejected", batch_size=50)
     reasons: Counter = Counter()
@@ -457,3 +467,19 @@ def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str
     art = writer.commit(counts, stats)
     logger.info("environments %s: %d of %d domains verified", art.pinned, counts["environments"], total)
     return art
+
+
+STAGE = Stage(
+    "materialize",
+    output="environments",
+    input="graph",
+    help="graph domains -> verified SQLite-backed environments",
+    config_cls=MaterializeConfig,
+    function=materialize,
+)
+make_parser, main = STAGE.make_parser, STAGE.main
+
+if __name__ == "__main__":
+    from ..cli import main as cli_main
+
+    sys.exit(cli_main(["materialize", *sys.argv[1:]]))

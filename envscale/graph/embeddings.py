@@ -12,7 +12,7 @@ so it runs offline; any sentence-transformers model id or path can be configured
 Example:
 
 ```python
->>> from envscale.embeddings import Embedder, topk_cosine
+>>> from envscale.graph.embeddings import Embedder, topk_cosine
 >>> emb = Embedder()                                   # default model, default cache
 >>> vecs = emb.embed(["order id", "identifier of the order", "weather in a city"])
 >>> rows, cols, scores = topk_cosine(vecs, vecs, k=1, threshold=0.5, exclude_self=True)

@@ -8,7 +8,7 @@ Example:
 
 ```python
 >>> from envscale.artifacts import open_artifact
->>> from envscale.show import draw_domain
+>>> from envscale.graph.draw import draw_domain
 >>> draw_domain(open_artifact("outputs/quickstart/graph"), domain_id=0, path="domain0.png")
 PosixPath('domain0.png')
 ```
@@ -16,9 +16,10 @@ PosixPath('domain0.png')
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from .artifacts import Artifact
+from ..artifacts import Artifact
 
 
 def draw_domain(
@@ -42,7 +43,7 @@ def draw_domain(
     domain = domains[ids.index(domain_id)]
     edges = graph_artifact.load("edges").filter(lambda e: e["domain_id"] == domain_id, desc="domain edges")
     pool_ref = graph_artifact.manifest["inputs"][0]["pinned"]
-    from .artifacts import open_artifact
+    from ..artifacts import open_artifact
 
     kinds = {}
     try:
@@ -102,3 +103,29 @@ def draw_domain(
     fig.savefig(out, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return out
+
+
+def make_parser(subparsers=None) -> argparse.ArgumentParser:
+    """`envscale show graph REF [--domain N] [--png PATH]`."""
+    kwargs = {"description": "Draw one domain of a graph artifact to a PNG."}
+    if subparsers is None:
+        parser = argparse.ArgumentParser(prog="envscale show", **kwargs)
+    else:
+        parser = subparsers.add_parser(
+            "show", help="draw an artifact (e.g. a domain of a graph) to a PNG", **kwargs
+        )
+    parser.add_argument("what", choices=["graph"], help="what to draw")
+    parser.add_argument("ref", help="a graph artifact: PATH[@vN] or hf://org/name[@revision]")
+    parser.add_argument("--domain", type=int, help="domain id (default: the largest domain)")
+    parser.add_argument("--png", help="output file (default: <artifact>/domain-<id>.png)")
+    parser.set_defaults(func=main)
+    return parser
+
+
+def main(args: argparse.Namespace) -> int:
+    from ..artifacts import open_artifact
+
+    art = open_artifact(args.ref, expect_kind="graph")
+    path = draw_domain(art, args.domain, args.png)
+    print(f"wrote {path}")
+    return 0

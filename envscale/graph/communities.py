@@ -10,7 +10,7 @@ Example:
 
 ```python
 >>> import networkx as nx
->>> from envscale.communities import detect_domains
+>>> from envscale.graph.communities import detect_domains
 >>> g = nx.Graph([("a", "b", {"weight": 1.0}), ("b", "c", {"weight": 1.0}), ("x", "y", {"weight": 1.0})])
 >>> result = detect_domains(g, seed=0, min_size=2, max_size=10)
 >>> sorted(sorted(d) for d in result.domains)

@@ -9,7 +9,7 @@ every repair in `normalization`) and rejects what cannot, with a reason a user c
 Example:
 
 ```python
->>> from envscale.normalize import normalize_tool
+>>> from envscale.sources.normalize import normalize_tool
 >>> from envscale.sources.base import RawTool
 >>> tool = normalize_tool(RawTool(name="math.get_sum", description="Sum two numbers.",
 ...     parameters={"type": "dict", "properties": {"a": {"type": "float"}}, "required": ["a", "b"]},
@@ -30,7 +30,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from .sources.base import RawTool
+from .base import RawTool
 
 #: Names of the OpenAI function-calling rule: ``^[a-zA-Z0-9_-]{1,64}$``.
 NAME_MAX = 64
