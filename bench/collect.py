@@ -115,7 +115,7 @@ def child(mode: str, path: str, out_dir: str) -> None:
     # Imports happen before the clock starts: they are a constant, not throughput.
     from datasets import Dataset
 
-    from envscale.normalize import normalize_tool
+    from envscale.sources.normalize import normalize_tool
     from envscale.sources.base import RawTool
     from envscale.stages.collect import CollectConfig, collect
 

@@ -55,7 +55,7 @@ def main() -> None:
     from graph_scale import make_pool
 
     from envscale.artifacts import open_artifact
-    from envscale.embeddings import Embedder, usable_cores
+    from envscale.graph.embeddings import Embedder, usable_cores
     from envscale.stages.graph import _load_tools
 
     with tempfile.TemporaryDirectory(prefix="envscale-es-") as tmp:

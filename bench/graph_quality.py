@@ -98,8 +98,8 @@ def naive_baseline(pool) -> tuple[list[str], list[int]]:
     """Louvain over Jaccard similarity of name tokens (+ parameter names), same size rules."""
     import networkx as nx
 
-    from envscale.communities import detect_domains
-    from envscale.normalize import tokens
+    from envscale.graph.communities import detect_domains
+    from envscale.sources.normalize import tokens
 
     rows = list(pool)
     toks = [set(tokens(r["original_name"])) | set(r["parameters"].get("properties", {})) for r in rows]

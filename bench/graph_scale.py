@@ -113,7 +113,7 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
         )
         return
     # mode == "encode": the same unique texts the stage embeds, straight through model.encode.
-    from envscale.embeddings import Embedder
+    from envscale.graph.embeddings import Embedder
 
     tools = _load_tools(art.load("api_pool"))
     texts = [t.text for t in tools]
