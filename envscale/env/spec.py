@@ -56,6 +56,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from ..errors import EnvscaleError
+
 SPEC_VERSION = "1.0"
 """Version of the spec format; a spec may declare `spec_version` and must then share its major."""
 
@@ -146,7 +148,7 @@ _ARG_TYPES = {
 }
 
 
-class SpecError(ValueError):
+class SpecError(EnvscaleError, ValueError):
     """An environment spec (or a state for it) is invalid; the message names the tool/table/column and why.
 
     Args:

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import EnvscaleError
+
 
 @dataclass
 class SourceInfo:
@@ -32,6 +34,8 @@ class SourceInfo:
             `info.version`, MCP `serverInfo.version`, dataset revision).
         license: licence identifier or text where the source states one.
         title: a human name for the source (package, API title, server name).
+        files: the local files the reader read (documents, `$ref`'d files, archives), so that a
+            resumed or re-run stage can tell whether they changed since.
     """
 
     source: str
@@ -39,6 +43,7 @@ class SourceInfo:
     version: str | None = None
     license: str | None = None
     title: str | None = None
+    files: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -93,7 +98,7 @@ class RawError:
     name: str | None = None
 
 
-class SourceError(RuntimeError):
+class SourceError(EnvscaleError):
     """A whole source could not be read (missing file, crashed server, ...)."""
 
 

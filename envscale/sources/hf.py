@@ -53,6 +53,12 @@ def read_hf(target: str, info: SourceInfo) -> Iterator[RawTool | RawError]:
         except Exception:  # noqa: BLE001 - provenance is best effort; the rows are still read
             info.version = revision
     info.title = repo
+    if is_local:  # what a resumed run checks for changes (a Hub dataset is pinned by its revision instead)
+        root = Path(repo)
+        found = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+        info.files.extend(
+            str(p) for p in found if not any(x.startswith(".") for x in p.parts[len(root.parts) :])
+        )
     for split, ds in splits.items():
         columns = ds.column_names or []
         column = next((c for c in TOOL_COLUMNS if c in columns), None)

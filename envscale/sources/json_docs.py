@@ -50,6 +50,7 @@ def read_json_docs(target: str, info: SourceInfo) -> Iterator[RawTool | RawError
         return
     files = _expand(target)
     for path in files:
+        info.files.append(str(path))
         with _open_text(path) as fh:
             yield from iter_json_records(fh, str(path), group=path.stem)
 
@@ -58,6 +59,7 @@ def read_archive(archive: Path, patterns: list[str], info: SourceInfo) -> Iterat
     """Yield the tools of the members of a zip/wheel archive that match `patterns`."""
     if not archive.is_file():
         raise SourceError(f"archive {archive} does not exist")
+    info.files.append(str(archive))
     try:
         zf = zipfile.ZipFile(archive)
     except zipfile.BadZipFile as exc:

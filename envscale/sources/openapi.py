@@ -88,6 +88,7 @@ def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
     """
     path = Path(path)
     doc = _load(path)
+    info.files.append(str(path))
     if not isinstance(doc, dict):
         found = "empty" if doc is None else f"top level is a {type(doc).__name__}"
         raise SourceError(f"{path}: not an OpenAPI document ({found})")
@@ -106,7 +107,7 @@ def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
                          ("license", licence.get("identifier") or licence.get("name"))):  # fmt: skip
         if value is not None:
             setattr(info, field, str(value))
-    return _operations(path, doc)
+    return _operations(path, doc, info)
 
 
 def _load(path: Path) -> Any:
@@ -132,8 +133,9 @@ def _load(path: Path) -> Any:
 class _Resolver:
     """Follows `$ref`s in the document and the files it points to, and converts schemas."""
 
-    def __init__(self, path: Path, doc: dict):
+    def __init__(self, path: Path, doc: dict, files: list[str] | None = None):
         self.docs: dict[Path, Any] = {path: doc}
+        self.files = files if files is not None else []  # other files read, for provenance
         self.stack: list[tuple[str, str]] = []  # schema refs being inlined, to cut recursion
         self.budget = MAX_INLINED_REFS  # reset for each operation
 
@@ -150,6 +152,7 @@ class _Resolver:
                 self.docs[file] = _load(file)
             except SourceError as e:
                 raise _RefError(ref, str(e)) from None
+            self.files.append(str(file))
         node = self.docs[file]
         for token in unquote(fragment).split("/")[1:]:
             token = token.replace("~1", "/").replace("~0", "~")
@@ -228,10 +231,10 @@ def _nullable(schema: dict) -> dict:
     return schema
 
 
-def _operations(path: Path, doc: dict) -> Iterator[RawTool | RawError]:
-    """Yield one tool (or error) per operation, in document order."""
+def _operations(path: Path, doc: dict, info: SourceInfo) -> Iterator[RawTool | RawError]:
+    """Yield one tool (or error) per operation, in document order; `$ref`'d files join `info.files`."""
     base = path.resolve()
-    resolver = _Resolver(base, doc)
+    resolver = _Resolver(base, doc, info.files)
     for route, item in doc["paths"].items():
         route = str(route)
         try:
