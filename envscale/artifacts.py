@@ -109,7 +109,7 @@ def parse_ref(ref: str | os.PathLike) -> ArtifactRef:
         location, at, rev = text.rpartition("@")
         if not at or "/" in rev or not _VERSION_DIR.match(rev):
             location, rev = text, ""
-        return ArtifactRef(str(Path(location).expanduser().absolute()), rev or None, False)
+        return ArtifactRef(_local(location), rev or None, False)
     text = os.fspath(ref)
     if text.startswith("hf://"):
         repo, _, rev = text[5:].partition("@")
@@ -126,8 +126,13 @@ def parse_ref(ref: str | os.PathLike) -> ArtifactRef:
         or Path(location.split("/", 1)[0]).is_dir()
     )
     if local:
-        return ArtifactRef(str(Path(location).expanduser().absolute()), rev or None, False)
+        return ArtifactRef(_local(location), rev or None, False)
     return ArtifactRef(location, rev or None, True)
+
+
+def _local(location: str) -> str:
+    """An absolute, normalised local path (`..` folded; symlinks kept as the user named them)."""
+    return os.path.abspath(os.path.expanduser(location))
 
 
 # ----------------------------------------------------------------------------- inputs by content

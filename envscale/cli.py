@@ -58,10 +58,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     output_dir = Path(output_dir).absolute()  # outputs are always local folders, never Hub ids
     if output_dir.exists() and not output_dir.is_dir():
         raise ValueError(f"output_dir {output_dir} is a file, not a folder")
+    configs = [stage.config(args.recipe, {}) for stage in present]  # every section checked before any work
     status = 0
     made: list[Artifact] = []
-    for stage in present:
-        config = stage.config(args.recipe, {})
+    for stage, config in zip(present, configs, strict=True):
         output = output_dir / stage.output
         upstream = open_artifact(output_dir / stage.input, expect_kind=stage.input) if stage.input else None
         done = None if args.force else is_complete(output, stage.fingerprint(config, upstream))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import types
 import typing
 from pathlib import Path
@@ -34,14 +35,63 @@ import yaml
 T = TypeVar("T")
 
 
-def option(default: Any = dataclasses.MISSING, help: str = "", **kwargs: Any) -> Any:
-    """A dataclass field with a `help` text; list defaults are copied per instance."""
+def option(
+    default: Any = dataclasses.MISSING,
+    help: str = "",
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    **kwargs: Any,
+) -> Any:
+    """A dataclass field with a `help` text and, for numbers, bounds checked by :func:`check_fields`.
+
+    Args:
+        default: the default (list and dict defaults are copied per instance).
+        help: shown by `--help` and in the docs.
+        ge, gt, le: the value must be >= `ge`, > `gt`, <= `le` (every number field should have a sane
+            upper bound: a typo such as `rows_per_table: 100000000` fails at once instead of running
+            for hours).
+    """
+    metadata = {"help": help, "ge": ge, "gt": gt, "le": le}
     if isinstance(default, list | dict):
         value = default
-        return dataclasses.field(
-            default_factory=lambda: type(value)(value), metadata={"help": help}, **kwargs
-        )
-    return dataclasses.field(default=default, metadata={"help": help}, **kwargs)
+        return dataclasses.field(default_factory=lambda: type(value)(value), metadata=metadata, **kwargs)
+    return dataclasses.field(default=default, metadata=metadata, **kwargs)
+
+
+def check_fields(config: Any) -> None:
+    """Check every number field of a config dataclass: its type, finiteness and bounds.
+
+    An `int` field takes integers only (`seed: 1.5` is an error, not 1); a `float` field takes any
+    finite number (`.inf` and `.nan` are errors); bounds come from :func:`option`. Called first in
+    every config's `__post_init__`, so configs built in Python are checked like parsed ones.
+
+    Raises:
+        ValueError: naming the config, the field, the rule and the value.
+    """
+    owner = type(config).__name__
+    hints = typing.get_type_hints(type(config))
+    for f in dataclasses.fields(config):
+        base, _ = _base_type(hints[f.name])
+        value = getattr(config, f.name)
+        if base not in (int, float) or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{owner}.{f.name} must be a number, got {value!r}")
+        if base is int and not isinstance(value, int):
+            raise ValueError(f"{owner}.{f.name} must be an integer, got {value!r}")
+        if not math.isfinite(value):
+            raise ValueError(f"{owner}.{f.name} must be a finite number, got {value!r}")
+        meta = f.metadata
+        for key, ok, word in (
+            ("ge", lambda v, b: v >= b, ">="),
+            ("gt", lambda v, b: v > b, ">"),
+            ("le", lambda v, b: v <= b, "<="),
+        ):
+            bound = meta.get(key)
+            if bound is not None and not ok(value, bound):
+                raise ValueError(f"{owner}.{f.name} must be {word} {bound:g}, got {value!r}")
 
 
 def _base_type(tp: Any) -> tuple[Any, bool]:
@@ -83,9 +133,16 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
         if isinstance(value, bool):
             raise ValueError(f"{owner}.{name} must be a number, got {value!r}")
         try:
-            return base(value)
+            number = float(value) if isinstance(value, str) else value
+            if not isinstance(number, int | float):
+                raise TypeError
         except (TypeError, ValueError):
             raise ValueError(f"{owner}.{name} must be {base.__name__}, got {value!r}") from None
+        if base is int:
+            if isinstance(number, float) and not (math.isfinite(number) and number.is_integer()):
+                raise ValueError(f"{owner}.{name} must be an integer, got {value!r}")
+            return int(number)
+        return float(number)
     if base is str:
         if isinstance(value, dict | list):
             raise ValueError(f"{owner}.{name} must be a string, got {value!r}")
@@ -112,10 +169,16 @@ def parse_config(cls: type[T], data: dict | None, overrides: dict | None = None)
 def load_recipe(path: str | Path) -> dict:
     """Read a YAML recipe (a mapping) with a clear error for anything else."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(
+            f"recipe {path} is a folder; give the recipe's YAML file (e.g. {path}/quickstart.yaml)"
+        )
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FileNotFoundError(f"recipe {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"recipe {path} cannot be read: {exc}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"recipe {path} is not valid YAML: {exc}") from None
     if data is None:

@@ -34,7 +34,7 @@ from huggingface_hub import AsyncInferenceClient
 from huggingface_hub.errors import HfHubHTTPError
 from tqdm.auto import tqdm
 
-from envscale.config import option
+from envscale.config import check_fields, option
 
 logger = logging.getLogger(__name__)
 
@@ -50,15 +50,27 @@ class LLMConfig:
     base_url: str | None = option(None, "Server URL (http://host:port/v1); null: none, stages run offline.")
     model: str | None = option(None, "The served model id, sent as `model` (required with base_url).")
     api_key: str | None = option(None, f"Bearer token (null: ${API_KEY_ENV}).", repr=False)
-    max_concurrency: int = option(8, "Requests in flight at once, per client.")
-    max_retries: int = option(3, "Retries after a connection error, timeout, 408, 429 or 5xx (0: no retry).")
-    retry_backoff: float = option(0.5, "First retry's wait in seconds, doubled per retry (max 30), jittered.")
-    timeout: float = option(60.0, "Seconds one request may take before it is abandoned (and retried).")
-    temperature: float = option(0.0, "Sampling temperature; a request may override it.")
-    max_tokens: int = option(512, "Most tokens generated per request; a request may override it.")
-    seed: int | None = option(0, "Sampling seed sent to the server (null: none); a request may override it.")
+    max_concurrency: int = option(8, "Requests in flight at once, per client.", ge=1, le=4096)
+    max_retries: int = option(
+        3, "Retries after a connection error, timeout, 408, 429 or 5xx (0: no retry).", ge=0, le=100
+    )
+    retry_backoff: float = option(
+        0.5, "First retry's wait in seconds, doubled per retry (max 30), jittered.", ge=0, le=600
+    )
+    timeout: float = option(
+        60.0, "Seconds one request may take before it is abandoned (and retried).", gt=0, le=86_400
+    )
+    temperature: float = option(0.0, "Sampling temperature; a request may override it.", ge=0, le=2)
+    max_tokens: int = option(
+        512, "Most tokens generated per request; a request may override it.", ge=1, le=10_000_000
+    )
+    seed: int | None = option(
+        0, "Sampling seed sent to the server (null: none); a request may override it.", ge=0, le=2**63 - 1
+    )
 
     def __post_init__(self):
+        check_fields(self)
+
         def fail(name: str, why: str):
             raise ValueError(f"LLMConfig.{name} {why}, got {getattr(self, name)!r}")
 
@@ -67,17 +79,6 @@ class LLMConfig:
                 fail("base_url", "must be an http:// or https:// URL (or null for no endpoint)")
             if not self.model:
                 fail("model", f"must name the served model id when base_url is set ({self.base_url})")
-        for name, low in (("max_concurrency", 1), ("max_tokens", 1), ("max_retries", 0)):
-            if type(getattr(self, name)) is not int or getattr(self, name) < low:
-                fail(name, f"must be an integer >= {low}")
-        if not self.timeout > 0:
-            fail("timeout", "must be > 0 seconds")
-        if not self.retry_backoff >= 0:
-            fail("retry_backoff", "must be >= 0 seconds")
-        if not 0 <= self.temperature <= 2:
-            fail("temperature", "must be between 0 and 2")
-        if self.seed is not None and type(self.seed) is not int:
-            fail("seed", "must be an integer or null")
 
     @property
     def enabled(self) -> bool:

@@ -3,6 +3,7 @@
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from envscale.artifacts import local_versions, open_artifact
@@ -91,3 +92,89 @@ def test_info_shows_versions_and_counts(tmp_path, capsys):
     assert main(["info", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "versions v1" in out and "api_pool=2" in out
+
+
+# ----------------------------------------------------------------------------- issue 8: every edge a clear line
+
+
+def test_run_with_a_relative_output_dir_stays_local_and_prints_a_load_line_per_dataset(
+    tmp_path, monkeypatch, capsys
+):
+    shutil.copy(FIX / "openai_tools.json", tmp_path / "tools.json")
+    recipe = write_recipe(tmp_path, {"collect": {"sources": ["json:tools.json"]}})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a Hub lookup would fail loudly
+    for output_dir in ("myrun", "./myrun"):
+        assert main(["run", str(recipe), "--output-dir", output_dir]) == 0
+        out = capsys.readouterr().out
+        root = tmp_path / "myrun" / "api_pool"
+        assert f"Datasets are in {tmp_path / 'myrun'}" in out
+        assert f"datasets.load_dataset({str(root)!r}, 'api_pool', split='train')" in out  # also when skipped
+    assert local_versions(tmp_path / "myrun" / "api_pool") == ["v1"]
+
+
+@pytest.mark.parametrize(
+    ("recipe", "flags", "message"),
+    [
+        ("DIR", [], "is a folder; give the recipe's YAML file"),
+        ({"output_dir": 5, "collect": {"sources": ["json:x.json"]}}, [], "output_dir must be a folder path"),
+        (
+            {"collect": {"sources": ["json:x.json"], "max_description_chars": float("inf")}},
+            [],
+            "must be an integer",
+        ),
+        (
+            {"collect": {"sources": ["json:x.json"], "mcp_timeout": float("inf")}},
+            [],
+            "must be a finite number",
+        ),
+        ({"collect": {"sources": ["json:x.json"], "mcp_timeout": -1}}, [], "mcp_timeout must be > 0"),
+        (
+            {"collect": {"sources": ["json:x.json"]}, "graph": {"semantic_top_k": -3}},
+            [],
+            "must be >= 0, got -3",
+        ),
+        ({"collect": {"sources": ["json:x.json"]}, "graph": {"seed": 1.5}}, [], "seed must be an integer"),
+        (
+            {"collect": {"sources": ["json:x.json"]}, "graph": {"semantic_weight": -1}},
+            [],
+            "semantic_weight must be >= 0",
+        ),
+        (
+            {"collect": {"sources": ["json:x.json"]}, "materialize": {"rows_per_table": 100000}},
+            [],
+            "rows_per_table must be <= 10000",
+        ),
+    ],
+)
+def test_bad_recipes_give_one_line_and_exit_2(tmp_path, capsys, recipe, flags, message):
+    path = tmp_path / "recipe_dir" if recipe == "DIR" else write_recipe(tmp_path, recipe)
+    path.mkdir(exist_ok=True) if recipe == "DIR" else None
+    assert main(["run", str(path), *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_incompatible_schema_version_is_one_line_with_the_way_out(tmp_path, capsys):
+    out = tmp_path / "pool"
+    assert main(["collect", "--sources", f"json:{FIX}/openai_tools.json", "--output", str(out)]) == 0
+    path = out / "versions" / "v1" / "envscale.json"
+    path.write_text(path.read_text().replace('"schema_version": "1.0"', '"schema_version": "9.0"'))
+    capsys.readouterr()
+    assert main(["graph", "--input", str(out), "--output", str(tmp_path / "graph")]) == 2
+    err = capsys.readouterr().err
+    assert "holds api_pool schema 9.0" in err and "Re-run the stage" in err and "Traceback" not in err
+
+
+def test_a_bug_shows_its_traceback_and_asks_for_a_report(tmp_path, capsys, monkeypatch):
+    import envscale.stages.collect as collect_module
+
+    def bug(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(type(collect_module.STAGE), "run", bug)
+    assert (
+        main(["collect", "--sources", f"json:{FIX}/openai_tools.json", "--output", str(tmp_path / "o")]) == 1
+    )
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "Please report it" in err

@@ -279,7 +279,7 @@ def test_cli_graph_show_and_run_reruns_graph_when_the_pool_changes(tmp_path, cac
         )
         == 2
     )
-    assert "must be in [-1, 1]" in capsys.readouterr().err
+    assert "GraphConfig.semantic_threshold must be <= 1, got 2.0" in capsys.readouterr().err
 
 
 def test_llm_confirms_edges_and_names_domains(pool, cache_dir, tmp_path):

@@ -255,12 +255,13 @@ def test_works_when_the_hub_is_offline(fake, config, monkeypatch):
     [
         ({"base_url": "127.0.0.1:8000"}, "LLMConfig.base_url must be an http"),
         ({"model": None}, "LLMConfig.model must name the served model id"),
-        ({"max_concurrency": 0}, "LLMConfig.max_concurrency must be an integer >= 1"),
-        ({"max_retries": -1}, "LLMConfig.max_retries must be an integer >= 0"),
+        ({"max_concurrency": 0}, "LLMConfig.max_concurrency must be >= 1, got 0"),
+        ({"max_retries": -1}, "LLMConfig.max_retries must be >= 0"),
         ({"timeout": 0}, "LLMConfig.timeout must be > 0"),
-        ({"temperature": 3.0}, "LLMConfig.temperature must be between 0 and 2"),
-        ({"max_tokens": True}, "LLMConfig.max_tokens must be an integer"),
-        ({"seed": 1.5}, "LLMConfig.seed must be an integer or null"),
+        ({"timeout": float("inf")}, "LLMConfig.timeout must be a finite number"),
+        ({"temperature": 3.0}, "LLMConfig.temperature must be <= 2"),
+        ({"max_tokens": True}, "LLMConfig.max_tokens must be a number"),
+        ({"seed": 1.5}, "LLMConfig.seed must be an integer"),
     ],
 )
 def test_config_validation(overrides, message):

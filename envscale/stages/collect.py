@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import shutil
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -37,11 +38,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from ..artifacts import Artifact, ArtifactWriter, ShardWriter
-from ..config import fingerprint, option, to_dict
+from ..artifacts import Artifact, ArtifactWriter, ShardWriter, file_changed, file_input
+from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
 from ..sources import SOURCE_KINDS, RawError, SourceError, SourceInfo, parse_source, read_source
-from ..sources.normalize import NAME_MAX, Rejected, normalize_tool
+from ..sources.normalize import NAME_MAX, Rejected, normalize_tool, sanitize_name
 from . import Stage
 
 logger = logging.getLogger(__name__)
@@ -60,15 +61,23 @@ class CollectConfig:
         "Folder that relative json:/openapi: paths are resolved against (a recipe's folder; default: cwd).",
     )
     mcp_timeout: float = option(
-        30.0, "Seconds an MCP server has to start and answer tools/list before it is abandoned."
+        30.0,
+        "Seconds an MCP server has to start and answer tools/list before it is abandoned.",
+        gt=0,
+        le=3600,
     )
     max_description_chars: int = option(
-        32_768, "Descriptions longer than this are rejected (extraction bugs, not docs)."
+        32_768, "Descriptions longer than this are rejected (extraction bugs, not docs).", ge=1, le=10_000_000
     )
-    max_raw_chars: int = option(2_000, "How much of a rejected record is kept in the `rejected` config.")
-    batch_size: int = option(1_000, "Rows buffered before a parquet write (memory bound).")
+    max_raw_chars: int = option(
+        2_000, "How much of a rejected record is kept in the `rejected` config.", ge=0, le=1_000_000
+    )
+    batch_size: int = option(
+        1_000, "Rows buffered before a parquet write (memory bound).", ge=1, le=1_000_000
+    )
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if not self.sources:
             raise ValueError("collect needs at least one source (--sources KIND:TARGET ...)")
         for spec in self.sources:
@@ -76,10 +85,6 @@ class CollectConfig:
         if len(set(self.sources)) != len(self.sources):
             dupes = sorted(s for s, n in Counter(self.sources).items() if n > 1)
             raise ValueError(f"sources listed twice: {dupes}")
-        if self.mcp_timeout <= 0:
-            raise ValueError("mcp_timeout must be positive")
-        if self.max_description_chars < 1 or self.max_raw_chars < 0 or self.batch_size < 1:
-            raise ValueError("max_description_chars and batch_size must be >= 1, max_raw_chars >= 0")
 
     def fingerprint(self) -> str:
         return fingerprint(self, API_POOL, ignore=("batch_size",))
@@ -90,7 +95,10 @@ def _safe(value: Any, limit: int | None = None) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        value = json.dumps(value, ensure_ascii=True, default=str)
+        try:
+            value = json.dumps(value, ensure_ascii=True, default=str)
+        except (RecursionError, ValueError):  # a record nested too deeply to serialise: keep its start
+            value = f"<{type(value).__name__} nested too deeply to serialise> " + repr(value)[:200]
     value = value.encode("utf-8", "backslashreplace").decode("utf-8")
     if limit is not None and len(value) > limit:
         value = value[:limit] + f"... ({len(value):,} chars)"
@@ -100,6 +108,7 @@ def _safe(value: Any, limit: int | None = None) -> str | None:
 def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) -> dict:
     """Phase 1 for one source: read, normalise, check names within each document, write a part."""
     info: SourceInfo
+    shutil.rmtree(part, ignore_errors=True)  # what an interrupted attempt left is not reused
     info, items = read_source(spec, base_dir=config.base_dir, mcp_timeout=config.mcp_timeout)
     tools = ShardWriter(part / "tools", API_POOL_FEATURES, batch_size=config.batch_size)
     rejected = ShardWriter(part / "rejected", REJECTED_FEATURES, batch_size=config.batch_size)
@@ -181,8 +190,36 @@ def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) ->
         "read": read,
         "normalised": n_tools,
         "rejected": n_rejected,
+        # What a resumed run checks before reusing this part (see `_stale`).
+        "files": [file_input(path) for path in dict.fromkeys(info.files)],
     }
     (part / DONE).write_text(json.dumps(summary))
+    return summary
+
+
+def _prefixed(group: str, name: str) -> str:
+    """`todoist_list_tasks`: a taken name made readable with its group (API class, tag, server)."""
+    prefix, room = sanitize_name(group), NAME_MAX - len(name) - 1
+    if not prefix or room < 3 or name.startswith(prefix):
+        return name  # the caller falls back to a hash suffix
+    return f"{prefix[:room]}_{name}"
+
+
+def _finished_part(part: Path, spec: str) -> dict | None:
+    """The summary of a finished part, or None when it must be collected (again).
+
+    A part is reused only when every file its source read is unchanged (size and mtime, else the
+    sha256 of the content): editing an input after an interruption re-reads that source.
+    """
+    try:
+        summary = json.loads((part / DONE).read_text())
+    except (OSError, ValueError):
+        return None
+    changed = [why for entry in summary.get("files", []) if (why := file_changed(entry))]
+    if changed:
+        logger.warning("%s: input changed since it was collected (%s); collecting it again", spec, changed[0])
+        shutil.rmtree(part, ignore_errors=True)
+        return None
     return summary
 
 
@@ -206,6 +243,7 @@ def _merge(
         for shard in sorted((part / "tools").glob("*.parquet")):
             for batch in pq.ParquetFile(shard).iter_batches(batch_size=batch_size):
                 ids = batch.column("id").to_pylist()
+                groups = batch.column("group").to_pylist()
                 keep, new_names, renamed = [], batch.column("name").to_pylist(), {}
                 for i, tid in enumerate(ids):
                     key = int(tid, 16)
@@ -222,6 +260,8 @@ def _merge(
                         continue
                     keep.append(True)
                     name = new_names[i]
+                    if hash(name) in names and groups[i]:  # the same name from another API or server
+                        name = _prefixed(groups[i], new_names[i])
                     width = 6
                     while hash(name) in names:
                         name = f"{new_names[i][: NAME_MAX - width - 1]}_{tid[:width]}"
@@ -250,7 +290,8 @@ def _merge(
                 accepted += kept.num_rows
                 dupes += len(ids) - kept.num_rows
                 kinds.update(kept.column("kind").to_pylist())
-        stats = {**summary, "accepted": accepted, "duplicates": dupes, "kinds": dict(kinds)}
+        stats = {k: v for k, v in summary.items() if k != "files"}
+        stats.update(accepted=accepted, duplicates=dupes, kinds=dict(kinds))
         if stats["read"] != accepted + stats["rejected"] + dupes:
             raise AssertionError(
                 f"accounting error for {summary['source']}: {stats}"
@@ -282,8 +323,8 @@ def _collect(config: CollectConfig, writer: ArtifactWriter) -> Artifact:
     failed: list[dict] = []
     for index, spec in enumerate(config.sources):
         part = writer.parts_dir / f"{index:03d}-{hashlib.sha256(spec.encode()).hexdigest()[:8]}"
-        if (part / DONE).is_file():
-            summary = json.loads((part / DONE).read_text())
+        summary = _finished_part(part, spec)
+        if summary is not None:
             logger.info("resume: %s was already collected (%d tools read)", spec, summary["read"])
         else:
             try:
@@ -325,7 +366,8 @@ def _collect(config: CollectConfig, writer: ArtifactWriter) -> Artifact:
         "kinds": dict(kinds),
         "complete": not failed,
     }
-    art = writer.commit(counts, stats)
+    inputs = [entry for _, summary in parts for entry in summary.get("files", [])]
+    art = writer.commit(counts, stats, inputs=inputs)
     logger.info(
         "api_pool %s: read %d = accepted %d + rejected %d + duplicates %d%s",
         art.pinned,

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..artifacts import Artifact, ArtifactWriter
-from ..config import fingerprint, option, to_dict
+from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import GRAPH
 from ..sources.normalize import tokens
 from . import Stage
@@ -64,43 +64,62 @@ class GraphConfig:
     embedding_cache: str | None = option(
         "default", "Embedding cache folder; 'default' = $ENVSCALE_CACHE/embeddings, null = off."
     )
-    embedding_batch_size: int = option(64, "Texts per encode batch.")
+    embedding_batch_size: int = option(64, "Texts per encode batch.", ge=1, le=8192)
     embedding_processes: int = option(
-        0, "Worker processes for large CPU encodes (0 = one per usable core, 1 = in this process)."
+        0,
+        "Worker processes for large CPU encodes (0 = one per usable core, 1 = in this process).",
+        ge=0,
+        le=512,
     )
     match_mode: str = option(
         "param", "Edges from 'param' (output field -> input), 'tool' (whole parameter lists), or 'both'."
     )
     dependency_threshold: float = option(
-        0.75, "Minimum cosine of an output field and an input parameter (measured: bench/graph_quality.py)."
+        0.75,
+        "Minimum cosine of an output field and an input parameter (measured: bench/graph_quality.py).",
+        ge=-1,
+        le=1,
     )
-    dependency_top_k: int = option(20, "Candidate inputs kept per output text.")
+    dependency_top_k: int = option(20, "Candidate inputs kept per output text.", ge=1, le=10_000)
     parameter_threshold: float = option(
-        0.85, "Minimum cosine of two tools' parameter lists (match_mode tool)."
+        0.85, "Minimum cosine of two tools' parameter lists (match_mode tool).", ge=-1, le=1
     )
     semantic_threshold: float = option(
-        0.3, "Minimum cosine of two tools' name+description texts (measured: bench/graph_quality.py)."
+        0.3,
+        "Minimum cosine of two tools' name+description texts (measured: bench/graph_quality.py).",
+        ge=-1,
+        le=1,
     )
-    semantic_top_k: int = option(10, "Semantic neighbours kept per tool.")
+    semantic_top_k: int = option(
+        10, "Semantic neighbours kept per tool (0: no semantic edges).", ge=0, le=10_000
+    )
     generic_param_max_tools: int = option(
-        50, "An input text on more tools than this (query, limit, id) makes no dependency edge."
+        50, "An input text on more tools than this (query, limit, id) makes no dependency edge.", ge=1
     )
-    max_edges_per_tool: int = option(30, "Dependency edges kept per source tool (best scores first).")
+    max_edges_per_tool: int = option(
+        30, "Dependency edges kept per source tool (best scores first).", ge=1, le=100_000
+    )
     domain_signal: list[str] = option(
         ["semantic", "dependency"], "Edge kinds that weigh in community detection."
     )
-    dependency_weight: float = option(1.0, "Weight of dependency edges in community detection (x cosine).")
-    semantic_weight: float = option(1.0, "Weight of semantic edges in community detection (x cosine).")
-    parameter_weight: float = option(1.0, "Weight of parameter edges in community detection (x cosine).")
-    resolution: float = option(1.0, "Louvain resolution (higher = smaller domains).")
-    min_domain_size: int = option(
-        3, "Smaller communities merge into their best-connected neighbour or stay isolated."
+    dependency_weight: float = option(
+        1.0, "Weight of dependency edges in community detection (x cosine).", ge=0, le=1000
     )
-    max_domain_size: int = option(50, "Larger communities are cut again.")
+    semantic_weight: float = option(
+        1.0, "Weight of semantic edges in community detection (x cosine).", ge=0, le=1000
+    )
+    parameter_weight: float = option(
+        1.0, "Weight of parameter edges in community detection (x cosine).", ge=0, le=1000
+    )
+    resolution: float = option(1.0, "Louvain resolution (higher = smaller domains).", gt=0, le=1000)
+    min_domain_size: int = option(
+        3, "Smaller communities merge into their best-connected neighbour or stay isolated.", ge=1, le=100_000
+    )
+    max_domain_size: int = option(50, "Larger communities are cut again.", ge=1, le=100_000)
     community_backend: str = option(
         "igraph", "'igraph' (multilevel Louvain, 3x faster at 30k tools) or 'networkx' (pure Python)."
     )
-    seed: int = option(0, "Seed of community detection.")
+    seed: int = option(0, "Seed of community detection.", ge=0, le=2**32 - 1)
     llm_base_url: str | None = option(
         None, "OpenAI-compatible endpoint to check edges / name domains; null = offline."
     )
@@ -109,10 +128,13 @@ class GraphConfig:
         True, "With an endpoint: ask the LLM to confirm each candidate dependency edge."
     )
     llm_name_domains: bool = option(True, "With an endpoint: ask the LLM for a short name per domain.")
-    llm_max_edges: int = option(2000, "At most this many (best-scored) dependency edges are sent to the LLM.")
-    llm_max_concurrency: int = option(8, "Concurrent LLM requests.")
+    llm_max_edges: int = option(
+        2000, "At most this many (best-scored) dependency edges are sent to the LLM.", ge=0, le=10_000_000
+    )
+    llm_max_concurrency: int = option(8, "Concurrent LLM requests.", ge=1, le=1024)
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if self.match_mode not in MATCH_MODES:
             raise ValueError(f"match_mode must be one of {MATCH_MODES}, got {self.match_mode!r}")
         bad = [s for s in self.domain_signal if s not in SIGNALS]
@@ -120,19 +142,12 @@ class GraphConfig:
             raise ValueError(
                 f"domain_signal must be a non-empty list of {SIGNALS}, got {self.domain_signal!r}"
             )
-        for name in ("dependency_threshold", "parameter_threshold", "semantic_threshold"):
-            if not -1.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} is a cosine and must be in [-1, 1]")
         if not 1 <= self.min_domain_size <= self.max_domain_size:
             raise ValueError("need 1 <= min_domain_size <= max_domain_size")
-        if self.resolution <= 0:
-            raise ValueError("resolution must be positive")
         if self.community_backend not in ("networkx", "igraph"):
             raise ValueError("community_backend must be 'networkx' or 'igraph'")
         if self.llm_base_url and not self.llm_model:
             raise ValueError("llm_base_url is set but llm_model is not (the served model id)")
-        if self.embedding_processes < 0:
-            raise ValueError("embedding_processes must be >= 0 (0 = one per usable core)")
         if self.embedding_cache in ("none", "null", ""):
             self.embedding_cache = None
 

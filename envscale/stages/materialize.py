@@ -46,12 +46,16 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
-from ..config import fingerprint, option, to_dict
+from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import ENVIRONMENTS
 from ..sources.normalize import READ_VERBS, WRITE_VERBS, sanitize_name, tokens
 from . import Stage
 
 logger = logging.getLogger(__name__)
+#: Most rows a generated table may have. An environment is an in-memory database copied for every
+#: episode and verified tool by tool; at 10,000 rows per table a small domain takes ~2 s (2 cores),
+#: shown on the per-domain progress bar.
+MAX_ROWS_PER_TABLE = 10_000
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
 _KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9]*?)(?:_id|Id|ID|_uuid|_key|_code|_number)$")
 _INSERT_VERBS = {
@@ -113,11 +117,18 @@ _NOISE = (
 class MaterializeConfig:
     """Configuration of `envscale materialize`."""
 
-    rows_per_table: int = option(20, "Rows generated per table for the initial state.")
-    seed: int = option(0, "Seed of the initial state.")
-    calls_per_tool: int = option(3, "Generated calls per tool during verification.")
-    max_columns: int = option(40, "Columns kept per table (first seen first).")
-    min_tools: int = option(2, "Domains with fewer tools are not materialised (recorded in rejected).")
+    rows_per_table: int = option(
+        20,
+        "Rows generated per table for the initial state (environments are copied per episode: keep them small).",
+        ge=1,
+        le=MAX_ROWS_PER_TABLE,
+    )
+    seed: int = option(0, "Seed of the initial state.", ge=0, le=2**32 - 1)
+    calls_per_tool: int = option(3, "Generated calls per tool during verification.", ge=1, le=1000)
+    max_columns: int = option(40, "Columns kept per table (first seen first).", ge=2, le=1000)
+    min_tools: int = option(
+        2, "Domains with fewer tools are not materialised (recorded in rejected).", ge=1, le=100_000
+    )
     keep_failed_tools: bool = option(
         True,
         "Keep an environment whose tools partly fail verification, without those tools (each recorded in "
@@ -125,8 +136,7 @@ class MaterializeConfig:
     )
 
     def __post_init__(self) -> None:
-        if self.rows_per_table < 1 or self.calls_per_tool < 1 or self.max_columns < 2 or self.min_tools < 1:
-            raise ValueError("rows_per_table, calls_per_tool and min_tools must be >= 1, max_columns >= 2")
+        check_fields(self)
 
     def fingerprint(self, input_key: str) -> str:
         return fingerprint(self, ENVIRONMENTS, inputs=[input_key])
