@@ -1,0 +1,292 @@
+"""`envscale show graph`: pictures a person can read.
+
+What a user would check by eye: boxes never overlap and fit their names, dependency arrows run
+left to right (a cycle shares a column), reads sit above writes, tools without dependency edges
+get a grid of their own, arrows carry short keys into a side table of field flows, there is a
+legend and a title with counts, and the file printed is the file written.
+
+The layout tests use a hand-made domain; the artifact tests build a small graph from
+`tests/fixtures/graph` with the offline embedding model (once per module).
+"""
+
+import itertools
+import random
+import shutil
+from pathlib import Path
+
+import matplotlib.figure
+import matplotlib.text
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from envscale.artifacts import open_artifact
+from envscale.cli import main
+from envscale.graph import draw
+from envscale.stages.collect import CollectConfig, collect
+from envscale.stages.graph import GraphConfig, build_graph
+
+FIX = "tests/fixtures/graph"
+LONG = "export_all_invoices_for_customer_accounting_period_to_csv_format"
+
+# A hand-made domain: two chains, a skip edge, a 3-cycle fed from outside, long names, tools of
+# unknown kind, and many tools without any dependency edge.
+CHAINS = [
+    ("find_customer", "list_orders"),
+    ("list_orders", "get_order"),
+    ("get_order", "cancel_order"),
+    ("get_order", "refund_payment"),
+    ("list_orders", "cancel_order"),
+    ("find_customer", "updateCustomerShippingAddressForOrder"),
+    ("find_customer", LONG),
+    ("search_catalogue", "get_product"),
+    ("get_product", "add_to_cart"),
+    ("add_to_cart", "checkout"),
+    ("checkout", "ship_order"),
+    ("search_catalogue", "ship_order"),  # skips three steps
+    ("seed", "cycle_b"),
+    ("cycle_b", "cycle_c"),
+    ("cycle_c", "cycle_d"),
+    ("cycle_d", "cycle_b"),
+    ("cycle_d", "after_cycle"),
+]
+WRITES = {"cancel_order", "refund_payment", "updateCustomerShippingAddressForOrder", "checkout", "cycle_c"}
+UNKNOWN = {"seed", "iso_03"}
+
+
+def hand_made(n_isolated=12):
+    names = sorted({n for e in CHAINS for n in e} | {f"iso_{i:02d}" for i in range(n_isolated)})
+    kinds = {
+        n: "write" if n in WRITES or n.endswith(("1", "7")) else "read" for n in names if n not in UNKNOWN
+    }
+    return names, list(CHAINS), kinds
+
+
+def overlaps(a, b, gap=0.0):
+    return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1] or b[3] + gap <= a[1])
+
+
+def saved_figures(monkeypatch):
+    """Keep every matplotlib figure that gets saved, whatever draws it."""
+    figures = []
+    original = matplotlib.figure.Figure.savefig
+
+    def savefig(self, *args, **kwargs):
+        figures.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", savefig)
+    return figures
+
+
+def all_texts(fig):
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("emb-cache"))
+
+
+def build(folder, cache_dir):
+    pool = collect(CollectConfig(sources=[f"json:{FIX}"]), folder / "api_pool")
+    return build_graph(pool, GraphConfig(embedding_cache=cache_dir), folder / "graph")
+
+
+@pytest.fixture(scope="module")
+def graph_art(tmp_path_factory, cache_dir):
+    return build(tmp_path_factory.mktemp("run"), cache_dir)
+
+
+def shop_id(art):
+    return next(d["domain_id"] for d in art.load("domains") if "get_order" in d["tool_names"])
+
+
+# ----------------------------------------------------------------------------- layout
+
+
+def test_layout_runs_left_to_right_along_dependencies_and_a_cycle_shares_a_step():
+    names, edges, kinds = hand_made()
+    layout = draw.layout_domain(names, edges, kinds=kinds)
+    layer, comp = layout.layers, layout.components
+    for u, v in edges:
+        if layer[u] == layer[v]:  # only the tools of one cycle may share a step
+            assert comp[u] == comp[v], (u, v)
+        else:
+            assert layout.box(u)[2] < layout.box(v)[0], (u, v)  # the source's box ends before the target's
+    assert layer["cycle_b"] == layer["cycle_c"] == layer["cycle_d"] == 1 and layer["after_cycle"] == 2
+    assert layer["find_customer"] == 0 and layer["get_order"] == 2 and layer["cancel_order"] == 3
+    assert layer["ship_order"] == 4  # longest path, not the shortcut from search_catalogue
+    assert all(layer[n] == -1 for n in layout.isolated) and len(layout.isolated) == 12
+    # Deterministic: the same domain given in another order is the same picture.
+    random.seed(3)
+    shuffled = draw.layout_domain(random.sample(names, len(names)), random.sample(edges, len(edges)), kinds)
+    assert shuffled.positions == layout.positions and shuffled.components == layout.components
+
+
+def test_layout_boxes_never_overlap_reads_above_writes_and_isolated_tools_get_a_grid():
+    names, edges, kinds = hand_made(n_isolated=40)
+    layout = draw.layout_domain(names, edges, kinds=kinds)
+    assert set(layout.positions) == set(names)
+    for a, b in itertools.combinations(names, 2):
+        assert not overlaps(layout.box(a), layout.box(b), gap=0.05), (a, b)  # a visible gap, too
+    for n in names:  # every box lies on the page
+        x0, y0, x1, y1 = layout.box(n)
+        assert x0 >= 0 and x1 <= layout.width and y0 >= 0 and y1 <= layout.height
+    # Bands: every read box above every unknown box, above every write box.
+    band = {b: [layout.box(n) for n in names if layout.bands[n] == b] for b in ("read", "unknown", "write")}
+    assert band["read"] and band["unknown"] and band["write"]
+    assert min(b[1] for b in band["read"]) > max(b[3] for b in band["unknown"])
+    assert min(b[1] for b in band["unknown"]) > max(b[3] for b in band["write"])
+    assert {layout.bands[n] for n in UNKNOWN} == {"unknown"}
+    # Tools without dependency edges: right of every step, in several columns, not a pile or a strip.
+    dag_right = max(layout.box(n)[2] for n in names if layout.layers[n] >= 0)
+    iso = [layout.box(n) for n in layout.isolated]
+    assert min(b[0] for b in iso) > dag_right
+    assert len({round(b[0], 3) for b in iso}) >= 2
+    width = max(b[2] for b in iso) - min(b[0] for b in iso)
+    height = max(b[3] for b in iso) - min(b[1] for b in iso)
+    assert 0.25 < width / height < 4
+
+
+def test_long_names_are_wrapped_and_kept_in_full_in_the_side_table():
+    names, edges, kinds = hand_made()
+    data = draw.DomainData(
+        domain_id=7,
+        name="shop",
+        tool_ids=names,
+        tool_names={n: n for n in names},
+        kinds=kinds,
+        edges=[
+            {
+                "source_id": u,
+                "target_id": v,
+                "kind": "dependency",
+                "score": 0.9,
+                "matches": [],
+                "llm_verdict": None,
+            }
+            for u, v in edges
+        ],
+    )
+    layout = draw.layout_domain(names, edges, kinds=kinds)
+    for n in names:
+        lines = layout.labels[n].split("\n")
+        assert len(lines) <= draw.LABEL_LINES and all(
+            draw.text_columns(line) <= draw.LABEL_COLS for line in lines
+        )
+    assert layout.labels["updateCustomerShippingAddressForOrder"] == "updateCustomerShipping\nAddressForOrder"
+    assert layout.shortened == {LONG: LONG}
+    table = "\n".join(draw.side_table(data, draw.dependency_flows(data), layout))
+    assert LONG in table
+
+
+def test_rendered_names_fit_their_boxes_and_boxes_do_not_overlap():
+    """The same checks on the rendered figure, with the text extents matplotlib measures."""
+    names, edges, kinds = hand_made()
+    data = draw.DomainData(
+        domain_id=7,
+        name="shop $not math$",
+        tool_ids=names,
+        tool_names={n: n for n in names},
+        kinds=kinds,
+        edges=[
+            {
+                "source_id": u,
+                "target_id": v,
+                "kind": "dependency",
+                "score": 0.8,
+                "matches": [{"output": "id", "input": "id", "score": 0.8}],
+                "llm_verdict": None,
+            }
+            for u, v in edges
+        ],
+    )
+    fig = draw.render_domain(data)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    by_gid = {a.get_gid(): a for a in fig.findobj() if a.get_gid()}
+    boxes = {n: by_gid[f"node:{n}"].get_window_extent(renderer) for n in names}
+    for n in names:
+        text = by_gid[f"label:{n}"].get_window_extent(renderer)
+        box = boxes[n]
+        assert box.x0 <= text.x0 and text.x1 <= box.x1 and box.y0 <= text.y0 and text.y1 <= box.y1, n
+    for a, b in itertools.combinations(names, 2):
+        ba, bb = boxes[a], boxes[b]
+        assert not overlaps((ba.x0, ba.y0, ba.x1, ba.y1), (bb.x0, bb.y0, bb.x1, bb.y1)), (a, b)
+    assert "shop $not math$" in " ".join(all_texts(fig))  # `$` in names is text, not mathtext
+
+
+# ----------------------------------------------------------------------------- pictures of artifacts
+
+
+def test_the_saved_picture_has_a_legend_a_title_with_counts_and_separate_labels(graph_art, monkeypatch):
+    figures = saved_figures(monkeypatch)
+    domain = next(d for d in graph_art.load("domains") if d["domain_id"] == shop_id(graph_art))
+    path = draw.draw_domain(graph_art, shop_id(graph_art))  # default path: inside the artifact
+    assert path.exists() and path.suffix == ".png" and path.parent == Path(graph_art.location)
+    (fig,) = figures
+    legends = fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    assert legends, "the picture has no legend"
+    entries = " ".join(t.get_text() for legend in legends for t in legend.get_texts())
+    for word in ("read", "write", "unknown", "dependency", "similar"):
+        assert word in entries
+    texts = all_texts(fig)
+    title = " ".join(texts)
+    assert f"domain {domain['domain_id']}: {domain['name']}" in title
+    assert "5 tools (3 read, 2 write)" in title and "5 dependency edges" in title
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    labels = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text() in domain["tool_names"]]
+    assert sorted(t.get_text() for t in labels) == sorted(domain["tool_names"])
+    extents = [t.get_window_extent(renderer) for t in labels]
+    for a, b in itertools.combinations(extents, 2):
+        assert not overlaps((a.x0, a.y0, a.x1, a.y1), (b.x0, b.y0, b.x1, b.y1))
+
+
+def test_arrows_carry_short_keys_and_the_field_flows_are_listed_best_first(graph_art, monkeypatch, tmp_path):
+    figures = saved_figures(monkeypatch)
+    draw.draw_domain(graph_art, shop_id(graph_art), tmp_path / "shop.png")
+    (fig,) = figures
+    names = {n for d in graph_art.load("domains") for n in d["tool_names"]}
+    graph_axes = max(fig.axes, key=lambda ax: len(ax.patches) + len(ax.collections))  # where the tools are
+    on_arrows = [
+        t.get_text() for t in graph_axes.texts if t.get_text() not in names and "step" not in t.get_text()
+    ]
+    on_arrows = [t for t in on_arrows if t not in ("read", "write", "unknown", "no dependency edges")]
+    assert on_arrows and all(t.isdigit() for t in on_arrows)  # keys, not stacked field names
+    table = next(t for t in all_texts(fig) if "list_orders.orders.order_id -> get_order.order_id" in t)
+    rows = [line.split() for line in table.splitlines() if line[:3].strip().isdigit()]
+    assert len(rows) == 5 and sorted(r[0] for r in rows) == sorted(on_arrows)
+    scores = [float(r[1]) for r in rows]
+    assert scores == sorted(scores, reverse=True) and scores[-1] < 1.0  # payment_id 0.96 comes last
+
+
+@pytest.mark.parametrize("asked", ["pic", "new/sub/pic"])
+def test_cli_prints_the_file_it_wrote_adding_png_and_folders(graph_art, tmp_path, capsys, asked):
+    assert main(["show", "graph", str(graph_art.location), "--png", str(tmp_path / asked)]) == 0
+    out = capsys.readouterr().out
+    expected = tmp_path / f"{asked}.png"
+    assert f"wrote {expected}" in out
+    assert expected.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (tmp_path / asked).exists()
+
+
+def test_an_unwritable_path_is_a_value_error_naming_it(graph_art, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("not a folder")
+    target = tmp_path / "a-file" / "pic.png"
+    with pytest.raises(ValueError, match=str(target)):
+        draw.draw_domain(graph_art, None, target)
+    assert main(["show", "graph", str(graph_art.location), "--png", str(target)]) == 2
+    assert str(target) in capsys.readouterr().err
+
+
+def test_a_missing_pool_draws_without_colours_and_says_so(tmp_path, cache_dir, monkeypatch):
+    art = build(tmp_path / "run", cache_dir)
+    shutil.copytree(tmp_path / "run", tmp_path / "moved")  # a run folder moved as a whole keeps its colours
+    (tmp_path / "run" / "api_pool").rename(tmp_path / "gone")
+    figures = saved_figures(monkeypatch)
+    draw.draw_domain(open_artifact(tmp_path / "moved" / "graph"), shop_id(art), tmp_path / "moved.png")
+    draw.draw_domain(art, shop_id(art), tmp_path / "lonely.png")
+    moved, lonely = (" ".join(all_texts(f)) for f in figures)
+    assert "api_pool" in lonely and "not found" in lonely and "5 unknown" in lonely
+    assert "3 read, 2 write" in moved and "not found" not in moved
