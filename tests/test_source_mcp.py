@@ -1,10 +1,21 @@
-"""Real MCP servers from PyPI, started over stdio with the official SDK; crashing and hanging ones."""
+"""Real MCP servers from PyPI, started over stdio with the official SDK; crashing and hanging ones;
+no server or child of one outlives `envscale collect` (SIGTERM, SIGKILL, a server that exits)."""
 
+import contextlib
+import math
+import os
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
+import psutil
 import pytest
 
-from envscale.sources import SourceError, read_source
+from envscale.artifacts import open_artifact
+from envscale.sources import SourceError, SourceInfo, read_source
+from envscale.sources.mcp import read_mcp
 from envscale.stages.collect import CollectConfig, collect
 
 
@@ -48,3 +59,132 @@ def test_crashing_and_hanging_servers_fail_clearly_and_do_not_stop_the_run(tmp_p
 def test_unknown_server_command_is_named():
     with pytest.raises(SourceError, match="'no-such-mcp-server' not found"):
         list(read_source("mcp:no-such-mcp-server --flag")[1])
+
+
+# A fake MCP server: enough of the protocol over stdio to answer `initialize`; it never answers
+# `tools/list`. At start it spawns a child that inherits its stdout (as helper processes do); when
+# `tools/list` arrives it writes "SERVER_PID CHILD_PID" to PIDFILE. MODE: `exits-on-eof` keeps
+# reading stdin and exits when it closes (as real servers do), `ignores-eof` blocks for good,
+# `crash` writes to stderr and exits with status 3 before answering anything.
+FAKE_SERVER = r"""
+import json, os, subprocess, sys, time
+
+pidfile, mode = sys.argv[1], sys.argv[2]
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+
+
+def write_pids():
+    with open(pidfile + ".tmp", "w") as f:
+        f.write(f"{os.getpid()} {child.pid}")
+    os.replace(pidfile + ".tmp", pidfile)
+
+
+if mode == "crash":
+    write_pids()
+    sys.stderr.write("fake server: cannot load its config\n")
+    sys.exit(3)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "0"},
+        }
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+    elif message.get("method") == "tools/list":
+        write_pids()
+        if mode == "ignores-eof":
+            time.sleep(600)
+"""
+
+
+def _start_collect(tmp_path, mode, extra_sources=()):
+    script = tmp_path / "fake_server.py"
+    script.write_text(FAKE_SERVER)
+    pidfile = tmp_path / "pids"
+    source = f"mcp:{sys.executable} {script} {pidfile} {mode}"
+    cmd = [sys.executable, "-m", "envscale.cli", "collect", "--sources", source, *extra_sources]
+    cmd += ["--output", str(tmp_path / "pool"), "--mcp-timeout", "60"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, pidfile
+
+
+def _read_pids(pidfile, proc, within=30.0):
+    deadline = time.monotonic() + within
+    while not pidfile.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"the fake server never got tools/list: {proc.communicate()}")
+        time.sleep(0.05)
+    return [int(p) for p in pidfile.read_text().split()]
+
+
+def _alive(pid):
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _still_alive_after(pids, within=10.0):
+    """The pids still running (zombies count as gone) after waiting up to `within` seconds."""
+    deadline = time.monotonic() + within
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in pids if _alive(p)]
+    for pid in left:  # do not leave them behind when the test fails
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mode", "sigterms"), [("exits-on-eof", 1), ("ignores-eof", 1), ("ignores-eof", 2)])
+def test_sigterm_of_collect_ends_the_server_and_its_children(tmp_path, mode, sigterms):
+    proc, pidfile = _start_collect(tmp_path, mode)
+    pids = _read_pids(pidfile, proc)
+    proc.send_signal(signal.SIGTERM)
+    if sigterms == 2:  # a second one while collect stops the server (an impatient supervisor)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    if sigterms == 1:
+        assert proc.returncode == 143, err
+        assert "terminated" in err
+    assert _still_alive_after(pids) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["exits-on-eof", "ignores-eof"])
+def test_sigkill_of_collect_ends_the_server_and_its_children(tmp_path, mode):
+    proc, pidfile = _start_collect(tmp_path, mode)
+    pids = _read_pids(pidfile, proc)
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert _still_alive_after(pids) == []
+
+
+@pytest.mark.slow
+def test_server_exiting_while_its_child_holds_stdout_fails_at_once_with_its_status(tmp_path):
+    other = f"json:{Path(__file__).parent / 'fixtures' / 'json' / 'openai_tools.json'}"
+    proc, pidfile = _start_collect(tmp_path, "crash", extra_sources=[other])
+    try:
+        _, err = proc.communicate(timeout=30)  # far less than the 60 s mcp timeout
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _still_alive_after(_read_pids(pidfile, proc), within=0)
+        pytest.fail(f"collect waited for the exited server's stdout: {proc.communicate()}")
+    assert proc.returncode == 1, err  # a source failed; the other one was still collected
+    art = open_artifact(tmp_path / "pool")
+    [failed] = art.manifest["stats"]["failed_sources"]
+    assert "exited with status 3 before listing its tools" in failed["error"]
+    assert "fake server: cannot load its config" in failed["error"]
+    assert art.manifest["counts"]["api_pool"] > 0
+    assert _still_alive_after(_read_pids(pidfile, proc)) == []
+
+
+@pytest.mark.parametrize("timeout", [math.inf, math.nan, 0, -1.0, "30"])
+def test_timeout_that_would_never_end_or_ends_at_once_is_refused(timeout):
+    with pytest.raises(ValueError, match="finite number of seconds above 0"):
+        read_mcp("mcp-server-time", SourceInfo(source="mcp:mcp-server-time", source_kind="mcp"), timeout)
