@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )
-    for noisy in ("httpx", "httpx2", "httpcore", "mcp", "datasets", "huggingface_hub", "filelock", "fsspec"):
+    for noisy in "httpx httpx2 httpcore httpcore2 mcp datasets huggingface_hub filelock fsspec".split():
         logging.getLogger(noisy).setLevel(logging.WARNING)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None

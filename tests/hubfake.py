@@ -8,6 +8,10 @@ dataset repos. Repos have git-like semantics: every commit gets a new 40-hex id 
 branches and tags point at commits, and files can be read at any revision (branch, tag or commit id). Large
 and binary files go through the LFS protocol (preupload, batch, PUT). Everything is kept in memory.
 
+Two stand-ins for a Hub that does not work, for testing timeouts and errors: `start_silent_server()` accepts
+connections and never answers (a hung proxy or server), and `refusing_endpoint()` is a loopback port that nothing
+listens on (no network / wrong `HF_ENDPOINT`).
+
 Not implemented: Xet storage, pull requests, pagination, private or gated repos, the dataset viewer, chunked
 request bodies (the clients always send `Content-Length`). Requests to unknown routes answer 404, are printed
 to stderr and recorded in `HubFake.unhandled`.
@@ -20,6 +24,8 @@ Example:
 >>> api = HfApi(endpoint=hub.endpoint, token=hub.token)
 >>> api.create_repo("org/name", repo_type="dataset")
 >>> hub.stop()
+>>> silent = start_silent_server()  # HfApi(endpoint=silent.endpoint) now waits for an answer that never comes
+>>> silent.stop()
 ```
 """
 
@@ -30,6 +36,7 @@ import hashlib
 import itertools
 import json
 import re
+import socket
 import sys
 import threading
 import traceback
@@ -465,3 +472,115 @@ def start_hub_fake() -> HubFake:
         [`HubFake`]: the running fake, with `.endpoint`, `.token`, `.unhandled` and `.stop()`.
     """
     return HubFake()
+
+
+class SilentServer:
+    """A loopback TCP server that accepts every connection and never answers (or never finishes answering).
+
+    Args:
+        stall_body (`bool`, *optional*, defaults to `False`):
+            Answer each request's head with `200 OK`, `Content-Length: 1000` and 10 bytes of body, then stall
+            (a download that stops in the middle) instead of sending nothing at all.
+
+    Attributes:
+        endpoint (`str`):
+            Base URL to use as `HF_ENDPOINT`, e.g. `"http://127.0.0.1:40123"`.
+        accepted (`int`):
+            How many connections were accepted so far (each attempt of a client shows up here).
+    """
+
+    def __init__(self, stall_body: bool = False) -> None:
+        self.stall_body = stall_body
+        self.accepted = 0
+        self._connections: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self._listener.settimeout(0.05)
+        self.endpoint = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        self._thread = threading.Thread(target=self._serve, name="silent-server", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:  # the listener was closed by stop()
+                return
+            with self._lock:
+                self.accepted += 1
+                self._connections.append(conn)
+            if self.stall_body:
+                self._answer_partly(conn)
+            # Otherwise the request bytes stay unread in the socket buffer: nothing is ever sent back.
+
+    @staticmethod
+    def _answer_partly(conn: socket.socket) -> None:
+        conn.settimeout(5)
+        head = b""
+        try:
+            while b"\r\n\r\n" not in head:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                head += chunk
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\n"
+            )
+            conn.sendall(b"0123456789")
+        except OSError:
+            pass
+
+    def stop(self) -> None:
+        """Close the listener and every accepted connection (a waiting client then sees the connection drop)."""
+        self._stopped.set()
+        self._thread.join(timeout=5)
+        self._listener.close()
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+
+
+def start_silent_server(stall_body: bool = False) -> SilentServer:
+    """Start a server on a free port of 127.0.0.1 that accepts connections and never answers.
+
+    Args:
+        stall_body (`bool`, *optional*, defaults to `False`):
+            Send the head of an answer and the start of its body, then stall (see [`SilentServer`]).
+
+    Returns:
+        [`SilentServer`]: the running server, with `.endpoint`, `.accepted` and `.stop()`.
+    """
+    return SilentServer(stall_body)
+
+
+class RefusingEndpoint:
+    """A loopback port that is reserved (bound) but not listening, so every connection to it is refused.
+
+    Holding the bound socket keeps the port from being reused by anything else while a test runs.
+
+    Attributes:
+        endpoint (`str`):
+            Base URL to use as `HF_ENDPOINT`, e.g. `"http://127.0.0.1:40123"`.
+    """
+
+    def __init__(self) -> None:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.bind(("127.0.0.1", 0))
+        self.endpoint = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+
+    def stop(self) -> None:
+        """Release the port."""
+        self._socket.close()
+
+
+def refusing_endpoint() -> RefusingEndpoint:
+    """Reserve a loopback port that refuses every connection (like a Hub that cannot be reached).
+
+    Returns:
+        [`RefusingEndpoint`]: with `.endpoint` and `.stop()`.
+    """
+    return RefusingEndpoint()

@@ -1,9 +1,13 @@
 """Publishing and reading artifacts through the real huggingface_hub / datasets code paths.
 
 No Hugging Face Hub is reachable here: these tests run against `tests/hubfake.py`, a
-protocol-level FAKE of the Hub on loopback (the `hub_fake` fixture).
+protocol-level FAKE of the Hub on loopback (the `hub_fake` fixture), and against broken Hubs:
+one that accepts connections and never answers (`hub_silent`) and a port that refuses every
+connection (`hub_unreachable`), both with `ENVSCALE_HUB_TIMEOUT=2`. The tests against a silent
+Hub carry a `timeout` mark: without a client-side time limit they would wait forever.
 """
 
+import logging
 import sys
 from pathlib import Path
 
@@ -118,3 +122,147 @@ def test_hub_script_converts_an_api_pool_to_openai_tools_and_pushes(hub_fake, tm
     assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in tools)
     card = Path(HfApi().hf_hub_download("lab/openai-tools", "README.md", repo_type="dataset")).read_text()
     assert "lab/pool@" in card
+
+
+def _pool(tmp_path):
+    out = tmp_path / "pool"
+    collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), out)
+    return out
+
+
+def _one_error_line(capsys, command):
+    """What `envscale COMMAND` printed to stderr: exactly one line, the error, without a traceback."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"envscale {command}: error: "), err
+    return lines[0]
+
+
+@pytest.mark.timeout(60)  # without client timeouts these wait forever
+@pytest.mark.parametrize("command", ["push", "info", "graph"])
+def test_commands_against_a_hub_that_never_answers_fail_within_the_timeout(
+    command, hub_silent, tmp_path, capsys
+):
+    argv = {
+        "push": ["push", str(_pool(tmp_path)), "lab/tools"],
+        "info": ["info", "lab/tools@v1"],
+        "graph": ["graph", "--input", "lab/tools", "--output", str(tmp_path / "graph")],
+    }[command]
+    capsys.readouterr()
+    assert main(argv) == 2
+    line = _one_error_line(capsys, command)
+    assert hub_silent.accepted >= 1  # the request did reach the server, which kept quiet
+    assert hub_silent.endpoint in line and "lab/tools" in line and "did not answer within 2s" in line
+    assert "HF_ENDPOINT" in line and "ENVSCALE_HUB_TIMEOUT" in line
+    doing = {"push": "creating dataset repo lab/tools", "info": "reading hf://lab/tools@v1"}
+    assert doing.get(command, "reading hf://lab/tools") in line
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("why", ["refused", "offline"])
+@pytest.mark.parametrize("command", ["push", "info"])
+def test_commands_without_network_fail_as_one_line(
+    command, why, hub_unreachable, tmp_path, capsys, monkeypatch
+):
+    if why == "offline":
+        import datasets.config
+        from huggingface_hub import constants
+
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+        monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    argv = ["push", str(_pool(tmp_path)), "lab/tools"] if command == "push" else ["info", "lab/tools@v1"]
+    capsys.readouterr()
+    assert main(argv) == 2
+    line = _one_error_line(capsys, command)
+    assert hub_unreachable.endpoint in line and "lab/tools" in line
+    if why == "offline":
+        assert "HF_HUB_OFFLINE is set" in line
+    else:
+        assert "cannot reach the Hub" in line and "HF_ENDPOINT" in line
+
+
+def test_push_with_a_rejected_token_fails_as_one_line(hub_fake, tmp_path, capsys):
+    out = _pool(tmp_path)
+    capsys.readouterr()
+    assert main(["push", str(out), "lab/tools", "--token", "hf_not_the_right_one"]) == 2
+    line = _one_error_line(capsys, "push")
+    assert "HTTP 401" in line and "lab/tools" in line and hub_fake.endpoint in line and "token" in line
+
+
+# Needs "httpcore2" among the noisy loggers that `envscale.cli.main` quiets (httpx2's transport logs every
+# request at DEBUG under that name; httpx2 itself logs "HTTP Request: ..." at INFO as "httpx2").
+@pytest.mark.parametrize("verbose", [False, True])
+def test_push_does_not_log_every_http_request(verbose, hub_fake, tmp_path, capsys, caplog):
+    out = _pool(tmp_path)
+    caplog.set_level(logging.DEBUG if verbose else logging.INFO)  # what `-v` / the default make visible
+    caplog.clear()
+    assert main(["-v", "push", str(out), "lab/tools"] if verbose else ["push", str(out), "lab/tools"]) == 0
+    http = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.name.startswith(("httpx", "httpcore"))]
+    assert http == []
+    assert "HTTP Request" not in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)  # without client timeouts this waits forever
+def test_hf_source_against_a_hub_that_never_answers_fails_that_source_only(hub_silent, tmp_path):
+    sources = ["hf:lab/xlam-like", f"json:{FIX}/openai_tools.json"]
+    art = collect(CollectConfig(sources=sources), tmp_path / "pool")
+    [failed] = art.manifest["stats"]["failed_sources"]
+    assert failed["source"] == "hf:lab/xlam-like"
+    assert hub_silent.endpoint in failed["error"] and "did not answer within 2s" in failed["error"]
+    assert "'lab/xlam-like'" in failed["error"] and "ENVSCALE_HUB_TIMEOUT" in failed["error"]
+    assert sorted(art.load("api_pool")["name"]) == ["book_flight", "get_weather"]  # the other source is read
+
+
+@pytest.mark.timeout(60)
+def test_hub_client_gives_up_on_a_body_that_stops_coming_without_retrying():
+    from hubfake import start_silent_server
+
+    from envscale.hub import HubClient, HubTimeoutError
+
+    server = start_silent_server(stall_body=True)
+    try:
+        with HubClient(1) as client, client.stream("GET", server.endpoint + "/some/file") as response:
+            assert response.status_code == 200
+            with pytest.raises(HubTimeoutError, match=r"did not answer within 1s \(waiting for the answer"):
+                response.read()
+        # An explicit `timeout=None` (as huggingface_hub passes) does not lift the limit either.
+        with HubClient(1) as client, pytest.raises(HubTimeoutError, match="GET /api/x"):
+            client.get(server.endpoint + "/api/x", timeout=None)
+        assert server.accepted == 2
+    finally:
+        server.stop()
+
+
+def test_ensure_hub_timeouts_leaves_a_client_factory_set_by_the_user_alone(monkeypatch):
+    import httpx2
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils import _http
+
+    from envscale.hub import HubClientFactory, ensure_hub_timeouts
+
+    def factory():
+        return httpx2.Client(timeout=5)
+
+    previous = _http._GLOBAL_CLIENT_FACTORY
+    try:
+        set_client_factory(_http.default_client_factory)
+        monkeypatch.setenv("ENVSCALE_HUB_TIMEOUT", "7")
+        assert ensure_hub_timeouts() is True
+        installed = _http._GLOBAL_CLIENT_FACTORY
+        assert isinstance(installed, HubClientFactory) and installed.seconds == 7
+        client = installed()
+        assert client.timeout.read == 7 and client.timeout.connect == 7
+        default = _http.default_client_factory()
+        assert client.event_hooks["request"] == default.event_hooks["request"]  # offline mode, request ids
+        client.close()
+        default.close()
+        monkeypatch.setenv("ENVSCALE_HUB_TIMEOUT", "x")
+        with pytest.raises(ValueError, match="ENVSCALE_HUB_TIMEOUT='x'"):
+            ensure_hub_timeouts()
+        monkeypatch.delenv("ENVSCALE_HUB_TIMEOUT")
+        set_client_factory(factory)
+        assert ensure_hub_timeouts() is False and _http._GLOBAL_CLIENT_FACTORY is factory
+    finally:
+        set_client_factory(previous)

@@ -5,6 +5,11 @@ as a JSON string or as structs. Every row is read in streaming mode (no full dow
 memory); every tool is yielded with the row as its position. `REPO` is a Hub repo id or a
 local folder laid out like one (for example an envscale artifact).
 
+Reading from the Hub has a time limit per request (`ENVSCALE_HUB_TIMEOUT` seconds, default 60; see
+`envscale.hub.ensure_hub_timeouts`): a Hub that cannot be reached or does not answer makes the source
+fail with a :class:`SourceError` naming the endpoint and the way out, and the collect stage goes on
+with the other sources.
+
 Example:
 
 ```python
@@ -17,8 +22,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from .base import RawError, RawTool, SourceError, SourceInfo
 from .json_docs import tools_in_record
@@ -39,12 +45,16 @@ def read_hf(target: str, info: SourceInfo) -> Iterator[RawTool | RawError]:
 
     repo, revision, config = parse_hf_target(target)
     is_local = Path(repo).exists()
+    what = f"dataset {repo!r}{f' config {config!r}' if config else ''}"
+    if not is_local:
+        from ..hub import ensure_hub_timeouts
+
+        ensure_hub_timeouts()
     try:
         splits = datasets.load_dataset(repo, config, revision=revision, streaming=True)
     except Exception as exc:  # noqa: BLE001 - datasets raises many types for "cannot load"
-        raise SourceError(
-            f"cannot load dataset {repo!r}{f' config {config!r}' if config else ''}: {exc}"
-        ) from None
+        failure = None if is_local else _hub_failure(exc, f"loading {what}")
+        raise SourceError(failure or f"cannot load {what}: {exc}") from None
     if not is_local:
         try:
             from huggingface_hub import HfApi
@@ -67,9 +77,35 @@ def read_hf(target: str, info: SourceInfo) -> Iterator[RawTool | RawError]:
                 f"dataset {repo!r} split {split!r} has no tools column (looked for {', '.join(TOOL_COLUMNS)}; "
                 f"columns: {', '.join(columns)})"
             )
-        for i, row in enumerate(ds):
+        for i, row in enumerate(ds if is_local else _hub_rows(ds, f"reading {what} split {split!r}")):
             position = f"{split}:{i}"
             value = row[column]
             if value is None or value == "" or value == []:
                 continue  # a row without tools holds nothing to collect
             yield from tools_in_record(value, f"{position}.{column}", group=config, document=position)
+
+
+def _hub_failure(exc: BaseException, doing: str) -> str | None:
+    """The one-line message for a Hub failure (timeout, no connection, offline, HTTP error), else `None`."""
+    from ..hub import describe_hub_failure
+
+    failure = describe_hub_failure(exc, doing)
+    return None if failure is None else str(failure)
+
+
+def _hub_rows(rows: Iterable[Any], doing: str) -> Iterator[Any]:
+    """`rows`, with a Hub failure while streaming them raised as a :class:`SourceError`."""
+    iterator = iter(rows)
+    count = 0
+    while True:
+        try:
+            row = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:  # noqa: BLE001 - only Hub failures are rewritten; the rest is re-raised
+            failure = _hub_failure(exc, f"{doing} (after {count} rows)")
+            if failure is None:
+                raise
+            raise SourceError(failure) from None
+        count += 1
+        yield row
