@@ -1,10 +1,12 @@
 """Normalisation of tool schemas met in the wild, checked against the JSON Schema meta-schema."""
 
+import re
+
 import jsonschema
 import pytest
 
-from envscale.sources.normalize import Rejected, infer_kind, normalize_tool, sanitize_name
 from envscale.sources.base import RawTool
+from envscale.sources.normalize import Rejected, infer_kind, normalize_tool, sanitize_name
 
 
 def norm(parameters, name="t", description="A tool.", **kw):
@@ -176,3 +178,100 @@ def test_junk_inside_keywords_is_repaired_not_crashed_on():
 def test_nan_in_a_default_is_rejected_not_turned_into_null():
     with pytest.raises(Rejected, match="NaN or Infinity"):
         norm({"type": "object", "properties": {"x": {"type": "number", "default": float("nan")}}})
+
+
+def deep_list(levels):
+    """`[[[...[1]...]]]`, `levels` lists deep, built without recursion."""
+    value = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+DEEP = 5_000  # far past Python's recursion limit
+
+
+@pytest.mark.parametrize(
+    ("where", "kwargs"),
+    [
+        (
+            "parameters.properties.x.default",
+            {"parameters": {"properties": {"x": {"default": deep_list(DEEP)}}}},
+        ),
+        ("parameters.properties.x.type", {"parameters": {"properties": {"x": {"type": deep_list(DEEP)}}}}),
+        ("parameters.properties.x.enum", {"parameters": {"properties": {"x": {"enum": deep_list(DEEP)}}}}),
+        (
+            "parameters is a JSON string",
+            {"parameters": '{"type": "object", "x": ' + "[" * DEEP + "]" * DEEP + "}"},
+        ),
+        ("output_schema.examples", {"parameters": {}, "output_schema": {"examples": deep_list(DEEP)}}),
+        (
+            "output_schema.items.example",
+            {"parameters": {}, "output_schema": {"items": {"example": deep_list(DEEP)}}},
+        ),
+        ("annotations", {"parameters": {}, "annotations": {"title": "t", "x": deep_list(DEEP)}}),
+    ],
+)
+def test_values_nested_too_deeply_are_rejected_naming_where_not_a_recursion_error(where, kwargs):
+    kwargs = dict(kwargs)
+    params = kwargs.pop("parameters")
+    with pytest.raises(Rejected, match=rf"^{re.escape(where)} nested too deeply: more than 200 levels"):
+        norm(params, **kwargs)
+
+
+def test_a_value_deeper_than_the_nesting_limit_is_rejected_even_when_it_could_be_serialised():
+    with pytest.raises(Rejected, match="more than 200 levels"):
+        norm({"type": "object", "properties": {"x": {"examples": [deep_list(250)]}}})
+    assert norm({"type": "object", "properties": {"x": {"examples": [deep_list(150)]}}}).parameters
+
+
+def test_invalid_regular_expressions_are_dropped_with_a_note():
+    tool = norm(
+        {
+            "type": "object",
+            "properties": {
+                "email": {"type": "string", "pattern": r"^[\w-\.]+@example\.com$"},  # bad range for `re`
+                "word": {"type": "string", "pattern": r"^\p{L}+$"},  # ECMA-262 only
+                "code": {"type": "string", "pattern": r"^[A-Z]{3}-\d+$"},
+                "tags": {"type": "object", "patternProperties": {"^[a-z": {}, "^t_": {"type": "integer"}}},
+            },
+        }
+    )
+    p = valid(tool.parameters)
+    props = p["properties"]
+    assert "pattern" not in props["email"] and "pattern" not in props["word"]
+    assert props["code"]["pattern"] == r"^[A-Z]{3}-\d+$"
+    assert props["tags"]["patternProperties"] == {"^t_": {"type": "integer"}}
+    validator = jsonschema.Draft202012Validator(p)
+    validator.validate({"email": "ann@example.com", "word": "héllo", "code": "ABC-1", "tags": {"t_a": 1}})
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"code": "abc"})
+    notes = "\n".join(tool.normalization)
+    assert r"parameters.properties.email: dropped invalid pattern '^[\\w-\\.]+@example\\.com$'" in notes
+    assert "(re: bad character range \\w-\\. at position 2)" in notes
+    assert "parameters.properties.word: dropped invalid pattern" in notes and "bad escape \\p" in notes
+    assert "parameters.properties.tags.patternProperties: dropped invalid pattern '^[a-z'" in notes
+
+
+def test_invalid_patterns_in_output_schemas_and_refs_are_dropped_too():
+    tool = norm(
+        {
+            "type": "object",
+            "properties": {"id": {"$ref": "#/$defs/Id"}},
+            "$defs": {"Id": {"type": "string", "pattern": "(unclosed"}},
+        },
+        output_schema={"type": "object", "properties": {"zip": {"type": "string", "pattern": "[9-0]"}}},
+    )
+    assert valid(tool.parameters)["properties"]["id"] == {"type": "string"}
+    assert valid(tool.output_schema)["properties"]["zip"] == {"type": "string"}
+    notes = "\n".join(tool.normalization)
+    assert "parameters.properties.id: dropped invalid pattern '(unclosed'" in notes
+    assert (
+        "output_schema.properties.zip: dropped invalid pattern '[9-0]' (re: bad character range 9-0" in notes
+    )
+
+
+def test_a_group_with_invalid_unicode_is_escaped_not_written_broken():
+    tool = norm({}, group="server_\udcff")  # invalid UTF-8 in a file read with surrogateescape
+    assert tool.group == "server_\\udcff" and tool.group.encode("utf-8")
+    assert any(n.startswith("group: invalid unicode") for n in tool.normalization)

@@ -7,6 +7,7 @@ import pytest
 from datasets import Dataset
 
 from envscale.sources import SourceError, read_source
+from envscale.sources.json_docs import tools_in_record
 
 FIX = "tests/fixtures/json"
 
@@ -68,3 +69,56 @@ def test_hf_source_on_a_local_dataset_folder(tmp_path):
     with pytest.raises(SourceError, match="no tools column"):
         Dataset.from_list([{"text": "x"}]).to_parquet(str(tmp_path / "other" / "data" / "train.parquet"))
         names(f"hf:{tmp_path / 'other'}")
+
+
+def test_a_server_named_by_a_record_becomes_group_and_document(tmp_path):
+    schema = {"type": "object", "properties": {}}
+    lines = [
+        {"server": "todoist", "name": "list_tasks", "description": "d", "inputSchema": schema},
+        {"type": "function", "function": {"name": "f", "parameters": schema}, "service_name": "billing"},
+        {"server_name": "github", "tools": [{"name": "list_repos", "parameters": schema}]},
+        {"mcp_server": {"name": "slack", "version": "2"}, "tools": [{"name": "post", "namespace": "chat"}]},
+        {"server": "  ", "name": "no_server", "parameters": schema},  # blank: not a server name
+        {"name": "plain", "parameters": schema},
+    ]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    _, items = read_source(f"json:{path}")
+    got = {t.name: (t.group, t.document.replace(str(tmp_path), "")) for t in items}
+    assert got == {
+        "list_tasks": ("todoist", "/corpus.jsonl (server todoist)"),
+        "f": ("billing", "/corpus.jsonl (server billing)"),
+        "list_repos": ("github", "/corpus.jsonl:3 (server github)"),
+        "post": ("chat", "/corpus.jsonl:4 (server chat)"),  # a tool's own key wins over its record's
+        "no_server": ("corpus", "/corpus.jsonl"),  # as before: the file's stem, the file as document
+        "plain": ("corpus", "/corpus.jsonl"),
+    }
+    from envscale.sources.json_docs import SERVER_KEYS
+
+    assert {"server", "server_name", "mcp_server", "service", "namespace", "toolkit"} <= set(SERVER_KEYS)
+
+
+def test_json_lines_whose_first_line_is_too_deep_still_read_the_rest(tmp_path):
+    deep = '{"name": "deep", "parameters": ' + '{"a": ' * 3_000 + "1" + "}" * 3_000 + "}"
+    path = tmp_path / "tools.jsonl"
+    path.write_text("\n" + deep + "\n" + json.dumps({"name": "get_time", "parameters": {}}) + "\n")
+    _, items = read_source(f"json:{path}")
+    error, tool = list(items)
+    assert error.position.endswith("tools.jsonl:2") and error.reason.startswith("nested too deeply: the line")
+    assert tool.name == "get_time" and tool.position.endswith("tools.jsonl:3")  # positions count blank lines
+
+
+def test_tools_nested_in_lists_or_strings_too_deeply_are_one_error_each():
+    deep = {"name": "deep", "parameters": {}}
+    for _ in range(5_000):
+        deep = [deep]
+    items = list(tools_in_record([{"name": "ok_tool"}, deep], "x.json"))
+    assert [type(i).__name__ for i in items] == ["RawTool", "RawError"]
+    assert items[1].reason.startswith("nested too deeply: tools inside more than 200 levels")
+    assert json.dumps(items[1].raw)  # what is kept of it can be stored
+    wide = {"name": "deep_schema", "parameters": {"type": "object", "x": [[[1]]]}}
+    for _ in range(250):
+        wide["parameters"]["x"] = [wide["parameters"]["x"]]
+    [error] = tools_in_record(json.dumps(wide), "row:3.tools")
+    assert error.name == "deep_schema" and "more than 200 levels" in error.reason
+    assert json.dumps(error.raw).count("nested too deeply") == 1

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from envscale.sources.base import RawError, RawTool, SourceError, SourceInfo
 from envscale.sources.openapi import read_openapi
@@ -311,3 +312,78 @@ def test_shop_spec_reads_into_valid_self_contained_tools():
         "header",
         "body",
     )
+
+
+def spec_with(responses_schema, extra=None):
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/ok": {"get": {"operationId": "get_ok", "responses": {"200": {"description": "ok"}}}},
+            "/deep": {
+                "get": {
+                    "operationId": "get_deep",
+                    "responses": {"200": {"content": {"application/json": {"schema": responses_schema}}}},
+                }
+            },
+            **(extra or {}),
+        },
+    }
+
+
+@pytest.mark.skipif(not hasattr(yaml, "CSafeLoader"), reason="PyYAML's own composer stops near 900 levels")
+def test_a_deeply_nested_schema_costs_only_its_operation(tmp_path):
+    path = tmp_path / "deep.yaml"
+    text = yaml.safe_dump(spec_with("DEEP"), sort_keys=False)
+    # 980 levels of arrays (JSON flow style): libyaml parses it, recursing on it would not end well
+    path.write_text(text.replace("DEEP", '{"type": "array", "items": ' * 980 + "{}" + "}" * 980))
+    _, items = read(path)
+    assert [type(item).__name__ for item in items] == ["RawTool", "RawError"]
+    assert items[1].position == "GET /deep" and items[1].name == "get_deep"
+    assert items[1].reason == "nested too deeply: a schema has more than 100 levels of subschemas and $refs"
+    assert json.dumps(items[1].raw)  # kept cut to a storable depth
+
+
+def test_a_long_chain_of_refs_is_bounded_like_nesting(tmp_path):
+    schemas = {f"S{i}": {"$ref": f"#/components/schemas/S{i + 1}"} for i in range(600)}
+    schemas["S600"] = {"type": "string"}
+    spec = spec_with({"$ref": "#/components/schemas/S0"})
+    spec["components"] = {"schemas": schemas}
+    (tmp_path / "chain.json").write_text(json.dumps(spec))
+    _, items = read(tmp_path / "chain.json")
+    assert isinstance(items[0], RawTool) and items[1].reason.startswith("nested too deeply")
+
+
+def laughs(levels=9, width=9):
+    lines = ["l0: &l0 [" + ", ".join(["lol"] * width) + "]"]
+    lines += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path):
+    path = tmp_path / "laughs.yaml"
+    path.write_text(
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\nx-laughs:\n"
+        + "".join(f"  {line}\n" for line in laughs().splitlines())
+        + "paths:\n  /x:\n    get:\n      responses: {'200': {description: ok}}\n"
+    )
+    with pytest.raises(
+        SourceError, match=r"laughs\.yaml: YAML aliases would add [\d,]+ nodes .*limit 1,000,000"
+    ):
+        read(path)
+
+
+def test_an_alias_bomb_in_a_referenced_file_costs_the_operations_that_use_it(tmp_path):
+    (tmp_path / "laughs.yaml").write_text(laughs())
+    spec = spec_with({"$ref": "laughs.yaml#/l8"})
+    (tmp_path / "api.json").write_text(json.dumps(spec))
+    _, items = read(tmp_path / "api.json")
+    assert isinstance(items[0], RawTool)
+    assert items[1].reason.startswith("unresolvable $ref 'laughs.yaml#/l8'") and "aliases" in items[1].reason
+
+
+def test_json_too_deep_to_parse_is_a_source_error_naming_the_file(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"openapi": "3.0.0", "x": ' + "[" * 5_000 + "]" * 5_000 + "}")
+    with pytest.raises(SourceError, match=r"deep\.json: JSON nested too deeply to parse"):
+        read(path)

@@ -9,7 +9,7 @@ Example:
 
 ```python
 >>> from envscale.sources import read_source
->>> info, items = read_source("json:tests/fixtures/openai_tools.json")
+>>> info, items = read_source("json:tests/fixtures/json/openai_tools.json")
 >>> next(iter(items)).name
 'get_weather'
 ```
@@ -21,6 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EnvscaleError
+
+#: How many levels of lists and objects a record (a tool, its schema, its raw record) may have.
+#: Real tool records have a few dozen at most; Python's JSON reader and writer give up near 1,000
+#: (they recurse), so a deeper record is refused where it is read, before anything recurses on it.
+MAX_NESTING = 200
+#: Levels kept of a too-deep record stored as `raw` (the deeper parts are replaced by a marker).
+RAW_NESTING = 16
 
 
 @dataclass
@@ -64,6 +71,9 @@ class RawTool:
             tag, an MCP server), kept for evaluation of domains.
         annotations: extra structured metadata worth keeping (MCP annotations, OpenAPI path).
         raw: the original record, kept (truncated) in `rejected` when the tool is rejected.
+            The `json`, `hf`, `pypi` and `openapi` readers keep it at most :data:`MAX_NESTING`
+            levels deep (see :func:`clip_nesting`), so that `json.dumps(raw)` cannot hit the
+            recursion limit; a consumer of other readers' records should clip it too.
         document: an identifier of the document that defines the tool; two different tools
             with the same name in one document are a conflict, across documents they are
             renamed apart.
@@ -100,6 +110,75 @@ class RawError:
 
 class SourceError(EnvscaleError):
     """A whole source could not be read (missing file, crashed server, ...)."""
+
+
+def nesting_depth(value: Any, limit: int | None = None) -> int:
+    """Levels of lists and dicts in `value` (a scalar is 0, `[]` is 1, `[[1]]` is 2).
+
+    Iterative, so it works on values far deeper than the recursion limit. Values that share
+    sub-objects (YAML aliases) are walked once per reference.
+
+    Args:
+        value: a JSON-like value (dicts, lists, tuples and scalars).
+        limit: stop as soon as a level deeper than `limit` is seen and return that level.
+
+    Returns:
+        The depth, or the first depth above `limit` when `limit` is given and exceeded.
+
+    Example:
+
+    ```python
+    >>> nesting_depth({"a": [1, {"b": 2}]}), nesting_depth("x")
+    (3, 0)
+    ```
+    """
+    if not isinstance(value, dict | list | tuple):
+        return 0
+    depth, level = 0, [value]
+    while level:  # one level at a time: no recursion, no per-node bookkeeping
+        depth += 1
+        if limit is not None and depth > limit:
+            return depth
+        below = []
+        for node in level:
+            for child in node.values() if isinstance(node, dict) else node:
+                if isinstance(child, dict | list | tuple):
+                    below.append(child)
+        level = below
+    return depth
+
+
+def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether `value` has more than `limit` levels of lists and dicts."""
+    return nesting_depth(value, limit) > limit
+
+
+def clip_nesting(value: Any, keep: int = RAW_NESTING, limit: int = MAX_NESTING) -> Any:
+    """`value` itself when at most `limit` levels deep, else a copy cut after `keep` levels.
+
+    What is cut is replaced by the string `"...(nested too deeply)"`, so a record that is kept
+    for a user to read (`RawError.raw`, `RawTool.raw`) can always be serialised.
+
+    Example:
+
+    ```python
+    >>> clip_nesting([[[1]]], keep=1, limit=2)
+    ['...(nested too deeply)']
+    ```
+    """
+    if not too_deep(value, limit):
+        return value
+    return _clip(value, keep)
+
+
+def _clip(value: Any, keep: int) -> Any:
+    if not isinstance(value, dict | list | tuple):
+        return value
+    if keep <= 0:
+        return "...(nested too deeply)"
+    if isinstance(value, dict):
+        return {str(k): _clip(v, keep - 1) for k, v in value.items()}
+    return [_clip(v, keep - 1) for v in value]
 
 
 def annotation_hints(annotations: Any) -> list[str]:

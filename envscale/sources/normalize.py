@@ -1,10 +1,19 @@
-"""Turn a tool as found in the wild into one clean, JSON-Schema-valid `api_pool` row.
+r"""Turn a tool as found in the wild into one clean, JSON-Schema-valid `api_pool` row.
 
 Real function docs are messy: schema roots typed `"dict"`, `float`/`any`/Java type names,
 `required` naming absent properties, properties that are bare strings, OpenAPI 3.0
 `nullable`, `$defs` references, names that break the OpenAI name rule, control characters,
-megabyte descriptions. :func:`normalize_tool` repairs what can be repaired (and writes down
-every repair in `normalization`) and rejects what cannot, with a reason a user can act on.
+megabyte descriptions, regular expressions that no validator can compile, values nested a
+thousand levels deep. :func:`normalize_tool` repairs what can be repaired (and writes down every
+repair in `normalization`) and rejects what cannot, with a reason a user can act on; it raises
+nothing but :class:`Rejected` on bad input (never `RecursionError`).
+
+- A `pattern` (or a `patternProperties` key) that Python's `re` cannot compile (ECMA-only
+  syntax such as `\p{L}`, or ranges such as `[\w-\.]`) is dropped with a note naming it and the
+  `re` error: `jsonschema`, which later stages validate with, uses `re` and would fail on it.
+- Schemas nested more than `MAX_DEPTH` levels are rejected, and so are values kept as found
+  (`default`, `enum`, `examples`, unknown keywords, annotations) nested more than
+  :data:`~envscale.sources.base.MAX_NESTING` levels ("... nested too deeply").
 
 Example:
 
@@ -30,7 +39,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import RawTool
+from .base import MAX_NESTING, RawTool, nesting_depth
 
 #: Names of the OpenAI function-calling rule: ``^[a-zA-Z0-9_-]{1,64}$``.
 NAME_MAX = 64
@@ -124,6 +133,46 @@ class NormalizedTool:
 
 class Rejected(ValueError):
     """Raised by :func:`normalize_tool` with a reason a user can act on."""
+
+
+def _check_nesting(value: Any, what: str) -> None:
+    """Reject a value nested deeper than `MAX_NESTING` before anything recurses on it.
+
+    Schemas are walked with a depth bound (`MAX_DEPTH`); what is kept as found (`default`,
+    `enum`, `examples`, unknown keywords, annotations) is checked with this.
+    """
+    if isinstance(value, dict | list) and nesting_depth(value, MAX_NESTING) > MAX_NESTING:
+        raise Rejected(f"{what} nested too deeply: more than {MAX_NESTING} levels of lists and objects")
+
+
+def _loads(text: str, what: str) -> Any:
+    """`json.loads`, with a string nested too deeply for the parser rejected as such."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise Rejected(
+            f"{what} is a JSON string nested too deeply: more than {MAX_NESTING} levels of lists and objects"
+        ) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def regex_error(pattern: str) -> str | None:
+    r"""Why Python's `re` (which `jsonschema` validates `pattern` with) refuses `pattern`, or None.
+
+    Example:
+
+    ```python
+    >>> regex_error(r"[\w-\.]+")
+    'bad character range \\w-\\. at position 1'
+    >>> regex_error(r"^[a-z]+$") is None
+    True
+    ```
+    """
+    try:
+        re.compile(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
 
 
 def _clean_text(value: str, what: str, notes: list[str]) -> str:
@@ -283,12 +332,17 @@ class _SchemaNormalizer:
         for key, value in node.items():
             cls = _KEYWORD_CLASS.get(key)
             if cls is None:
+                _check_nesting(value, f"{where}.{key}")  # `default`, `const`, `x-...`: kept as they are
                 out[key] = value  # annotations unknown to JSON Schema are allowed and kept
             elif cls == "string":
-                out[key] = (
-                    value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-                )
+                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                error = regex_error(text) if key == "pattern" else None
+                if error is None:
+                    out[key] = text
+                else:
+                    self.notes.append(f"{where}: dropped invalid pattern {text!r} (re: {error})")
             elif cls == "type":
+                _check_nesting(value, f"{where}.type")
                 t, optional = _map_type(value, where, self.notes)
                 if t is not None:
                     out["type"] = t
@@ -296,6 +350,13 @@ class _SchemaNormalizer:
                     out["x-optional"] = True
             elif cls == "schema_map":
                 out[key] = self.schema_map(value, f"{where}.{key}", depth)
+                if key == "patternProperties":
+                    for pattern in list(out[key]):
+                        if (error := regex_error(pattern)) is not None:
+                            del out[key][pattern]
+                            self.notes.append(
+                                f"{where}.patternProperties: dropped invalid pattern {pattern!r} (re: {error})"
+                            )
             elif cls == "required":
                 if isinstance(value, list):
                     out[key] = list(dict.fromkeys(v for v in value if isinstance(v, str)))
@@ -319,6 +380,7 @@ class _SchemaNormalizer:
                 else:
                     self.notes.append(f"{where}: dropped malformed {key!r}")
             elif cls == "enum":
+                _check_nesting(value, f"{where}.enum")
                 if isinstance(value, list) and value:
                     out[key] = list(value)
                 else:
@@ -337,8 +399,10 @@ class _SchemaNormalizer:
                 if value is True:
                     out["x-nullable"] = True
             elif cls == "examples":
+                _check_nesting(value, f"{where}.examples")
                 out[key] = value if isinstance(value, list) else [value]
             elif cls == "example":
+                _check_nesting(value, f"{where}.example")
                 out.setdefault("examples", [value])
             elif cls == "dependentRequired":
                 if isinstance(value, dict):
@@ -429,7 +493,7 @@ def normalize_parameters(params: Any, notes: list[str]) -> dict:
         return {"type": "object", "properties": {}}
     if isinstance(params, str):
         try:
-            params = json.loads(params)
+            params = _loads(params, "parameters")
         except json.JSONDecodeError as exc:
             raise Rejected(f"parameters is a string that is not JSON ({exc.msg} at char {exc.pos})") from None
         notes.append("parameters: decoded from a JSON string")
@@ -446,6 +510,7 @@ def normalize_parameters(params: Any, notes: list[str]) -> dict:
         ]
         params = {"type": "object", "properties": params, "required": required}
     root_type = params.get("type")
+    _check_nesting(root_type, "parameters.type")
     if root_type not in (None, "object", "dict", "Dict", "dictionary") and not (
         root_type is None or (isinstance(root_type, list) and "object" in root_type)
     ):
@@ -468,7 +533,7 @@ def normalize_output_schema(schema: Any, notes: list[str]) -> Any:
         return None
     if isinstance(schema, str):
         try:
-            schema = json.loads(schema)
+            schema = _loads(schema, "output_schema")
         except json.JSONDecodeError:
             notes.append("output_schema: not JSON -> described as a string")
             return {"type": "string", "description": schema[:2000]}
@@ -498,7 +563,17 @@ def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> Norm
         raw: the tool as a reader found it.
         max_description_chars: longer descriptions are rejected (a 1 MB description is an
             extraction bug, not documentation).
+
+    Raises:
+        Rejected: the tool cannot be repaired; the message says why and where.
     """
+    try:
+        return _normalize_tool(raw, max_description_chars)
+    except RecursionError:  # a last resort: values are depth-checked before anything recurses on them
+        raise Rejected("nested too deeply: normalising the tool reached Python's recursion limit") from None
+
+
+def _normalize_tool(raw: RawTool, max_description_chars: int) -> NormalizedTool:
     notes: list[str] = []
     name = raw.name
     if name is None or (isinstance(name, str) and not name.strip()):
@@ -527,6 +602,14 @@ def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> Norm
             f"description is {len(description):,} characters long (limit {max_description_chars:,})"
         )
     description = _clean_text(description.strip(), "description", notes)
+    _check_nesting(raw.annotations, "annotations")  # schemas are checked as they are walked
+    group = raw.group
+    if group is not None:
+        group = str(group)
+        if _SURROGATE.search(group):
+            notes.append("group: invalid unicode (unpaired UTF-16 surrogates) escaped")
+            group = group.encode("utf-8", "backslashreplace").decode("utf-8")
+        group = _clean_text(group, "group", notes) or None
     parameters = normalize_parameters(raw.parameters, notes)
     output_schema = normalize_output_schema(raw.output_schema, notes)
     try:
@@ -554,7 +637,7 @@ def normalize_tool(raw: RawTool, *, max_description_chars: int = 32_768) -> Norm
         output_schema=output_schema,
         kind=kind,
         kind_evidence=evidence,
-        group=raw.group,
+        group=group,
         annotations=raw.annotations,
         position=raw.position,
         document=raw.document,

@@ -17,7 +17,11 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
   so is any `$ref` past the first `MAX_INLINED_REFS` of an operation (densely linked specs).
 - Without `operationId`, `GET /pets/{petId}` is named `get_pets_by_petId`. Webhooks and callbacks
   (called by the server, not by an agent) are skipped.
-- A broken `$ref` only costs its operation, which comes out as a :class:`RawError`.
+- A broken `$ref`, or a schema nested more than `MAX_SCHEMA_DEPTH` levels deep, only costs its
+  operation, which comes out as a :class:`RawError`.
+- YAML is loaded with :func:`envscale.safe_yaml.load_yaml`: a document whose aliases would
+  expand past `MAX_ALIAS_NODES` nodes (a "billion laughs" bomb) is refused before it is built,
+  as a :class:`SourceError`, and so is a document too deeply nested to parse.
 
 Example:
 
@@ -46,11 +50,16 @@ from urllib.parse import unquote
 
 import yaml
 
-from .base import RawError, RawTool, SourceError, SourceInfo
+from ..safe_yaml import DEFAULT_MAX_NODES, UnsafeYAMLError, load_yaml
+from .base import RawError, RawTool, SourceError, SourceInfo, clip_nesting
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 MAX_INLINED_REFS = 500
+#: Levels of nested schemas (and `$ref`s followed) in one operation; deeper is that operation's RawError.
+MAX_SCHEMA_DEPTH = 100
+#: Nodes YAML aliases may add to a document (see :func:`envscale.safe_yaml.load_yaml`).
+MAX_ALIAS_NODES = DEFAULT_MAX_NODES
 _SUBSCHEMA = ("items", "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains")
 _SUBSCHEMA += ("propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -58,19 +67,16 @@ _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _OPENAPI_ONLY = ("discriminator", "xml", "externalDocs", "nullable", "example")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
-# A safe YAML loader that keeps dates as strings, so that schemas stay JSON-serialisable.
-_Loader = type("_Loader", (getattr(yaml, "CSafeLoader", yaml.SafeLoader),), {})
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
 
 class _RefError(Exception):
     """A `$ref` that cannot be followed; it costs the operation that uses it."""
 
     def __init__(self, ref: Any, detail: str = ""):
         super().__init__(f"unresolvable $ref '{ref}'" + (f" ({detail})" if detail else ""))
+
+
+class _TooDeep(Exception):
+    """A schema nested more than `MAX_SCHEMA_DEPTH` levels; it costs the operation that has it."""
 
 
 def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
@@ -94,11 +100,12 @@ def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
         raise SourceError(f"{path}: not an OpenAPI document ({found})")
     if "swagger" in doc:
         raise SourceError(
-            f"{path}: Swagger {doc['swagger']} document; only OpenAPI 3.x is supported; convert with "
+            f"{path}: Swagger {clip_nesting(doc['swagger'])} document; only OpenAPI 3.x is supported; convert with "
             "https://converter.swagger.io or `npx swagger2openapi in.yaml -o out.yaml`"
         )
-    if not str(doc.get("openapi", "")).startswith("3."):
-        raise SourceError(f"{path}: not an OpenAPI 3.x document (openapi: {doc.get('openapi')!r})")
+    version = clip_nesting(doc.get("openapi", ""))  # str() and repr() recurse
+    if not str(version).startswith("3."):
+        raise SourceError(f"{path}: not an OpenAPI 3.x document (openapi: {version!r})")
     if not isinstance(doc.get("paths"), dict):
         raise SourceError(f"{path}: OpenAPI document has no `paths` mapping, so no operations")
     meta = doc["info"] if isinstance(doc.get("info"), dict) else {}
@@ -106,12 +113,16 @@ def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
     for field, value in (("version", meta.get("version")), ("title", meta.get("title")),
                          ("license", licence.get("identifier") or licence.get("name"))):  # fmt: skip
         if value is not None:
-            setattr(info, field, str(value))
+            setattr(info, field, str(clip_nesting(value)))
     return _operations(path, doc, info)
 
 
 def _load(path: Path) -> Any:
-    """Parse a file as JSON when its content starts with `{` or `[`, as YAML otherwise."""
+    """Parse a file as JSON when its content starts with `{` or `[`, as YAML otherwise.
+
+    YAML dates stay strings (schemas stay JSON-serialisable); alias bombs and documents too deep
+    to parse are refused.
+    """
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -121,7 +132,16 @@ def _load(path: Path) -> Any:
     try:
         if text.lstrip().startswith(("{", "[")):
             return json.loads(text)
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 (a safe loader)
+        # No depth bound here: a deep schema costs only its operation (`MAX_SCHEMA_DEPTH`).
+        return load_yaml(
+            text, where=str(path), max_nodes=MAX_ALIAS_NODES, max_depth=None, dates_as_strings=True
+        )
+    except RecursionError:
+        raise SourceError(
+            f"{path}: JSON nested too deeply to parse (the JSON parser stops near 1,000 levels)"
+        ) from None
+    except UnsafeYAMLError as e:
+        raise SourceError(str(e)) from None
     except json.JSONDecodeError as e:
         raise SourceError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     except yaml.YAMLError as e:
@@ -172,24 +192,33 @@ class _Resolver:
             node, base, _key = self.target(node["$ref"], base)
         raise _RefError(node["$ref"], "reference cycle")
 
-    def schema(self, node: Any, base: Path) -> Any:
-        """A copy of schema `node` with its `$ref`s inlined, as JSON Schema draft 2020-12."""
+    def schema(self, node: Any, base: Path, depth: int = 0) -> Any:
+        """A copy of schema `node` with its `$ref`s inlined, as JSON Schema draft 2020-12.
+
+        Raises:
+            _TooDeep: more than `MAX_SCHEMA_DEPTH` levels of subschemas and `$ref`s.
+        """
         if not isinstance(node, dict):
             return node  # `true`/`false` are schemas too; anything else is for the normaliser
+        if depth > MAX_SCHEMA_DEPTH:
+            raise _TooDeep(
+                f"nested too deeply: a schema has more than {MAX_SCHEMA_DEPTH} levels of subschemas and $refs"
+            )
         if "$ref" in node:
-            return self._ref_schema(node, base)
+            return self._ref_schema(node, base, depth)
         out = {}
+        deeper = depth + 1
         for key, value in node.items():
             if key in _OPENAPI_ONLY or (key == "required" and not isinstance(value, list)):
                 continue
             if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
-                value = {str(k): self.schema(v, base) for k, v in value.items()}
+                value = {str(k): self.schema(v, base, deeper) for k, v in value.items()}
             elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
-                value = [self.schema(v, base) for v in value]
+                value = [self.schema(v, base, deeper) for v in value]
             elif key == "items" and isinstance(value, list):  # tuple form of older drafts
-                key, value = "prefixItems", [self.schema(v, base) for v in value]
+                key, value = "prefixItems", [self.schema(v, base, deeper) for v in value]
             elif key in _SUBSCHEMA:
-                value = self.schema(value, base)
+                value = self.schema(value, base, deeper)
             out[key] = value
         for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
             # OpenAPI 3.0: `exclusiveMinimum: true` is a flag on `minimum`
@@ -199,7 +228,7 @@ class _Resolver:
             out["examples"] = [node["example"]]
         return _nullable(out) if node.get("nullable") is True else out
 
-    def _ref_schema(self, node: dict, base: Path) -> Any:
+    def _ref_schema(self, node: dict, base: Path, depth: int) -> Any:
         """Inline a schema `$ref` (or cut it) and merge the `$ref`'s siblings over it."""
         ref = node["$ref"]
         target, file, key = self.target(ref, base)
@@ -211,12 +240,12 @@ class _Resolver:
             self.stack.append(key)
             self.budget -= 1
             try:
-                out = self.schema(target, file)
+                out = self.schema(target, file, depth + 1)  # a chain of $refs recurses too
             finally:
                 self.stack.pop()
         siblings = {k: v for k, v in node.items() if k not in ("$ref", "nullable")}
         if isinstance(out, dict) and siblings:  # OpenAPI 3.1 (and lax 3.0) `$ref` with siblings
-            out = {**out, **self.schema(siblings, base)}
+            out = {**out, **self.schema(siblings, base, depth)}
         return _nullable(out) if isinstance(out, dict) and node.get("nullable") is True else out
 
 
@@ -242,7 +271,7 @@ def _operations(path: Path, doc: dict, info: SourceInfo) -> Iterator[RawTool | R
             if not isinstance(item, dict):
                 raise ValueError("path item is not a mapping")
         except (_RefError, ValueError) as e:
-            yield RawError(route, str(e), raw=item)
+            yield RawError(route, str(e), raw=clip_nesting(item))
             continue
         for method, op in item.items():
             if method not in HTTP_METHODS:
@@ -251,10 +280,13 @@ def _operations(path: Path, doc: dict, info: SourceInfo) -> Iterator[RawTool | R
             try:
                 result = _tool(resolver, item_base, route, method, op, item.get("parameters"))
                 result.document = str(path)
-            except (_RefError, TypeError, AttributeError, ValueError) as e:
-                reason = str(e) if isinstance(e, _RefError) else f"malformed operation: {e}"
+            except (_RefError, _TooDeep, TypeError, AttributeError, ValueError, RecursionError) as e:
+                if isinstance(e, RecursionError):  # a last resort: `MAX_SCHEMA_DEPTH` should come first
+                    reason = "nested too deeply: the operation reached Python's recursion limit"
+                else:
+                    reason = str(e) if isinstance(e, _RefError | _TooDeep) else f"malformed operation: {e}"
                 name = (op.get("operationId") if isinstance(op, dict) else None) or _name(method, route)
-                result = RawError(f"{method.upper()} {route}", reason, raw=op, name=name)
+                result = RawError(f"{method.upper()} {route}", reason, raw=clip_nesting(op), name=str(name))
             yield result
 
 
@@ -308,7 +340,7 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         kind_hints=[f"http:{method.upper()}"],
         group=tags[0] if tags else next((s for s in route.split("/") if s and "{" not in s), None),
         annotations=notes,
-        raw=op,
+        raw=clip_nesting(op),
     )
 
 
