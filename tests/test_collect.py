@@ -179,3 +179,38 @@ def test_a_normaliser_bug_costs_one_record_not_the_run(tmp_path, monkeypatch):
     assert rejected["name"] == ["book_flight"] and "normaliser error" in rejected[0]["reason"]
     assert art.load("api_pool")["name"] == ["get_weather"]
     assert art.manifest["stats"]["totals"] == {"read": 3, "accepted": 1, "rejected": 1, "duplicates": 1}
+
+
+def test_tools_of_interleaved_servers_keep_their_names_apart_and_readable(tmp_path):
+    def tool(server, name, prop):
+        return {
+            "server": server,
+            "name": name,
+            "description": f"{name} on {server}",
+            "inputSchema": {"type": "object", "properties": {prop: {"type": "string"}}},
+        }
+
+    records = [
+        tool("todoist", "list_tasks", "project_id"),
+        tool("asana", "list_tasks", "workspace_gid"),
+        tool("todoist", "list_tasks", "filter"),  # a true conflict within todoist, after asana came between
+        tool("todoist", "update_task", "task_id"),
+    ]
+    (tmp_path / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    art = collect(CollectConfig(sources=[f"json:{tmp_path / 'corpus.jsonl'}"]), tmp_path / "pool")
+    pool = {r["name"]: r for r in art.load("api_pool")}
+    assert set(pool) == {"list_tasks", "asana_list_tasks", "update_task"}
+    assert pool["list_tasks"]["group"] == "todoist" and pool["asana_list_tasks"]["group"] == "asana"
+    assert "project_id" in pool["list_tasks"]["parameters"]["properties"]
+    (rejected,) = art.load("rejected")
+    assert rejected["position"].endswith(":3") and "duplicate name 'list_tasks'" in rejected["reason"]
+    assert art.manifest["stats"]["totals"] == {"read": 4, "accepted": 3, "rejected": 1, "duplicates": 0}
+
+
+def test_a_rejected_record_too_deep_to_serialise_is_kept_with_its_first_levels(tmp_path):
+    deep = "x"
+    for _ in range(5000):
+        deep = [deep]
+    item = collect_module.RawError(position="f.json:1", reason="nested too deeply", raw=deep)
+    text = collect_module._safe(item.raw, 2000)
+    assert text.startswith("[[[") and "nested too deeply" in text

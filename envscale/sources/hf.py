@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import RawError, RawTool, SourceError, SourceInfo
-from .json_docs import tools_in_record
+from .json_docs import server_of, tools_in_record
 
 TOOL_COLUMNS = ("tools", "functions", "function", "api_list")
 
@@ -82,7 +82,9 @@ def read_hf(target: str, info: SourceInfo) -> Iterator[RawTool | RawError]:
             value = row[column]
             if value is None or value == "" or value == []:
                 continue  # a row without tools holds nothing to collect
-            yield from tools_in_record(value, f"{position}.{column}", group=config, document=position)
+            yield from tools_in_record(
+                value, f"{position}.{column}", group=config, document=position, server=server_of(row)
+            )
 
 
 def _hub_failure(exc: BaseException, doing: str) -> str | None:

@@ -29,7 +29,7 @@ import json
 import logging
 import shutil
 import sys
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,11 +42,13 @@ from ..artifacts import Artifact, ArtifactWriter, ShardWriter, file_changed, fil
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
 from ..sources import SOURCE_KINDS, RawError, SourceError, SourceInfo, parse_source, read_source
+from ..sources.base import clip_nesting
 from ..sources.normalize import NAME_MAX, Rejected, normalize_tool, sanitize_name
 from . import Stage
 
 logger = logging.getLogger(__name__)
 DONE = "DONE.json"
+_DOCUMENTS_REMEMBERED = 4096  # documents whose tool names are checked for conflicts at once
 
 
 @dataclass
@@ -94,11 +96,8 @@ def _safe(value: Any, limit: int | None = None) -> str | None:
     """A string that survives UTF-8 encoding (unpaired surrogates escaped), optionally truncated."""
     if value is None:
         return None
-    if not isinstance(value, str):
-        try:
-            value = json.dumps(value, ensure_ascii=True, default=str)
-        except (RecursionError, ValueError):  # a record nested too deeply to serialise: keep its start
-            value = f"<{type(value).__name__} nested too deeply to serialise> " + repr(value)[:200]
+    if not isinstance(value, str):  # a record too deeply nested to serialise keeps its first levels
+        value = json.dumps(clip_nesting(value), ensure_ascii=True, default=str)
     value = value.encode("utf-8", "backslashreplace").decode("utf-8")
     if limit is not None and len(value) > limit:
         value = value[:limit] + f"... ({len(value):,} chars)"
@@ -113,7 +112,10 @@ def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) ->
     tools = ShardWriter(part / "tools", API_POOL_FEATURES, batch_size=config.batch_size)
     rejected = ShardWriter(part / "rejected", REJECTED_FEATURES, batch_size=config.batch_size)
     read = 0
-    doc_key, doc_names = None, {}  # document -> {original name: (id, position)}
+    # Two different tools with one name in one document (a file, one server's part of a file, a record
+    # embedding a tool list) are a conflict, also when other documents come between them (interleaved
+    # servers). The most recent documents are remembered: bounded memory on sources of millions of records.
+    defined: OrderedDict[str | None, dict[str, tuple[str, str]]] = OrderedDict()
     for item in tqdm(
         items,
         desc=f"collect [{index + 1}/{len(config.sources)}] {spec[:50]}",
@@ -135,15 +137,17 @@ def _collect_source(index: int, spec: str, config: CollectConfig, part: Path) ->
             continue
         try:
             tool = normalize_tool(item, max_description_chars=config.max_description_chars)
-            if item.document != doc_key:
-                doc_key, doc_names = item.document, {}
-            previous = doc_names.get(tool.original_name)
+            names = defined.setdefault(item.document, {})
+            defined.move_to_end(item.document)
+            if len(defined) > _DOCUMENTS_REMEMBERED:
+                defined.popitem(last=False)
+            previous = names.get(tool.original_name)
             if previous is not None and previous[0] != tool.id:
                 raise Rejected(
                     f"duplicate name {tool.original_name!r} in {item.document}: "
                     f"already defined at {previous[1]} with a different schema"
                 )
-            doc_names.setdefault(tool.original_name, (tool.id, item.position))
+            names.setdefault(tool.original_name, (tool.id, item.position))
         except Exception as exc:  # noqa: BLE001 - a record costs itself, never the run; kept with its reason
             reason = str(exc)
             if not isinstance(exc, Rejected):  # a normaliser bug met on this record: keep it, say so, go on
