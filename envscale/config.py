@@ -32,6 +32,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from .safe_yaml import load_yaml
+
 T = TypeVar("T")
 
 
@@ -174,13 +176,14 @@ def load_recipe(path: str | Path) -> dict:
             f"recipe {path} is a folder; give the recipe's YAML file (e.g. {path}/quickstart.yaml)"
         )
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"), where=f"recipe {path}")
     except FileNotFoundError:
         raise FileNotFoundError(f"recipe {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"recipe {path} cannot be read: {exc}") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"recipe {path} is not valid YAML: {exc}") from None
+    # UnsafeYAMLError (an alias bomb, nesting too deep) is a ValueError that names the recipe already
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -178,3 +178,16 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(tmp_path, capsys, monke
     )
     err = capsys.readouterr().err
     assert "Traceback" in err and "Please report it" in err
+
+
+def test_a_recipe_alias_bomb_is_refused_as_one_line(tmp_path, capsys):
+    levels = "".join(
+        f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    path = tmp_path / "bomb.yaml"
+    path.write_text(
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + levels + "collect: {sources: ['json:x.json']}\n"
+    )
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "alias bomb" in err and str(path) in err and "Traceback" not in err
