@@ -1,13 +1,16 @@
 """Environments served to agents: a real MCP client over stdio, and the Gymnasium / TRL adapters."""
 
+import gc
 import json
 import sys
 
 import anyio
+import pytest
 from transformers.utils import get_json_schema
 
 from envscale.env import Environment
 from envscale.env.adapters import GymEnvironment, trl_environment_class
+from envscale.env.mcp_server import build_server
 
 SHOP = "tests/fixtures/envs/shop.yaml"
 
@@ -46,6 +49,54 @@ def test_mcp_client_lists_tools_calls_a_write_and_sees_the_state_change():
     assert not getattr(created, "is_error", False) and before != after
     assert json.loads(got.content[0].text)["result"]["email"] == "new.address@example.com"
     assert getattr(bad, "is_error", False) and json.loads(bad.content[0].text)["code"] == "invalid_arguments"
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "legacy",  # the initialize handshake: one session per client
+        "auto",  # fastmcp's default, the sessionless 2026-07-28 protocol: one environment per client stream
+    ],
+)
+def test_every_mcp_client_session_has_its_own_environment(mode):
+    from fastmcp import Client
+
+    template = Environment.from_yaml(SHOP)
+    initial = template.state_hash()
+    server = build_server(template)
+
+    async def text(client, uri):
+        return (await client.read_resource(uri))[0].text
+
+    async def email(client):
+        observation = await client.call_tool("get_customer", {"customer_id": "cus_0001"})
+        return json.loads(observation.content[0].text)["result"]["email"]
+
+    async def sessions():
+        async with Client(server, mode=mode) as a, Client(server, mode=mode) as b:
+            written = await a.call_tool(
+                "update_customer_email", {"customer_id": "cus_0001", "email": "a@example.com"}
+            )
+            assert not written.is_error
+            seen = {
+                "a": (await email(a), await text(a, "envscale://state_hash")),
+                "b": (await email(b), await text(b, "envscale://state_hash")),
+                "a_state": json.loads(await text(a, "envscale://state"))["customers"][0]["email"],
+                "b_state": json.loads(await text(b, "envscale://state"))["customers"][0]["email"],
+                "live": len(server.environments),
+            }
+        return seen
+
+    seen = anyio.run(sessions)
+    assert seen["a"][0] == seen["a_state"] == "a@example.com" and seen["a"][1] != initial
+    assert seen["b"] == (template.dump()["customers"][0]["email"], initial)
+    assert seen["b_state"] == template.dump()["customers"][0]["email"]
+    assert seen["live"] == 2
+    assert template.state_hash() == initial  # the template is never written
+    if mode == "legacy":  # closed when the session's connection closes
+        assert len(server.environments) == 0
+    gc.collect()  # a sessionless client's environment goes with its stream
+    assert len(server.environments) == 0
 
 
 def test_gym_adapter_rewards_reaching_the_goal_state():

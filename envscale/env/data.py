@@ -37,11 +37,21 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonschema
+from tqdm.auto import tqdm
 
-from envscale.env.spec import GENERATORS, SpecError, is_nullable, validate_spec, value_problem
+from envscale.env.spec import (
+    GENERATORS,
+    SpecError,
+    check_row_counts,
+    is_nullable,
+    validate_spec,
+    value_problem,
+)
 
 DEFAULT_ROWS = 10
-"""Rows per table when `data.rows` does not say."""
+"""Rows per table when `data.rows` does not say (at most `spec.MAX_ROWS_PER_TABLE` either way)."""
+PROGRESS_MIN_ROWS = 10_000
+"""A state of at least this many rows in all shows a progress bar (on stderr, removed when done)."""
 DEFAULT_NOW = "2025-06-01T12:00:00Z"
 """The environment's fixed clock when `data.now` does not say (dates are generated before it)."""
 
@@ -545,8 +555,10 @@ def generate_state(
         spec (`dict`): A valid spec.
         seed (`int`): The random seed; each table draws from its own generator, so changing one
             table's row count leaves the others' values alone.
-        rows (`dict[str, int]`, *optional*): Rows per table; defaults to the spec's `data.rows`,
-            then `DEFAULT_ROWS`.
+        rows (`dict[str, int]`, *optional*): Rows per table, each at most
+            `spec.MAX_ROWS_PER_TABLE`; defaults to the spec's `data.rows`, then `DEFAULT_ROWS`.
+            From `PROGRESS_MIN_ROWS` rows in all a progress bar shows on stderr; Ctrl-C stops
+            the generation (`KeyboardInterrupt`).
 
     Returns:
         `dict[str, list[dict]]`: Rows per table, in reference order.
@@ -562,68 +574,92 @@ def generate_state(
 def build_state(
     spec: dict[str, Any], seed: int, rows: dict[str, int] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
-    """`generate_state` for a spec that is known to be valid (no validation)."""
+    """`generate_state` for a spec that is known to be valid (only the `rows` override is checked)."""
+    if rows:
+        check_row_counts(rows, spec["tables"])
     counts = (
         {t: DEFAULT_ROWS for t in spec["tables"]} | (spec.get("data") or {}).get("rows", {}) | (rows or {})
     )
     now = parse_now(spec)
     bound = bound_schemas(spec)
     state: dict[str, list[dict[str, Any]]] = {}
-    for table in table_order(spec):
-        tspec = spec["tables"][table]
-        n, pk = counts[table], tspec["primary_key"]
-        rng = random.Random(f"{seed}:{table}")
-        prefix = id_prefix(table)
-        pk_type = tspec["columns"][pk]["type"]
-        own_keys = [format_id(prefix, i + 1) if pk_type == "string" else i + 1 for i in range(n)]
-        hints = {c: infer_hint(table, c, cs) for c, cs in tspec["columns"].items()}
-        columns: dict[str, list[Any]] = {}
-        for column, cspec in sorted(tspec["columns"].items(), key=lambda item: hints[item[0]] == "email"):
-            where = f"cannot generate {n} rows of {table}.{column}"
-            ref = cspec.get("references")
-            if column == pk:
-                columns[column] = own_keys
-                continue
-            if ref == table:  # a tree: each row points to an earlier one (the first to none, or itself)
-                first = None if is_nullable(tspec, column) else own_keys[0] if n else None
-                columns[column] = [own_keys[rng.randrange(i)] if i else first for i in range(n)]
-                continue
-            if ref is not None:
-                keys = [r[spec["tables"][ref]["primary_key"]] for r in state[ref]]
-                if not keys and n and not is_nullable(tspec, column):
-                    raise SpecError(f"{where}: it references {ref}, which has no rows")
-                if cspec.get("unique"):
-                    if len(keys) < n and not is_nullable(tspec, column):
-                        raise SpecError(
-                            f"{where}: unique references need {n} rows in {ref}, it has {len(keys)}"
-                        )
-                    picked: list[Any] = rng.sample(keys, min(n, len(keys)))
-                    columns[column] = picked + [None] * (n - len(picked))
-                else:
-                    columns[column] = [rng.choice(keys) if keys else None for _ in range(n)]
-                continue
-            if cspec.get("unique") and "enum" in cspec and len(cspec["enum"]) < n:
-                raise SpecError(f"{where}: it is unique but its enum has only {len(cspec['enum'])} values")
-            names = (
-                _person_names(columns, hints) if hints[column] == "email" and "enum" not in cspec else None
-            )
-            values, seen = [], set()
-            for i in range(n):
-                if names:  # the email of the person named in the same row
-                    value = f"{names[i].lower().replace(' ', '.')}@example.com"
-                else:
-                    value = column_value(table, column, cspec, rng, now)
-                    if (table, column) in bound and "enum" not in cspec:
-                        value = _fit_bound(value, cspec, bound[table, column], rng, now)
-                if cspec.get("unique"):
-                    if "enum" in cspec and value in seen:
-                        value = rng.choice([v for v in cspec["enum"] if v not in seen])
-                    value = _make_unique(value, i + 1, seen)
-                    seen.add(value)
-                values.append(value)
-            columns[column] = values
-        order = list(tspec["columns"])
-        state[table] = [
-            dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)
-        ]
+    # Progress in values (rows x columns), advanced column by column.
+    total = sum(counts[t] * len(s["columns"]) for t, s in spec["tables"].items())
+    with tqdm(
+        total=total,
+        desc=f"generating {spec['name']}",
+        unit="value",
+        unit_scale=True,
+        leave=False,
+        disable=sum(counts[t] for t in spec["tables"]) < PROGRESS_MIN_ROWS,
+    ) as progress:
+        for table in table_order(spec):
+            state[table] = _build_table(spec, table, counts[table], seed, now, bound, state, progress)
     return state
+
+
+def _build_table(
+    spec: dict[str, Any],
+    table: str,
+    n: int,
+    seed: int,
+    now: dt.datetime,
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+    state: dict[str, list[dict[str, Any]]],
+    progress: Any,
+) -> list[dict[str, Any]]:
+    """The `n` rows of one table, given the rows of the tables it references (in `state`)."""
+    tspec = spec["tables"][table]
+    pk = tspec["primary_key"]
+    rng = random.Random(f"{seed}:{table}")
+    prefix = id_prefix(table)
+    pk_type = tspec["columns"][pk]["type"]
+    own_keys = [format_id(prefix, i + 1) if pk_type == "string" else i + 1 for i in range(n)]
+    hints = {c: infer_hint(table, c, cs) for c, cs in tspec["columns"].items()}
+    columns: dict[str, list[Any]] = {}
+    for column, cspec in sorted(tspec["columns"].items(), key=lambda item: hints[item[0]] == "email"):
+        where = f"cannot generate {n} rows of {table}.{column}"
+        ref = cspec.get("references")
+        if column == pk:
+            columns[column] = own_keys
+            progress.update(n)
+            continue
+        if ref == table:  # a tree: each row points to an earlier one (the first to none, or itself)
+            first = None if is_nullable(tspec, column) else own_keys[0] if n else None
+            columns[column] = [own_keys[rng.randrange(i)] if i else first for i in range(n)]
+            progress.update(n)
+            continue
+        if ref is not None:
+            keys = [r[spec["tables"][ref]["primary_key"]] for r in state[ref]]
+            if not keys and n and not is_nullable(tspec, column):
+                raise SpecError(f"{where}: it references {ref}, which has no rows")
+            if cspec.get("unique"):
+                if len(keys) < n and not is_nullable(tspec, column):
+                    raise SpecError(f"{where}: unique references need {n} rows in {ref}, it has {len(keys)}")
+                picked: list[Any] = rng.sample(keys, min(n, len(keys)))
+                columns[column] = picked + [None] * (n - len(picked))
+            else:
+                columns[column] = [rng.choice(keys) if keys else None for _ in range(n)]
+            progress.update(n)
+            continue
+        if cspec.get("unique") and "enum" in cspec and len(cspec["enum"]) < n:
+            raise SpecError(f"{where}: it is unique but its enum has only {len(cspec['enum'])} values")
+        names = _person_names(columns, hints) if hints[column] == "email" and "enum" not in cspec else None
+        values, seen = [], set()
+        for i in range(n):
+            if names:  # the email of the person named in the same row
+                value = f"{names[i].lower().replace(' ', '.')}@example.com"
+            else:
+                value = column_value(table, column, cspec, rng, now)
+                if (table, column) in bound and "enum" not in cspec:
+                    value = _fit_bound(value, cspec, bound[table, column], rng, now)
+            if cspec.get("unique"):
+                if "enum" in cspec and value in seen:
+                    value = rng.choice([v for v in cspec["enum"] if v not in seen])
+                value = _make_unique(value, i + 1, seen)
+                seen.add(value)
+            values.append(value)
+        columns[column] = values
+        progress.update(n)
+    order = list(tspec["columns"])
+    return [dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)]

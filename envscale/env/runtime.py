@@ -374,12 +374,23 @@ class Environment:
             by it carries `"truncated": True`.
         time_limit_ms (`float`, *optional*, defaults to 250): Wall-clock budget of one call's SQL;
             a call that runs out is interrupted and fails with code `limit`.
+        snapshot (`bytes`, *optional*): Start from this state (a `snapshot()` of an environment
+            of the same spec) instead of building the initial state, which is then built on the
+            first `reset()`. Copies an environment's state cheaply, e.g. one per MCP session.
 
     Raises:
         `SpecError`: The spec is invalid or its initial state does not build.
+        `ValueError`: `snapshot` is not a database of this spec's tables.
     """
 
-    def __init__(self, spec: dict[str, Any], *, max_rows: int = 100, time_limit_ms: float = 250):
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        *,
+        max_rows: int = 100,
+        time_limit_ms: float = 250,
+        snapshot: bytes | None = None,
+    ):
         validate_spec(spec)
         if not isinstance(max_rows, int) or max_rows < 1:
             raise ValueError(f"max_rows must be a positive integer, got {max_rows!r}")
@@ -444,7 +455,10 @@ class Environment:
             for ddl in self._ddl:
                 conn.execute(ddl)
             self._schema = self._read_schema(conn, "main")  # what a snapshot must hold
-        self.reset()
+        if snapshot is None:
+            self.reset()
+        else:
+            self.restore(snapshot)
 
     # ------------------------------------------------------------------------------------------
     # Construction
@@ -1109,8 +1123,12 @@ class Environment:
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["spec"], max_rows=state["max_rows"], time_limit_ms=state["time_limit_ms"])
-        self.restore(state["snapshot"])
+        self.__init__(
+            state["spec"],
+            max_rows=state["max_rows"],
+            time_limit_ms=state["time_limit_ms"],
+            snapshot=state["snapshot"],
+        )
 
     def __repr__(self) -> str:
         return f"Environment({self.name!r}, tables={list(self._tables)}, tools={len(self._tools)})"

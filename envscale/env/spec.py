@@ -57,6 +57,7 @@ import jsonschema
 import yaml
 
 from ..errors import EnvscaleError
+from ..safe_yaml import UnsafeYAMLError, load_yaml
 
 SPEC_VERSION = "1.0"
 """Version of the spec format; a spec may declare `spec_version` and must then share its major."""
@@ -65,6 +66,11 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 ENV_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 RESERVED_TABLE_PREFIXES = ("sqlite_", "envscale_")
+MAX_ROWS_PER_TABLE = 100_000
+"""Most rows `data.rows` may ask for in one table (a generated state lives in memory, and is copied
+for every reset and every MCP client session). A larger count is a `SpecError`."""
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+"""File name endings `load_spec` reads (`.json` as JSON, the others as YAML)."""
 
 COLUMN_TYPES = ("string", "integer", "number", "boolean", "json")
 READ_OPERATIONS = ("get", "list", "count")
@@ -146,6 +152,9 @@ _ARG_TYPES = {
     "number": {"number", "integer"},
     "boolean": {"boolean"},
 }
+# Code points a Python string can hold but UTF-8 (hence SQLite text and JSON on the wire) cannot:
+# a surrogate left unpaired by a JSON `\ud800` escape or by `surrogateescape` decoding.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class SpecError(EnvscaleError, ValueError):
@@ -164,6 +173,9 @@ class SpecError(EnvscaleError, ValueError):
 def load_spec(path: str | Path) -> dict[str, Any]:
     """Read a spec from a YAML (`.yaml`/`.yml`) or JSON file and validate it.
 
+    Every problem, from a missing or unreadable file to an invalid tool, is one `SpecError` whose
+    one-line message starts with the file name.
+
     Args:
         path (`str` or `Path`): The file.
 
@@ -171,16 +183,53 @@ def load_spec(path: str | Path) -> dict[str, Any]:
         `dict`: The spec.
 
     Raises:
-        `SpecError`: The file does not hold a valid spec.
+        `SpecError`: The file cannot be read (missing, a directory, not UTF-8, empty, not valid
+            JSON/YAML, nested too deeply) or does not hold a valid spec.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise SpecError(f"{path}: is a directory, not a spec file")
     try:
-        spec = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise SpecError(f"{path}: cannot parse: {exc}") from exc
-    validate_spec(spec)
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise SpecError(f"{path}: the file is empty; a spec is a mapping with name, tables and tools")
+    try:
+        spec = json.loads(text) if path.suffix == ".json" else load_yaml(text, where=str(path))
+    except json.JSONDecodeError as exc:
+        raise SpecError(
+            f"{path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path}: not valid YAML: {_yaml_problem(exc)}") from None
+    except RecursionError:
+        raise SpecError(f"{path}: nested too deeply to read") from None
+    except UnsafeYAMLError as exc:  # an alias bomb or too deep: the message names the file already
+        raise SpecError(str(exc)) from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise SpecError(f"{path}: cannot read a value: {' '.join(str(exc).split())}") from None
+    if not isinstance(spec, dict):
+        raise SpecError(
+            f"{path}: a spec must be a mapping with name, tables and tools, got {type(spec).__name__}"
+        )
+    try:
+        validate_spec(spec)
+    except SpecError as exc:
+        raise SpecError(f"{path}: {exc}", tool=exc.tool) from None
     return spec
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error on one line: what is wrong and where (PyYAML's own text spans several lines)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    text = f"{problem}{where}" + (f", {context}" if context else "")
+    return " ".join(text.split())
 
 
 def validate_spec(spec: Any) -> None:
@@ -188,14 +237,17 @@ def validate_spec(spec: Any) -> None:
 
     Top-level keys (others are an error): `name` (required, `[A-Za-z0-9_-]+`), `description`,
     `policy` (free text for agents), `spec_version`, `tables` (required), `initial_state`
-    (`{table: [row, ...]}`; tables left out start empty), `data` (`seed`, `rows: {table: n}`,
-    `now`: the environment's fixed clock as an ISO datetime), `tools` (required list) and
-    `metadata` (a free mapping, e.g. provenance; tools may carry one too).
+    (`{table: [row, ...]}`; tables left out start empty), `data` (`seed`, `rows: {table: n}` with
+    `n` at most `MAX_ROWS_PER_TABLE`, `now`: the environment's fixed clock as an ISO datetime),
+    `tools` (required list) and `metadata` (a free mapping, e.g. provenance; tools may carry one too).
 
     Tables: `{name: {primary_key, columns, description}}`; a column is
     `{type, enum, nullable, references, unique, generator, description}` with `type` one of
     `COLUMN_TYPES`, `references` naming a table whose primary key has the same type, and
-    `generator` one of `GENERATORS`. Table and column names match `IDENTIFIER`.
+    `generator` one of `GENERATORS`. Table and column names match `IDENTIFIER` and, as SQLite
+    ignores their case, no two tables (or two columns of a table) differ only in case. String
+    values (enum values, literals, rows) hold no unpaired UTF-16 surrogate (UTF-8 cannot encode
+    one), and enum values, which go into the table's SQL, no NUL character.
 
     Tools: `{name, description, kind, parameters, output_schema, operation, metadata}`. `kind` must
     agree with the operation (`get`/`list`/`count` read, `insert`/`update`/`delete` write). Every
@@ -223,7 +275,7 @@ def validate_spec(spec: Any) -> None:
         raise SpecError(f"a spec must be a mapping, got {type(spec).__name__}")
     _unknown_keys(spec, _TOP_KEYS, "spec")
     name = spec.get("name")
-    if not isinstance(name, str) or not ENV_NAME.match(name):
+    if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
         raise SpecError(f"spec name must match {ENV_NAME.pattern}, got {name!r}")
     if "spec_version" in spec and str(spec["spec_version"]).split(".")[0] != SPEC_VERSION.split(".")[0]:
         raise SpecError(f"spec_version {spec['spec_version']!r} is not compatible with {SPEC_VERSION}")
@@ -235,11 +287,17 @@ def validate_spec(spec: Any) -> None:
     tables = spec.get("tables")
     if not isinstance(tables, dict) or not tables:
         raise SpecError("spec tables must be a non-empty mapping {table: {primary_key, columns}}")
+    folded: dict[str, str] = {}
     for table, tspec in tables.items():
         try:
             _check_table(table, tspec, tables)
         except _MALFORMED as exc:  # e.g. a list where a name belongs
             raise SpecError(f"table {table!r} is malformed: {type(exc).__name__}: {exc}") from None
+        other = folded.setdefault(table.lower(), table)
+        if other != table:
+            raise SpecError(
+                f"tables {other!r} and {table!r} differ only in case; SQLite table names ignore case, rename one"
+            )
     _check_data(spec.get("data"), tables)
     if "initial_state" in spec:
         check_state(spec, spec["initial_state"], where="initial_state")
@@ -251,7 +309,7 @@ def validate_spec(spec: Any) -> None:
         if not isinstance(tool, dict):
             raise SpecError(f"tools[{i}] must be a mapping")
         tname = tool.get("name")
-        if not isinstance(tname, str) or not TOOL_NAME.match(tname):
+        if not isinstance(tname, str) or not TOOL_NAME.fullmatch(tname):
             raise SpecError(f"tools[{i}]: name must match {TOOL_NAME.pattern}, got {tname!r}")
         if tname in seen:
             raise SpecError(f"tool {tname!r}: duplicate tool name", tool=tname)
@@ -304,6 +362,32 @@ def check_state(spec: dict[str, Any], state: Any, *, where: str = "state") -> No
                     raise SpecError(f"{where}.{table}[{i}].{column}: {problem}")
 
 
+def check_row_counts(rows: Any, tables: dict[str, Any], *, where: str = "rows") -> None:
+    """Check rows to generate per table: known tables, counts from 0 to `MAX_ROWS_PER_TABLE`.
+
+    Args:
+        rows (`dict[str, int]`): `{table: count}`.
+        tables (`dict`): The spec's tables.
+        where (`str`, *optional*, defaults to `"rows"`): How to name the counts in messages.
+
+    Raises:
+        `SpecError`: Naming the table and the problem.
+    """
+    if not isinstance(rows, dict):
+        raise SpecError(f"{where} must be a mapping {{table: count}}")
+    for table, count in rows.items():
+        if table not in tables:
+            raise SpecError(f"{where}: unknown table {table!r} (known: {', '.join(sorted(tables))})")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise SpecError(f"{where}.{table} must be a non-negative integer, got {count!r:.80}")
+        if count > MAX_ROWS_PER_TABLE:
+            shown = f"{count:,}" if count.bit_length() < 64 else f"about 2**{count.bit_length() - 1}"
+            raise SpecError(
+                f"{where}.{table}: {shown} rows is over the limit of {MAX_ROWS_PER_TABLE:,} rows per table "
+                "(envscale.env.spec.MAX_ROWS_PER_TABLE)"
+            )
+
+
 def is_nullable(table_spec: dict[str, Any], column: str) -> bool:
     """Whether `column` may hold null: declared `nullable` (default true), never for the primary key."""
     if column == table_spec["primary_key"]:
@@ -323,8 +407,25 @@ def value_problem(column_spec: dict[str, Any], value: Any) -> str | None:
     }[ctype]
     if not ok:
         return f"expected a {ctype} value, got {value!r:.80}"
+    if ctype == "string":
+        problem = _text_problem(value)
+        if problem:
+            return f"{value!r:.80} {problem}"
     if "enum" in column_spec and value not in column_spec["enum"]:
         return f"{value!r:.80} is not one of {column_spec['enum']}"
+    return None
+
+
+def _text_problem(text: str, *, nul: bool = False) -> str | None:
+    """Why a string cannot be stored as SQLite text (or, with `nul`, written into SQL), or `None`.
+
+    An unpaired UTF-16 surrogate has no UTF-8 encoding; a NUL character ends an SQL statement's text.
+    """
+    bad = _SURROGATE.search(text)
+    if bad:
+        return f"holds an unpaired UTF-16 surrogate U+{ord(bad.group()):04X} at index {bad.start()}, which UTF-8 cannot encode"
+    if nul and "\x00" in text:
+        return f"holds a NUL character at index {text.index(chr(0))}, which SQLite cannot take in a schema"
     return None
 
 
@@ -345,7 +446,7 @@ def _unknown_keys(mapping: dict[str, Any], allowed: set[str], where: str) -> Non
 
 
 def _identifier(name: Any, what: str) -> None:
-    if not isinstance(name, str) or not IDENTIFIER.match(name):
+    if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
         raise SpecError(f"{what} {name!r} is not an identifier matching {IDENTIFIER.pattern}")
 
 
@@ -364,9 +465,16 @@ def _check_table(table: Any, tspec: Any, tables: dict[str, Any]) -> None:
     pk = tspec.get("primary_key")
     if pk not in columns:
         raise SpecError(f"table {table!r}: primary_key {pk!r} is not one of its columns")
+    folded: dict[str, str] = {}
     for column, cspec in columns.items():
         where = f"table {table!r} column {column!r}"
         _identifier(column, f"table {table!r}: column name")
+        other = folded.setdefault(column.lower(), column)
+        if other != column:
+            raise SpecError(
+                f"table {table!r}: columns {other!r} and {column!r} differ only in case; "
+                "SQLite column names ignore case, rename one"
+            )
         if not isinstance(cspec, dict):
             raise SpecError(f"{where} must be a mapping {{type: ...}}")
         _unknown_keys(cspec, _COLUMN_KEYS, where)
@@ -387,6 +495,12 @@ def _check_table(table: Any, tspec: Any, tables: dict[str, Any]) -> None:
             if ctype not in ("string", "integer", "number") or not isinstance(enum, list) or not enum:
                 raise SpecError(f"{where}: enum must be a non-empty list on a string/integer/number column")
             for value in enum:
+                # Enum values are written into the table's CHECK constraint, so NUL is refused too.
+                problem = (
+                    _text_problem(value, nul=True) if isinstance(value, str) and ctype == "string" else None
+                )
+                if problem:
+                    raise SpecError(f"{where}: enum value {value!r:.80} {problem}")
                 if value is None or value_problem({"type": ctype}, value):
                     raise SpecError(f"{where}: enum value {value!r} is not a {ctype}")
             if len(set(enum)) != len(enum):
@@ -431,17 +545,10 @@ def _check_data(data: Any, tables: dict[str, Any]) -> None:
     _unknown_keys(data, _DATA_KEYS, "data")
     if not isinstance(data.get("seed", 0), int) or isinstance(data.get("seed"), bool):
         raise SpecError(f"data.seed must be an integer, got {data.get('seed')!r}")
-    rows = data.get("rows", {})
-    if not isinstance(rows, dict):
-        raise SpecError("data.rows must be a mapping {table: count}")
-    for table, count in rows.items():
-        if table not in tables:
-            raise SpecError(f"data.rows: unknown table {table!r} (known: {', '.join(sorted(tables))})")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise SpecError(f"data.rows.{table} must be a non-negative integer, got {count!r}")
+    check_row_counts(data.get("rows", {}), tables, where="data.rows")
     now = data.get("now")
     if now is not None and (
-        not isinstance(now, str) or not re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$", now)
+        not isinstance(now, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", now)
     ):
         raise SpecError(f"data.now must be an ISO datetime like 2025-06-01T12:00:00Z, got {now!r}")
 
