@@ -122,7 +122,7 @@ async def _list_tools(argv: list[str], cwd: str, errlog: Any, status_file: Path)
                 while True:
                     page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
                     tools.extend(page.tools)
-                    cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
+                    cursor = _field(page, "next_cursor", "nextCursor")
                     if not cursor:
                         return server_info, tools
         except Exception as exc:
@@ -161,8 +161,8 @@ def _check_timeout(timeout: float) -> float:
 
 
 def _field(obj: Any, snake: str, camel: str) -> Any:
-    value = getattr(obj, snake, None)
-    return value if value is not None else getattr(obj, camel, None)
+    """A field by its mcp 2.x name, or its 1.x camelCase name on objects that lack the former."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel, None)
 
 
 def read_mcp(command: str, info: SourceInfo, timeout: float = 30.0) -> Iterator[RawTool | RawError]:
