@@ -267,6 +267,7 @@ def test_a_malformed_manifest_is_named_with_its_file(tmp_path, capsys, manifest,
 def test_an_artifact_input_resolves_relative_to_the_artifact_and_by_data_id(tmp_path, monkeypatch):
     from envscale.artifacts import resolve_input
     from envscale.stages.graph import GraphConfig, build_graph
+    from envscale.stages.materialize import MaterializeConfig, materialize
 
     cache = str(tmp_path / "emb")
     run = tmp_path / "here"
@@ -282,6 +283,10 @@ def test_an_artifact_input_resolves_relative_to_the_artifact_and_by_data_id(tmp_
     collect(CollectConfig(sources=[f"json:{graph_fix / 'music.json'}"]), Path("out/api_pool"))
     found = resolve_input(open_artifact(run / "out" / "graph"), "api_pool")
     assert found.data_id == pool.data_id and Path(found.location) == run / "out" / "api_pool"
+    # materialize, run from here, reads the graph's own pool (exit 0 and "0 domains verified" before).
+    envs = materialize(open_artifact(run / "out" / "graph"), MaterializeConfig(), Path("out/environments"))
+    assert [e["data_id"] for e in envs.manifest["inputs"]] == [graph.data_id, pool.data_id]
+    assert envs.manifest["stats"]["verified"] == graph.manifest["stats"]["domains"] >= 1
     # The whole run folder moved: found relative to the graph.
     shutil.move(run / "out", tmp_path / "moved")
     moved = resolve_input(open_artifact(tmp_path / "moved" / "graph"), "api_pool")
