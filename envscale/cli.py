@@ -40,7 +40,7 @@ from pathlib import Path
 from . import __version__
 from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import load_recipe
-from .errors import EnvscaleError
+from .errors import EnvscaleError, Terminated
 from .stages import PIPELINE, check_recipe_keys, failed, get_stage, load_line, print_report
 
 logger = logging.getLogger("envscale")
@@ -139,10 +139,6 @@ def configure_process() -> None:
     pa.set_memory_pool(pa.system_memory_pool())
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the process is, so that every cleanup that runs on Ctrl-C runs too."""
-
-
 def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated()
 
@@ -169,7 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        print(f"envscale {args.command}: {what}; re-run the same command to resume", file=sys.stderr)
+        resumable = args.command in PIPELINE or args.command == "run"
+        print(
+            f"envscale {args.command}: {what}" + ("; re-run the same command to resume" if resumable else ""),
+            file=sys.stderr,
+        )
         return 143 if isinstance(exc, Terminated) else 130
     except (EnvscaleError, ValueError, OSError) as exc:
         print(f"envscale {args.command}: error: {_message(exc)}", file=sys.stderr)

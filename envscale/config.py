@@ -226,6 +226,20 @@ def fingerprint(
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def command_parser(
+    subparsers: Any, name: str, *, help: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """The parser of `envscale <name>`: a sub-parser of `envscale`, or a stand-alone one (`subparsers=None`).
+
+    Every command module's `make_parser(subparsers=None)` starts here, so the command runs the same as
+    `envscale <name>` and as a script of its own.
+    """
+    kwargs = {"description": description or help, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    if subparsers is None:
+        return argparse.ArgumentParser(prog=f"envscale {name}", **kwargs)
+    return subparsers.add_parser(name, help=help, **kwargs)
+
+
 def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
     """Add one `--flag` per field of `cls`; flags not given stay absent (so the recipe wins)."""
     hints = typing.get_type_hints(cls)

@@ -30,3 +30,7 @@ class ArtifactError(EnvscaleError):
 
 class HubError(EnvscaleError):
     """The Hugging Face Hub could not be reached, did not answer in time, or refused a request."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is (by the CLI's handler), so every cleanup that runs on Ctrl-C runs."""

@@ -50,6 +50,7 @@ import httpx2
 
 from .artifacts import MANIFEST, Artifact, ArtifactNotFoundError, check_manifest, open_artifact, read_manifest
 from .cards import merge_cards, render_card
+from .config import command_parser
 from .errors import HubError
 
 TIMEOUT_ENV = "ENVSCALE_HUB_TIMEOUT"
@@ -481,13 +482,12 @@ def push_artifact(
 
 def make_parser(subparsers=None) -> argparse.ArgumentParser:
     """`envscale push PATH REPO_ID`."""
-    kwargs = {
-        "description": "Publish a local artifact version to a Hub dataset repo (card merged, version tagged)."
-    }
-    if subparsers is None:
-        parser = argparse.ArgumentParser(prog="envscale push", **kwargs)
-    else:
-        parser = subparsers.add_parser("push", help="publish a local artifact version to the Hub", **kwargs)
+    parser = command_parser(
+        subparsers,
+        "push",
+        help="publish a local artifact version to the Hub",
+        description="Publish a local artifact version to a Hub dataset repo (card merged, version tagged).",
+    )
     parser.add_argument("path", help="local artifact folder, optionally @vN")
     parser.add_argument("repo_id", help="dataset repo id, org/name")
     parser.add_argument("--tag", help="Hub tag for this version (default: the local version, e.g. v1)")

@@ -41,17 +41,21 @@ envscale serve-mcp tests/fixtures/envs/shop.yaml
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import json
 import logging
 import os
 import re
+import signal
 import sys
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..config import command_parser
+from ..errors import Terminated
 from .runtime import Environment
 from .spec import SPEC_SUFFIXES, SpecError
 
@@ -440,13 +444,15 @@ def _write(stdout: BinaryIO, data: bytes) -> None:
     stdout.flush()
 
 
-async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
+async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> int | None:
     """Serve one MCP client speaking newline-delimited JSON-RPC on binary files, until `stdin` ends.
 
     Lines are read by a daemon thread (a blocked read never keeps the process alive), checked by
     `parse_line`, and either handed to the session or answered at once; the session's messages and
     those answers are written by one writer. Ends when `stdin` reaches its end (after the session
-    has finished) or `stdout` is closed by the client.
+    has finished) or `stdout` is closed by the client. In the main thread, SIGTERM and SIGINT stop it
+    cleanly (the event loop's own handlers cancel the session; a Python-level handler raising in
+    the middle of a task would end as an unhandled task error), and the signal is returned.
 
     Args:
         server (`fastmcp.FastMCP`): The server, e.g. from `build_server`.
@@ -484,7 +490,13 @@ async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
         try:
             while line := stdin.readline():
                 item = parse_line(line)
-                if item is not None and not anyio.from_thread.run(deliver, item, token=token):
+                if item is None:
+                    continue
+                try:
+                    delivered = anyio.from_thread.run(deliver, item, token=token)
+                except (RuntimeError, concurrent.futures.CancelledError):  # the server is shutting down
+                    break
+                if not delivered:
                     break
         except Exception:  # noqa: BLE001 - a broken stdin ends the input like its end does
             logger.exception("reading stdin failed")
@@ -492,6 +504,7 @@ async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
             with contextlib.suppress(RuntimeError):  # the event loop is gone
                 anyio.from_thread.run_sync(end_of_input, token=token)
 
+    stopped_by: int | None = None
     token_transport = set_transport("stdio")
     try:
         async with server._lifespan_manager(), anyio.create_task_group() as tg:
@@ -509,12 +522,26 @@ async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
                             tg.cancel_scope.cancel()
                             return
 
+            watcher = anyio.CancelScope()
+
+            async def watch_signals() -> None:
+                nonlocal stopped_by
+                with watcher, anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                    async for signum in signals:
+                        stopped_by = signum
+                        tg.cancel_scope.cancel()
+                        return
+
             tg.start_soon(write)
+            if threading.current_thread() is threading.main_thread():
+                tg.start_soon(watch_signals)
             threading.Thread(target=pump, name="envscale-stdin", daemon=True).start()
             await lowlevel.run(session_in, session_out, lowlevel.create_initialization_options())
             end_of_input()  # the session is over: the writer ends once what is queued is written
+            watcher.cancel()
     finally:
         reset_transport(token_transport)
+    return stopped_by
 
 
 @contextlib.contextmanager
@@ -559,18 +586,21 @@ def serve_stdio(env: Environment) -> None:
 
     server = build_server(env)
     with _stdio_wire() as (stdin, stdout):
-        anyio.run(serve_streams, server, stdin, stdout)
+        stopped_by = anyio.run(serve_streams, server, stdin, stdout)
+    if stopped_by == signal.SIGTERM:
+        raise Terminated()
+    if stopped_by == signal.SIGINT:
+        raise KeyboardInterrupt()
 
 
 def make_parser(subparsers=None) -> argparse.ArgumentParser:
     """`envscale serve-mcp REF [--env NAME] [--seed N]`."""
-    kwargs = {"description": "Serve one environment as an MCP server over stdio."}
-    if subparsers is None:
-        parser = argparse.ArgumentParser(prog="envscale serve-mcp", **kwargs)
-    else:
-        parser = subparsers.add_parser(
-            "serve-mcp", help="serve one environment as an MCP server (stdio)", **kwargs
-        )
+    parser = command_parser(
+        subparsers,
+        "serve-mcp",
+        help="serve one environment as an MCP server (stdio)",
+        description="Serve one environment as an MCP server over stdio.",
+    )
     parser.add_argument(
         "ref",
         help="an environments artifact (PATH[@vN], hf://org/name[@rev]) or an environment YAML/JSON file",

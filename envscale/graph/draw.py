@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..artifacts import Artifact
+from ..config import command_parser
 from ..errors import ArtifactError
 
 if TYPE_CHECKING:
@@ -768,13 +769,12 @@ def draw_domain(
 
 def make_parser(subparsers=None) -> argparse.ArgumentParser:
     """`envscale show graph REF [--domain N] [--png PATH]`."""
-    kwargs = {"description": "Draw one domain of a graph artifact to a PNG."}
-    if subparsers is None:
-        parser = argparse.ArgumentParser(prog="envscale show", **kwargs)
-    else:
-        parser = subparsers.add_parser(
-            "show", help="draw an artifact (e.g. a domain of a graph) to a PNG", **kwargs
-        )
+    parser = command_parser(
+        subparsers,
+        "show",
+        help="draw an artifact (e.g. a domain of a graph) to a PNG",
+        description="Draw one domain of a graph artifact to a PNG.",
+    )
     parser.add_argument("what", choices=["graph"], help="what to draw")
     parser.add_argument("ref", help="a graph artifact: PATH[@vN] or hf://org/name[@revision]")
     parser.add_argument("--domain", type=int, help="domain id (default: the largest domain)")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import Artifact, open_artifact
-from ..config import add_arguments, load_recipe, parse_config, section
+from ..config import add_arguments, command_parser, load_recipe, parse_config, section
 
 #: The stages, in pipeline order (module names under `envscale.stages`).
 PIPELINE = ("collect", "graph", "materialize")
@@ -77,14 +77,7 @@ class Stage:
 
     def make_parser(self, subparsers: Any = None) -> argparse.ArgumentParser:
         """The stage's parser: `--config`, `--input`, `--output`, and one flag per config field."""
-        kwargs = {
-            "description": self.description or self.help,
-            "formatter_class": argparse.RawDescriptionHelpFormatter,
-        }
-        if subparsers is None:
-            parser = argparse.ArgumentParser(prog=f"envscale {self.name}", **kwargs)
-        else:
-            parser = subparsers.add_parser(self.name, help=self.help, **kwargs)
+        parser = command_parser(subparsers, self.name, help=self.help, description=self.description)
         parser.add_argument("--config", help=f"YAML recipe: its `{self.name}:` section, or the whole file")
         if self.input:
             parser.add_argument(
@@ -96,6 +89,12 @@ class Stage:
         add_arguments(parser, self.config_cls)
         parser.set_defaults(func=self.main)
         return parser
+
+    def run_as_script(self) -> int:
+        """`python -m envscale.stages.<name> ...`: the same as `envscale <name> ...`."""
+        from ..cli import main as cli_main
+
+        return cli_main([self.name, *sys.argv[1:]])
 
     def config(self, recipe_path: str | None = None, overrides: dict | None = None) -> Any:
         """The stage config from its recipe section plus overrides (unknown keys are an error)."""

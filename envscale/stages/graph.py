@@ -672,6 +672,4 @@ STAGE = Stage(
 make_parser, main = STAGE.make_parser, STAGE.main
 
 if __name__ == "__main__":
-    from ..cli import main as cli_main
-
-    sys.exit(cli_main(["graph", *sys.argv[1:]]))
+    sys.exit(STAGE.run_as_script())
