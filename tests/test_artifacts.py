@@ -306,3 +306,18 @@ def test_a_bare_path_typo_is_a_missing_folder_not_a_hub_lookup(tmp_path, monkeyp
     assert main(["graph", "--input", "myrun/api_pol", "--output", "myrun/graph"]) == 2
     err = capsys.readouterr().err
     assert f"no such folder: {tmp_path / 'myrun' / 'api_pol'}" in err and "Traceback" not in err
+
+
+def test_a_relative_source_run_from_another_folder_is_another_input(tmp_path, monkeypatch):
+    from envscale.artifacts import is_complete
+
+    for folder, names in (("a", ["from_a"]), ("b", ["from_b"])):
+        (tmp_path / folder).mkdir()
+        tools_file(tmp_path / folder / "tools.jsonl", names)
+    monkeypatch.chdir(tmp_path / "a")
+    config = CollectConfig(sources=["json:tools.jsonl"])
+    art = collect(config, tmp_path / "pool")
+    assert is_complete(tmp_path / "pool", config.fingerprint()) == art
+    monkeypatch.chdir(tmp_path / "b")  # the same words now name another file
+    assert is_complete(tmp_path / "pool", CollectConfig(sources=["json:tools.jsonl"]).fingerprint()) is None
+    assert collect(config, tmp_path / "pool").load("api_pool")["name"] == ["from_b"]

@@ -31,7 +31,16 @@ SOURCE_KINDS = {
 }
 _PATH_KINDS = ("json", "openapi")
 
-__all__ = ["SOURCE_KINDS", "RawError", "RawTool", "SourceError", "SourceInfo", "parse_source", "read_source"]
+__all__ = [
+    "SOURCE_KINDS",
+    "RawError",
+    "RawTool",
+    "SourceError",
+    "SourceInfo",
+    "parse_source",
+    "read_source",
+    "resolve_spec",
+]
 
 
 def parse_source(spec: str) -> tuple[str, str]:
@@ -41,6 +50,19 @@ def parse_source(spec: str) -> tuple[str, str]:
         kinds = "\n".join(f"  {k}:  {v}" for k, v in SOURCE_KINDS.items())
         raise ValueError(f"source {spec!r} is not KIND:TARGET with a known kind:\n{kinds}")
     return kind, target.strip()
+
+
+def resolve_spec(spec: str, base_dir: str | Path | None = None) -> str:
+    """`spec` with a relative `json:`/`openapi:` path made absolute (against `base_dir`, else the cwd).
+
+    What a spec reads depends on where it is resolved; a stage fingerprints the resolved spec, so the
+    same recipe run from another folder is not mistaken for the same input.
+    """
+    kind, target = parse_source(spec)
+    if kind not in _PATH_KINDS or Path(target).expanduser().is_absolute():
+        return spec
+    archive, bang, members = target.partition("!")
+    return f"{kind}:{Path(base_dir or Path.cwd()).absolute() / archive}{bang}{members}"
 
 
 def read_source(
@@ -57,11 +79,8 @@ def read_source(
     Returns:
         The source's :class:`SourceInfo` (filled in as the stream is read) and the stream.
     """
-    kind, target = parse_source(spec)
+    kind, target = parse_source(resolve_spec(spec, base_dir))
     info = SourceInfo(source=spec, source_kind=kind)
-    if kind in _PATH_KINDS and base_dir is not None and not Path(target).is_absolute():
-        archive, bang, members = target.partition("!")
-        target = str(Path(base_dir) / archive) + bang + members
     if kind == "json":
         from .json_docs import read_json_docs
 

@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, ShardWriter, file_changed, file_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
-from ..sources import SOURCE_KINDS, RawError, SourceError, SourceInfo, parse_source, read_source
+from ..sources import SOURCE_KINDS, RawError, SourceError, SourceInfo, parse_source, read_source, resolve_spec
 from ..sources.base import clip_nesting
 from ..sources.normalize import NAME_MAX, Rejected, normalize_tool, sanitize_name
 from . import Stage
@@ -89,7 +89,9 @@ class CollectConfig:
             raise ValueError(f"sources listed twice: {dupes}")
 
     def fingerprint(self) -> str:
-        return fingerprint(self, API_POOL, ignore=("batch_size",))
+        """The config plus where each relative path source points from here (see `resolve_spec`)."""
+        resolved = [resolve_spec(spec, self.base_dir) for spec in self.sources]
+        return fingerprint(self, API_POOL, inputs=resolved, ignore=("batch_size",))
 
 
 def _safe(value: Any, limit: int | None = None) -> str | None:
