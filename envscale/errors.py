@@ -10,10 +10,10 @@ Example:
 >>> from envscale.errors import EnvscaleError
 >>> from envscale.artifacts import open_artifact
 >>> try:
-...     open_artifact("outputs/nothing-here")
+...     open_artifact("/tmp/nothing-here")
 ... except EnvscaleError as exc:
 ...     print(exc)
-no complete envscale artifact at outputs/nothing-here
+no such folder: /tmp/nothing-here
 ```
 """
 

@@ -7,6 +7,7 @@ findings 1-5); all of them failed on the code before that issue.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -257,7 +258,7 @@ def test_a_malformed_manifest_is_named_with_its_file(tmp_path, capsys, manifest,
     (art.data_dir / MANIFEST).write_text(manifest)
     assert main(["info", str(tmp_path / "pool")]) == 2
     err = capsys.readouterr().err
-    assert message.split(" (")[0].replace("\\", "") in err or __import__("re").search(message, err)
+    assert re.search(message, err), err
     assert "Traceback" not in err and str(tmp_path / "pool") in err
 
 

@@ -148,8 +148,11 @@ def test_run_with_a_relative_output_dir_stays_local_and_prints_a_load_line_per_d
     ],
 )
 def test_bad_recipes_give_one_line_and_exit_2(tmp_path, capsys, recipe, flags, message):
-    path = tmp_path / "recipe_dir" if recipe == "DIR" else write_recipe(tmp_path, recipe)
-    path.mkdir(exist_ok=True) if recipe == "DIR" else None
+    if recipe == "DIR":
+        path = tmp_path / "recipe_dir"
+        path.mkdir()
+    else:
+        path = write_recipe(tmp_path, recipe)
     assert main(["run", str(path), *flags]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err

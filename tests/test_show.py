@@ -53,6 +53,28 @@ WRITES = {"cancel_order", "refund_payment", "updateCustomerShippingAddressForOrd
 UNKNOWN = {"seed", "iso_03"}
 
 
+def hand_made_data(names, edges, kinds, *, name, score, matches):
+    """The `DomainData` of a hand-made domain: every edge a dependency edge with this score and these matches."""
+    return draw.DomainData(
+        domain_id=7,
+        name=name,
+        tool_ids=names,
+        tool_names={n: n for n in names},
+        kinds=kinds,
+        edges=[
+            {
+                "source_id": u,
+                "target_id": v,
+                "kind": "dependency",
+                "score": score,
+                "matches": matches,
+                "llm_verdict": None,
+            }
+            for u, v in edges
+        ],
+    )
+
+
 def hand_made(n_isolated=12):
     names = sorted({n for e in CHAINS for n in e} | {f"iso_{i:02d}" for i in range(n_isolated)})
     kinds = {
@@ -150,24 +172,7 @@ def test_layout_boxes_never_overlap_reads_above_writes_and_isolated_tools_get_a_
 
 def test_long_names_are_wrapped_and_kept_in_full_in_the_side_table():
     names, edges, kinds = hand_made()
-    data = draw.DomainData(
-        domain_id=7,
-        name="shop",
-        tool_ids=names,
-        tool_names={n: n for n in names},
-        kinds=kinds,
-        edges=[
-            {
-                "source_id": u,
-                "target_id": v,
-                "kind": "dependency",
-                "score": 0.9,
-                "matches": [],
-                "llm_verdict": None,
-            }
-            for u, v in edges
-        ],
-    )
+    data = hand_made_data(names, edges, kinds, name="shop", score=0.9, matches=[])
     layout = draw.layout_domain(names, edges, kinds=kinds)
     for n in names:
         lines = layout.labels[n].split("\n")
@@ -183,23 +188,13 @@ def test_long_names_are_wrapped_and_kept_in_full_in_the_side_table():
 def test_rendered_names_fit_their_boxes_and_boxes_do_not_overlap():
     """The same checks on the rendered figure, with the text extents matplotlib measures."""
     names, edges, kinds = hand_made()
-    data = draw.DomainData(
-        domain_id=7,
+    data = hand_made_data(
+        names,
+        edges,
+        kinds,
         name="shop $not math$",
-        tool_ids=names,
-        tool_names={n: n for n in names},
-        kinds=kinds,
-        edges=[
-            {
-                "source_id": u,
-                "target_id": v,
-                "kind": "dependency",
-                "score": 0.8,
-                "matches": [{"output": "id", "input": "id", "score": 0.8}],
-                "llm_verdict": None,
-            }
-            for u, v in edges
-        ],
+        score=0.8,
+        matches=[{"output": "id", "input": "id", "score": 0.8}],
     )
     fig = draw.render_domain(data)
     renderer = FigureCanvasAgg(fig).get_renderer()

@@ -103,7 +103,7 @@ class Stage:
             recipe = load_recipe(recipe_path)
             check_recipe_keys(recipe, recipe_path)
             data = dict(section(recipe, self.name, PIPELINE))
-            if "base_dir" in {f for f in self.config_cls.__dataclass_fields__} and "base_dir" not in data:
+            if "base_dir" in self.config_cls.__dataclass_fields__ and "base_dir" not in data:
                 data["base_dir"] = str(
                     Path(recipe_path).resolve().parent
                 )  # relative sources: the recipe's folder

@@ -52,10 +52,11 @@ from ..sources.normalize import READ_VERBS, WRITE_VERBS, sanitize_name, tokens
 from . import Stage
 
 logger = logging.getLogger(__name__)
-#: Most rows a generated table may have. An environment is an in-memory database copied for every
+#: Most rows `materialize` generates per table (a spec may hold up to `envscale.env.spec.MAX_ROWS_PER_TABLE`).
+#: An environment is an in-memory database copied for every
 #: episode and verified tool by tool; at 10,000 rows per table a small domain takes ~2 s (2 cores),
 #: shown on the per-domain progress bar.
-MAX_ROWS_PER_TABLE = 10_000
+GENERATED_ROWS_MAX = 10_000
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
 _KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9]*?)(?:_id|Id|ID|_uuid|_key|_code|_number)$")
 _INSERT_VERBS = {
@@ -121,7 +122,7 @@ class MaterializeConfig:
         20,
         "Rows generated per table for the initial state (environments are copied per episode: keep them small).",
         ge=1,
-        le=MAX_ROWS_PER_TABLE,
+        le=GENERATED_ROWS_MAX,
     )
     seed: int = option(0, "Seed of the initial state.", ge=0, le=2**32 - 1)
     calls_per_tool: int = option(3, "Generated calls per tool during verification.", ge=1, le=1000)
