@@ -292,7 +292,12 @@ def test_an_artifact_input_resolves_relative_to_the_artifact_and_by_data_id(tmp_
     shutil.move(run / "out", tmp_path / "moved")
     moved = resolve_input(open_artifact(tmp_path / "moved" / "graph"), "api_pool")
     assert moved.data_id == pool.data_id and Path(moved.location) == tmp_path / "moved" / "api_pool"
-    # Gone: a clear error, never the other pool.
+    # Replaced by another pool at the same path (same version name): refused, never used.
+    shutil.rmtree(tmp_path / "moved" / "api_pool")
+    collect(CollectConfig(sources=[f"json:{graph_fix / 'music.json'}"]), tmp_path / "moved" / "api_pool")
+    with pytest.raises(ArtifactError, match=f"data id {pool.data_id}.* holds other data"):
+        resolve_input(open_artifact(tmp_path / "moved" / "graph"), "api_pool")
+    # Gone: a clear error.
     shutil.rmtree(tmp_path / "moved" / "api_pool")
     with pytest.raises(ArtifactError, match=f"data id {pool.data_id}.* is not where it was"):
         resolve_input(open_artifact(tmp_path / "moved" / "graph"), "api_pool")
