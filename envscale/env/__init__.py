@@ -2,8 +2,14 @@
 
 Every environment is a spec (a plain dict: tables, tools, policy; see `envscale.env.spec`),
 stored as a `datasets.Json()` column and rebuilt from its dataset row on demand. No generated code
-is ever executed: a tool is a declarative operation over one table, run with parameterised SQL, so
-a task's outcome is checked by comparing database states (`state_hash`, `diff`).
+is ever executed: a tool is a declarative operation over one table (with, from spec 1.1,
+expressions, guards and effects on further tables), run with parameterised SQL, so a task's outcome
+is checked by comparing database states (`state_hash`, `diff`).
+
+The runtime reads in three modules: `state` (the database, snapshots, the state hash),
+`operations` (tools compiled into plans and run) and `arguments` (argument checks, error
+observations); `columns` holds the column type rules, `spec` the format and its checks, and
+`runtime.Environment` is the facade over them.
 
 Example:
 
@@ -23,7 +29,7 @@ True
 
 from envscale.env.data import generate_state
 from envscale.env.runtime import ERROR_CODES, Environment
-from envscale.env.spec import SPEC_VERSION, SpecError, load_spec, validate_spec
+from envscale.env.spec import SPEC_VERSION, SpecError, load_spec, spec_problems, validate_spec
 from envscale.env.verify import verify
 
 __all__ = [
@@ -33,6 +39,7 @@ __all__ = [
     "SpecError",
     "generate_state",
     "load_spec",
+    "spec_problems",
     "validate_spec",
     "verify",
 ]
