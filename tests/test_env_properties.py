@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envscale.env import ERROR_CODES, Environment, load_spec
+from envscale.env import ERROR_CODES, Environment, generate_state, load_spec
 from envscale.env.runtime import _quick_check
 
 SPEC = load_spec("tests/fixtures/envs/shop.yaml")
@@ -19,7 +19,7 @@ IDS = {  # mostly existing keys, some missing ones
     "product_id": ["pro_0003", "pro_0015", "pro_0404"],
     "order_id": ["ord_0001", "ord_0002", "ord_0017", "ord_0024", "ord_0040", "ord_0041"],
     "item_id": ["oi_0004", "oi_0050", "oi_0404"],
-    "email": ["ann.silva@example.com", "new@example.com"],  # the first is cus_0001's
+    "email": [generate_state(SPEC, seed=0)["customers"][0]["email"], "new@example.com"],  # cus_0001's; new
 }
 KEYS = [k for keys in IDS.values() for k in keys]
 NASTY = [

@@ -1,0 +1,274 @@
+"""Generated initial states look like a real database: values fit what their columns mean (envscale.env.data)."""
+
+import copy
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+
+from envscale.env import generate_state, load_spec
+from envscale.env.data import (
+    _ENTITY_MEANINGS,
+    _EXACT_MEANINGS,
+    _LEXICONS,
+    _TOKEN_MEANINGS,
+    column_meaning,
+    filler_counts,
+    filler_share,
+    is_filler,
+    named_values,
+    parse_now,
+)
+
+FIXTURES = sorted(Path("tests/fixtures/envs").glob("*.yaml"))
+QUICKSTART = Path("outputs/quickstart/environments")
+EMAIL = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+def table(columns, primary_key=None):
+    return {"primary_key": primary_key or next(iter(columns)), "columns": columns}
+
+
+def tool(name, table_name, properties, *, filters=None):
+    """A list tool over `table_name` whose arguments filter the columns of the same name."""
+    return {
+        "name": name,
+        "kind": "read",
+        "parameters": {"type": "object", "properties": properties},
+        "operation": {
+            "type": "list",
+            "table": table_name,
+            "filters": filters or [{"column": c, "arg": c} for c in properties],
+        },
+    }
+
+
+S = {"type": "string"}
+LEAGUE = {
+    "name": "league",
+    "data": {"seed": 3, "now": "2025-06-01T12:00:00Z"},
+    "tables": {
+        "teams": table({"team_id": S, "name": S, "city": S, "founded_year": {"type": "integer"}}),
+        "players": table(
+            {
+                "player_id": S,
+                "name": S,
+                "email": {"type": "string", "unique": True},
+                "team_id": {"type": "string", "references": "teams"},
+                "birthday": S,
+                "age": {"type": "integer"},
+                "rating": {"type": "number"},
+                "notes": S,
+            }
+        ),
+        "matches": table(
+            {
+                "match_id": S,
+                "home_team_id": {"type": "string", "references": "teams"},
+                "venue": S,
+                "start_date": S,
+                "end_date": S,
+                "status": S,
+                "ticket_price": {"type": "number"},
+                "attendance": {"type": "integer"},
+            }
+        ),
+        "orders": table(
+            {
+                "order_id": S,
+                "player_id": S,  # names players' key without `references`
+                "warehouse_id": S,  # names no table
+                "created_at": S,
+                "due_date": S,
+                "currency": S,
+                "country_code": S,
+                "website": S,
+                "quantity": {"type": "integer"},
+            }
+        ),
+    },
+    "tools": [
+        tool(
+            "find_matches",
+            "matches",
+            {
+                "status": {"type": "string", "enum": ["scheduled", "played", "postponed"]},
+                "attendance": {"type": "integer", "minimum": 100, "maximum": 200},
+                "start_date": {"type": "string", "format": "date-time"},
+                "end_date": {"type": "string", "format": "date-time"},
+            },
+        ),
+        tool(
+            "find_players",
+            "players",
+            {"rating": {"type": "number", "description": "A rating between 1 and 10."}},
+        ),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def league():
+    return generate_state(LEAGUE, seed=3, rows={t: 40 for t in LEAGUE["tables"]})
+
+
+def test_the_same_seed_gives_the_same_state_and_another_seed_another():
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    assert generate_state(spec, seed=0) == generate_state(copy.deepcopy(spec), seed=0)
+    assert generate_state(spec, seed=1) != generate_state(spec, seed=0)
+
+
+def test_the_state_does_not_depend_on_the_order_of_tables_or_columns():
+    shuffled = copy.deepcopy(LEAGUE)
+    shuffled["tables"] = {
+        t: {**s, "columns": dict(reversed(s["columns"].items()))}
+        for t, s in reversed(LEAGUE["tables"].items())
+    }
+    a, b = generate_state(LEAGUE, seed=5), generate_state(shuffled, seed=5)
+    assert a.keys() == b.keys() and all(a[t] == b[t] for t in a)
+
+
+def test_people_have_names_and_emails_built_from_their_name(league):
+    for row in league["players"]:
+        assert not is_filler("players", "name", {"type": "string"}, row["name"])
+        first, last = row["name"].split(" ", 1)
+        assert EMAIL.match(row["email"]), row
+        local = row["email"].split("@")[0]
+        assert re.sub(r"[^a-z]", "", last.lower()) in local, row
+    assert len({r["email"] for r in league["players"]}) == len(league["players"])  # unique
+
+
+def test_shop_customers_hold_emails_and_keys_reference_existing_rows():
+    state = generate_state(load_spec("tests/fixtures/envs/shop.yaml"), seed=0)
+    assert all(EMAIL.match(r["email"]) for r in state["customers"])
+    keys = {t: {r[k] for r in state[t]} for t, k in (("customers", "customer_id"), ("orders", "order_id"))}
+    assert {r["customer_id"] for r in state["orders"]} <= keys["customers"]
+    assert {r["order_id"] for r in state["order_items"]} <= keys["orders"]
+
+
+def test_id_columns_hold_existing_keys_or_ids_never_words(league):
+    players = {r["player_id"] for r in league["players"]}
+    assert {r["player_id"] for r in league["orders"]} <= players  # named after players' key: existing keys
+    assert {r["team_id"] for r in league["players"]} <= {r["team_id"] for r in league["teams"]}
+    for row in league["orders"]:  # no warehouses table: id-like values
+        assert re.fullmatch(r"[a-z]+_\d{4}", row["warehouse_id"]), row
+
+
+def test_dates_lie_where_their_names_say_relative_to_the_clock(league):
+    now = parse_now(LEAGUE)
+    for row in league["orders"]:
+        created = dt.datetime.strptime(row["created_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+        assert now - dt.timedelta(days=3 * 365) <= created <= now
+        assert ISO_DATE.match(row["due_date"]) and row["due_date"] > now.date().isoformat()
+    for row in league["players"]:
+        born = dt.date.fromisoformat(row["birthday"])
+        assert 18 <= (now.date() - born).days / 365.25 <= 91
+        assert 18 <= row["age"] <= 90
+    for row in league["matches"]:  # a bound argument says date-time; the end follows the start
+        assert ISO_DATETIME.match(row["start_date"])
+        assert row["end_date"] is None or row["start_date"] <= row["end_date"]  # an end date is optional
+    assert all(1950 <= r["founded_year"] <= now.year for r in league["teams"])
+
+
+def test_schema_enums_bounds_and_descriptions_are_respected(league):
+    matches = league["matches"]
+    assert {r["status"] for r in matches} <= {"scheduled", "played", "postponed"}
+    assert all(100 <= r["attendance"] <= 200 for r in matches)
+    assert all(1 <= r["rating"] <= 10 for r in league["players"])  # "between 1 and 10"
+    assert all(r["ticket_price"] == round(r["ticket_price"], 2) and r["ticket_price"] > 0 for r in matches)
+    assert all(0 <= r["quantity"] <= 50 for r in league["orders"])
+    assert all(re.fullmatch(r"[A-Z]{3}", r["currency"]) for r in league["orders"])
+    assert all(re.fullmatch(r"[A-Z]{2,3}", r["country_code"]) for r in league["orders"])
+    assert all(r["website"].startswith("https://") for r in league["orders"] if r["website"] is not None)
+
+
+def test_optional_columns_are_sometimes_null_required_ones_never():
+    state = generate_state(LEAGUE, seed=1, rows={"teams": 5, "players": 400, "matches": 1, "orders": 1})
+    notes = [r["notes"] for r in state["players"]]
+    assert 0 < notes.count(None) < 0.25 * len(notes)
+    assert all(r["name"] for r in state["players"])
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    required = [c for c, s in spec["tables"]["customers"]["columns"].items() if s.get("nullable") is False]
+    assert all(r[c] is not None for r in generate_state(spec, seed=2)["customers"] for c in required)
+
+
+def test_is_filler_judges_a_value_against_its_column_meaning():
+    name = {"type": "string"}
+    assert is_filler("players", "name", name, "Smart kettle")
+    assert is_filler("players", "name", name, "compact-jacket")
+    assert not is_filler("players", "name", name, "Maria Lopez")
+    assert not is_filler("players", "player_name", name, "Kofi Okafor")
+    assert is_filler("orders", "customer_id", name, "compact-jacket")
+    assert not is_filler("orders", "customer_id", name, "cus_0007")
+    assert is_filler("customers", "email", name, "expect")
+    assert is_filler("events", "start_date", name, "tomorrow-ish")
+    assert not is_filler("events", "start_date", name, "2025-07-01")
+    assert is_filler("hotels", "city", name, "window")
+    assert not is_filler("hotels", "location", name, "Berkeley, CA")
+    assert is_filler("forecasts", "widget", name, "whatever")  # no known meaning: lorem is filler
+    assert not is_filler("forecasts", "widget", name, "whatever", arguments=[{"enum": ["whatever"]}])
+    assert is_filler("calculators", "unit", name, "kettle")
+    assert not is_filler("calculators", "unit", name, "joules")
+    assert not is_filler("players", "name", name, None) and not is_filler(
+        "players", "age", {"type": "integer"}, 3
+    )
+
+
+def test_meanings_come_from_names_tables_and_descriptions():
+    s = {"type": "string"}
+    assert column_meaning("players", "name", s) == "person"
+    assert column_meaning("companies", "name", s) == "company"
+    assert column_meaning("products", "name", s) == "named:product"
+    assert column_meaning("hotels", "location", s) == "location"
+    assert (
+        column_meaning("rankings", "squad", {"type": "string", "description": "The name of the team."})
+        == "named:team"
+    )
+    assert column_meaning("orders", "customer_id", s, primary_key=False) == "id"
+    assert column_meaning("x", "y", s) == "unknown"
+    # every vocabulary a meaning names exists
+    meanings = {*_ENTITY_MEANINGS.values(), *_TOKEN_MEANINGS.values(), *_EXACT_MEANINGS.values()}
+    assert {m.split(":")[1] for m in meanings if m.startswith("lex:")} <= set(_LEXICONS)
+
+
+def test_named_values_read_the_spec_but_not_its_placeholders():
+    arg = {
+        "type": "string",
+        "description": "The unit to report the energy in. Options are 'joules' and 'calories'. "
+        "Format 'YYYY-MM-DD' does not apply; e.g. kWh, BTU. Default is 'all' if not specified.",
+    }
+    values = named_values({"type": "string"}, [arg])
+    assert {"joules", "calories", "kWh", "BTU"} <= set(values)
+    assert not {"all", "YYYY-MM-DD"} & set(values)
+    assert "City, State" not in named_values({"type": "string", "description": "in the format 'City, State'"})
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_fixture_specs_are_mostly_free_of_filler(path):
+    spec = load_spec(path)
+    for seed in (0, 1):
+        state = generate_state(spec, seed=seed)
+        assert filler_share(spec, state) <= 0.2, {k: v for k, v in filler_counts(spec, state).items() if v[0]}
+
+
+def test_a_richer_spec_is_mostly_free_of_filler(league):
+    assert filler_share(LEAGUE, league) <= 0.05, {
+        k: v for k, v in filler_counts(LEAGUE, league).items() if v[0]
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not QUICKSTART.exists(), reason="no quickstart environments artifact here")
+def test_quickstart_environments_are_mostly_free_of_filler():
+    from envscale.artifacts import open_artifact
+
+    rows = open_artifact(str(QUICKSTART)).load("environments")
+    filler = strings = 0
+    for row in rows:
+        counts = filler_counts(row["spec"], generate_state(row["spec"], seed=0)).values()
+        filler += sum(f for f, _ in counts)
+        strings += sum(s for _, s in counts)
+    assert filler / strings <= 0.2
