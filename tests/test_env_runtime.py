@@ -680,6 +680,7 @@ def test_verify_still_reports_real_spec_problems():
     assert verify(copy.deepcopy(TICKETS)) == [
         {
             "tool": "reserve_tickets",
+            "check": "mechanical:cannot_call",
             "reason": "cannot be exercised: no value of required argument 'number_of_tickets' (tickets.number_of_tickets) "
             'satisfies its schema {"enum": ["1", "2", "3"], "type": "integer"}',
         }

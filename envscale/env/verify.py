@@ -1,23 +1,71 @@
-"""Check that an environment spec is executable and that its tools do what they declare.
+"""Check that an environment spec is executable and that its tools do what their names say.
 
 `verify` validates the spec, builds its initial state, then exercises every tool from that state
-with generated valid calls (keys and filter values taken from existing rows, fresh values for
-inserts and updates) and one call with an argument of the wrong type, and reports every problem:
+"as a person would": keys and filter values taken from existing rows, fresh values that fit their
+columns for inserts and updates, and one call with an argument of the wrong type. It reports two
+kinds of problems, each `{"tool": name or None, "check": ..., "reason": ...}`.
 
-- a valid call that returns an error, or a result that does not match the tool's `output_schema`;
-- a read that changes the state hash;
-- a write that changes anything but what it declares: an insert must add exactly one row of its
-  table holding the given values, an update must change exactly the addressed row as declared, a
-  delete must remove exactly the addressed row;
-- an invalid call that does not fail, or fails but changes the state.
+**Mechanical** checks (`mechanical:*`) hold a tool to the operation it declares:
+
+- a valid call that returns an error (`mechanical:valid_call`), a result that does not match the
+  tool's `output_schema` (`mechanical:output_schema`), a tool no valid call can be built for
+  (`mechanical:cannot_call`);
+- a read that changes the state (`mechanical:read_changed_state`);
+- a write that changes anything but what it declares (`mechanical:write`): an insert must add
+  exactly one row of its table holding the given values, an update must change exactly the
+  addressed row as declared, a delete must remove exactly the addressed row;
+- an invalid call that succeeds, fails with another code than `invalid_arguments`, or fails but
+  changes the state (`mechanical:invalid_call_succeeded`, `..._code`, `..._changed_state`).
+
+Spec 1.1 operations are followed where they can be predicted: keys bound to the session or a
+literal address that row, columns bound to `{arg}` or `{value}` are checked, columns computed by
+other expressions (the clock, arithmetic) are taken as written, the tables of `effects` may change
+too, and a call refused by a guard (`invalid_state`) is drawn again, up to `_GUARD_ATTEMPTS` times.
+
+**Semantic** checks (`semantic:*`) hold a tool to the meaning of its *name*, read by
+`envscale.semantics.tool_meaning` independently of the operation a materializer chose (which may
+be wrong: that is what they catch). They judge what the calls did to the state (`Environment.diff`),
+never how the operation is written:
+
+- `semantic:delete`: a delete verb, called with a key from the state, removes a row of its
+  entity's table or retires it (a status in `semantics.RETIRED_STATUSES`, `deleted`/`archived` set,
+  `active` unset), and adds no row to it;
+- `semantic:update`: an update verb changes an existing row of its entity and adds or removes none
+  (rows of other tables may come and go through 1.1 effects: a withdrawal records a transaction);
+- `semantic:status`: a status verb (`cancel`, `approve`, ...) moves a status-like column of an
+  existing row to one of the verb's values (or, when the column's enum has none of them, to another
+  value) and adds no row to its entity's table;
+- `semantic:create`: a create verb adds a row to its entity's table (any table when the spec has
+  none for the entity, with a note);
+- `semantic:read`: a read changes nothing and, called with values taken from a row of its
+  entity's table (the key for a `get_order`, the filter values for a `list_orders`), finds them;
+- `semantic:computation`: a pure computation (`subtract`, `convert_units`) has no place in a
+  state-backed environment;
+- `semantic:written_not_read` (environment level): some table is both written by a write tool
+  that passed and read by a read tool that passed. An environment where no write passed is
+  `read_only` (a flag, not a problem).
+
+The entity's tables are those named for the entity (`orders` for `cancel_order`), for a run of the
+name's words holding it (`order_items` for `add_order_item`), or for the parent (`customers` for
+`update_customer_email`); a call addressing a row that already has the status it asks for (or is
+retired already) tells nothing and is not held against the tool. Semantic choices draw from their
+own generator, so the mechanical calls are the same with `semantic=False`.
+
+`verify_report` returns the problems together with each tool's semantic verdict, the share of
+tools passing every semantic check (`semantic_score`), `read_only` and the tables both written
+and read.
 
 Example:
 
 ```python
 >>> from envscale.env import load_spec, verify
+>>> from envscale.env.verify import verify_report
 >>> spec = load_spec("tests/fixtures/envs/shop.yaml")
 >>> verify(spec)
 []
+>>> report = verify_report(spec)
+>>> report["semantic_score"], report["read_only"], report["written_and_read"]
+(1.0, False, ['customers', 'orders'])
 >>> spec["tools"][0]["kind"] = "write"
 >>> verify(spec)[0]["tool"]
 'get_customer'
@@ -31,6 +79,7 @@ import json
 import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -38,20 +87,88 @@ import jsonschema
 from envscale.env.data import column_value, id_prefix, parse_now, schema_accepts, schema_value
 from envscale.env.runtime import PRECONDITION_OPS, Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
+from envscale.semantics import (
+    RETIRED_STATUSES,
+    STATUS_VERBS,
+    ToolMeaning,
+    argument_role,
+    computation_reason,
+    plural,
+    singular,
+    tool_meaning,
+)
+from envscale.sources.normalize import tokens
 
 _WRONG_TYPED = [12345, "not-a-valid-value", [1, 2], {"unexpected": 1}, True, None]
 
 
+_GUARD_ATTEMPTS = 8
+"""Calls drawn for one valid call of a tool with guards, before a refusal (`invalid_state`) is a problem."""
+
 _NO_VALUE = object()
 """What `_pick` returns when no value satisfies an argument's schema."""
+
+_PREPOSITIONS = ("to", "from", "into", "in", "on", "onto", "for")
+"""Words after which a tool name names a container (`add_stock_to_watchlist`): rows of a table
+belonging to the container's table count as its rows."""
+_STATUS_WORDS = frozenset({"status", "state", "stage", "phase"})
+_FLAG_WORDS = (
+    frozenset(v for values in STATUS_VERBS.values() for v in values)
+    | RETIRED_STATUSES
+    | {"active", "enabled", "visible", "hidden", "deleted", "done", "read", "open", "flagged", "starred"}
+)
+"""Words that make a boolean column a status flag (`archived`, `is_active`, `enabled`)."""
+_RETIRED_FLAGS = {
+    "deleted": True,
+    "archived": True,
+    "removed": True,
+    "trashed": True,
+    "retired": True,
+    "disabled": True,
+    "active": False,
+    "enabled": False,
+    "visible": False,
+}
+"""Boolean flags that retire a row when set to the value given."""
 
 
 class _CannotCall(Exception):
     """No valid call can be built for a tool from the current state."""
 
 
-def verify(spec: dict[str, Any], *, seed: int = 0, calls_per_tool: int = 3) -> list[dict[str, Any]]:
+@dataclass
+class _Call:
+    """One successful valid call: its arguments, the row it addressed (or drew filter values from),
+    its observation and the changes it made."""
+
+    args: dict[str, Any]
+    target: dict[str, Any] | None
+    obs: dict[str, Any]
+    changes: dict[str, Any]
+
+
+def verify(
+    spec: dict[str, Any], *, seed: int = 0, calls_per_tool: int = 3, semantic: bool = True
+) -> list[dict[str, Any]]:
     """Verify an environment spec by exercising every tool.
+
+    Args:
+        spec (`dict`): The environment spec.
+        seed (`int`, *optional*, defaults to 0): Seed of the generated calls.
+        calls_per_tool (`int`, *optional*, defaults to 3): Valid calls per tool, each from the
+            initial state.
+        semantic (`bool`, *optional*, defaults to `True`): Also check every tool against the meaning of
+            its name, and the environment for a table both written and read (see the module docstring).
+
+    Returns:
+        `list[dict]`: Problems `{"tool": name or None, "check": str, "reason": str}`; empty when the
+        spec passed.
+    """
+    return _verify(spec, seed=seed, calls_per_tool=calls_per_tool, semantic=semantic)["problems"]
+
+
+def verify_report(spec: dict[str, Any], *, seed: int = 0, calls_per_tool: int = 3) -> dict[str, Any]:
+    """Verify an environment spec, mechanically and semantically, and say how each tool fared.
 
     Args:
         spec (`dict`): The environment spec.
@@ -60,77 +177,205 @@ def verify(spec: dict[str, Any], *, seed: int = 0, calls_per_tool: int = 3) -> l
             initial state.
 
     Returns:
-        `list[dict]`: Problems `{"tool": name or None, "reason": str}`; empty when the spec passed.
+        `dict`: `problems` (as `verify` returns them); `semantic_score` (share of tools passing every
+        semantic check; computations, and tools no valid call succeeded for, count as failing);
+        `read_only` (no write tool passed); `written_and_read` (tables written by a write tool that
+        passed and read by a read tool that passed); `checks` (`{tool: {"effect", "passed", "reason",
+        "notes"}}`, the semantic verdict per tool); `notes` (environment-level remarks).
     """
+    return _verify(spec, seed=seed, calls_per_tool=calls_per_tool, semantic=True)
+
+
+def _verify(spec: dict[str, Any], *, seed: int, calls_per_tool: int, semantic: bool) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "problems": [],
+        "semantic_score": 0.0,
+        "read_only": True,
+        "written_and_read": [],
+        "checks": {},
+        "notes": [],
+    }
     try:
         validate_spec(spec)
     except SpecError as exc:
-        return [{"tool": exc.tool, "reason": f"invalid spec: {exc}"}]
+        report["problems"] = [_problem(exc.tool, "mechanical:spec", f"invalid spec: {exc}")]
+        return report
     try:
         env = Environment(spec)
     except Exception as exc:  # any failure to build is this spec's problem, reported with its cause
-        return [{"tool": None, "reason": f"initial state does not build: {type(exc).__name__}: {exc}"}]
-    problems = []
+        reason = f"initial state does not build: {type(exc).__name__}: {exc}"
+        report["problems"] = [_problem(None, "mechanical:initial_state", reason)]
+        return report
+    problems, checks = report["problems"], report["checks"]
+    written: set[str] = set()
+    read: set[str] = set()
+    passed_writes: list[str] = []
     rng = random.Random(seed)
     with env:
         rows = env.dump()
         for tool in spec["tools"]:
+            name = tool["name"]
+            calls: list[_Call] = []
             try:
-                reasons = _exercise(env, tool, rows, rng, calls_per_tool)
+                found = _exercise(env, tool, rows, rng, calls_per_tool, calls)
             except Exception as exc:  # a crash while verifying one tool is reported, not raised
-                reasons = [f"verification crashed: {type(exc).__name__}: {exc}"]
-            problems.extend({"tool": tool["name"], "reason": reason} for reason in reasons)
-    return problems
+                found = [("mechanical:crash", f"verification crashed: {type(exc).__name__}: {exc}")]
+            if semantic:
+                # its own generator, so that the mechanical calls are the same with and without semantics
+                sem_rng = random.Random(f"{seed}:{name}")
+                try:
+                    verdict = _semantic_check(env, tool, rows, calls, sem_rng, calls_per_tool)
+                except Exception as exc:  # reported like a mechanical crash
+                    verdict = {
+                        "effect": None,
+                        "passed": False,
+                        "reason": f"semantic check crashed: {type(exc).__name__}: {exc}",
+                        "notes": [],
+                        "check": "semantic:crash",
+                    }
+                check = verdict.pop("check")
+                checks[name] = verdict
+                if not verdict["passed"] and check is not None:
+                    found.append((check, verdict["reason"]))
+            problems.extend(_problem(name, check, reason) for check, reason in found)
+            if found:
+                continue
+            if tool["kind"] == "write":
+                passed_writes.append(name)
+                written.update(t for call in calls for t in call.changes)
+            else:
+                read.update(_tables_read(tool))
+    if not semantic:
+        return report
+    report["semantic_score"] = (
+        round(sum(c["passed"] for c in checks.values()) / len(checks), 4) if checks else 0.0
+    )
+    report["read_only"] = not passed_writes
+    report["written_and_read"] = sorted(written & read)
+    if report["read_only"]:
+        has_writes = any(t["kind"] == "write" for t in spec["tools"])
+        report["notes"].append(
+            "read-only: no write tool passed"
+            if has_writes
+            else "read-only: the environment has no write tool"
+        )
+    elif not report["written_and_read"]:
+        what = ", ".join(sorted(written)) or "nothing"
+        problems.append(
+            _problem(
+                None,
+                "semantic:written_not_read",
+                f"the tables written by the write tools that passed ({what}) are never read back by a "
+                f"read tool that passed (they read {', '.join(sorted(read)) or 'nothing'}): no write "
+                "can be observed through the tools",
+            )
+        )
+    return report
+
+
+def _problem(tool: str | None, check: str, reason: str) -> dict[str, Any]:
+    return {"tool": tool, "check": check, "reason": reason}
+
+
+def _tables_read(tool: dict[str, Any]) -> set[str]:
+    """The tables a read tool's operation reads."""
+    op = tool.get("operation") or {}
+    tables = {op["table"]} if isinstance(op.get("table"), str) else set()
+    return tables | {t for t in op.get("tables", []) if isinstance(t, str)}
 
 
 def _exercise(
-    env: Environment, tool: dict[str, Any], rows: dict[str, list[dict]], rng: random.Random, calls: int
-) -> list[str]:
-    """Problems found by `calls` valid calls and one wrong-typed call of `tool`, each from the initial state."""
+    env: Environment,
+    tool: dict[str, Any],
+    rows: dict[str, list[dict]],
+    rng: random.Random,
+    calls: int,
+    done: list[_Call],
+) -> list[tuple[str, str]]:
+    """Problems `(check, reason)` found by `calls` valid calls and one wrong-typed call of `tool`, each
+    from the initial state; the valid calls that succeeded are appended to `done`."""
     name, output = tool["name"], tool.get("output_schema")
     output_validator = jsonschema.validators.validator_for(output)(output) if output is not None else None
-    problems: list[str] = []
+    problems: list[tuple[str, str]] = []
     args: dict[str, Any] = {}
+    op = tool["operation"]
+    guarded = bool(op.get("guards")) or any(
+        isinstance(e, dict) and e.get("guards") for e in op.get("effects", [])
+    )
     for _ in range(calls):
-        env.reset()
-        try:
-            args = _valid_call(env, tool, rows, rng)
-        except _CannotCall as exc:
-            return [f"cannot be exercised: {exc}"]
-        before, before_hash = env.snapshot(), env.state_hash()
-        obs = env.step(name, args)
+        # a guard (1.1) may refuse the values drawn (an amount over a balance): draw again, as a person would
+        for _attempt in range(_GUARD_ATTEMPTS if guarded else 1):
+            env.reset()
+            try:
+                args, target = _valid_call(env, tool, rows, rng)
+            except _CannotCall as exc:
+                return [("mechanical:cannot_call", f"cannot be exercised: {exc}")]
+            before, before_hash = env.snapshot(), env.state_hash()
+            obs = env.step(name, args)
+            if obs["ok"] or obs["code"] != "invalid_state":
+                break
         if not obs["ok"]:
-            problems.append(f"valid call {_text(args)} failed: [{obs['code']}] {obs['error']}")
+            problems.append(
+                ("mechanical:valid_call", f"valid call {_text(args)} failed: [{obs['code']}] {obs['error']}")
+            )
             continue
         if output_validator is not None:
             error = jsonschema.exceptions.best_match(output_validator.iter_errors(obs["result"]))
             if error is not None:
-                problems.append(f"result of {_text(args)} does not match output_schema: {error.message}")
+                problems.append(
+                    (
+                        "mechanical:output_schema",
+                        f"result of {_text(args)} does not match output_schema: {error.message}",
+                    )
+                )
         changes = env.diff(before)
+        done.append(_Call(args, target, obs, changes))
         if tool["kind"] == "read":
             if env.state_hash() != before_hash or changes:
-                problems.append(f"read call {_text(args)} changed the state: {_text(changes)}")
+                problems.append(
+                    (
+                        "mechanical:read_changed_state",
+                        f"read call {_text(args)} changed the state: {_text(changes)}",
+                    )
+                )
         else:
-            problems.extend(_check_write(env, tool, args, rows, obs["result"], changes))
+            problems.extend(
+                ("mechanical:write", reason)
+                for reason in _check_write(env, tool, args, rows, obs["result"], changes)
+            )
     env.reset()
     before_hash = env.state_hash()
     bad = _wrong_typed(tool, args)
     obs = env.step(name, bad)
     if obs["ok"]:
-        problems.append(f"invalid call {_text(bad)} succeeded: {_text(obs['result'])}")
+        problems.append(
+            (
+                "mechanical:invalid_call_succeeded",
+                f"invalid call {_text(bad)} succeeded: {_text(obs['result'])}",
+            )
+        )
     elif obs["code"] != "invalid_arguments":
         problems.append(
-            f"invalid call {_text(bad)} failed with [{obs['code']}] {obs['error']}, not invalid_arguments"
+            (
+                "mechanical:invalid_call_code",
+                f"invalid call {_text(bad)} failed with [{obs['code']}] {obs['error']}, not invalid_arguments",
+            )
         )
     if env.state_hash() != before_hash:
-        problems.append(f"invalid call {_text(bad)} failed but changed the state")
+        problems.append(
+            (
+                "mechanical:invalid_call_changed_state",
+                f"invalid call {_text(bad)} failed but changed the state",
+            )
+        )
     return problems
 
 
 def _valid_call(
     env: Environment, tool: dict[str, Any], rows: dict[str, list[dict]], rng: random.Random
-) -> dict[str, Any]:
-    """Arguments that the tool should accept: keys of rows that exist, fresh values for new data.
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Arguments that the tool should accept: keys of rows that exist, fresh values for new data; and
+    the row they address (or, for a list or an insert, the row filter values were drawn from).
 
     Every argument satisfies its own JSON Schema (enum, bounds, lengths, pattern, format, arrays,
     objects, ...) and fits the column it is bound to. Keys and filter values are taken from existing
@@ -155,7 +400,17 @@ def _valid_call(
             )
 
     if "key" in op:
+        key = {column: _binding_arg(b) for column, b in op["key"].items()}
         candidates = [r for r in rows[table] if _preconditions_hold(op.get("preconditions", []), r)]
+        # a key bound to a literal or to the session (1.1) addresses that row only
+        session = (
+            env.session() if any(isinstance(b, dict) and "session" in b for b in op["key"].values()) else None
+        )
+        for column, binding in op["key"].items():
+            if isinstance(binding, dict) and "value" in binding:
+                candidates = [r for r in candidates if r[column] == binding["value"]]
+            elif isinstance(binding, dict) and "session" in binding and session is not None:
+                candidates = [r for r in candidates if r[column] == session.get(binding["session"])]
         if op["type"] == "delete":
             referenced = {
                 child_row[column]
@@ -171,21 +426,23 @@ def _valid_call(
                 f"no row of {table} can be addressed (all fail the preconditions or are referenced)"
             )
         addressable = [
-            r for r in candidates if all(schema_accepts(props[a], r[c]) for c, a in op["key"].items())
+            r
+            for r in candidates
+            if all(schema_accepts(props[a], r[c]) for c, a in key.items() if a is not None)
         ]
         if not addressable:
             raise _CannotCall(
                 f"no addressable row of {table} has a key that the key argument(s) accept: "
-                f"{_text({a: props[a] for a in op['key'].values()})}"
+                f"{_text({a: props[a] for a in key.values() if a is not None})}"
             )
         target = rng.choice(addressable)
-        args.update({arg: target[column] for column, arg in op["key"].items()})
+        args.update({arg: target[column] for column, arg in key.items() if arg is not None})
     else:
         target = rng.choice(rows[table]) if rows[table] else None
     for flt in op.get("filters", []):
-        arg, column, fop = flt["arg"], flt["column"], flt.get("op", "eq")
-        if arg in args or (arg not in required and rng.random() < 0.5):
-            continue
+        arg, column, fop = flt.get("arg"), flt["column"], flt.get("op", "eq")
+        if arg is None or arg in args or (arg not in required and rng.random() < 0.5):
+            continue  # a filter with a `value` (1.1) always applies and takes no argument
         existing = [r[column] for r in rng.sample(rows[table], min(5, len(rows[table])))]
         if target is not None:
             existing.insert(0, target[column])
@@ -196,16 +453,21 @@ def _valid_call(
         prop = props[op["limit_arg"]]
         limit = max(prop.get("minimum", 1), min(prop.get("maximum", 5), rng.randint(1, 5)))
         put(op["limit_arg"], [limit], lambda v: True, "limit")
-    bound = {**op.get("values", {}), **op.get("set", {})}
+    bindings = {**op.get("values", {}), **op.get("set", {})}
+    bound = {c: a for c, b in bindings.items() if (a := _binding_arg(b)) is not None}
     chosen = [c for c, a in bound.items() if a in required or rng.random() < 0.7]
-    if op["type"] == "update" and not chosen and bound and not op.get("fixed"):
+    # an update must change something: when no chosen column got a value, try the others (unless the
+    # update changes something of its own: a fixed value or a computed expression)
+    computed = any(_binding_arg(b) is None for b in op.get("set", {}).values())
+    must_set = op["type"] == "update" and bool(bound) and not op.get("fixed") and not computed
+    if must_set and not chosen:
         chosen = [rng.choice(sorted(bound))]
-    # an update must change something: when no chosen column got a value, try the others
-    must_set = op["type"] == "update" and bool(bound) and not op.get("fixed")
     spare = sorted(set(bound) - set(chosen)) if must_set else []
     for column in chosen + spare:
         if column not in chosen and set(bound.values()) & set(args):
             break
+        if bound[column] in args:
+            continue
         current = target[column] if op["type"] == "update" else None
         accepts = functools.partial(_write_accepts, env, rows, table, column, current)
         put(bound[column], _new_values(env, rows, table, column, current, rng), accepts, f"{table}.{column}")
@@ -218,7 +480,17 @@ def _valid_call(
     )
     if error is not None:
         raise _CannotCall(f"generated arguments {_text(args)} do not match the parameters: {error.message}")
-    return args
+    return args, target
+
+
+def _binding_arg(binding: Any) -> str | None:
+    """The argument a column binding reads: a bare name (1.0) or `{arg: NAME}` (1.1); `None` for other
+    expressions (literals, the clock, the session, arithmetic), which the runtime computes."""
+    if isinstance(binding, str):
+        return binding
+    if isinstance(binding, dict) and len(binding) == 1 and isinstance(binding.get("arg"), str):
+        return binding["arg"]
+    return None
 
 
 def _pick(
@@ -356,52 +628,97 @@ def _check_write(
     result: Any,
     changes: dict,
 ) -> list[str]:
-    """Problems with what a successful write changed, compared with what its operation declares."""
+    """Problems with what a successful write changed, compared with what its operation declares.
+
+    Columns bound to arguments and literals are predicted exactly; columns computed by an
+    expression (1.1: the clock, the session, arithmetic) are taken as the runtime wrote them. The
+    tables of the operation's `effects` may change too; when an effect writes the main table, that
+    table's rows are not counted.
+    """
     op = tool["operation"]
     table, otype = op["table"], op["type"]
     pk = env.spec["tables"][table]["primary_key"]
     call = _text(args)
-    other = sorted(set(changes) - {table})
+    effect_tables = {e.get("table") for e in op.get("effects", []) if isinstance(e, dict)}
+    other = sorted(set(changes) - {table} - effect_tables)
     if other:
         return [f"{otype} {call} changed other tables: {', '.join(other)}"]
+    strict = table not in effect_tables
     change = changes.get(table, {"added": [], "removed": [], "changed": []})
     counts = (len(change["added"]), len(change["removed"]), len(change["changed"]))
     if otype == "insert":
-        if counts != (1, 0, 0):
+        if (strict and counts != (1, 0, 0)) or not change["added"]:
             return [f"insert {call} should add exactly one {table} row, changed {_text(change)}"]
-        row = change["added"][0]
-        expected = {
-            **op.get("defaults", {}),
-            **{c: args[a] for c, a in op.get("values", {}).items() if a in args},
-        }
+        declared, _ = _declared(op.get("values", {}), args)
+        expected = {**op.get("defaults", {}), **declared}
+        row = next(
+            (r for r in change["added"] if all(r[c] == v for c, v in expected.items())), change["added"][0]
+        )
         wrong = {c: row[c] for c, v in expected.items() if row[c] != v}
         if wrong:
             return [f"insert {call} stored {_text(wrong)}, expected {_text({c: expected[c] for c in wrong})}"]
     elif otype == "update":
-        key = {c: args[a] for c, a in op["key"].items()}
-        before = next(r for r in rows[table] if all(r[c] == v for c, v in key.items()))
-        after = {
-            **before,
-            **op.get("fixed", {}),
-            **{c: args[a] for c, a in op.get("set", {}).items() if a in args},
-        }
-        if after == before and counts == (0, 0, 0):
+        key = _key_values(env, op, args)
+        before = (
+            next((r for r in rows[table] if all(r[c] == v for c, v in key.items())), None)
+            if key is not None
+            else None
+        )
+        if before is None:  # addressed through an expression that cannot be followed here
             return []
-        if counts != (0, 0, 1) or change["changed"][0]["key"] != before[pk]:
+        declared, computed = _declared(op.get("set", {}), args)
+        after = {**before, **op.get("fixed", {}), **declared}
+        mine = next((c for c in change["changed"] if c["key"] == before[pk]), None)
+        if after == before and (counts == (0, 0, 0) or (not strict and mine is None)):
+            return []
+        if (strict and counts != (0, 0, 1)) or mine is None:
             return [f"update {call} should change exactly the addressed {table} row, changed {_text(change)}"]
-        if change["changed"][0]["after"] != after:
-            return [
-                f"update {call} left the row as {_text(change['changed'][0]['after'])}, expected {_text(after)}"
-            ]
-        row = change["changed"][0]["after"]
+        row = mine["after"]
+        after.update({c: row[c] for c in computed})
+        if row != after:
+            return [f"update {call} left the row as {_text(row)}, expected {_text(after)}"]
     else:
-        key = {c: args[a] for c, a in op["key"].items()}
-        if counts != (0, 1, 0) or any(change["removed"][0][c] != v for c, v in key.items()):
+        key = _key_values(env, op, args) or {}
+        removed = [r for r in change["removed"] if all(r[c] == v for c, v in key.items())]
+        if (strict and counts != (0, 1, 0)) or not removed:
             return [f"delete {call} should remove exactly the addressed {table} row, changed {_text(change)}"]
-        row = change["removed"][0]
+        row = removed[0]
     if op.get("returns", "none" if otype == "delete" else "row") == "row" and result != row:
         return [f"{otype} {call} returned {_text(result)}, not the row {_text(row)}"]
     return []
+
+
+def _declared(bindings: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """The values a write declares for its columns (given arguments, literals) and the columns it
+    computes (other expressions, and `{arg}` bindings of arguments left out), not predicted here."""
+    declared: dict[str, Any] = {}
+    computed: set[str] = set()
+    for column, binding in bindings.items():
+        arg = _binding_arg(binding)
+        if arg is not None and arg in args:
+            declared[column] = args[arg]
+        elif isinstance(binding, dict) and len(binding) == 1 and "value" in binding:
+            declared[column] = binding["value"]
+        elif not isinstance(binding, str):  # a bare name whose argument is left out leaves the column alone
+            computed.add(column)
+    return declared, computed
+
+
+def _key_values(env: Environment, op: dict[str, Any], args: dict[str, Any]) -> dict[str, Any] | None:
+    """The key values a call addresses: from its arguments, literals or the session (1.1); `None` when
+    another expression computes them."""
+    key: dict[str, Any] = {}
+    for column, binding in op["key"].items():
+        arg = _binding_arg(binding)
+        if arg is not None:
+            key[column] = args.get(arg)
+        elif isinstance(binding, dict) and "value" in binding:
+            key[column] = binding["value"]
+        elif isinstance(binding, dict) and "session" in binding and (session := env.session()) is not None:
+            key[column] = session.get(binding["session"])
+        else:
+            return None
+    return key
 
 
 def _wrong_typed(tool: dict[str, Any], valid: dict[str, Any]) -> dict[str, Any]:
@@ -419,3 +736,390 @@ def _wrong_typed(tool: dict[str, Any], valid: dict[str, Any]) -> dict[str, Any]:
 def _text(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# Semantic checks: each tool against the meaning of its name
+
+
+_INCONCLUSIVE = "inconclusive"
+"""What a per-call check returns when the call tells nothing (an update that had nothing to change)."""
+
+
+def _semantic_check(
+    env: Environment,
+    tool: dict[str, Any],
+    rows: dict[str, list[dict]],
+    calls: list[_Call],
+    rng: random.Random,
+    n: int,
+) -> dict[str, Any]:
+    """The semantic verdict of one tool: `{"effect", "passed", "reason", "notes", "check"}`, judged from
+    the successful valid `calls` (and, for reads, `n` calls with values from the entity's rows).
+
+    `check` names the problem to report when the tool fails, `None` when the failure is already a
+    mechanical problem (no valid call succeeded, so there is nothing to judge).
+    """
+    name = _original_name(tool)
+    meaning = _meaning_of(tool)
+    effect = meaning.effect
+    verdict: dict[str, Any] = {
+        "effect": effect,
+        "passed": False,
+        "reason": None,
+        "notes": [],
+        "check": f"semantic:{effect}",
+    }
+    if effect == "computation":
+        why = (
+            computation_reason(name, tool.get("description") or "", tool.get("parameters"))
+            or meaning.evidence
+        )
+        verdict["reason"] = f"a pure computation ({why}), with no place in a state-backed environment"
+        return verdict
+    if not calls:
+        verdict.update(reason="not checked: no valid call succeeded", check=None)
+        return verdict
+    spec_tables = env.spec["tables"]
+    tables = _entity_tables(meaning, name, spec_tables)
+    if not tables and effect != "read":
+        verdict["notes"].append(
+            f"no table is named for {meaning.entity or 'its entity'!r}; a change to any table counts"
+        )
+    if effect == "read":
+        reason = _check_read(env, tool, meaning, tables, rows, calls, rng, n, verdict["notes"])
+    else:
+        check = {
+            "create": _check_create,
+            "update": _check_update,
+            "delete": _check_delete,
+            "status": _check_status,
+        }[effect]
+        scope = tables or sorted(spec_tables)
+        results = [check(env.spec, tool, meaning, scope, call) for call in calls]
+        reason = next((r for r in results if r is not None and r != _INCONCLUSIVE), None)
+        if reason is None and results and all(r == _INCONCLUSIVE for r in results):
+            if effect == "update":
+                reason = f"none of {len(calls)} valid calls changed a row (an update verb changes one)"
+            else:
+                verdict["notes"].append("every addressed row already had the status: nothing to judge")
+    verdict.update(passed=reason is None, reason=reason)
+    return verdict
+
+
+def _original_name(tool: dict[str, Any]) -> str:
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    original = meta.get("original_name")
+    return original if isinstance(original, str) and original else tool["name"]
+
+
+def _meaning_of(tool: dict[str, Any]) -> ToolMeaning:
+    """The meaning of a tool's original name (what the API called it, not the sanitised name)."""
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else None
+    return tool_meaning(
+        _original_name(tool), tool.get("description") or "", tool.get("parameters"), annotations
+    )
+
+
+def _named(noun: str, tables: dict[str, Any]) -> list[str]:
+    """Tables named for `noun`: `order` -> `orders` (or `order`)."""
+    return [t for t in tables if t in (noun, plural(noun)) or singular(t) == noun]
+
+
+def _entity_tables(meaning: ToolMeaning, name: str, tables: dict[str, Any]) -> list[str]:
+    """The tables whose rows a tool's name says it acts on, best first; `[]` when none is named.
+
+    The entity's table (`orders` for `cancel_order`); tables named by a run of the name's words
+    holding the entity (`order_items` for `add_order_item`, `parent_entity` tables); for a name with
+    a container (`remove_stock_from_watchlist`), the tables of rows belonging to the container's table
+    (`watchlist_items` referencing `watchlists`); else the parent's table (`customers` for
+    `update_customer_email`, whose entity is the email).
+    """
+    found: list[str] = []
+    words = [singular(w) for w in tokens(name)][:12]
+    if meaning.entity:
+        entity = f"_{meaning.entity}_"
+        found += _named(meaning.entity, tables)
+        if meaning.parent:
+            found += _named(f"{meaning.parent}_{meaning.entity}", tables)
+        for i in range(len(words)):
+            for j in range(i + 1, len(words) + 1):
+                run = "_".join(words[i:j])
+                if entity in f"_{run}_":
+                    found += _named(run, tables)
+        if found and any(w in _PREPOSITIONS for w in words):
+            found += [
+                t
+                for t, tspec in tables.items()
+                if entity in f"_{singular(t)}_"
+                and any(c.get("references") in found for c in tspec["columns"].values())
+            ]
+    if not found and meaning.parent:
+        found += _named(meaning.parent, tables)
+    return list(dict.fromkeys(found))
+
+
+def _norm(value: Any) -> str:
+    """A status value compared loosely: `Cancelled`, `cancelled` and `CANCELLED` are one."""
+    return "_".join(tokens(str(value)))
+
+
+def _status_like(column: str, cspec: dict[str, Any]) -> bool:
+    """Whether a column holds a row's status: named so (`status`, `order_state`), an enum of status
+    values, or a boolean flag named for one (`archived`, `is_active`)."""
+    words = set(tokens(column))
+    if cspec["type"] == "boolean":
+        return bool(words & _FLAG_WORDS)
+    if words & _STATUS_WORDS:
+        return True
+    return any(_norm(v) in _FLAG_WORDS for v in cspec.get("enum") or [])
+
+
+def _is_value(value: Any, wanted: set[str]) -> bool:
+    """Whether a status value is one of `wanted` (`"Cancelled by customer"` is `cancelled`)."""
+    return isinstance(value, str) and (_norm(value) in wanted or bool(set(tokens(value)) & wanted))
+
+
+def _changed_rows(changes: dict, tables: list[str]) -> list[tuple[str, dict]]:
+    return [(t, change) for t in tables for change in changes.get(t, {}).get("changed", [])]
+
+
+def _with_rows(changes: dict, kind: str, scope: list[str] | None = None) -> list[str]:
+    """The tables (of `scope`, when given) where `changes` has rows `added`/`removed`/`changed`."""
+    return sorted(t for t, c in changes.items() if c.get(kind) and (scope is None or t in scope))
+
+
+def _summary(changes: dict) -> str:
+    """`orders: 1 added, 1 changed`, for reasons."""
+    parts = []
+    for table, change in sorted(changes.items()):
+        counts = [f"{len(change[k])} {k}" for k in ("added", "removed", "changed") if change.get(k)]
+        parts.append(f"{table}: {', '.join(counts)}")
+    return "; ".join(parts) or "no change"
+
+
+def _check_create(
+    spec: dict[str, Any], tool: dict[str, Any], meaning: ToolMeaning, scope: list[str], call: _Call
+) -> str | None:
+    added = _with_rows(call.changes, "added")
+    if set(added) & set(scope):
+        return None
+    if added:
+        return (
+            f"{tool['name']} {_text(call.args)} added a row to {', '.join(added)}, not to "
+            f"{' or '.join(scope)} (a {meaning.verb!r} of {meaning.entity!r})"
+        )
+    return (
+        f"{tool['name']} {_text(call.args)} added no row (a {meaning.verb!r} verb adds one to "
+        f"{' or '.join(scope)}); it changed {_summary(call.changes)}"
+    )
+
+
+def _check_update(
+    spec: dict[str, Any], tool: dict[str, Any], meaning: ToolMeaning, scope: list[str], call: _Call
+) -> str | None:
+    # rows of other tables may come and go (1.1 effects: a withdrawal records a transaction)
+    if _with_rows(call.changes, "added", scope) or _with_rows(call.changes, "removed", scope):
+        return (
+            f"{tool['name']} {_text(call.args)} added or removed rows ({_summary(call.changes)}); "
+            f"an {meaning.verb!r} verb changes an existing row"
+        )
+    if _changed_rows(call.changes, scope):
+        return None
+    if call.changes:
+        return (
+            f"{tool['name']} {_text(call.args)} changed {', '.join(sorted(call.changes))}, not "
+            f"{' or '.join(scope)} (an {meaning.verb!r} of {meaning.entity!r})"
+        )
+    return _INCONCLUSIVE
+
+
+def _retired(spec: dict[str, Any], table: str, change: dict) -> bool:
+    """Whether a changed row was retired: a status set to a retired value, a `deleted`/`archived`
+    flag set or an `active` flag unset."""
+    for column, cspec in spec["tables"][table]["columns"].items():
+        before, after = change["before"][column], change["after"][column]
+        if before == after or not _status_like(column, cspec):
+            continue
+        if cspec["type"] == "boolean":
+            if any(_RETIRED_FLAGS.get(w) is after for w in tokens(column)):
+                return True
+        elif _is_value(after, set(RETIRED_STATUSES)):
+            return True
+    return False
+
+
+def _unset(cspec: dict[str, Any], value: Any) -> Any:
+    """A value other than `value` for a column, to ask whether `value` itself is a retired one."""
+    return (not value) if cspec["type"] == "boolean" and isinstance(value, bool) else None
+
+
+def _check_delete(
+    spec: dict[str, Any], tool: dict[str, Any], meaning: ToolMeaning, scope: list[str], call: _Call
+) -> str | None:
+    added = _with_rows(call.changes, "added", scope)
+    if added:
+        return (
+            f"{tool['name']} {_text(call.args)} added a row to {', '.join(added)}; a {meaning.verb!r} "
+            "verb removes or retires one and adds none"
+        )
+    if set(_with_rows(call.changes, "removed")) & set(scope):
+        return None
+    if any(_retired(spec, t, change) for t, change in _changed_rows(call.changes, scope)):
+        return None
+    table = (tool.get("operation") or {}).get("table")
+    if call.target is not None and table in scope:
+        before = {c: _unset(spec["tables"][table]["columns"][c], v) for c, v in call.target.items()}
+        if _retired(spec, table, {"before": before, "after": call.target}):
+            return _INCONCLUSIVE  # the row was retired already: nothing to change
+    return (
+        f"{tool['name']} {_text(call.args)} neither removed nor retired a row of {' or '.join(scope)} "
+        f"(a retired status is one of {', '.join(sorted(RETIRED_STATUSES))}); it changed "
+        f"{_summary(call.changes)}"
+    )
+
+
+def _check_status(
+    spec: dict[str, Any], tool: dict[str, Any], meaning: ToolMeaning, scope: list[str], call: _Call
+) -> str | None:
+    added = _with_rows(call.changes, "added", scope)
+    if added:
+        return (
+            f"{tool['name']} {_text(call.args)} added a row to {', '.join(added)}; a {meaning.verb!r} "
+            "verb moves an existing row to another status"
+        )
+    wanted = {_norm(v) for v in meaning.status_value}
+    wrong = None
+    for table, change in _changed_rows(call.changes, scope):
+        for column, cspec in spec["tables"][table]["columns"].items():
+            before, after = change["before"][column], change["after"][column]
+            if before == after or not _status_like(column, cspec):
+                continue
+            enum = {_norm(v) for v in cspec.get("enum") or []}
+            if cspec["type"] == "boolean" or _is_value(after, wanted) or (enum and not enum & wanted):
+                return None
+            wrong = wrong or (
+                f"{tool['name']} {_text(call.args)} set {table}.{column} to {after!r} (from {before!r}), "
+                f"not to {' or '.join(meaning.status_value)} (a {meaning.verb!r} verb)"
+            )
+    if wrong:
+        return wrong
+    table = (tool.get("operation") or {}).get("table")
+    if call.target is not None and table in scope:
+        columns = spec["tables"][table]["columns"]
+        if any(
+            _status_like(c, columns[c]) and _is_value(v, wanted)
+            for c, v in call.target.items()
+            if c in columns
+        ):
+            return _INCONCLUSIVE  # the row already had the status: nothing to change
+    return (
+        f"{tool['name']} {_text(call.args)} changed no status-like column of a {' or '.join(scope)} row "
+        f"to {' or '.join(meaning.status_value)}; it changed {_summary(call.changes)}"
+    )
+
+
+def _check_read(
+    env: Environment,
+    tool: dict[str, Any],
+    meaning: ToolMeaning,
+    tables: list[str],
+    rows: dict[str, list[dict]],
+    calls: list[_Call],
+    rng: random.Random,
+    n: int,
+    notes: list[str],
+) -> str | None:
+    """Why a read-verb tool fails: it changed the state, or called with values taken from a row of its
+    entity's table (the key of a `get_order`, the filter values of a `list_orders`) it found nothing."""
+    name = tool["name"]
+    for call in calls:
+        if call.changes:
+            return f"{name} {_text(call.args)} changed the state ({_summary(call.changes)}); a read changes nothing"
+    op_table = (tool.get("operation") or {}).get("table")
+    source = op_table if op_table in tables or not tables else tables[0]
+    if source not in env.spec["tables"] or not rows.get(source):
+        notes.append(f"finding not checked: no row of {source or 'its entity'} to look for")
+        return None
+    tspec = env.spec["tables"][source]
+    params = tool["parameters"]
+    props, required = params.get("properties", {}), set(params.get("required", []))
+    fill: dict[str, str] = {}
+    extra: dict[str, Any] = {}
+    for arg, schema in props.items():
+        role = argument_role(arg, schema, entity=meaning.entity)
+        column = _arg_column(arg, role, tspec) if role != "pagination" else None
+        if column is not None:
+            fill[arg] = column
+        elif arg in required:
+            if role in ("pagination", "option") and arg in calls[0].args:
+                extra[arg] = calls[0].args[arg]  # a page size or format does not choose rows
+            else:
+                notes.append(f"finding not checked: required argument {arg!r} names no column of {source}")
+                return None
+
+    def value(arg: str, row: dict[str, Any]) -> Any:
+        for candidate in (row[fill[arg]], [row[fill[arg]]]):
+            if row[fill[arg]] is not None and schema_accepts(props[arg], candidate):
+                return candidate
+        return _NO_VALUE
+
+    candidates = [r for r in rows[source] if all(value(a, r) is not _NO_VALUE for a in fill if a in required)]
+    if not candidates:
+        notes.append(f"finding not checked: no {source} row has values its required arguments accept")
+        return None
+    validator = jsonschema.validators.validator_for(params)(params)
+    pk = tspec["primary_key"]
+    env.reset()
+    for _ in range(n):
+        row = rng.choice(candidates)
+        args = {a: v for a in fill if (v := value(a, row)) is not _NO_VALUE} | extra
+        if not validator.is_valid(args):
+            notes.append(
+                f"finding not checked: {_text(args)} from {source} row {row[pk]!r} breaks its schema"
+            )
+            return None
+        before = env.state_hash()
+        obs = env.step(name, args)
+        where = f"with values of {source} row {row[pk]!r}"
+        if not obs["ok"]:
+            return f"{name} {_text(args)} ({where}) failed: [{obs['code']}] {obs['error']}"
+        if env.state_hash() != before:
+            return f"{name} {_text(args)} ({where}) changed the state; a read changes nothing"
+        if not _finds(env, obs, row, pk, paged=bool(extra)):
+            return f"{name} {_text(args)} ({where}) found nothing: {_text(obs['result'])}"
+    return None
+
+
+def _arg_column(arg: str, role: str, tspec: dict[str, Any]) -> str | None:
+    """The column of a table an argument names: itself or its snake_case form (whatever its role: a
+    `unit` may be an option in general but is a column here), or the primary key for a key argument
+    (`id`, `order_id` of `get_order`)."""
+    columns = tspec["columns"]
+    snake = "_".join(tokens(arg))
+    for column in (arg, snake):
+        if column in columns:
+            return column
+    if role == "key" or arg.lower() in ("id", "uuid"):
+        return tspec["primary_key"]
+    return None
+
+
+def _finds(env: Environment, obs: dict[str, Any], row: dict[str, Any], pk: str, *, paged: bool) -> bool:
+    """Whether a read's result holds what it was asked for: a row, a count of at least one, a list
+    holding `row` (or, when cut by a page size or the row limit, not empty)."""
+    result = obs["result"]
+    if result is None or isinstance(result, bool):
+        return bool(result)
+    if isinstance(result, int | float):
+        return result >= 1
+    if isinstance(result, list):
+        if not result:
+            return False
+        if paged or obs.get("truncated") or len(result) >= env.max_rows:
+            return True
+        if all(isinstance(r, dict) and pk in r for r in result):
+            return any(r[pk] == row[pk] for r in result)
+        return True
+    return bool(result) if isinstance(result, dict | str) else True
