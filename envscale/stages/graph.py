@@ -11,10 +11,21 @@ AgentScaler's second and third steps. Three kinds of edges are built from senten
   AgentScaler paper.
 - **semantic** (undirected): cosine of `name: description` texts, top `semantic_top_k` per tool.
 
-Domains are Louvain communities of the graph made of the kinds in `domain_signal` (seeded,
-`resolution` configurable, networkx or igraph), cut to `min_domain_size..max_domain_size`.
-Every tool lands in exactly one domain or is recorded as isolated with its reason. With an LLM
-endpoint configured, candidate dependency edges can be confirmed or rejected and domains named.
+Near-duplicate tools are dropped first (`dedupe_tools`): the same name up to case, separators and a
+trailing numeric or hash suffix (`add_mtnards_server`, `add_mtnards_server_3f2a1c`, `AddMtnardsServer`)
+with the same parameter names and types; the copy with the richest description is kept, the others
+are listed in `duplicates` and take no part in edges or domains.
+
+Domains (`group_domains`) keep each source group (an API class, an OpenAPI document, an MCP server)
+whole, cut along its tags and then by Louvain only when it is larger than `max_domain_size`; tools of
+different groups share a domain only when they share an entity noun (`envscale.semantics`), and two
+groups that could each be an environment on their own never do. Group-less tools are Louvain
+communities of the graph made of the kinds in `domain_signal` (seeded, `resolution` configurable,
+networkx or igraph), cut to `min_domain_size..max_domain_size`; one enters an API's domain only when
+its community is too small and it shares the API's entity. Every tool lands in exactly one
+domain, or is recorded as isolated or duplicate with its reason; each domain's `purity` is the share
+of its tools from its largest group. With an LLM endpoint configured, candidate dependency edges can
+be confirmed or rejected and domains named.
 
 Example:
 
@@ -32,6 +43,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -115,7 +127,20 @@ class GraphConfig:
     min_domain_size: int = option(
         3, "Smaller communities merge into their best-connected neighbour or stay isolated.", ge=1, le=100_000
     )
-    max_domain_size: int = option(50, "Larger communities are cut again.", ge=1, le=100_000)
+    max_domain_size: int = option(
+        50, "Larger communities (and larger source groups) are cut again.", ge=1, le=100_000
+    )
+    dedupe_tools: bool = option(
+        True,
+        "Drop near-duplicate tools (same name up to case, separators and a numeric/hash suffix, same "
+        "parameter names and types) before edges and domains; they are listed in `duplicates`.",
+    )
+    group_domains: bool = option(
+        True,
+        "Keep each source group (API class, OpenAPI document, MCP server) in one domain, split along its "
+        "tags only when larger than max_domain_size; other tools join it only when they share an entity. "
+        "false: Louvain over all tools, groups ignored.",
+    )
     community_backend: str = option(
         "igraph", "'igraph' (multilevel Louvain, 3x faster at 30k tools) or 'networkx' (pure Python)."
     )
@@ -232,9 +257,44 @@ class _Tool:
     inputs: list[tuple[str, str, str | None]]
     outputs: list[tuple[str, str, str | None]]
     notes: list[str]
+    original_name: str = ""
+    description: str = ""
+    parameters: Any = None
+    annotations: Any = None
+    documented_params: int = 0
+    tag: str | None = None
+    entity: str | None = None
+
+    @property
+    def near_key(self) -> tuple[str, frozenset]:
+        """What two near-duplicates share: the bare name and the parameter signature."""
+        return near_name(self.original_name or self.name), frozenset(
+            (_bare(p), ty) for p, _, ty in self.inputs
+        )
+
+    @property
+    def richness(self) -> tuple[int, int, str]:
+        """Sort key of the copy to keep: longest description, most documented parameters, smallest id."""
+        return (-len(self.description), -self.documented_params, self.id)
 
 
-_POOL_COLUMNS = ["id", "name", "original_name", "description", "kind", "group", "parameters", "output_schema"]
+_POOL_COLUMNS = [
+    "id",
+    "name",
+    "original_name",
+    "description",
+    "kind",
+    "group",
+    "parameters",
+    "output_schema",
+    "annotations",
+]
+
+
+def _first_tag(annotations: Any) -> str | None:
+    tags = annotations.get("tags") if isinstance(annotations, dict) else None
+    first = tags[0] if isinstance(tags, list) and tags else None
+    return first if isinstance(first, str) and first.strip() else None
 
 
 def _load_tools(pool) -> list[_Tool]:
@@ -259,14 +319,122 @@ def _load_tools(pool) -> list[_Tool]:
                 row["id"],
                 row["name"],
                 row["kind"],
-                row["group"],
+                row["group"] or None,  # an empty group is no group
                 text,
                 inputs,
                 output_fields(row["output_schema"]),
                 notes,
+                original_name=row["original_name"] or row["name"],
+                description=desc,
+                parameters=params,
+                annotations=row["annotations"],
+                documented_params=sum(
+                    1
+                    for v in (props or {}).values()
+                    if isinstance(v, dict) and str(v.get("description") or "").strip()
+                ),
+                tag=_first_tag(row["annotations"]),
             )
         )
     return tools
+
+
+# ----------------------------------------------------------------------------- near-duplicates
+
+_SEPARATORS = re.compile(r"[\s_\-./:]+")
+_HASH = re.compile(r"[0-9a-f]{6,}")
+
+
+def _bare(name: str) -> str:
+    """`Order_ID`, `order-id`, `orderId` -> `orderid`: lower case, no separators, camel case undone."""
+    return "".join(tokens(name)) or _SEPARATORS.sub("", name).lower()
+
+
+def _name_parts(name: str) -> list[str]:
+    """The separator-delimited parts of `name`, trailing numeric / hash suffixes dropped."""
+    parts = [p for p in _SEPARATORS.split(name) if p]
+    while len(parts) > 1 and (
+        parts[-1].isdigit() or (_HASH.fullmatch(parts[-1]) and any(c.isdigit() for c in parts[-1]))
+    ):
+        parts.pop()
+    return parts
+
+
+def near_name(name: str) -> str:
+    """A tool name without case, separators or a trailing numeric / hash suffix.
+
+    `add_mtnards_server`, `add_mtnards_server_3f2a1c`, `AddMtnardsServer` and `add-mtnards-server_2` all
+    give `addmtnardsserver`. Only a suffix after a separator is dropped (`get_sha256` keeps its 256), and
+    a hash must hold a digit and 6+ hex characters (`add_decade` keeps `decade`).
+
+    Example:
+
+    ```python
+    >>> near_name("add_mtnards_server_3f2a1c"), near_name("AddMtnardsServer"), near_name("get_weather_2")
+    ('addmtnardsserver', 'addmtnardsserver', 'getweather')
+    ```
+    """
+    return "".join(_bare(p) for p in _name_parts(name)) or name.lower()
+
+
+def _dedupe(tools: list[_Tool]) -> tuple[list[_Tool], list[dict]]:
+    """Split `tools` into the kept ones and the near-duplicates dropped (rows of `duplicates`).
+
+    Near-duplicates share :func:`near_name` and the parameter signature: the set of parameter names
+    (case and separators ignored) with their JSON types. The `required` lists are not compared: copies
+    of one doc in the wild (BFCL's live data) differ in which parameters they mark required far more
+    often than in what the tool does; the kept copy keeps its own. Per signature, the copy with the
+    richest description is kept (longest, then most documented parameters, then smallest id). Two
+    source groups (APIs, servers) may each have their own `list_tasks`: both are kept; a group-less
+    copy of a grouped tool is dropped in favour of the grouped one. One dict over the signatures:
+    linear in the pool.
+    """
+    buckets: dict[tuple, list[int]] = defaultdict(list)
+    for i, t in enumerate(tools):
+        buckets[t.near_key].append(i)
+    dropped: dict[int, dict] = {}
+    for members in buckets.values():
+        if len(members) == 1:
+            continue
+        by_group: dict[str | None, list[int]] = defaultdict(list)
+        for i in members:
+            by_group[tools[i].group].append(i)
+        best = {g: min(idx, key=lambda i: tools[i].richness) for g, idx in by_group.items()}
+        grouped = sorted((best[g] for g in best if g is not None), key=lambda i: tools[i].richness)
+        for g, idx in by_group.items():
+            keep = grouped[0] if g is None and grouped else best[g]
+            kept = tools[keep]
+            for i in idx:
+                if i == keep:
+                    continue
+                t = tools[i]
+                why = (
+                    f"a group-less copy of a tool of group {kept.group!r}"
+                    if g is None and kept.group is not None
+                    else f"kept the richer description ({len(kept.description)} vs {len(t.description)} "
+                    "characters)"
+                )
+                dropped[i] = {
+                    "tool_id": t.id,
+                    "name": t.name,
+                    "duplicate_of": kept.id,
+                    "duplicate_of_name": kept.name,
+                    "reason": f"near-duplicate of {kept.name!r} (same name up to case, separators and "
+                    f"suffix; same parameters): {why}",
+                }
+    kept = [t for i, t in enumerate(tools) if i not in dropped]
+    return kept, [dropped[i] for i in sorted(dropped)]
+
+
+# ----------------------------------------------------------------------------- entities
+
+
+def _set_entities(tools: list[_Tool]) -> None:
+    """Fill `entity` of every tool: the singular noun it acts on (`orders`: `order`), or None."""
+    from ..semantics import tool_meaning
+
+    for t in tools:
+        t.entity = tool_meaning(t.original_name, t.description, t.parameters, t.annotations, t.group).entity
 
 
 # ----------------------------------------------------------------------------- edges
@@ -431,6 +599,36 @@ def _llm_names(domains: list[dict], config: GraphConfig) -> None:
 # ----------------------------------------------------------------------------- domains
 
 
+def _group_stats(domains: list[dict], tools: list[_Tool], communities: dict) -> dict:
+    """How well domains keep to one source group: purity, groups split over domains, mixed domains."""
+    grouped = [d for d in domains if any(g for g in d["groups"])]
+    spread = Counter(g for d in domains for g in d["groups"] if g)
+    sizes = Counter(t.group for t in tools if t.group is not None)
+    cut = communities.get("split_groups", {})
+    split = [
+        {
+            "group": g,
+            "tools": sizes[g],
+            "domains": n,
+            "reason": cut[g]["reason"] + f", split by {cut[g]['by']}" if g in cut else "group_domains is off",
+        }
+        for g, n in sorted(spread.items(), key=lambda x: (-sizes[x[0]], x[0]))
+        if n > 1
+    ]
+    return {
+        "groups": len(sizes),
+        "grouped_tools": sum(sizes.values()),
+        "domains_with_groups": len(grouped),
+        # mean over domains holding at least one grouped tool; a group-less tool counts as its own group
+        "mean_purity": round(float(np.mean([d["purity"] for d in grouped])), 4) if grouped else None,
+        "mixed_domains": sum(d["purity"] < 1 for d in grouped),
+        "split_groups": len(split),
+        "split_group_list": split[:20],
+        "loose_joined_groups": communities.get("loose_joined_groups", 0),
+        "cross_group_merges": communities.get("cross_group_merges", 0),
+    }
+
+
 def _offline_name(members: list[_Tool]) -> str:
     groups = Counter(t.group for t in members if t.group)
     if groups:
@@ -461,13 +659,18 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
 def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactWriter) -> Artifact:
     import networkx as nx
 
-    from ..graph.communities import cohesion, detect_domains, group_counts
+    from ..graph.communities import cohesion, detect_domains, group_counts, purity
     from ..graph.embeddings import Embedder
 
     timings: dict[str, Any] = {}
     start = time.perf_counter()
-    tools = _load_tools(pool_artifact.load("api_pool"))
+    pool_tools = _load_tools(pool_artifact.load("api_pool"))
     timings["load_s"] = round(time.perf_counter() - start, 3)
+    t0 = time.perf_counter()
+    tools, duplicates = _dedupe(pool_tools) if config.dedupe_tools else (pool_tools, [])
+    if config.group_domains:
+        _set_entities(tools)
+    timings["dedupe_s"] = round(time.perf_counter() - t0, 3)
     embedder = Embedder(
         config.embedding_model,
         cache_dir=config.embedding_cache,
@@ -517,7 +720,8 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
                 kind="parameter",
             )
     stats: dict[str, Any] = {
-        "tools": len(tools),
+        "tools": len(pool_tools),
+        "duplicates": len(duplicates),
         "edges": dict(Counter(e["kind"] for e in edges)),
         "embedding": dict(embedder.stats),
     }
@@ -547,6 +751,9 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
         min_size=config.min_domain_size,
         max_size=config.max_domain_size,
         backend=config.community_backend,
+        groups={t.id: t.group for t in tools} if config.group_domains else None,
+        tags={t.id: t.tag for t in tools},
+        entities={t.id: t.entity for t in tools},
     )
     timings["communities_s"] = round(time.perf_counter() - t0, 3)
     stats["communities"] = result.stats
@@ -559,6 +766,7 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
         e["domain_id"] = da if da == db else -1
         if e["kind"] == "dependency" and da == db and da >= 0:
             dep_inside[da] += 1
+    labels = {t.id: t.group for t in tools}
     domains = []
     for d, (members, reason) in enumerate(zip(result.domains, result.split_reasons, strict=True)):
         member_tools = [by_id[m] for m in members]
@@ -575,7 +783,8 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
                 "dependency_edges": dep_inside[d],
                 "internal_edges": n_internal,
                 "cohesion": round(coh, 4),
-                "groups": group_counts({t.id: t.group for t in member_tools}, members),
+                "groups": group_counts(labels, members),
+                "purity": round(purity(labels, members), 4),
                 "split_reason": reason,
             }
         )
@@ -601,19 +810,32 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
     out_domains = writer.shard_writer("domains")
     out_domains.write_many(domains)
     out_assign = writer.shard_writer("assignments")
-    for t in tools:
+    duplicate = {row["tool_id"]: row for row in duplicates}
+    for t in pool_tools:
         d = domain_of.get(t.id)
-        reason = result.isolated.get(t.id)
+        if t.id in duplicate:
+            kept = duplicate[t.id]["duplicate_of"]
+            where = f"domain {domain_of[kept]}" if kept in domain_of else "isolated"
+            status, reason = "duplicate", f"{duplicate[t.id]['reason']}; the kept tool is {where}"
+        else:
+            status, reason = "isolated" if d is None else "assigned", result.isolated.get(t.id)
         out_assign.write(
             {
                 "tool_id": t.id,
                 "name": t.name,
                 "domain_id": -1 if d is None else d,
-                "status": "isolated" if d is None else "assigned",
+                "status": status,
                 "reason": "; ".join(x for x in [reason, *t.notes] if x) or None,
             }
         )
-    counts = {"edges": out_edges.close(), "domains": out_domains.close(), "assignments": out_assign.close()}
+    out_dups = writer.shard_writer("duplicates")
+    out_dups.write_many(duplicates)
+    counts = {
+        "edges": out_edges.close(),
+        "domains": out_domains.close(),
+        "assignments": out_assign.close(),
+        "duplicates": out_dups.close(),
+    }
     sizes = [d["n_tools"] for d in domains]
     stats.update(
         {
@@ -625,7 +847,8 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
                 "median": float(np.median(sizes)) if sizes else 0.0,
                 "max": max(sizes, default=0),
             },
-            "notes": dict(Counter(n for t in tools for n in t.notes)),
+            "notes": dict(Counter(n for t in pool_tools for n in t.notes)),
+            "groups": _group_stats(domains, tools, result.stats),
             "timings": timings,
             "top_domains": [
                 {
@@ -641,21 +864,26 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
                         "cohesion",
                     )
                 }
+                # purity only where some tool came with an API (a group-less domain's is 1/size)
+                | {"purity": d["purity"] if any(d["groups"]) else None}
                 for d in domains[:40]
             ],
         }
     )
-    if stats["assigned"] + stats["isolated"] != len(tools):
+    if stats["assigned"] + stats["isolated"] + len(duplicates) != len(pool_tools):
         raise AssertionError(
-            f"{len(tools)} tools but {stats['assigned']} assigned + {stats['isolated']} isolated"
+            f"{len(pool_tools)} tools but {stats['assigned']} assigned + {stats['isolated']} isolated "
+            f"+ {len(duplicates)} duplicates"
         )
     art = writer.commit(counts, stats)
     logger.info(
-        "graph %s: %d tools -> %d domains (+%d isolated), edges %s",
+        "graph %s: %d tools (-%d near-duplicates) -> %d domains (+%d isolated, mean purity %s), edges %s",
         art.pinned,
-        len(tools),
+        len(pool_tools),
+        len(duplicates),
         len(domains),
         len(result.isolated),
+        stats["groups"]["mean_purity"],
         stats["edges"],
     )
     return art
