@@ -111,8 +111,9 @@ DOMAINS_FEATURES = Features(
         "dependency_edges": Value("int32"),  # dependency edges inside the domain
         "internal_edges": Value("int32"),  # all edges inside the domain graph
         "cohesion": Value("float32"),  # internal weight / all weight touching the domain
-        "groups": Json(),  # source groups of the members (API class, tag, server) and their counts
-        "split_reason": Value("string"),  # why it was cut out of a larger community, or null
+        "groups": Json(),  # source groups of the members (API class, OpenAPI document, server), counts
+        "purity": Value("float32"),  # share from the largest group (a group-less tool is its own group)
+        "split_reason": Value("string"),  # why it was cut out of a larger community or group, or null
     }
 )
 
@@ -120,18 +121,33 @@ ASSIGNMENTS_FEATURES = Features(
     {
         "tool_id": Value("string"),
         "name": Value("string"),
-        "domain_id": Value("int32"),  # -1 when isolated
-        "status": Value("string"),  # "assigned" | "isolated"
-        "reason": Value("string"),  # why isolated, or a note (no parameters, empty description, ...)
+        "domain_id": Value("int32"),  # -1 when isolated or a duplicate
+        "status": Value("string"),  # "assigned" | "isolated" | "duplicate"
+        "reason": Value("string"),  # why isolated / which tool it duplicates, or a note (no parameters, ...)
+    }
+)
+
+GRAPH_DUPLICATES_FEATURES = Features(
+    {
+        "tool_id": Value("string"),  # the dropped tool
+        "name": Value("string"),
+        "duplicate_of": Value("string"),  # id of the kept tool
+        "duplicate_of_name": Value("string"),
+        "reason": Value("string"),
     }
 )
 
 GRAPH = ArtifactKind(
     name="graph",
-    schema_version="1.0",
-    configs={"domains": DOMAINS_FEATURES, "edges": EDGES_FEATURES, "assignments": ASSIGNMENTS_FEATURES},
+    schema_version="1.1",  # 1.1: the `duplicates` config and the `purity` column of `domains`
+    configs={
+        "domains": DOMAINS_FEATURES,
+        "edges": EDGES_FEATURES,
+        "assignments": ASSIGNMENTS_FEATURES,
+        "duplicates": GRAPH_DUPLICATES_FEATURES,
+    },
     main_config="domains",
-    description="Tool dependency edges and Louvain domains over an api_pool.",
+    description="Tool dependency edges and domains (one API per domain, Louvain) over an api_pool.",
 )
 
 ENVIRONMENTS_FEATURES = Features(
@@ -148,6 +164,11 @@ ENVIRONMENTS_FEATURES = Features(
         "state_hash": Value("string"),  # of the initial state
         "tables": List(Value("string")),
         "dropped_tools": Json(),  # tools left out because they failed verification: [{"tool", "reason"}]
+        "excluded_tools": Json(),  # pure computations left out of the state: [{"tool", "reason"}]
+        "semantic_score": Value("float32"),  # share of tools that do what their names say (verify_report)
+        "read_only": Value("bool"),  # no write tool: no state-checked task can be posed here
+        "written_and_read": List(Value("string")),  # tables some tool writes and another reads
+        "policy": Value("string"),  # rules derived from the tools' descriptions, shown to agents
     }
 )
 
@@ -164,7 +185,7 @@ ENV_REJECTED_FEATURES = Features(
 
 ENVIRONMENTS = ArtifactKind(
     name="environments",
-    schema_version="1.0",
+    schema_version="1.1",
     configs={"environments": ENVIRONMENTS_FEATURES, "rejected": ENV_REJECTED_FEATURES},
     main_config="environments",
     description="Executable SQLite-backed tool environments, one per domain, verified.",

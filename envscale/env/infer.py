@@ -1,0 +1,965 @@
+"""Infer an environment spec from a domain's tools, by what each tool means.
+
+`materialize` calls `infer_spec` once per domain. Every decision reads the tool's meaning from
+`envscale.semantics` (verb, effect, entity, argument roles), so that a tool does what its name says:
+
+- **computations stay out.** Calculators, converters, formatters and generators have no state;
+  they are left out with their reason (`InferredSpec.excluded`). They stay in `api_pool`.
+- **entities are the objects of verbs** (`create_order` -> `orders`, `list_order_shipments` ->
+  `shipments`) or the resources of OpenAPI routes (`/repos/{owner}/{repo}/issues/{n}` -> `issues`
+  with a `repo` parent); every other `*_id` argument becomes a foreign key to a real table (one is
+  added for an entity no tool keys). Tools that address no row of their own (`fillFuelTank`,
+  `setHeadlights`, `get_account_info` in an API without account ids) act on the environment's
+  *session* row: one row of a singleton table, the logged-in user or the device being controlled.
+- **arguments are sorted** into keys, references, filters, range bounds (`min_price` -> `price >=`,
+  `created_after` -> `created_at >=`), text searches and options; pagination and output options
+  (`page`, `limit`, `sort*`, `format`, `verbose`, `include_*`) never become columns or filters.
+- **operations by effect**: create verbs insert into their entity's table; update verbs update an
+  existing row and never insert (amount verbs such as `fund`/`withdraw`/`adjust` do arithmetic
+  on a balance-like column, with a guard against going below zero or below what is reserved);
+  delete verbs delete, or set a retired status where the entity has one; status verbs (`cancel`,
+  `close`, `resolve`, `approve`, `ship` ...) set the status value with a precondition on the
+  allowed current values, read from the description where it states them ("that has not shipped
+  yet", "only pending orders").
+- **policies**: the rules found in descriptions become preconditions and guards, and their text a
+  short `policy` for the agent.
+- **key types** are unified per table: a key declared `integer` by one tool and `string` by another
+  makes a string key whose generated values are digits, so both tools work and no domain is
+  rejected for the clash.
+
+Nothing generated is executed as code; the spec is data run by `envscale.env.Environment`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..semantics import (
+    RETIRED_STATUSES,
+    ToolMeaning,
+    argument_role,
+    key_entity,
+    name_key_entity,
+    path_entities,
+    plural,
+    range_column,
+    singular,
+    tool_meaning,
+)
+from ..sources.normalize import sanitize_name, tokens
+
+_IDENT = re.compile(r"[^A-Za-z0-9_]+")
+_JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+_AMOUNT_ARG = re.compile(r"^(?:(?P<prefix>[a-z_]+?)_)?(amount|delta|quantity|qty|units|value|sum|funds?)$")
+_ADD_VERBS = {"fund", "deposit", "increase", "increment", "fill", "top", "topup", "load", "add", "credit"}
+_SUB_VERBS = {"withdraw", "decrease", "decrement", "charge", "pay", "spend", "debit", "deduct"}
+_SIGNED_VERBS = {"adjust"}
+_MONEY_VERBS = {
+    "fund",
+    "deposit",
+    "withdraw",
+    "charge",
+    "pay",
+    "spend",
+    "debit",
+    "credit",
+    "deduct",
+    "transfer",
+}
+_SINGLETON_NOUNS = {"vehicle", "car", "device", "account", "user", "profile", "robot", "home", "thermostat"}
+_GROUP_NOISE = {
+    "api",
+    "bot",
+    "system",
+    "service",
+    "control",
+    "booking",
+    "app",
+    "mcp",
+    "server",
+    "tool",
+    "tools",
+}
+_OPEN_STATUSES = ("pending", "open", "active", "new", "draft", "created", "requested", "label_created")
+_STATUS_NAMES = ("status", "state")
+_TEXT_COLUMNS = ("name", "title", "subject", "full_name", "description", "content", "text", "body", "message")
+_NOT_YET = re.compile(r"\b(?:has|have|had|is|are|was)\s+not\s+(?:been\s+|yet\s+)?(\w+)(?:\s+yet)?", re.I)
+_ONLY = re.compile(r"\bonly\s+(?:for\s+)?(\w+)\s+(\w+)", re.I)
+_WHILE_HAS = re.compile(
+    r"refused[^.]*?\bwhile\s+(?:the\s+)?(\w+)\s+(?:has|holds|contains)\s+(\w+)\s+that\s+are\s+not\s+([\w\s,]+?)"
+    r"(?:[.;]|$)",
+    re.I,
+)
+
+
+def ident(name: str) -> str:
+    """A SQL-safe identifier (`[a-z_][a-z0-9_]*`, at most 63 characters)."""
+    out = _IDENT.sub("_", sanitize_name("_".join(tokens(name)) or name) or "x").strip("_").lower() or "x"
+    return ("c_" + out if out[0].isdigit() else out)[:63]
+
+
+def json_type(schema: Any) -> str | None:
+    t = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), None)
+    return t if isinstance(t, str) else None
+
+
+def column_type(schema: Any) -> str:
+    return _JSON_TO_COLUMN.get(json_type(schema) or "", "json")
+
+
+def output_fields(schema: Any) -> dict:
+    """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages)."""
+    if not isinstance(schema, dict):
+        return {}
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        return output_fields(schema["items"])
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        props = {}
+        for part in schema.get("allOf") or []:
+            if isinstance(part, dict) and isinstance(part.get("properties"), dict):
+                props.update(part["properties"])
+        if not props:
+            return {}
+    for wrapper in ("items", "data", "results", "records", "values"):
+        inner = props.get(wrapper)
+        if isinstance(inner, dict) and inner.get("type") == "array":
+            return output_fields(inner)
+    if len(props) == 1:
+        (inner,) = props.values()
+        if isinstance(inner, dict) and inner.get("type") in ("array", "object"):
+            nested = output_fields(inner)
+            if nested:
+                return nested
+    return props
+
+
+@dataclass
+class _Use:
+    """One tool in a domain with its meaning and sorted arguments."""
+
+    tool: dict
+    meaning: ToolMeaning
+    table: str
+    props: dict
+    required: set
+    key: str | None = None  # the argument addressing the tool's own row
+    refs: dict = field(default_factory=dict)  # argument -> referenced entity
+    values: dict = field(default_factory=dict)  # argument -> column
+    ranges: list = field(default_factory=list)  # (argument, column, op)
+    searches: list = field(default_factory=list)
+    limit: str | None = None
+    status_col: str | None = None  # the column a status verb sets
+    composite: dict | None = None  # {column: argument} of a key made of several route ids
+
+
+@dataclass
+class InferredSpec:
+    """What `infer_spec` made of a domain: the spec, the tools left out and why, and notes."""
+
+    spec: dict | None
+    excluded: list[dict]
+    notes: list[str]
+
+
+class _Tables:
+    """The tables being inferred: columns with every schema bound to them, keys, references."""
+
+    def __init__(self, max_columns: int):
+        self.max_columns = max_columns
+        self.tables: dict[str, dict] = {}
+        self.schemas: dict[tuple[str, str], list] = {}
+        self.key_types: dict[str, Counter] = {}
+        self.session: str | None = None  # the singleton table holding the session row
+        self.explicit: dict[tuple[str, str], str] = {}  # (table, column) -> table a route names
+        self.unique: dict[str, list[str]] = {}  # table -> columns that together name one row
+
+    def table(self, entity: str, pk: str | None = None) -> str:
+        name = ident(plural(entity))
+        if name not in self.tables:
+            pk = pk or ident(f"{entity}_id")
+            self.tables[name] = {"primary_key": pk, "columns": {pk: None}, "entity": entity}
+            self.key_types[name] = Counter()
+        return name
+
+    def column(self, table: str, column: str, schema: Any) -> str | None:
+        columns = self.tables[table]["columns"]
+        if column not in columns:
+            if len(columns) >= self.max_columns:
+                return None
+            columns[column] = None
+        if schema is not None:
+            self.schemas.setdefault((table, column), []).append(schema)
+        return column
+
+
+_SESSION = "<session>"
+_ATTRIBUTE_NOUNS = {
+    "cost",
+    "price",
+    "balance",
+    "history",
+    "stat",
+    "stats",
+    "info",
+    "detail",
+    "count",
+    "total",
+    "summary",
+    "level",
+    "rate",
+    "availability",
+    "result",
+    "report",
+    "status",
+    "list",
+    "statistic",
+    "id",
+}
+_AUTH_VERBS = {"login", "logout", "authenticate", "signin", "signout", "logon", "logoff"}
+
+
+def _props(tool: dict) -> dict:
+    props = (tool.get("parameters") or {}).get("properties")
+    return props if isinstance(props, dict) else {}
+
+
+def _refine(tool: dict, m: ToolMeaning, ids: Counter) -> ToolMeaning:
+    """Meanings seen across the domain: `get_flight_cost` reads flights, `book_flight` returning a
+    `booking_id` creates a booking, `login`/`logout` act on the session row."""
+    if m.verb in _AUTH_VERBS or (m.entity in ("login", "auth", "authentication") and m.effect == "read"):
+        return replace(m, entity=_SESSION, parent=None)
+    routed = isinstance(tool.get("annotations"), dict) and tool["annotations"].get("path")
+    if m.entity in _ATTRIBUTE_NOUNS and m.parent and not routed:
+        return replace(m, entity=m.parent, parent=None)
+    if m.effect == "create":
+        returned = [
+            e for f in output_fields(tool.get("output_schema")) if (e := key_entity(f)) and ids.get(e)
+        ]
+        if len(returned) == 1 and returned[0] != m.entity:
+            return replace(m, entity=returned[0], parent=m.entity)
+    return m
+
+
+def _singleton_table(domain: dict, uses: list[ToolMeaning]) -> str:
+    """The entity of a domain's session row: a device or account named by its API, else `account`."""
+    groups = domain.get("groups") or {}
+    group = max(groups, key=groups.get) if isinstance(groups, dict) and groups else domain.get("name") or ""
+    for word in tokens(str(group)):
+        if word in _SINGLETON_NOUNS:
+            return word
+    del uses
+    return "account"
+
+
+def infer_spec(
+    domain: dict, tools: list[dict], *, rows: int, seed: int, max_columns: int = 40
+) -> InferredSpec:
+    """The environment spec of one domain (deterministic), or `spec=None` when nothing stateful is left."""
+    excluded: list[dict] = []
+    notes: list[str] = []
+    kept: list[tuple[dict, ToolMeaning]] = []
+    for tool in tools:
+        meaning = tool_meaning(
+            tool.get("original_name") or tool["name"],
+            tool.get("description"),
+            tool.get("parameters"),
+            tool.get("annotations"),
+        )
+        if meaning.effect == "computation":
+            excluded.append({"tool": tool["name"], "reason": f"pure computation ({meaning.evidence})"})
+        else:
+            kept.append((tool, meaning))
+    ids = Counter(e for tool, _ in kept for p in _props(tool) if (e := key_entity(p) or name_key_entity(p)))
+    kept = [(tool, _refine(tool, m, ids)) for tool, m in kept]
+    if not kept or len(excluded) > len(tools) / 2:
+        return InferredSpec(None, excluded, [f"{len(excluded)} of {len(tools)} tools are pure computations"])
+
+    tables = _Tables(max_columns)
+    # 1. which entities are tables: those some tool keys, creates, deletes or lists
+    keyed: Counter = Counter()
+    for tool, m in kept:
+        props = (tool.get("parameters") or {}).get("properties") or {}
+        for param in props:
+            ent = key_entity(param) or name_key_entity(param)
+            if ent:
+                keyed[ent] += 1
+        if (
+            m.entity
+            and m.entity != _SESSION
+            and (
+                m.effect in ("create", "delete")
+                or m.verb in ("list", "search", "find")
+                or (m.effect == "read" and any(argument_role(p, s) == "value" for p, s in props.items()))
+            )
+        ):
+            keyed[m.entity] += 1
+    singleton = None
+
+    def entity_table(m: ToolMeaning, props: dict, path_keys: dict) -> tuple[str, str | None]:
+        """(table, key argument) a tool acts on."""
+        nonlocal singleton
+        own = None
+        for param, ent in path_keys.items():  # `/lists/{tasklist}/tasks/{task}`: `task` keys a task
+            if param in props and m.entity and ent == m.entity:
+                named = key_entity(param)
+                if named and named != m.entity and len(path_keys) >= 2 and keyed.get(named):
+                    # `/warehouses/{warehouse_id}/inventory/{product_id}`: a row named by two ids
+                    return tables.table(m.entity), None
+                own = param
+        for param in props if own is None else ():
+            ent = key_entity(param) or name_key_entity(param)
+            if ent and m.entity and ent.split("_")[-1] == m.entity.split("_")[-1]:
+                own = param
+                break
+        if own is None and "id" in props and m.entity:
+            own = "id"
+        if m.entity and m.entity != _SESSION and (keyed.get(m.entity) or own):
+            pk = ident(own) if own and own != "id" else None
+            return tables.table(m.entity, pk), own
+        if m.entity is None and props and m.entity != _SESSION:
+            for param in props:  # `get_user_tweets(username)`: the key names the entity
+                ent = key_entity(param) or name_key_entity(param)
+                if ent:
+                    return tables.table(ent, ident(param) if name_key_entity(param) else None), param
+        if singleton is None:
+            singleton = _singleton_table(domain, [m for _, m in kept])
+            tables.session = ident(plural(singleton))
+        return tables.table(singleton), None
+
+    uses: list[_Use] = []
+    for tool, m in kept:
+        params = tool.get("parameters") or {"type": "object", "properties": {}}
+        props = params.get("properties") or {}
+        notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        path_keys = path_entities(notes.get("path"))
+        table, key = entity_table(m, props, path_keys)
+        use = _Use(tool, m, table, props, set(params.get("required") or []), key=key)
+        entity = tables.tables[table]["entity"]
+        if (
+            key is None
+            and len(path_keys) >= 2
+            and m.entity in path_keys.values()
+            and all(p in props and key_entity(p) for p in path_keys)
+        ):
+            # a row named by every id of its route: a stock level per (warehouse, product)
+            use.composite = {ident(p): p for p in path_keys}
+            tables.unique.setdefault(table, list(use.composite))
+        for param, schema in props.items():
+            if param == key:
+                continue
+            if use.composite and param in path_keys:  # each id of a composite key is a reference
+                ref = key_entity(param) or path_keys[param]
+                use.refs[param] = ref
+                keyed[ref] += 1
+                continue
+            if param in path_keys and path_keys[param] != entity:  # a parent in the route
+                use.refs[param] = path_keys[param]
+                tables.explicit[(table, ident(param))] = ident(plural(path_keys[param]))
+                keyed[path_keys[param]] += 1
+                continue
+            role = argument_role(param, schema, entity=entity)
+            if role == "pagination":
+                if json_type(schema) == "integer" and param.lower() in (
+                    "limit",
+                    "max_results",
+                    "top_k",
+                    "page_size",
+                    "per_page",
+                    "num_results",
+                    "count",
+                    "n",
+                ):
+                    use.limit = param
+            elif role == "option":
+                continue
+            elif role == "key":
+                use.values[param] = tables.tables[table]["primary_key"]
+            elif role == "reference":
+                ent = key_entity(param) or name_key_entity(param)
+                last = ent.split("_")[-1]
+                use.refs[param] = last if ent != last and keyed.get(last) and keyed[ent] <= 1 else ent
+            elif role in ("range_min", "range_max"):
+                use.ranges.append((param, ident(range_column(param)), "ge" if role == "range_min" else "le"))
+            elif role == "search" and json_type(schema) in ("string", None):
+                use.searches.append(param)
+            else:
+                use.values[param] = ident(param)
+        uses.append(use)
+
+    # 2. columns: keys, references, values, output fields, ranges
+    for use in uses:
+        t = tables.tables[use.table]
+        if use.key:
+            tables.key_types[use.table][column_type(use.props[use.key])] += 1
+        for param, entity in use.refs.items():
+            ref_table = tables.table(entity)
+            tables.key_types[ref_table][column_type(use.props[param])] += 0
+            tables.column(use.table, ident(param), use.props[param])
+        for param, column in list(use.values.items()):
+            if column == t["primary_key"]:
+                continue
+            if tables.column(use.table, column, use.props[param]) is None:
+                del use.values[param]
+        for param, column, _op in use.ranges:
+            tables.column(
+                use.table, column, {k: v for k, v in use.props[param].items() if k != "description"}
+            )
+        outputs = {} if use.meaning.effect == "delete" else output_fields(use.tool.get("output_schema"))
+        for fname, schema in outputs.items():
+            column = ident(fname)
+            if column in ("id",) or key_entity(fname) == tables.tables[use.table]["entity"]:
+                continue
+            tables.column(use.table, column, schema)
+        routed = use.tool.get("annotations", {}) or {}
+        if use.meaning.parent and keyed.get(use.meaning.parent) and not routed.get("path"):
+            parent_table = tables.table(use.meaning.parent)  # `list_order_shipments`: shipments of an order
+            if parent_table != use.table:
+                fk = tables.tables[parent_table]["primary_key"]
+                tables.column(use.table, fk, None)
+                tables.explicit.setdefault((use.table, fk), parent_table)
+    for use in uses:  # a status verb needs a status column
+        if use.meaning.effect == "status":
+            t = tables.tables[use.table]
+            m = use.meaning
+            if m.entity == t["entity"]:
+                use.status_col = _status_column(t) or "status"
+            else:  # `startEngine` on the vehicle: the engine's own status column
+                use.status_col = ident("_".join(x for x in (m.parent, m.entity, "status") if x))
+            tables.column(use.table, use.status_col, None)
+
+    natural = _natural_keys(uses, tables)
+    spec_tables = _finish_tables(tables, uses)
+    for table, group in tables.unique.items():
+        if all(c in spec_tables[table]["columns"] for c in group):
+            spec_tables[table]["unique"] = [group]
+    for table, column in natural.items():
+        spec_tables[table]["columns"][column]["unique"] = True
+        spec_tables[table]["columns"][column].pop("nullable", None)
+    spec_tools: list[dict] = []
+    policy: list[str] = []
+    names: Counter = Counter()
+    for use in uses:
+        name = _tool_name(use, names)
+        op, rule = _operation(use, spec_tables, name, tables.session, natural)
+        if op is None:
+            excluded.append({"tool": use.tool["name"], "reason": rule or "no operation fits"})
+            continue
+        if rule:
+            policy.append(rule)
+        spec_tools.append(_tool(use, op, name))
+    if not spec_tools:
+        return InferredSpec(None, excluded, notes + ["no tool left after inference"])
+    used = {t["operation"]["table"] for t in spec_tools}
+    for tool in spec_tools:
+        for eff in tool["operation"].get("effects", []):
+            used.add(eff["table"])
+    # keep referenced tables (foreign keys must point at real rows)
+    changed = True
+    while changed:
+        changed = False
+        for table in list(used):
+            for col in spec_tables[table]["columns"].values():
+                ref = col.get("references")
+                if ref and ref not in used:
+                    used.add(ref)
+                    changed = True
+    spec_tables = {t: s for t, s in spec_tables.items() if t in used}
+    name = ident(f"domain_{domain['domain_id']}_{domain['name']}")[:60]
+    spec: dict[str, Any] = {
+        "name": name,
+        "description": f"Environment of domain {domain['domain_id']} ({domain['name']}).",
+        "tables": spec_tables,
+        "data": {"seed": seed, "rows": {t: rows for t in spec_tables}},
+        "tools": spec_tools,
+    }
+    if policy:
+        spec["policy"] = " ".join(dict.fromkeys(policy))
+    if tables.session and tables.session in spec_tables:
+        table = tables.session
+        spec["session"] = {"table": table}
+        spec["data"]["rows"][table] = 1
+    return InferredSpec(spec, excluded, notes)
+
+
+def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
+    """Tables whose rows are named rather than numbered: `add_to_watchlist(stock)` with no id anywhere
+    makes `stock` the watchlist's unique natural key, by which its other tools address a row."""
+    natural: dict[str, str] = {}
+    for use in uses:
+        t = tables.tables[use.table]
+        if use.meaning.effect != "create" or use.key or use.table == tables.session:
+            continue
+        strings = [a for a in sorted(use.required) if json_type(use.props.get(a)) == "string"]
+        if (
+            len(strings) == 1
+            and strings[0] in use.values
+            and use.values[strings[0]] in t["columns"]
+            and "enum" not in (use.props.get(strings[0]) or {})
+        ):
+            natural.setdefault(use.table, use.values[strings[0]])
+    return natural
+
+
+def _status_column(tspec: dict) -> str | None:
+    return next((c for c in tspec["columns"] if c in _STATUS_NAMES or c.endswith("_status")), None)
+
+
+def _unify(observed: list[Any]) -> dict:
+    """One column spec for every schema bound to a column: the narrowest type that takes them all."""
+    types = {column_type(s) for s in observed}
+    if types <= {"integer"}:
+        col: dict[str, Any] = {"type": "integer"}
+    elif types <= {"integer", "number"}:
+        col = {"type": "number"}
+    elif len(types) == 1:
+        col = {"type": types.pop()}
+    else:
+        col = {"type": "json"}
+    enums = [s.get("enum") if isinstance(s, dict) else None for s in observed]
+    if (
+        col["type"] == "string"
+        and enums
+        and all(isinstance(e, list) and e and all(isinstance(v, str) for v in e) for e in enums)
+    ):
+        col["enum"] = list(dict.fromkeys(v for e in enums for v in e))
+    desc = next(
+        (s.get("description") for s in observed if isinstance(s, dict) and s.get("description")), None
+    )
+    if isinstance(desc, str):
+        col["description"] = desc[:300]
+    return col
+
+
+def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
+    """Column specs from the bound schemas; key types unified; foreign keys; status enums."""
+    out: dict[str, dict] = {}
+    for table, t in tables.tables.items():
+        pk = t["primary_key"]
+        columns: dict[str, dict] = {}
+        for column in t["columns"]:
+            seen = tables.schemas.get((table, column)) or [{"type": "string"}]
+            spec = _unify(seen)
+            if column != pk:
+                spec["nullable"] = True
+            columns[column] = spec
+        key_types = tables.key_types[table]
+        pk_type = "integer" if key_types and set(key_types) == {"integer"} else "string"
+        pk_spec = {"type": pk_type}
+        if pk_type == "string" and "integer" in key_types:
+            pk_spec["description"] = "Key (digits: tools declare it both as a string and as an integer)."
+        columns[pk] = pk_spec
+        out[table] = {"primary_key": pk, "columns": columns}
+    # status columns: an enum holding every value a status verb moves to
+    synthesized: set[tuple[str, str]] = set()
+    for use in uses:
+        table = use.table
+        if use.meaning.effect == "status":
+            cols = out[use.table]["columns"]
+            status = use.status_col
+            if status not in cols:
+                continue
+            col = cols[status]
+            if col["type"] != "string":
+                col.clear()
+                col.update({"type": "string", "nullable": True})
+            enum = col.get("enum")
+            target = next((v for v in use.meaning.status_value if enum and v in enum), None)
+            if enum and (target is None or (table, status) in synthesized):
+                # the API's own enum keeps its values; one envscale made gets each verb's own value
+                if use.meaning.status_value[0] not in enum:
+                    enum.append(use.meaning.status_value[0])
+            elif not enum:
+                initial = (
+                    "inactive" if use.meaning.status_value[0] in ("active", "on", "started") else "active"
+                )
+                col["enum"] = list(dict.fromkeys([initial, use.meaning.status_value[0]]))
+                synthesized.add((table, status))
+    # references: `<entity>_id` columns point at the entity's table when types fit
+    refs: dict[str, set[str]] = {t: set() for t in out}
+    for table, tspec in sorted(out.items()):
+        for column, col in tspec["columns"].items():
+            ent = key_entity(column) or name_key_entity(column)
+            explicit = tables.explicit.get((table, column))
+            if (not ent and not explicit) or column == tspec["primary_key"]:
+                continue
+            target = explicit or ident(plural(ent))
+            if target not in out or target == table:
+                continue
+            target_pk = out[target]["columns"][out[target]["primary_key"]]
+            if col["type"] != target_pk["type"]:
+                if col["type"] in ("string", "integer") and target_pk["type"] == "string":
+                    col.clear()
+                    col.update({"type": "string", "nullable": True})
+                else:
+                    continue
+            if "enum" in col or _reaches(refs, target, table):
+                continue
+            col["references"] = target
+            refs[table].add(target)
+    return out
+
+
+def _reaches(refs: dict[str, set[str]], start: str, goal: str) -> bool:
+    stack, seen = [start], set()
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            stack.extend(refs.get(node, ()))
+    return False
+
+
+def _fits(column: dict, schema: Any) -> bool:
+    """Whether an argument declared with `schema` can be bound to `column` (types and enum)."""
+    t = json_type(schema)
+    if column["type"] == "json" or t is None:
+        return column["type"] == "json" or t is None
+    allowed = {
+        "string": {"string"},
+        "integer": {"integer"},
+        "number": {"number", "integer"},
+        "boolean": {"boolean"},
+    }
+    if t not in allowed.get(column["type"], set()):
+        return False
+    enum = schema.get("enum") if isinstance(schema, dict) else None
+    return not (enum and "enum" in column and any(v not in column["enum"] for v in enum if v is not None))
+
+
+def _operation(
+    use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
+) -> tuple[dict | None, str | None]:
+    """The operation of one tool, and a policy sentence when one was derived."""
+    m, table = use.meaning, use.table
+    tspec = tables[table]
+    columns, pk = tspec["columns"], tspec["primary_key"]
+    key_fits = use.key is not None and _fits(columns[pk], use.props[use.key])
+    if use.key is not None and not key_fits and columns[pk]["type"] == "string":
+        key_fits = json_type(use.props[use.key]) == "integer"  # digits in a string key: see _finish_tables
+    session_key = {pk: {"session": pk}} if not use.key and table == session else None
+    key = {pk: use.key} if use.key and key_fits else session_key
+    if key is None and use.composite and tspec.get("unique") == [list(use.composite)]:
+        key = {col: arg for col, arg in use.composite.items()}
+    if key is None and table in natural and m.effect != "create":
+        strings = [a for a in sorted(use.required) if json_type(use.props.get(a)) == "string"]
+        if len(strings) == 1:  # `remove_stock_from_watchlist(symbol)`: the row named like its creation
+            key = {natural[table]: strings[0]}
+            use.values.pop(strings[0], None)
+    if m.verb in _AUTH_VERBS and key is not None:
+        columns.setdefault("logged_in", {"type": "boolean", "nullable": True})
+        logged_in = m.verb not in ("logout", "signout", "logoff")
+        return {
+            "type": "update",
+            "table": table,
+            "key": key,
+            "fixed": {"logged_in": logged_in},
+            "returns": "row",
+        }, None
+
+    def bind(mapping: dict) -> dict:
+        return {
+            col: arg
+            for arg, col in mapping.items()
+            if col in columns and col != pk and _fits(columns[col], use.props.get(arg))
+        }
+
+    values = bind(use.values)
+    values.update(bind({arg: ident(arg) for arg in use.refs}))
+    if m.effect == "read":
+        if key and m.verb not in ("list", "search", "find", "query", "filter"):
+            return {"type": "get", "table": table, "key": key, "returns": "row"}, None
+        if m.verb == "count":
+            op: dict[str, Any] = {"type": "count", "table": table, "filters": []}
+        else:
+            op = {"type": "list", "table": table, "filters": [], "returns": "rows"}
+        for col, arg in values.items():
+            op["filters"].append({"column": col, "arg": arg, "op": "eq"})
+        for arg, col, cmp in use.ranges:
+            if col in columns and _fits(columns[col], use.props[arg]) and columns[col]["type"] != "json":
+                op["filters"].append({"column": col, "arg": arg, "op": cmp})
+        text = next((c for c in _TEXT_COLUMNS if c in columns and columns[c]["type"] == "string"), None)
+        text = text or next((c for c, s in columns.items() if s["type"] == "string" and c != pk), None)
+        for arg in use.searches:
+            if text:
+                op["filters"].append({"column": text, "arg": arg, "op": "contains"})
+        if use.key and key_fits:  # a list keyed by its own id (`get_order_history(order_id)`)
+            op["filters"].append({"column": pk, "arg": use.key, "op": "eq"})
+        if use.limit and op["type"] == "list":
+            op["limit_arg"] = use.limit
+        order = next((c for c in ("created_at", "date", "timestamp", "updated_at") if c in columns), None)
+        if order and op["type"] == "list":
+            op["order_by"] = {"column": order, "desc": True}
+        return op, None
+    if m.effect == "create":
+        op = {"type": "insert", "table": table, "values": dict(values), "returns": "row"}
+        if use.key and key_fits:
+            op["values"][pk] = use.key
+        else:
+            op["generate"] = {pk: "id"}
+        for col in ("created_at", "updated_at"):
+            if col in columns and col not in op["values"] and columns[col]["type"] == "string":
+                op["values"][col] = {"now": "datetime"}
+        status = _status_column(tspec)
+        if status and status not in op["values"] and "enum" in columns[status]:
+            enum = columns[status]["enum"]
+            initial = next((v for v in _OPEN_STATUSES if v in enum), enum[0])
+            op["defaults"] = {status: initial}
+        for col, spec in columns.items():  # a row the session user creates is theirs
+            if session and spec.get("references") == session and col not in op["values"]:
+                op["values"][col] = {"session": tables[session]["primary_key"]}
+        return op, None
+    if key is None:
+        return None, f"{m.effect} tool without a key to address a row of {table}"
+    if m.effect == "delete":
+        status = _status_column(tspec)
+        retired = [v for v in columns[status].get("enum", []) if v in RETIRED_STATUSES] if status else []
+        if retired:
+            op = {"type": "update", "table": table, "key": key, "fixed": {status: retired[0]}}
+            op["preconditions"] = [
+                {
+                    "column": status,
+                    "op": "ne",
+                    "value": retired[0],
+                    "error": f"the {singular(table)} is already {retired[0]}",
+                }
+            ]
+            return op, None
+        op = {"type": "delete", "table": table, "key": key, "returns": "none"}
+        rule = _while_guard(use, tables, table, key, name)
+        if rule:
+            op["guards"] = [rule[0]]
+            return op, rule[1]
+        return op, None
+    if m.effect == "status":
+        status = use.status_col
+        if status is None or status not in columns:
+            return None, f"status verb {m.verb!r} but {table} has no status column"
+        enum = columns[status].get("enum") or []
+        target = next((v for v in m.status_value if v in enum), m.status_value[0])
+        allowed, reason = _allowed_statuses(use, enum, target)
+        op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
+        extra = {col: arg for col, arg in values.items() if col != status}
+        if extra:
+            op["set"] = extra
+        if (
+            "updated_at" in columns
+            and "updated_at" not in extra
+            and columns["updated_at"]["type"] == "string"
+        ):
+            op.setdefault("set", {})["updated_at"] = {"now": "datetime"}
+        if allowed:
+            op["preconditions"] = [{"column": status, "op": "in", "value": allowed, "error": reason}]
+        return op, f"{name}: {reason}." if allowed else None
+    # update
+    op = {"type": "update", "table": table, "key": key, "returns": "row"}
+    delta = _amount(use, columns)
+    if delta:
+        arg, col, sign = delta
+        expr = {"add" if sign >= 0 else "sub": [{"column": col}, {"arg": arg}]}
+        op["set"] = {col: expr}
+        if sign < 0:
+            op["guards"] = [
+                {
+                    "check": {"ge": [{"column": col}, {"arg": arg}]},
+                    "error": f"refused: not enough {col.replace('_', ' ')}",
+                }
+            ]
+        elif sign == 0 and "reserved" in columns and columns["reserved"]["type"] in ("integer", "number"):
+            op["guards"] = [
+                {
+                    "check": {"ge": [{"add": [{"column": col}, {"arg": arg}]}, {"column": "reserved"}]},
+                    "error": _refusal(use)
+                    or f"refused: {col.replace('_', ' ')} would drop below the quantity reserved",
+                }
+            ]
+        elif sign == 0:
+            op["guards"] = [
+                {
+                    "check": {"ge": [{"add": [{"column": col}, {"arg": arg}]}, {"value": 0}]},
+                    "error": f"refused: {col.replace('_', ' ')} cannot become negative",
+                }
+            ]
+        for other_col, other_arg in values.items():
+            if other_arg != arg and other_col != col and other_col not in key:
+                op["set"][other_col] = other_arg
+    else:
+        settable = {col: arg for col, arg in values.items() if col != pk and col not in key}
+        if settable:
+            op["set"] = settable
+        else:
+            obj = (
+                "_".join(w for w in tokens(use.tool.get("original_name") or use.tool["name"]) if w != m.verb)
+                or "state"
+            )
+            column = ident(obj)[:40]
+            columns.setdefault(column, {"type": "string", "nullable": True})
+            op["fixed"] = {column: m.verb or "done"}
+    if (
+        "updated_at" in columns
+        and "updated_at" not in (op.get("set") or {})
+        and columns["updated_at"]["type"] == "string"
+    ):
+        op.setdefault("set", {})["updated_at"] = {"now": "datetime"}
+    status = _status_column(tspec)
+    rule = None
+    if status and "enum" in columns[status]:
+        allowed, reason = _allowed_statuses(use, columns[status]["enum"], None)
+        if allowed:
+            op["preconditions"] = [{"column": status, "op": "in", "value": allowed, "error": reason}]
+            rule = f"{name}: {reason}."
+    return op, rule
+
+
+def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:
+    """(argument, column, sign) of an amount verb: `withdraw_funds(amount)` -> balance - amount."""
+    verb = use.meaning.verb or ""
+    sign = 1 if verb in _ADD_VERBS else -1 if verb in _SUB_VERBS else 0 if verb in _SIGNED_VERBS else None
+    if sign is None:
+        return None
+    for arg, schema in use.props.items():
+        if json_type(schema) not in ("number", "integer"):
+            continue
+        match = _AMOUNT_ARG.match("_".join(tokens(arg)))
+        if not match:
+            continue
+        prefix = match.group("prefix")
+        numeric = [c for c, s in columns.items() if s["type"] in ("number", "integer")]
+        if verb in _MONEY_VERBS or (prefix is None and "balance" in columns):
+            col = "balance"
+        elif prefix:
+            col = ident(f"{prefix}_level")
+        else:
+            col = next(
+                (c for c in ("on_hand", "quantity", "stock", "quantity_on_hand", "level") if c in numeric),
+                "quantity",
+            )
+        if col not in columns:
+            columns[col] = {
+                "type": "number" if json_type(schema) == "number" else "integer",
+                "nullable": True,
+            }
+        elif columns[col]["type"] not in ("number", "integer"):
+            return None
+        if columns[col]["type"] == "integer" and json_type(schema) == "number":
+            columns[col] = {**columns[col], "type": "number"}
+        use.values.pop(arg, None)
+        return arg, col, sign
+    return None
+
+
+def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, str]:
+    """The status values a write is allowed from, with the description's words as the reason.
+
+    "Cancels an order that has not shipped yet" allows the values before `shipped` in the enum's
+    order (`pending`, `paid`); "only pending orders" allows `pending`; otherwise a status verb is
+    allowed from every value but its target and the retired ones.
+    """
+    entity = use.meaning.entity or "row"
+    sentences = _sentences(use.tool.get("description"))
+    sentence = next((s for s in sentences if _NOT_YET.search(s) or _ONLY.search(s)), "")
+    match = _NOT_YET.search(sentence)
+    if match:
+        word = match.group(1).lower()
+        hit = next((v for v in enum if v.lower() == word or v.lower().startswith(word[:5])), None)
+        if hit is not None:
+            allowed = [v for v in enum[: enum.index(hit)] if v != target and v not in RETIRED_STATUSES]
+            if allowed:
+                return allowed, (
+                    f"refused: the {entity} has already {word} (allowed only while it is "
+                    f"{' or '.join(allowed)}: {sentence.rstrip('.')})"
+                )
+    match = _ONLY.search(sentence)
+    if match and match.group(1).lower() in [v.lower() for v in enum]:
+        value = next(v for v in enum if v.lower() == match.group(1).lower())
+        return [value], f"refused: the {entity} is not {value} ({sentence.rstrip('.')})"
+    if target is not None:
+        allowed = [v for v in enum if v != target and v not in RETIRED_STATUSES]
+        if allowed and len(allowed) < len(enum):
+            return allowed, f"refused: the {entity} is already {target} or retired"
+    return [], ""
+
+
+def _refusal(use: _Use) -> str | None:
+    """The description's own sentence about when the call is refused, as an error message."""
+    sentence = next((s for s in _sentences(use.tool.get("description")) if "refused" in s.lower()), None)
+    return f"refused: {sentence.rstrip('.')}" if sentence else None
+
+
+def _sentences(text: str | None) -> list[str]:
+    """The sentences of a description (paragraph breaks end a sentence too)."""
+    out = []
+    for paragraph in re.split(r"\n\s*\n", text or ""):
+        out += [s for s in re.split(r"(?<=[.!?])\s+", " ".join(paragraph.split())) if s]
+    return out
+
+
+def _while_guard(use: _Use, tables: dict, table: str, key: dict, name: str) -> tuple[dict, str] | None:
+    """`Refused while the customer has orders that are not delivered or cancelled` -> a count guard."""
+    text = " ".join(_sentences(use.tool.get("description")))
+    match = _WHILE_HAS.search(text)
+    if not match:
+        return None
+    child = ident(plural(singular(match.group(2).lower())))
+    if child not in tables:
+        return None
+    pk = tables[table]["primary_key"]
+    fk = next((c for c, s in tables[child]["columns"].items() if s.get("references") == table), None)
+    status = _status_column(tables[child])
+    if fk is None or status is None:
+        return None
+    done = [w for w in re.split(r"[\s,]+|\bor\b|\band\b", match.group(3).lower()) if w]
+    enum = tables[child]["columns"][status].get("enum") or []
+    done = [v for v in enum if v.lower() in done]
+    where = [{"column": fk, "op": "eq", "value": key[pk] if isinstance(key[pk], dict) else {"arg": key[pk]}}]
+    where += [{"column": status, "op": "ne", "value": {"value": v}} for v in done]
+    sentence = next((s for s in _sentences(text) if "refused" in s.lower()), text)
+    error = f"refused: {sentence.rstrip('.')}"
+    guard = {"check": {"eq": [{"count": {"table": child, "where": where}}, {"value": 0}]}, "error": error}
+    return guard, f"{name}: {sentence.rstrip('.')}."
+
+
+def _tool_name(use: _Use, names: Counter) -> str:
+    """A readable name: the original one, suffixed only when two tools of the environment share it."""
+    base = sanitize_name(use.tool.get("original_name") or use.tool["name"]) or use.tool["name"]
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", base)[:60] or "tool"
+    names[base] += 1
+    return base if names[base] == 1 else f"{base}_{names[base]}"
+
+
+def _tool(use: _Use, op: dict, name: str) -> dict:
+    """The spec tool: its name, parameters (key arguments required), operation and provenance."""
+    tool = use.tool
+    params = tool.get("parameters") or {"type": "object", "properties": {}}
+    props = params.get("properties") or {}
+    required = set(params.get("required") or [])
+    for place in ("key",):
+        for value in (op.get(place) or {}).values():
+            if isinstance(value, str):
+                required.add(value)
+    params = {**params, "type": "object", "properties": props, "required": sorted(required & set(props))}
+    kind = "read" if op["type"] in ("get", "list", "count") else "write"
+    return {
+        "name": name,
+        "description": tool.get("description") or name,
+        "kind": kind,
+        "parameters": params,
+        "operation": op,
+        "metadata": {
+            "source_tool_id": tool.get("id"),
+            "pool_name": tool["name"],
+            "original_name": tool.get("original_name") or tool["name"],
+            "group": tool.get("group"),
+            "annotations": tool.get("annotations"),
+            "effect": use.meaning.effect,
+            "entity": use.meaning.entity,
+            "original_output_schema": tool.get("output_schema"),
+        },
+    }

@@ -1,0 +1,572 @@
+"""What a tool means, read from its name, description, parameters and HTTP route.
+
+One place for the vocabulary every stage shares: which verbs create, update, delete or change a
+status, which tools are pure computations (calculators, converters, formatters, generators) that
+have no place in a database-backed environment, what entity a tool acts on, and what role each
+argument plays (a key, a filter, a range bound, a text search, a pagination or output option).
+
+`graph` uses the entities to decide which APIs may share a domain, `materialize` turns meanings
+into operations, and `verify` checks a tool's behaviour against the meaning of its *name*, which
+it reads here independently of the operation `materialize` chose.
+
+Example:
+
+```python
+>>> from envscale.semantics import tool_meaning, argument_role
+>>> m = tool_meaning("list_order_shipments")
+>>> m.effect, m.entity, m.parent
+('read', 'shipment', 'order')
+>>> tool_meaning("cancel_order").effect, tool_meaning("cancel_order").status_value
+('status', 'cancelled')
+>>> tool_meaning("subtract", "Subtract one number from another.",
+...              {"properties": {"a": {"type": "number"}, "b": {"type": "number"}}}).effect
+'computation'
+>>> argument_role("created_after", {"type": "string", "format": "date-time"})
+'range_min'
+```
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .sources.normalize import READ_VERBS, WRITE_VERBS, tokens
+
+EFFECTS = ("read", "create", "update", "delete", "status", "computation")
+"""What a tool does to the state: reads it; adds a row of its entity; changes an existing row; removes
+(or retires) one; moves one to another status; or nothing at all (a pure computation)."""
+
+CREATE_VERBS = frozenset(
+    "create add insert post register book reserve place submit upload open schedule invite save "
+    "write send buy purchase order apply new make generate_record enroll enrol subscribe follow "
+    "mkdir touch echo like comment reply retweet share attach link import record issue file "
+    "raise report request rent hire hold".split()
+)
+UPDATE_VERBS = frozenset(
+    "update set modify change edit put patch rename move mv replace adjust increase decrease "
+    "increment decrement fill fund deposit withdraw transfer charge pay assign reassign configure "
+    "toggle turn reset restore mark rate tag label star pin unpin mute unmute press release "
+    "upgrade downgrade extend reschedule renew top topup load unload reorder sync subtract deduct reduce".split()
+)
+DELETE_VERBS = frozenset(
+    "delete remove drop rm rmdir unlink destroy erase purge clear revoke unfollow unsubscribe "
+    "detach discard trash uninstall unregister unenroll".split()
+)
+STATUS_VERBS: dict[str, tuple[str, ...]] = {
+    # verb -> status values it moves an entity to, most specific first (matched against the enum)
+    "cancel": ("cancelled", "canceled", "cancel"),
+    "close": ("closed", "close", "resolved", "done"),
+    "resolve": ("resolved", "closed", "done"),
+    "reopen": ("open", "reopened", "active"),
+    "approve": ("approved", "accepted", "active"),
+    "reject": ("rejected", "declined", "denied"),
+    "decline": ("declined", "rejected"),
+    "accept": ("accepted", "approved", "confirmed"),
+    "confirm": ("confirmed", "approved", "accepted"),
+    "complete": ("completed", "done", "closed", "finished"),
+    "finish": ("finished", "completed", "done"),
+    "ship": ("shipped", "in_transit", "sent"),
+    "deliver": ("delivered", "completed"),
+    "refund": ("refunded",),
+    "archive": ("archived", "inactive"),
+    "unarchive": ("active", "open"),
+    "enable": ("enabled", "active", "on"),
+    "disable": ("disabled", "inactive", "off"),
+    "activate": ("active", "activated", "enabled", "on"),
+    "deactivate": ("inactive", "deactivated", "disabled", "off"),
+    "suspend": ("suspended", "inactive", "paused"),
+    "lock": ("locked",),
+    "unlock": ("unlocked", "active"),
+    "block": ("blocked",),
+    "unblock": ("active", "unblocked"),
+    "publish": ("published", "live", "active"),
+    "unpublish": ("draft", "unpublished"),
+    "start": ("started", "running", "in_progress", "active", "on"),
+    "stop": ("stopped", "inactive", "off"),
+    "pause": ("paused",),
+    "resume": ("active", "running", "in_progress"),
+    "void": ("voided", "void", "cancelled"),
+    "capture": ("captured", "paid"),
+    "submit_for_review": ("in_review",),
+    "expire": ("expired",),
+}
+RETIRED_STATUSES = frozenset(
+    "deleted removed archived cancelled canceled closed inactive deactivated disabled retired "
+    "discontinued void voided revoked trashed".split()
+)
+"""Status values that mean a row is gone for its users: a delete verb may set one instead of deleting."""
+
+READ_ONLY_VERBS = frozenset(READ_VERBS) - {
+    # read verbs that mostly compute rather than look something up
+    "calculate",
+    "compute",
+    "convert",
+    "estimate",
+    "predict",
+    "translate",
+    "format",
+    "parse",
+    "solve",
+    "measure",
+    "validate",
+}
+COMPUTE_VERBS = frozenset(
+    "calculate calc compute convert estimate solve evaluate format parse encode decode hash "
+    "encrypt decrypt translate transliterate generate simulate predict round sum subtract "
+    "multiply divide add mean average median mode factorial integrate differentiate derivative "
+    "normalize normalise tokenize tokenise summarize summarise paraphrase rewrite render draw plot "
+    "compress decompress sort_numbers validate regex count_words".split()
+)
+_COMPUTE_NOUNS = frozenset(
+    "calculator converter conversion formula equation factorial fibonacci prime gcd lcm logarithm "
+    "sqrt root power exponent derivative logarithmic integral matrix vector polynomial quadratic "
+    "bmi percentage percent probability permutation combination mean median variance deviation "
+    "average sum product quotient remainder modulo hypotenuse area perimeter volume circumference "
+    "velocity acceleration force momentum displacement density pressure_calc interest compound "
+    "mortgage_payment loan_payment roi tax_calc tip discount_calc exchange_rate unit units "
+    "gallon liter celsius fahrenheit kelvin kilometers miles temperature_conversion "
+    "absolute hash checksum base64 uuid password qr qrcode barcode image_generation lorem palindrome anagram "
+    "reverse_string uppercase lowercase slug".split()
+)
+_COMPUTE_PHRASES = re.compile(
+    r"\b(calculat\w*|comput\w*|convert\w*|conversion|formula|equation|sum of|product of|difference "
+    r"between two numbers|solve[sd]?|factorial|square root|logarithm|generat\w* (?:a |an )?(?:random|"
+    r"image|picture|password|qr|text|poem|story|summary)|format\w* (?:a |the )?(?:date|number|string|text)|"
+    r"round\w* (?:a |the )?number)\b",
+    re.IGNORECASE,
+)
+_NOISE = frozenset(
+    "by of the a an to for and in on with from all new current info information details detail data based "
+    "v1 v2 v3 api my me list get one many specific given single multiple existing as".split()
+)
+_PREPOSITIONS = ("to", "from", "into", "in", "on", "onto", "for", "by")
+_KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9_]*?)(?:_id|Id|ID|_uuid|_gid|Gid)$")
+_PAGINATION = frozenset(
+    "page page_number page_size per_page offset cursor limit max_results top_k num_results count n size "
+    "max page_token next_token continuation_token start_cursor skip take first last before_cursor "
+    "after_cursor starting_after ending_before".split()
+)
+_OPTION = re.compile(
+    r"^(sort|sort_by|sort_order|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
+    r"expand|embed|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
+    r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|x_\w+|"
+    r"human_readable|precision|decimal_places|units?|xgafv|alt|key|oauth_token|pretty_print|prettyprint|"
+    r"quota_user|quotauser|upload_protocol|upload_type|uploadtype|raw|pass_through|dry_run|async|"
+    r"consumer_id|app_id|service_id|api_version|version|etag|if_match|if_none_match)$",
+    re.IGNORECASE,
+)
+_RANGE_MIN = re.compile(
+    r"^(min|minimum|from|start|since|after|earliest|lower|low|begin)_|_(min|from|start|since|after|gte|gt)$|"
+    r"^(created|updated|modified|published)_(after|since)$",
+    re.IGNORECASE,
+)
+_RANGE_MAX = re.compile(
+    r"^(max|maximum|to|end|until|before|latest|upper|high)_|_(max|to|end|until|before|lte|lt)$|"
+    r"^(created|updated|modified|published)_before$",
+    re.IGNORECASE,
+)
+_SEARCH = frozenset(
+    "query q search keyword keywords term terms text search_term search_query pattern filter phrase".split()
+)
+
+
+@dataclass(frozen=True)
+class ToolMeaning:
+    """The meaning of one tool.
+
+    Attributes:
+        verb (`str` or `None`): The verb of the name (`cancel` in `cancel_order`).
+        effect (`str`): One of `EFFECTS`.
+        entity (`str` or `None`): The singular entity it acts on, snake_case (`order`, `shipment`).
+        parent (`str` or `None`): An entity the main one belongs to (`order` in `list_order_shipments`,
+            `repo` in `/repos/{owner}/{repo}/issues`).
+        status_value (`tuple`): For `status` effects, the status values it moves to, preferred first.
+        evidence (`str`): What decided the effect, for people reading a card or a rejection.
+    """
+
+    verb: str | None
+    effect: str
+    entity: str | None
+    parent: str | None = None
+    status_value: tuple[str, ...] = ()
+    evidence: str = ""
+
+
+def singular(word: str) -> str:
+    """`orders` -> `order`, `categories` -> `category`, `addresses` -> `address`, `status` stays."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ws")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def plural(word: str) -> str:
+    """`order` -> `orders`, `category` -> `categories`, `box` -> `boxes`; plural words stay."""
+    if singular(word) != word:
+        return word
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh", "z")) else "s")
+
+
+def key_entity(param: str) -> str | None:
+    """The entity a key parameter names: `order_id`, `orderId` -> `order`; `id` -> None."""
+    match = _KEY.match(param)
+    return "_".join(singular(t) for t in tokens(match.group("entity"))) if match else None
+
+
+def _verb_of(words: list[str]) -> tuple[str | None, int]:
+    """The first verb among the name's words and its index (camelCase/dotted names split already)."""
+    for i, word in enumerate(words):
+        if word in STATUS_VERBS or word in DELETE_VERBS or word in CREATE_VERBS or word in UPDATE_VERBS:
+            return word, i
+        if word in READ_VERBS or word in WRITE_VERBS or word in COMPUTE_VERBS:
+            return word, i
+    return None, -1
+
+
+def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str | None, bool, str | None]:
+    """(entity, parent, addresses one row, action) of an OpenAPI route.
+
+    `/repos/{o}/{r}/issues/{n}` -> (`issue`, `repo`, True, None); `/orders/{id}/cancel` ->
+    (`order`, None, True, `cancel`); `/warehouses/{w}/inventory/{p}/adjustments` with the verb
+    `adjust` -> (`inventory`, `warehouse`, True, `adjust`): a trailing segment that is the tool's
+    verb (or its noun form) is an action on the row before it, not a resource.
+    """
+    if not path:
+        return None, None, False, None
+    segments = [s for s in path.strip("/").split("/") if s]
+    nouns: list[str] = []
+    last_is_param = False
+    for seg in segments:
+        if seg.startswith("{") or seg.startswith(":"):
+            last_is_param = True
+            continue
+        words = tokens(seg)
+        if (
+            not words
+            or seg.startswith("@")
+            or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|services?|me|self|current|public|admin", seg.lower())
+        ):
+            continue
+        last_is_param = False
+        nouns.append("_".join(words))
+    action = None
+    if nouns and not last_is_param:
+        tail = nouns[-1].split("_")[0]
+        acting = verb in UPDATE_VERBS or verb in STATUS_VERBS or verb in DELETE_VERBS
+        if tail in STATUS_VERBS or tail in DELETE_VERBS or (acting and len(verb) > 3 and tail.startswith(verb)):
+            action = verb if verb and tail.startswith(verb) else tail
+            nouns.pop()
+            last_is_param = True
+    if not nouns:
+        return None, None, False, action
+    entity = singular(nouns[-1].split("_")[-1])
+    parent = singular(nouns[-2].split("_")[-1]) if len(nouns) > 1 else None
+    return entity, parent, last_is_param, action
+
+
+def computation_reason(name: str, description: str = "", parameters: dict | None = None) -> str | None:
+    """Why a tool is a pure computation (no state to read or change), or `None`.
+
+    A computation names a compute verb or noun (`subtract`, `calculate_bmi`, `liter_to_gallon`,
+    `generate_password`) and takes no argument that addresses a stored entity (`*_id`, a name of a
+    record), or its description says it calculates/converts/generates from its inputs alone.
+    """
+    props = (parameters or {}).get("properties") or {}
+    words = tokens(name)
+    keyed = [p for p in props if key_entity(p) or p.lower() in ("id", "uuid")]
+    if keyed:
+        return None
+    verb, _ = _verb_of(words)
+    nouns = {w for w in words} | {"_".join(words[i : i + 2]) for i in range(len(words) - 1)}
+    first_sentence = re.split(r"(?<=[.!?])\s", (description or "").strip(), maxsplit=1)[0][:300]
+    if verb in COMPUTE_VERBS and verb not in ("add", "generate", "sort_numbers", "count_words"):
+        return f"compute verb {verb!r} and no key argument"
+    if verb == "add" and props and all(_json_type(s) in ("number", "integer") for s in props.values()):
+        return "adds numbers"
+    if nouns & _COMPUTE_NOUNS and (verb is None or verb in READ_VERBS or verb in COMPUTE_VERBS):
+        return f"computes {sorted(nouns & _COMPUTE_NOUNS)[0]!r}"
+    numbers_only = bool(props) and all(
+        _json_type(s) in ("number", "integer")
+        or (_json_type(s) == "array" and _json_type((s or {}).get("items")) in ("number", "integer"))
+        for s in props.values()
+    )
+    if numbers_only and (verb is None or verb in COMPUTE_VERBS):
+        return "takes only numbers and names no stored entity"
+    if len(words) >= 3 and "to" in words[1:-1] and verb is None:  # liter_to_gallon, celsius_to_fahrenheit
+        return "converts one unit or format to another"
+    if (verb is None or verb in READ_VERBS or verb == "generate") and _COMPUTE_PHRASES.search(first_sentence):
+        numeric = [p for p, s in props.items() if _json_type(s) in ("number", "integer", "array")]
+        if numeric or verb in ("generate", "calculate", "compute", "convert"):
+            return f"description: {_COMPUTE_PHRASES.search(first_sentence).group(0)!r}"
+    return None
+
+
+def _json_type(schema: Any) -> str | None:
+    t = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), None)
+    return t if isinstance(t, str) else None
+
+
+_COMMAND_ENTITY = {
+    # shell-style commands (BFCL's file system, MCP file servers): the entity they act on
+    "cat": "file",
+    "cp": "file",
+    "mv": "file",
+    "rm": "file",
+    "touch": "file",
+    "echo": "file",
+    "tail": "file",
+    "head": "file",
+    "wc": "file",
+    "grep": "file",
+    "sort": "file",
+    "diff": "file",
+    "find": "file",
+    "mkdir": "directory",
+    "rmdir": "directory",
+    "ls": "directory",
+    "cd": "directory",
+    "pwd": "directory",
+    "du": "directory",
+}
+_VERB_NOUN = {
+    # create verbs whose object is a row of their own (`follow_user` adds a following)
+    "follow": "following",
+    "unfollow": "following",
+    "subscribe": "subscription",
+    "unsubscribe": "subscription",
+    "like": "like",
+    "comment": "comment",
+    "reply": "reply",
+    "retweet": "retweet",
+    "mention": "mention",
+    "enroll": "enrollment",
+    "enrol": "enrollment",
+    "invite": "invitation",
+    "book": "booking",
+    "reserve": "reservation",
+}
+_NAME_KEYS = re.compile(
+    r"^(?P<entity>file|dir|directory|folder|user|repo|repository|branch|project|bucket|channel|team|"
+    r"group|workspace|board|list|playlist|device|host|server|queue|topic|table|database|db)_?name$",
+    re.IGNORECASE,
+)
+
+
+def path_entities(path: str | None) -> dict[str, str]:
+    """The entity each path parameter of a route names: `/lists/{tasklist}/tasks/{task}` ->
+    `{"tasklist": "list", "task": "task"}` (the resource segment before it, singular)."""
+    out: dict[str, str] = {}
+    noun = None
+    for seg in (path or "").strip("/").split("/"):
+        match = re.fullmatch(r"\{([^}]+)\}", seg)
+        if match and noun:
+            out[match.group(1)] = noun
+        elif seg and not match and not seg.startswith("@"):
+            words = tokens(seg)
+            if words and not re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest", seg.lower()):
+                noun = singular(words[-1])
+    return out
+
+
+def name_key_entity(param: str) -> str | None:
+    """The entity a natural-key parameter names: `file_name` -> `file`, `username` -> `user`."""
+    match = _NAME_KEYS.match(param)
+    if not match:
+        return None
+    word = match.group("entity").lower()
+    return {"dir": "directory", "folder": "directory", "repository": "repo", "db": "database"}.get(word, word)
+
+
+@functools.lru_cache(maxsize=65536)
+def _meaning(
+    name: str, description: str, props: tuple[str, ...], http_method: str | None, path: str | None
+) -> ToolMeaning:
+    words = tokens(name)
+    verb, at = _verb_of(words)
+    route_entity, route_parent, addressed, action = _route_entities(path, verb)
+    # the object of the verb: the words after it, up to a preposition (`remove_stock_from_watchlist`)
+    after = words[at + 1 :] if at >= 0 else words
+    before = words[:at] if at > 0 else []
+    container = None
+    for prep in _PREPOSITIONS:
+        if prep in after:
+            i = after.index(prep)
+            container = [w for w in after[i + 1 :] if w not in _NOISE and not w.isdigit()]
+            after = after[:i]
+            break
+    obj = [w for w in after if w not in _NOISE and not w.isdigit() and len(w) > 1]
+    prefix = [w for w in before if w not in _NOISE and not w.isdigit() and len(w) > 1]
+    entity = parent = None
+    keys = [e for p in props if (e := key_entity(p) or name_key_entity(p))]
+    if route_entity:
+        entity, parent = route_entity, route_parent
+    elif verb in _COMMAND_ENTITY and len(words) == 1:
+        entity = _COMMAND_ENTITY[verb]
+    elif not obj and verb in _VERB_NOUN:
+        entity, parent = _VERB_NOUN[verb], (keys[0] if keys else None)
+    elif obj and verb in _VERB_NOUN and verb in ("follow", "unfollow", "subscribe", "unsubscribe", "like"):
+        entity, parent = _VERB_NOUN[verb], singular(obj[-1])
+    elif container and verb in (CREATE_VERBS | DELETE_VERBS) and verb not in ("send", "transfer"):
+        entity = singular(container[-1])  # add_to_watchlist, remove_stock_from_watchlist -> watchlist
+    elif obj:
+        entity = singular(obj[-1])
+        parent = singular(obj[-2]) if len(obj) > 1 else None
+    elif prefix:
+        entity = singular(prefix[-1])  # `orders.list` style: the noun comes first
+    if entity is None:
+        entity = keys[0] if keys else None
+    status_values: tuple[str, ...] = ()
+    if verb == "mark" and "as" in words[at + 1 :]:  # `mark_message_as_read`: a status named in the name
+        state = words[words.index("as", at + 1) + 1 :]
+        named = [w for w in words[at + 1 : words.index("as", at + 1)] if w not in _NOISE]
+        keys_named = [e for p in props if (e := key_entity(p))]
+        entity = singular(named[-1]) if named else (keys_named[0] if keys_named else None)
+        if state:
+            return ToolMeaning(verb, "status", entity, None, ("_".join(state),), f"marks as {'_'.join(state)!r}")
+    method = (http_method or "").upper()
+    act = action or verb
+    if method:
+        # an HTTP route decides: the method, whether it addresses one row, an action suffix
+        if method in ("GET", "HEAD", "OPTIONS"):
+            effect, evidence = "read", f"HTTP {method}"
+        elif method == "DELETE":
+            effect, evidence = "delete", "HTTP DELETE"
+        elif addressed and act in STATUS_VERBS:
+            effect, status_values, evidence = "status", STATUS_VERBS[act], f"status action {act!r} on one row"
+        elif addressed and act in DELETE_VERBS:
+            effect, evidence = "delete", f"delete action {act!r} on one row"
+        elif method in ("PUT", "PATCH") or (addressed and action):
+            effect, evidence = "update", f"HTTP {method} on one row"
+        elif verb in READ_ONLY_VERBS and at == 0:
+            effect, evidence = "read", f"read verb {verb!r} over POST"
+        else:
+            effect, evidence = "create", f"HTTP {method} to a collection"
+    elif verb in STATUS_VERBS:
+        effect, status_values, evidence = "status", STATUS_VERBS[verb], f"status verb {verb!r}"
+    elif verb in DELETE_VERBS:
+        effect, evidence = "delete", f"delete verb {verb!r}"
+    elif verb in CREATE_VERBS:
+        effect, evidence = "create", f"create verb {verb!r}"
+    elif verb in UPDATE_VERBS or verb in WRITE_VERBS:
+        effect, evidence = "update", f"update verb {verb!r}"
+    else:
+        effect, evidence = "read", f"read verb {verb!r}" if verb else "no write verb"
+    return ToolMeaning(verb, effect, entity, parent if parent != entity else None, status_values, evidence)
+
+
+def tool_meaning(
+    name: str,
+    description: str | None = "",
+    parameters: dict | None = None,
+    annotations: dict | None = None,
+    group: str | None = None,
+) -> ToolMeaning:
+    """The meaning of a tool (see `ToolMeaning`); deterministic and cached.
+
+    Args:
+        name (`str`): The tool's original name (`cancel_order`, `orders.cancel`, `lockDoors`).
+        description (`str`, *optional*): Its description.
+        parameters (`dict`, *optional*): Its JSON Schema parameters.
+        annotations (`dict`, *optional*): Source annotations; an OpenAPI `method` and `path` are read.
+        group (`str`, *optional*): The API the tool came with (unused today; accepted so that
+            callers pass what they have).
+    """
+    del group
+    description = description or ""
+    props = (parameters or {}).get("properties") or {}
+    notes = annotations if isinstance(annotations, dict) else {}
+    reason = computation_reason(name, description, parameters)
+    if reason is not None and notes.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
+        words = tokens(name)
+        verb, _ = _verb_of(words)
+        return ToolMeaning(verb, "computation", None, None, (), reason)
+    return _meaning(
+        name,
+        description[:300],
+        tuple(props) if isinstance(props, dict) else (),
+        notes.get("method"),
+        notes.get("path"),
+    )
+
+
+def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -> str:
+    """The role of an argument: `key`, `reference`, `range_min`, `range_max`, `search`, `pagination`,
+    `option` or `value`.
+
+    `key` names the tool's own entity (`order_id` in `get_order`, or `id`); `reference` another
+    entity (`customer_id` in `create_order`); options and pagination (`page`, `limit`, `sort*`,
+    `format`, `verbose`, `include_*`) never become columns or filters.
+    """
+    low = name.lower().lstrip("$.")
+    words = "_".join(tokens(name))
+    if isinstance(schema, dict) and schema.get("x-in") in ("header", "cookie"):
+        return "option"
+    if low in _PAGINATION or words in _PAGINATION:
+        return "pagination"
+    if _OPTION.match(low) or _OPTION.match(words):
+        return "option"
+    ref = key_entity(name)
+    if low in ("id", "uuid", "gid") or (ref and entity and ref.split("_")[-1] == entity.split("_")[-1]):
+        return "key"
+    if ref and ref != "parent":
+        return "reference"
+    if low in _SEARCH or words in _SEARCH:
+        return "search"
+    if _RANGE_MIN.search(words):
+        return "range_min"
+    if _RANGE_MAX.search(words):
+        return "range_max"
+    return "value"
+
+
+def range_column(name: str) -> str:
+    """The column a range bound argument limits: `min_price` -> `price`, `created_after` -> `created_at`."""
+    words = tokens(name)
+    bounds = {
+        "min",
+        "minimum",
+        "max",
+        "maximum",
+        "from",
+        "to",
+        "start",
+        "end",
+        "since",
+        "until",
+        "after",
+        "before",
+        "earliest",
+        "latest",
+        "lower",
+        "upper",
+        "low",
+        "high",
+        "begin",
+        "gte",
+        "gt",
+        "lte",
+        "lt",
+    }
+    core = [w for w in words if w not in bounds]
+    if not core:
+        return "date"
+    if words[-1] in ("after", "before", "since", "until") and core[-1] in (
+        "created",
+        "updated",
+        "modified",
+        "published",
+    ):
+        return f"{core[-1]}_at"
+    return "_".join(core)

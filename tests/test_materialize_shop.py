@@ -1,0 +1,122 @@
+"""Acceptance: the shop back office materialised from its OpenAPI spec means what its tools say.
+
+Everything here is a tool call, as an agent (or a person) would make it, on the environment that
+`collect -> graph -> materialize` builds from `recipes/sources/envscale_shop.openapi.yaml`.
+"""
+
+import pytest
+
+from envscale.env import Environment
+from envscale.env.verify import verify_report
+from envscale.stages.collect import CollectConfig, collect
+from envscale.stages.graph import GraphConfig, build_graph
+from envscale.stages.materialize import MaterializeConfig, materialize
+
+SHOP = "recipes/sources/envscale_shop.openapi.yaml"
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    root = tmp_path_factory.mktemp("shop")
+    pool = collect(CollectConfig(sources=[f"openapi:{SHOP}"]), root / "api_pool")
+    graph = build_graph(pool, GraphConfig(embedding_cache=str(root / "emb")), root / "graph")
+    art = materialize(graph, MaterializeConfig(), root / "environments")
+    rows = [r for r in art.load("environments") if "orders" in r["tables"]]
+    assert len(rows) == 1, "the shop's orders live in one environment"
+    return rows[0]
+
+
+@pytest.fixture
+def env(shop):
+    env = Environment.from_row(shop)
+    env.reset()
+    return env
+
+
+def _call(env, tool, **args):
+    obs = env.step(tool, args)
+    assert obs["ok"], obs
+    return obs["result"]
+
+
+def _one(env, tool, **filters):
+    rows = _call(env, tool, **filters)
+    assert rows, f"{tool}({filters}) found nothing in the initial state"
+    return rows[0]
+
+
+def test_the_shop_is_one_environment_with_its_api_tools_and_no_strangers(shop):
+    names = {t["name"] for t in shop["spec"]["tools"]}
+    assert {"create_order", "cancel_order", "list_orders", "get_order", "create_customer"} <= names
+    assert all(
+        t["metadata"]["group"] == shop["spec"]["tools"][0]["metadata"]["group"] for t in shop["spec"]["tools"]
+    )
+    assert not shop["read_only"] and shop["semantic_score"] >= 0.9
+    assert "orders" in shop["written_and_read"]
+
+
+def test_cancelling_a_pending_order_sets_it_cancelled(env):
+    order = _one(env, "list_orders", status="pending")
+    result = _call(env, "cancel_order", order_id=order["order_id"], reason="customer_request")
+    assert result["status"] == "cancelled"
+    assert _call(env, "get_order", order_id=order["order_id"])["status"] == "cancelled"
+
+
+def test_cancelling_a_shipped_order_is_refused_with_the_specs_reason(env):
+    order = _one(env, "list_orders", status="shipped")
+    before = env.state_hash()
+    obs = env.step("cancel_order", {"order_id": order["order_id"], "reason": "customer_request"})
+    assert not obs["ok"] and obs["code"] == "invalid_state"
+    assert "not shipped yet" in obs["error"]
+    assert env.state_hash() == before
+    assert "cancel_order" in env.spec["policy"]
+
+
+def test_a_new_order_for_an_existing_customer_shows_in_their_order_list(env):
+    customer = _one(env, "list_customers")
+    mine = _call(env, "list_orders", customer_id=customer["customer_id"])
+    order = _call(
+        env,
+        "create_order",
+        customer_id=customer["customer_id"],
+        lines=[{"product_id": _one(env, "list_products")["product_id"], "quantity": 2}],
+    )
+    assert order["status"] == "pending" and order["customer_id"] == customer["customer_id"]
+    after = _call(env, "list_orders", customer_id=customer["customer_id"])
+    assert len(after) == len(mine) + 1
+    assert order["order_id"] in {o["order_id"] for o in after}
+    # an order for a customer that does not exist is refused, not stored
+    obs = env.step(
+        "create_order", {"customer_id": "cus_nobody", "lines": [{"product_id": "x", "quantity": 1}]}
+    )
+    assert not obs["ok"] and obs["code"] == "conflict"
+
+
+def test_stock_moves_when_the_spec_says_so(env):
+    level = next(row for row in _call(env, "list_inventory") if row["on_hand"] >= row["reserved"])
+    where = {"warehouse_id": level["warehouse_id"], "product_id": level["product_id"]}
+    moved = _call(env, "adjust_inventory", **where, delta=5, reason="received")
+    assert moved["on_hand"] == level["on_hand"] + 5
+    # "Refused with 409 when the quantity on hand would drop below the quantity reserved"
+    obs = env.step(
+        "adjust_inventory", {**where, "delta": -(moved["on_hand"] - moved["reserved"]) - 1, "reason": "lost"}
+    )
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "reserved" in obs["error"]
+    assert _call(env, "get_inventory_level", **where)["on_hand"] == moved["on_hand"]
+
+
+def test_deleting_a_customer_with_open_orders_is_refused(env):
+    orders = _call(env, "list_orders", status="pending")
+    customer_id = orders[0]["customer_id"]
+    obs = env.step("delete_customer", {"customer_id": customer_id})
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "Refused" in obs["error"]
+
+
+def test_a_verifier_that_checks_nothing_would_not_pass_this_spec(shop):
+    """The semantic checks are live on this spec: break cancel_order and verification names it."""
+    spec = shop["spec"]
+    cancel = next(t for t in spec["tools"] if t["name"] == "cancel_order")
+    cancel["operation"].pop("fixed")
+    cancel["operation"]["set"] = {"notes": "note"}
+    report = verify_report(spec)
+    assert any(p["tool"] == "cancel_order" for p in report["problems"])

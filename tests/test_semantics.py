@@ -1,0 +1,120 @@
+"""What a tool means: verbs, effects, entities, computations and argument roles (envscale.semantics)."""
+
+import pytest
+
+from envscale.semantics import argument_role, computation_reason, plural, range_column, singular, tool_meaning
+
+NUM = {"type": "number"}
+
+
+@pytest.mark.parametrize(
+    ("name", "effect", "entity"),
+    [
+        ("create_order", "create", "order"),
+        ("list_order_shipments", "read", "shipment"),
+        ("get_customer", "read", "customer"),
+        ("update_customer", "update", "customer"),
+        ("delete_customer", "delete", "customer"),
+        ("todo_delete", "delete", "todo"),
+        ("rm", "delete", "file"),
+        ("mkdir", "create", "directory"),
+        ("remove_stock_from_watchlist", "delete", "watchlist"),
+        ("add_to_watchlist", "create", "watchlist"),
+        ("follow_user", "create", "following"),
+        ("unfollow_user", "delete", "following"),
+        ("cancel_order", "status", "order"),
+        ("close_ticket", "status", "ticket"),
+        ("lockDoors", "status", "door"),
+        ("withdraw_funds", "update", "fund"),
+        ("book_flight", "create", "flight"),
+    ],
+)
+def test_effects_and_entities_come_from_the_verb_and_its_object(name, effect, entity):
+    m = tool_meaning(name)
+    assert (m.effect, m.entity) == (effect, entity)
+
+
+def test_status_verbs_name_the_status_they_move_to():
+    assert tool_meaning("cancel_order").status_value[0] == "cancelled"
+    assert "resolved" in tool_meaning("resolve_ticket").status_value
+    assert tool_meaning("approve_request").status_value[0] == "approved"
+
+
+def test_openapi_routes_decide_entity_parent_and_effect():
+    def route(method, path, name="op"):
+        return tool_meaning(name, "", {}, {"method": method, "path": path})
+
+    issue = route("GET", "/repos/{owner}/{repo}/issues/{issue_number}", "issues_get")
+    assert (issue.effect, issue.entity, issue.parent) == ("read", "issue", "repo")
+    assert route("POST", "/repos/{owner}/{repo}/issues").effect == "create"
+    assert route("PATCH", "/orders/{order_id}").effect == "update"
+    assert route("DELETE", "/orders/{order_id}").effect == "delete"
+    cancel = route("POST", "/orders/{order_id}/cancel", "cancel_order")
+    assert (cancel.effect, cancel.entity, cancel.status_value[0]) == ("status", "order", "cancelled")
+    # a trailing noun form of the verb is an action on the row before it, not a new resource
+    adjust = route("POST", "/warehouses/{w}/inventory/{p}/adjustments", "adjust_inventory")
+    assert (adjust.effect, adjust.entity, adjust.parent) == ("update", "inventory", "warehouse")
+    # POST to a collection creates, whatever the verb says
+    assert route("POST", "/orders/{order_id}/payments", "capture_payment").effect == "create"
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "props"),
+    [
+        ("subtract", "Subtract one number from another.", {"a": NUM, "b": NUM}),
+        ("add", "Add two numbers.", {"a": NUM, "b": NUM}),
+        ("liter_to_gallon", "Convert liters to gallons.", {"liter": NUM}),
+        ("calculate_bmi", "Calculate the body mass index.", {"weight": NUM, "height": NUM}),
+        ("mean", "", {"numbers": {"type": "array", "items": NUM}}),
+        ("convert_time", "Convert a time between time zones.", {"time": {"type": "string"}}),
+    ],
+)
+def test_pure_computations_are_recognised(name, description, props):
+    assert computation_reason(name, description, {"properties": props})
+    assert tool_meaning(name, description, {"properties": props}).effect == "computation"
+
+
+@pytest.mark.parametrize(
+    ("name", "props"),
+    [
+        ("get_order", {"order_id": {"type": "string"}}),
+        ("add_contact", {"user_name": {"type": "string"}}),
+        ("fund_account", {"amount": NUM, "account_id": {"type": "string"}}),
+        ("get_current_weather", {"city": {"type": "string"}}),
+    ],
+)
+def test_stateful_tools_are_not_computations(name, props):
+    assert computation_reason(name, "", {"properties": props}) is None
+
+
+@pytest.mark.parametrize(
+    ("arg", "role"),
+    [
+        ("page", "pagination"),
+        ("limit", "pagination"),
+        ("sort_by", "option"),
+        ("format", "option"),
+        ("verbose", "option"),
+        ("include_archived", "option"),
+        ("min_price", "range_min"),
+        ("created_after", "range_min"),
+        ("end_date", "range_max"),
+        ("query", "search"),
+        ("customer_id", "reference"),
+        ("email", "value"),
+    ],
+)
+def test_arguments_are_sorted_into_roles(arg, role):
+    assert argument_role(arg, {"type": "string"}, entity="order") == role
+
+
+def test_the_own_key_is_a_key_and_range_bounds_name_their_column():
+    assert argument_role("order_id", {}, entity="order") == "key"
+    assert range_column("min_price") == "price"
+    assert range_column("created_after") == "created_at"
+
+
+def test_plural_and_singular_round_trip():
+    for word in ("order", "category", "box", "status", "address", "watchlist"):
+        assert singular(plural(word)) == word or word in ("status", "address")
+    assert plural("category") == "categories" and plural("orders") == "orders"
