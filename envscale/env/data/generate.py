@@ -1,0 +1,418 @@
+"""The initial state of a spec: deterministic rows for every table, column by column.
+
+`generate_state` validates the spec and calls `build_state`, which orders the tables by reference
+(`table_order`), makes every table's keys first (`cus_0001`-style strings or 1..n), then fills each
+column from its own Faker generator, seeded with the seed, the table and the column: the primary key,
+existing keys for references (declared, or implicit: `implicit_references`), and values by meaning
+(`values`) that the bound arguments accept (`schemas`); unique where the spec says, sometimes null
+where optional, end dates after start dates, and each `unique` column set distinct.
+
+Example:
+
+```python
+>>> from envscale.env.data import generate_state, table_order
+>>> spec = {"name": "shop", "tools": [], "tables": {
+...     "orders": {"primary_key": "order_id", "columns": {
+...         "order_id": {"type": "string"}, "customer_id": {"type": "string", "references": "customers"}}},
+...     "customers": {"primary_key": "customer_id", "columns": {"customer_id": {"type": "string"}}}}}
+>>> table_order(spec)
+['customers', 'orders']
+>>> state = generate_state(spec, seed=0, rows={"customers": 2, "orders": 3})
+>>> {row["customer_id"] for row in state["orders"]} <= {"cus_0001", "cus_0002"}
+True
+```
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from envscale.env.data.meaning import (
+    _PERSON_TOKENS,
+    _PLACE_TOKENS,
+    _bounds,
+    _singular,
+    _string_meaning,
+    _texts,
+    _words,
+    column_meaning,
+    implicit_references,
+    named_values,
+)
+from envscale.env.data.schemas import _acceptor, _fit_bound, bound_schemas
+from envscale.env.data.values import _Col, _first, _last, _maker, _typed, format_id, id_prefix
+from envscale.env.data.vocabulary import _PLACES, _faker, _Place
+from envscale.env.spec import SpecError, check_row_counts, is_nullable, validate_spec, value_problem
+
+DEFAULT_ROWS = 10
+"""Rows per table when `data.rows` does not say (at most `spec.MAX_ROWS_PER_TABLE` either way)."""
+PROGRESS_MIN_ROWS = 10_000
+"""A state of at least this many rows in all shows a progress bar (on stderr, removed when done)."""
+DEFAULT_NOW = "2025-06-01T12:00:00Z"
+"""The environment's fixed clock when `data.now` does not say (dates are generated around it)."""
+NULL_SHARE = 0.08
+"""Share of nulls in an optional column (a nullable note, phone, website, end date, ...); other
+columns declared `nullable: true` are null at `NULL_SHARE / 4`, the rest never."""
+
+
+# ----------------------------------------------------------------------------------------------
+# The clock and the order of the tables.
+
+
+def parse_now(spec: dict[str, Any]) -> dt.datetime:
+    """The environment's fixed clock (`data.now`, else `DEFAULT_NOW`) as an aware datetime."""
+    text = (spec.get("data") or {}).get("now") or DEFAULT_NOW
+    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+
+
+def table_order(spec: dict[str, Any]) -> list[str]:
+    """Tables sorted so that every table comes after the tables it references.
+
+    Raises:
+        `SpecError`: The references form a cycle (a table referencing itself is fine).
+    """
+    tables = spec["tables"]
+    parents = {
+        t: {c["references"] for c in s["columns"].values() if "references" in c and c["references"] != t}
+        for t, s in tables.items()
+    }
+    order: list[str] = []
+    while len(order) < len(tables):
+        ready = [t for t in tables if t not in order and parents[t] <= set(order)]
+        if not ready:
+            cycle = sorted(t for t in tables if t not in order)
+            raise SpecError(
+                f"tables {', '.join(cycle)} reference each other in a cycle; cannot order or generate them"
+            )
+        order.extend(ready)
+    return order
+
+
+# ----------------------------------------------------------------------------------------------
+# The state: tables of rows, column by column.
+
+
+def generate_state(
+    spec: dict[str, Any], seed: int, rows: dict[str, int] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Generate a deterministic initial state for a spec.
+
+    Args:
+        spec (`dict`): A valid spec.
+        seed (`int`): The random seed. Each column draws from its own generator (seeded with the
+            seed, its table and its name), so the order of the tables and columns, or another
+            table's row count, leaves its values alone.
+        rows (`dict[str, int]`, *optional*): Rows per table, each at most
+            `spec.MAX_ROWS_PER_TABLE`; defaults to the spec's `data.rows`, then `DEFAULT_ROWS`.
+            From `PROGRESS_MIN_ROWS` rows in all a progress bar shows on stderr; Ctrl-C stops
+            the generation (`KeyboardInterrupt`).
+
+    Returns:
+        `dict[str, list[dict]]`: Rows per table, in reference order.
+
+    Raises:
+        `SpecError`: The spec is invalid, its references form a cycle, or the constraints cannot be
+            met (a required reference to an empty table, more unique values than an enum has).
+    """
+    validate_spec(spec)
+    return build_state(spec, seed, rows)
+
+
+def build_state(
+    spec: dict[str, Any], seed: int, rows: dict[str, int] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """`generate_state` for a spec that is known to be valid (only the `rows` override is checked)."""
+    if rows:
+        check_row_counts(rows, spec["tables"])
+    counts = (
+        {t: DEFAULT_ROWS for t in spec["tables"]} | (spec.get("data") or {}).get("rows", {}) | (rows or {})
+    )
+    now = parse_now(spec)
+    bound = bound_schemas(spec)
+    implicit = implicit_references(spec)
+    keys = {t: _own_keys(t, s, counts[t]) for t, s in spec["tables"].items()}
+    state: dict[str, list[dict[str, Any]]] = {}
+    # Progress in values (rows x columns), advanced column by column.
+    total = sum(counts[t] * len(s["columns"]) for t, s in spec["tables"].items())
+    with tqdm(
+        total=total,
+        desc=f"generating {spec['name']}",
+        unit="value",
+        unit_scale=True,
+        leave=False,
+        disable=sum(counts[t] for t in spec["tables"]) < PROGRESS_MIN_ROWS,
+    ) as progress:
+        for table in table_order(spec):
+            state[table] = _distinct_sets(
+                spec["tables"][table],
+                _build_table(spec, table, counts[table], seed, now, bound, implicit, keys, progress),
+            )
+    return state
+
+
+def _distinct_sets(tspec: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows whose values of each table-level `unique` column set are distinct (later repeats dropped:
+    a stock level per (warehouse, product) exists once)."""
+    for group in tspec.get("unique", []):
+        seen: set[tuple] = set()
+        kept = []
+        for row in rows:
+            values = tuple(row.get(c) for c in group)
+            if None in values or values not in seen:
+                seen.add(values)
+                kept.append(row)
+        rows = kept
+    return rows
+
+
+def _own_keys(table: str, tspec: dict[str, Any], n: int) -> list[Any]:
+    prefix = id_prefix(table)
+    string = tspec["columns"][tspec["primary_key"]]["type"] == "string"
+    return [format_id(prefix, i + 1) if string else i + 1 for i in range(n)]
+
+
+def _group(column: str, vocabulary: frozenset[str], table: str) -> str:
+    """Columns describing the same person (or place) of a row share a group: `customer_email` and
+    `customer_name` -> `customer`; `email` and `name` -> `""` (the row's own); `player1` -> `player1`."""
+    parts = [p for p in re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", column).lower().split("_") if p]
+    rest = [p for p in parts if p not in vocabulary]
+    group = "_".join(rest)
+    return "" if group in ("", _singular(table.lower()), table.lower()) else group
+
+
+_OWN_PERSON = frozenset(("person", "first_name", "last_name", "email", "username"))
+_OWN_PLACE = frozenset(
+    ("city", "state", "country", "country_code", "location", "address", "timezone", "coord")
+)
+
+
+def _null_share(tspec: dict[str, Any], column: str, cspec: dict[str, Any], meaning: str) -> float:
+    if not is_nullable(tspec, column) or cspec.get("unique") or meaning in ("id", "enum"):
+        return 0.0
+    words = set(_words(column))
+    optional = (
+        meaning.startswith(("text:", "title:"))
+        or meaning in ("phone", "middle_name", "url", "people")
+        or bool(
+            words
+            & {
+                "deleted",
+                "cancelled",
+                "canceled",
+                "completed",
+                "resolved",
+                "closed",
+                "shipped",
+                "delivered",
+                "end",
+                "expires",
+                "expiry",
+                "last",
+                "website",
+                "fax",
+                "bio",
+                "notes",
+                "note",
+                "comment",
+                "comments",
+                "secondary",
+                "alternate",
+                "optional",
+            }  # fmt: skip
+        )
+    )
+    return NULL_SHARE if optional else NULL_SHARE / 4 if cspec.get("nullable") is True else 0.0
+
+
+def _build_table(
+    spec: dict[str, Any],
+    table: str,
+    n: int,
+    seed: int,
+    now: dt.datetime,
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+    implicit: dict[tuple[str, str], str],
+    keys: dict[str, list[Any]],
+    progress: Any,
+) -> list[dict[str, Any]]:
+    """The `n` rows of one table (the keys of every table are known: `keys`)."""
+    tspec = spec["tables"][table]
+    pk = tspec["primary_key"]
+    own_keys = keys[table]
+    columns: dict[str, list[Any]] = {}
+    people: dict[str, list[tuple[str, str]]] = {}
+    places: dict[str, list[_Place]] = {}
+    for column, cspec in tspec["columns"].items():
+        where = f"cannot generate {n} rows of {table}.{column}"
+        ref = cspec.get("references") or implicit.get((table, column))
+        fake = _faker(f"{seed}:{table}:{column}")
+        rng = fake.random
+        if column == pk:
+            columns[column] = own_keys
+        elif ref == table:  # a tree: each row points to an earlier one (the first to none, or itself)
+            first = None if is_nullable(tspec, column) else own_keys[0] if n else None
+            columns[column] = [own_keys[rng.randrange(i)] if i else first for i in range(n)]
+        elif ref is not None and (
+            cspec.get("references") or (keys[ref] and (not cspec.get("unique") or len(keys[ref]) >= n))
+        ):
+            columns[column] = _reference_column(tspec, column, cspec, keys[ref], n, rng, where)
+        else:
+            columns[column] = _value_column(
+                spec, table, column, cspec, n, seed, now, bound, rng, fake, people, places
+            )
+        progress.update(n)
+    _order_pairs(tspec, columns, n)
+    order = list(tspec["columns"])
+    return [dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)]
+
+
+def _reference_column(
+    tspec: dict[str, Any],
+    column: str,
+    cspec: dict[str, Any],
+    keys: list[Any],
+    n: int,
+    rng: random.Random,
+    where: str,
+) -> list[Any]:
+    ref = cspec.get("references")
+    if not keys and n and not is_nullable(tspec, column):
+        raise SpecError(f"{where}: it references {ref}, which has no rows")
+    if cspec.get("unique"):
+        if len(keys) < n and not is_nullable(tspec, column):
+            raise SpecError(f"{where}: unique references need {n} rows in {ref}, it has {len(keys)}")
+        picked: list[Any] = rng.sample(keys, min(n, len(keys)))
+        return picked + [None] * (n - len(picked))
+    return [rng.choice(keys) if keys else None for _ in range(n)]
+
+
+def _value_column(
+    spec: dict[str, Any],
+    table: str,
+    column: str,
+    cspec: dict[str, Any],
+    n: int,
+    seed: int,
+    now: dt.datetime,
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+    rng: random.Random,
+    fake: Any,
+    people: dict[str, list[tuple[str, str]]],
+    places: dict[str, list[_Place]],
+) -> list[Any]:
+    tspec = spec["tables"][table]
+    where = f"cannot generate {n} rows of {table}.{column}"
+    if cspec.get("unique") and "enum" in cspec and len(cspec["enum"]) < n:
+        raise SpecError(f"{where}: it is unique but its enum has only {len(cspec['enum'])} values")
+    args = bound.get((table, column), [])
+    meaning = column_meaning(table, column, cspec, args)
+    texts = _texts(cspec, args)
+    if meaning == "json" and any(isinstance(a, dict) and a.get("type") == "string" for a in args):
+        meaning = f"json:{_string_meaning(table, column, texts, ())}"
+    c = _Col(table, column, cspec, meaning, rng, fake, now, texts=texts)
+    if meaning != "enum" and cspec["type"] in ("string", "json"):
+        c.named = named_values(cspec, args)
+    if c.kind == "num":
+        c.bounds = _bounds(args, texts)
+    if meaning in _OWN_PERSON:
+        group = _group(column, _PERSON_TOKENS, table)
+        if group not in people:
+            prng = random.Random(f"{seed}:{table}:@person:{group}")
+            people[group] = [(_first(prng), _last(prng)) for _ in range(n)]
+        c.people = people[group]
+    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon"):
+        group = _group(column, _PLACE_TOKENS, table)
+        if group not in places:
+            prng = random.Random(f"{seed}:{table}:@place:{group}")
+            places[group] = [prng.choice(_PLACES) for _ in range(n)]
+        c.places = places[group]
+    make = _maker(c)
+    accepts = [_acceptor(s) for s in args]
+    if args and meaning != "enum":
+        # Arguments bound to the column list the values they take: draw from those all of them accept.
+        enums = [
+            a["enum"] for a in args if isinstance(a, dict) and isinstance(a.get("enum"), list) and a["enum"]
+        ]
+        first = [v for v in (enums[0] if enums else ()) if value_problem(cspec, v) is None]
+        choices = [v for v in first if all(a(v) for a in accepts)] or first  # where they disagree, reads win
+        if choices:
+            make = lambda i: rng.choice(choices)  # noqa: E731
+    null_share = _null_share(tspec, column, cspec, meaning)
+    unique = bool(cspec.get("unique"))
+    values: list[Any] = []
+    seen: set[Any] = set()
+    for i in range(n):
+        if null_share and rng.random() < null_share:
+            values.append(None)
+            continue
+        value = _typed(cspec, make(i))
+        if args and meaning != "enum":
+            value = _fit_bound(value, cspec, args, rng, now, accepts)
+        if unique:
+            if "enum" in cspec and value in seen:
+                value = rng.choice([v for v in cspec["enum"] if v not in seen])
+            for _ in range(10):
+                if value not in seen or "enum" in cspec:
+                    break
+                candidate = _typed(cspec, make(i))
+                if all(a(candidate) for a in accepts):
+                    value = candidate
+            value = _make_unique(value, i + 1, seen)
+            seen.add(value)
+        values.append(value)
+    return values
+
+
+def _make_unique(value: Any, index: int, seen: set[Any]) -> Any:
+    """`value`, or a variant of it derived from the row index, that is not in `seen`."""
+    if value not in seen:
+        return value
+    if isinstance(value, str):
+        local, at, domain = value.partition("@")
+        value = (
+            f"{local}{index}{at}{domain}"
+            if at
+            else f"{value}{index}"
+            if " " not in value
+            else f"{value} {index}"
+        )
+        while value in seen:
+            value += "'"
+        return value
+    return max(seen) + 1
+
+
+_PAIRS = (("start", "end"), ("created", "updated"), ("check_in", "check_out"), ("checkin", "checkout"),
+          ("departure", "return"), ("departure", "arrival"), ("from", "to"), ("begin", "finish"),
+          ("opened", "closed"), ("start", "finish"), ("issued", "expires"), ("issue", "expiry"))  # fmt: skip
+
+
+def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """End dates after start dates: swap a row's `start_date`/`end_date` (`created_at`/`updated_at`,
+    `check_in`/`check_out`, ...) when they are ISO strings in the wrong order."""
+    names = list(tspec["columns"])
+    for a in names:
+        for start, end in _PAIRS:
+            if start not in a.lower():
+                continue
+            b = next((x for x in names if x.lower() == a.lower().replace(start, end, 1)), None)
+            if (
+                b is None
+                or b == a
+                or tspec["columns"][a]["type"] != "string"
+                or tspec["columns"][b]["type"] != "string"
+            ):
+                continue
+            first, second = columns[a], columns[b]
+            for i in range(n):
+                x, y = first[i], second[i]
+                if (
+                    isinstance(x, str) and isinstance(y, str) and x > y and len(x) == len(y)
+                    and re.match(r"^\d{4}-\d{2}-\d{2}", x) and re.match(r"^\d{4}-\d{2}-\d{2}", y)
+                ):  # fmt: skip
+                    first[i], second[i] = y, x

@@ -1,0 +1,1193 @@
+"""What a column means, as a meaning string read from its name, its table, its description and its arguments.
+
+`column_meaning` returns strings such as `"person"`, `"email"`, `"date:-730:0"` (a window in days
+from the clock), `"num:money"`, `"lex:unit"`, `"named:team"`, `"status:order"`, `"title:movie"`,
+`"text:note"`, `"id"`, `"enum"` or `"unknown"`; the value makers (`values`) and the filler checks
+(`filler`) both read them. The rules are mostly tables of words: exact column names
+(`_EXACT_MEANINGS`), the entity of an `<entity>_name` (`_ENTITY_MEANINGS`), the words of a name read
+from the last (`_TOKEN_MEANINGS`), phrases of descriptions (`_DESC_RULES`), date windows
+(`_DATE_WINDOWS`) and kinds of numbers (`_NUMBER_KINDS`).
+
+Also here, what the spec says about a column's values (`named_values`, formats and bounds stated in
+descriptions), the columns that reference a table by name (`implicit_references`) and the generator
+hint closest to a meaning (`infer_hint`).
+
+Example:
+
+```python
+>>> from envscale.env.data import column_meaning
+>>> column_meaning("players", "name", {"type": "string"})
+'person'
+>>> column_meaning("products", "name", {"type": "string"})
+'named:product'
+>>> column_meaning("orders", "due_date", {"type": "string"})
+'date:1:365'
+>>> column_meaning("orders", "total", {"type": "number"})
+'num:money'
+```
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from envscale.env.data.vocabulary import _norm
+from envscale.env.spec import GENERATORS
+
+# ----------------------------------------------------------------------------------------------
+# The words of a name.
+
+
+def _words(name: str) -> list[str]:
+    """`shipToAddress2` -> `["ship", "to", "address"]` (digits dropped)."""
+    return list(_split_words(name))
+
+
+@functools.lru_cache(maxsize=65536)
+def _split_words(name: str) -> tuple[str, ...]:
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return tuple(w for w in re.split(r"[^a-z]+", text) if w)
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _tokens(value: str) -> list[str]:
+    return re.findall(r"[a-z]+", value.lower())
+
+
+def _mapping(text: str) -> dict[str, str]:
+    """`meaning: word word ...` lines -> `{word: meaning}`."""
+    out: dict[str, str] = {}
+    for line in text.strip().splitlines():
+        meaning, words = line.split(": ", 1)
+        out.update(dict.fromkeys(words.split(), meaning))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# What the words of a name mean: people, companies and products; entities of `<entity>_name`;
+# words read from the last; exact names.
+
+_PERSON_WORDS = frozenset(
+    "customer user employee member passenger patient student author contact staff people person client "
+    "guest owner agent driver player artist director manager assignee reporter doctor physician "
+    "therapist stylist teacher instructor coach recipient sender receiver speaker candidate reviewer "
+    "approver creator organizer attendee winner captain referee pilot representative supervisor "
+    "lawyer attorney judge criminal suspect victim buyer seller tenant landlord friend spouse composer "
+    "writer painter sculptor actor actress singer musician chef nurse dentist witness defendant "
+    "plaintiff recruiter mentor athlete traveler traveller visitor volunteer subscriber follower "
+    "applicant holder beneficiary signer requester assigned full display contestant opponent "
+    "partner leader founder ceo host_person cast director_person worker employer_contact interviewer "
+    "president scientist celebrity cardholder performer maintainer prophet pope inventor explorer "
+    "monarch king queen emperor spouse".split()
+)
+_COMPANY_WORDS = frozenset(
+    "company organization organisation org business firm vendor supplier employer publisher "
+    "manufacturer corporation enterprise startup merchant agency provider distributor retailer "
+    "developer_company studio label_company brand_owner insurer lender".split()
+)
+_PRODUCT_WORDS = frozenset(
+    "product item good catalog catalogue inventory sku listing merchandise article offer menu "
+    "order_item cart_item line_item".split()
+)
+# The entity of a `<entity>_name` column or a `name` column of an `<entity>s` table -> its meaning.
+_ENTITY_MEANINGS = _mapping(
+    """
+city: city town
+country: country
+state: state province
+named:district: county district sub neighborhood neighbourhood
+lex:region: region
+street: street
+named:team: team club
+named:hotel: hotel hotelname
+named:restaurant: restaurant
+named:museum: museum gallery
+named:venue: venue theater theatre cinema stadium
+named:building: building property apartment place
+named:event: event concert
+named:festival: festival
+named:movie: movie film show series
+named:song: song track
+named:album: album
+named:book: book novel
+named:game: game
+named:artwork: artwork painting sculpture
+named:project: project app ship
+lex:branch: repo
+named:school: school university college
+named:hospital: hospital clinic
+named:park: park
+named:store: store shop branch
+named:room: room
+named:course: course
+lex:class_name: class
+named:battle: battle
+named:tournament: tournament competition
+lex:league: league
+lex:airline: airline
+airport: airport
+lex:bank: bank
+lex:brand: brand
+lex:device: device
+lex:ml_model: model
+lex:dish: dish recipe meal food
+lex:instrument: instrument
+lex:species: species animal
+lex:planet: planet
+lex:religion: religion
+lex:sport: sport
+lex:genre: genre
+lex:db_name: db database
+lex:db_table: table
+lex:db_field: column field
+filename: file
+directory: directory folder
+lex:component: component
+lex:identifier: function variable string
+username: user
+domain: host server domain
+currency: currency
+language: language
+color: color colour
+named:product: product item
+named:character: character
+lex:dataset: dataset
+lex:namespace: namespace
+lex:tag: label tag
+lex:category: category event_type
+lex:exchange: exchange
+named:station: station
+lex:disease: disease illness
+lex:gene: gene protein
+lex:star: star
+lex:party: party
+lex:service: service
+first_name: pet
+lex:substance: element
+named:library: library
+company: organization company
+named:discovery: discovery
+lex:crime: crime
+lex:ticker: stock
+"""
+)
+# The last word of a column name -> its meaning (first match wins after the rules in `_string_meaning`).
+_TOKEN_MEANINGS = _mapping(
+    """
+text: description desc details notes note comment comments body content message msg text bio about
+text: review reviews feedback statement answer reply response explanation reason instructions
+text: instruction requirements requests remarks excerpt abstract story prompt question transcript memo
+text: changelog newtext newcontent narrative overview caption plot synopsis biography announcement
+text: post tweet email_body script lyrics
+title: title subject headline summary topic heading
+query: query q search keyword term searchterm keywordsearch filter phrase
+lex:tag: tag tags label labels keywords hashtag hashtags
+lex:category: category categories subcategory segment topics
+lex:genre: genre genres
+lex:sport: sport
+lex:cuisine: cuisine
+lex:diet: diet
+lex:species: species animal pet breed
+lex:substance: substance compound chemical element gas particle molecule
+lex:planet: planet
+lex:religion: religion
+lex:instrument: instrument
+lex:material: material fabric fabricname
+lex:platform: platform
+lex:league: league
+lex:exchange: exchange
+lex:ticker: symbol ticker stock
+lex:crime: crime
+lex:size: size
+lex:shape: shape
+lex:priority: priority
+lex:level: level difficulty severity
+lex:disease: disease illness diagnosis ailment
+lex:gene: gene protein
+lex:service: service
+lex:hobby: hobby hobbies interest interests
+lex:star: star
+lex:party: party
+lex:zodiac: zodiac sign
+lex:crop: crop
+lex:industry: sector industry_sector
+lex:encoding: encoding charset
+lex:format: format
+lex:os: os
+lex:browser: browser
+lex:card_suit: suit
+lex:card_rank: rank
+lex:card: card
+lex:fuel: fuel
+lex:room_type: roomtype
+lex:cabin: cabin
+lex:dish: dish recipe meal food
+lex:unit: unit units scale system
+lex:gender: gender sex
+lex:nationality: nationality
+lex:position: position
+lex:specialty: specialization specialty speciality
+lex:condition: condition weather
+lex:mode: mode
+lex:action: action operation
+lex:medium: medium
+lex:theme: theme
+lex:style: style
+lex:era: era
+lex:court: court
+state: jurisdiction state province
+lex:role: role
+lex:department: department
+lex:industry: industry
+lex:skill: skill skills
+lex:plan: plan tier subscription
+lex:weekday: weekday
+lex:frequency: frequency interval
+lex:channel: channel
+lex:source: source
+location: origin location loc place destination where
+lex:scope: scope permission permissions
+lex:delimiter: delimiter separator
+lex:resolution: resolution
+lex:direction: direction
+lex:region: region
+lex:continent: continent
+lex:car_make: make
+lex:car_model: vehicle car
+lex:airline: airline airlines
+lex:carrier: carrier
+lex:bank: bank
+lex:brand: brand
+lex:device: device
+lex:ml_model: model tokenizer
+lex:command: command cmd
+lex:math: equation formula expression
+lex:dna: sequence
+lex:season: season
+lex:month: month
+lex:namespace: namespace
+lex:db_table: table
+lex:db_name: database db
+lex:db_field: field column attribute
+lex:identifier: variable var stateproperty func function callback
+lex:class_name: class
+lex:component: component componentname
+lex:dataset: dataset
+lex:branch: branch
+lex:config: config configuration
+city: city town
+country: country
+named:district: county district neighborhood
+named:venue: venue
+address: address
+street: street
+zip: zip zipcode postcode
+airport: airport
+timezone: timezone tz
+url: url uri link website homepage endpoint href webhook
+domain: domain host hostname server
+ip: ip
+path: path filepath repo repository
+filename: file filename
+directory: dir directory folder
+mime: mime
+email: email
+phone: phone mobile tel telephone fax cell
+currency: currency
+language: language lang
+locale: locale
+color: color colour
+version: version
+code:sku: sku
+code:isbn: isbn
+code:iban: iban
+code:ean: ean upc barcode
+code:cik: cik
+code:cpe: cpe
+code:purl: purl
+code:vin: vin
+code:plate: plate
+code:generic: code
+code:number: number
+code:tracking: tracking
+code:ref: reference ref confirmation
+uuid: uuid guid
+secret:token: token secret nonce salt
+secret:password: password passwd pwd
+secret:pin: passcode pin otp
+secret:apikey: apikey
+secret:key: key thekey
+secret:hash: hash checksum signature
+secret:cursor: cursor
+secret:bcrypt: encryptedpassword
+job: job occupation profession jobtitle
+named:team: team
+named:project: project
+named:product: product item
+named:event: event
+named:festival: festival
+named:movie: movie film show
+named:song: song track
+named:album: album
+named:book: book
+named:game: game
+named:artwork: artwork painting
+named:museum: museum
+named:hotel: hotel
+named:restaurant: restaurant
+named:school: school university
+named:hospital: hospital
+named:course: course
+named:tournament: tournament competition
+named:battle: battle
+named:discovery: discovery
+named:artist: artist band
+status: status stage
+user_agent: useragent
+duration: duration
+period: period timeframe window range quarter
+year: year
+time: time hour
+date: date day
+people: cast attendees participants members
+company: company organization organisation employer vendor supplier publisher manufacturer studio
+company: agency sponsor firm merchant
+username: user login handle
+code:account: account
+"""
+)
+_EXACT_MEANINGS = _mapping(
+    """
+first_name: first_name firstname given_name givenname fname forename nickname nick_name first
+last_name: last_name lastname surname family_name familyname lname last
+middle_name: middle_name middlename middle_initial
+person: full_name fullname display_name contact_name directed_by written_by created_by assigned_to
+person: owned_by reported_by updated_by approved_by player assignee author owner reporter customer
+person: receiver recipient sender
+username: username user_name screen_name screenname login_name userid_name
+country_code: country_code countrycode country_iso iso_country country_iso2
+currency: currency_code currencycode base quote_currency
+lex:language_code: language_code lang_code languagecode iso_language
+ip: ip_address ipaddress ipv4 ipv6 client_ip remote_addr ipaddr
+mime: mime_type mimetype content_type media_type contenttype
+user_agent: user_agent useragent
+lex:room_type: room_type roomtype bed_type
+lex:cabin: travel_class seat_class cabin_class flight_class class_of_service
+lex:fuel: fuel_type fueltype engine_type
+lex:property_type: property_type propertytype building_type home_type housing_type
+lex:game_type: game_type deck_type gametype game_mode
+lex:payment_method: payment_method payment_type paymentmethod pay_method
+lex:order_type: order_type ordertype trade_type side
+lex:case_type: case_type casetype
+lex:law_type: law_type area_of_law practice_area
+lex:contract_type: contract_type employment_type job_type
+lex:category: item_type product_type info_type event_type category_name
+lex:device_type: device_type devicetype platform_type
+lex:cuisine: food_type cuisine_type restaurant_type
+lex:genre: music_genre movie_genre book_genre
+lex:date_format: date_format dateformat time_format
+lex:level: detail_level skill_level experience_level difficulty_level risk_level age_group
+lex:ticker: ticker_symbol stock_symbol stock_ticker company_ticker
+lex:car_model: car_model vehicle_model car vehicle
+lex:ml_model: model_name model_id_name pretrained_model base_model
+secret:apikey: api_key apikey x_apikey x_api_key client_secret app_secret
+secret:token: access_token refresh_token auth_token security_token session_token bearer_token
+secret:token: captcha_response idempotency_key session_key
+date:-32850:-6570: dob birthday birthdate birth_date date_of_birth born born_on
+text: special_requests old_text new_text old_content new_content string_value memory_content
+text: resolution_note failure_reason prompt_script
+location: start_point end_point travel_from travel_to where_to from_location to_location
+location: start_location end_location pickup_location dropoff_location shoplocation museum_location
+location: meeting_point hometown from to loc
+city: citya cityb city_a city_b city1 city2 from_city to_city start_city destination_city origin_city
+city: departure_city arrival_city home_city
+lex:tag: keywords tag_list
+lex:blood_type: blood_type
+state: state_code us_state
+timezone: timezone_name target_timezone source_timezone
+path: repo_path image img photo ssl_cert cert certificate launcher shardpath logfile img_path
+path: image_path file_path backup_location storage_path output_path input_path save_path
+url: avatar thumbnail website_url
+lex:format: color_format
+coord: coordinates coords latlng gps
+lex:phase: phase_transition
+lex:unit: temp_unit to_unit from_unit unit_in unit_out distance_unit weight_unit
+code:ssn: ssn
+code:plate: license_plate
+code:card: credit_card card_number
+code:account: account_number from_account to_account
+code:routing: routing_number
+code:swift: swift bic
+code:ein: ein
+code:ref: order_number invoice_number booking_reference
+code:tracking: tracking_number tracking_id
+code:flight: flight_number flight
+code:isbn: isbn13 isbn10
+phone: visitor_contact contact usermobilenumber
+airport: origin_airport destination_airport departure_airport arrival_airport iata airport_code
+lex:db_table: table
+lex:season: semester
+lex:http_method: method http_method request_method httpmethod
+first_name: pet_name petname
+person: spouse_of spouse_name
+lex:service: streaming_service service_name
+"""
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# Dates, description phrases, and the contexts of titles and statuses.
+
+# Words that make a date lie in the past / future / at birth (days from `now`: low, high).
+_DATE_WINDOWS = (
+    ({"dob", "birth", "birthday", "birthdate", "born"}, (-90 * 365, -18 * 365)),
+    ({"last", "login", "seen", "visited", "accessed"}, (-60, 0)),
+    (
+        {
+            "release",
+            "released",
+            "published",
+            "founded",
+            "established",
+            "built",
+            "discovered",
+            "historical",
+            "premiere",
+            "aired",
+        },
+        (-30 * 365, -30),
+    ),  # fmt: skip
+    (
+        {
+            "due",
+            "deadline",
+            "expiry",
+            "expiration",
+            "expires",
+            "expire",
+            "renewal",
+            "renew",
+            "valid",
+            "until",
+            "next",
+            "upcoming",
+            "scheduled",
+            "appointment",
+            "reminder",
+            "alarm",
+            "followup",
+            "eta",
+            "estimated",
+        },
+        (1, 365),
+    ),  # fmt: skip
+    (
+        {
+            "check",
+            "checkin",
+            "checkout",
+            "departure",
+            "arrival",
+            "return",
+            "travel",
+            "trip",
+            "flight",
+            "pickup",
+            "dropoff",
+            "visit",
+            "event",
+            "concert",
+            "show",
+            "movie",
+            "journey",
+            "booking",
+            "reservation",
+            "start",
+            "end",
+            "from",
+            "to",
+            "available",
+            "meeting",
+            "game",
+            "match",
+            "session",
+            "class",
+            "delivery",
+            "service",
+        },
+        (1, 120),
+    ),  # fmt: skip
+)
+_PAST_WINDOW = (-730, 0)
+_FUTURE_WORDS = frozenset(w for words, (lo, _) in _DATE_WINDOWS if lo > 0 for w in words)
+
+
+def _date_window(name: str) -> str:
+    words = set(_words(name))
+    for keys, (lo, hi) in _DATE_WINDOWS:
+        if words & keys:
+            return f"{lo}:{hi}"
+    return f"{_PAST_WINDOW[0]}:{_PAST_WINDOW[1]}"
+
+
+_TEXT_KEYS = ("description", "default", "examples", "title")
+
+
+def _texts(column_spec: dict[str, Any], arguments: Sequence[Any]) -> str:
+    """The descriptions of a column and of the arguments bound to it, lowercased, as one text."""
+    parts = [column_spec.get("description")] + [
+        a.get("description") for a in arguments if isinstance(a, dict)
+    ]
+    return " ".join(p for p in parts if isinstance(p, str)).lower()
+
+
+_DESC_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), meaning)
+    for pattern, meaning in (
+        (r"\b(?:file|folder|directory) path\b|\bpath (?:to|of|where)\b|\bfull path\b", "path"),
+        (r"\be-?mail address\b", "email"),
+        (r"\bphone number\b|\bmobile number\b", "phone"),
+        (r"\burl\b|\buri\b|\bweb address\b|\blink to\b", "url"),
+        (r"\bip address\b|\bhostname\b|\bhost name\b", "domain"),
+        (r"\buuid\b", "uuid"),
+        (r"\b(?:zip ?code|postal code|post code)\b", "zip"),
+        (r"\bcity and state\b|\bcity, state\b|'city, state|\bcity or town\b", "location"),
+        (r"\b(?:name of|the) (?:the )?city\b|\bcity (?:name|where|of|in|that|you)\b", "city"),
+        (r"\bu\.?s\.? state\b|\bstate abbreviation\b|\bname of the state\b", "state"),
+        (r"\bcountry\b", "country"),
+        (r"\bcurrency\b", "currency"),
+        (r"\btime ?zone\b", "timezone"),
+        (r"\blanguage\b", "language"),
+        (r"\bcolou?r\b", "color"),
+        (
+            r"\b(?:api key|access token|auth(?:entication)? token|password|secret|passphrase)\b",
+            "secret:token",
+        ),
+        (r"\bversion\b", "version"),
+        (r"\b(?:identifier|id) (?:of|for)\b|\bunique id\b|\b(?:the|unique) identifier\b", "id"),
+        (r"\bunits? (?:of|for|to|in)\b|\bmeasurement (?:unit|system)\b", "lex:unit"),
+        (r"\bgenre\b", "lex:genre"),
+        (r"\b(?:name of the|the) (?:sports )?team\b", "named:team"),
+        (
+            r"\b(?:name of the|the) (?:player|athlete|person|user|customer|artist|author|therapist|"
+            r"doctor|stylist|driver|criminal|passenger|employee)\b",
+            "person",
+        ),  # fmt: skip
+        (r"\b(?:name of the|the) (?:company|organization|business|firm)\b", "company"),
+        (r"\b(?:name of the|the) (?:game|video game)\b", "named:game"),
+        (r"\b(?:name of the|the) (?:movie|film)\b", "named:movie"),
+        (r"\b(?:name of the|the) (?:song|track)\b", "named:song"),
+        (r"\b(?:name of the|the) (?:hotel|accommodation)\b", "named:hotel"),
+        (r"\b(?:name of the|the) (?:restaurant)\b", "named:restaurant"),
+        (r"\b(?:name of the|the) (?:museum|gallery)\b", "named:museum"),
+        (r"\b(?:name of the|the) (?:event|festival|concert)\b", "named:event"),
+        (r"\b(?:name of the|the) (?:project|repository|repo)\b", "named:project"),
+        (r"\b(?:name of the|the) (?:league)\b", "lex:league"),
+        (r"\bsearch (?:query|term|string|keyword)s?\b|\bkeywords? to search\b", "query"),
+        (r"\b(?:the )?(?:text|message|content|body|description|question|prompt)\b", "text"),
+        (r"\bstatus\b", "status"),
+        (r"\bdate\b", "date"),
+        (r"\btime\b", "time"),
+        (r"\bsymbol\b|\bticker\b", "lex:ticker"),
+    )
+)
+
+
+_NOT_IDS = frozenset(
+    "paid valid void android fluid hybrid grid squid rapid vivid solid liquid humid avid acid".split()
+)
+_TITLE_CONTEXTS = (
+    ({"product", "item", "good", "listing", "merchandise", "catalog", "inventory", "offer"}, "product"),
+    ({"movie", "film", "show", "series", "episode", "cinema", "release", "screening"}, "movie"),
+    ({"book", "novel", "publication", "library", "ebook", "manuscript"}, "book"),
+    ({"song", "track", "music", "playlist", "lyric", "chord"}, "song"),
+    ({"album", "record"}, "album"),
+    ({"game", "videogame"}, "game"),
+    ({"artwork", "painting", "sculpture", "art", "exhibit", "exhibition"}, "artwork"),
+    (
+        {"job", "position", "employee", "leader", "role", "staff", "vacancy", "opening", "hire", "candidate"},
+        "job",
+    ),
+    ({"task", "ticket", "issue", "todo", "bug", "incident", "case", "request", "story"}, "task"),
+    ({"event", "concert", "festival", "meetup", "conference", "webinar"}, "event"),
+    ({"course", "class", "lesson", "lecture", "module", "training"}, "course"),
+)
+_STATUS_CONTEXTS = (
+    ({"order", "shipment", "delivery", "package", "parcel", "cart", "purchase"}, "order"),
+    ({"payment", "invoice", "transaction", "charge", "refund", "bill", "payout", "transfer"}, "payment"),
+    ({"ticket", "issue", "task", "bug", "incident", "case", "request", "todo", "claim", "job"}, "ticket"),
+    ({"booking", "reservation", "appointment", "flight", "trip", "visit", "rental"}, "booking"),
+    ({"lock", "door", "lockstatus"}, "lock"),
+    (
+        {"light", "headlight", "headlightstatus", "lamp", "switch", "power", "cruise", "cruisestatus"},
+        "switch",
+    ),
+    ({"brake", "parkingbrake", "parkingbrakestatus", "brakepedalstatus", "pedal"}, "brake"),
+    (
+        {
+            "engine",
+            "enginestate",
+            "server",
+            "service",
+            "machine",
+            "instance",
+            "container",
+            "pipeline",
+            "build",
+        },
+        "run",
+    ),
+    ({"user", "account", "member", "customer", "subscription", "profile", "employee", "license"}, "account"),
+)
+
+_PERSON_TOKENS = frozenset(
+    "name full first last given family surname middle email mail address username user login handle "
+    "display contact e".split()
+)
+_PLACE_TOKENS = frozenset(
+    "city town state province country code iso zip zipcode postcode postal address street location loc "
+    "timezone tz latitude longitude lat lon lng region line".split()
+)
+
+
+def _context(words: Iterable[str], table: str, contexts: Sequence[tuple[set[str], str]], default: str) -> str:
+    pool = {_singular(w) for w in words} | {_singular(w) for w in _words(table)}
+    for keys, ctx in contexts:
+        if pool & keys:
+            return ctx
+    return default
+
+
+# ----------------------------------------------------------------------------------------------
+# The meaning of a column.
+
+
+def column_meaning(
+    table: str,
+    column: str,
+    column_spec: dict[str, Any],
+    arguments: Sequence[Any] = (),
+    *,
+    primary_key: bool = False,
+) -> str:
+    """What a column holds, as a meaning string: `"person"`, `"email"`, `"date:-730:0"`, `"lex:unit"`, ...
+
+    Read from, in order: a primary key, `references` or `enum` (`"id"`, `"enum"`); the column's
+    `generator` hint; the `format` of the arguments bound to it (date, email, uri, ...); its name
+    (exact names such as `first_name` or `dob`, then its words from the last, with its table for
+    context: `players.name` -> `"person"`, `products.name` -> `"named:product"`); its description and
+    the descriptions of the arguments bound to it ("the name of the team" -> `"named:team"`).
+    `"unknown"` when nothing is recognised.
+
+    Args:
+        table (`str`): The table.
+        column (`str`): The column.
+        column_spec (`dict`): The column's spec (`type`, `enum`, `references`, `generator`, `description`).
+        arguments (`Sequence[dict]`, *optional*): JSON Schemas of the tool arguments bound to the column
+            (`bound_schemas(spec)[table, column]`).
+        primary_key (`bool`, *optional*, defaults to `False`): The column is its table's primary key.
+    """
+    if primary_key or column_spec.get("references"):
+        return "id"
+    if "enum" in column_spec:
+        return "enum"
+    formats = tuple(
+        sorted({a["format"] for a in arguments if isinstance(a, dict) and isinstance(a.get("format"), str)})
+    )
+    return _meaning(
+        table,
+        column,
+        column_spec["type"],
+        column_spec.get("generator"),
+        _texts(column_spec, arguments),
+        formats,
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def _meaning(table: str, column: str, ctype: str, generator: str | None, texts: str, formats: tuple) -> str:
+    if generator is not None:
+        return _hint_meaning(generator, table, column, texts)
+    if ctype == "boolean":
+        return "boolean"
+    if ctype == "json":
+        return "json"
+    if ctype in ("integer", "number"):
+        return _number_meaning(table, column, texts)
+    return _string_meaning(table, column, texts, formats)
+
+
+def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:
+    by_hint = {
+        "name": "person", "date": f"date:{_date_window(column)}", "datetime": f"datetime:{_date_window(column)}",
+        "money": "num:money", "quantity": "num:quantity", "rating": "num:rating", "integer": "num:int",
+        "number": "num:float", "status": f"status:{_context(_words(column), table, _STATUS_CONTEXTS, 'generic')}",
+        "title": f"title:{_context(_words(column), table, _TITLE_CONTEXTS, 'generic')}", "text": "text:prose",
+    }  # fmt: skip
+    return by_hint.get(hint, hint)
+
+
+def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
+    n = column.lower()
+    words = _words(column)
+    last = words[-1] if words else n
+    by_format = {
+        "date": f"date:{_date_window(column)}", "date-time": f"datetime:{_date_window(column)}",
+        "email": "email", "idn-email": "email", "uri": "url", "url": "url", "iri": "url", "uuid": "uuid",
+        "ipv4": "ip", "ipv6": "ip", "hostname": "domain", "time": "time",
+    }  # fmt: skip
+    for fmt in formats:
+        if fmt in by_format:
+            return by_format[fmt]
+    if (
+        n == "id"
+        or last in ("id", "ids")
+        or n.endswith("_id")
+        or (n.endswith("id") and n[:-2] in _ENTITY_MEANINGS)
+    ):
+        return "uuid" if re.search(r"\buuid\b", texts) else "id"
+    if (
+        n.endswith("id")
+        and len(n) > 4
+        and n not in _NOT_IDS
+        and _singular(n[:-2]) in _PERSON_WORDS | _PRODUCT_WORDS
+    ):
+        return "id"
+    if n in _EXACT_MEANINGS:
+        meaning = _EXACT_MEANINGS[n]
+        return meaning
+    if n in ("check_in", "check_out", "checkin", "checkout", "check_in_date", "check_out_date"):
+        return "date:1:120"
+    if (
+        n.endswith("_at")
+        or "timestamp" in n
+        or "datetime" in n
+        or n in ("created", "updated", "modified", "deleted")
+    ):
+        return f"datetime:{_date_window(column)}"
+    if n.startswith(("created", "updated", "modified", "deleted", "last_modified")):
+        return f"datetime:{_date_window(column)}"
+    if n.endswith("name") and n not in ("name", "username", "surname") and not n.endswith("_name"):
+        entity = n[: -len("name")].rstrip("_")
+        if entity:
+            words = [*_words(entity), "name"]
+            last = "name"
+    if last == "name":
+        return _name_meaning(table, words[:-1], texts)
+    if (
+        any(
+            w.endswith("date") and w not in ("update", "candidate", "validate", "mandate", "accommodate")
+            for w in words
+        )
+        or n.endswith("_on")
+        or last in ("deadline", "due", "expiry", "expiration", "expires")
+    ):
+        return _dated("date", column, texts)
+    if (
+        last in ("time", "hour")
+        or n.endswith("time")
+        and len(words) > 1
+        and last not in ("lifetime", "runtime")
+    ):
+        return _dated("time", column, texts)
+    if (
+        last in _PERSON_WORDS
+        and last not in ("user", "contact", "customer")
+        or (len(words) == 1 and n in _PERSON_WORDS)
+    ):
+        if last == "artist" and not re.search(r"\bperson\b", texts):
+            return "named:artist"
+        return "person"
+    if last == "state" or n == "state":
+        geo = re.search(r"\b(?:u\.?s\.?|us|american) state\b|\bstate (?:name|abbreviation|code)\b|\bcity\b|"
+                        r"\bcountry\b|\baddress\b|\bprovince\b", texts)  # fmt: skip
+        return (
+            "state"
+            if geo or _words(table)[-1:] in (["addresses"], ["locations"], ["cities"])
+            else (f"status:{_context(words, table, _STATUS_CONTEXTS, 'generic')}")
+        )
+    if n.endswith("status") or last in ("status", "stage") or n.endswith("state") and len(n) > 5:
+        return f"status:{_context(words, table, _STATUS_CONTEXTS, 'generic')}"
+    if last in ("title", "subject", "headline", "summary", "topic", "heading"):
+        if (
+            last == "title"
+            and _context(words, table, _TITLE_CONTEXTS, "") == ""
+            and re.search(r"\b(?:position|job|official title|honorific)\b", texts)
+        ):
+            return "title:job"
+        return f"title:{_context(words, table, _TITLE_CONTEXTS, 'generic')}"
+    for word in reversed(words):
+        meaning = _TOKEN_MEANINGS.get(word)
+        if meaning is None:
+            continue
+        if meaning == "text":
+            kind = "note" if word in ("note", "notes", "comment", "comments", "remarks", "memo", "instructions",
+                                      "requests", "instruction") else "review" if word in ("review", "reviews",
+                                      "feedback") else "prose"  # fmt: skip
+            return f"text:{kind}"
+        if meaning in ("date", "time"):
+            return _dated(meaning, column, texts)
+        if meaning == "lex:ml_model" and re.search(r"\b(?:car|vehicle|automobile)\b", texts + " " + table):
+            return "lex:car_model"
+        if meaning == "lex:identifier" and re.search(
+            r"\b(?:optimi[sz]e|equation|mathematical|integrate|derivative)", texts
+        ):
+            return "lex:math"
+        if meaning == "lex:unit" and word == "system":
+            return meaning if re.search(r"\b(?:metric|imperial|unit)", texts) else "unknown"
+        return meaning
+    for pattern, meaning in _DESC_RULES:
+        if pattern.search(texts):
+            return _dated(meaning, column, texts) if meaning in ("date", "time") else meaning
+    return "unknown"
+
+
+def _dated(kind: str, column: str, texts: str) -> str:
+    """A date/time meaning: `time`, or `date:<low>:<high>` / `datetime:<low>:<high>` (days from now)."""
+    fmt = _described_format(texts)
+    if kind == "time" and fmt and "%d" in fmt and "%H" in fmt:
+        kind = "datetime"
+    if kind == "date" and fmt and "%H" in fmt and "%d" in fmt:
+        kind = "datetime"
+    if kind == "time":
+        return "time"
+    return f"{kind}:{_date_window(column)}"
+
+
+def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
+    """The meaning of `<entity>_name`, or of `name` given its table."""
+    table_words = [_singular(w) for w in _words(table)]
+    if entity_words:
+        entity = _singular(entity_words[-1])
+        own = bool(table_words) and entity == table_words[-1]
+    else:
+        entity, own = (table_words[-1] if table_words else ""), True
+    if entity in _PERSON_WORDS or (own and set(table_words) & _PERSON_WORDS):
+        return "person"
+    if entity in _COMPANY_WORDS or (own and set(table_words) & _COMPANY_WORDS):
+        return "company"
+    if entity in _PRODUCT_WORDS or (own and set(table_words) & _PRODUCT_WORDS):
+        return "named:product"
+    if entity == "branch" and re.search(r"\bgit|\brepo|\bcommit|\bmerge", f"{texts} {table}"):
+        return "lex:branch"
+    if entity in _ENTITY_MEANINGS:
+        return _ENTITY_MEANINGS[entity]
+    for pattern, meaning in _DESC_RULES:  # "the name of the team/player/company/..."
+        if (meaning.startswith("named:") or meaning in ("person", "company")) and pattern.search(texts):
+            return meaning
+    return "named:label"
+
+
+# ----------------------------------------------------------------------------------------------
+# Kinds of numbers.
+
+# Numbers: (words, kind, low, high, decimals of a number column); the first whose words meet the name wins.
+_NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple(
+    (frozenset(words.split()), kind, lo, hi, dec)
+    for words, kind, lo, hi, dec in (
+        ("latitude lat", "lat", -90, 90, 6),
+        ("longitude lon lng long", "lon", -180, 180, 6),
+        ("year yr founded established built", "year", 1950, 0, 0),
+        ("age", "age", 18, 90, 0),
+        ("salary wage wages income compensation", "salary", 30_000, 200_000, 2),
+        ("revenue sales turnover gdp", "revenue", 10_000, 5_000_000, 2),
+        ("budget investment principal loan mortgage capital", "budget", 1_000, 500_000, 2),
+        ("balance", "balance", 0, 20_000, 2),
+        ("rent", "rent", 500, 5_000, 2),
+        ("fare airfare", "fare", 50, 1_500, 2),
+        (
+            "price cost fee amount total subtotal payment charge refund tax tip value worth spend spent "
+            "paid bid prize deposit fine",
+            "money",
+            1,
+            500,
+            2,
+        ),
+        ("rating stars", "rating", 1, 5, 1),
+        ("score points", "score", 0, 100, 1),
+        ("percent percentage pct discount humidity", "percent", 0, 100, 1),
+        ("probability ratio fraction confidence prob likelihood share", "ratio", 0, 1, 3),
+        ("rate interest apr", "rate", 0.5, 15, 2),
+        ("population", "population", 1_000, 5_000_000, 0),
+        ("followers views likes subscribers downloads visits clicks impressions", "audience", 0, 50_000, 0),
+        ("employees staff headcount", "headcount", 1, 5_000, 0),
+        ("stock inventory", "stock", 0, 200, 0),
+        (
+            "quantity qty count num number copies units seats tickets guests people passengers adults "
+            "children kids rooms nights players attendees participants members items beds bedrooms "
+            "bathrooms floors pieces orders servings serving portions results result ingredients",
+            "quantity",
+            1,
+            12,
+            0,
+        ),
+        (
+            "minutes mins minute duration runtime length_minutes time prep cook cooking wait",
+            "minutes",
+            5,
+            240,
+            0,
+        ),
+        ("seconds secs second timeout delay", "seconds", 1, 3_600, 0),
+        ("hours hrs hour", "hours", 1, 12, 0),
+        ("days day nights", "days", 1, 30, 0),
+        ("weeks week", "weeks", 1, 12, 0),
+        ("months month", "months", 1, 12, 0),
+        ("weight weight_kg mass kg", "weight", 45, 120, 1),
+        ("height tall", "height", 150, 200, 1),
+        ("temperature temp celsius fahrenheit", "temperature", -10, 40, 1),
+        ("distance km miles mileage", "distance", 1, 500, 1),
+        ("speed velocity mph kmh", "speed", 10, 130, 1),
+        ("calories kcal", "calories", 50, 900, 0),
+        ("steps", "steps", 1_000, 20_000, 0),
+        ("floor level", "level", 1, 20, 0),
+        ("priority", "priority", 1, 5, 0),
+        ("page pages", "pages", 1, 500, 0),
+        ("limit size capacity", "capacity", 1, 100, 0),
+        ("port", "port", 1_024, 65_535, 0),
+        ("volume area length width depth radius diameter side base", "measure", 1, 100, 2),
+        ("pressure", "pressure", 90, 110, 1),
+    )
+)
+
+
+def _number_meaning(table: str, column: str, texts: str) -> str:
+    words = set(_words(column))
+    words |= {_singular(w) for w in words}
+    if "id" in words or column.lower().endswith("_id"):
+        return "id"
+    if {"height"} & words and (column.lower().endswith("_m") or "meter" in texts):
+        return "num:height_m"
+    for keys, kind, *_ in _NUMBER_KINDS:
+        if words & keys:
+            return f"num:{kind}"
+    return "num:int"
+
+
+_NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
+    "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
+}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------------
+# What the spec says about a column's values: quoted values, "e.g." lists, defaults, examples, formats.
+
+_QUOTED = re.compile(r"(?<![\w'\"`])(['\"`])([^'\"`\n]{1,80}?)\1(?!\w)")
+_LISTED = re.compile(
+    r"(?:\be\.?\s?g\b\.?|\beg:|\bi\.?e\b\.?|\bsuch as\b|\bfor example\b|\bfor instance\b|\bexamples?:|"
+    r"\boptions are\b|\boptions:|\bcan be\b|\bcould be\b|\beither\b|\bone of\b|\b(?:allowed|possible|"
+    r"accepted|valid) values(?: are)?|\bdefaults? (?:is|to)\b|\bdefault:|\bdefault value is\b)[\s:,]*"
+    r"([^.;()\[\]\n]{1,100})",
+    re.IGNORECASE,
+)
+_TEMPLATE = re.compile(
+    r"(?<![A-Za-z])((?:yyyy|yy|mm|dd|hh|ss)(?:[-/.: t](?:yyyy|yy|mm|dd|hh|ss|am|pm))+)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_STOP_VALUES = frozenset(
+    "the a an if not none null all any dontcare default true false optional n/a na empty unknown "
+    "specified provided etc or and current other yes no".split()
+)
+_NOT_VALUE_WORDS = frozenset(
+    "if not specified provided unspecified default defaults optional otherwise unless when whether".split()
+)
+_PLACEHOLDER_WORDS = frozenset(
+    "city state country name song artist region value string text number street zip code first last "
+    "abbr abbreviation track album id key songname artistname x xx xxx example format date time your my "
+    "the of or and in s width height widthxheight any all name names".split()
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def _described_format(texts: str) -> str | None:
+    """The `strftime` format of a date/time template in a description ("formatted as 'MM/DD/YYYY'")."""
+    for match in _TEMPLATE.finditer(texts):
+        parts = re.split(r"([-/.: t])", match.group(1), flags=re.IGNORECASE)
+        out, hour = [], False
+        for part in parts:
+            token = part.upper()
+            if token == "YYYY":
+                out.append("%Y")
+            elif token == "YY":
+                out.append("%y")
+            elif token == "MM":
+                out.append("%M" if hour else "%m")
+            elif token == "DD":
+                out.append("%d")
+            elif token == "HH":
+                out.append("%H")
+                hour = True
+            elif token == "SS":
+                out.append("%S")
+            elif token in ("AM", "PM"):
+                out.append("%p")
+            else:
+                out.append("T" if part in ("t", "T") else part)
+        fmt = "".join(out)
+        if fmt.count("%Y") < 2 and ("%d" in fmt or "%H" in fmt or "%m" in fmt):
+            return fmt
+    return None
+
+
+def _described_bounds(texts: str) -> tuple[float | None, float | None]:
+    """Numeric bounds a description states: "between 1 and 10", "from 0 to 100", "at least 1", ..."""
+    num = r"(-?\d+(?:\.\d+)?)"
+    match = re.search(rf"\bbetween {num} and {num}\b|\bfrom {num} to {num}\b|\brange (?:of |is )?{num} ?(?:-|to) ?{num}\b", texts)  # fmt: skip
+    if match:
+        a, b = [float(g) for g in match.groups() if g is not None]
+        return (min(a, b), max(a, b))
+    low = re.search(rf"\b(?:at least|minimum(?: of| is)?|min(?:imum)?:?|no less than) {num}\b", texts)
+    high = re.search(rf"\b(?:at most|maximum(?: of| is)?|max(?:imum)?:?|up to|no more than) {num}\b", texts)
+    return (float(low.group(1)) if low else None, float(high.group(1)) if high else None)
+
+
+def _bounds(arguments: Sequence[Any], texts: str) -> tuple[float | None, float | None]:
+    """Numeric bounds of a column: the bound arguments' `minimum`/`maximum`, else its description's."""
+    lo, hi = _described_bounds(texts)
+    for arg in arguments:
+        if not isinstance(arg, dict):
+            continue
+        for key, exclusive, better in (
+            ("minimum", "exclusiveMinimum", max),
+            ("maximum", "exclusiveMaximum", min),
+        ):
+            for k in (key, exclusive):
+                v = arg.get(k)
+                if isinstance(v, int | float) and not isinstance(v, bool):
+                    current = lo if key == "minimum" else hi
+                    v = v + (1 if key == "minimum" else -1) * (k == exclusive) * 0.01
+                    value = v if current is None else better(current, v)
+                    lo, hi = (value, hi) if key == "minimum" else (lo, value)
+    if lo is not None and hi is not None and lo > hi:
+        return (None, None)
+    return (lo, hi)
+
+
+def named_values(column_spec: dict[str, Any], arguments: Sequence[Any] = ()) -> tuple[str, ...]:
+    """Values the spec itself names for a string column: the `enum`, `const`, `default` and `examples`
+    of the arguments bound to it, quoted values and "e.g."/"such as"/"options are" lists in its
+    description and theirs. Placeholders ("City, State", "YYYY-MM-DD") and non-values ("all",
+    "none", "dontcare") are left out."""
+    key = json.dumps([column_spec.get("description"), list(arguments)], sort_keys=True, default=str)
+    return _named_values(key)
+
+
+@functools.lru_cache(maxsize=65536)
+def _named_values(key: str) -> tuple[str, ...]:
+    description, arguments = json.loads(key)
+    found: list[str] = []
+    texts = [description] if isinstance(description, str) else []
+    for arg in arguments:
+        if not isinstance(arg, dict):
+            continue
+        for k in ("enum", "examples"):
+            if isinstance(arg.get(k), list):
+                found.extend(v for v in arg[k] if isinstance(v, str))
+        for k in ("const", "default"):
+            if isinstance(arg.get(k), str):
+                found.append(arg[k])
+        if isinstance(arg.get("description"), str):
+            texts.append(arg["description"])
+    for text in texts:
+        found.extend(m.group(2) for m in _QUOTED.finditer(text))
+        for match in _LISTED.finditer(text):
+            for item in re.split(r",|\bor\b|\band\b|/", match.group(1)):
+                found.append(item.strip(" '\"`").removesuffix(" etc").strip())
+    out: list[str] = []
+    for value in found:
+        value = value.strip()
+        words = _norm(value).split()
+        tokens = _tokens(value)
+        if (
+            not value
+            or len(value) > 60
+            or len(words) > 5
+            or _norm(value) in _STOP_VALUES
+            or words[:1] in (["the"], ["a"], ["an"], ["all"], ["any"], ["include"], ["including"])
+            or set(tokens) & _NOT_VALUE_WORDS
+            or re.search(r"['\"`]|^[^\w$#+-]|&&|\|\||:\s", value)
+            or _TEMPLATE.search(value)
+            or all(t in _PLACEHOLDER_WORDS for t in tokens)
+            or value in out
+        ):
+            continue
+        out.append(value)
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Columns that reference a table by name, and the generator hint of a meaning.
+
+
+def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """Columns that name another table's key without `references`: `{(table, column): referenced table}`.
+
+    A non-key `<entity>_id` column (or `<entity>id`) of the type of the referenced primary key refers
+    to the table whose primary key has that name, else to the table named `<entity>` (or its plural).
+    """
+    tables = spec["tables"]
+    by_key = {s["primary_key"].lower(): t for t, s in tables.items()}
+    by_name = {t.lower(): t for t in tables}
+    out: dict[tuple[str, str], str] = {}
+    for table, tspec in tables.items():
+        for column, cspec in tspec["columns"].items():
+            name = column.lower()
+            if column == tspec["primary_key"] or "references" in cspec or "enum" in cspec:
+                continue
+            if not (name.endswith("_id") or (name.endswith("id") and len(name) > 4)):
+                continue
+            entity = name[:-3] if name.endswith("_id") else name[:-2]
+            target = by_key.get(name) or next(
+                (
+                    by_name[n]
+                    for n in (entity, entity + "s", entity + "es", entity[:-1] + "ies")
+                    if n in by_name
+                ),
+                None,
+            )
+            if target is None or target == table:
+                continue
+            tpk = tables[target]["primary_key"]
+            if tables[target]["columns"][tpk]["type"] == cspec["type"]:
+                out[table, column] = target
+    return out
+
+
+def infer_hint(table: str, column: str, column_spec: dict[str, Any]) -> str:
+    """The `spec.GENERATORS` hint closest to a column's meaning (`column_meaning`): its `generator`,
+    else one of `name`, `email`, `date`, `money`, `title`, ..., `word` (strings), `integer`,
+    `number`, `boolean`, `json`."""
+    if "generator" in column_spec:
+        return column_spec["generator"]
+    meaning = column_meaning(table, column, column_spec)
+    kind = meaning.split(":", 1)[0]
+    ctype = column_spec["type"]
+    hint = {
+        "person": "name", "first_name": "first_name", "last_name": "last_name", "email": "email",
+        "phone": "phone", "city": "city", "country": "country", "address": "address", "street": "address",
+        "date": "date", "datetime": "datetime", "status": "status", "title": "title", "named": "title",
+        "text": "text", "url": "url", "uuid": "uuid", "boolean": "boolean", "json": "json",
+    }.get(kind)  # fmt: skip
+    if kind == "num":
+        arg = meaning.split(":", 1)[1]
+        hint = {"money": "money", "salary": "money", "balance": "money", "budget": "money", "revenue": "money",
+                "rent": "money", "fare": "money", "quantity": "quantity", "stock": "quantity",
+                "rating": "rating", "score": "rating"}.get(arg)  # fmt: skip
+    if hint is not None and ctype in GENERATORS[hint]:
+        return hint
+    return {"string": "word", "integer": "integer", "number": "number", "boolean": "boolean", "json": "json"}[
+        ctype
+    ]

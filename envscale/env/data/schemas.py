@@ -1,0 +1,456 @@
+"""JSON Schemas of tool arguments: which bind to a column, whether they accept a value, values that fit them.
+
+- `bound_schemas(spec)`: `{(table, column): [schema, ...]}`, the argument schemas tools bind to
+  each column (keys and filters first);
+- `schema_accepts(schema, value)`: the JSON Schema check (`True` for a schema that cannot be checked);
+- `schema_value(schema, rng, now)` and `pattern_value(pattern, rng)`: a value meant to fit (enums,
+  combinators, bounds, formats, simple regular expressions, arrays, objects), best effort;
+- `_fit_bound`: a generated cell, or, when an argument bound to its column rejects it, one they accept.
+
+Example:
+
+```python
+>>> import datetime as dt, random
+>>> from envscale.env.data import schema_accepts, schema_value
+>>> schema = {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"}
+>>> value = schema_value(schema, random.Random(0), dt.datetime(2025, 6, 1, tzinfo=dt.UTC))
+>>> schema_accepts(schema, value), schema_accepts(schema, "abc")
+(True, False)
+```
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import math
+import random
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jsonschema
+
+from envscale.env.data.values import _email, _first, _last, _slug
+from envscale.env.data.vocabulary import _data
+from envscale.env.spec import value_problem
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_of(text: str) -> Any:
+    schema = json.loads(text)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+_ANNOTATIONS = {"description", "title", "default", "examples", "$comment", "deprecated"}
+
+
+def _is_type(value: Any, kind: Any) -> bool:
+    """JSON Schema's `type` check (a float with an integral value is an integer)."""
+    if kind in ("integer", "number"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        return kind == "number" or isinstance(value, int) or value.is_integer()
+    types = {"string": str, "boolean": bool, "array": list, "object": dict}
+    return value is None if kind == "null" else isinstance(value, types[kind]) if kind in types else False
+
+
+def schema_accepts(schema: Any, value: Any) -> bool:
+    """Whether `value` is valid under the JSON Schema `schema` (`True` for a schema that cannot be checked).
+
+    The test is compiled once per schema object (a quick accept-test for common keywords, jsonschema
+    for the rest and for every value the quick test does not accept); verification and state
+    generation ask about the same few schemas hundreds of thousands of times.
+    """
+    if not isinstance(schema, dict):
+        return schema is not False
+    if set(schema) <= _ANNOTATIONS | {"type"} and isinstance(schema.get("type", "string"), str | list):
+        kinds = schema.get("type")
+        if kinds is None:
+            return True
+        return any(_is_type(value, kind) for kind in ([kinds] if isinstance(kinds, str) else kinds))
+    return _cached_acceptor(schema)(value)
+
+
+_FITTING: dict[int, tuple[dict, list]] = {}
+
+
+def _fitting_enum(schema: dict, rest: dict) -> list:
+    """The enum values of `schema` that its other keywords accept, computed once per schema object."""
+    hit = _FITTING.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    accepts = _acceptor_uncached(rest)
+    fitting = [v for v in schema["enum"] if accepts(v)]
+    if len(_FITTING) >= _ACCEPTORS_MAX:
+        _FITTING.clear()
+    _FITTING[id(schema)] = (schema, fitting)
+    return fitting
+
+
+_ACCEPTORS: dict[int, tuple[dict, Callable[[Any], bool]]] = {}
+_ACCEPTORS_MAX = 8192
+
+
+def _cached_acceptor(schema: dict) -> Callable[[Any], bool]:
+    """The compiled test of one schema object, cached by identity (the cache holds the schema, so an
+    id is never reused while its entry lives; schemas are not mutated once a spec is built)."""
+    hit = _ACCEPTORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    accepts = _acceptor_uncached(schema)
+    if len(_ACCEPTORS) >= _ACCEPTORS_MAX:
+        _ACCEPTORS.clear()
+    _ACCEPTORS[id(schema)] = (schema, accepts)
+    return accepts
+
+
+def _acceptor_uncached(schema: dict) -> Callable[[Any], bool]:
+    """A quick accept-test for common keywords, jsonschema (compiled on first need) for the rest."""
+    from envscale.env.arguments import quick_check  # arguments imports columns only; no cycle at run time
+
+    quick = quick_check(schema)
+    state: dict[str, Any] = {}
+
+    def accepts(value: Any) -> bool:
+        if quick is not None and quick(value):
+            return True
+        try:
+            validator = state.get("v")
+            if validator is None:
+                validator = state["v"] = _validator_of(json.dumps(schema, sort_keys=True, default=str))
+            return validator.is_valid(value)
+        except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
+            return True
+
+    return accepts
+
+
+def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: int = 0) -> Any:
+    """A value meant to be valid under a JSON Schema, best effort (the caller checks it with `schema_accepts`).
+
+    Handles `const`, `enum`, `anyOf`/`oneOf`/`allOf`, `type` (or a list of types; null is a last
+    resort), numeric bounds and `multipleOf`, `minLength`/`maxLength`, simple `pattern`s, `format`
+    (date, date-time, time, email, uri, uuid), arrays (`items`, `prefixItems`, `minItems`,
+    `maxItems`, `uniqueItems`) and objects (`properties`, `required`, `additionalProperties`).
+    """
+    if not isinstance(schema, dict) or depth > 8:
+        return rng.choice(_data().words)
+    if "const" in schema:
+        return schema["const"]
+    rest = {
+        k: v for k, v in schema.items() if k not in ("enum", "anyOf", "oneOf", "allOf", "default", "examples")
+    }
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return rng.choice(_fitting_enum(schema, rest) or schema["enum"])
+    for combinator in ("anyOf", "oneOf"):
+        branches = [b for b in schema.get(combinator) or [] if isinstance(b, dict)]
+        if branches:
+            non_null = [b for b in branches if b.get("type") != "null"] or branches
+            return schema_value({**rest, **rng.choice(non_null)}, rng, now, depth=depth + 1)
+    if isinstance(schema.get("allOf"), list):
+        merged = dict(rest)
+        for branch in schema["allOf"]:
+            if isinstance(branch, dict):
+                merged.update(branch)
+        return schema_value(merged, rng, now, depth=depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        kind = rng.choice(kinds) if kinds else "null"
+    if kind is None:
+        kind = (
+            "object" if "properties" in schema or "required" in schema
+            else "array" if "items" in schema or "prefixItems" in schema
+            else "number" if any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"))
+            else "string"
+        )  # fmt: skip
+    if kind in ("integer", "number"):
+        return _schema_number(schema, kind, rng)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    if kind == "array":
+        return _array_value(schema, rng, now, depth)
+    if kind == "object":
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+        names = [p for p in props if p in required or rng.random() < 0.5] + [
+            r for r in required if r not in props
+        ]
+        return {p: schema_value(props.get(p, {}), rng, now, depth=depth + 1) for p in names}
+    return _schema_string(schema, rng, now)
+
+
+def _schema_number(schema: dict[str, Any], kind: str, rng: random.Random) -> int | float:
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    step = 1 if kind == "integer" else 0.01
+    if isinstance(schema.get("exclusiveMinimum"), int | float) and not isinstance(
+        schema["exclusiveMinimum"], bool
+    ):
+        lo = (
+            max(lo, schema["exclusiveMinimum"] + step)
+            if isinstance(lo, int | float)
+            else schema["exclusiveMinimum"] + step
+        )
+    if isinstance(schema.get("exclusiveMaximum"), int | float) and not isinstance(
+        schema["exclusiveMaximum"], bool
+    ):
+        hi = (
+            min(hi, schema["exclusiveMaximum"] - step)
+            if isinstance(hi, int | float)
+            else schema["exclusiveMaximum"] - step
+        )
+    lo = lo if isinstance(lo, int | float) and not isinstance(lo, bool) else None
+    hi = hi if isinstance(hi, int | float) and not isinstance(hi, bool) else None
+    if lo is None and hi is None:
+        lo, hi = 1, 10 if kind == "integer" else 100
+    elif lo is None:
+        lo = min(1, hi) if hi >= 1 else hi - 10
+    elif hi is None:
+        hi = lo + (10 if kind == "integer" else 100)
+    multiple = schema.get("multipleOf")
+    if isinstance(multiple, int | float) and not isinstance(multiple, bool) and multiple > 0:
+        first, last = math.ceil(lo / multiple), math.floor(hi / multiple)
+        value = rng.randint(first, max(first, last)) * multiple
+        return int(value) if kind == "integer" else value
+    if kind == "integer":
+        first, last = math.ceil(lo), math.floor(hi)
+        return rng.randint(first, max(first, last))
+    return round(rng.uniform(lo, hi), 2) if hi - lo >= 0.02 else lo
+
+
+def _array_value(schema: dict[str, Any], rng: random.Random, now: dt.datetime, depth: int) -> list[Any]:
+    low = schema.get("minItems", 0) if isinstance(schema.get("minItems"), int) else 0
+    high = schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else max(low, 3)
+    n = rng.randint(max(low, min(1, high)), max(low, min(high, low + 2, 3) if high >= 1 else low))
+    prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
+    items = schema.get("items", {})
+    if isinstance(items, list):  # draft 4-7 tuple validation
+        prefix, items = items, schema.get("additionalItems", {})
+    n = max(n, min(len(prefix), high))
+    values: list[Any] = []
+    for i in range(n):
+        sub = prefix[i] if i < len(prefix) else items if isinstance(items, dict) else {}
+        value = schema_value(sub, rng, now, depth=depth + 1)
+        if schema.get("uniqueItems"):
+            for _ in range(5):
+                if value not in values:
+                    break
+                value = schema_value(sub, rng, now, depth=depth + 1)
+            if value in values:
+                break
+        values.append(value)
+    return values
+
+
+def _schema_string(schema: dict[str, Any], rng: random.Random, now: dt.datetime) -> str:
+    fmt = schema.get("format")
+    pattern = schema.get("pattern")
+    value = None
+    if isinstance(pattern, str):
+        value = pattern_value(pattern, rng)
+    if value is None:
+        value = _format_value(fmt, rng, now)
+    low = schema.get("minLength") if isinstance(schema.get("minLength"), int) else 0
+    high = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
+    if len(value) < low:
+        value += "".join(rng.choice(_LETTERS) for _ in range(low - len(value)))
+    if high is not None and len(value) > high:
+        value = value[:high]
+    return value
+
+
+def pattern_value(pattern: str, rng: random.Random) -> str | None:
+    """A string matching a simple regular expression (`re.search`), or `None` when none could be built."""
+    try:
+        parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
+    except (re.error, RecursionError, OverflowError):
+        return None
+    for _ in range(5):
+        try:
+            text = _from_regex(list(parsed), rng)
+        except _Unsupported:
+            return None
+        if re.search(pattern, text):
+            return text
+    return None
+
+
+class _Unsupported(Exception):
+    pass
+
+
+_CATEGORIES = {
+    "CATEGORY_DIGIT": "0123456789",
+    "CATEGORY_WORD": _LETTERS + "0123456789",
+    "CATEGORY_SPACE": " ",
+    "CATEGORY_NOT_DIGIT": _LETTERS,
+    "CATEGORY_NOT_WORD": "-",
+    "CATEGORY_NOT_SPACE": _LETTERS,
+}
+
+
+def _from_regex(items: list[Any], rng: random.Random, groups: dict[int, str] | None = None) -> str:
+    groups = {} if groups is None else groups
+    out = []
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name == "NOT_LITERAL":
+            out.append(rng.choice([c for c in _LETTERS + "0123456789" if ord(c) != arg]))
+        elif name == "ANY":
+            out.append(rng.choice(_LETTERS))
+        elif name == "IN":
+            out.append(_from_set(arg, rng))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, sub = arg
+            count = rng.randint(low, max(low, min(high, low + 3)))
+            out.extend(_from_regex(list(sub), rng, groups) for _ in range(count))
+        elif name == "SUBPATTERN":
+            text = _from_regex(list(arg[-1]), rng, groups)
+            if arg[0] is not None:
+                groups[arg[0]] = text
+            out.append(text)
+        elif name == "BRANCH":
+            out.append(_from_regex(list(rng.choice(arg[1])), rng, groups))
+        elif name == "GROUPREF":
+            out.append(groups.get(arg, ""))
+        elif name == "AT":
+            continue
+        else:
+            raise _Unsupported(name)
+    return "".join(out)
+
+
+def _from_set(items: list[Any], rng: random.Random) -> str:
+    chars: list[str] = []
+    negate = False
+    for op, arg in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            chars.append(chr(arg))
+        elif name == "RANGE":
+            chars.extend(chr(c) for c in range(arg[0], min(arg[1], arg[0] + 200) + 1))
+        elif name == "CATEGORY":
+            chars.extend(_CATEGORIES.get(str(arg), ""))
+        else:
+            raise _Unsupported(name)
+    if negate:
+        pool = [c for c in _LETTERS + _LETTERS.upper() + "0123456789" if c not in chars]
+        return rng.choice(pool) if pool else "~"
+    if not chars:
+        raise _Unsupported("empty set")
+    return rng.choice(chars)
+
+
+# ----------------------------------------------------------------------------------------------
+# The schemas tools bind to columns, and values that fit them.
+
+
+def bound_schemas(spec: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The argument schemas that tools bind to each column, as `{(table, column): [schema, ...]}`.
+
+    Keys, eq/ne filters, inserted and updated values bind the whole argument; an `in` filter binds
+    its `items`; `contains` and range filters say nothing about a column's values. Keys and filters
+    come first in each list: where arguments disagree (two enums), existing rows should be found.
+    """
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    read_schemas: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    write_schemas: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for tool in spec.get("tools", []):
+        op, props = tool["operation"], tool["parameters"].get("properties", {})
+        # (an argument is named by a string; other forms, such as expressions, bind no schema)
+        reads = [(c, props.get(a) if isinstance(a, str) else None) for c, a in op.get("key", {}).items()]
+        for flt in op.get("filters", []):
+            prop = props.get(flt.get("arg")) if isinstance(flt.get("arg"), str) else None
+            if flt.get("op", "eq") in ("eq", "ne"):
+                reads.append((flt["column"], prop))
+            elif flt.get("op") == "in" and isinstance(prop, dict):
+                reads.append((flt["column"], prop.get("items")))
+        writes = [
+            (c, props.get(a) if isinstance(a, str) else None)
+            for c, a in {**op.get("values", {}), **op.get("set", {})}.items()
+        ]
+        for pairs, found in ((reads, read_schemas), (writes, write_schemas)):
+            for column, prop in pairs:
+                if isinstance(prop, dict) and set(prop) - _ANNOTATIONS:
+                    found.setdefault((op["table"], column), []).append(prop)
+    for key in {**read_schemas, **write_schemas}:
+        out[key] = read_schemas.get(key, []) + write_schemas.get(key, [])
+    return out
+
+
+def _format_value(fmt: Any, rng: random.Random, now: dt.datetime) -> str:
+    """A string of a JSON Schema `format` (date, date-time, time, email, uri, uuid), else a word."""
+    moment = now - dt.timedelta(seconds=rng.randrange(730 * 86400))
+    if fmt == "date":
+        return moment.date().isoformat()
+    if fmt == "date-time":
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if fmt == "time":
+        return f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:00"
+    if fmt in ("email", "idn-email"):
+        return _email(_first(rng), _last(rng), rng)
+    if fmt in ("uri", "url", "iri"):
+        return f"https://www.{_slug(_last(rng))}.com/"
+    if fmt == "uuid":
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    return rng.choice(_data().words)
+
+
+def _acceptor(schema: Any) -> Callable[[Any], bool]:
+    """`schema_accepts(schema, value)` as a function of `value`, with the schema's checks compiled once."""
+    if not isinstance(schema, dict):
+        return lambda value: schema is not False
+    if set(schema) <= _ANNOTATIONS | {"type"} and isinstance(schema.get("type", "string"), str | list):
+        kinds = schema.get("type")
+        if kinds is None:
+            return lambda value: True
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        return lambda value: any(_is_type(value, kind) for kind in kinds)
+    try:
+        validator = _validator_of(json.dumps(schema, sort_keys=True, default=str))
+    except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
+        return lambda value: True
+
+    def accepts(value: Any) -> bool:
+        try:
+            return validator.is_valid(value)
+        except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):
+            return True
+
+    return accepts
+
+
+def _fit_bound(
+    value: Any,
+    column_spec: dict[str, Any],
+    schemas: list[dict[str, Any]],
+    rng: random.Random,
+    now: dt.datetime,
+    accepts: Sequence[Callable[[Any], bool]] | None = None,
+) -> Any:
+    """`value`, or when some argument bound to its column rejects it, a value those arguments accept."""
+    accepts = [_acceptor(s) for s in schemas] if accepts is None else accepts
+    if all(a(value) for a in accepts):
+        return value
+    fallback = None
+    for attempt in range(10):
+        k = rng.randrange(len(schemas)) if attempt else 0  # the first (a key or filter) first
+        candidate = schema_value(schemas[k], rng, now)
+        if candidate is None or value_problem(column_spec, candidate) is not None:
+            continue
+        if all(a(candidate) for a in accepts):
+            return candidate
+        if fallback is None and accepts[k](candidate):
+            fallback = candidate
+    return value if fallback is None else fallback

@@ -1,0 +1,665 @@
+"""Values by meaning: for each column, the function of a row index that draws its values.
+
+`_maker(c)` turns a column's context (`_Col`: its meaning, seeded generator, clock, the values the
+spec names for it, its bounds and the people and places of its rows) into `i -> value`: people
+(names, and emails and usernames built from the person of the row), places (city, state, country,
+time zone and coordinates of one real place), organisations, named things and titles, text, codes,
+secrets, paths, dates and times around the clock, numbers within the meaning's range and the
+column's bounds, booleans and json. Also here: the format of string keys (`id_prefix`,
+`format_id`) and `column_value`, one value for a column outside a state.
+
+Example:
+
+```python
+>>> import datetime as dt, random
+>>> from envscale.env.data import column_value, format_id, id_prefix
+>>> format_id(id_prefix("customers"), 7)
+'cus_0007'
+>>> now = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
+>>> "@" in column_value("users", "email", {"type": "string"}, random.Random(0), now)
+True
+```
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+import random
+import re
+import unicodedata
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from envscale.env.data.meaning import (
+    _NUMBER_RANGES,
+    _PAST_WINDOW,
+    _described_format,
+    _meaning,
+    _singular,
+    _texts,
+    _words,
+    column_meaning,
+)
+from envscale.env.data.vocabulary import (
+    _AIRPORTS,
+    _CODEWORDS,
+    _DOCS,
+    _HOTEL_BRANDS,
+    _INTL_FIRST,
+    _INTL_LAST,
+    _LEXICONS,
+    _LOCALES,
+    _MAJOR_CURRENCIES,
+    _MAJOR_LANGUAGES,
+    _MASCOTS,
+    _NEIGHBORHOODS,
+    _NOTE_TEMPLATES,
+    _PLACES,
+    _PRODUCT_ADJ,
+    _PRODUCT_BRANDS,
+    _PRODUCT_NOUN,
+    _PROSE,
+    _QUERY_WORDS,
+    _RESTAURANT_KINDS,
+    _STATUSES,
+    _TITLES,
+    _TOPICS,
+    _VENUE_KINDS,
+    _data,
+    _faker,
+    _norm,
+    _Place,
+)
+
+# ----------------------------------------------------------------------------------------------
+# Values by meaning. A maker takes a column's context and returns the function of a row index.
+
+
+@dataclasses.dataclass
+class _Col:
+    table: str
+    column: str
+    spec: dict[str, Any]
+    meaning: str
+    rng: random.Random
+    fake: Any
+    now: dt.datetime
+    named: tuple[str, ...] = ()
+    texts: str = ""
+    bounds: tuple[float | None, float | None] = (None, None)
+    people: list[tuple[str, str]] | None = None
+    places: list[_Place] | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.meaning.split(":", 1)[0]
+
+    @property
+    def arg(self) -> str:
+        return self.meaning.split(":", 1)[1] if ":" in self.meaning else ""
+
+
+def _first(rng: random.Random) -> str:
+    d = _data()
+    return rng.choices(d.first, cum_weights=d.first_cum)[0] if rng.random() < 0.9 else rng.choice(_INTL_FIRST)
+
+
+def _last(rng: random.Random) -> str:
+    d = _data()
+    return rng.choices(d.last, cum_weights=d.last_cum)[0] if rng.random() < 0.9 else rng.choice(_INTL_LAST)
+
+
+def _person(c: _Col, i: int) -> tuple[str, str]:
+    return c.people[i] if c.people is not None else (_first(c.rng), _last(c.rng))
+
+
+def _place(c: _Col, i: int) -> _Place:
+    return c.places[i] if c.places is not None else c.rng.choice(_PLACES)
+
+
+def _ascii(text: str) -> str:
+    return re.sub(
+        r"[^a-z0-9]", "", unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    )
+
+
+def _email(first: str, last: str, rng: random.Random) -> str:
+    f, la = _ascii(first), _ascii(last)
+    local = rng.choice(
+        (f"{f}.{la}", f"{f}.{la}", f"{f[:1]}{la}", f"{f}{la}{rng.randrange(10, 99)}", f"{f}_{la}")
+    )
+    return f"{local}@{rng.choice(('example.com', 'example.org', 'example.net'))}"
+
+
+def _username(first: str, last: str, rng: random.Random) -> str:
+    f, la = _ascii(first), _ascii(last)
+    return rng.choice(
+        (f"{f}{la[:1]}{rng.randrange(10, 99)}", f"{f[:1]}{la}", f"{f}.{la}", f"{f}_{la}{rng.randrange(1, 9)}")
+    )
+
+
+def _company(rng: random.Random) -> str:
+    d = _data()
+    a, b = _last(rng), _last(rng)
+    return rng.choice((f"{a} {rng.choice(d.company_suffixes)}", f"{a}-{b}", f"{a}, {b} and {_last(rng)}", f"{a} {b} {rng.choice(('Group', 'Partners', 'Holdings', 'Labs', 'Industries', 'Solutions'))}"))  # fmt: skip
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", _norm(text))).strip("-") or "site"
+
+
+def _product(rng: random.Random) -> str:
+    return f"{rng.choice(_PRODUCT_BRANDS)} {rng.choice(_PRODUCT_ADJ)} {rng.choice(_PRODUCT_NOUN)}"
+
+
+def _sentence(rng: random.Random, low: int = 6, high: int = 12) -> str:
+    words = rng.choices(_data().words, k=rng.randint(low, high))
+    return " ".join(words).capitalize() + "."
+
+
+def _date_value(c: _Col, i: int, kind: str) -> str:
+    lo, hi = (int(x) for x in c.arg.split(":")) if c.arg.count(":") == 1 else _PAST_WINDOW
+    moment = c.now + dt.timedelta(seconds=c.rng.randrange(lo * 86400, max(lo * 86400 + 1, hi * 86400)))
+    if lo > 0:  # future dates fall in working hours, whole quarters of an hour
+        moment = moment.replace(hour=c.rng.randint(8, 19), minute=c.rng.choice((0, 15, 30, 45)), second=0)
+    fmt = _described_format(c.texts)
+    if fmt and ("%d" in fmt or "%m" in fmt) and (kind == "datetime" or "%H" not in fmt):
+        return moment.strftime(fmt)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if kind == "datetime" else moment.date().isoformat()
+
+
+def _time_value(c: _Col, i: int) -> str:
+    hour, minute = c.rng.randint(7, 21), c.rng.choice((0, 15, 30, 45))
+    fmt = _described_format(c.texts)
+    moment = c.now.replace(hour=hour, minute=minute, second=0)
+    if fmt and "%H" in fmt:
+        return moment.strftime(fmt)
+    if re.search(r"\b(?:am|pm)\b|12 ?h", c.texts):
+        return moment.strftime("%I:%M %p").lstrip("0")
+    return moment.strftime("%H:%M")
+
+
+def _named_entity(c: _Col, i: int) -> str:
+    r, what = c.rng, c.arg
+    if what in _TITLES:
+        return r.choice(_TITLES[what])
+    place = _place(c, i)
+    templates: dict[str, Callable[[], str]] = {
+        "team": lambda: f"{place.city} {r.choice(_MASCOTS)}",
+        "hotel": lambda: (
+            f"{r.choice(_HOTEL_BRANDS)} {place.city}" + r.choice(("", "", " Downtown", " Airport"))
+        ),
+        "restaurant": lambda: r.choice(
+            (
+                f"{_first(r)}'s {r.choice(_RESTAURANT_KINDS)}",
+                f"{_last(r)} {r.choice(_RESTAURANT_KINDS)}",
+                f"The {r.choice(_CODEWORDS)} {r.choice(_RESTAURANT_KINDS)}",
+            )  # fmt: skip
+        ),
+        "venue": lambda: f"{r.choice((_last(r), place.city))} {r.choice(_VENUE_KINDS)}",
+        "building": lambda: r.choice(
+            (
+                f"{_last(r)} Tower",
+                f"{r.choice(_CODEWORDS)} Apartments",
+                f"The {_last(r)} Building",
+                f"{r.choice(_CODEWORDS)} Heights",
+            )  # fmt: skip
+        ),
+        "event": lambda: r.choice(
+            (
+                f"{place.city} {r.choice(('Jazz', 'Blues', 'Film', 'Food', 'Wine', 'Book', 'Tech'))} Festival",
+                f"{r.choice(_CODEWORDS)} Summit {c.now.year}",
+                f"{_last(r)} Charity Gala",
+                f"{place.city} Marathon",
+            )  # fmt: skip
+        ),
+        "project": lambda: r.choice(
+            (
+                f"Project {r.choice(_CODEWORDS)}",
+                f"{r.choice(_CODEWORDS)} {r.choice(('Platform', 'API', 'Dashboard', 'Migration', 'Mobile App'))}",
+            )
+        ),  # fmt: skip
+        "product": lambda: _product(r),
+        "school": lambda: r.choice(
+            (f"University of {place.city}", f"{_last(r)} High School", f"{place.city} Community College")
+        ),  # fmt: skip
+        "hospital": lambda: r.choice((f"{place.city} General Hospital", f"St. {_first(r)}'s Medical Center")),
+        "district": lambda: r.choice(_NEIGHBORHOODS),
+        "park": lambda: r.choice((f"{_last(r)} Park", f"{place.city} Botanical Garden")),
+        "store": lambda: r.choice(
+            (f"{place.city} {r.choice(_NEIGHBORHOODS)} Branch", f"{_last(r)}'s Market")
+        ),
+        "room": lambda: r.choice(
+            (
+                f"Conference Room {r.choice('ABCDEF')}",
+                f"{r.choice(_CODEWORDS)} Room",
+                f"Meeting Room {r.randint(1, 12)}",
+            )
+        ),  # fmt: skip
+        "course": lambda: (
+            f"{r.choice(('Introduction to', 'Advanced', 'Applied'))} {r.choice(('Data Science', 'Economics', 'Organic Chemistry', 'Linear Algebra', 'Creative Writing', 'Marketing', 'World History', 'Python Programming', 'Statistics'))}"
+        ),  # fmt: skip
+        "station": lambda: f"{place.city} {r.choice(('Central Station', 'Union Station', 'North Station'))}",
+        "library": lambda: f"{place.city} Public Library",
+        "character": lambda: f"{_first(r)} {_last(r)}",
+        "festival": lambda: f"{place.city} Music Festival",
+    }
+    if what in templates:
+        return templates[what]()
+    thing = " ".join(w.capitalize() for w in _words(c.column) if w != "name") or " ".join(
+        w.capitalize() for w in _words(_singular(c.table))
+    )
+    return f"{r.choice(_CODEWORDS)} {thing}".strip()
+
+
+def _title(c: _Col, i: int) -> str:
+    r, ctx = c.rng, c.arg
+    if ctx == "product":
+        return _product(r)
+    if ctx in _TITLES:
+        return r.choice(_TITLES[ctx])
+    if ctx == "job":
+        return r.choice(_data().jobs)
+    if ctx == "task":
+        verb = r.choice(("Fix", "Update", "Review", "Add", "Remove", "Migrate", "Investigate", "Document"))
+        thing = r.choice(("login timeout on mobile", "invoice PDF export", "search filters", "onboarding emails",
+                          "payment retry logic", "dashboard loading time", "API rate limits", "user permissions"))  # fmt: skip
+        return f"{verb} {thing}"
+    if ctx == "event":
+        return _named_entity(dataclasses.replace(c, meaning="named:event"), i)
+    if ctx == "course":
+        return _named_entity(dataclasses.replace(c, meaning="named:course"), i)
+    buzz = _data().buzz
+    return f"{r.choice(buzz[0])} {r.choice(buzz[1])} {r.choice(buzz[2])}"
+
+
+def _prose(r: random.Random, now: dt.datetime) -> str:
+    place = r.choice(_PLACES)
+    slots = {
+        "first": _first(r), "last": _last(r), "city": place.city, "country": place.country,
+        "weekday": r.choice(_LEXICONS["weekday"]), "month": r.choice(_LEXICONS["month"][:12]),
+        "time": f"{r.randint(8, 18)}:{r.choice(('00', '15', '30', '45'))}", "product": _product(r),
+        "doc": r.choice(_DOCS), "dept": r.choice(_LEXICONS["department"]), "n": r.randint(2, 45),
+        "event": _named_entity_of("event", r, now, place), "cuisine": r.choice(_LEXICONS["cuisine"][:16]).capitalize(),
+        "project": f"Project {r.choice(_CODEWORDS)}", "language": r.choice(_MAJOR_LANGUAGES), "company": _company(r),
+        "topic": r.choice(_TOPICS), "ref": f"INV-{r.randint(1000, 99999)}",
+    }  # fmt: skip
+    return r.choice(_PROSE).format(**slots)
+
+
+def _named_entity_of(what: str, r: random.Random, now: dt.datetime, place: _Place) -> str:
+    return _named_entity(_Col("", "", {"type": "string"}, f"named:{what}", r, None, now, places=[place]), 0)
+
+
+def _text(c: _Col, i: int) -> str:
+    r = c.rng
+    if c.arg == "note" and r.random() < 0.6:
+        return r.choice(_NOTE_TEMPLATES)
+    if c.arg == "review" and r.random() < 0.7:
+        return r.choice(
+            (
+                "Great quality, arrived on time.",
+                "Works as described, would buy again.",
+                "Too small for my needs; returned it.",
+                "Excellent service and friendly staff.",
+                "Average experience, nothing special.",
+                "The battery life is shorter than advertised.",
+                "Five stars: fast delivery and well packaged.",
+                "Not worth the price.",
+            )  # fmt: skip
+        )
+    if re.search(r"(?:^|_)bio(?:$|_)|biography|about", c.column.lower()):
+        hobby = r.sample(_LEXICONS["hobby"], 2)
+        return (
+            f"{r.choice(_data().jobs)} based in {r.choice(_PLACES).city}. Enjoys {hobby[0]} and {hobby[1]}."
+        )
+    if (
+        set(_words(c.table)) & {"products", "product", "items", "item", "listings"}
+        and "desc" in c.column.lower()
+    ):
+        return f"{_product(r)} with a {r.randint(1, 5)}-year warranty. Ships within {r.randint(1, 5)} business days."
+    return _prose(r, c.now)
+
+
+def _lexicon_value(c: _Col, i: int) -> str:
+    name = c.arg
+    if c.named and (c.rng.random() < 0.85 or name not in _LEXICONS):
+        return c.rng.choice(c.named)
+    if name == "unit" and re.search(r"\b(?:metric|imperial)\b", c.texts):
+        return c.rng.choice(("metric", "imperial"))
+    return c.rng.choice(_LEXICONS[name])
+
+
+def _code(c: _Col, i: int) -> str:
+    r, what, f = c.rng, c.arg, c.fake
+    up, digits = "ABCDEFGHJKLMNPQRSTUVWXYZ", "0123456789"
+
+    def pick(chars: str, k: int) -> str:
+        return "".join(r.choices(chars, k=k))
+
+    makers = {
+        "sku": lambda: f"{pick(up, 3)}-{pick(digits, 5)}",
+        "isbn": lambda: f.isbn13(),
+        "iban": lambda: f.iban(),
+        "ean": lambda: f.ean13(),
+        "cik": lambda: f"{r.randrange(10**6, 2 * 10**6):010d}",
+        "cpe": lambda: (
+            f"cpe:2.3:a:{r.choice(('apache', 'nginx', 'openssl', 'python', 'nodejs'))}:{r.choice(('http_server', 'nginx', 'openssl', 'python', 'node.js'))}:{r.randint(1, 3)}.{r.randint(0, 20)}.{r.randint(0, 9)}:*:*:*:*:*:*:*"
+        ),  # fmt: skip
+        "purl": lambda: (
+            f"pkg:{r.choice(('pypi', 'npm', 'maven', 'gem'))}/{r.choice(('requests', 'lodash', 'express', 'django', 'numpy', 'rails'))}@{r.randint(1, 5)}.{r.randint(0, 30)}.{r.randint(0, 9)}"
+        ),  # fmt: skip
+        "vin": lambda: f.vin(),
+        "plate": lambda: f.license_plate(),
+        "ssn": lambda: f.ssn(),
+        "ein": lambda: f.ein(),
+        "swift": lambda: f.swift(),
+        "card": lambda: f.credit_card_number(),
+        "routing": lambda: pick(digits, 9),
+        "account": lambda: pick(digits, r.choice((10, 12))),
+        "tracking": lambda: "1Z" + pick(up + digits, 16),
+        "flight": lambda: (
+            f"{r.choice(('UA', 'DL', 'AA', 'BA', 'LH', 'AF', 'EK', 'SQ', 'WN', 'B6'))}{r.randint(10, 2999)}"
+        ),
+        "ref": lambda: pick(up + digits, 6),
+        "number": lambda: pick(digits, r.choice((6, 8, 10))),
+    }
+    if what in makers:
+        return makers[what]()
+    if re.search(r"promo|coupon|discount|voucher", c.column.lower()):
+        return f"{r.choice(('SAVE', 'WELCOME', 'SPRING', 'VIP', 'FREESHIP'))}{r.choice((10, 15, 20, 25))}"
+    return f"{pick(up, 2)}-{pick(digits, 4)}"
+
+
+def _secret(c: _Col, i: int) -> str:
+    r, what = c.rng, c.arg
+    alnum = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    if what == "password":
+        return "".join(r.choices(alnum, k=10)) + r.choice("!@#$%&*") + r.choice("23456789")
+    if what == "pin":
+        return "".join(r.choices("0123456789", k=r.choice((4, 6))))
+    if what == "apikey":
+        return r.choice(("sk_live_", "pk_test_", "key_", "")) + "".join(r.choices(alnum, k=32))
+    if what == "hash":
+        return f"{r.getrandbits(256):064x}"
+    if what == "bcrypt":
+        return "$2b$12$" + "".join(r.choices(alnum + "./", k=53))
+    if what == "cursor":
+        return "Y3Vyc29y" + "".join(r.choices(alnum, k=16))
+    if what == "key":
+        return f"{r.getrandbits(128):032x}"
+    return "".join(r.choices(alnum, k=40))
+
+
+def _path(c: _Col, i: int, kind: str) -> str:
+    r = c.rng
+    user = _ascii(_first(r))
+    root = r.choice((f"/home/{user}", "/var/data", "/srv/app", "/opt/backups", f"/Users/{user}/Documents", "/mnt/storage"))  # fmt: skip
+    folder = r.choice(
+        ("reports", "images", "exports", "projects", "logs", "backups", "invoices", "models", "config")
+    )
+    if kind == "directory":
+        return f"{root}/{folder}"
+    return f"{root}/{folder}/{_filename(c)}"
+
+
+def _filename(c: _Col) -> str:
+    r = c.rng
+    stem = r.choice(("report", "invoice", "photo", "backup", "data", "notes", "resume", "budget", "presentation",
+                     "contract", "export", "screenshot", "summary", "schedule"))  # fmt: skip
+    ext = r.choice(("pdf", "csv", "jpg", "png", "txt", "docx", "xlsx", "json", "zip", "pem", "log"))
+    return f"{stem}_{c.now.year - r.randint(0, 2)}_{r.randint(1, 99):02d}.{ext}"
+
+
+def _string_value(c: _Col, i: int) -> str:
+    r, kind, d = c.rng, c.kind, _data()
+    # Values the spec names: always for an unknown meaning; for a vocabulary, unless it names only one
+    # or two (then mixed with the vocabulary's); now and then for titles and named things.
+    named_first = (
+        kind in ("unknown", "word", "query")
+        or (kind in ("lex", "status") and (len(c.named) >= 3 or r.random() < 0.6))
+        or (kind in ("title", "named") and r.random() < 0.3)
+    )
+    if c.named and named_first:
+        return r.choice(c.named)
+    if kind == "person":
+        first, last = _person(c, i)
+        return f"{first} {last}"
+    if kind in ("first_name", "last_name", "middle_name"):
+        first, last = _person(c, i)
+        return last if kind == "last_name" else first if kind == "first_name" else _first(r)
+    if kind == "people":
+        return ", ".join(f"{_first(r)} {_last(r)}" for _ in range(r.randint(2, 3)))
+    if kind == "email":
+        return _email(*_person(c, i), r)
+    if kind == "username":
+        return _username(*_person(c, i), r)
+    if kind == "phone":
+        a, b, e = r.randint(201, 989), r.randint(200, 999), r.randint(0, 9999)
+        return r.choice(
+            (f"+1-{a}-{b}-{e:04d}", f"({a}) {b}-{e:04d}", f"{a}-{b}-{e:04d}", f"+1 {a} {b} {e:04d}")
+        )
+    if kind == "company":
+        return _company(r)
+    if kind == "job":
+        return r.choice(d.jobs)
+    if kind == "city":
+        return _place(c, i).city
+    if kind == "state":
+        place = _place(c, i)
+        us = place if place.us else r.choice(_PLACES[:35])
+        abbr = re.search(r"abbrev|two[- ]letter|\bcode\b|e\.g\.,? ?'?[a-z]{2}\b", c.texts)
+        return us.region_code if abbr else us.region
+    if kind == "country":
+        return _place(c, i).country if r.random() < 0.7 else r.choice(d.countries)
+    if kind == "country_code":
+        code = _place(c, i).country_code if r.random() < 0.7 else r.choice(d.alpha2)
+        return (
+            r.choice(d.alpha3) if re.search(r"alpha-?3|three[- ]letter|iso 3166-1 alpha-3", c.texts) else code
+        )
+    if kind == "location":
+        place = _place(c, i)
+        if not place.us and r.random() < 0.6 and "country" not in c.texts:
+            place = r.choice(_PLACES[:35])
+        return f"{place.city}, {place.region_code}" if place.us else f"{place.city}, {place.country}"
+    if kind in ("address", "street"):
+        place = _place(c, i)
+        street = f"{r.randint(1, 9899)} {_last(r)} {r.choice(d.street_suffixes)}"
+        if kind == "street" or not place.us:
+            return street if kind == "street" else f"{street}, {place.city}, {place.country}"
+        return f"{street}, {place.city}, {place.region_code} {r.randint(10000, 99950)}"
+    if kind == "zip":
+        return f"{r.randint(1001, 99950):05d}"
+    if kind == "airport":
+        return r.choice(_AIRPORTS)
+    if kind == "timezone":
+        return _place(c, i).timezone if r.random() < 0.8 else r.choice(d.timezones)
+    if kind == "coord":
+        place = _place(c, i)
+        return f"{place.lat + r.uniform(-0.05, 0.05):.4f}, {place.lon + r.uniform(-0.05, 0.05):.4f}"
+    if kind == "url":
+        site = _slug(_last(r)) + r.choice(("", "-co", "-shop", "-labs", "-media"))
+        if re.search(r"image|img|photo|avatar|thumbnail|picture|logo", c.column.lower()):
+            return f"https://cdn.{site}.com/images/{r.getrandbits(40):010x}.jpg"
+        return f"https://www.{site}.{r.choice(('com', 'org', 'io', 'net'))}/{r.choice(('', 'about', 'products', 'blog', 'contact', 'docs'))}"
+    if kind == "domain":
+        if r.random() < 0.25:
+            return f"{r.randint(11, 223)}.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}"
+        return f"{r.choice(('www', 'api', 'db01', 'mail', 'app', 'web02'))}.{_slug(_last(r))}.{r.choice(('com', 'io', 'net', 'internal'))}"
+    if kind == "ip":
+        return f"{r.randint(11, 223)}.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}"
+    if kind in ("path", "directory"):
+        return _path(c, i, kind)
+    if kind == "filename":
+        return _filename(c)
+    if kind == "mime":
+        return r.choice(d.mimes)
+    if kind == "user_agent":
+        return c.fake.user_agent()
+    if kind == "currency":
+        return r.choice(_MAJOR_CURRENCIES) if r.random() < 0.8 else r.choice(d.currencies)
+    if kind == "language":
+        if re.search(r"\b(?:iso|code|639)\b", c.texts):
+            return r.choice(_LEXICONS["language_code"][:16])
+        return r.choice(_MAJOR_LANGUAGES) if r.random() < 0.8 else r.choice(d.languages)
+    if kind == "locale":
+        return r.choice(_LOCALES).replace("_", "-" if "-" in c.texts else "_")
+    if kind == "color":
+        if "hex" in c.texts:
+            return f"#{r.getrandbits(24):06X}"
+        return r.choice(d.colors[:29]) if r.random() < 0.6 else r.choice(d.colors[29:])
+    if kind in ("date", "datetime"):
+        return _date_value(c, i, kind)
+    if kind == "time":
+        return _time_value(c, i)
+    if kind == "year":
+        return str(r.randint(1950, c.now.year))
+    if kind == "period":
+        start = c.now.date() - dt.timedelta(days=r.randint(30, 365))
+        return f"{start.isoformat()} to {(start + dt.timedelta(days=r.choice((7, 30, 90)))).isoformat()}"
+    if kind == "duration":
+        return r.choice((f"{r.randint(1, 3)}h {r.choice((0, 15, 30, 45))}m", f"{r.randint(5, 180)} minutes", f"PT{r.randint(1, 8)}H"))  # fmt: skip
+    if kind == "version":
+        return f"{r.randint(0, 5)}.{r.randint(0, 20)}.{r.randint(0, 15)}"
+    if kind == "code":
+        return _code(c, i)
+    if kind == "uuid":
+        return str(uuid.UUID(int=r.getrandbits(128), version=4))
+    if kind == "secret":
+        return _secret(c, i)
+    if kind == "id":
+        entity = _singular(c.column.lower().removesuffix("_id").removesuffix("id").strip("_")) or c.table
+        return format_id(id_prefix(entity), r.randint(1, 9999))
+    if kind == "text":
+        return _text(c, i)
+    if kind == "title":
+        return _title(c, i)
+    if kind == "named":
+        if c.arg == "artist" and r.random() < 0.4:
+            return f"{_first(r)} {_last(r)}"
+        return _named_entity(c, i)
+    if kind == "query":
+        return r.choice(_QUERY_WORDS)
+    if kind == "lex":
+        return _lexicon_value(c, i)
+    if kind == "status":
+        return r.choice(_STATUSES.get(c.arg, _STATUSES["generic"]))
+    return r.choice(d.words)  # "word", and a column whose meaning is unknown (filler, by definition)
+
+
+def _number_value(c: _Col, i: int) -> int | float:
+    r, kind = c.rng, c.arg
+    integer = c.spec["type"] == "integer"
+    if kind in ("lat", "lon") and c.places is not None:
+        place = c.places[i]
+        value = (place.lat if kind == "lat" else place.lon) + r.uniform(-0.05, 0.05)
+        return round(value) if integer else round(value, 6)
+    lo, hi, dec = _NUMBER_RANGES.get(kind, _NUMBER_RANGES["int" if integer else "float"])
+    if kind == "year":
+        hi = c.now.year
+    if kind == "rating" and integer:
+        dec = 0
+    blo, bhi = c.bounds
+    if blo is not None or bhi is not None:
+        nlo = max(lo, blo) if blo is not None else lo
+        nhi = min(hi, bhi) if bhi is not None else hi
+        if nlo > nhi:  # the bounds leave the meaning's range: trust the bounds
+            nlo = blo if blo is not None else bhi - (hi - lo)
+            nhi = bhi if bhi is not None else blo + (hi - lo)
+        lo, hi = nlo, nhi
+    if integer:
+        first, last = math.ceil(lo), math.floor(hi)
+        return r.randint(first, max(first, last))
+    if kind in ("money", "salary", "revenue", "budget", "rent", "fare", "balance") and r.random() < 0.4:
+        return float(max(lo, min(hi, round(r.uniform(lo, hi)) - 0.01)))  # prices like 19.99
+    return round(r.uniform(lo, hi), dec if dec else 2)
+
+
+def _boolean_value(c: _Col, i: int) -> bool:
+    words = set(_words(c.column))
+    if words & {
+        "deleted",
+        "archived",
+        "banned",
+        "blocked",
+        "suspended",
+        "cancelled",
+        "canceled",
+        "fraud",
+        "spam",
+    }:
+        return c.rng.random() < 0.1
+    if words & {"active", "enabled", "verified", "available", "valid", "visible", "published", "confirmed"}:
+        return c.rng.random() < 0.8
+    return c.rng.random() < 0.5
+
+
+def _json_value(c: _Col, i: int) -> Any:
+    r = c.rng
+    if c.arg:  # a json column that tools bind to string arguments: a string of the column's meaning
+        return _string_value(dataclasses.replace(c, meaning=c.arg), i)
+    words = _words(c.column)
+    last = words[-1] if words else ""
+    single = _singular(last)
+    if last != single and last not in ("details", "settings", "preferences", "attributes", "specs", "stats"):
+        inner = dataclasses.replace(
+            c, column=single, meaning=_meaning(c.table, single, "string", None, "", ())
+        )
+        if inner.meaning != "unknown":
+            return [_string_value(inner, i) for _ in range(r.randint(1, 3))]
+    if set(_words(c.table)) & {"products", "items", "product", "item", "listings"}:
+        return {"color": r.choice(_data().colors[:12]), "size": r.choice(("S", "M", "L", "XL")), "weight_kg": round(r.uniform(0.1, 5), 2)}  # fmt: skip
+    return {"tags": r.sample(_LEXICONS["tag"], 2)}
+
+
+def _maker(c: _Col) -> Callable[[int], Any]:
+    if c.meaning == "enum":
+        enum = c.spec["enum"]
+        return lambda i: c.rng.choice(enum)
+    if c.kind == "num":
+        return lambda i: _number_value(c, i)
+    if c.meaning == "id" and c.spec["type"] == "integer":
+        return lambda i: c.rng.randint(1, 99_999)
+    if c.kind == "boolean":
+        return lambda i: _boolean_value(c, i)
+    if c.kind == "json":
+        return lambda i: _json_value(c, i)
+    if c.spec["type"] in ("integer", "number"):  # a string meaning on a numeric column (an explicit hint)
+        return lambda i: _number_value(dataclasses.replace(c, meaning="num:int"), i)
+    return lambda i: _string_value(c, i)
+
+
+# ----------------------------------------------------------------------------------------------
+# Keys, and one value for a column outside a state.
+
+
+def id_prefix(table: str) -> str:
+    """The id prefix of a table: `customers` -> `cus`, `order_items` -> `oi`."""
+    words = [w for w in table.lower().split("_") if w]
+    return "".join(w[0] for w in words) if len(words) > 1 else (words[0][:3] if words else "row")
+
+
+def format_id(prefix: str, number: int) -> str:
+    """A string id: `format_id("cus", 7)` -> `cus_0007`."""
+    return f"{prefix}_{number:04d}"
+
+
+def column_value(
+    table: str, column: str, column_spec: dict[str, Any], rng: random.Random, now: dt.datetime
+) -> Any:
+    """One realistic value for a column, by its meaning (no uniqueness, reference or bound-argument handling)."""
+    meaning = column_meaning(table, column, column_spec)
+    fake = _faker(str(rng.getrandbits(64)))
+    c = _Col(table, column, column_spec, meaning, fake.random, fake, now, texts=_texts(column_spec, ()))
+    return _typed(column_spec, _maker(c)(0))
+
+
+def _typed(column_spec: dict[str, Any], value: Any) -> Any:
+    if column_spec["type"] == "integer" and isinstance(value, float):
+        return int(value)
+    if column_spec["type"] == "number" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
