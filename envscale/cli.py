@@ -8,12 +8,12 @@ Commands:
     run       run a recipe's stages in order, skipping those whose output is complete
     push      publish a local artifact version to the Hub (card merged, version tagged)
     info      show an artifact's versions, counts and provenance
-    show      draw a domain of a graph artifact to a PNG
+    show      read or draw an artifact (a graph domain as a PNG, an environment as text)
 
 Every stage command takes `--config RECIPE.yaml` (its section of the recipe, or the whole file)
 and flags that override the recipe; unknown recipe keys are an error. This module only dispatches:
 a command's parser and code live with what it runs (`envscale.stages.<stage>`, `envscale.hub` for
-`push`, `envscale.graph.draw` for `show`, `envscale.env.mcp_server` for `serve-mcp`); `run` and
+`push`, `envscale.show` for `show`, `envscale.env.mcp_server` for `serve-mcp`); `run` and
 `info` are here. A known failure (bad config, input, artifact, Hub error) prints one line naming
 the file, record or field and exits 2; a traceback means a bug in envscale.
 
@@ -102,9 +102,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """`envscale` and its commands; each command's parser comes from the module that runs it."""
-    from . import hub
+    from . import hub, show
     from .env import mcp_server
-    from .graph import draw
 
     parser = argparse.ArgumentParser(prog="envscale", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"envscale {__version__}")
@@ -119,7 +118,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
     hub.make_parser(sub)
     mcp_server.make_parser(sub)
-    draw.make_parser(sub)
+    show.make_parser(sub)
     p = sub.add_parser("info", help="show an artifact's versions, counts and provenance, and check its data")
     p.add_argument("ref", help="PATH[@vN] or hf://org/name[@revision]")
     p.add_argument("--json", action="store_true", help="print the whole manifest")

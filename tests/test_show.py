@@ -1,4 +1,4 @@
-"""`envscale show graph`: pictures a person can read.
+"""`envscale show graph` and `envscale show environment`: pictures and text a person can read.
 
 What a user would check by eye: boxes never overlap and fit their names, dependency arrows run
 left to right (a cycle shares a column), reads sit above writes, tools without dependency edges
@@ -7,6 +7,10 @@ legend and a title with counts, and the file printed is the file written.
 
 The layout tests use a hand-made domain; the artifact tests build a small graph from
 `tests/fixtures/graph` with the offline embedding model (once per module).
+
+An environment is read as text: its policy, its tables with their columns and first rows, and what
+each tool does in plain words ("does cancel_order really cancel, and only when?"). Those tests
+write a small `environments` artifact from the hand-written specs in `tests/fixtures/envs`.
 """
 
 import itertools
@@ -19,9 +23,13 @@ import matplotlib.text
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from envscale.artifacts import open_artifact
+from envscale.artifacts import ArtifactWriter, open_artifact
 from envscale.cli import main
+from envscale.env import Environment, load_spec
+from envscale.env.render import WIDTH, describe_operation, render_environment
 from envscale.graph import draw
+from envscale.graph.draw import text_columns
+from envscale.schemas import ENVIRONMENTS
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.graph import GraphConfig, build_graph
 
@@ -285,3 +293,228 @@ def test_a_missing_pool_draws_without_colours_and_says_so(tmp_path, cache_dir, m
     moved, lonely = (" ".join(all_texts(f)) for f in figures)
     assert "api_pool" in lonely and "not found" in lonely and "5 unknown" in lonely
     assert "3 read, 2 write" in moved and "not found" not in moved
+
+
+# ----------------------------------------------------------------------------- environments as text
+
+STORE = "tests/fixtures/envs/store.yaml"
+SHOP = "tests/fixtures/envs/shop.yaml"
+
+
+def env_row(spec, domain_id, **columns):
+    """A row of an `environments` artifact for a hand-written spec, as `materialize` writes one."""
+    env = Environment(spec)
+    state = env.dump()
+    writes = [t for t in spec["tools"] if t["kind"] == "write"]
+    row = {
+        "domain_id": domain_id,
+        "domain_name": f"{spec['name']} domain",
+        "name": spec["name"],
+        "spec": spec,
+        "n_tables": len(spec["tables"]),
+        "n_tools": len(spec["tools"]),
+        "n_read": len(spec["tools"]) - len(writes),
+        "n_write": len(writes),
+        "n_rows": sum(len(rows) for rows in state.values()),
+        "state_hash": env.state_hash(),
+        "tables": sorted(spec["tables"]),
+        "dropped_tools": [],
+        "excluded_tools": [],
+        "semantic_score": 1.0,
+        "read_only": not writes,
+        "written_and_read": ["orders"],
+        "policy": spec.get("policy", ""),
+    }
+    return {**row, **columns}
+
+
+@pytest.fixture(scope="module")
+def env_art(tmp_path_factory):
+    rows = [
+        env_row(load_spec(SHOP), 4, semantic_score=0.9),
+        env_row(
+            load_spec(STORE),
+            7,
+            dropped_tools=[{"tool": "refund_order", "reason": "refund_order changed no row"}],
+            excluded_tools=[{"tool": "convert_currency", "reason": "pure computation (compute verb)"}],
+        ),
+    ]
+    with ArtifactWriter(tmp_path_factory.mktemp("envs") / "environments", ENVIRONMENTS, "test") as writer:
+        shard = writer.shard_writer("environments")
+        shard.write_many(rows)
+        count = shard.close()
+        writer.shard_writer("rejected").close()
+        stats = {  # what `materialize` records (the dataset card shows it)
+            "domains": count,
+            "verified": count,
+            "rejected": 0,
+            "pass_rate": 1.0,
+            "rejection_reasons": {},
+            "tools_dropped": 1,
+            "drop_reasons": {"changed no row": 1},
+            "tools_excluded_as_computations": 1,
+            "read_only_environments": 0,
+            "mean_semantic_score": 0.95,
+        }
+        return writer.commit({"environments": count, "rejected": 0}, stats)
+
+
+def section(text, title):
+    """The lines of one section of the text (from its title to the next title)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next((i - 1 for i in range(start + 2, len(lines)) if lines[i].startswith("====")), len(lines))
+    return lines[start:end]
+
+
+def tool_block(text, name):
+    """The signature line of tool `name` and the lines that say what it does, joined into one string."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{name}("))
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    return " ".join(line.strip() for line in lines[start:end])
+
+
+def test_show_environment_prints_policy_tables_rows_and_what_each_tool_does(env_art, capsys):
+    assert main(["show", "environment", str(env_art.location), "--env", "store"]) == 0
+    text = capsys.readouterr().out
+    spec = load_spec(STORE)
+    assert text.startswith("environment store (domain 7: store domain)")
+    assert "not read-only" in text and "tables written and read (by different tools): orders" in text
+    flat = " ".join(text.split())
+    assert " ".join(spec["policy"].split()) in flat  # the policy, whole
+    assert "the customers row with customer_id = 'cus_0001'" in flat  # who the session is
+    tables = "\n".join(section(text, "TABLES"))
+    for table, tspec in spec["tables"].items():  # every table, each of its columns under it
+        block = tables[tables.index(f"\n{table}  (") :].split("\n\n")[0]
+        for column, cspec in tspec["columns"].items():
+            assert any(line.split()[:2] == [column, cspec["type"]] for line in block.splitlines()), (
+                table,
+                column,
+            )
+    assert "-> customers" in tables and "one of pending | paid | shipped | cancelled" in tables
+    orders = tables[tables.index("\norders  (5 rows") :]
+    assert "first 3 of 5 rows:" in orders
+    first = next(line for line in orders.splitlines() if line.strip().startswith("ord_0001"))
+    assert first.split()[:6] == ["ord_0001", "cus_0001", "pro_0001", "2", "50.0", "pending"]
+    assert "ord_0004" not in orders.split("\n\n")[1]  # only the first 3 rows
+    assert "(no rows in the initial state)" in tables  # audit_log starts empty
+    # A status tool: the value it sets, and the statuses it is allowed from, with the refusal.
+    cancel = tool_block(text, "cancel_order")
+    assert cancel.startswith("cancel_order(order_id, reason?)")
+    assert "in the orders row with order_id = order_id: sets status = 'cancelled'" in cancel
+    assert 'only while status is pending or paid (else: "only orders that have not shipped' in cancel
+    assert "then: in the products row with product_id = orders.product_id: sets stock = stock +" in cancel
+    # Reads and writes are grouped; tools left out are listed with their reasons.
+    reads, writes = "\n".join(section(text, "READ TOOLS")), "\n".join(section(text, "WRITE TOOLS"))
+    assert "get_my_profile()" in reads and "cancel_order(" not in reads and "cancel_order(" in writes
+    assert "refund_order: refund_order changed no row" in "\n".join(section(text, "DROPPED TOOLS"))
+    assert "convert_currency: pure computation" in "\n".join(section(text, "EXCLUDED TOOLS"))
+    assert max(text_columns(line) for line in text.splitlines()) <= WIDTH
+
+
+def test_without_env_the_environment_with_most_writes_is_picked_and_named(env_art, capsys):
+    assert main(["show", "environment", str(env_art.location), "--rows", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("picked store: the most write tools (9) of 2 environments")
+    assert "first 1 of 5 rows:" in out
+    assert main(["show", "environment", str(env_art.location), "--domain", "4", "--rows", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("environment shop (domain 4") and "first " not in out  # --rows 0: no rows
+
+
+def test_unknown_env_wrong_kind_and_foreign_options_are_one_line_errors(env_art, graph_art, capsys):
+    assert main(["show", "environment", str(env_art.location), "--env", "stor"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no environment 'stor'" in err[0] and "store" in err[0]
+    assert main(["show", "environment", str(env_art.location), "--env", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no environment 'nope' among 2" in err and "shop" in err and "store" in err
+    assert main(["show", "environment", str(env_art.location), "--domain", "99"]) == 2
+    assert "no environment of domain 99; domains: 4, 7" in capsys.readouterr().err
+    assert main(["show", "environment", str(graph_art.location)]) == 2
+    assert "expected 'environments'" in capsys.readouterr().err
+    assert main(["show", "graph", str(env_art.location)]) == 2
+    assert "expected 'graph'" in capsys.readouterr().err
+    assert main(["show", "environment", str(env_art.location), "--png", "x"]) == 2
+    assert "--png is not an option of `envscale show environment`" in capsys.readouterr().err
+    assert main(["show", "graph", str(graph_art.location), "--env", "shop"]) == 2
+    assert "--env is not an option of `envscale show graph`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("spec_file", "tool", "expected"),
+    [
+        (SHOP, "get_order", "reads the orders row with order_id = order_id"),
+        (
+            SHOP,
+            "list_products",
+            "lists products where category = category, price <= max_price, name contains query "
+            "(lowest price first, at most limit)",
+        ),
+        (SHOP, "list_orders", "customer_id = customer_id, status is one of statuses (newest first"),
+        (SHOP, "count_orders", "counts orders where status = status, customer_id = customer_id"),
+        (
+            SHOP,
+            "create_order",
+            "adds an orders row: order_id = a new id, customer_id = customer_id, status = 'pending', "
+            "total = total, created_at = now, note = note",
+        ),
+        (SHOP, "remove_order_item", "removes the order_items row with item_id = item_id"),
+        (STORE, "update_my_email", "in the session's customers row: sets email = email"),
+        (STORE, "count_my_open_orders", "customer_id = the session's customer_id, status is pending or paid"),
+        (
+            STORE,
+            "adjust_stock",
+            "sets quantity_on_hand = quantity_on_hand + delta; only if quantity_on_hand + delta >= "
+            'quantity_reserved (else: "refused: the quantity on hand',
+        ),
+        (
+            STORE,
+            "place_order",
+            "total = quantity * unit_price, status = 'pending', created_at = now; only if quantity > 0 "
+            '(else: "the quantity must be at least 1"); only if fewer than 3 rows of orders with '
+            "customer_id = the session's customer_id and status = 'pending'",
+        ),
+        (
+            STORE,
+            "place_order",
+            "then: in the products row with product_id = orders.product_id: sets stock = stock - "
+            "orders.quantity; only if stock >= orders.quantity",
+        ),
+        (STORE, "place_order", "then: adds an audit_log row: log_id = a new id, action = 'order placed'"),
+        (
+            STORE,
+            "delete_order",
+            'removes the orders row with order_id = order_id; only while status is cancelled (else: "only '
+            'cancelled orders can be deleted") then: adds an audit_log row',
+        ),
+        (
+            STORE,
+            "pay_order",
+            "in the customers row with customer_id = orders.customer_id: sets balance = balance - "
+            "orders.total; only if balance >= orders.total",
+        ),
+    ],
+)
+def test_each_operation_reads_as_one_plain_sentence(spec_file, tool, expected):
+    spec = load_spec(spec_file)
+    op = next(t["operation"] for t in spec["tools"] if t["name"] == tool)
+    text = describe_operation(op, spec, indent="  ")
+    assert expected in " ".join(text.split())
+    lines = text.splitlines()
+    assert all(text_columns(line) <= WIDTH and line.startswith("  ") for line in lines)
+    effects = [line for line in lines if line.startswith("      then: ")]  # one per effect, indented
+    assert not lines[0].startswith("   ") and len(effects) == len(op.get("effects", []))
+
+
+def test_render_is_a_pure_function_of_the_row_and_wide_tables_wrap_into_blocks():
+    row = {"spec": load_spec(STORE)}
+    text = render_environment(row, rows=5)
+    assert text == render_environment(row, rows=5)
+    tables = "\n".join(section(text, "TABLES"))
+    orders = tables[tables.index("\norders  (") :].split("first 5 of 5 rows:")[1]
+    blocks = [b for b in orders.split("\n\n") if b.strip()][:2]
+    assert blocks[0].split()[0] == "order_id" and blocks[1].split()[0] == "order_id"  # the key leads each
+    assert "updated_at" in blocks[1] and "updated_at" not in blocks[0]
+    assert max(text_columns(line) for line in text.splitlines()) <= WIDTH

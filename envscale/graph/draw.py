@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..artifacts import Artifact
-from ..config import command_parser
 from ..errors import ArtifactError
 
 if TYPE_CHECKING:
@@ -767,27 +766,8 @@ def draw_domain(
     return out
 
 
-def make_parser(subparsers=None) -> argparse.ArgumentParser:
-    """`envscale show graph REF [--domain N] [--png PATH]`."""
-    parser = command_parser(
-        subparsers,
-        "show",
-        help="draw an artifact (e.g. a domain of a graph) to a PNG",
-        description="Draw one domain of a graph artifact to a PNG.",
-    )
-    parser.add_argument("what", choices=["graph"], help="what to draw")
-    parser.add_argument("ref", help="a graph artifact: PATH[@vN] or hf://org/name[@revision]")
-    parser.add_argument("--domain", type=int, help="domain id (default: the largest domain)")
-    parser.add_argument(
-        "--png",
-        help="output file; .png is added when missing, folders are created; a folder gets "
-        "domain-<id>.png inside (default: <artifact>/domain-<id>.png)",
-    )
-    parser.set_defaults(func=main)
-    return parser
-
-
 def main(args: argparse.Namespace) -> int:
+    """Run `envscale show graph REF [--domain N] [--png PATH]` (its parser is in `envscale.show`)."""
     from ..artifacts import open_artifact
 
     art = open_artifact(args.ref, expect_kind="graph")

@@ -1,0 +1,86 @@
+"""`envscale show KIND REF`: read or draw one part of an artifact.
+
+A small dispatcher over kinds, each living with the code that reads it:
+
+- `graph`: one domain of a `graph` artifact drawn to a PNG (`envscale.graph.draw`);
+- `environment`: one environment of an `environments` artifact as text (`envscale.env.render`).
+
+A kind's own options are refused with the others (`--png` is for `graph` only), so a mistyped
+command fails instead of silently ignoring a flag. A new kind adds its entry to `KINDS`, its
+options to `make_parser`, and its branch to `main`.
+
+Example:
+
+```bash
+envscale show graph outputs/quickstart/graph --domain 3 --png pictures/shop
+envscale show environment outputs/quickstart/environments                    # most write tools
+envscale show environment outputs/quickstart/environments --env domain_3_orders --rows 5
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .config import command_parser
+
+KINDS = {
+    "graph": "a domain of a graph artifact, drawn to a PNG",
+    "environment": "an environment of an environments artifact, as text",
+}
+"""What `envscale show` reads or draws."""
+
+OPTIONS = {"graph": ("png",), "environment": ("env", "rows")}
+"""The options only one kind takes (`--domain` is shared)."""
+
+
+def make_parser(subparsers=None) -> argparse.ArgumentParser:
+    """`envscale show {graph,environment} REF [options]`."""
+    parser = command_parser(
+        subparsers,
+        "show",
+        help="read or draw an artifact (a graph domain as a PNG, an environment as text)",
+        description="Read or draw one part of an artifact:\n"
+        + "\n".join(f"  {kind:<12} {text}" for kind, text in KINDS.items()),
+    )
+    parser.add_argument("what", choices=list(KINDS), help="what to show")
+    parser.add_argument("ref", help="the artifact: PATH[@vN] or hf://org/name[@revision]")
+    parser.add_argument(
+        "--domain",
+        type=int,
+        help="graph: the domain to draw (default: the largest); environment: the environment of this "
+        "domain (default: the one with the most write tools)",
+    )
+    graph = parser.add_argument_group("graph")
+    graph.add_argument(
+        "--png",
+        help="output file; .png is added when missing, folders are created; a folder gets "
+        "domain-<id>.png inside (default: <artifact>/domain-<id>.png)",
+    )
+    env = parser.add_argument_group("environment")
+    env.add_argument("--env", metavar="NAME", help="the environment's name (an unknown one lists names)")
+    env.add_argument(
+        "--rows", type=int, metavar="N", help="rows of each table's initial state shown (default: 3)"
+    )
+    parser.set_defaults(func=main)
+    return parser
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run `envscale show`: check the options fit the kind, then hand over to the kind's `main`."""
+    wrong = [
+        f"--{name}"
+        for kind, names in OPTIONS.items()
+        if kind != args.what
+        for name in names
+        if getattr(args, name, None) is not None
+    ]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)} is not an option of `envscale show {args.what}`")
+    if args.what == "graph":
+        from .graph import draw
+
+        return draw.main(args)
+    from .env import render
+
+    return render.main(args)
