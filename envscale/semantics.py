@@ -295,6 +295,9 @@ def computation_reason(name: str, description: str = "", parameters: dict | None
         return "adds numbers"
     if nouns & _COMPUTE_NOUNS and (verb is None or verb in READ_VERBS or verb in COMPUTE_VERBS):
         return f"computes {sorted(nouns & _COMPUTE_NOUNS)[0]!r}"
+    shown = {"message", "messages", "text", "content", "contents", "lines", "string", "strings"}
+    if verb in ("display", "print", "show", "render", "echo_text") and props and set(map(str.lower, props)) <= shown:
+        return "displays the text it is given"
     numbers_only = bool(props) and all(
         _json_type(s) in ("number", "integer")
         or (_json_type(s) == "array" and _json_type((s or {}).get("items")) in ("number", "integer"))

@@ -120,3 +120,26 @@ def test_a_verifier_that_checks_nothing_would_not_pass_this_spec(shop):
     cancel["operation"]["set"] = {"notes": "note"}
     report = verify_report(spec)
     assert any(p["tool"] == "cancel_order" for p in report["problems"])
+
+
+def test_a_refund_adds_to_what_was_refunded_and_never_beyond_the_payment(env):
+    payment = next(
+        p
+        for p in _call(env, "list_order_payments", order_id=_one(env, "list_orders")["order_id"])
+        + [
+            r
+            for o in _call(env, "list_orders")
+            for r in _call(env, "list_order_payments", order_id=o["order_id"])
+        ]
+        if p["status"] == "captured"
+        and p["amount"] is not None
+        and p["refunded_amount"] is not None
+        and p["refunded_amount"] + 1 <= p["amount"]
+    )
+    refunded = _call(env, "refund_payment", payment_id=payment["payment_id"], amount=1, reason="goodwill")
+    assert refunded["refunded_amount"] == pytest.approx(payment["refunded_amount"] + 1)
+    assert refunded["amount"] == payment["amount"]  # the payment itself is not rewritten
+    too_much = {"payment_id": payment["payment_id"], "amount": payment["amount"] + 1, "reason": "goodwill"}
+    env.reset()
+    obs = env.step("refund_payment", too_much)
+    assert not obs["ok"] and "cannot exceed" in obs["error"]

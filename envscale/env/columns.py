@@ -36,7 +36,9 @@ SQL_TYPES = {"string": "TEXT", "integer": "INTEGER", "number": "REAL", "boolean"
 """The SQLite type of each column type (tables are STRICT)."""
 
 ACCEPTED_JSON_TYPES: dict[str, frozenset[str] | None] = {
-    "string": frozenset({"string"}),
+    # an integer argument bound to a string column is stored as its decimal digits: one API's tools
+    # often declare the same key as an integer in one place and a string in another (BFCL's ticket_id)
+    "string": frozenset({"string", "integer"}),
     "integer": frozenset({"integer"}),
     "number": frozenset({"number", "integer"}),
     "boolean": frozenset({"boolean"}),

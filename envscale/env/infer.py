@@ -126,10 +126,29 @@ def output_fields(schema: Any) -> dict:
                 props.update(part["properties"])
         if not props:
             return {}
+    page_fields = {
+        "total",
+        "count",
+        "limit",
+        "offset",
+        "cursor",
+        "next",
+        "next_cursor",
+        "page",
+        "per_page",
+        "has_more",
+        "next_page_token",
+        "links",
+        "meta",
+        "total_count",
+        "previous",
+        "prev",
+    }
     for wrapper in ("items", "data", "results", "records", "values"):
         inner = props.get(wrapper)
-        if isinstance(inner, dict) and inner.get("type") == "array":
-            return output_fields(inner)
+        others = set(props) - {wrapper}
+        if isinstance(inner, dict) and inner.get("type") == "array" and others <= page_fields:
+            return output_fields(inner)  # a page of rows, not a row holding a list
     if len(props) == 1:
         (inner,) = props.values()
         if isinstance(inner, dict) and inner.get("type") in ("array", "object"):
@@ -238,8 +257,11 @@ def _refine(tool: dict, m: ToolMeaning, ids: Counter) -> ToolMeaning:
     if m.entity in _ATTRIBUTE_NOUNS and m.parent and not routed:
         return replace(m, entity=m.parent, parent=None)
     if m.effect == "create":
+        given = {key_entity(p) for p in _props(tool)}  # `ticket_id` given: the ticket is the parent
         returned = [
-            e for f in output_fields(tool.get("output_schema")) if (e := key_entity(f)) and ids.get(e)
+            e
+            for f in output_fields(tool.get("output_schema"))
+            if (e := key_entity(f)) and ids.get(e) and e not in given
         ]
         if len(returned) == 1 and returned[0] != m.entity:
             return replace(m, entity=returned[0], parent=m.entity)
@@ -312,11 +334,11 @@ def infer_spec(
                     # `/warehouses/{warehouse_id}/inventory/{product_id}`: a row named by two ids
                     return tables.table(m.entity), None
                 own = param
-        for param in props if own is None else ():
-            ent = key_entity(param) or name_key_entity(param)
-            if ent and m.entity and ent.split("_")[-1] == m.entity.split("_")[-1]:
-                own = param
-                break
+        if own is None and m.entity:  # `order_id` for an order; then `external_order_id`
+            named = {p: key_entity(p) or name_key_entity(p) for p in props}
+            own = next((p for p, e in named.items() if e == m.entity), None) or next(
+                (p for p, e in named.items() if e and e.split("_")[-1] == m.entity.split("_")[-1]), None
+            )
         if own is None and "id" in props and m.entity:
             own = "id"
         if m.entity and m.entity != _SESSION and (keyed.get(m.entity) or own):
@@ -746,7 +768,14 @@ def _operation(
         target = next((v for v in m.status_value if v in enum), m.status_value[0])
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
-        extra = {col: arg for col, arg in values.items() if col != status}
+        extra: dict[str, Any] = {col: arg for col, arg in values.items() if col != status}
+        tally = _tally(use, columns, target)  # `refund_payment(amount)`: refunded_amount grows by it
+        if tally:
+            arg, col, guard = tally
+            extra = {c: a for c, a in extra.items() if a != arg}
+            extra[col] = {"add": [{"column": col}, {"arg": arg}]}
+            if guard:
+                op["guards"] = [guard]
         if extra:
             op["set"] = extra
         if (
@@ -885,6 +914,35 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         if allowed and len(allowed) < len(enum):
             return allowed, f"refused: the {entity} is already {target} or retired"
     return [], ""
+
+
+def _tally(use: _Use, columns: dict, target: str) -> tuple[str, str, dict | None] | None:
+    """(argument, column, guard) when a status verb with an amount adds to a running total:
+    `refund_payment(amount)` adds to `refunded_amount`, never beyond the row's `amount`."""
+    arg = next(
+        (
+            a
+            for a, schema in use.props.items()
+            if json_type(schema) in ("number", "integer")
+            and "_".join(tokens(a)) in ("amount", "value", "sum")
+        ),
+        None,
+    )
+    column = f"{target}_amount"
+    if arg is None or column not in columns or columns[column]["type"] not in ("number", "integer"):
+        return None
+    if columns[column]["type"] == "integer" and json_type(use.props[arg]) == "number":
+        return None
+    guard = None
+    if "amount" in columns and columns["amount"]["type"] in ("number", "integer") and column != "amount":
+        sentence = next((s for s in _sentences(use.tool.get("description")) if "exceed" in s.lower()), None)
+        guard = {
+            "check": {"le": [{"add": [{"column": column}, {"arg": arg}]}, {"column": "amount"}]},
+            "error": f"refused: {sentence.rstrip('.')}"
+            if sentence
+            else f"refused: {column} would exceed amount",
+        }
+    return arg, column, guard
 
 
 def _refusal(use: _Use) -> str | None:

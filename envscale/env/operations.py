@@ -138,6 +138,7 @@ class Binding:
     op: str = "eq"
     expr: Expression | None = None  # None: the plain argument `arg` (1.0), present or not
     label: str = ""  # how messages name a computed value
+    digits: bool = False  # an integer-declared argument on a string column: stored as its digits
 
     def encode(self, value: Any) -> Any:
         """The SQL parameter for `value`; a value that does not fit the column is a `StepError`."""
@@ -158,6 +159,8 @@ class Binding:
                 if not isinstance(value, str):
                     raise TypeError(f"expected a string, got {short(value)}")
                 return value
+            if self.digits and type(value) is int:
+                value = str(value)  # see columns.ACCEPTED_JSON_TYPES: the key's digits
             encoded = encode(self.type, value)
         except TypeError as exc:
             if self.arg is None:
@@ -265,7 +268,7 @@ def compile_plan(tool: dict[str, Any], db: Database) -> Plan:
         validator=jsonschema.validators.validator_for(params)(params),
     )
     addressed = otype in ("get", "update", "delete")
-    compiler = _Compiler(db)
+    compiler = _Compiler(db, params.get("properties") or {})
     body = _Rows(column=table if addressed else None)
     plan.key = [compiler.binding(table, c, v, _Rows()) for c, v in op.get("key", {}).items()]
     for flt in op.get("filters", []):
@@ -323,8 +326,9 @@ def _mentions(value: Any, form: str) -> bool:
 class _Compiler:
     """Compiles bindings, expressions, guards and effects for one database's tables."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, properties: dict[str, Any] | None = None):
         self.db = db
+        self.properties = properties or {}  # the tool's argument schemas
 
     def binding(self, table: str, column: str, value: Any, rows: _Rows, op: str = "eq") -> Binding:
         """A column bound to `value`: an argument name (1.0) or an expression."""
@@ -333,7 +337,7 @@ class _Compiler:
         enum = frozenset(cspec["enum"]) if "enum" in cspec and op not in ("in", "contains") else None
         nullable = is_nullable(tspec, column)
         if isinstance(value, str):
-            return Binding(column, value, cspec["type"], nullable, enum, op)
+            return Binding(column, value, cspec["type"], nullable, enum, op, digits=self._digits(value, cspec))
         arg = value.get("arg")
         return Binding(
             column,
@@ -344,7 +348,15 @@ class _Compiler:
             op,
             expr=self.expression(value, rows),
             label=f"the value computed for {table}.{column}",
+            digits=self._digits(arg, cspec),
         )
+
+    def _digits(self, arg: str | None, cspec: dict[str, Any]) -> bool:
+        """Whether an argument the tool declares `integer` feeds a string column (stored as its digits)."""
+        schema = self.properties.get(arg) if arg is not None else None
+        declared = schema.get("type") if isinstance(schema, dict) else None
+        types = {declared} if isinstance(declared, str) else set(declared or ())
+        return cspec["type"] == "string" and "integer" in types
 
     def expression(self, expr: dict[str, Any], rows: _Rows) -> Expression:
         """An expression of a valid spec as a function of the `Call`."""
