@@ -115,8 +115,8 @@ def child(mode: str, path: str, out_dir: str) -> None:
     # Imports happen before the clock starts: they are a constant, not throughput.
     from datasets import Dataset
 
-    from envscale.sources.normalize import normalize_tool
     from envscale.sources.base import RawTool
+    from envscale.sources.normalize import normalize_tool
     from envscale.stages.collect import CollectConfig, collect
 
     start = time.perf_counter()

@@ -263,7 +263,11 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     if nouns and not last_is_param:
         tail = nouns[-1].split("_")[0]
         acting = verb in UPDATE_VERBS or verb in STATUS_VERBS or verb in DELETE_VERBS
-        if tail in STATUS_VERBS or tail in DELETE_VERBS or (acting and len(verb) > 3 and tail.startswith(verb)):
+        if (
+            tail in STATUS_VERBS
+            or tail in DELETE_VERBS
+            or (acting and len(verb) > 3 and tail.startswith(verb))
+        ):
             action = verb if verb and tail.startswith(verb) else tail
             nouns.pop()
             last_is_param = True
@@ -296,7 +300,11 @@ def computation_reason(name: str, description: str = "", parameters: dict | None
     if nouns & _COMPUTE_NOUNS and (verb is None or verb in READ_VERBS or verb in COMPUTE_VERBS):
         return f"computes {sorted(nouns & _COMPUTE_NOUNS)[0]!r}"
     shown = {"message", "messages", "text", "content", "contents", "lines", "string", "strings"}
-    if verb in ("display", "print", "show", "render", "echo_text") and props and set(map(str.lower, props)) <= shown:
+    if (
+        verb in ("display", "print", "show", "render", "echo_text")
+        and props
+        and set(map(str.lower, props)) <= shown
+    ):
         return "displays the text it is given"
     numbers_only = bool(props) and all(
         _json_type(s) in ("number", "integer")
@@ -437,7 +445,9 @@ def _meaning(
         keys_named = [e for p in props if (e := key_entity(p))]
         entity = singular(named[-1]) if named else (keys_named[0] if keys_named else None)
         if state:
-            return ToolMeaning(verb, "status", entity, None, ("_".join(state),), f"marks as {'_'.join(state)!r}")
+            return ToolMeaning(
+                verb, "status", entity, None, ("_".join(state),), f"marks as {'_'.join(state)!r}"
+            )
     method = (http_method or "").upper()
     act = action or verb
     if method:

@@ -337,7 +337,9 @@ class _Compiler:
         enum = frozenset(cspec["enum"]) if "enum" in cspec and op not in ("in", "contains") else None
         nullable = is_nullable(tspec, column)
         if isinstance(value, str):
-            return Binding(column, value, cspec["type"], nullable, enum, op, digits=self._digits(value, cspec))
+            return Binding(
+                column, value, cspec["type"], nullable, enum, op, digits=self._digits(value, cspec)
+            )
         arg = value.get("arg")
         return Binding(
             column,

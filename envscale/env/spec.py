@@ -614,7 +614,9 @@ def _check_table(table: Any, tspec: Any, tables: dict[str, Any]) -> None:
         raise SpecError(f"table {table!r}: primary_key {pk!r} is not one of its columns")
     unique = tspec.get("unique", [])
     if not isinstance(unique, list) or not all(
-        isinstance(group, list) and len(group) >= 2 and all(isinstance(c, str) and c in columns for c in group)
+        isinstance(group, list)
+        and len(group) >= 2
+        and all(isinstance(c, str) and c in columns for c in group)
         for group in unique
     ):
         raise SpecError(
