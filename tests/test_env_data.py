@@ -22,7 +22,6 @@ from envscale.env.data import (
 )
 
 FIXTURES = sorted(Path("tests/fixtures/envs").glob("*.yaml"))
-QUICKSTART = Path("outputs/quickstart/environments")
 EMAIL = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -258,17 +257,3 @@ def test_a_richer_spec_is_mostly_free_of_filler(league):
     assert filler_share(LEAGUE, league) <= 0.05, {
         k: v for k, v in filler_counts(LEAGUE, league).items() if v[0]
     }
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not QUICKSTART.exists(), reason="no quickstart environments artifact here")
-def test_quickstart_environments_are_mostly_free_of_filler():
-    from envscale.artifacts import open_artifact
-
-    rows = open_artifact(str(QUICKSTART)).load("environments")
-    filler = strings = 0
-    for row in rows:
-        counts = filler_counts(row["spec"], generate_state(row["spec"], seed=0)).values()
-        filler += sum(f for f, _ in counts)
-        strings += sum(s for _, s in counts)
-    assert filler / strings <= 0.2

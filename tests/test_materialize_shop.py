@@ -7,6 +7,7 @@ Everything here is a tool call, as an agent (or a person) would make it, on the 
 import pytest
 
 from envscale.env import Environment
+from envscale.env.data import filler_share
 from envscale.env.verify import verify_report
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.graph import GraphConfig, build_graph
@@ -53,6 +54,14 @@ def test_the_shop_is_one_environment_with_its_api_tools_and_no_strangers(shop):
     )
     assert not shop["read_only"] and shop["semantic_score"] >= 0.9
     assert "orders" in shop["written_and_read"]
+
+
+def test_the_generated_shop_state_looks_like_a_real_shop(shop, env):
+    state = env.dump()
+    assert filler_share(shop["spec"], state) <= 0.2
+    customers = {c["customer_id"] for c in state["customers"]}
+    assert customers and all(o["customer_id"] in customers for o in state["orders"] if o["customer_id"])
+    assert all("@" in c["email"] for c in state["customers"] if c["email"])
 
 
 def test_cancelling_a_pending_order_sets_it_cancelled(env):
