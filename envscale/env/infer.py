@@ -412,6 +412,14 @@ def infer_spec(
                 use.searches.append(param)
             else:
                 use.values[param] = ident(param)
+        if table == tables.session and m.entity not in (None, _SESSION, entity):
+            # on the session row, `setHeadlights(mode)` and `adjustClimateControl(mode)` set
+            # different things: each column is named after the tool's object
+            obj = ident("_".join(x for x in (m.parent, m.entity) if x))
+            use.values = {
+                p: c if c.startswith(obj) or c == tables.tables[table]["primary_key"] else ident(f"{obj}_{c}")
+                for p, c in use.values.items()
+            }
         uses.append(use)
 
     # 2. columns: keys, references, values, output fields, ranges
