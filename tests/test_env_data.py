@@ -257,3 +257,22 @@ def test_a_richer_spec_is_mostly_free_of_filler(league):
     assert filler_share(LEAGUE, league) <= 0.05, {
         k: v for k, v in filler_counts(LEAGUE, league).items() if v[0]
     }
+
+
+def test_building_the_vocabularies_does_not_disturb_a_column_being_generated():
+    """The first use of the lazy vocabularies in a process (in the middle of a column) once reseeded the
+    shared Faker generator, so the first state built in a process differed from every later build."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from envscale.env.data.vocabulary import _data, _faker\n"
+        "fake = _faker('players.name'); fake.pyint()\n"
+        "if sys.argv[1] == 'touch': _data()\n"
+        "print(fake.pyint(), fake.name())\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script, how], capture_output=True, text=True, check=True).stdout
+        for how in ("touch", "leave")
+    ]
+    assert runs[0] == runs[1]

@@ -613,7 +613,11 @@ def _cumulative(weights: Iterable[float]) -> tuple[float, ...]:
 
 @functools.cache
 def _data() -> _Data:
-    fake = _faker("0")
+    # its own generator: reseeding the thread's shared one here, on first use in the middle of a
+    # column, made the first state built in a process differ from every later build of it
+    from faker import Faker
+
+    fake = Faker("en_US")["en_US"]
     first = _provider_data(fake, "first_names")
     last = _provider_data(fake, "last_names")
     lorem_en = _provider_data(fake, "word_list")
