@@ -13,6 +13,12 @@ outputs/quickstart/api_pool/
   .envscale.lock       held by the one run writing this artifact (a second writer fails at once)
 ```
 
+Inside a version, each config is a folder of parquet shards named `<split>-<data_id>-NNNNN.parquet`.
+Most configs have the one split `train`; a kind may declare others (`tasks` has `train` and `test`,
+see `ArtifactKind.splits`). The manifest's `counts` are rows per config (all splits together) and
+its `splits` rows per split of each config that has several; a config not in `splits` (every
+config of a version written before splits existed) is all `train`.
+
 `load_dataset("outputs/quickstart/api_pool", "api_pool")` reads the latest version;
 `open_artifact("outputs/quickstart/api_pool@v1")` pins one. A version is written to a staging
 folder, checked (every config's parquet files hold the rows the manifest counts), and renamed into
@@ -66,6 +72,7 @@ LOCK = ".envscale.lock"
 _VERSION_DIR = re.compile(r"^v(\d+)$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _MANIFEST_KEYS = {"kind": str, "schema_version": str, "version": str, "data_id": str, "counts": dict}
+_SPLIT_NAME = re.compile(r"^\w+$")  # what `datasets` accepts as a split name
 
 
 class IncompatibleSchemaError(ArtifactError):
@@ -247,16 +254,23 @@ class Artifact:
             raise ArtifactError(f"{self.pinned} is on the Hub; it has no local data folder")
         return Path(self.location) / "versions" / self.version
 
-    def data_files(self, config: str) -> list[Path]:
-        """The parquet shards of one config of this local version (none for an empty config)."""
-        return sorted((self.data_dir / config).glob(f"train-{self.data_id}-*.parquet"))
+    @property
+    def splits(self) -> dict[str, dict[str, int]]:
+        """Rows per config and split (`{"tasks": {"train": 900, "test": 150}, "rejected": {"train": 40}}`)."""
+        return split_counts(self.manifest)
 
-    def load(self, config: str | None = None, *, streaming: bool = False, **kwargs: Any):
-        """Load one config of this version with `datasets.load_dataset` (split `train`).
+    def data_files(self, config: str, split: str = "train") -> list[Path]:
+        """The parquet shards of one split of one config of this local version (none when it is empty)."""
+        return shard_files(self.data_dir / config, split, self.data_id)
+
+    def load(
+        self, config: str | None = None, split: str = "train", *, streaming: bool = False, **kwargs: Any
+    ):
+        """Load one split of one config of this version with `datasets.load_dataset`.
 
         Local versions are loaded from their resolved parquet files, which `datasets` caches by
         absolute path and modification time: no cache entry of another folder, or of this one before
-        an edit, can stand in for the files on disk.
+        an edit, can stand in for the files on disk. An empty split loads as an empty dataset.
         """
         from datasets import Dataset, load_dataset
 
@@ -264,23 +278,42 @@ class Artifact:
         counts = self.manifest["counts"]
         if config not in counts:
             raise ArtifactError(f"{self.pinned} has no config {config!r}; it has {', '.join(counts)}")
+        splits = self.splits[config]
+        if split not in splits and split not in self.kind.splits_of(config):
+            raise ArtifactError(
+                f"{self.pinned}: config {config!r} has no split {split!r}; it has {', '.join(splits)}"
+            )
         features = self.kind.configs.get(config)
-        if counts[config] == 0:
-            empty = Dataset.from_dict({name: [] for name in features}, features=features)
+        if splits.get(split, 0) == 0:
+            empty = Dataset.from_dict({name: [] for name in features}, features=features, split=split)
             return empty.to_iterable_dataset() if streaming else empty
         if self.is_hub:
             return load_dataset(
-                self.location, config, revision=self.revision, split="train", streaming=streaming, **kwargs
+                self.location, config, revision=self.revision, split=split, streaming=streaming, **kwargs
             )
-        files = [str(p) for p in self.data_files(config)]
+        files = [str(p) for p in self.data_files(config, split)]
         return load_dataset(
             "parquet",
-            data_files={"train": files},
+            data_files={split: files},
             features=features,
-            split="train",
+            split=split,
             streaming=streaming,
             **kwargs,
         )
+
+
+def shard_files(folder: Path, split: str, data_id: str) -> list[Path]:
+    """The parquet shards of one split of a config folder written with `data_id`, in order."""
+    return sorted(Path(folder).glob(f"{split}-{data_id}-*.parquet"))
+
+
+def split_counts(manifest: dict) -> dict[str, dict[str, int]]:
+    """Rows per config and split of a (checked) manifest; a config without `splits` is all `train`."""
+    recorded = manifest.get("splits") or {}
+    return {
+        config: dict(recorded[config]) if config in recorded else {"train": total}
+        for config, total in manifest["counts"].items()
+    }
 
 
 def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) -> None:
@@ -300,6 +333,7 @@ def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) ->
         raise ArtifactError(
             f"{where}: {MANIFEST} counts {bad} are not row counts; re-run the stage that made it"
         )
+    _check_splits(manifest, where)
     kind_name = manifest["kind"]
     if expect_kind and kind_name != expect_kind:
         raise ArtifactError(f"{where} is a {kind_name!r} artifact, expected {expect_kind!r}")
@@ -319,6 +353,38 @@ def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) ->
         raise ArtifactError(f"{where}: {MANIFEST} counts lack configs {sorted(missing)}; re-run the stage")
 
 
+def _check_splits(manifest: dict, where: str) -> None:
+    """`splits`, when present: row counts per config and split that add up to the config's count."""
+    splits = manifest.get("splits")
+    if splits is None:
+        return
+    way_out = "the artifact is damaged, re-run the stage that made it"
+    if not isinstance(splits, dict):
+        raise ArtifactError(f"{where}: {MANIFEST} has no valid 'splits' (expected an object); {way_out}")
+    for config, per_split in splits.items():
+        if config not in manifest["counts"]:
+            raise ArtifactError(
+                f"{where}: {MANIFEST} splits name config {config!r}, which counts lack; {way_out}"
+            )
+        if not isinstance(per_split, dict) or any(
+            not isinstance(k, str)
+            or not _SPLIT_NAME.match(k)
+            or isinstance(v, bool)
+            or not isinstance(v, int)
+            or v < 0
+            for k, v in per_split.items()
+        ):
+            raise ArtifactError(
+                f"{where}: {MANIFEST} splits of {config!r} ({per_split!r}) are not row counts per split; "
+                f"{way_out}"
+            )
+        if sum(per_split.values()) != manifest["counts"][config]:
+            raise ArtifactError(
+                f"{where}: {MANIFEST} splits of {config!r} add up to {sum(per_split.values())} rows, "
+                f"but counts say {manifest['counts'][config]}; {way_out}"
+            )
+
+
 def count_rows(files: Iterable[Path], where: str) -> int:
     """Rows in parquet files, from their footers; an unreadable file is an :class:`ArtifactError`."""
     total = 0
@@ -331,21 +397,23 @@ def count_rows(files: Iterable[Path], where: str) -> int:
 
 
 def check_data(folder: Path, manifest: dict, where: str) -> None:
-    """Every config's parquet files exist and hold exactly the rows the manifest counts.
+    """Every split of every config has parquet files holding exactly the rows the manifest counts.
 
-    Reads footers only (milliseconds). Raises :class:`ArtifactError` naming the version, the config,
-    what was expected and found, and the way out.
+    Reads footers only (milliseconds). Raises :class:`ArtifactError` naming the version, the config
+    (and split, when the config has several), what was expected and found, and the way out.
     """
-    for config, expected in manifest["counts"].items():
-        files = sorted((folder / config).glob(f"train-{manifest['data_id']}-*.parquet"))
-        found = count_rows(files, where)
-        if found != expected:
-            what = "no data files" if not files else f"{found} rows in {len(files)} file(s)"
-            raise ArtifactError(
-                f"{where} is damaged: config {config!r} should hold {expected} rows ({MANIFEST}) but has {what} "
-                f"under {folder / config}. Re-run the stage that made it (a new version is written; "
-                f"`envscale run --force` for a recipe), or pin an earlier version with @vN."
-            )
+    for config, per_split in split_counts(manifest).items():
+        for split, expected in per_split.items():
+            files = shard_files(folder / config, split, manifest["data_id"])
+            found = count_rows(files, where)
+            if found != expected:
+                what = "no data files" if not files else f"{found} rows in {len(files)} file(s)"
+                name = f"config {config!r}" + (f" split {split!r}" if list(per_split) != ["train"] else "")
+                raise ArtifactError(
+                    f"{where} is damaged: {name} should hold {expected} rows ({MANIFEST}) but has {what} "
+                    f"under {folder / config}. Re-run the stage that made it (a new version is written; "
+                    f"`envscale run --force` for a recipe), or pin an earlier version with @vN."
+                )
 
 
 def read_manifest(path: Path, where: str) -> dict:
@@ -680,28 +748,71 @@ class ArtifactWriter:
         path.mkdir(exist_ok=True)
         return path
 
-    def shard_writer(self, config: str, **kwargs: Any) -> ShardWriter:
+    def shard_writer(self, config: str, split: str = "train", **kwargs: Any) -> ShardWriter:
+        """A :class:`ShardWriter` for one split of one config; that split is rewritten whole."""
         self._require_lock()
         if config not in self.kind.configs:
             raise ValueError(f"{self.kind.name} has no config {config!r}")
+        if split not in self.kind.splits_of(config):
+            raise ValueError(
+                f"{self.kind.name} config {config!r} has no split {split!r}; "
+                f"splits: {', '.join(self.kind.splits_of(config))}"
+            )
         folder = self.staging / config
-        shutil.rmtree(folder, ignore_errors=True)  # a config is always rewritten whole
-        return ShardWriter(folder, self.kind.configs[config], prefix=f"train-{self.data_id}", **kwargs)
+        for old in folder.glob(f"{split}-*.parquet"):  # files of an earlier attempt at this split
+            old.unlink()
+        return ShardWriter(folder, self.kind.configs[config], prefix=f"{split}-{self.data_id}", **kwargs)
+
+    def _split_counts(self, counts: dict[str, int | dict[str, int]]) -> dict[str, dict[str, int]]:
+        """`counts` as rows per config and split (an int is the split `train`); every declared split listed."""
+        missing = set(self.kind.configs) - set(counts)
+        if missing:
+            raise ValueError(f"commit of {self.kind.name} lacks configs {sorted(missing)}")
+        unknown = set(counts) - set(self.kind.configs)
+        if unknown:
+            raise ValueError(f"commit of {self.kind.name} counts unknown configs {sorted(unknown)}")
+        result = {}
+        for config, value in counts.items():
+            declared = self.kind.splits_of(config)
+            per_split = dict(value) if isinstance(value, dict) else {"train": value}
+            bad = set(per_split) - set(declared)
+            if bad:
+                raise ValueError(
+                    f"commit of {self.kind.name}: config {config!r} has no splits {sorted(bad)}; "
+                    f"splits: {', '.join(declared)}"
+                )
+            for split, n in per_split.items():
+                if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                    raise ValueError(
+                        f"commit of {self.kind.name}: {config}/{split} count {n!r} is not a row count"
+                    )
+            result[config] = {split: per_split.get(split, 0) for split in declared}
+        return result
+
+    def _remove_strays(self, splits: dict[str, dict[str, int]]) -> None:
+        """Delete parquet files in the staging config folders that this write did not make (earlier attempts)."""
+        for config, per_split in splits.items():
+            mine = tuple(f"{split}-{self.data_id}-" for split in per_split)
+            for path in (self.staging / config).glob("*.parquet"):
+                if not path.name.startswith(mine):
+                    path.unlink()
 
     def commit(
-        self, counts: dict[str, int], stats: dict | None = None, inputs: list[dict] | None = None
+        self,
+        counts: dict[str, int | dict[str, int]],
+        stats: dict | None = None,
+        inputs: list[dict] | None = None,
     ) -> Artifact:
         """Check, seal the staging folder as the next version, and point the top-level card at it.
 
         Args:
-            counts: rows written per config (checked against the files).
+            counts: rows written per config (checked against the files): an int for a config's one
+                split `train`, or `{split: rows}` for a config with several splits.
             stats: stage statistics for the manifest and card.
             inputs: the stage's inputs, when only known at the end (files read by `collect`).
         """
         self._require_lock()
-        missing = set(self.kind.configs) - set(counts)
-        if missing:
-            raise ValueError(f"commit of {self.kind.name} lacks configs {sorted(missing)}")
+        splits = self._split_counts(counts)
         inputs = self.inputs if inputs is None else inputs
         for entry in inputs:  # an artifact input is also found relative to this one (a moved run folder)
             if entry.get("path") and "relative" not in entry:
@@ -716,14 +827,18 @@ class ArtifactWriter:
             "data_id": self.data_id,
             "config": self.config,
             "inputs": inputs,
-            "counts": counts,
+            "counts": {config: sum(per_split.values()) for config, per_split in splits.items()},
             "stats": stats or {},
         }
+        several = {c: per_split for c, per_split in splits.items() if len(self.kind.splits_of(c)) > 1}
+        if several:  # a config with the one split `train` is its count alone, as before splits existed
+            manifest["splits"] = several
         versions_dir = self.root / "versions"
         versions_dir.mkdir(parents=True, exist_ok=True)
         existing = [int(m.group(1)) for p in versions_dir.iterdir() if (m := _VERSION_DIR.match(p.name))]
         version = f"v{max(existing, default=0) + 1}"  # the lock makes this number ours
         manifest["version"] = version
+        self._remove_strays(splits)
         check_data(self.staging, manifest, f"{self.root} (new version {version}, not committed)")
         # The card is rendered before the resumable parts are removed: a failure here loses no work.
         _write_version_files(self.staging, self.kind, manifest, str(versions_dir / version))

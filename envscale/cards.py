@@ -42,33 +42,51 @@ def template_path(kind: str) -> Path:
 
 
 def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> list[dict]:
-    """The README `configs:` entries for a version whose config folders sit under `prefix`."""
-    shards = f"train-{manifest['data_id']}-*.parquet"
-    return [
-        {
-            "config_name": name,
-            "data_files": [{"split": "train", "path": f"{prefix}{name}/{shards}"}],
-            **({"default": True} if name == kind.main_config else {}),
-        }
-        for name in kind.configs
-        # `datasets` cannot load a split with no rows, so empty configs are left out of the card
-        # (their count, 0, is still in the card and the manifest; Artifact.load returns them empty).
-        if manifest["counts"].get(name, 0) > 0
-    ]
+    """The README `configs:` entries for a version whose config folders sit under `prefix`.
+
+    One `data_files` entry per split that holds rows. `datasets` cannot load a split with no rows, so
+    empty splits, and configs with no rows at all, are left out of the card (their counts, 0, are still
+    in the card and the manifest; `Artifact.load` returns them empty).
+    """
+    from .artifacts import split_counts
+
+    entries = []
+    for name, per_split in split_counts(manifest).items():
+        if name not in kind.configs:
+            continue
+        files = [
+            {"split": split, "path": f"{prefix}{name}/{split}-{manifest['data_id']}-*.parquet"}
+            for split, n in per_split.items()
+            if n > 0
+        ]
+        if files:
+            entries.append(
+                {
+                    "config_name": name,
+                    "data_files": files,
+                    **({"default": True} if name == kind.main_config else {}),
+                }
+            )
+    return sorted(entries, key=lambda e: list(kind.configs).index(e["config_name"]))
 
 
 def _sample_row(kind: ArtifactKind, folder: Path, manifest: dict) -> dict | None:
-    """The first row of the main config, `Json` columns decoded (decided by the features, not the values)."""
+    """The first row of the main config's first split with rows, `Json` columns decoded (by the features)."""
     import pyarrow.parquet as pq
     from datasets import Json
 
+    from .artifacts import shard_files, split_counts
+
     config = kind.main_config
     json_columns = {name for name, feat in kind.configs[config].items() if isinstance(feat, Json)}
-    for shard in sorted((folder / config).glob(f"train-{manifest['data_id']}-*.parquet")):
-        pf = pq.ParquetFile(shard)
-        if pf.metadata.num_rows:
-            row = pf.read_row_group(0).slice(0, 1).to_pylist()[0]
-            return {k: (json.loads(v) if k in json_columns and v is not None else v) for k, v in row.items()}
+    for split in split_counts(manifest).get(config, {}):
+        for shard in shard_files(folder / config, split, manifest["data_id"]):
+            pf = pq.ParquetFile(shard)
+            if pf.metadata.num_rows:
+                row = pf.read_row_group(0).slice(0, 1).to_pylist()[0]
+                return {
+                    k: (json.loads(v) if k in json_columns and v is not None else v) for k, v in row.items()
+                }
     return None
 
 

@@ -118,9 +118,17 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
             value = [value]
         return [_coerce(name, item, v, owner) if item is not typing.Any else v for v in value]
     if origin is dict or base is dict:
+        if isinstance(value, str | list | tuple):  # from a flag: `--shares read=1 write=2` or YAML text
+            value = _parse_mapping(name, value, owner)
         if not isinstance(value, dict):
             raise ValueError(f"{owner}.{name} must be a mapping, got {value!r}")
-        return value
+        key_t, val_t = typing.get_args(base) or (typing.Any, typing.Any)
+        return {
+            (str(k) if key_t is str else k): (
+                v if val_t is typing.Any else _coerce(f"{name}[{k!r}]", val_t, v, owner)
+            )
+            for k, v in value.items()
+        }
     if base is typing.Any:
         return value
     if base is bool:
@@ -150,6 +158,25 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
             raise ValueError(f"{owner}.{name} must be a string, got {value!r}")
         return str(value)
     return value
+
+
+def _parse_mapping(name: str, value: str | list | tuple, owner: str) -> Any:
+    """A mapping from command-line text: `KEY=VALUE` items (words or comma-separated), or YAML `{...}`."""
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            return load_yaml(value, where=f"{owner}.{name}")
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{owner}.{name} is not a valid YAML mapping: {exc}") from None
+    items = [value] if isinstance(value, str) else list(value)
+    parsed = {}
+    for item in (part.strip() for text in items for part in str(text).split(",")):
+        if not item:
+            continue
+        key, eq, val = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"{owner}.{name} takes KEY=VALUE items, got {item!r}")
+        parsed[key.strip()] = val.strip()
+    return parsed
 
 
 def parse_config(cls: type[T], data: dict | None, overrides: dict | None = None) -> T:
@@ -256,6 +283,10 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         help_text = f"{f.metadata.get('help', '')} (default: {default!r})"
         if typing.get_origin(base) is list:
             parser.add_argument(flag, dest=f.name, nargs="+", default=argparse.SUPPRESS, help=help_text)
+        elif typing.get_origin(base) is dict or base is dict:
+            parser.add_argument(
+                flag, dest=f.name, nargs="+", default=argparse.SUPPRESS, help=help_text, metavar="KEY=VALUE"
+            )
         elif base is bool:
             parser.add_argument(
                 flag,

@@ -27,7 +27,7 @@ from envscale.artifacts import (
     open_artifact,
 )
 from envscale.cli import main
-from envscale.schemas import API_POOL
+from envscale.schemas import API_POOL, TASKS
 from envscale.stages.collect import CollectConfig, collect
 
 FIX = Path("tests/fixtures/json").resolve()
@@ -327,3 +327,99 @@ def test_a_relative_source_run_from_another_folder_is_another_input(tmp_path, mo
     monkeypatch.chdir(tmp_path / "b")  # the same words now name another file
     assert is_complete(tmp_path / "pool", CollectConfig(sources=["json:tools.jsonl"]).fingerprint()) is None
     assert collect(config, tmp_path / "pool").load("api_pool")["name"] == ["from_b"]
+
+
+# ----------------------------------------------------------------------------- 6. several splits per config
+
+
+def task_rows(split: str, n: int) -> list[dict]:
+    return [
+        {"task_id": f"{split}-{i}", "environment": "shop", "split": split, "kind": "read", "gold_calls": []}
+        for i in range(n)
+    ]
+
+
+def two_splits(root: Path, train: int = 3, test: int = 2):
+    """A `tasks` artifact whose `tasks` config has `train` and `test` rows."""
+    with ArtifactWriter(root, TASKS, "fp") as writer:
+        for split, n in (("train", train), ("test", test)):
+            shard = writer.shard_writer("tasks", split)
+            shard.write_many(task_rows(split, n))
+            shard.close()
+        rejected = writer.shard_writer("rejected")
+        rejected.write({"environment": "shop", "reason": "cannot build: no writes"})
+        rejected.close()
+        return writer.commit({"tasks": {"train": train, "test": test}, "rejected": 1}, {})
+
+
+def test_a_config_with_two_splits_commits_and_loads_each_split(tmp_path, capsys):
+    art = two_splits(tmp_path / "tasks")
+    assert art.manifest["counts"] == {"tasks": 5, "rejected": 1}  # totals per config, as before
+    assert art.splits == {"tasks": {"train": 3, "test": 2}, "rejected": {"train": 1}}
+    assert [p.name.split("-")[0] for p in art.data_files("tasks", "test")] == ["test"]
+    test = load_dataset(str(tmp_path / "tasks"), "tasks", split="test")
+    assert test["task_id"] == ["test-0", "test-1"] and test.features == TASKS.configs["tasks"]
+    assert load_dataset(str(tmp_path / "tasks"), "tasks", split="train").num_rows == 3
+    assert art.load("tasks", "test")["split"] == ["test", "test"] and art.load("tasks").num_rows == 3
+    assert art.load("rejected").num_rows == 1
+    with pytest.raises(ArtifactError, match="has no split 'validation'; it has train, test"):
+        art.load("tasks", "validation")
+    assert main(["info", str(tmp_path / "tasks")]) == 0
+    assert "tasks by split: train=3, test=2" in capsys.readouterr().out
+
+
+def test_an_empty_split_loads_empty_and_is_left_out_of_the_card(tmp_path):
+    art = two_splits(tmp_path / "tasks", test=0)
+    assert art.load("tasks", "test").num_rows == 0
+    card = (tmp_path / "tasks" / "README.md").read_text()
+    assert "split: train" in card and "split: test" not in card
+    assert load_dataset(str(tmp_path / "tasks"), "tasks", split="train").num_rows == 3
+
+
+def test_a_truncated_file_of_the_test_split_is_caught_on_open(tmp_path):
+    art = two_splits(tmp_path / "tasks")
+    (shard,) = art.data_files("tasks", "test")
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    with pytest.raises(ArtifactError, match="is not a readable parquet file"):
+        open_artifact(tmp_path / "tasks")
+    pq.write_table(
+        pq.read_table(art.data_files("tasks", "train")[0]).slice(0, 1), shard
+    )  # a readable file, 1 row
+    with pytest.raises(ArtifactError, match="config 'tasks' split 'test' should hold 2 rows .* has 1 rows"):
+        open_artifact(tmp_path / "tasks")
+
+
+def test_split_counts_that_do_not_add_up_or_name_no_split_are_refused(tmp_path):
+    art = two_splits(tmp_path / "tasks")
+    path = art.data_dir / MANIFEST
+    manifest = json.loads(path.read_text())
+    manifest["splits"]["tasks"]["test"] = 7
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(ArtifactError, match="splits of 'tasks' add up to 10 rows, but counts say 5"):
+        open_artifact(tmp_path / "tasks@v1")
+    with ArtifactWriter(tmp_path / "other", TASKS, "fp") as writer:
+        with pytest.raises(ValueError, match="config 'tasks' has no split 'dev'"):
+            writer.shard_writer("tasks", "dev")
+        with pytest.raises(ValueError, match="config 'rejected' has no splits \\['test'\\]"):
+            writer.commit({"tasks": 0, "rejected": {"test": 0}})
+
+
+def test_rewriting_one_split_keeps_the_other_and_strays_of_an_earlier_attempt_are_not_committed(tmp_path):
+    with ArtifactWriter(tmp_path / "tasks", TASKS, "fp") as writer:
+        first = writer.shard_writer("tasks", "test")
+        first.write_many(task_rows("test", 4))
+        first.close()
+        stray = writer.staging / "tasks" / "train-0badc0de-00000.parquet"  # an interrupted run's file
+        stray.write_bytes(next((writer.staging / "tasks").glob("test-*.parquet")).read_bytes())
+    with ArtifactWriter(tmp_path / "tasks", TASKS, "fp") as writer:  # the same fingerprint: same staging
+        train = writer.shard_writer("tasks", "train")
+        train.write_many(task_rows("train", 2))
+        train.close()
+        test = writer.shard_writer("tasks", "test")  # rewritten whole: the 4 rows of the first attempt go
+        test.write_many(task_rows("test", 1))
+        test.close()
+        writer.shard_writer("rejected").close()
+        art = writer.commit({"tasks": {"train": 2, "test": 1}, "rejected": 0})
+    assert art.splits["tasks"] == {"train": 2, "test": 1}
+    names = sorted(p.name.split("-")[1] for p in (art.data_dir / "tasks").iterdir())
+    assert set(names) == {art.data_id}
