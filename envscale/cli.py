@@ -4,11 +4,12 @@ Commands:
     collect   real API descriptions -> api_pool
     graph     api_pool -> dependency edges and Louvain domains
     materialize  graph domains -> verified SQLite-backed environments
+    tasks     environments -> verifiable tasks (gold calls and states, user intents, train/test)
     serve-mcp    serve one environment as an MCP server over stdio
     run       run a recipe's stages in order, skipping those whose output is complete
     push      publish a local artifact version to the Hub (card merged, version tagged)
     info      show an artifact's versions, counts and provenance
-    show      read or draw an artifact (a graph domain as a PNG, an environment as text)
+    show      read or draw an artifact (a graph domain as a PNG, an environment or a task as text)
 
 Every stage command takes `--config RECIPE.yaml` (its section of the recipe, or the whole file)
 and flags that override the recipe; unknown recipe keys are an error. This module only dispatches:
@@ -41,7 +42,7 @@ from . import __version__
 from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import load_recipe
 from .errors import EnvscaleError, Terminated
-from .stages import PIPELINE, check_recipe_keys, failed, get_stage, load_line, print_report
+from .stages import PIPELINE, check_recipe_keys, failed, get_stage, load_line, print_report, splits_line
 
 logger = logging.getLogger("envscale")
 
@@ -81,6 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     for art in made:
         others = [c for c in art.kind.configs if c != art.kind.main_config]
         print(f"  {art.kind.name} {art.version}: {load_line(art)}")
+        if splits_line(art):
+            print(f"      {splits_line(art)} (same call with split='<name>')")
         if others:
             print(f"      other configs: {', '.join(others)} (same call with the config name)")
     return status
@@ -95,6 +98,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         f"{art.pinned}: {m['kind']} schema {m['schema_version']}, made {m['created_at']} by envscale {m['envscale_version']}"
     )
     print("counts: " + ", ".join(f"{k}={v}" for k, v in m["counts"].items()))
+    for config, per_split in (m.get("splits") or {}).items():
+        print(f"  {config} by split: " + ", ".join(f"{s}={n}" for s, n in per_split.items()))
     if args.json:
         print(json.dumps(m, indent=2, ensure_ascii=False))
     return 0

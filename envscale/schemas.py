@@ -17,24 +17,36 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from datasets import Features, Json, List, Value
+
+#: The split of a config that declares no others (every config of the first kinds).
+DEFAULT_SPLITS = ("train",)
 
 
 @dataclass(frozen=True)
 class ArtifactKind:
-    """A kind of artifact: its schema version, its configs, and which config is the main one."""
+    """A kind of artifact: its schema version, its configs, which config is the main one, and their splits.
+
+    A config has the one split `train` unless `splits` names others (`{"tasks": ("train", "test")}`);
+    each split is its own set of parquet files (`<config>/<split>-<data_id>-NNNNN.parquet`).
+    """
 
     name: str
     schema_version: str
     configs: dict[str, Features]
     main_config: str
     description: str
+    splits: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def major(self) -> int:
         return int(self.schema_version.split(".")[0])
+
+    def splits_of(self, config: str) -> tuple[str, ...]:
+        """The splits `config` may hold (`("train",)` unless the kind declares others)."""
+        return self.splits.get(config, DEFAULT_SPLITS)
 
 
 API_POOL_FEATURES = Features(
@@ -191,7 +203,51 @@ ENVIRONMENTS = ArtifactKind(
     description="Executable SQLite-backed tool environments, one per domain, verified.",
 )
 
-KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS)}
+TASKS_FEATURES = Features(
+    {
+        "task_id": Value("string"),  # <environment>-<index>-<hash of the gold calls>, stable for a seed
+        "environment": Value("string"),  # the environment's name
+        "environment_ref": Value("string"),  # the pinned environments artifact version it runs in
+        "domain_id": Value("int32"),
+        "split": Value("string"),  # "train" | "test" (also the split the row is in)
+        "kind": Value("string"),  # "read" | "write" | "mixed" | "policy" | "missing_info"
+        "difficulty": Json(),  # {"chain_length", "n_writes", "n_distractors", "shape", "level"}
+        "scoring": Json(),  # {"state", "answer_facts", "required_actions", "forbidden_actions"}
+        "instructions": Json(),  # for the simulated user: persona, goal, known/hidden facts, done_when, ...
+        "first_message": Value("string"),  # the user's opening message
+        "tools": List(Value("string")),  # the tools offered: the ones needed plus distractors
+        # [{"tool", "arguments", "provenance": {argument: "user" | "constant" | "call[i].FIELD"}}]
+        "gold_calls": Json(),
+        "gold_results": Json(),  # the result of each gold call, in order
+        "gold_state_hash": Value("string"),  # state hash after the gold calls on reset(seed)
+        "gold_diff": Json(),  # Environment.diff of the gold run: {table: {"added", "removed", "changed"}}
+        "answer_facts": List(Value("string")),  # values the agent's final answer must state
+        "policy": Json(),  # {"text": shown to the agent, "rules": [structured rules the scorer checks]}
+        "seed": Value("int64"),  # the environment seed of the gold run
+        "notes": List(Value("string")),  # how the task was built
+    }
+)
+
+TASKS_REJECTED_FEATURES = Features(
+    {
+        "environment": Value("string"),
+        "domain_id": Value("int32"),
+        "kind": Value("string"),  # the kind the candidate was meant to be, or null (the environment failed)
+        "reason": Value("string"),  # "<short reason>: <detail>"; the card counts the part before ':'
+        "detail": Json(),  # the candidate or the error, for debugging
+    }
+)
+
+TASKS = ArtifactKind(
+    name="tasks",
+    schema_version="1.0",
+    configs={"tasks": TASKS_FEATURES, "rejected": TASKS_REJECTED_FEATURES},
+    main_config="tasks",
+    description="Verifiable tool-use tasks: gold calls with argument provenance, gold states, user intents.",
+    splits={"tasks": ("train", "test")},
+)
+
+KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS, TASKS)}
 
 
 def get_kind(name: str) -> ArtifactKind:

@@ -3,7 +3,8 @@
 A small dispatcher over kinds, each living with the code that reads it:
 
 - `graph`: one domain of a `graph` artifact drawn to a PNG (`envscale.graph.draw`);
-- `environment`: one environment of an `environments` artifact as text (`envscale.env.render`).
+- `environment`: one environment of an `environments` artifact as text (`envscale.env.render`);
+- `tasks`: one task of a `tasks` artifact as text (`envscale.tasks.render`).
 
 A kind's own options are refused with the others (`--png` is for `graph` only), so a mistyped
 command fails instead of silently ignoring a flag. A new kind adds its entry to `KINDS`, its
@@ -15,6 +16,8 @@ Example:
 envscale show graph outputs/quickstart/graph --domain 3 --png pictures/shop
 envscale show environment outputs/quickstart/environments                    # most write tools
 envscale show environment outputs/quickstart/environments --env domain_3_orders --rows 5
+envscale show tasks outputs/quickstart/tasks --split test                       # the first test task
+envscale show tasks outputs/quickstart/tasks --task domain_3_orders-0002-1f0e9a3c
 ```
 """
 
@@ -27,19 +30,20 @@ from .config import command_parser
 KINDS = {
     "graph": "a domain of a graph artifact, drawn to a PNG",
     "environment": "an environment of an environments artifact, as text",
+    "tasks": "a task of a tasks artifact, as a person reads it",
 }
 """What `envscale show` reads or draws."""
 
-OPTIONS = {"graph": ("png",), "environment": ("env", "rows")}
+OPTIONS = {"graph": ("png",), "environment": ("env", "rows"), "tasks": ("task", "split")}
 """The options only one kind takes (`--domain` is shared)."""
 
 
 def make_parser(subparsers=None) -> argparse.ArgumentParser:
-    """`envscale show {graph,environment} REF [options]`."""
+    """`envscale show {graph,environment,tasks} REF [options]`."""
     parser = command_parser(
         subparsers,
         "show",
-        help="read or draw an artifact (a graph domain as a PNG, an environment as text)",
+        help="read or draw an artifact (a graph domain as a PNG, an environment or a task as text)",
         description="Read or draw one part of an artifact:\n"
         + "\n".join(f"  {kind:<12} {text}" for kind, text in KINDS.items()),
     )
@@ -49,7 +53,7 @@ def make_parser(subparsers=None) -> argparse.ArgumentParser:
         "--domain",
         type=int,
         help="graph: the domain to draw (default: the largest); environment: the environment of this "
-        "domain (default: the one with the most write tools)",
+        "domain (default: the one with the most write tools); tasks: the first task of this domain",
     )
     graph = parser.add_argument_group("graph")
     graph.add_argument(
@@ -61,6 +65,11 @@ def make_parser(subparsers=None) -> argparse.ArgumentParser:
     env.add_argument("--env", metavar="NAME", help="the environment's name (an unknown one lists names)")
     env.add_argument(
         "--rows", type=int, metavar="N", help="rows of each table's initial state shown (default: 3)"
+    )
+    tasks = parser.add_argument_group("tasks")
+    tasks.add_argument("--task", metavar="ID", help="the task's id (default: the first task of the split)")
+    tasks.add_argument(
+        "--split", help="the split to read: train or test (default: train; with --task, every split)"
     )
     parser.set_defaults(func=main)
     return parser
@@ -81,6 +90,10 @@ def main(args: argparse.Namespace) -> int:
         from .graph import draw
 
         return draw.main(args)
+    if args.what == "tasks":
+        from .tasks import render as task_render
+
+        return task_render.main(args)
     from .env import render
 
     return render.main(args)

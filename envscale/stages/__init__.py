@@ -1,7 +1,7 @@
 """The pipeline's stages: each a function over datasets, with its own command line.
 
-A stage module (`collect`, `graph`, `materialize`) holds a config dataclass, the stage function
-(`collect(config, output)`, `build_graph(pool, config, output)`, ...), and a :class:`Stage` named
+A stage module (`collect`, `graph`, `materialize`, `tasks`) holds a config dataclass, the stage
+function (`collect(config, output)`, `build_graph(pool, config, output)`, ...), and a :class:`Stage` named
 `STAGE` that gives it TRL's script shape: `make_parser(subparsers=None)` and `main(args)`. The
 `envscale` command only dispatches to them, and each also runs alone:
 
@@ -27,7 +27,7 @@ from ..artifacts import Artifact, open_artifact
 from ..config import add_arguments, command_parser, load_recipe, parse_config, section
 
 #: The stages, in pipeline order (module names under `envscale.stages`).
-PIPELINE = ("collect", "graph", "materialize")
+PIPELINE = ("collect", "graph", "materialize", "tasks")
 #: Top-level recipe keys that are not stage sections.
 RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
 #: Parser keys of a stage command that are not config fields.
@@ -136,9 +136,18 @@ class Stage:
         return 1 if failed(art) else 0
 
 
-def load_line(art: Artifact) -> str:
-    """The `datasets.load_dataset(...)` call that reads an artifact's main config."""
-    return f"datasets.load_dataset({art.location!r}, {art.kind.main_config!r}, split='train')"
+def load_line(art: Artifact, split: str = "train") -> str:
+    """The `datasets.load_dataset(...)` call that reads one split of an artifact's main config."""
+    return f"datasets.load_dataset({art.location!r}, {art.kind.main_config!r}, split={split!r})"
+
+
+def splits_line(art: Artifact) -> str | None:
+    """`splits of tasks: train 900, test 150` when the main config has several splits, else None."""
+    config = art.kind.main_config
+    if len(art.kind.splits_of(config)) < 2:
+        return None
+    per_split = art.splits.get(config, {})
+    return f"splits of {config}: " + ", ".join(f"{split} {n}" for split, n in per_split.items())
 
 
 def print_report(art: Artifact) -> None:
@@ -154,6 +163,9 @@ def print_report(art: Artifact) -> None:
         )
     for failure in stats.get("failed_sources", []):
         print(f"  FAILED source {failure['source']}: {failure['error']}", file=sys.stderr)
+    splits = splits_line(art)
+    if splits:
+        print(f"  {splits}")
     print(f"  load: {load_line(art)}")
 
 

@@ -1,0 +1,10 @@
+"""Verifiable tasks over materialised environments (the `tasks` stage's parts).
+
+- `model`: the task record (`TaskDraft`, `GoldCall`, `Instructions`, `KINDS`, `SHAPES`);
+- `generate`: `env_tasks(row, config, edges, rng)`, one environment's kept and rejected tasks;
+- `score`: `score_trajectory`, a trajectory checked against a task (state, answer facts, actions);
+- `render`: one task as text a person reads (`envscale show tasks`).
+
+The stage itself is `envscale.stages.tasks` (`envscale tasks --input ENVIRONMENTS --output TASKS`).
+Nothing is imported here: each part loads on its own.
+"""
