@@ -371,6 +371,17 @@ def _exercise(
     return problems
 
 
+def valid_call(
+    env: Environment, tool: dict[str, Any], rows: dict[str, list[dict]], rng: random.Random
+) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """Arguments a person could call `tool` with in the state `rows` (`env.dump()`), and the row
+    they address; `None` when no valid call exists. The task generator builds its calls with it."""
+    try:
+        return _valid_call(env, tool, rows, rng)
+    except _CannotCall:
+        return None
+
+
 def _valid_call(
     env: Environment, tool: dict[str, Any], rows: dict[str, list[dict]], rng: random.Random
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:

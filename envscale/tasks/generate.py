@@ -1,0 +1,694 @@
+"""Verifiable tasks of one environment: chains along real data flow, executed for their gold outcome.
+
+`env_tasks(row, config, edges, rng)` builds up to `config.tasks_per_env` tasks in the environment
+of one `environments` row, by kind (`envscale.tasks.model.KINDS`):
+
+- **read**: a lookup the user asks about, answered from the state: one read, or two along a
+  foreign key (`get_order(order number)` -> `get_customer(call[0].customer_id)`: "what is the email
+  of the customer who placed order ord_0003?"); scored on answer facts.
+- **write**: one write addressed by a fact the user knows; or a lookup then the write, the key
+  flowing from the lookup's result (`list_customers(email=...)` -> `update_customer(customer_id=
+  call[0][0].customer_id)`); or a small DAG, two independent lookups feeding one write
+  (`create_order(customer from an email, product from a name)`); scored on the final state.
+- **mixed**: read a row, tell the user a fact of it, then write it; scored on both.
+- **policy**: the environment's rules (preconditions) forbid the write on a row the task picks;
+  the right outcome is to look the row up, refuse, and leave the state unchanged.
+- **missing_info**: a write whose key fact is withheld from the first message; the agent must ask.
+
+Every argument records its provenance (`user`, `constant`, `call[i].FIELD`), and a link is used
+only when the value really flows when the chain runs. Each task is executed on the environment's
+own initial state (`Environment` is the only execution path): its gold results, state hash and
+diff are recorded; a chain whose gold run fails or whose writes change nothing is dropped with the
+reason, and so is a task that fails a quality gate (`envscale.tasks.gates`).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from typing import Any
+
+from ..env import Environment
+from ..env.verify import valid_call
+from ..semantics import tool_meaning
+from .model import KINDS, GoldCall, TaskDraft, to_json
+
+logger = logging.getLogger(__name__)
+
+_ANSWER_COLUMNS = (
+    "status",
+    "email",
+    "full_name",
+    "name",
+    "title",
+    "subject",
+    "total",
+    "price",
+    "unit_price",
+    "amount",
+    "balance",
+    "quantity",
+    "on_hand",
+    "phone",
+    "city",
+    "due",
+    "due_date",
+    "priority",
+    "category",
+)
+_ATTEMPTS_PER_TASK = 6
+
+
+def _fact_name(arg: str, tool: dict, spec: dict) -> str:
+    """A readable name for a fact (`order_id` -> `order number`); `intent.fact_name` when present."""
+    try:
+        from .intent import fact_name
+    except ImportError:  # pragma: no cover - the intent module ships with the package
+        return arg.replace("_", " ")
+    return fact_name(arg, tool, spec)
+
+
+class _Env:
+    """One environment prepared for task building: state, tools by meaning, lookups."""
+
+    def __init__(self, row: dict, config: Any):
+        self.row = row
+        self.spec = row["spec"]
+        self.env = Environment.from_row(row)
+        self.seed = None if "initial_state" in self.spec else (self.spec.get("data") or {}).get("seed", 0)
+        self.env.reset(seed=self.seed)
+        self.initial = self.env.snapshot()
+        self.initial_hash = self.env.state_hash()
+        self.rows = self.env.dump()
+        self.config = config
+        self.tools = {t["name"]: t for t in self.spec["tools"]}
+        self.meaning = {
+            name: tool_meaning(
+                (t.get("metadata") or {}).get("original_name") or name,
+                t.get("description"),
+                t.get("parameters"),
+                (t.get("metadata") or {}).get("annotations"),
+            )
+            for name, t in self.tools.items()
+        }
+        self.reads = [t for t in self.spec["tools"] if t["kind"] == "read"]
+        self.writes = [t for t in self.spec["tools"] if t["kind"] == "write"]
+        self.gets = {}  # table -> get tool keyed by the primary key (an argument)
+        for t in self.reads:
+            op = t["operation"]
+            pk = self.spec["tables"][op["table"]]["primary_key"]
+            if op["type"] == "get" and isinstance(op["key"].get(pk), str) and len(op["key"]) == 1:
+                self.gets.setdefault(op["table"], t)
+
+    # ---------------------------------------------------------------------------------- helpers
+
+    def pk(self, table: str) -> str:
+        return self.spec["tables"][table]["primary_key"]
+
+    def key_arg(self, tool: dict) -> str | None:
+        """The argument that addresses the tool's row by primary key, if any."""
+        op = tool["operation"]
+        binding = (op.get("key") or {}).get(self.pk(op["table"]))
+        return binding if isinstance(binding, str) and len(op.get("key") or {}) == 1 else None
+
+    def lookup(self, table: str, row: dict, rng: random.Random) -> tuple[dict, str, Any] | None:
+        """A list tool on `table` and one of its eq-filter arguments whose value (from `row`) finds
+        exactly that row: `(tool, argument, value)`."""
+        pk = self.pk(table)
+        options = []
+        for tool in self.reads:
+            op = tool["operation"]
+            if op["type"] != "list" or op["table"] != table:
+                continue
+            for flt in op.get("filters", []):
+                arg, column = flt.get("arg"), flt["column"]
+                if arg is None or flt.get("op", "eq") != "eq" or column == pk or row.get(column) is None:
+                    continue
+                if isinstance(row[column], dict | list | bool):
+                    continue
+                if sum(r.get(column) == row[column] for r in self.rows[table]) == 1:
+                    options.append((tool, arg, row[column]))
+        return rng.choice(options) if options else None
+
+    def call(self, tool: dict, rng: random.Random) -> tuple[dict, dict | None] | None:
+        return valid_call(self.env, tool, self.rows, rng)
+
+    def provenance_user(
+        self, tool: dict, args: dict, draft_facts: dict, *, keys_from_user: bool = True
+    ) -> dict:
+        """Provenance of a standalone call: keys and filters are user facts; new values constants."""
+        op = tool["operation"]
+        addressing = {b for b in (op.get("key") or {}).values() if isinstance(b, str)}
+        addressing |= {f.get("arg") for f in op.get("filters", []) if f.get("arg")}
+        out = {}
+        for arg, value in args.items():
+            source = "user" if arg in addressing and keys_from_user else "constant"
+            out[arg] = source
+            draft_facts[_fact_name(arg, tool, self.spec)] = value
+        return out
+
+
+# -------------------------------------------------------------------------------------- builders
+
+
+def _answer_facts(result: Any, rng: random.Random, n: int = 1, given: set[str] = frozenset()) -> list[str]:
+    """Up to `n` scalar values of a result row a person would ask about (never one the user gave)."""
+    row = result[0] if isinstance(result, list) and result else result
+    if not isinstance(row, dict):
+        return [str(result)] if isinstance(result, int | float) and not isinstance(result, bool) else []
+    row = {c: v for c, v in row.items() if str(v) not in given and not isinstance(v, bool)}
+    preferred = [c for c in _ANSWER_COLUMNS if isinstance(row.get(c), str | int | float) and row.get(c) != ""]
+    others = [
+        c
+        for c, v in row.items()
+        if c not in preferred
+        and isinstance(v, str | int | float)
+        and not isinstance(v, bool)
+        and not c.endswith("_id")
+        and v != ""
+        and len(str(v)) <= 60
+    ]
+    chosen = preferred[:n] or rng.sample(others, min(n, len(others)))
+    return [str(row[c]) for c in chosen]
+
+
+def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
+    """One read, or a get along a foreign key into another get."""
+    gets = list(e.gets.values())
+    roll = rng.random()
+    if gets and roll < 0.4 and e.config.max_chain_length >= 2:
+        # the user describes a row by something unique about it; a lookup finds it, a get reads it
+        get = rng.choice(gets)
+        table = get["operation"]["table"]
+        row = rng.choice(e.rows[table]) if e.rows.get(table) else None
+        found = e.lookup(table, row, rng) if row else None
+        extra = e.call(get, rng) if found else None
+        if found and extra is not None:
+            ltool, larg, lvalue = found
+            garg, pk = e.key_arg(get), e.pk(table)
+            rest = {a: v for a, v in extra[0].items() if a != garg}
+            facts = {_fact_name(larg, ltool, e.spec): lvalue}
+            calls = [
+                GoldCall(ltool["name"], {larg: lvalue}, {larg: "user"}),
+                GoldCall(
+                    get["name"],
+                    {garg: row[pk], **rest},
+                    {garg: f"call[0][0].{pk}", **dict.fromkeys(rest, "constant")},
+                ),
+            ]
+            return TaskDraft(e.spec["name"], "read", calls, shape="linear", user_facts=facts)
+    if gets and roll < 0.8:
+        first = rng.choice(gets)
+        table = first["operation"]["table"]
+        fks = [
+            (c, s["references"])
+            for c, s in e.spec["tables"][table]["columns"].items()
+            if s.get("references") in e.gets
+        ]
+        built = e.call(first, rng)
+        if built is None:
+            return f"{first['name']}: no row to read"
+        args, target = built
+        facts: dict[str, Any] = {}
+        prov = e.provenance_user(first, args, facts)
+        calls = [GoldCall(first["name"], args, prov)]
+        shape = "single"
+        if fks and target is not None:
+            column, ref = rng.choice(fks)
+            second = e.gets[ref]
+            extra = e.call(second, rng)  # other required arguments (headers, options) as a person gives them
+            if target.get(column) is not None and extra is not None:
+                karg = e.key_arg(second)
+                rest = {a: v for a, v in extra[0].items() if a != karg}
+                prov2 = {a: "constant" for a in rest}
+                calls.append(
+                    GoldCall(
+                        second["name"], {karg: target[column], **rest}, {karg: f"call[0].{column}", **prov2}
+                    )
+                )
+                shape = "linear"
+        return TaskDraft(e.spec["name"], "read", calls, shape=shape, user_facts=facts)
+    lists = [t for t in e.reads if t["operation"]["type"] in ("list", "count", "get")]
+    if not lists:
+        return "no read tool"
+    tool = rng.choice(lists)
+    built = e.call(tool, rng)
+    if built is None:
+        return f"{tool['name']}: no valid call"
+    args, _ = built
+    facts = {}
+    prov = e.provenance_user(tool, args, facts)
+    return TaskDraft(e.spec["name"], "read", [GoldCall(tool["name"], args, prov)], user_facts=facts)
+
+
+def _write(e: _Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | str:
+    """One write, a lookup feeding its key, or two lookups feeding its references (a DAG)."""
+    if not e.writes:
+        return "no write tool"
+    tool = rng.choice(e.writes)
+    built = e.call(tool, rng)
+    if built is None:
+        return f"{tool['name']}: no valid call"
+    args, target = built
+    facts: dict[str, Any] = {}
+    op = tool["operation"]
+    table = op["table"]
+    karg = e.key_arg(tool)
+    roll = rng.random()
+    # the user names a related row; its reference flows into the write ("change the email of the
+    # customer who placed order ord_0003": get_order -> update_customer(customer_id=call[0].customer_id))
+    if karg and target is not None and roll < 0.5 and e.config.max_chain_length >= 2:
+        pk = e.pk(table)
+        sources = [
+            (src, column)
+            for src, tspec in e.spec["tables"].items()
+            for column, cspec in tspec["columns"].items()
+            if cspec.get("references") == table and src in e.gets and src != table
+        ]
+        rng.shuffle(sources)
+        for src, column in sources:
+            related = [r for r in e.rows[src] if r.get(column) == target[pk]]
+            get = e.gets[src]
+            extra = e.call(get, rng) if related else None
+            if extra is None:
+                continue
+            via = rng.choice(related)
+            garg, spk = e.key_arg(get), e.pk(src)
+            grest = {a: v for a, v in extra[0].items() if a != garg}
+            rest = {a: v for a, v in args.items() if a != karg}
+            prov = e.provenance_user(tool, rest, facts)
+            facts[_fact_name(garg, get, e.spec)] = via[spk]
+            calls = [
+                GoldCall(
+                    get["name"], {garg: via[spk], **grest}, {garg: "user", **dict.fromkeys(grest, "constant")}
+                ),
+                GoldCall(
+                    tool["name"], {karg: target[pk], **rest}, {karg: f"call[0].{column}", **prov}, write=True
+                ),
+            ]
+            return TaskDraft(e.spec["name"], kind, calls, shape="linear", user_facts=facts)
+    # a lookup finds the row the user describes, and its key flows into the write
+    if karg and target is not None and roll < 0.7 and e.config.max_chain_length >= 2:
+        found = e.lookup(table, target, rng)
+        if found:
+            ltool, larg, lvalue = found
+            rest = {a: v for a, v in args.items() if a != karg}
+            prov = e.provenance_user(tool, rest, facts)
+            facts[_fact_name(larg, ltool, e.spec)] = lvalue
+            calls = [
+                GoldCall(ltool["name"], {larg: lvalue}, {larg: "user"}),
+                GoldCall(
+                    tool["name"],
+                    {karg: target[e.pk(table)], **rest},
+                    {karg: f"call[0][0].{e.pk(table)}", **prov},
+                    write=True,
+                ),
+            ]
+            return TaskDraft(e.spec["name"], kind, calls, shape="linear", user_facts=facts)
+    # references of an insert resolved by lookups on their own tables (two feeding one write)
+    if op["type"] == "insert" and e.config.max_chain_length >= 3:
+        refs = []
+        for column, binding in (op.get("values") or {}).items():
+            spec_col = e.spec["tables"][table]["columns"].get(column, {})
+            ref = spec_col.get("references")
+            if isinstance(binding, str) and ref and binding in args and ref in e.rows:
+                row = next((r for r in e.rows[ref] if r[e.pk(ref)] == args[binding]), None)
+                found = e.lookup(ref, row, rng) if row else None
+                if found:
+                    refs.append((binding, ref, found))
+        if len(refs) >= 2:
+            refs = refs[:2]
+            calls, facts = [], {}
+            flowing: dict[str, str] = {}
+            for i, (binding, ref, (ltool, larg, lvalue)) in enumerate(refs):
+                calls.append(GoldCall(ltool["name"], {larg: lvalue}, {larg: "user"}))
+                facts[_fact_name(larg, ltool, e.spec)] = lvalue
+                flowing[binding] = f"call[{i}][0].{e.pk(ref)}"
+            rest = {a: v for a, v in args.items() if a not in flowing}
+            prov = e.provenance_user(tool, rest, facts)
+            calls.append(GoldCall(tool["name"], args, {**prov, **flowing}, write=True))
+            return TaskDraft(e.spec["name"], kind, calls, shape="dag", user_facts=facts)
+    prov = e.provenance_user(tool, args, facts)
+    return TaskDraft(e.spec["name"], kind, [GoldCall(tool["name"], args, prov, write=True)], user_facts=facts)
+
+
+def _mixed(e: _Env, rng: random.Random) -> TaskDraft | str:
+    """Read a row and report a fact of it, then write the same row."""
+    keyed = [t for t in e.writes if e.key_arg(t) and t["operation"]["table"] in e.gets]
+    if not keyed:
+        return "no write addressed by a key that a get tool also reads"
+    tool = rng.choice(keyed)
+    built = e.call(tool, rng)
+    if built is None or built[1] is None:
+        return f"{tool['name']}: no valid call"
+    args, target = built
+    table = tool["operation"]["table"]
+    get = e.gets[table]
+    garg, karg = e.key_arg(get), e.key_arg(tool)
+    facts: dict[str, Any] = {}
+    rest = {a: v for a, v in args.items() if a != karg}
+    prov = e.provenance_user(tool, rest, facts)
+    facts[_fact_name(garg, get, e.spec)] = target[e.pk(table)]
+    extra = e.call(get, rng)
+    if extra is None:
+        return f"{get['name']}: no valid call"
+    grest = {a: v for a, v in extra[0].items() if a != garg}
+    calls = [
+        GoldCall(
+            get["name"],
+            {garg: target[e.pk(table)], **grest},
+            {garg: "user", **dict.fromkeys(grest, "constant")},
+        ),
+        GoldCall(
+            tool["name"],
+            {karg: target[e.pk(table)], **rest},
+            {karg: f"call[0].{e.pk(table)}", **prov},
+            write=True,
+        ),
+    ]
+    return TaskDraft(
+        e.spec["name"], "mixed", calls, shape="linear", user_facts=facts, notes=["answer from call 0"]
+    )
+
+
+def _policy(e: _Env, rng: random.Random) -> TaskDraft | str:
+    """A write the rules forbid on a row the task picks: look the row up, refuse, change nothing."""
+    ruled = []
+    for tool in e.writes:
+        op = tool["operation"]
+        karg = e.key_arg(tool)
+        table = op["table"]
+        if not karg or table not in e.gets:
+            continue
+        for cond in op.get("preconditions", []):
+            if cond.get("op") in ("in", "eq", "ne"):
+                ruled.append((tool, cond))
+    if not ruled:
+        return "no write with a precondition the task can set up"
+    tool, cond = rng.choice(ruled)
+    table = tool["operation"]["table"]
+    column, op_, value = cond["column"], cond["op"], cond["value"]
+
+    def holds(v: Any) -> bool:
+        return v in value if op_ == "in" else (v == value if op_ == "eq" else v != value)
+
+    violating = [r for r in e.rows[table] if r.get(column) is not None and not holds(r[column])]
+    if not violating:
+        return f"{tool['name']}: every row meets its rule on {column}"
+    row = rng.choice(violating)
+    built = e.call(dict(tool, operation={**tool["operation"], "preconditions": []}), rng)
+    if built is None:
+        return f"{tool['name']}: no valid call"
+    args = dict(built[0])
+    karg = e.key_arg(tool)
+    args[karg] = row[e.pk(table)]
+    get = e.gets[table]
+    garg = e.key_arg(get)
+    facts: dict[str, Any] = {}
+    prov = e.provenance_user(tool, args, facts)
+    rule = {
+        "tool": tool["name"],
+        "table": table,
+        "column": column,
+        "op": op_,
+        "allowed": value,
+        "text": cond.get("error") or f"{tool['name']} requires {column} {op_} {value}",
+        "attempt": {"tool": tool["name"], "arguments": args, "provenance": prov},
+    }
+    extra = e.call(get, rng)
+    grest = {a: v for a, v in (extra[0] if extra else {}).items() if a != garg}
+    return TaskDraft(
+        e.spec["name"],
+        "policy",
+        [
+            GoldCall(
+                get["name"],
+                {garg: row[e.pk(table)], **grest},
+                {garg: "user", **dict.fromkeys(grest, "constant")},
+            )
+        ],
+        user_facts=facts,
+        required=[get["name"]],
+        forbidden=[tool["name"]],
+        policy_rule=rule,
+        answer_facts=[str(row[column])],
+    )
+
+
+def _missing_info(e: _Env, rng: random.Random) -> TaskDraft | str:
+    """A write whose addressing fact is withheld from the first message."""
+    draft = _write(e, rng, kind="missing_info")
+    if isinstance(draft, str):
+        return draft
+    user = [a for c in draft.calls for a, p in c.provenance.items() if p == "user"]
+    if not user:
+        return "no user fact to withhold"
+    tool = e.tools[next(c.tool for c in draft.calls if any(p == "user" for p in c.provenance.values()))]
+    draft.withheld = [_fact_name(user[0], tool, e.spec)]
+    return draft
+
+
+_BUILDERS = {
+    "read": _read,
+    "write": _write,
+    "mixed": _mixed,
+    "policy": _policy,
+    "missing_info": _missing_info,
+}
+
+
+# -------------------------------------------------------------------------------------- gold run
+
+
+def _resolve(path: str, results: list[Any]) -> Any:
+    """The value at `call[i].a[0].b` in the gold results so far."""
+    head, _, rest = path.partition(".")
+    value = results[int(head[len("call[") : head.index("]")])]
+    index = head[head.index("]") + 1 :]
+    while index.startswith("["):
+        value = value[int(index[1 : index.index("]")])]
+        index = index[index.index("]") + 1 :]
+    for part in rest.split(".") if rest else []:
+        value = value[part]
+    return value
+
+
+def _execute(e: _Env, draft: TaskDraft) -> str | None:
+    """Run the gold calls on the initial state; record results, hash and diff; a reason on failure."""
+    e.env.restore(e.initial)
+    results: list[Any] = []
+    for i, call in enumerate(draft.calls):
+        for arg, source in call.provenance.items():
+            if source.startswith("call["):
+                try:
+                    flowed = _resolve(source, results)
+                except (IndexError, KeyError, TypeError, ValueError):
+                    return f"call {i}: {source} does not exist in the earlier results"
+                if flowed != call.arguments.get(arg):
+                    return f"call {i}: {arg} = {call.arguments.get(arg)!r} does not flow from {source} ({flowed!r})"
+        obs = e.env.step(call.tool, call.arguments)
+        if not obs["ok"]:
+            return f"gold call {i} ({call.tool}) failed: {obs['error']}"
+        call.result = obs.get("result")
+        results.append(call.result)
+    if draft.kind == "policy":
+        attempt = draft.policy_rule["attempt"]
+        obs = e.env.step(attempt["tool"], attempt["arguments"])
+        if obs["ok"] or obs.get("code") != "invalid_state":
+            return (
+                f"the forbidden call {attempt['tool']} was not refused by the environment ({obs.get('code')})"
+            )
+        draft.policy_rule["refusal"] = obs["error"]
+    draft.gold_state_hash = e.env.state_hash()
+    draft.gold_diff = e.env.diff(e.initial)
+    draft.seed = e.seed
+    if draft.n_writes and draft.gold_state_hash == e.initial_hash:
+        return "the writes change nothing"
+    if draft.kind in ("read", "mixed") and not draft.answer_facts:
+        source = draft.calls[-1] if draft.kind == "read" else draft.calls[0]
+        if isinstance(source.result, list) and len(source.result) > 1:  # several rows: ask how many
+            draft.answer_facts = [str(len(source.result))]
+            draft.notes.append("answer: the number of rows found")
+        else:
+            given = {str(v) for c in draft.calls for v in c.arguments.values()} | {
+                str(v) for v in draft.user_facts.values()
+            }
+            draft.answer_facts = _answer_facts(source.result, random.Random(draft.signature()), given=given)
+        if not draft.answer_facts:
+            return "the reads return nothing a person would ask about"
+    draft.required = draft.required or [c.tool for c in draft.calls if c.write]
+    return None
+
+
+# -------------------------------------------------------------------------------------- the env
+
+
+def env_tasks(
+    row: dict, config: Any, edges: list[dict] | None, rng: random.Random, *, rewrite: Any = None
+) -> tuple[list[dict], list[dict]]:
+    """Tasks of one environment row: `(kept rows, rejected {kind, reason, detail})`.
+
+    `rewrite(instructions, draft) -> (instructions, reason or None)`, when given, rewrites each
+    task's user instructions with an LLM (`Rewriter`); a rewrite that loses a fact is refused by
+    `envscale.tasks.intent.check_rewrite` and the template's wording is kept, with a note.
+
+    `edges` (the graph's dependency edges of the environment's domain) are accepted for chain
+    candidates; the chains built here follow the operations themselves (a result column feeding a
+    key of the same or a referenced table), and every link is checked by executing it.
+    """
+    from .gates import Deduper, empty_passes, leaks, replay_differs
+    from .intent import write_instructions
+    from .policy import policy_rules
+
+    del edges  # the operations' own links are used; see the docstring
+    e = _Env(row, config)
+    policy = policy_rules(e.spec)
+    kinds = [k for k in KINDS if config.kind_shares.get(k, 0) > 0]
+    if row.get("read_only") or not e.writes:
+        kinds = [k for k in kinds if k == "read"] or ["read"]
+    weights = [config.kind_shares.get(k, 0) or 1 for k in kinds]
+    kept: list[dict] = []
+    rejected: list[dict] = []
+    dedupe = Deduper()
+    reasons: Counter = Counter()
+    for _ in range(config.tasks_per_env * _ATTEMPTS_PER_TASK):
+        if len(kept) >= config.tasks_per_env:
+            break
+        kind = rng.choices(kinds, weights)[0]
+        draft = _BUILDERS[kind](e, rng)
+        if isinstance(draft, str):
+            reasons[(kind, draft)] += 1
+            continue
+        if len(draft.calls) > config.max_chain_length:
+            reasons[(kind, "chain longer than max_chain_length")] += 1
+            continue
+        reason = _execute(e, draft)
+        instructions = None
+        calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
+        if reason is None:
+            instructions = write_instructions(draft, e.spec, rng)
+            if rewrite is not None:
+                instructions, why = rewrite(instructions, draft)
+                draft.notes.append(f"kept the template's wording: {why}" if why else "reworded by the LLM")
+            reason = dedupe.seen(e.spec["name"], calls) or leaks(
+                instructions.first_message, to_json(instructions), [c.tool for c in draft.calls]
+            )
+        if reason is None:
+            task_row = _row(e, draft, instructions, policy, rng)
+            reason = empty_passes(task_row, e.env)
+            if reason is None and config.replay_check:
+                reason = replay_differs(
+                    calls, e.env, e.seed, draft.gold_state_hash, [c.result for c in draft.calls]
+                )
+        if reason is not None:
+            rejected.append(
+                {
+                    "environment": e.spec["name"],
+                    "domain_id": row.get("domain_id", -1),
+                    "kind": kind,
+                    "reason": _categorised(reason),
+                    "detail": {"calls": calls},
+                }
+            )
+            continue
+        kept.append(task_row)
+    for (kind, reason), n in reasons.items():  # builders that found nothing to build: one row each
+        rejected.append(
+            {
+                "environment": e.spec["name"],
+                "domain_id": row.get("domain_id", -1),
+                "kind": kind,
+                "reason": f"cannot build: {reason}",
+                "detail": {"attempts": n},
+            }
+        )
+    e.env.close()
+    return kept, rejected
+
+
+_CATEGORIES = (
+    ("near duplicate", "near duplicate"),
+    ("exact duplicate", "exact duplicate"),
+    ("gold call", "gold run failed"),
+    ("the forbidden call", "policy not enforced"),
+    ("the empty trajectory passes", "empty trajectory passes"),
+    ("the instructions name", "instructions name a gold tool"),
+    ("the writes change nothing", "writes change nothing"),
+    ("the reads return nothing", "nothing to ask about"),
+    ("the final state differs on replay", "replay differs"),
+    ("the task has", "replay differs"),
+)
+
+
+def _categorised(reason: str) -> str:
+    """`category: detail`, so that the card counts drops by category."""
+    for prefix, category in _CATEGORIES:
+        if reason.startswith(prefix):
+            return reason if reason.startswith(category + ":") else f"{category}: {reason}"
+    if reason.startswith("call ") and ("replay" in reason or "flow" in reason or "exist" in reason):
+        return f"{'replay differs' if 'replay' in reason else 'data flow broken'}: {reason}"
+    return reason
+
+
+def _row(e: _Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.Random) -> dict:
+    needed = list(dict.fromkeys([c.tool for c in draft.calls] + draft.forbidden))
+    others = [t for t in e.tools if t not in needed]
+    distractors = rng.sample(others, min(e.config.distractors, len(others)))
+    n = len(draft.calls)
+    hard = draft.shape == "dag" or n >= 3 or draft.kind in ("policy", "missing_info")
+    level = "hard" if hard else "medium" if n == 2 else "easy"
+    return {
+        "environment": e.spec["name"],
+        "domain_id": e.row.get("domain_id", -1),
+        "kind": draft.kind,
+        "difficulty": {
+            "chain_length": n,
+            "n_writes": draft.n_writes,
+            "n_distractors": len(distractors),
+            "shape": draft.shape,
+            "level": level,
+        },
+        "scoring": draft.scoring(),
+        "instructions": to_json(instructions),
+        "first_message": instructions.first_message,
+        "tools": needed + distractors,
+        "gold_calls": [
+            {"tool": c.tool, "arguments": c.arguments, "provenance": c.provenance} for c in draft.calls
+        ],
+        "gold_results": [c.result for c in draft.calls],
+        "gold_state_hash": draft.gold_state_hash,
+        "gold_diff": draft.gold_diff,
+        "answer_facts": draft.answer_facts,
+        "policy": {**policy, "task_rule": draft.policy_rule},
+        "seed": draft.seed,
+        "notes": draft.notes,
+    }
+
+
+class Rewriter:
+    """`rewrite` for `env_tasks`: user instructions reworded by an OpenAI-compatible model.
+
+    One event loop and one `LLMClient` for the whole run; each call waits for its answer (the
+    stage is CPU-bound elsewhere; a rewrite costs one request per task). Close it when done.
+    """
+
+    def __init__(self, llm_config: Any):
+        import asyncio
+
+        from ..llm import LLMClient
+
+        self.loop = asyncio.new_event_loop()
+        self.client = LLMClient(llm_config)
+        self.model = llm_config.model
+
+    def __call__(self, instructions: Any, draft: TaskDraft) -> tuple[Any, str | None]:
+        from .intent import rewrite_instructions
+
+        return self.loop.run_until_complete(
+            rewrite_instructions(instructions, draft, self.client, self.model)
+        )
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.aclose())
+        self.loop.close()

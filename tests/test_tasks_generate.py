@@ -1,0 +1,135 @@
+"""Acceptance: real tasks from real environments replay to their gold state, and doing nothing fails them.
+
+The environments come from the real pipeline (collect -> graph -> materialize) over the shop's
+OpenAPI spec and the BFCL-style fixture docs; every kept task's gold calls are replayed on a fresh
+environment built from its dataset row and must reach the gold state hash, and the empty
+trajectory (no calls; the first message as the final answer) must fail every kept task.
+"""
+
+import random
+
+import pytest
+
+from envscale.env import Environment
+from envscale.stages.collect import CollectConfig, collect
+from envscale.stages.graph import GraphConfig, build_graph
+from envscale.stages.materialize import MaterializeConfig, materialize
+from envscale.stages.tasks import TasksConfig, generate_tasks
+from envscale.tasks.generate import env_tasks
+from envscale.tasks.score import score_trajectory
+
+SOURCES = [
+    "openapi:recipes/sources/envscale_shop.openapi.yaml",
+    "json:tests/fixtures/graph/shop.json",
+    "json:tests/fixtures/graph/music.json",
+    "json:tests/fixtures/graph/weather.json",
+]
+
+
+@pytest.fixture(scope="module")
+def environments(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tasks")
+    pool = collect(CollectConfig(sources=SOURCES), root / "api_pool")
+    graph = build_graph(
+        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
+    )
+    return materialize(graph, MaterializeConfig(), root / "environments")
+
+
+@pytest.fixture(scope="module")
+def tasks(environments, tmp_path_factory):
+    return generate_tasks(environments, TasksConfig(tasks_per_env=12), tmp_path_factory.mktemp("t") / "tasks")
+
+
+def _rows(art, split):
+    return list(art.load("tasks", split=split))
+
+
+def test_every_kept_task_replays_to_its_gold_state_and_the_empty_trajectory_fails_it(environments, tasks):
+    envs = {r["name"]: r for r in environments.load("environments")}
+    rows = _rows(tasks, "train") + _rows(tasks, "test")
+    assert len(rows) >= 10
+    for task in rows:
+        env = Environment.from_row(envs[task["environment"]])
+        calls = [{"tool": c["tool"], "arguments": c["arguments"]} for c in task["gold_calls"]]
+        answer = " ".join(task["answer_facts"])
+        gold = score_trajectory(task, env, calls, final_answer=answer)
+        assert gold["passed"], (task["task_id"], gold)
+        if task["scoring"]["state"]:
+            assert gold["state_hash"] == task["gold_state_hash"]
+        empty = score_trajectory(task, env, [], final_answer=task["first_message"])
+        assert not empty["passed"], (task["task_id"], task["kind"])
+
+
+def test_every_kind_is_posed_and_writes_mean_what_was_asked(environments, tasks):
+    rows = _rows(tasks, "train") + _rows(tasks, "test")
+    kinds = {r["kind"] for r in rows}
+    assert {"read", "write", "policy"} <= kinds
+    for task in rows:
+        if task["kind"] == "policy":  # refused: the state is unchanged and the write is forbidden
+            assert task["gold_diff"] == {} and task["scoring"]["forbidden_actions"]
+        for call in task["gold_calls"]:
+            for arg, source in call["provenance"].items():
+                assert source in ("user", "constant") or source.startswith("call["), (arg, source)
+        cancels = [c for c in task["gold_calls"] if c["tool"] == "cancel_order"]
+        if cancels and task["kind"] in ("write", "mixed", "missing_info"):
+            changed = [ch["after"]["status"] for ch in task["gold_diff"].get("orders", {}).get("changed", [])]
+            assert changed == ["cancelled"]
+
+
+def test_same_seed_same_tasks(environments):
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    config = TasksConfig(tasks_per_env=8)
+    a, _ = env_tasks(row, config, [], random.Random(5))
+    b, _ = env_tasks(row, config, [], random.Random(5))
+    assert [t["gold_calls"] for t in a] == [t["gold_calls"] for t in b]
+    assert [t["first_message"] for t in a] == [t["first_message"] for t in b]
+
+
+def test_a_broken_environment_row_is_a_recorded_drop_and_the_others_keep_their_tasks(environments, tmp_path):
+    from envscale.artifacts import ArtifactWriter, open_artifact
+    from envscale.schemas import ENVIRONMENTS
+
+    rows = list(environments.load("environments"))
+    broken = dict(rows[0], name="broken_env", spec={**rows[0]["spec"], "tables": "not a mapping"})
+    with ArtifactWriter(tmp_path / "envs", ENVIRONMENTS, "fp", config={}, inputs=[]) as writer:
+        shards = writer.shard_writer("environments")
+        for row in [broken, *rows]:
+            shards.write(row)
+        writer.shard_writer("rejected").close()
+        writer.commit({"environments": shards.close(), "rejected": 0}, stats=environments.manifest["stats"])
+    art = generate_tasks(open_artifact(tmp_path / "envs"), TasksConfig(tasks_per_env=4), tmp_path / "tasks")
+    rejected = list(art.load("rejected"))
+    assert any(r["environment"] == "broken_env" for r in rejected)
+    kept = {r["environment"] for r in _rows(art, "train") + _rows(art, "test")}
+    assert kept and "broken_env" not in kept
+
+
+def test_with_an_llm_endpoint_every_rewrite_is_checked_and_a_bad_one_keeps_the_template(environments):
+    """Over a real loopback OpenAI-compatible fake: the stage asks the model once per task, and an
+    answer that is not the asked-for JSON is refused, so the template's wording stays."""
+    from llmfake import Reply, completion, start_llm_fake
+
+    from envscale.tasks.generate import Rewriter
+
+    fake = start_llm_fake()
+    calls = []
+
+    def handler(body):
+        calls.append(body)
+        return Reply(body=completion("Sure! I rewrote it."))
+
+    fake.handler = handler
+    try:
+        row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+        config = TasksConfig(tasks_per_env=4, llm_base_url=fake.url, llm_model="fake-model")
+        rewriter = Rewriter(config.llm_config())
+        try:
+            kept, _ = env_tasks(row, config, [], random.Random(1), rewrite=rewriter)
+        finally:
+            rewriter.close()
+    finally:
+        fake.stop()
+    assert kept and len(calls) >= len(kept)
+    notes = [n for t in kept for n in t["notes"] if "template's wording" in n]
+    assert len(notes) == len(kept) and all("rewrite failed" not in n for n in notes), notes
