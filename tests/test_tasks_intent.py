@@ -1,0 +1,615 @@
+"""Tests for `envscale.tasks.intent`: what the simulated user knows and says.
+
+Drafts are built by hand against the fixture environments (`shop`: a back office, no session; `store`: a shop
+seen by its signed-in customer) and their gold calls run on a real `Environment`, so results (and the rows a
+chain picks from) are the environment's own. The LLM rewrite talks to a protocol-level FAKE OpenAI-compatible
+server on loopback (`tests/llmfake.py`); the client itself is tested against a real server in `test_llm.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+
+import pytest
+from llmfake import Reply, completion, start_llm_fake
+
+from envscale.env import Environment, load_spec
+from envscale.llm import LLMClient, LLMConfig
+from envscale.tasks.intent import (
+    check_rewrite,
+    fact_name,
+    mentions,
+    rewrite_instructions,
+    tool_names_in,
+    write_instructions,
+)
+from envscale.tasks.model import GoldCall, Instructions, TaskDraft
+
+SHOP = "tests/fixtures/envs/shop.yaml"
+STORE = "tests/fixtures/envs/store.yaml"
+COLUMN_NAME = re.compile(r"\b[a-z][a-z0-9]*_(?:id|ids|at|price|items)\b")
+
+
+@pytest.fixture(scope="module")
+def shop():
+    return load_spec(SHOP)
+
+
+@pytest.fixture(scope="module")
+def store():
+    return load_spec(STORE)
+
+
+def tool(spec, name):
+    return next(t for t in spec["tools"] if t["name"] == name)
+
+
+def run(path, calls):
+    """Execute the gold calls on a fresh environment, filling their results (as the chain builder does)."""
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        for call in calls:
+            obs = env.step(call.tool, call.arguments)
+            assert obs["ok"], (call.tool, obs)
+            call.result = obs["result"]
+    return calls
+
+
+def named(spec, calls, **constants):
+    """user_facts of `calls`: every user/constant argument under `fact_name` (what the chain builder does)."""
+    facts = {}
+    for call in calls:
+        for arg, value in call.arguments.items():
+            if not call.provenance.get(arg, "user").startswith("call["):
+                facts[fact_name(arg, tool(spec, call.tool), spec)] = value
+    return facts | constants
+
+
+def draft_of(spec, path, kind, calls, **kwargs):
+    calls = run(path, calls) if calls else calls
+    return TaskDraft(spec["name"], kind, calls, user_facts=named(spec, calls), **kwargs)
+
+
+# ------------------------------------------------------------------------------------------ drafts
+
+
+def shop_drafts(shop):
+    """One draft per kind (and shape) on the shop back office, as the chain builder makes them."""
+    cancel = GoldCall("cancel_order", {"order_id": "ord_0012"}, {"order_id": "user"}, write=True)
+    email = GoldCall(
+        "update_customer_email",
+        {"customer_id": "cus_0003", "email": "new.me@example.com"},
+        {"customer_id": "user", "email": "constant"},
+        write=True,
+    )
+    read = GoldCall("get_order", {"order_id": "ord_0003"}, {"order_id": "user"})
+    add_item = GoldCall(
+        "add_order_item",
+        {"order_id": "ord_0012", "product_id": "pro_0004", "quantity": 2, "unit_price": 19.5},
+        {"order_id": "user", "product_id": "user", "quantity": "constant", "unit_price": "constant"},
+        write=True,
+    )
+    lookup = GoldCall("list_orders", {"customer_id": "cus_0001"}, {"customer_id": "user"})
+    then_cancel = GoldCall(
+        "cancel_order", {"order_id": "ord_0012"}, {"order_id": "call[0][1].order_id"}, write=True
+    )
+    look = GoldCall("get_order", {"order_id": "ord_0012"}, {"order_id": "user"})
+    and_cancel = GoldCall(
+        "cancel_order", {"order_id": "ord_0012"}, {"order_id": "call[0].order_id"}, write=True
+    )
+    count = GoldCall("count_orders", {"status": "pending"}, {"status": "user"})
+    # two lookups feeding one write: the order and the product are found, the price is the product's own
+    mine = GoldCall(
+        "list_orders",
+        {"customer_id": "cus_0001", "statuses": ["pending"]},
+        {"customer_id": "user", "statuses": "user"},
+    )
+    cheap = GoldCall(
+        "list_products", {"category": "home", "max_price": 100}, {"category": "user", "max_price": "user"}
+    )
+    add_found = GoldCall(
+        "add_order_item",
+        {"order_id": "ord_0012", "product_id": "pro_0005", "quantity": 3, "unit_price": 71.99},
+        {
+            "order_id": "call[0][0].order_id",
+            "product_id": "call[1][0].product_id",
+            "quantity": "constant",
+            "unit_price": "call[1][0].price",
+        },
+        write=True,
+    )
+    hidden = GoldCall("cancel_order", {"order_id": "ord_0019"}, {"order_id": "user"}, write=True)
+    shipped = GoldCall("get_order", {"order_id": "ord_0003"}, {"order_id": "user"})
+    rule = {
+        "tool": "cancel_order",
+        "table": "orders",
+        "column": "status",
+        "op": "in",
+        "allowed": ["pending"],
+        "text": "only pending orders can be cancelled",
+        "attempt": {
+            "tool": "cancel_order",
+            "arguments": {"order_id": "ord_0003"},
+            "provenance": {"order_id": "user"},
+        },
+    }
+    return {
+        "status": draft_of(shop, SHOP, "write", [cancel]),
+        "update": draft_of(shop, SHOP, "write", [email]),
+        "read": draft_of(shop, SHOP, "read", [read], answer_facts=["delivered"]),
+        "create": draft_of(shop, SHOP, "write", [add_item]),
+        "chain": draft_of(shop, SHOP, "write", [lookup, then_cancel], shape="linear"),
+        "mixed": draft_of(shop, SHOP, "mixed", [look, and_cancel], shape="linear", answer_facts=["pending"]),
+        "count": draft_of(shop, SHOP, "read", [count], answer_facts=["8"]),
+        "dag": draft_of(shop, SHOP, "write", [mine, cheap, add_found], shape="dag"),
+        "missing_info": draft_of(shop, SHOP, "missing_info", [hidden], withheld=["order number"]),
+        "policy": draft_of(
+            shop,
+            SHOP,
+            "policy",
+            [shipped],
+            forbidden=["cancel_order"],
+            required=["get_order"],
+            policy_rule=rule,
+            answer_facts=["delivered"],
+        ),
+    }
+
+
+def store_drafts(store):
+    """Drafts on the store, where the user is the signed-in customer (no customer id in any call)."""
+    place = GoldCall(
+        "place_order",
+        {"product_id": "pro_0001", "quantity": 2, "unit_price": 25.0},
+        {"product_id": "user", "quantity": "constant", "unit_price": "constant"},
+        write=True,
+    )
+    pending = GoldCall("list_my_orders", {"status": "pending"}, {"status": "user"})
+    pay_newest = GoldCall(
+        "pay_order", {"order_id": "ord_0005"}, {"order_id": "call[0][1].order_id"}, write=True
+    )
+    profile = GoldCall("get_my_profile", {}, {})
+    email = GoldCall("update_my_email", {"email": "ann.lee@example.org"}, {"email": "constant"}, write=True)
+    stock = GoldCall(
+        "adjust_stock", {"sku": "inv_0001", "delta": -3}, {"sku": "user", "delta": "constant"}, write=True
+    )
+    move = GoldCall(
+        "move_stock",
+        {"from_sku": "inv_0001", "to_sku": "inv_0002", "quantity": 2},
+        {"from_sku": "user", "to_sku": "user", "quantity": "constant"},
+        write=True,
+    )
+    return {
+        "place": draft_of(store, STORE, "write", [place]),
+        "pay_newest": draft_of(store, STORE, "write", [pending, pay_newest], shape="linear"),
+        "profile": draft_of(store, STORE, "read", [profile], answer_facts=["ann@example.com"]),
+        "email": draft_of(store, STORE, "write", [email]),
+        "stock": draft_of(store, STORE, "write", [stock]),
+        "move": draft_of(store, STORE, "write", [move]),
+    }
+
+
+@pytest.fixture(scope="module")
+def drafts(shop, store):
+    return {**shop_drafts(shop), **{f"store_{k}": v for k, v in store_drafts(store).items()}}
+
+
+def spec_of(name, shop, store):
+    return store if name.startswith("store_") else shop
+
+
+# ------------------------------------------------------------------------------------------ fact names
+
+
+def test_fact_names_are_words_a_person_uses(shop, store):
+    assert fact_name("order_id", tool(shop, "cancel_order"), shop) == "order number"
+    assert fact_name("customer_id", tool(shop, "get_customer"), shop) == "customer id"
+    assert fact_name("customer_id", tool(shop, "create_order"), shop) == "customer id"
+    assert fact_name("email", tool(shop, "update_customer_email"), shop) == "new email address"
+    assert fact_name("status", tool(shop, "update_order_status"), shop) == "new order status"
+    assert fact_name("max_price", tool(shop, "list_products"), shop) == "maximum price"
+    assert fact_name("category", tool(shop, "list_products"), shop) == "product category"
+    assert fact_name("note", tool(shop, "create_order"), shop) == "order note"
+    assert fact_name("unit_price", tool(shop, "add_order_item"), shop) == "unit price"
+    assert fact_name("sku", tool(store, "adjust_stock"), store) == "SKU"
+    assert fact_name("delta", tool(store, "adjust_stock"), store) == "change in quantity on hand"
+    assert fact_name("reason", tool(store, "cancel_order"), store) == "cancel reason"
+    move = tool(store, "move_stock")
+    assert (fact_name("from_sku", move, store), fact_name("to_sku", move, store)) == (
+        "source SKU",
+        "destination SKU",
+    )
+
+
+def test_fact_names_never_repeat_within_a_tool_and_have_no_raw_names(shop, store):
+    for spec in (shop, store):
+        for t in spec["tools"]:
+            names = [fact_name(a, t, spec) for a in t["parameters"].get("properties", {})]
+            assert len(names) == len(set(names)), (t["name"], names)
+            for name in names:
+                assert "_" not in name and not COLUMN_NAME.search(name), (t["name"], name)
+
+
+# ------------------------------------------------------------------------------------------ first message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "status",
+        "update",
+        "read",
+        "create",
+        "chain",
+        "mixed",
+        "count",
+        "dag",
+        "missing_info",
+        "policy",
+        "store_place",
+        "store_pay_newest",
+        "store_profile",
+        "store_email",
+        "store_stock",
+        "store_move",
+    ],
+)
+def test_first_message_states_known_facts_only_in_plain_words(name, drafts, shop, store):
+    draft, spec = drafts[name], spec_of(name, shop, store)
+    tools = [t["name"] for t in spec["tools"]]
+    for seed in range(12):
+        ins = write_instructions(draft, spec, random.Random(seed))
+        message = ins.first_message
+        assert ins.known_facts == {k: v for k, v in draft.user_facts.items() if k not in draft.withheld}
+        assert ins.hidden_facts == {k: draft.user_facts[k] for k in draft.withheld}
+        for fact, value in ins.known_facts.items():
+            assert mentions(message, value), (fact, value, message)
+        for fact, value in ins.hidden_facts.items():
+            assert not mentions(message, value), (fact, message)
+        assert tool_names_in(message, tools) == [] and tool_names_in(ins.goal, tools) == []
+        for text in (message, ins.goal, ins.done_when, ins.persona):
+            assert not COLUMN_NAME.search(text), text
+            assert not any(t in text for t in spec["tables"] if "_" in t), text
+            assert "  " not in text and not re.search(r"(?<!\.)\.\.(?!\.)", text.replace('.".', "")), text
+        assert message[0].isupper() and message.rstrip()[-1] in ".?!", message
+        assert ins.style in ("plain", "terse", "vague")
+
+
+def test_values_found_by_the_agent_are_described_not_said(drafts):
+    """A key that flows from an earlier result is what the agent looks up: the user describes the row."""
+    chain = write_instructions(drafts["chain"], load_spec(SHOP), random.Random(0))
+    assert "ord_0012" not in chain.first_message and "ord_0012" not in chain.goal
+    assert "my pending order" in chain.goal  # the only pending one of cus_0001's three orders
+    assert "cus_0001" in chain.first_message
+
+    newest = write_instructions(drafts["store_pay_newest"], load_spec(STORE), random.Random(0))
+    assert "ord_0005" not in newest.first_message
+    # ord_0005 is the later of the two; said either folded into the request or as a lookup first
+    assert re.search(
+        r"pay my most recent pending order|look up my most recent pending order and( then)? pay it",
+        newest.goal,
+    )
+
+
+def test_two_lookups_feeding_one_write_are_described_once_each(drafts, shop):
+    ins = write_instructions(drafts["dag"], shop, random.Random(3))
+    assert ins.goal == (
+        "I want to add an item to my pending order for the product in the home category costing at most 100 "
+        "with a quantity of 3 and the unit price set to that product's price."
+    )
+    assert "pro_0005" not in ins.first_message and "ord_0012" not in ins.first_message
+    assert ins.done_when == "when the assistant confirms that the new item is added"
+
+
+def test_requests_read_as_a_person_would_write_them(drafts, shop, store):
+    goals = {
+        name: write_instructions(d, spec_of(name, shop, store), random.Random(1)).goal
+        for name, d in drafts.items()
+    }
+    assert goals["status"] == "I want to cancel my order ord_0012."
+    assert "email address on my account to new.me@example.com" in goals["update"]
+    assert "the status of my order ord_0003" in goals["read"]
+    assert "an item to my order ord_0012 for product pro_0004" in goals["create"]
+    assert "a quantity of 2" in goals["create"] and "a unit price of 19.50" in goals["create"]
+    assert re.search(r"status of my order ord_0012(,| and)( then)? cancel it\.$", goals["mixed"])
+    assert "how many pending orders there are" in goals["count"]
+    assert goals["policy"] == "I want to cancel my order ord_0003."
+    assert goals["store_place"].startswith("I want to place") and "product pro_0001" in goals["store_place"]
+    assert "email address on my account to ann.lee@example.org" in goals["store_email"]
+    assert "decrease the quantity on hand of SKU inv_0001 by 3" in goals["store_stock"]
+    assert "move 2 units from SKU inv_0001 to SKU inv_0002" in goals["store_move"]
+
+
+def test_the_user_is_a_customer_when_the_task_is_about_their_rows(drafts, shop, store):
+    for name in ("status", "update", "read", "store_place", "store_profile"):
+        persona = write_instructions(drafts[name], spec_of(name, shop, store), random.Random(0)).persona
+        assert persona.startswith("You are a customer of an online shop"), persona
+    # a question about all orders is a back-office one
+    count = write_instructions(drafts["count"], shop, random.Random(0))
+    assert (
+        "back office of an online shop" in count.persona and "how many pending orders there are" in count.goal
+    )
+    # a task that has to find a customer by a lookup is done for someone else: back-office staff
+    spec = dict(shop)
+    lookup = GoldCall("get_order", {"order_id": "ord_0003"}, {"order_id": "user"})
+    whose = GoldCall("get_customer", {"customer_id": "cus_0012"}, {"customer_id": "call[0].customer_id"})
+    draft = draft_of(spec, SHOP, "read", [lookup, whose], answer_facts=["cus_0012"])
+    draft.answer_facts = [
+        run(SHOP, [GoldCall("get_customer", {"customer_id": "cus_0012"}, {})])[0].result["email"]
+    ]
+    ins = write_instructions(draft, spec, random.Random(0))
+    assert "back office of an online shop" in ins.persona
+    assert "email address of the customer of order ord_0003" in ins.goal
+
+
+def test_persona_comes_from_the_environment_not_its_raw_names():
+    spec = {
+        "name": "domain_12_pos_api",
+        "tables": {
+            "vehicles": {"primary_key": "vehicle_id", "columns": {"vehicle_id": {}, "engine_state": {}}},
+            "headlights": {"primary_key": "headlight_id", "columns": {"headlight_id": {}, "mode": {}}},
+        },
+        "tools": [
+            {
+                "name": "startEngine_1a2b",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"vehicle_id": {"type": "string"}}},
+                "operation": {
+                    "type": "update",
+                    "table": "vehicles",
+                    "key": {"vehicle_id": "vehicle_id"},
+                    "fixed": {"engine_state": "started"},
+                },
+                "metadata": {"original_name": "startEngine"},
+            }
+        ],
+    }
+    call = GoldCall("startEngine_1a2b", {"vehicle_id": "veh_0001"}, {"vehicle_id": "user"}, write=True)
+    draft = TaskDraft(spec["name"], "write", [call], user_facts={"vehicle id": "veh_0001"})
+    ins = write_instructions(draft, spec, random.Random(0))
+    assert "driver of a connected car" in ins.persona
+    assert "domain" not in ins.persona and "pos_api" not in ins.persona
+    assert "startEngine" not in ins.first_message and "veh_0001" in ins.first_message
+    assert ins.goal == "I want to start the vehicle veh_0001."  # never "start vehicle": a tool's name
+    assert ins.done_when == "when the assistant confirms that the vehicle is started"
+
+
+def test_done_when_fits_each_kind(drafts, shop):
+    done = {
+        name: write_instructions(drafts[name], shop, random.Random(0)).done_when
+        for name in drafts
+        if not name.startswith("store_")
+    }
+    assert done["status"] == "when the assistant confirms that the order is cancelled"
+    assert done["read"] == "when the assistant tells you the status of the order"
+    assert done["count"] == "when the assistant tells you how many pending orders there are"
+    assert done["create"] == "when the assistant confirms that the new item is added"
+    assert done["mixed"] == (
+        "when the assistant has told you the status of the order and confirmed that the order is cancelled"
+    )
+    assert done["missing_info"] == (
+        "when the assistant has asked for your order number and then confirmed that the order is cancelled"
+    )
+    assert (
+        done["policy"]
+        == "when the assistant explains that it cannot cancel the order, or tells you it is done"
+    )
+
+
+def test_missing_info_asks_without_the_withheld_value_and_policy_asks_naturally(drafts, shop):
+    ins = write_instructions(drafts["missing_info"], shop, random.Random(0))
+    assert ins.hidden_facts == {"order number": "ord_0019"}
+    assert "cancel one of my orders" in ins.first_message.lower() and "ord_0019" not in ins.first_message
+    assert "ord_0019" in ins.goal  # the simulator knows it, and gives it when asked
+
+    policy = write_instructions(drafts["policy"], shop, random.Random(0))
+    assert (
+        "cancel my order ord_0003" in policy.first_message.lower()
+    )  # asked for plainly: the user does not know the rule
+    assert "cannot" not in policy.first_message and "policy" not in policy.first_message.lower()
+
+    # without the builder's `attempt`, the forbidden call is rebuilt from the rule's tool and the user's facts
+    bare = TaskDraft(
+        "shop",
+        "policy",
+        drafts["policy"].calls,
+        user_facts={"order number": "ord_0003"},
+        forbidden=["cancel_order"],
+        policy_rule={"tool": "cancel_order", "column": "status", "allowed": ["pending"], "text": "..."},
+    )
+    assert write_instructions(bare, shop, random.Random(0)).goal == "I want to cancel my order ord_0003."
+
+
+def test_same_seed_same_instructions_and_seeds_vary_the_wording(drafts, shop, store):
+    for name, draft in drafts.items():
+        spec = spec_of(name, shop, store)
+        assert write_instructions(draft, spec, random.Random(5)) == write_instructions(
+            draft, spec, random.Random(5)
+        )
+    draft = drafts["status"]
+    outs = [write_instructions(draft, shop, random.Random(seed)) for seed in range(200)]
+    assert len({o.first_message for o in outs}) >= 15
+    assert len({o.persona for o in outs}) >= 3
+    styles = [o.style for o in outs]
+    assert styles.count("plain") > 120 and styles.count("terse") >= 5 and styles.count("vague") >= 5
+    for o in outs:
+        if o.style == "terse":
+            assert not re.search(r"\b(hi|hello|thanks|thank you|please)\b", o.first_message, re.I), (
+                o.first_message
+            )
+
+
+def test_bad_drafts_fail_with_a_clear_error(shop):
+    with pytest.raises(ValueError, match="kind must be one of"):
+        write_instructions(TaskDraft("shop", "chat", []), shop, random.Random(0))
+    call = GoldCall("refund_everything", {}, {})
+    with pytest.raises(ValueError, match="names tool 'refund_everything', which environment 'shop' lacks"):
+        write_instructions(TaskDraft("shop", "write", [call]), shop, random.Random(0))
+
+
+def test_mentions_matches_values_as_written():
+    assert mentions("a unit price of 19.50", 19.5) and mentions("costs 120", 120.0)
+    assert not mentions("order ord_0007", 7) and not mentions("ord_00071", "ord_0007")
+    assert mentions("mark it as in transit", "in_transit") and mentions(
+        "pending or paid", ["pending", "paid"]
+    )
+    assert tool_names_in("please cancel_order now", ["cancel_order", "find"]) == ["cancel_order"]
+    assert tool_names_in("find out the status", ["find"]) == []  # a plain word is ordinary language
+
+
+# ------------------------------------------------------------------------------------------ the LLM rewrite
+
+
+@pytest.fixture
+def fake():
+    server = start_llm_fake()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def rewrite(fake, instructions, draft, *replies):
+    fake.script(*replies)
+    config = LLMConfig(base_url=fake.url, model="fake-model", retry_backoff=0.01, max_retries=0, timeout=5.0)
+
+    async def go():
+        async with LLMClient(config) as client:
+            return await rewrite_instructions(instructions, draft, client, "rewriter-model")
+
+    return asyncio.run(go())
+
+
+def answer(goal, message):
+    return Reply(body=completion(json.dumps({"goal": goal, "first_message": message})))
+
+
+@pytest.fixture
+def update_task(drafts, shop):
+    """The email change: two known facts (customer id, new email address)."""
+    draft = drafts["update"]
+    return draft, write_instructions(draft, shop, random.Random(0))
+
+
+def test_a_good_rewrite_is_accepted(fake, update_task):
+    draft, ins = update_task
+    goal = "I'd like my account's email switched to new.me@example.com."
+    message = (
+        "hey, I changed jobs - can you update the email on my account to new.me@example.com? I'm cus_0003"
+    )
+    out, reason = rewrite(fake, ins, draft, answer(goal, message))
+    assert reason is None
+    assert (out.goal, out.first_message) == (goal, message)
+    assert (out.persona, out.known_facts, out.done_when, out.style) == (
+        ins.persona,
+        ins.known_facts,
+        ins.done_when,
+        ins.style,
+    )
+    body = fake.requests[0]["body"]
+    assert body["model"] == "rewriter-model"
+    prompt = body["messages"][0]["content"]
+    assert "customer id: cus_0003" in prompt and "new email address: new.me@example.com" in prompt
+    assert "update_customer_email" in prompt  # named as a name never to use
+
+
+def test_a_rewrite_that_drops_a_fact_is_rejected(fake, update_task):
+    draft, ins = update_task
+    message = "Hi, please update the email on my account to new.me@example.com."  # no customer id
+    out, reason = rewrite(fake, ins, draft, answer("I want a new email.", message))
+    assert out is ins and reason == "rewrite dropped fact 'customer id'"
+
+
+def test_a_rewrite_that_leaks_a_hidden_fact_is_rejected(fake, drafts, shop):
+    draft = drafts["missing_info"]
+    ins = write_instructions(draft, shop, random.Random(0))
+    leaky = "Hi, can you cancel my order ord_0019 please?"
+    out, reason = rewrite(fake, ins, draft, answer("I want to cancel my order ord_0019.", leaky))
+    assert out is ins and reason == "rewrite leaks hidden fact 'order number'"
+    # the same rewrite without the value is fine: the user gives it when asked
+    out, reason = rewrite(
+        fake,
+        ins,
+        draft,
+        answer("I want to cancel my order ord_0019.", "Hi, can you cancel an order of mine?"),
+    )
+    assert reason is None and out.first_message == "Hi, can you cancel an order of mine?"
+
+
+def test_rewrites_that_lose_the_action_name_a_tool_or_are_not_json_are_rejected(fake, drafts, shop):
+    draft = drafts["status"]
+    ins = write_instructions(draft, shop, random.Random(0))
+    cases = [
+        (
+            answer("I want ord_0012 looked at.", "Can you look at my order ord_0012?"),
+            "rewrite dropped the action 'cancel'",
+        ),
+        (
+            answer("I want to cancel ord_0012.", "Please run cancel_order on ord_0012."),
+            "rewrite names tool 'cancel_order'",
+        ),
+        (
+            answer("I want to cancel ord_0012.", "Cancel order_id ord_0012."),
+            "rewrite names a column 'order_id'",
+        ),
+        (Reply(body=completion("Sure! Here is a friendlier version: cancel my order ord_0012")), None),
+        (
+            answer("I want to cancel it.", "Cancel my order ord_0012."),
+            "rewrite dropped fact 'order number' from the goal",
+        ),
+    ]
+    for reply, why in cases:
+        out, reason = rewrite(fake, ins, draft, reply)
+        assert out is ins
+        assert reason == (why or "rewrite is not a JSON object with 'goal' and 'first_message'")
+    out, reason = rewrite(fake, ins, draft, Reply(500, {"error": "overloaded"}))
+    assert out is ins and reason.startswith("rewrite failed: chat completion failed") and "HTTP 500" in reason
+    # a fenced JSON answer is read
+    fenced = (
+        "```json\n"
+        + json.dumps(
+            {
+                "goal": "I want my order ord_0012 cancelled.",
+                "first_message": "Please cancel ord_0012, my order.",
+            }
+        )
+        + "\n```"
+    )
+    out, reason = rewrite(fake, ins, draft, Reply(body=completion(fenced)))
+    assert reason is None and out.first_message == "Please cancel ord_0012, my order."
+
+
+def test_an_implicit_reference_is_accepted_only_where_the_draft_shows_it_holds(drafts, store):
+    """The user knows the order id, but an earlier gold lookup shows it is their newest pending order: a
+    rewrite may say "my latest pending order" as long as it keeps what that lookup was asked with."""
+    pending = GoldCall("list_my_orders", {"status": "pending"}, {"status": "user"})
+    pay = GoldCall("pay_order", {"order_id": "ord_0005"}, {"order_id": "user"}, write=True)
+    draft = draft_of(store, STORE, "write", [pending, pay])
+    ins = write_instructions(draft, store, random.Random(0))
+    assert "ord_0005" in ins.first_message and "pending" in ins.first_message
+    implicit = replace_message(ins, "Could you pay my latest pending order?")
+    assert check_rewrite(implicit, ins, draft) is None
+    wrong = replace_message(ins, "Could you pay my oldest pending order?")
+    assert check_rewrite(wrong, ins, draft) == "rewrite dropped fact 'order number'"
+    lost_filter = replace_message(ins, "Could you pay my latest order?")  # latest of all: not the same order
+    assert check_rewrite(lost_filter, ins, draft) == "rewrite dropped fact 'order status'"
+    # where no lookup shows it, the id must stay
+    alone = draft_of(
+        store,
+        STORE,
+        "write",
+        [GoldCall("pay_order", {"order_id": "ord_0005"}, {"order_id": "user"}, write=True)],
+    )
+    ins_alone = write_instructions(alone, store, random.Random(0))
+    assert check_rewrite(replace_message(ins_alone, "Could you pay my latest order?"), ins_alone, alone) == (
+        "rewrite dropped fact 'order number'"
+    )
+
+
+def replace_message(ins: Instructions, message: str) -> Instructions:
+    return Instructions(
+        ins.persona, ins.goal, ins.known_facts, ins.hidden_facts, ins.done_when, message, ins.style
+    )
