@@ -1,0 +1,315 @@
+"""Quality gates of the `tasks` stage: each returns the reason a task is dropped, or `None` to keep it.
+
+- `replay_differs`: the gold calls, replayed on a fresh reset, give another result or final state
+  (something the gold run depended on is not reproduced: a clock, a generated id, a session);
+- `empty_passes`: doing nothing passes the task (the state already equals gold, or the answer
+  facts are in the first message);
+- `leaks`: the user's instructions name a gold tool (`cancel_order`, "cancel order");
+- `Deduper`: exact and near duplicates of an earlier task on the same environment.
+
+Reasons are sentences for the `rejected` config and the card's counts; they name the call index,
+the tool and the first differing value where there is one.
+
+Example:
+
+```python
+>>> from envscale.env import Environment
+>>> from envscale.tasks.gates import Deduper, leaks, replay_differs
+>>> env = Environment.from_yaml("tests/fixtures/envs/shop.yaml")
+>>> calls = [{"tool": "get_order", "arguments": {"order_id": "ord_0009"}}]
+>>> result = env.step("get_order", {"order_id": "ord_0009"})["result"]
+>>> replay_differs(calls, env, None, env.state_hash(), [result]) is None
+True
+>>> replay_differs(calls, env, None, env.state_hash(), [{**result, "status": "paid"}])
+"call 0 (get_order) returns another result on replay: result.status is 'pending', gold 'paid'"
+>>> leaks("Please get_order ord_0009 for me", {"goal": "know my order"}, ["get_order"])
+"the instructions name the gold tool 'get_order' in the first message: 'Please get_order ord_0009 for me'"
+>>> dedupe = Deduper()
+>>> dedupe.seen("shop", calls), dedupe.seen("shop", calls)
+(None, 'exact duplicate of task #0 of shop (get_order)')
+```
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from envscale.env import Environment
+from envscale.tasks.score import call_parts, reset_env, score_trajectory
+
+__all__ = ["Deduper", "empty_passes", "leaks", "replay_differs"]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: `1 == 1.0`, a boolean equals only a boolean, lists in order, objects by key."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def _first_difference(got: Any, want: Any, path: str = "result") -> str | None:
+    """Where two JSON values first differ: `"result.created_at is '...', gold '...'"`, or `None`."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in [*want, *(k for k in got if k not in want)]:
+            if key not in got:
+                return f"{path}.{key} is missing, gold {_short(want[key])}"
+            if key not in want:
+                return f"{path}.{key} is {_short(got[key])}, not in gold"
+            found = _first_difference(got[key], want[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(got, list | tuple) and isinstance(want, list | tuple):
+        for i, (x, y) in enumerate(zip(got, want, strict=False)):
+            found = _first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        if len(got) != len(want):
+            return f"{path} has {len(got)} items, gold {len(want)}"
+        return None
+    return None if _same(got, want) else f"{path} is {_short(got)}, gold {_short(want)}"
+
+
+def replay_differs(
+    task_gold_calls: list[Any],
+    env: Environment,
+    seed: int | None,
+    gold_state_hash: str,
+    gold_results: list[Any] | None = None,
+    *,
+    session_key: Any = None,
+) -> str | None:
+    """Replay the gold calls on a fresh reset and say how the outcome differs from the gold run.
+
+    The strongest check passes an environment other than the one the gold run used (a second one
+    built from the same spec); it is reset to `seed` here either way.
+
+    Args:
+        task_gold_calls (`list[dict]`): The gold calls, `{"tool", "arguments"}` (a `result` key is
+            the gold result when `gold_results` is not given).
+        env (`Environment`): An environment of the task's spec.
+        seed (`int`, *optional*): The task's seed (`None`: the spec's own initial state).
+        gold_state_hash (`str`): The gold final state hash.
+        gold_results (`list`, *optional*): The gold result of each call (`step(...)["result"]`).
+        session_key (*optional*): The session row the gold run used, for a spec with a session.
+
+    Returns:
+        `str` or `None`: The first difference (a call that now fails or returns another result,
+        naming its index and tool, or another final state), `None` when the replay matches.
+    """
+    if gold_results is not None and len(gold_results) != len(task_gold_calls):
+        return f"the task has {len(task_gold_calls)} gold calls but {len(gold_results)} gold results"
+    reset_env(env, seed, session_key)
+    for i, call in enumerate(task_gold_calls):
+        tool, arguments = call_parts(call)
+        obs = env.step(tool, arguments)
+        if not obs["ok"]:
+            return f"call {i} ({tool}) fails on replay: {obs['error']}"
+        if gold_results is not None:
+            want = gold_results[i]
+        elif isinstance(call, Mapping) and "result" in call:
+            want = call["result"]
+        else:
+            continue
+        found = _first_difference(obs["result"], want)
+        if found:
+            return f"call {i} ({tool}) returns another result on replay: {found}"
+    final = env.state_hash()
+    if final != gold_state_hash:
+        return f"the final state differs on replay: state hash {final[:12]}, gold {str(gold_state_hash)[:12]}"
+    return None
+
+
+def empty_passes(task: Mapping[str, Any], env: Environment) -> str | None:
+    """Whether the empty trajectory passes the task: no calls, the first message as the final answer.
+
+    Answering with the user's own first message models answer facts that were already in the prompt.
+
+    Args:
+        task (`dict`): The task row (`scoring`, `gold_state_hash`, `answer_facts`, `seed`,
+            `first_message` or `instructions.first_message`).
+        env (`Environment`): An environment of the task's spec (reset here).
+
+    Returns:
+        `str` or `None`: Why the empty trajectory passes, or `None` when it fails (as it must).
+    """
+    first = task.get("first_message")
+    if first is None:
+        instructions = task.get("instructions")
+        if isinstance(instructions, str):
+            instructions = json.loads(instructions)
+        first = (instructions or {}).get("first_message")
+    result = score_trajectory(task, env, [], final_answer=first or "")
+    if not result["passed"]:
+        return None
+    why = []
+    if result["state"]:
+        why.append("the state already equals gold")
+    if result["answer"]:
+        why.append("answer facts are in the first message")
+    if not why:
+        why.append("no scored check needs an action")
+    return "the empty trajectory passes: " + " and ".join(why)
+
+
+_TOKENS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _name_pattern(tool: str) -> re.Pattern[str] | None:
+    """A tool name as it could be written in text (`cancel_order`, `cancel order`, `cancel-order`,
+    `cancelOrder`); `None` for a one-word name, which is an ordinary word (`search`, `login`)."""
+    tokens = [t.lower() for t in _TOKENS.findall(tool)]
+    if len(tokens) < 2:
+        return None
+    body = r"[\s_\-]*".join(map(re.escape, tokens))
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])", re.IGNORECASE)
+
+
+def leaks(
+    first_message: str | None, instructions: Mapping[str, Any] | None, tool_names: list[str]
+) -> str | None:
+    """Whether the instructions name a gold tool (the agent would be told which call to make).
+
+    The first message and the user's goal are searched, case-insensitively and as whole words, for
+    each tool name of two words or more as written (`cancel_order`) or with its separators as
+    spaces or hyphens (`cancel order`), or run together (`cancelOrder`). One-word names (`search`)
+    are not checked: they are ordinary words a person uses.
+
+    Args:
+        first_message (`str`): The user's opening message.
+        instructions (`dict`): The user instructions (`Instructions` as a dict; `goal` is read).
+        tool_names (`list[str]`): The gold calls' tools.
+
+    Returns:
+        `str` or `None`: The tool, where it is named and the text around it; `None` when nothing leaks.
+    """
+    texts = [("first message", first_message)]
+    if isinstance(instructions, Mapping):
+        texts.append(("goal", instructions.get("goal")))
+    for tool in dict.fromkeys(tool_names):
+        pattern = _name_pattern(tool) if isinstance(tool, str) else None
+        if pattern is None:
+            continue
+        for where, text in texts:
+            if not isinstance(text, str):
+                continue
+            match = pattern.search(text)
+            if match:
+                start, end = max(0, match.start() - 20), match.end() + 20
+                snippet = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+                return f"the instructions name the gold tool {tool!r} in the {where}: {snippet!r}"
+    return None
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _digest(*parts: str) -> bytes:
+    return hashlib.blake2b("\x1f".join(parts).encode("utf-8", "surrogatepass"), digest_size=12).digest()
+
+
+class Deduper:
+    """Exact and near duplicates among the tasks of each environment, in the order they are seen.
+
+    - **Exact duplicate**: the same environment, the same tools in the same order with the same
+      arguments (names and values).
+    - **Near duplicate**: the same environment, the same tools in the same order with the same
+      argument names per call, and every argument value equal except one, while at least
+      `min_shared` values are equal. With the default `min_shared=1`, a task of a single argument
+      value (`cancel_order(ord_0003)` vs `cancel_order(ord_0007)`) is never a near duplicate: it
+      is the same request about another row, which a dataset should have. `min_shared=0` makes any
+      two such tasks near duplicates.
+
+    Each task is kept as a 12-byte digest of its calls plus one per argument value (the calls with
+    that value masked; two tasks are near duplicates when they share one), so memory is bounded by
+    `max_tasks` per environment; past it the oldest task is forgotten.
+
+    Args:
+        min_shared (`int`, *optional*, defaults to 1): Argument values two near duplicates must share.
+        max_tasks (`int`, *optional*, defaults to 100,000): Tasks remembered per environment.
+    """
+
+    def __init__(self, min_shared: int = 1, max_tasks: int = 100_000):
+        if not isinstance(min_shared, int) or min_shared < 0:
+            raise ValueError(f"min_shared must be a non-negative integer, got {min_shared!r}")
+        if not isinstance(max_tasks, int) or max_tasks < 1:
+            raise ValueError(f"max_tasks must be a positive integer, got {max_tasks!r}")
+        self.min_shared = min_shared
+        self.max_tasks = max_tasks
+        # env -> exact digest -> (label, masked digests); env -> masked digest -> label
+        self._exact: dict[str, OrderedDict[bytes, tuple[str, list[bytes]]]] = {}
+        self._near: dict[str, dict[bytes, str]] = {}
+        self._counts: dict[str, int] = {}
+
+    def seen(self, env_name: str, calls: list[Any], task_id: str | None = None) -> str | None:
+        """Record a task's calls; the reason it duplicates an earlier task, or `None` (then it is kept).
+
+        Args:
+            env_name (`str`): The environment's name.
+            calls (`list[dict]`): The task's calls, `{"tool", "arguments"}` (arguments as a dict or JSON text).
+            task_id (`str`, *optional*): How reasons name this task later (default: `task #N of ENV`,
+                N counting the tasks kept on that environment from 0).
+
+        Returns:
+            `str` or `None`: `"exact duplicate of ..."` or `"near duplicate of ...: ..."` naming the
+            first task, or `None` for a new task.
+        """
+        shape: list[str] = []
+        slots: list[tuple[int, str, str]] = []  # (call, argument, canonical value)
+        for i, call in enumerate(calls):
+            tool, arguments = call_parts(call)
+            if isinstance(arguments, str):
+                with contextlib.suppress(json.JSONDecodeError):  # invalid JSON: one opaque value
+                    arguments = json.loads(arguments)
+            if isinstance(arguments, Mapping):
+                names = sorted(arguments)
+                slots.extend((i, a, _canonical(arguments[a])) for a in names)
+            else:  # not an object: one opaque value
+                names = ["*"]
+                slots.append((i, "*", _canonical(arguments)))
+            shape.append(_canonical([tool, names]))
+        head = "\x1e".join(shape)
+        values = [v for _, _, v in slots]
+        exact = _digest(head, *values)
+        known = self._exact.setdefault(env_name, OrderedDict())
+        near = self._near.setdefault(env_name, {})
+        tools = " -> ".join(str(call_parts(c)[0]) for c in calls) or "no calls"
+        if exact in known:
+            return f"exact duplicate of {known[exact][0]} ({tools})"
+        masked = []
+        if len(slots) >= 1 + self.min_shared:
+            for j in range(len(slots)):
+                masked.append(_digest(head, *values[:j], "\x00*", *values[j + 1 :], str(j)))
+            for j, key in enumerate(masked):
+                if key in near:
+                    i, arg, _ = slots[j]
+                    tool = call_parts(calls[i])[0]
+                    return f"near duplicate of {near[key]}: the same calls except {tool}.{arg} (call {i})"
+        count = self._counts.get(env_name, 0)
+        self._counts[env_name] = count + 1
+        label = task_id or f"task #{count} of {env_name}"
+        known[exact] = (label, masked)
+        for key in masked:
+            near.setdefault(key, label)
+        while len(known) > self.max_tasks:
+            _, (old_label, old_masked) = known.popitem(last=False)
+            for key in old_masked:
+                if near.get(key) == old_label:
+                    del near[key]
+        return None
