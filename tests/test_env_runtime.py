@@ -698,3 +698,27 @@ def test_verify_still_reports_real_spec_problems():
     output["properties"]["attendees"]["items"]["type"] = "integer"
     assert {p["tool"] for p in verify(spec)} == {"update_attendees"}
     assert "does not match output_schema" in verify(spec)[0]["reason"]
+
+
+def test_large_generated_states_are_cached_on_disk_and_load_to_the_same_state(tmp_path, monkeypatch):
+    """A generated state from the state cache equals a freshly generated one; a damaged entry is rebuilt."""
+    import envscale.env.state as state_module
+
+    monkeypatch.setenv("ENVSCALE_CACHE", str(tmp_path))
+    monkeypatch.setattr(state_module, "STATE_CACHE_MIN_ROWS", 10)
+    spec = copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml"))
+    spec.pop("initial_state", None)
+    fresh = Environment(spec)
+    files = sorted((tmp_path / "states").glob("*.sqlite"))
+    assert len(files) == 1 and files[0].with_suffix(".json").is_file()
+    cached = Environment(spec)
+    assert cached.state_hash() == fresh.state_hash() == cached.state_hash(recompute=True)
+    assert cached.dump() == fresh.dump()
+    files[0].write_bytes(b"not a database")
+    rebuilt = Environment(spec)
+    assert rebuilt.state_hash() == fresh.state_hash()
+    monkeypatch.setenv("ENVSCALE_STATE_CACHE", "0")
+    other = copy.deepcopy(spec)
+    other["data"]["seed"] = 99
+    Environment(other)
+    assert len(list((tmp_path / "states").glob("*.sqlite"))) == 1  # caching off: nothing new written
