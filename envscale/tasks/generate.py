@@ -474,6 +474,28 @@ def _resolve(path: str, results: list[Any]) -> Any:
     return value
 
 
+def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
+    """A value the user would say that does not fit what its column means (`user_id: "accept"`,
+    `start_date: "win"`): a person would never ask that, so the task is dropped."""
+    from ..env.data import is_filler
+
+    for call in draft.calls:
+        tool = e.tools[call.tool]
+        op = tool["operation"]
+        table = op["table"]
+        columns = e.spec["tables"][table]["columns"]
+        bindings = {**op.get("key", {}), **op.get("values", {}), **op.get("set", {})}
+        bound = {b: c for c, b in bindings.items() if isinstance(b, str)}
+        bound.update({f.get("arg"): f["column"] for f in op.get("filters", []) if f.get("arg")})
+        for arg, source in call.provenance.items():
+            column = bound.get(arg)
+            value = call.arguments.get(arg)
+            said = source in ("user", "constant") and isinstance(column, str) and column in columns
+            if said and is_filler(table, column, columns[column], value, primary_key=column == e.pk(table)):
+                return f"filler value: {call.tool}.{arg} = {value!r} does not fit {table}.{column}"
+    return None
+
+
 def _execute(e: _Env, draft: TaskDraft) -> str | None:
     """Run the gold calls on the initial state; record results, hash and diff; a reason on failure."""
     e.env.restore(e.initial)
@@ -563,7 +585,7 @@ def env_tasks(
         if len(draft.calls) > config.max_chain_length:
             reasons[(kind, "chain longer than max_chain_length")] += 1
             continue
-        reason = _execute(e, draft)
+        reason = _filler_fact(e, draft) or _execute(e, draft)
         instructions = None
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if reason is None:
