@@ -153,7 +153,7 @@ _OPTION = re.compile(
     r"^(sort|sort_by|sort_order|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
     r"expand|embed|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
     r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|x_\w+|"
-    r"human_readable|precision|decimal_places|units?|xgafv|alt|key|oauth_token|pretty_print|prettyprint|"
+    r"human_readable|precision|decimal_places|units?|xgafv|alt|oauth_token|pretty_print|prettyprint|"
     r"quota_user|quotauser|upload_protocol|upload_type|uploadtype|raw|pass_through|dry_run|async|"
     r"consumer_id|app_id|service_id|api_version|version|etag|if_match|if_none_match)$",
     re.IGNORECASE,
@@ -223,8 +223,22 @@ def key_entity(param: str) -> str | None:
     return "_".join(singular(t) for t in tokens(match.group("entity"))) if match else None
 
 
+_LOOKUP_VERBS = ("find", "fetch", "search", "retrieve", "lookup", "query")
+
+
 def _verb_of(words: list[str]) -> tuple[str | None, int]:
-    """The first verb among the name's words and its index (camelCase/dotted names split already)."""
+    """The verb of a name and its index (camelCase/dotted names split already): the first verb word,
+    unless a lookup verb comes after a write-looking word that is part of a name
+    (`nature_reserve_find_nearby`, `open_meteo_api_fetch_weather_data` look things up)."""
+    verb, at = _first_verb(words)
+    if verb is not None and verb not in READ_VERBS:
+        later = next((i for i, w in enumerate(words[at + 1 :], at + 1) if w in _LOOKUP_VERBS), None)
+        if later is not None:
+            return words[later], later
+    return verb, at
+
+
+def _first_verb(words: list[str]) -> tuple[str | None, int]:
     for i, word in enumerate(words):
         if word in STATUS_VERBS or word in DELETE_VERBS or word in CREATE_VERBS or word in UPDATE_VERBS:
             return word, i
@@ -526,6 +540,8 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
     words = "_".join(tokens(name))
     if isinstance(schema, dict) and schema.get("x-in") in ("header", "cookie"):
         return "option"
+    if low == "key" and isinstance(schema, dict) and schema.get("x-in") == "query":
+        return "option"  # an API key in the query string (Google's `key`); elsewhere `key` names a row
     if low in _PAGINATION or words in _PAGINATION:
         return "pagination"
     if _OPTION.match(low) or _OPTION.match(words):

@@ -152,12 +152,59 @@ class _Env:
 # -------------------------------------------------------------------------------------- builders
 
 
-def _answer_facts(result: Any, rng: random.Random, n: int = 1, given: set[str] = frozenset()) -> list[str]:
+_ASKED_MEANINGS = (
+    "status",
+    "email",
+    "person",
+    "named",
+    "title",
+    "filename",
+    "date",
+    "datetime",
+    "time",
+    "money",
+    "city",
+    "country",
+    "phone",
+    "address",
+    "company",
+    "url",
+    "lex",
+    "language",
+    "currency",
+    "quantity",
+    "count",
+    "rating",
+    "percent",
+    "year",
+)
+
+
+def _askable(table: str | None, column: str, value: Any) -> bool:
+    """Whether a person would ask for this column's value: its meaning is one people talk about
+    (a status, a name, an email, a date, an amount ...), read from the column like `data` does."""
+    from ..env.data import column_meaning
+
+    kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else "string"
+    meaning = column_meaning(table or "", column, {"type": kind}).split(":")[0]
+    if meaning in _ASKED_MEANINGS:
+        return True
+    words = set(column.lower().split("_"))
+    return bool(words & {"total", "price", "amount", "balance", "quantity", "stock", "name", "status", "due"})
+
+
+def _answer_facts(
+    result: Any, rng: random.Random, n: int = 1, given: set[str] = frozenset(), table: str | None = None
+) -> list[str]:
     """Up to `n` scalar values of a result row a person would ask about (never one the user gave)."""
     row = result[0] if isinstance(result, list) and result else result
     if not isinstance(row, dict):
         return [str(result)] if isinstance(result, int | float) and not isinstance(result, bool) else []
-    row = {c: v for c, v in row.items() if str(v) not in given and not isinstance(v, bool)}
+    row = {
+        c: v
+        for c, v in row.items()
+        if str(v) not in given and not isinstance(v, bool) and _askable(table, c, v)
+    }
     preferred = [c for c in _ANSWER_COLUMNS if isinstance(row.get(c), str | int | float) and row.get(c) != ""]
     others = [
         c
@@ -490,9 +537,21 @@ def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
         for arg, source in call.provenance.items():
             column = bound.get(arg)
             value = call.arguments.get(arg)
-            said = source in ("user", "constant") and isinstance(column, str) and column in columns
-            if said and is_filler(table, column, columns[column], value, primary_key=column == e.pk(table)):
-                return f"filler value: {call.tool}.{arg} = {value!r} does not fit {table}.{column}"
+            said = source in ("user", "constant")
+            if said and isinstance(column, str) and column in columns:
+                if is_filler(table, column, columns[column], value, primary_key=column == e.pk(table)):
+                    return f"filler value: {call.tool}.{arg} = {value!r} does not fit {table}.{column}"
+            elif said and is_filler(table, arg, {"type": "string"}, value):  # an argument bound to no column
+                return f"filler value: {call.tool}.{arg} = {value!r} does not fit its name"
+            nested = value if isinstance(value, list) else [value]  # a body's fields: `givenName: "keep"`
+            for item in nested:
+                for field_name, inner in item.items() if isinstance(item, dict) else ():
+                    if source in ("user", "constant") and is_filler(
+                        table, field_name, {"type": "string"}, inner
+                    ):
+                        return (
+                            f"filler value: {call.tool}.{arg}.{field_name} = {inner!r} does not fit its name"
+                        )
     return None
 
 
@@ -529,6 +588,9 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
         return "the writes change nothing"
     if draft.kind in ("read", "mixed") and not draft.answer_facts:
         source = draft.calls[-1] if draft.kind == "read" else draft.calls[0]
+        table_rows = len(e.rows.get(e.tools[source.tool]["operation"]["table"], []))
+        if isinstance(source.result, list) and len(source.result) >= table_rows > 1:
+            return "nothing to ask about: the read returns every row (its filters narrow nothing)"
         if isinstance(source.result, list) and len(source.result) > 1:  # several rows: ask how many
             draft.answer_facts = [str(len(source.result))]
             draft.notes.append("answer: the number of rows found")
@@ -536,7 +598,10 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
             given = {str(v) for c in draft.calls for v in c.arguments.values()} | {
                 str(v) for v in draft.user_facts.values()
             }
-            draft.answer_facts = _answer_facts(source.result, random.Random(draft.signature()), given=given)
+            table = e.tools[source.tool]["operation"]["table"]
+            draft.answer_facts = _answer_facts(
+                source.result, random.Random(draft.signature()), given=given, table=table
+            )
         if not draft.answer_facts:
             return "the reads return nothing a person would ask about"
     draft.required = draft.required or [c.tool for c in draft.calls if c.write]
