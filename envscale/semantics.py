@@ -128,7 +128,7 @@ _COMPUTE_NOUNS = frozenset(
     "velocity acceleration force momentum displacement density pressure_calc interest compound "
     "mortgage_payment loan_payment roi tax_calc tip discount_calc exchange_rate unit units "
     "gallon liter celsius fahrenheit kelvin kilometers miles temperature_conversion "
-    "absolute hash checksum base64 uuid password qr qrcode barcode image_generation lorem palindrome anagram "
+    "prediction predict forecast_model potential simulation estimation absolute hash checksum base64 uuid password qr qrcode barcode image_generation lorem palindrome anagram "
     "reverse_string uppercase lowercase slug".split()
 )
 _COMPUTE_PHRASES = re.compile(
@@ -197,10 +197,12 @@ class ToolMeaning:
 
 def singular(word: str) -> str:
     """`orders` -> `order`, `categories` -> `category`, `addresses` -> `address`, `status` stays."""
-    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ws")):
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")) or word in ("news", "series", "species"):
         return word
     if word.endswith("ies"):
         return word[:-3] + "y"
+    if word.endswith(("ches", "shes")) and len(word) > 5 and word[-5] in "aeiou":
+        return word[:-1]  # caches, niches
     if word.endswith(("ches", "shes", "xes", "sses", "zes")):
         return word[:-2]
     if word.endswith("s"):

@@ -95,6 +95,13 @@ class TasksConfig:
     test_task_share: float = option(
         0.1, "Share of the other environments' tasks also put in the test split.", ge=0, le=1
     )
+    loose_env_share: float = option(
+        0.5,
+        "Share of tasks_per_env posed in an environment of loose functions (tools with no API group, "
+        "clustered by meaning): their tables model world-knowledge lookups less faithfully than an API's.",
+        ge=0,
+        le=1,
+    )
     llm_base_url: str | None = option(
         None,
         "OpenAI-compatible endpoint that rewrites user instructions toward implicit references; "

@@ -93,6 +93,7 @@ class _Env:
             for name, t in self.tools.items()
         }
         self.reads = [t for t in self.spec["tools"] if t["kind"] == "read"]
+        self.grouped = any((t.get("metadata") or {}).get("group") for t in self.spec["tools"])
         self.writes = [t for t in self.spec["tools"] if t["kind"] == "write"]
         self.gets = {}  # table -> get tool keyed by the primary key (an argument)
         for t in self.reads:
@@ -277,8 +278,10 @@ def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
                 shape = "linear"
         return TaskDraft(e.spec["name"], "read", calls, shape=shape, user_facts=facts)
     lists = [t for t in e.reads if t["operation"]["type"] in ("list", "count", "get")]
+    if not e.grouped:  # a loose function's filters are its inputs, not attributes a person asks by
+        lists = [t for t in lists if t["operation"]["type"] == "get"]
     if not lists:
-        return "no read tool"
+        return "no read tool (filtered reads are posed only in environments of a real API)"
     tool = rng.choice(lists)
     built = e.call(tool, rng)
     if built is None:
@@ -638,9 +641,12 @@ def env_tasks(
     kept: list[dict] = []
     rejected: list[dict] = []
     dedupe = Deduper()
+    wanted = config.tasks_per_env
+    if not e.grouped:
+        wanted = round(config.tasks_per_env * getattr(config, "loose_env_share", 1.0))
     reasons: Counter = Counter()
-    for _ in range(config.tasks_per_env * _ATTEMPTS_PER_TASK):
-        if len(kept) >= config.tasks_per_env:
+    for _ in range(wanted * _ATTEMPTS_PER_TASK):
+        if len(kept) >= wanted:
             break
         kind = rng.choices(kinds, weights)[0]
         draft = _BUILDERS[kind](e, rng)
