@@ -394,3 +394,27 @@ def test_without_groups_the_result_is_plain_louvain():
         g, seed=0, min_size=2, max_size=10, groups=dict.fromkeys(g), entities=dict.fromkeys(g)
     )
     assert plain.domains == no_groups.domains == [["a", "b", "c"], ["x", "y"]] and not no_groups.isolated
+
+
+def test_offline_domain_names_do_not_depend_on_the_hash_seed():
+    """Set order changes with PYTHONHASHSEED; the names (hence environment names and splits) must not."""
+    import subprocess
+    import sys
+
+    script = (
+        "from envscale.stages.graph import _offline_name\n"
+        "class T:\n"
+        "    def __init__(self, name): self.name, self.group = name, None\n"
+        "print(_offline_name([T('create_alert_config'), T('get_config_alert'), T('alert_config_delete')]))\n"
+    )
+    names = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3", "4", "5", "6")
+    }
+    assert len(names) == 1, names

@@ -636,7 +636,10 @@ def _offline_name(members: list[_Tool]) -> str:
         if n * 2 >= len(members):
             return group
     words = Counter(w for t in members for w in set(tokens(t.name)) if w not in _STOP and len(w) > 2)
-    return "-".join(w for w, _ in words.most_common(3)) or members[0].name
+    # ties broken by the word itself: a set's order changes with PYTHONHASHSEED, and the name feeds
+    # environment names, task ids and the held-out split
+    top = sorted(words.items(), key=lambda item: (-item[1], item[0]))[:3]
+    return "-".join(w for w, _ in top) or members[0].name
 
 
 def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path) -> Artifact:
