@@ -287,6 +287,12 @@ def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
     if built is None:
         return f"{tool['name']}: no valid call"
     args, _ = built
+    op = tool["operation"]
+    narrowing = {f.get("arg") for f in op.get("filters", []) if f.get("arg")} | {
+        b for b in (op.get("key") or {}).values() if isinstance(b, str)
+    }
+    if op["type"] != "get" and not narrowing & set(args):
+        return f"{tool['name']}: a read with nothing to narrow it (only paging or options)"
     facts = {}
     prov = e.provenance_user(tool, args, facts)
     return TaskDraft(e.spec["name"], "read", [GoldCall(tool["name"], args, prov)], user_facts=facts)

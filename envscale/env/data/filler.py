@@ -117,9 +117,13 @@ def _fits_location(value: str) -> bool:
     return all(_is_proper_name(p) or _norm(p) in _data().country_set or p.isupper() for p in parts)
 
 
+_CLOCK_SHAPE = re.compile(r"^\d{1,2}:\d{2}(:\d{2})?$|^\d{4}-\d{2}-\d{2}")
+
 _FITS: dict[str, Callable[[str, str], bool]] = {
     "id": lambda v, a: (
-        bool(_ID_SHAPE.match(v)) and (any(ch.isdigit() for ch in v) or bool(_UUID_SHAPE.match(v)))
+        bool(_ID_SHAPE.match(v))
+        and (any(ch.isdigit() for ch in v) or bool(_UUID_SHAPE.match(v)))
+        and not _CLOCK_SHAPE.match(v)  # "07:45" in a user id is a time, not an id
     ),
     "uuid": lambda v, a: bool(_UUID_SHAPE.match(v)),
     "person": lambda v, a: _is_person(v),
