@@ -31,7 +31,7 @@ from typing import Any
 
 from ..env import Environment
 from ..env.verify import valid_call
-from ..semantics import tool_meaning
+from ..semantics import argument_role, tool_meaning
 from .model import KINDS, GoldCall, TaskDraft, to_json
 
 logger = logging.getLogger(__name__)
@@ -183,10 +183,13 @@ _ASKED_MEANINGS = (
 
 def _askable(table: str | None, column: str, value: Any) -> bool:
     """Whether a person would ask for this column's value: its meaning is one people talk about
-    (a status, a name, an email, a date, an amount ...), read from the column like `data` does."""
-    from ..env.data import column_meaning
+    (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
+    and the value fits that meaning (an address in an `email` column is not asked about)."""
+    from ..env.data import column_meaning, is_filler
 
     kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else "string"
+    if kind == "string" and is_filler(table or "", column, {"type": "string"}, value):
+        return False
     meaning = column_meaning(table or "", column, {"type": kind}).split(":")[0]
     if meaning in _ASKED_MEANINGS:
         return True
@@ -293,6 +296,9 @@ def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
     }
     if op["type"] != "get" and not narrowing & set(args):
         return f"{tool['name']}: a read with nothing to narrow it (only paging or options)"
+    props = (tool.get("parameters") or {}).get("properties") or {}
+    if args and all(argument_role(a, props.get(a)) in ("pagination", "option") for a in args):
+        return f"{tool['name']}: a read asked with paging or options only"
     facts = {}
     prov = e.provenance_user(tool, args, facts)
     return TaskDraft(e.spec["name"], "read", [GoldCall(tool["name"], args, prov)], user_facts=facts)
