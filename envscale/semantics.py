@@ -41,7 +41,7 @@ EFFECTS = ("read", "create", "update", "delete", "status", "computation")
 
 CREATE_VERBS = frozenset(
     "create add insert post register book reserve place submit upload open schedule invite save "
-    "write send buy purchase order apply new make generate_record enroll enrol subscribe follow "
+    "write send buy purchase order apply new make enroll enrol subscribe follow "
     "mkdir touch echo like comment reply retweet share attach link import record issue file "
     "raise report request rent hire hold".split()
 )
@@ -90,7 +90,6 @@ STATUS_VERBS: dict[str, tuple[str, ...]] = {
     "resume": ("active", "running", "in_progress"),
     "void": ("voided", "void", "cancelled"),
     "capture": ("captured", "paid"),
-    "submit_for_review": ("in_review",),
     "expire": ("expired",),
 }
 RETIRED_STATUSES = frozenset(
@@ -118,7 +117,7 @@ COMPUTE_VERBS = frozenset(
     "encrypt decrypt translate transliterate generate simulate predict round sum subtract "
     "multiply divide add mean average median mode factorial integrate differentiate derivative "
     "normalize normalise tokenize tokenise summarize summarise paraphrase rewrite render draw plot "
-    "compress decompress sort_numbers validate regex count_words".split()
+    "compress decompress validate regex".split()
 )
 _COMPUTE_NOUNS = frozenset(
     "calculator converter conversion formula equation factorial fibonacci prime gcd lcm logarithm "
@@ -195,14 +194,25 @@ class ToolMeaning:
     evidence: str = ""
 
 
+_IE_WORDS = frozenset(
+    "movie cookie calorie zombie tie pie lie rookie selfie hoodie genie smoothie brownie prairie sortie".split()
+)
+_E_WORDS = frozenset("cache niche headache avalanche moustache mustache quiche psyche cliche".split())
+_ES_WORDS = frozenset(
+    "status alias bus bonus campus virus census corpus canvas atlas bias gas focus radius".split()
+)
+
+
 def singular(word: str) -> str:
     """`orders` -> `order`, `categories` -> `category`, `addresses` -> `address`, `status` stays."""
     if len(word) <= 3 or word.endswith(("ss", "us", "is")) or word in ("news", "series", "species"):
         return word
+    if word in _ES_WORDS:
+        return word
     if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes")) and len(word) > 5 and word[-5] in "aeiou":
-        return word[:-1]  # caches, niches
+        return word[:-1] if word[:-1] in _IE_WORDS else word[:-3] + "y"  # movies, categories
+    if word[:-1] in _E_WORDS or word[:-2] in _ES_WORDS:
+        return word[:-1] if word[:-1] in _E_WORDS else word[:-2]  # caches, statuses
     if word.endswith(("ches", "shes", "xes", "sses", "zes")):
         return word[:-2]
     if word.endswith("s"):
@@ -309,22 +319,18 @@ def computation_reason(name: str, description: str = "", parameters: dict | None
     verb, _ = _verb_of(words)
     nouns = {w for w in words} | {"_".join(words[i : i + 2]) for i in range(len(words) - 1)}
     first_sentence = re.split(r"(?<=[.!?])\s", (description or "").strip(), maxsplit=1)[0][:300]
-    if verb in COMPUTE_VERBS and verb not in ("add", "generate", "sort_numbers", "count_words"):
+    if verb in COMPUTE_VERBS and verb not in ("add", "generate"):
         return f"compute verb {verb!r} and no key argument"
-    if verb == "add" and props and all(_json_type(s) in ("number", "integer") for s in props.values()):
+    if verb == "add" and props and all(json_type(s) in ("number", "integer") for s in props.values()):
         return "adds numbers"
     if nouns & _COMPUTE_NOUNS and (verb is None or verb in READ_VERBS or verb in COMPUTE_VERBS):
         return f"computes {sorted(nouns & _COMPUTE_NOUNS)[0]!r}"
     shown = {"message", "messages", "text", "content", "contents", "lines", "string", "strings"}
-    if (
-        verb in ("display", "print", "show", "render", "echo_text")
-        and props
-        and set(map(str.lower, props)) <= shown
-    ):
+    if verb in ("display", "print", "show", "render") and props and set(map(str.lower, props)) <= shown:
         return "displays the text it is given"
     numbers_only = bool(props) and all(
-        _json_type(s) in ("number", "integer")
-        or (_json_type(s) == "array" and _json_type((s or {}).get("items")) in ("number", "integer"))
+        json_type(s) in ("number", "integer")
+        or (json_type(s) == "array" and json_type((s or {}).get("items")) in ("number", "integer"))
         for s in props.values()
     )
     if numbers_only and (verb is None or verb in COMPUTE_VERBS):
@@ -332,13 +338,14 @@ def computation_reason(name: str, description: str = "", parameters: dict | None
     if len(words) >= 3 and "to" in words[1:-1] and verb is None:  # liter_to_gallon, celsius_to_fahrenheit
         return "converts one unit or format to another"
     if (verb is None or verb in READ_VERBS or verb == "generate") and _COMPUTE_PHRASES.search(first_sentence):
-        numeric = [p for p, s in props.items() if _json_type(s) in ("number", "integer", "array")]
+        numeric = [p for p, s in props.items() if json_type(s) in ("number", "integer", "array")]
         if numeric or verb in ("generate", "calculate", "compute", "convert"):
             return f"description: {_COMPUTE_PHRASES.search(first_sentence).group(0)!r}"
     return None
 
 
-def _json_type(schema: Any) -> str | None:
+def json_type(schema: Any) -> str | None:
+    """The JSON type of a schema (the first non-null one of a type list), or None."""
     t = schema.get("type") if isinstance(schema, dict) else None
     if isinstance(t, list):
         t = next((x for x in t if x != "null"), None)
@@ -417,9 +424,7 @@ def name_key_entity(param: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)
-def _meaning(
-    name: str, description: str, props: tuple[str, ...], http_method: str | None, path: str | None
-) -> ToolMeaning:
+def _meaning(name: str, props: tuple[str, ...], http_method: str | None, path: str | None) -> ToolMeaning:
     words = tokens(name)
     verb, at = _verb_of(words)
     route_entity, route_parent, addressed, action = _route_entities(path, verb)
@@ -500,7 +505,6 @@ def tool_meaning(
     description: str | None = "",
     parameters: dict | None = None,
     annotations: dict | None = None,
-    group: str | None = None,
 ) -> ToolMeaning:
     """The meaning of a tool (see `ToolMeaning`); deterministic and cached.
 
@@ -509,10 +513,7 @@ def tool_meaning(
         description (`str`, *optional*): Its description.
         parameters (`dict`, *optional*): Its JSON Schema parameters.
         annotations (`dict`, *optional*): Source annotations; an OpenAPI `method` and `path` are read.
-        group (`str`, *optional*): The API the tool came with (unused today; accepted so that
-            callers pass what they have).
     """
-    del group
     description = description or ""
     props = (parameters or {}).get("properties") or {}
     notes = annotations if isinstance(annotations, dict) else {}
@@ -523,7 +524,6 @@ def tool_meaning(
         return ToolMeaning(verb, "computation", None, None, (), reason)
     return _meaning(
         name,
-        description[:300],
         tuple(props) if isinstance(props, dict) else (),
         notes.get("method"),
         notes.get("path"),

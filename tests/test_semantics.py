@@ -118,3 +118,61 @@ def test_plural_and_singular_round_trip():
     for word in ("order", "category", "box", "status", "address", "watchlist"):
         assert singular(plural(word)) == word or word in ("status", "address")
     assert plural("category") == "categories" and plural("orders") == "orders"
+
+
+@pytest.mark.parametrize(
+    ("word", "one"),
+    [
+        ("movies", "movie"),
+        ("categories", "category"),
+        ("statuses", "status"),
+        ("aliases", "alias"),
+        ("beaches", "beach"),
+        ("caches", "cache"),
+        ("batches", "batch"),
+        ("shows", "show"),
+        ("cases", "case"),
+    ],
+)
+def test_singular_of_common_plurals(word, one):
+    assert singular(word) == one
+    assert plural(one) == word
+
+
+def test_a_delete_rule_on_a_table_keyed_by_a_natural_key_does_not_lose_the_domain():
+    """`Refused while the customer has orders ...` on a tool keyed by email: no count guard, no crash."""
+    from envscale.env.infer import infer_spec
+
+    def tool(name, method, props, required, description=""):
+        return {
+            "id": name,
+            "name": name,
+            "original_name": name,
+            "description": description,
+            "group": "crm",
+            "parameters": {"type": "object", "properties": props, "required": required},
+            "output_schema": None,
+            "annotations": {},
+            "kind": "write" if method != "get" else "read",
+        }
+
+    s = {"type": "string"}
+    tools = [
+        tool("create_customer", "post", {"email": s}, ["email"]),
+        tool(
+            "delete_customer",
+            "delete",
+            {"email": s},
+            ["email"],
+            "Refused while the customer has orders that are not delivered or cancelled.",
+        ),
+        tool(
+            "create_order",
+            "post",
+            {"customer_id": s, "status": {"type": "string", "enum": ["pending", "delivered"]}},
+            ["customer_id"],
+        ),
+        tool("list_orders", "get", {"customer_id": s}, []),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "crm", "groups": {"crm": 4}}, tools, rows=5, seed=0).spec
+    assert {t["name"] for t in spec["tools"]} >= {"delete_customer", "create_customer"}

@@ -41,6 +41,7 @@ from ..semantics import (
     RETIRED_STATUSES,
     ToolMeaning,
     argument_role,
+    json_type,
     key_entity,
     name_key_entity,
     path_entities,
@@ -70,19 +71,6 @@ _MONEY_VERBS = {
     "transfer",
 }
 _SINGLETON_NOUNS = {"vehicle", "car", "device", "account", "user", "profile", "robot", "home", "thermostat"}
-_GROUP_NOISE = {
-    "api",
-    "bot",
-    "system",
-    "service",
-    "control",
-    "booking",
-    "app",
-    "mcp",
-    "server",
-    "tool",
-    "tools",
-}
 _OPEN_STATUSES = ("pending", "open", "active", "new", "draft", "created", "requested", "label_created")
 _STATUS_NAMES = ("status", "state")
 _TEXT_COLUMNS = ("name", "title", "subject", "full_name", "description", "content", "text", "body", "message")
@@ -99,13 +87,6 @@ def ident(name: str) -> str:
     """A SQL-safe identifier (`[a-z_][a-z0-9_]*`, at most 63 characters)."""
     out = _IDENT.sub("_", sanitize_name("_".join(tokens(name)) or name) or "x").strip("_").lower() or "x"
     return ("c_" + out if out[0].isdigit() else out)[:63]
-
-
-def json_type(schema: Any) -> str | None:
-    t = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(t, list):
-        t = next((x for x in t if x != "null"), None)
-    return t if isinstance(t, str) else None
 
 
 def column_type(schema: Any) -> str:
@@ -268,14 +249,13 @@ def _refine(tool: dict, m: ToolMeaning, ids: Counter) -> ToolMeaning:
     return m
 
 
-def _singleton_table(domain: dict, uses: list[ToolMeaning]) -> str:
+def _singleton_table(domain: dict) -> str:
     """The entity of a domain's session row: a device or account named by its API, else `account`."""
     groups = domain.get("groups") or {}
     group = max(groups, key=groups.get) if isinstance(groups, dict) and groups else domain.get("name") or ""
     for word in tokens(str(group)):
         if word in _SINGLETON_NOUNS:
             return word
-    del uses
     return "account"
 
 
@@ -344,13 +324,13 @@ def infer_spec(
         if m.entity and m.entity != _SESSION and (keyed.get(m.entity) or own):
             pk = ident(own) if own and own != "id" else None
             return tables.table(m.entity, pk), own
-        if m.entity is None and props and m.entity != _SESSION:
+        if m.entity is None and props:
             for param in props:  # `get_user_tweets(username)`: the key names the entity
                 ent = key_entity(param) or name_key_entity(param)
                 if ent:
                     return tables.table(ent, ident(param) if name_key_entity(param) else None), param
         if singleton is None:
-            singleton = _singleton_table(domain, [m for _, m in kept])
+            singleton = _singleton_table(domain)
             tables.session = ident(plural(singleton))
         return tables.table(singleton), None
 
@@ -984,6 +964,8 @@ def _while_guard(use: _Use, tables: dict, table: str, key: dict, name: str) -> t
     done = [w for w in re.split(r"[\s,]+|\bor\b|\band\b", match.group(3).lower()) if w]
     enum = tables[child]["columns"][status].get("enum") or []
     done = [v for v in enum if v.lower() in done]
+    if pk not in key:  # a natural or composite key: the guard counts children by the primary key
+        return None
     where = [{"column": fk, "op": "eq", "value": key[pk] if isinstance(key[pk], dict) else {"arg": key[pk]}}]
     where += [{"column": status, "op": "ne", "value": {"value": v}} for v in done]
     sentence = next((s for s in _sentences(text) if "refused" in s.lower()), text)

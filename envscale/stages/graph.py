@@ -434,7 +434,7 @@ def _set_entities(tools: list[_Tool]) -> None:
     from ..semantics import tool_meaning
 
     for t in tools:
-        t.entity = tool_meaning(t.original_name, t.description, t.parameters, t.annotations, t.group).entity
+        t.entity = tool_meaning(t.original_name, t.description, t.parameters, t.annotations).entity
 
 
 # ----------------------------------------------------------------------------- edges

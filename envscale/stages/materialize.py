@@ -87,6 +87,10 @@ class MaterializeConfig:
 # ----------------------------------------------------------------------------- stage
 
 
+_DROP_ROUNDS = 3
+"""Rounds of dropping failing tools; the spec left after the last round is verified once more."""
+
+
 def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict], list[dict], dict]:
     """Check and verify `spec`; with `keep_failed_tools`, drop failing tools (recorded) and verify again.
 
@@ -100,7 +104,7 @@ def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict],
     dropped: list[dict] = []
     report: dict = {}
     first: float | None = None  # the semantic score before any tool is dropped
-    for attempt in range(3):
+    for attempt in range(_DROP_ROUNDS + 1):
         problems = spec_problems(spec) if attempt == 0 else []
         if not problems:
             report = verify_report(spec, seed=config.seed, calls_per_tool=config.calls_per_tool)
@@ -113,8 +117,9 @@ def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict],
         for p in problems:
             if p.get("tool"):
                 by_tool.setdefault(p["tool"], p["reason"])
-        if not problems or any(not p.get("tool") for p in problems) or not config.keep_failed_tools:
-            return problems, dropped, report  # passed, or an environment-level problem, or dropping is off
+        last = attempt == _DROP_ROUNDS  # the spec left after the last drop is verified, never dropped from
+        if not problems or any(not p.get("tool") for p in problems) or not config.keep_failed_tools or last:
+            return problems, dropped, report  # passed, an environment-level problem, or no more dropping
         dropped += [{"tool": t, "reason": r} for t, r in by_tool.items()]
         spec["tools"] = [t for t in spec["tools"] if t["name"] not in by_tool]
         if len(spec["tools"]) < config.min_tools:
@@ -204,9 +209,9 @@ def _materialize(
                 }
             )
             continue
-        env = Environment(spec)
-        env.reset()
-        sizes = {t: len(rows) for t, rows in env.dump().items()}
+        with Environment(spec) as env:
+            sizes = env.reset()["tables"]
+            state_hash = env.state_hash()
         n_write = sum(t["kind"] == "write" for t in spec["tools"])
         read_only = bool(report.get("read_only", n_write == 0))
         semantic = report.get("semantic_score")
@@ -222,7 +227,7 @@ def _materialize(
                 "n_read": len(spec["tools"]) - n_write,
                 "n_write": n_write,
                 "n_rows": sum(sizes.values()),
-                "state_hash": env.state_hash(),
+                "state_hash": state_hash,
                 "tables": sorted(spec["tables"]),
                 "dropped_tools": dropped,
                 "excluded_tools": excluded,
@@ -232,7 +237,6 @@ def _materialize(
                 "policy": spec.get("policy"),
             }
         )
-        env.close()
     counts = {"environments": envs.close(), "rejected": rejected.close()}
     total = counts["environments"] + counts["rejected"]
     stats = {
