@@ -276,3 +276,39 @@ def test_building_the_vocabularies_does_not_disturb_a_column_being_generated():
         for how in ("touch", "leave")
     ]
     assert runs[0] == runs[1]
+
+
+def test_rows_dropped_for_a_unique_set_are_never_referenced():
+    """A stock level per (warehouse, product) exists once; a table referencing stock levels only points
+    at the ones kept."""
+    s = {"type": "string"}
+    spec = {
+        "name": "stock",
+        "tables": {
+            "warehouses": {"primary_key": "warehouse_id", "columns": {"warehouse_id": s}},
+            "products": {"primary_key": "product_id", "columns": {"product_id": s}},
+            "levels": {
+                "primary_key": "level_id",
+                "columns": {
+                    "level_id": s,
+                    "warehouse_id": {**s, "references": "warehouses"},
+                    "product_id": {**s, "references": "products"},
+                },
+                "unique": [["warehouse_id", "product_id"]],
+            },
+            "moves": {
+                "primary_key": "move_id",
+                "columns": {"move_id": s, "level_id": {**s, "references": "levels"}},
+            },
+        },
+        "data": {"seed": 0, "rows": {"warehouses": 2, "products": 2, "levels": 12, "moves": 30}},
+        "tools": [],
+    }
+    from envscale.env import Environment
+
+    env = Environment(spec)
+    state = env.dump()
+    pairs = [(r["warehouse_id"], r["product_id"]) for r in state["levels"]]
+    assert len(pairs) == len(set(pairs)) <= 4
+    levels = {r["level_id"] for r in state["levels"]}
+    assert state["moves"] and all(m["level_id"] in levels for m in state["moves"] if m["level_id"])

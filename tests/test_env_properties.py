@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envscale.env import ERROR_CODES, Environment, generate_state, load_spec
-from envscale.env.runtime import _quick_check
+from envscale.env.arguments import quick_check as _quick_check
 
 SPEC = load_spec("tests/fixtures/envs/shop.yaml")
 TOOL_NAMES = [t["name"] for t in SPEC["tools"]]

@@ -714,9 +714,14 @@ def test_large_generated_states_are_cached_on_disk_and_load_to_the_same_state(tm
     cached = Environment(spec)
     assert cached.state_hash() == fresh.state_hash() == cached.state_hash(recompute=True)
     assert cached.dump() == fresh.dump()
-    files[0].write_bytes(b"not a database")
+    data = files[0].read_bytes()
+    damaged = data[:4096] + bytes(b ^ 0xFF for b in data[4096:4196]) + data[4196:]
+    files[0].write_bytes(damaged)  # damaged, same length: the checksum catches it
     rebuilt = Environment(spec)
-    assert rebuilt.state_hash() == fresh.state_hash()
+    assert rebuilt.state_hash() == fresh.state_hash() and rebuilt.dump() == fresh.dump()
+    assert files[0].read_bytes() == data  # and the entry is written again
+    rebuilt.reset(seed=7)  # another seed than the spec's own: generated, never cached (unbounded)
+    assert len(list((tmp_path / "states").glob("*.sqlite"))) == 1
     monkeypatch.setenv("ENVSCALE_STATE_CACHE", "0")
     other = copy.deepcopy(spec)
     other["data"]["seed"] = 99

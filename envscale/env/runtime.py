@@ -46,9 +46,6 @@ from pathlib import Path
 from typing import Any
 
 from envscale.env.arguments import ERROR_CODES, StepError, error, parse_arguments
-from envscale.env.arguments import StepError as _StepError  # noqa: F401 - the name it had here
-from envscale.env.arguments import error as _error  # noqa: F401 - the name it had here
-from envscale.env.arguments import quick_check as _quick_check  # noqa: F401 - the name it had here
 from envscale.env.columns import encode, short
 from envscale.env.operations import PRECONDITION_OPS, Plan, Runner, compile_plan
 from envscale.env.spec import SpecError, load_spec, validate_spec

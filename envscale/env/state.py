@@ -32,12 +32,15 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import math
 import os
 import sqlite3
+import tempfile
 import time
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,7 +223,8 @@ class Database:
         are cached; the key covers everything generation reads (the spec's tables, data settings
         and tool bindings), the seed, and the envscale and Faker versions.
         """
-        path = _state_cache_path(self._generation_spec, seed)
+        own = seed == (self.spec.get("data") or {}).get("seed", 0)  # other seeds: not cached (unbounded)
+        path = _state_cache_path(self._generation_spec, seed) if own else None
         if path is not None and path.is_file():
             try:
                 return self._image_of(path)
@@ -234,6 +238,7 @@ class Database:
                 "digests": {t: f"{d:064x}" for t, d in image.digests.items()},
                 "serials": image.serials,
                 "bytes": len(image.data),
+                "crc32": zlib.crc32(image.data),
             }
             with contextlib.suppress(OSError):
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -241,19 +246,28 @@ class Database:
                     (path, image.data),
                     (path.with_suffix(".json"), json.dumps(sidecar).encode()),
                 ):
-                    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-                    tmp.write_bytes(payload)
-                    os.replace(tmp, target)
+                    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{target.name}.")
+                    try:
+                        with os.fdopen(fd, "wb") as out:
+                            out.write(payload)
+                        os.replace(tmp, target)
+                    finally:
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(tmp)
         return image
 
     def _image_of(self, path: Path) -> Image:
-        """A cached image: the database bytes and, beside them, its sizes, digests and serials."""
+        """A cached image: the database bytes and, beside them, its sizes, digests, serials and checksum."""
         meta = json.loads(path.with_suffix(".json").read_text())
         data = path.read_bytes()
-        if len(data) != meta["bytes"] or set(meta["sizes"]) != set(self.tables):
+        if len(data) != meta["bytes"] or zlib.crc32(data) != meta["crc32"]:
             raise ValueError("the cached state does not match its record")
-        digests = {t: int(meta["digests"][t], 16) for t in self.tables}
-        return Image(data, dict(meta["sizes"]), digests, {t: int(v) for t, v in meta["serials"].items()})
+        return Image(
+            data,
+            {t: int(meta["sizes"][t]) for t in self.tables},
+            {t: int(meta["digests"][t], 16) for t in self.tables},
+            {t: int(meta["serials"][t]) for t in self.tables},
+        )
 
     def _session_of(self, conn: sqlite3.Connection, chosen: Any) -> Any:
         """The session key for a freshly loaded database: `chosen`, the spec's, or the first row's."""
@@ -543,20 +557,38 @@ STATE_CACHE_MIN_ROWS = 5_000
 
 
 def _state_cache_path(spec: dict[str, Any], seed: int) -> Path | None:
-    """Where the generated state of `spec` and `seed` is cached, or None when caching is off."""
+    """Where the generated state of `spec` and `seed` is cached, or None when caching is off.
+
+    The key covers what generation reads (tables, data settings, tool bindings), the seed, the
+    Faker version and the source of the code that generates and stores states (an edit to it in
+    an editable install must not serve a stale state).
+    """
     if os.environ.get("ENVSCALE_STATE_CACHE", "1") in ("0", "false", "no"):
         return None
     rows = (spec.get("data") or {}).get("rows") or {}
     if sum(v for v in rows.values() if isinstance(v, int)) < STATE_CACHE_MIN_ROWS:
         return None
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        versions = [version("envscale"), version("faker")]
-    except PackageNotFoundError:
+    code = _generation_code()
+    if code is None:
         return None
     material = {k: spec.get(k) for k in ("tables", "data", "tools", "session")}
-    text = json.dumps([material, seed, versions], sort_keys=True, default=str)
+    text = json.dumps([material, seed, code], sort_keys=True, default=str)
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     root = os.environ.get("ENVSCALE_CACHE") or Path.home() / ".cache" / "envscale"
     return Path(root) / "states" / f"{key}.sqlite"
+
+
+@functools.cache
+def _generation_code() -> str | None:
+    """Faker's version and a digest of the modules that generate and store states (once per process)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        faker = version("faker")
+    except PackageNotFoundError:
+        return None
+    here = Path(__file__).parent
+    digest = hashlib.blake2b(digest_size=16)
+    for source in sorted([*here.glob("data/*.py"), here / "state.py", here / "columns.py", here / "spec.py"]):
+        digest.update(source.read_bytes())
+    return f"faker {faker}; code {digest.hexdigest()}"

@@ -148,10 +148,17 @@ def build_state(
         disable=sum(counts[t] for t in spec["tables"]) < PROGRESS_MIN_ROWS,
     ) as progress:
         for table in table_order(spec):
-            state[table] = _distinct_sets(
-                spec["tables"][table],
-                _build_table(spec, table, counts[table], seed, now, bound, implicit, keys, progress),
-            )
+            tspec = spec["tables"][table]
+            built = _build_table(spec, table, counts[table], seed, now, bound, implicit, keys, progress)
+            state[table] = _distinct_sets(tspec, built)
+            if len(state[table]) < len(built):  # later tables may only reference the rows kept
+                keys[table] = [row[tspec["primary_key"]] for row in state[table]]
+                kept = set(keys[table])
+                for column, cspec in tspec["columns"].items():
+                    if cspec.get("references") == table:  # a row pointing at a dropped row of its table
+                        for row in state[table]:
+                            if row.get(column) is not None and row[column] not in kept:
+                                row[column] = None
     return state
 
 
