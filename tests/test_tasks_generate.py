@@ -133,3 +133,86 @@ def test_with_an_llm_endpoint_every_rewrite_is_checked_and_a_bad_one_keeps_the_t
     assert kept and len(calls) >= len(kept)
     notes = [n for t in kept for n in t["notes"] if "template's wording" in n]
     assert len(notes) == len(kept) and all("rewrite failed" not in n for n in notes), notes
+
+
+@pytest.mark.parametrize(
+    ("gate", "category"),
+    [
+        ("empty_passes", "empty trajectory passes"),
+        ("leaks", "instructions name a gold tool"),
+        ("replay_differs", "replay differs"),
+    ],
+)
+def test_the_generator_runs_every_gate(environments, monkeypatch, gate, category):
+    """A gate that refuses every candidate leaves no task and a rejected row per candidate with its
+    category: the gate is wired into the generator, not only tested on its own."""
+    import envscale.tasks.gates as gates
+
+    prefix = {
+        "empty_passes": "the empty trajectory passes: x",
+        "leaks": "the instructions name x",
+        "replay_differs": "the final state differs on replay: x",
+    }[gate]
+    monkeypatch.setattr(gates, gate, lambda *a, **k: prefix)
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
+    assert kept == []
+    assert any(r["reason"].startswith(category + ":") for r in rejected)
+
+
+def test_the_generator_drops_duplicates(environments, monkeypatch):
+    import envscale.tasks.gates as gates
+
+    class Always(gates.Deduper):
+        def seen(self, *args, **kwargs):
+            return "exact duplicate of task #0"
+
+    monkeypatch.setattr(gates, "Deduper", Always)
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
+    assert kept == [] and any(r["reason"].startswith("exact duplicate:") for r in rejected)
+
+
+def test_requests_with_values_that_do_not_fit_their_column_are_dropped(environments):
+    """A user would never say `start_date: "discuss"`; an answer that is an address in `email` is not asked."""
+    from envscale.tasks.generate import GoldCall, TaskDraft, _askable, _Env, _filler_fact
+
+    assert not _askable("contacts", "email", "5423 Kim Boulevard, Tampa, FL 37173")
+    assert _askable("contacts", "email", "kim@example.com") and _askable("orders", "status", "shipped")
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    e = _Env(row, TasksConfig())
+    tool = next(t for t in row["spec"]["tools"] if t["name"] == "get_order")
+    bad = TaskDraft(
+        e.spec["name"], "read", [GoldCall(tool["name"], {"order_id": "compact jacket"}, {"order_id": "user"})]
+    )
+    good = TaskDraft(
+        e.spec["name"], "read", [GoldCall(tool["name"], {"order_id": "ord_0003"}, {"order_id": "user"})]
+    )
+    assert _filler_fact(e, bad).startswith("filler value:") and _filler_fact(e, good) is None
+    e.env.close()
+
+
+def test_one_failing_candidate_costs_only_itself(environments, monkeypatch):
+    import envscale.tasks.generate as generate
+
+    real, calls = generate._execute, {"n": 0}
+
+    def flaky(e, draft):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("boom")
+        return real(e, draft)
+
+    monkeypatch.setattr(generate, "_execute", flaky)
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
+    assert kept and any(r["reason"].startswith("candidate failed: RuntimeError: boom") for r in rejected)
+
+
+def test_the_generator_runs_the_filler_gate(environments, monkeypatch):
+    import envscale.tasks.generate as generate
+
+    monkeypatch.setattr(generate, "_filler_fact", lambda e, draft: "filler value: x")
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
+    assert kept == [] and any(r["reason"].startswith("filler value:") for r in rejected)

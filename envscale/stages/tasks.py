@@ -110,7 +110,7 @@ class TasksConfig:
     llm_model: str | None = option(None, "Model id served at llm_base_url.")
     replay_check: bool = option(
         True,
-        "Replay every task's gold calls on a second fresh environment; drop tasks whose outcome differs.",
+        "Replay every task's gold calls on a second, fresh environment; drop tasks whose outcome differs.",
     )
 
     def __post_init__(self) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..env import Environment
 from ..env.verify import valid_call
-from ..semantics import argument_role, tool_meaning
+from ..semantics import argument_role
 from .model import KINDS, GoldCall, TaskDraft, to_json
 
 logger = logging.getLogger(__name__)
@@ -83,15 +83,6 @@ class _Env:
         self.rows = self.env.dump()
         self.config = config
         self.tools = {t["name"]: t for t in self.spec["tools"]}
-        self.meaning = {
-            name: tool_meaning(
-                (t.get("metadata") or {}).get("original_name") or name,
-                t.get("description"),
-                t.get("parameters"),
-                (t.get("metadata") or {}).get("annotations"),
-            )
-            for name, t in self.tools.items()
-        }
         self.reads = [t for t in self.spec["tools"] if t["kind"] == "read"]
         self.grouped = any((t.get("metadata") or {}).get("group") for t in self.spec["tools"])
         self.writes = [t for t in self.spec["tools"] if t["kind"] == "write"]
@@ -546,7 +537,7 @@ def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
         op = tool["operation"]
         table = op["table"]
         columns = e.spec["tables"][table]["columns"]
-        bindings = {**op.get("key", {}), **op.get("values", {}), **op.get("set", {})}
+        bindings = {**(op.get("key") or {}), **(op.get("values") or {}), **(op.get("set") or {})}
         bound = {b: c for c, b in bindings.items() if isinstance(b, str)}
         bound.update({f.get("arg"): f["column"] for f in op.get("filters", []) if f.get("arg")})
         for arg, source in call.provenance.items():
@@ -657,47 +648,62 @@ def env_tasks(
     if not e.grouped:
         wanted = round(config.tasks_per_env * getattr(config, "loose_env_share", 1.0))
     reasons: Counter = Counter()
-    for _ in range(wanted * _ATTEMPTS_PER_TASK):
-        if len(kept) >= wanted:
-            break
-        kind = rng.choices(kinds, weights)[0]
+    replay_env = Environment.from_row(row) if config.replay_check else None  # a second, fresh one
+
+    def attempt(kind: str) -> tuple[dict | None, str | None, list]:
+        """One candidate task: (row, None, calls) when kept, (None, reason, calls) when dropped."""
         draft = _BUILDERS[kind](e, rng)
         if isinstance(draft, str):
             reasons[(kind, draft)] += 1
-            continue
+            return None, None, []
         if len(draft.calls) > config.max_chain_length:
             reasons[(kind, "chain longer than max_chain_length")] += 1
-            continue
-        reason = _filler_fact(e, draft) or _execute(e, draft)
-        instructions = None
+            return None, None, []
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
-        if reason is None:
-            instructions = write_instructions(draft, e.spec, rng)
-            if rewrite is not None:
-                instructions, why = rewrite(instructions, draft)
-                draft.notes.append(f"kept the template's wording: {why}" if why else "reworded by the LLM")
-            reason = dedupe.seen(e.spec["name"], calls) or leaks(
-                instructions.first_message, to_json(instructions), [c.tool for c in draft.calls]
-            )
-        if reason is None:
-            task_row = _row(e, draft, instructions, policy, rng)
-            reason = empty_passes(task_row, e.env)
-            if reason is None and config.replay_check:
-                reason = replay_differs(
-                    calls, e.env, e.seed, draft.gold_state_hash, [c.result for c in draft.calls]
-                )
+        reason = _filler_fact(e, draft) or _execute(e, draft)
         if reason is not None:
-            rejected.append(
-                {
-                    "environment": e.spec["name"],
-                    "domain_id": row.get("domain_id", -1),
-                    "kind": kind,
-                    "reason": _categorised(reason),
-                    "detail": {"calls": calls},
-                }
-            )
-            continue
-        kept.append(task_row)
+            return None, reason, calls
+        instructions = write_instructions(draft, e.spec, rng)
+        if rewrite is not None:
+            instructions, why = rewrite(instructions, draft)
+            draft.notes.append(f"kept the template's wording: {why}" if why else "reworded by the LLM")
+        reason = dedupe.seen(e.spec["name"], calls) or leaks(
+            instructions.first_message, to_json(instructions), [c.tool for c in draft.calls]
+        )
+        if reason is not None:
+            return None, reason, calls
+        task_row = _row(e, draft, instructions, policy, rng)
+        reason = empty_passes(task_row, e.env)
+        if reason is None and replay_env is not None:
+            results = [c.result for c in draft.calls]
+            reason = replay_differs(calls, replay_env, e.seed, draft.gold_state_hash, results)
+        return (None, reason, calls) if reason is not None else (task_row, None, calls)
+
+    try:
+        for _ in range(wanted * _ATTEMPTS_PER_TASK):
+            if len(kept) >= wanted:
+                break
+            kind = rng.choices(kinds, weights)[0]
+            try:
+                task_row, reason, calls = attempt(kind)
+            except Exception as exc:  # noqa: BLE001 - one bad candidate never costs the others
+                task_row, reason, calls = None, f"candidate failed: {type(exc).__name__}: {exc}", []
+            if task_row is not None:
+                kept.append(task_row)
+            elif reason is not None:
+                rejected.append(
+                    {
+                        "environment": e.spec["name"],
+                        "domain_id": row.get("domain_id", -1),
+                        "kind": kind,
+                        "reason": _categorised(reason),
+                        "detail": {"calls": calls},
+                    }
+                )
+    finally:
+        e.env.close()
+        if replay_env is not None:
+            replay_env.close()
     for (kind, reason), n in reasons.items():  # builders that found nothing to build: one row each
         rejected.append(
             {
@@ -708,7 +714,6 @@ def env_tasks(
                 "detail": {"attempts": n},
             }
         )
-    e.env.close()
     return kept, rejected
 
 
