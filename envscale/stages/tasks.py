@@ -56,7 +56,7 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
-from ..errors import ArtifactError
+from ..errors import EnvscaleError
 from ..schemas import TASKS, TASKS_FEATURES
 from ..tasks.model import KINDS
 from . import Stage
@@ -192,7 +192,7 @@ def source_graph(env_artifact: Artifact) -> Artifact | None:
     """The `graph` artifact the environments were made from, or None (logged) when it cannot be found."""
     try:
         return resolve_input(env_artifact, "graph")
-    except ArtifactError as exc:
+    except EnvscaleError as exc:  # missing, moved, or an unreachable Hub repo: not worth the run
         logger.warning("no graph for %s (%s); tasks follow the operations alone", env_artifact.pinned, exc)
         return None
 
@@ -205,8 +205,14 @@ def dependency_edges(graph: Artifact | None) -> dict[int, list[dict]]:
     by_domain: dict[int, list[dict]] = defaultdict(list)
     if graph is not None:
         for edge in iter_rows(graph.load("edges")):
-            if edge["kind"] == "dependency" and edge["llm_verdict"] != "rejected" and edge["domain_id"] >= 0:
-                by_domain[edge["domain_id"]].append(edge)
+            domain = edge.get("domain_id")
+            if (
+                edge.get("kind") == "dependency"
+                and edge.get("llm_verdict") != "rejected"
+                and domain is not None
+                and domain >= 0
+            ):
+                by_domain[domain].append(edge)
     return dict(by_domain)
 
 
@@ -400,7 +406,7 @@ def _generate(
         },
         "drop_reasons": dict(reasons.most_common(30)),
         "graph": graph_ref,
-        "graph_edges_used": sum(len(v) for v in edges.values()),
+        "graph_dependency_edges": sum(len(v) for v in edges.values()),  # offered to the generator
     }
     art = writer.commit(counts, stats)
     logger.info(
