@@ -382,7 +382,10 @@ def test_ctrl_c_while_a_big_state_is_generated_stops_serve_mcp_cleanly(tmp_path)
         proc.stdout.close()
     reader.join(ANSWER_TIMEOUT)
     stderr = b"".join(chunks).decode(errors="replace")
-    assert returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
+    # Exit status 130, or death by SIGINT after the message (once seen in CI at 0% of the bar, not
+    # reproduced since): a shell reports both as $? = 130, the conventional "interrupted".
+    assert returncode in (130, -signal.SIGINT), (returncode, stderr)
+    assert "interrupted" in stderr and "Traceback" not in stderr, stderr
 
 
 def test_an_environment_starts_from_a_snapshot_without_building_its_initial_state(spec):
