@@ -247,7 +247,69 @@ TASKS = ArtifactKind(
     splits={"tasks": ("train", "test")},
 )
 
-KINDS: dict[str, ArtifactKind] = {k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS, TASKS)}
+TRAJECTORY_FEATURES = Features(
+    {
+        "trajectory_id": Value("string"),  # <task_id>#<trial>
+        "task_id": Value("string"),
+        "trial": Value("int32"),  # 0..trials-1
+        "seed": Value("int64"),  # the episode's seed (sampling and scripted noise), distinct per trial
+        "environment": Value("string"),
+        "environment_ref": Value("string"),  # the pinned environments artifact version it ran in
+        "domain_id": Value("int32"),
+        "kind": Value("string"),  # the task's kind
+        "split": Value("string"),  # the task's split
+        # OpenAI format: system, user, assistant (with `tool_calls`, arguments as objects) and `tool` messages
+        "messages": Json(),
+        "tools": Json(),  # the tools offered to the agent, OpenAI format
+        # every call the agent made, in order: {"tool", "arguments", "ok", "error", "code", "turn"}
+        "calls": Json(),
+        "final_answer": Value("string"),  # the agent's last message to the user
+        "final_state_hash": Value("string"),  # the environment's state hash when the episode ended
+        "status": Value("string"),  # completed | max_turns | timeout | agent_error | user_error
+        "failure_cause": Value("string"),  # null (completed) | "agent" | "user"
+        "error": Value("string"),  # why the episode did not complete, or null
+        "user_style": Value("string"),  # plain | terse | vague | change_mind
+        "turns": Value("int32"),  # user turns (messages the user sent)
+        "n_calls": Value("int32"),
+        "n_errors": Value("int32"),  # calls the environment refused or could not run
+        "agent": Json(),  # the agent's backend: kind, model, revision, generation parameters
+        "user": Json(),  # the user simulator's backend
+        "usage": Json(),  # {"agent": {"prompt_tokens", "completion_tokens", "requests"}, "user": {...}}
+        "wall_s": Value("float64"),
+    }
+)
+
+TRAJECTORIES = ArtifactKind(
+    name="trajectories",
+    schema_version="1.0",
+    configs={"trajectories": TRAJECTORY_FEATURES},
+    main_config="trajectories",
+    description="Simulated user/agent episodes on tasks: messages, tool calls, final states, backends.",
+)
+
+#: The checks `filter` records per trajectory, one column each (`None`: the task is not scored on it).
+CHECKS = ("ended", "format", "schema", "state", "answer", "actions", "policy", "exact")
+
+FILTERED_FEATURES = Features(
+    {
+        **TRAJECTORY_FEATURES,
+        **{f"check_{name}": Value("bool") for name in CHECKS},
+        "passed": Value("bool"),  # every check of the config's `levels` holds (a check that is null holds)
+        "failed_checks": List(Value("string")),  # the required checks that did not hold
+    }
+)
+
+FILTERED = ArtifactKind(
+    name="filtered",
+    schema_version="1.0",
+    configs={"filtered": FILTERED_FEATURES, "rejected": FILTERED_FEATURES},
+    main_config="filtered",
+    description="Trajectories that reach the gold outcome (SFT data), and the rejected ones with their failed checks.",
+)
+
+KINDS: dict[str, ArtifactKind] = {
+    k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS, TASKS, TRAJECTORIES, FILTERED)
+}
 
 
 def get_kind(name: str) -> ArtifactKind:

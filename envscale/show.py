@@ -4,7 +4,9 @@ A small dispatcher over kinds, each living with the code that reads it:
 
 - `graph`: one domain of a `graph` artifact drawn to a PNG (`envscale.graph.draw`);
 - `environment`: one environment of an `environments` artifact as text (`envscale.env.render`);
-- `tasks`: one task of a `tasks` artifact as text (`envscale.tasks.render`).
+- `tasks`: one task of a `tasks` artifact as text (`envscale.tasks.render`);
+- `trajectory`: one episode of a `trajectories` or `filtered` artifact as text
+  (`envscale.rollout.render`).
 
 A kind's own options are refused with the others (`--png` is for `graph` only), so a mistyped
 command fails instead of silently ignoring a flag. A new kind adds its entry to `KINDS`, its
@@ -18,6 +20,7 @@ envscale show environment outputs/quickstart/environments                    # m
 envscale show environment outputs/quickstart/environments --env domain_3_orders --rows 5
 envscale show tasks outputs/quickstart/tasks --split test                       # the first test task
 envscale show tasks outputs/quickstart/tasks --task domain_3_orders-0002-1f0e9a3c
+envscale show trajectory outputs/quickstart/filtered --config rejected         # the first rejected one
 ```
 """
 
@@ -31,10 +34,16 @@ KINDS = {
     "graph": "a domain of a graph artifact, drawn to a PNG",
     "environment": "an environment of an environments artifact, as text",
     "tasks": "a task of a tasks artifact, as a person reads it",
+    "trajectory": "an episode of a trajectories or filtered artifact, as a conversation",
 }
 """What `envscale show` reads or draws."""
 
-OPTIONS = {"graph": ("png",), "environment": ("env", "rows"), "tasks": ("task", "split")}
+OPTIONS = {
+    "graph": ("png",),
+    "environment": ("env", "rows"),
+    "tasks": ("task", "split"),
+    "trajectory": ("id", "config"),
+}
 """The options only one kind takes (`--domain` is shared)."""
 
 
@@ -71,6 +80,13 @@ def make_parser(subparsers=None) -> argparse.ArgumentParser:
     tasks.add_argument(
         "--split", help="the split to read: train or test (default: train; with --task, every split)"
     )
+    trajectory = parser.add_argument_group("trajectory")
+    trajectory.add_argument(
+        "--id", metavar="ID", help="the trajectory's id, <task_id>#<trial> (default: the first)"
+    )
+    trajectory.add_argument(
+        "--config", help="filtered: read `rejected` instead of `filtered` (default: the main config)"
+    )
     parser.set_defaults(func=main)
     return parser
 
@@ -90,6 +106,10 @@ def main(args: argparse.Namespace) -> int:
         from .graph import draw
 
         return draw.main(args)
+    if args.what == "trajectory":
+        from .rollout import render as trajectory_render
+
+        return trajectory_render.main(args)
     if args.what == "tasks":
         from .tasks import render as task_render
 

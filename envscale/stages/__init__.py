@@ -27,7 +27,7 @@ from ..artifacts import Artifact, open_artifact
 from ..config import add_arguments, command_parser, load_recipe, parse_config, section
 
 #: The stages, in pipeline order (module names under `envscale.stages`).
-PIPELINE = ("collect", "graph", "materialize", "tasks")
+PIPELINE = ("collect", "graph", "materialize", "tasks", "rollout", "filter")
 #: Top-level recipe keys that are not stage sections.
 RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
 #: Parser keys of a stage command that are not config fields.

@@ -1,0 +1,153 @@
+"""The checks `envscale filter` records for every trajectory, each in its own column.
+
+| check | holds when |
+|---|---|
+| `ended` | the episode ended normally (the user's stop marker), not by a limit or a failure |
+| `format` | the messages are well formed: roles in order, every tool call has an id, a name and an object of arguments, every tool call has exactly one `tool` answer |
+| `schema` | every call named an offered tool with schema-valid arguments (no `unknown_tool` or `invalid_arguments` error) |
+| `state` | replaying the calls on a fresh environment ends in the gold state hash |
+| `answer` | the final answer states every answer fact |
+| `actions` | every required tool was called successfully |
+| `policy` | no forbidden call succeeded (and, scored on `state`, the state is what the policy leaves) |
+| `exact` | the successful calls are the gold calls: same tools and key (required) arguments, in an order that respects the data flow between them (independent calls in any order); failed calls are ignored |
+
+A check the task is not scored on is `None` (holds for any level). `score_trajectory` (the one way
+a task is checked) does the replay; intermediate tool errors are allowed wherever the outcome is
+reached, as in AgentScaler. Which checks must hold is the filter's `levels`.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..env import Environment
+from ..schemas import CHECKS
+from ..tasks.score import score_trajectory
+
+#: The checks required by default: the outcome, in a well-formed conversation that ended normally.
+DEFAULT_LEVELS = ("ended", "format", "state", "answer", "actions", "policy")
+_SCHEMA_ERRORS = {"unknown_tool", "invalid_arguments"}
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def check_format(messages: Any) -> bool:
+    """Roles in order and every tool call answered once (see the module docstring)."""
+    if not isinstance(messages, list) or not messages:
+        return False
+    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    if any(r not in ("system", "user", "assistant", "tool") for r in roles):
+        return False
+    body = roles[1:] if roles[0] == "system" else roles
+    if not body or body[0] != "user" or "system" in body or "assistant" not in body:
+        return False
+    open_calls: set[str] = set()
+    for m in messages:
+        role = m["role"]
+        if role == "tool":
+            if m.get("tool_call_id") not in open_calls or not isinstance(m.get("content"), str):
+                return False
+            open_calls.discard(m["tool_call_id"])
+            continue
+        if open_calls:  # a message before every call of the last assistant turn was answered
+            return False
+        if role == "assistant":
+            for call in m.get("tool_calls") or []:
+                function = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(function, dict) or not isinstance(call.get("id"), str):
+                    return False
+                if not (isinstance(function.get("name"), str) and function["name"]):
+                    return False
+                if not isinstance(function.get("arguments"), dict) or call["id"] in open_calls:
+                    return False
+                open_calls.add(call["id"])
+        elif not isinstance(m.get("content"), str):
+            return False
+    return not open_calls
+
+
+def _canon(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"b:{value}"
+    if isinstance(value, int | float):
+        try:
+            return f"n:{Decimal(str(value)).normalize():f}"
+        except InvalidOperation:
+            return f"n:{value}"
+    if isinstance(value, str):
+        return f"s:{value.strip()}"
+    return "j:" + json.dumps(value, sort_keys=True, default=str)
+
+
+def _signature(tool: str, arguments: Any, keys: dict[str, list[str]]) -> str:
+    args = arguments if isinstance(arguments, dict) else {}
+    names = keys.get(tool)
+    if names is None:
+        names = sorted(args)
+    return json.dumps([tool, [[k, _canon(args.get(k))] for k in sorted(names)]])
+
+
+def _depends(gold: list[dict]) -> list[tuple[int, int]]:
+    pairs = []
+    for j, call in enumerate(gold):
+        for source in (call.get("provenance") or {}).values():
+            if isinstance(source, str) and source.startswith("call["):
+                pairs.append((int(source[5 : source.index("]")]), j))
+    return pairs
+
+
+def exact_match(calls: list[dict], gold: list[dict], required_args: dict[str, list[str]]) -> bool:
+    """The successful calls equal the gold calls on tools and key arguments, data flow order kept."""
+    made = [c for c in calls if c.get("ok")]
+    if len(made) != len(gold):
+        return False
+    wanted = [_signature(g["tool"], g.get("arguments"), required_args) for g in gold]
+    position: dict[int, int] = {}
+    for pos, call in enumerate(made):
+        sig = _signature(call.get("tool"), call.get("arguments"), required_args)
+        j = next((j for j, w in enumerate(wanted) if w == sig and j not in position), None)
+        if j is None:
+            return False
+        position[j] = pos
+    return all(position[i] < position[j] for i, j in _depends(gold))
+
+
+def required_arguments(env: Environment) -> dict[str, list[str]]:
+    """Each tool's required arguments: the key arguments `exact` compares."""
+    return {t["name"]: list((t.get("parameters") or {}).get("required") or []) for t in env.spec["tools"]}
+
+
+def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str, bool | None]:
+    """Every check of `CHECKS` for one trajectory of `task`, `env` being the task's environment."""
+    calls = _json(trajectory.get("calls")) or []
+    messages = _json(trajectory.get("messages")) or []
+    checks: dict[str, bool | None] = dict.fromkeys(CHECKS)
+    checks["ended"] = trajectory.get("status") == "completed"
+    checks["format"] = check_format(messages)
+    checks["schema"] = all(c.get("ok") or c.get("code") not in _SCHEMA_ERRORS for c in calls)
+    if not messages:  # the episode never ran (its environment failed): nothing to replay
+        checks.update(state=False, answer=False, actions=False, policy=False, exact=False)
+        return checks
+    score = score_trajectory(
+        task,
+        env,
+        [{"tool": c.get("tool"), "arguments": c.get("arguments")} for c in calls],
+        trajectory.get("final_answer"),
+    )
+    checks["state"], checks["answer"], checks["actions"] = score["state"], score["answer"], score["required"]
+    checks["policy"] = score["forbidden"]
+    if checks["policy"] is not None and score["state"] is not None:
+        checks["policy"] = checks["policy"] and score["state"]
+    gold = _json(task.get("gold_calls")) or []
+    checks["exact"] = exact_match(calls, gold, required_arguments(env))
+    return checks
+
+
+def verdict(checks: dict[str, bool | None], levels: tuple[str, ...] | list[str]) -> tuple[bool, list[str]]:
+    """(passed, the required checks that failed): a check that is `None` holds."""
+    failed = [name for name in levels if checks.get(name) is False]
+    return not failed, failed

@@ -1,0 +1,349 @@
+"""`envscale rollout` and `envscale filter` on real tasks from the real pipeline, with the scripted backends.
+
+The tasks come from collect -> graph -> materialize -> tasks over the shop's OpenAPI spec and the
+BFCL-style fixture docs. A noise-free scripted agent must reach every task's gold outcome (so every
+trajectory passes the filter); a noisy one must not (so the filter has work, and each check catches
+what it is meant to); hand-made trajectories pin each check down; a run interrupted part-way resumes
+to exactly the episodes asked for.
+"""
+
+import asyncio
+import json
+
+import pytest
+from datasets import load_dataset
+
+import envscale.stages.rollout as rollout_module
+from envscale.cli import main
+from envscale.env import Environment
+from envscale.rollout.backends import BackendConfig
+from envscale.rollout.checks import check_format, check_trajectory, exact_match, verdict
+from envscale.rollout.episode import run_episode
+from envscale.rollout.scripted import STOP, ScriptedUser
+from envscale.stages.collect import CollectConfig, collect
+from envscale.stages.filter import FilterConfig, filter_trajectories
+from envscale.stages.graph import GraphConfig, build_graph
+from envscale.stages.materialize import MaterializeConfig, materialize
+from envscale.stages.rollout import PARTS_FILE, RolloutConfig, rollout
+from envscale.stages.tasks import TasksConfig, generate_tasks
+
+SOURCES = [
+    "openapi:recipes/sources/envscale_shop.openapi.yaml",
+    "json:tests/fixtures/graph/shop.json",
+    "json:tests/fixtures/graph/music.json",
+    "json:tests/fixtures/graph/weather.json",
+]
+NOISE = {
+    "wrong_argument": 0.15,
+    "missing_argument": 0.2,
+    "extra_call": 0.2,
+    "wrong_tool": 0.1,
+    "give_up": 0.05,
+}
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rollout")
+    pool = collect(CollectConfig(sources=SOURCES), root / "api_pool")
+    graph = build_graph(
+        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
+    )
+    envs = materialize(graph, MaterializeConfig(), root / "environments")
+    return generate_tasks(envs, TasksConfig(tasks_per_env=10, test_env_share=0.0), root / "tasks")
+
+
+@pytest.fixture(scope="module")
+def clean(tasks, tmp_path_factory):
+    root = tmp_path_factory.mktemp("clean")
+    traj = rollout(tasks, RolloutConfig(concurrency=8), root / "trajectories")
+    return traj, filter_trajectories(
+        traj,
+        FilterConfig(levels=["ended", "format", "state", "answer", "actions", "policy", "exact"]),
+        root / "filtered",
+    )
+
+
+@pytest.fixture(scope="module")
+def noisy(tasks, tmp_path_factory):
+    root = tmp_path_factory.mktemp("noisy")
+    config = RolloutConfig(agent={"kind": "scripted", "noise": NOISE}, trials=2, concurrency=8)
+    traj = rollout(tasks, config, root / "trajectories")
+    return traj, filter_trajectories(traj, FilterConfig(), root / "filtered")
+
+
+def _env_rows(tasks):
+    from envscale.artifacts import resolve_input
+
+    return {r["name"]: r for r in resolve_input(tasks, "environments").load("environments")}
+
+
+def _task_rows(tasks):
+    return {t["task_id"]: t for t in tasks.load("tasks", "train")}
+
+
+# ----------------------------------------------------------------------------- whole runs
+
+
+def test_a_noise_free_scripted_agent_passes_every_task_at_the_strict_level(tasks, clean):
+    traj, filtered = clean
+    episodes = load_dataset(traj.location, "trajectories", split="train")
+    kinds = set(episodes["kind"])
+    assert episodes.num_rows == tasks.splits["tasks"]["train"] >= 20
+    assert {"read", "write"} <= kinds and len(kinds) >= 3
+    assert set(episodes["status"]) == {"completed"}
+    stats = filtered.manifest["stats"]
+    assert stats["passed"] == episodes.num_rows, stats["failed_on"]
+    assert all(c["rate"] == 1.0 for c in stats["per_check"].values())
+    kept = load_dataset(filtered.location, "filtered", split="train")
+    assert kept.num_rows == episodes.num_rows
+    # the SFT conversation ends with the agent's answer; the user's stop message is kept in trajectories
+    assert all(row["messages"][-1]["role"] == "assistant" for row in kept)
+    assert all(STOP in row["messages"][-1]["content"] for row in episodes)
+
+
+def test_the_agent_gets_the_tasks_tools_and_the_policy_and_a_write_reaches_the_gold_state(tasks, clean):
+    traj, _ = clean
+    envs, by_id = _env_rows(tasks), _task_rows(tasks)
+    rows = list(load_dataset(traj.location, "trajectories", split="train"))
+    for row in rows:
+        task = by_id[row["task_id"]]
+        assert [t["function"]["name"] for t in row["tools"]] == task["tools"]
+        if task["policy"]["text"]:
+            assert task["policy"]["text"] in row["messages"][0]["content"]
+    write = next(r for r in rows if by_id[r["task_id"]]["kind"] == "write")
+    task = by_id[write["task_id"]]
+    assert write["final_state_hash"] == task["gold_state_hash"]
+    # replayed by hand, as a person would: the calls the agent made change what the task asked
+    env = Environment.from_row(envs[task["environment"]])
+    before = env.snapshot()
+    for call in write["calls"]:
+        assert env.step(call["tool"], call["arguments"])["ok"]
+    assert env.diff(before) == task["gold_diff"]
+
+
+def test_a_noisy_agent_gives_the_filter_work_and_each_check_catches_its_mistake(noisy):
+    traj, filtered = noisy
+    stats = filtered.manifest["stats"]
+    rejected = list(load_dataset(filtered.location, "rejected", split="train"))
+    kept = list(load_dataset(filtered.location, "filtered", split="train"))
+    assert kept and rejected and stats["pass_rate"] < 0.95
+    # trials are distinct episodes with their own seeds
+    episodes = load_dataset(traj.location, "trajectories", split="train")
+    assert episodes.num_rows == 2 * len(set(episodes["task_id"]))
+    assert len(set(episodes["seed"])) == episodes.num_rows
+    # recovered errors (a refused call, then the right one) are kept: outcome reached, errors allowed
+    recovered = [r for r in kept if r["n_errors"] > 0]
+    assert recovered and all(r["check_state"] is not False for r in recovered)
+    assert all(
+        not r["check_schema"] for r in recovered if any(c["code"] == "invalid_arguments" for c in r["calls"])
+    )
+    # every rejected trajectory failed a required check, and says which
+    assert all(r["failed_checks"] and not r["passed"] for r in rejected)
+    gave_up = [r for r in rejected if "not able to complete" in (r["final_answer"] or "")]
+    assert all(r["check_state"] is False or r["check_answer"] is False for r in gave_up)
+    card = (filtered.data_dir / "README.md").read_text()
+    assert "Pass rate per check" in card and "Pass rate per task kind" in card
+
+
+# ----------------------------------------------------------------------------- hand-made trajectories
+
+
+def _trajectory(task, calls, answer, status="completed"):
+    messages = [{"role": "system", "content": "policy"}, {"role": "user", "content": task["first_message"]}]
+    made = []
+    for i, call in enumerate(calls):
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": call["tool"], "arguments": call["arguments"]},
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps(call.get("result", {}))}
+        )
+        made.append(
+            {
+                "tool": call["tool"],
+                "arguments": call["arguments"],
+                "ok": call.get("ok", True),
+                "code": call.get("code"),
+            }
+        )
+    messages += [{"role": "assistant", "content": answer}, {"role": "user", "content": STOP}]
+    return {"messages": messages, "calls": made, "final_answer": answer, "status": status}
+
+
+def _levels(checks):
+    return verdict(checks, ["ended", "format", "schema", "state", "answer", "actions", "policy", "exact"])[0]
+
+
+def test_hand_made_trajectories_perfect_noop_recovered_and_policy_breaking(tasks):
+    envs, rows = _env_rows(tasks), list(tasks.load("tasks", "train"))
+    write = next(t for t in rows if t["kind"] == "write" and len(t["gold_calls"]) == 1)
+    env = Environment.from_row(envs[write["environment"]])
+    gold = [{"tool": c["tool"], "arguments": c["arguments"]} for c in write["gold_calls"]]
+
+    perfect = check_trajectory(_trajectory(write, gold, "Done."), write, env)
+    assert _levels(perfect), perfect
+    noop = check_trajectory(_trajectory(write, [], "Done."), write, env)
+    assert noop["state"] is False and not _levels(noop)
+
+    broken = {"tool": gold[0]["tool"], "arguments": {}, "ok": False, "code": "invalid_arguments"}
+    recovered = check_trajectory(_trajectory(write, [broken, *gold], "Done."), write, env)
+    assert recovered["state"] and recovered["exact"] and not recovered["schema"]
+    assert verdict(recovered, FilterConfig().levels)[0]  # errors are allowed by default
+
+    policy = next((t for t in rows if t["kind"] == "policy"), None)
+    assert policy is not None, "the fixture tasks have a policy task"
+    penv = Environment.from_row(envs[policy["environment"]])
+    gold_p = [{"tool": c["tool"], "arguments": c["arguments"]} for c in policy["gold_calls"]]
+    refusal = " ".join(policy["answer_facts"]) + " - I can't do that under our policy."
+    assert _levels(check_trajectory(_trajectory(policy, gold_p, refusal), policy, penv))
+    # the environment refuses the forbidden call of a policy it enforces: trying is no breach
+    forbidden = policy["scoring"]["forbidden_actions"][0]
+    attempt = (policy["policy"]["task_rule"] or {})["attempt"]
+    refused = {"tool": forbidden, "arguments": attempt["arguments"], "ok": False, "code": "precondition"}
+    assert _levels(check_trajectory(_trajectory(policy, [*gold_p, refused], refusal), policy, penv))
+    # a policy given as text only (the environment would allow the call): doing it anyway breaks it
+    text_only = {
+        **write,
+        "kind": "policy",
+        "scoring": {**write["scoring"], "forbidden_actions": [gold[0]["tool"]]},
+    }
+    breaking = check_trajectory(_trajectory(text_only, gold, "Done."), text_only, env)
+    assert breaking["policy"] is False and not verdict(breaking, FilterConfig().levels)[0]
+
+
+def test_format_and_exact_checks_on_small_cases():
+    ok = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "a", "type": "function", "function": {"name": "t", "arguments": {}}}],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": "{}"},
+        {"role": "assistant", "content": "done"},
+    ]
+    assert check_format(ok)
+    assert not check_format(ok[:3])  # a call never answered
+    assert not check_format([ok[0], ok[2], *ok[3:]])  # the agent speaks first
+    bad_args = json.loads(json.dumps(ok))
+    bad_args[2]["tool_calls"][0]["function"]["arguments"] = '{"x": '
+    assert not check_format(bad_args)
+    gold = [
+        {"tool": "get", "arguments": {"id": 1}, "provenance": {"id": "user"}},
+        {"tool": "get", "arguments": {"id": 2}, "provenance": {"id": "user"}},
+        {"tool": "set", "arguments": {"id": 1, "x": 5}, "provenance": {"id": "call[0].id", "x": "constant"}},
+    ]
+    keys = {"get": ["id"], "set": ["id", "x"]}
+    made = [{"tool": c["tool"], "arguments": c["arguments"], "ok": True} for c in gold]
+    assert exact_match(made, gold, keys)
+    assert exact_match([made[1], made[0], made[2]], gold, keys)  # independent reads in any order
+    assert not exact_match([made[2], made[0], made[1]], gold, keys)  # the write before the read it needs
+    assert not exact_match([*made, made[0]], gold, keys)  # an extra call
+    assert exact_match([{**made[0], "ok": False}, *made], gold, keys)  # a failed call is ignored
+    assert exact_match([*made[:2], {**made[2], "arguments": {"id": 1.0, "x": 5}}], gold, keys)
+
+
+# ----------------------------------------------------------------------------- episodes and resume
+
+
+def test_the_scripted_user_reveals_held_back_facts_only_when_asked():
+    task = {"instructions": {"hidden_facts": {"order number": "ord_0042"}}}
+    user = ScriptedUser(task, None)
+    ask = [{"role": "assistant", "content": "Which order number is it?"}]
+    reply = asyncio.run(user.complete(ask))
+    assert "ord_0042" in reply.content and STOP not in reply.content
+    done = asyncio.run(user.complete([{"role": "assistant", "content": "It is cancelled."}]))
+    assert STOP in done.content
+
+
+def test_an_episode_that_runs_past_its_limit_is_kept_with_its_reason(tasks):
+    envs, rows = _env_rows(tasks), list(tasks.load("tasks", "train"))
+    task = next(t for t in rows if t["kind"] == "write")
+    env = Environment.from_row(envs[task["environment"]])
+
+    class Silent:  # an agent that keeps calling a tool and never answers
+        async def complete(self, messages, tools=None):
+            from envscale.llm import ChatResult, ToolCall
+
+            return ChatResult(
+                None, [ToolCall(f"c{len(messages)}", task["tools"][0], {}, "{}")], "tool_calls", None, 0.0
+            )
+
+    from envscale.rollout.episode import EpisodeLimits
+
+    result = asyncio.run(
+        run_episode(task, env, Silent(), ScriptedUser(task, None), limits=EpisodeLimits(max_steps=3))
+    )
+    assert result["status"] == "max_steps" and result["failure_cause"] == "agent"
+    assert result["n_calls"] == 3 and len(result["messages"]) == 2 + 3 * 2
+
+
+def test_an_interrupted_rollout_resumes_to_exactly_the_episodes_asked_for(tasks, tmp_path, monkeypatch):
+    config = RolloutConfig(agent={"kind": "scripted", "noise": NOISE}, trials=2, concurrency=4)
+    real = rollout_module._episode
+    calls = {"n": 0}
+
+    async def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 15:
+            raise KeyboardInterrupt
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(rollout_module, "_episode", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        rollout(tasks, config, tmp_path / "trajectories")
+    parts = next((tmp_path / "trajectories" / ".staging").glob(f"*/_parts/{PARTS_FILE}"))
+    lines = parts.read_bytes().splitlines()
+    assert 0 < len(lines) < 2 * tasks.splits["tasks"]["train"]
+    with parts.open("ab") as f:  # a kill in the middle of a write leaves a line cut short
+        f.write(lines[0][: len(lines[0]) // 2])
+    monkeypatch.setattr(rollout_module, "_episode", real)
+    art = rollout(tasks, config, tmp_path / "trajectories")
+    ids = load_dataset(art.location, "trajectories", split="train")["trajectory_id"]
+    expected = {f"{t}#{k}" for t in tasks.load("tasks", "train")["task_id"] for k in range(2)}
+    assert sorted(ids) == sorted(expected)
+    # the same config on a fresh folder gives the same episodes (deterministic backends)
+    again = rollout(tasks, config, tmp_path / "again")
+    first = {
+        r["trajectory_id"]: r["messages"] for r in load_dataset(art.location, "trajectories", split="train")
+    }
+    second = {
+        r["trajectory_id"]: r["messages"] for r in load_dataset(again.location, "trajectories", split="train")
+    }
+    assert first == second
+
+
+def test_backend_config_errors_name_the_setting():
+    with pytest.raises(ValueError, match="endpoint' needs base_url and model"):
+        RolloutConfig(agent={"kind": "endpoint"})
+    with pytest.raises(ValueError, match="unknown mistakes"):
+        BackendConfig(noise={"typo": 0.1})
+    with pytest.raises(ValueError, match="user_styles has unknown styles"):
+        RolloutConfig(user_styles={"angry": 1})
+    assert (
+        "api_key" not in BackendConfig(kind="endpoint", base_url="http://x/v1", model="m", api_key="s").info()
+    )
+
+
+def test_cli_rollout_filter_and_show_trajectory(tasks, tmp_path, capsys):
+    out = tmp_path / "traj"
+    assert main(["rollout", "--input", tasks.location, "--output", str(out), "--max-tasks", "5"]) == 0
+    assert main(["filter", "--input", str(out), "--output", str(tmp_path / "filtered")]) == 0
+    capsys.readouterr()
+    assert main(["show", "trajectory", str(tmp_path / "filtered")]) == 0
+    text = capsys.readouterr().out
+    assert "USER" in text and "AGENT" in text and "checks:" in text and "passed: True" in text
+    assert main(["show", "trajectory", str(out), "--task", "x"]) == 2  # a tasks option: refused
+    assert main(["show", "trajectory", str(out), "--id", "nope"]) == 2
