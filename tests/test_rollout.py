@@ -146,6 +146,45 @@ def test_a_noisy_agent_gives_the_filter_work_and_each_check_catches_its_mistake(
     assert "Pass rate per check" in card and "Pass rate per task kind" in card
 
 
+def test_one_trl_sft_step_on_filtered_as_load_dataset_returns_it(clean, tmp_path):
+    """The SFT data trains as it is loaded: TRL renders messages with tool calls and tools, masks all
+    but the assistant turns, and takes an optimizer step that changes the weights."""
+    import torch
+    from tinymodel import build_tiny_chat_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTConfig, SFTTrainer
+
+    from envscale.chat_templates import ensure_tool_template
+
+    _, filtered = clean
+    data = load_dataset(filtered.location, "filtered", split="train")
+    with_calls = data.filter(lambda r: any(m.get("tool_calls") for m in r["messages"])).select(range(4))
+    folder = build_tiny_chat_model(tmp_path / "model", max_positions=4096)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    assert ensure_tool_template(tokenizer)
+    model = AutoModelForCausalLM.from_pretrained(folder)
+    before = [p.detach().clone() for p in model.parameters()]
+    args = SFTConfig(
+        output_dir=str(tmp_path / "out"),
+        assistant_only_loss=True,
+        max_steps=1,
+        per_device_train_batch_size=2,
+        max_length=4096,
+        use_cpu=True,
+        report_to=[],
+        activation_checkpointing=False,
+        save_strategy="no",
+    )
+    trainer = SFTTrainer(model=model, args=args, train_dataset=with_calls, processing_class=tokenizer)
+    row = trainer.train_dataset[0]
+    trained = [i for i, label in zip(row["input_ids"], row["labels"], strict=True) if label != -100]
+    text = tokenizer.decode(trained)
+    assert "<tool_call>" in text and "<tool_response>" not in text and "<|im_start|>user" not in text
+    result = trainer.train()
+    assert result.global_step == 1 and torch.isfinite(torch.tensor(result.training_loss))
+    assert any(not torch.equal(a, b.detach()) for a, b in zip(before, model.parameters(), strict=True))
+
+
 # ----------------------------------------------------------------------------- hand-made trajectories
 
 
