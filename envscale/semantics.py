@@ -5,6 +5,13 @@ status, which tools are pure computations (calculators, converters, formatters, 
 have no place in a database-backed environment, what entity a tool acts on, and what role each
 argument plays (a key, a filter, a range bound, a text search, a pagination or output option).
 
+Names are read as people read them: the verb is the first verb word of the method (`walmart.purchase`,
+`criminal_record.get_offense_nature`), the words before it a namespace or a provider, and a read verb
+after a write-looking namespace word wins (`criminal_record_get_...` reads). A transaction verb without an
+object makes the act its entity with the provider as parent (`walmart_purchase` -> a `purchase` at
+`walmart`); a follow, vote or like of a thing is a row of its own (`/user/follows/networks/{id}` -> a
+`followed_network` keyed by the network), so unfollowing never deletes the network.
+
 `graph` uses the entities to decide which APIs may share a domain, `materialize` turns meanings
 into operations, and `verify` checks a tool's behaviour against the meaning of its *name*, which
 it reads here independently of the operation `materialize` chose.
@@ -16,8 +23,13 @@ Example:
 >>> m = tool_meaning("list_order_shipments")
 >>> m.effect, m.entity, m.parent
 ('read', 'shipment', 'order')
->>> tool_meaning("cancel_order").effect, tool_meaning("cancel_order").status_value
+>>> tool_meaning("cancel_order").effect, tool_meaning("cancel_order").status_value[0]
 ('status', 'cancelled')
+>>> m = tool_meaning("walmart.purchase")
+>>> m.effect, m.entity, m.parent
+('create', 'purchase', 'walmart')
+>>> tool_meaning("criminal_record_get_offense_nature").effect
+'read'
 >>> tool_meaning("subtract", "Subtract one number from another.",
 ...              {"properties": {"a": {"type": "number"}, "b": {"type": "number"}}}).effect
 'computation'
@@ -49,7 +61,8 @@ UPDATE_VERBS = frozenset(
     "update set modify change edit put patch rename move mv replace adjust increase decrease "
     "increment decrement fill fund deposit withdraw transfer charge pay assign reassign configure "
     "toggle turn reset restore mark rate tag label star pin unpin mute unmute press release "
-    "upgrade downgrade extend reschedule renew top topup load unload reorder sync subtract deduct reduce".split()
+    "upgrade downgrade extend reschedule renew top topup load unload reorder sync subtract deduct reduce "
+    "append prepend mention".split()
 )
 DELETE_VERBS = frozenset(
     "delete remove drop rm rmdir unlink destroy erase purge clear revoke unfollow unsubscribe "
@@ -123,13 +136,15 @@ _COMPUTE_NOUNS = frozenset(
     "calculator converter conversion formula equation factorial fibonacci prime gcd lcm logarithm "
     "sqrt root power exponent derivative logarithmic integral matrix vector polynomial quadratic "
     "bmi percentage percent probability permutation combination mean median variance deviation "
-    "average sum product quotient remainder modulo hypotenuse area perimeter volume circumference "
+    "average sum product_of dot_product cross_product quotient remainder modulo hypotenuse area perimeter volume circumference "
     "velocity acceleration force momentum displacement density pressure_calc interest compound "
-    "mortgage_payment loan_payment roi tax_calc tip discount_calc exchange_rate unit units "
+    "mortgage_payment loan_payment roi tax_calc tip discount_calc exchange_rate "
     "gallon liter celsius fahrenheit kelvin kilometers miles temperature_conversion "
     "prediction predict forecast_model potential simulation estimation absolute hash checksum base64 uuid password qr qrcode barcode image_generation lorem palindrome anagram "
-    "reverse_string uppercase lowercase slug".split()
+    "reverse_string uppercase lowercase slugify".split()
 )
+_NOT_COMPUTED = frozenset({"prime_minister", "prime_ministers", "power_plant", "power_station"})
+"""Two-word nouns whose words are compute nouns on their own (`GetPrimeMinisters` looks people up)."""
 _COMPUTE_PHRASES = re.compile(
     r"\b(calculat\w*|comput\w*|convert\w*|conversion|formula|equation|sum of|product of|difference "
     r"between two numbers|solve[sd]?|factorial|square root|logarithm|generat\w* (?:a |an )?(?:random|"
@@ -203,8 +218,18 @@ _ES_WORDS = frozenset(
 )
 
 
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman"}
+_IRREGULAR_PLURAL = {one: many for many, one in _IRREGULAR.items()}
+
+
 def singular(word: str) -> str:
-    """`orders` -> `order`, `categories` -> `category`, `addresses` -> `address`, `status` stays."""
+    """`orders` -> `order`, `categories` -> `category`, `addresses` -> `address`, `people` -> `person`,
+    `status` stays."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith(tuple(f"_{w}" for w in _IRREGULAR)):  # `sales_people`
+        head, _, last = word.rpartition("_")
+        return f"{head}_{_IRREGULAR[last]}"
     if len(word) <= 3 or word.endswith(("ss", "us", "is")) or word in ("news", "series", "species"):
         return word
     if word in _ES_WORDS:
@@ -221,7 +246,11 @@ def singular(word: str) -> str:
 
 
 def plural(word: str) -> str:
-    """`order` -> `orders`, `category` -> `categories`, `box` -> `boxes`; plural words stay."""
+    """`order` -> `orders`, `category` -> `categories`, `box` -> `boxes`, `person` -> `people`; plural
+    words stay."""
+    head, _, last = word.rpartition("_")
+    if last in _IRREGULAR_PLURAL:
+        return f"{head}_{_IRREGULAR_PLURAL[last]}" if head else _IRREGULAR_PLURAL[last]
     if singular(word) != word:
         return word
     if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
@@ -235,18 +264,79 @@ def key_entity(param: str) -> str | None:
     return "_".join(singular(t) for t in tokens(match.group("entity"))) if match else None
 
 
-_LOOKUP_VERBS = ("find", "fetch", "search", "retrieve", "lookup", "query")
+_LOOKUP_VERBS = ("find", "fetch", "search", "retrieve", "lookup", "query", "get", "describe")
+"""Read verbs that are never nouns: one after a write-looking word makes the name a lookup."""
+_GENERIC_VERBS = frozenset({"execute", "run", "perform", "invoke", "call", "handle", "process", "do"})
+_TRAILING_READS = frozenset({"list", "check", "show", "view", "count", "read"})
+"""Read verbs that can be nouns too (`book_show`, `create_list`): they win only over a namespace word."""
+NOUN_VERBS = frozenset(
+    "record report file issue order schedule request comment like share link hold rate star tag label pin "
+    "charge transfer change load release play book reserve open new return mark note block lock "
+    "fill top press turn ship complete".split()
+)
+"""Words that are verbs and nouns alike: before another verb or after a namespace word they are often the
+noun (`criminal_record_get_offense_nature`, `nfl_data.player_record`, `space.star_info`)."""
+_DESCRIBED_READ = re.compile(
+    r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:retriev|gets?\b|fetch|finds?\b|search|looks? up|"
+    r"lists?\b|shows?\b|checks?\b|quer(?:y|ies)\b|views?\b|displays?\b|obtains?\b|reads?\b)",
+    re.IGNORECASE,
+)
 
 
-def _verb_of(words: list[str]) -> tuple[str | None, int]:
-    """The verb of a name and its index (camelCase/dotted names split already): the first verb word,
-    unless a lookup verb comes after a write-looking word that is part of a name
-    (`nature_reserve_find_nearby`, `open_meteo_api_fetch_weather_data` look things up)."""
-    verb, at = _first_verb(words)
-    if verb is not None and verb not in READ_VERBS:
-        later = next((i for i, w in enumerate(words[at + 1 :], at + 1) if w in _LOOKUP_VERBS), None)
-        if later is not None:
-            return words[later], later
+def method_start(name: str) -> int:
+    """The index of the first word of a dotted name's last segment, the method (`walmart.purchase` -> 1,
+    `criminal_record.get_offense_nature` -> 2); 0 for a name without a namespace."""
+    head, dot, method = name.rpartition(".")
+    return len(tokens(head)) if dot and head and tokens(method) else 0
+
+
+_PREAMBLE = re.compile(r"^This tool belongs to .{0,400}?Tool description:\s*", re.IGNORECASE | re.DOTALL)
+
+
+def describes_a_read(description: str | None) -> bool:
+    """Whether a description opens with a read verb ("Retrieve the record of ...", "Get details ..."),
+    after BFCL's "This tool belongs to the ... API. Tool description:" preamble."""
+    return bool(_DESCRIBED_READ.match(_PREAMBLE.sub("", (description or "").strip())[:200]))
+
+
+def _verb_of(words: list[str], start: int = 0, described_read: bool = False) -> tuple[str | None, int]:
+    """The verb of a name and its index (camelCase/dotted names split already).
+
+    The verb is the first verb word of the method (the segment after the last dot, from `start`),
+    else of the whole name. The words before it are a namespace or a provider (`criminal_record`,
+    `walmart`, `oidc_api_OidcApi`), so a write-looking word is not the verb when a read verb follows:
+    a lookup verb after it always wins (`nature_reserve_find_nearby`, `open_meteo_api_fetch_weather_data`,
+    `criminal_record_get_offense_nature`); a read verb that can be a noun (`list`, `check`, `show`) wins
+    over a word of a namespace or over a noun-like verb ending the name (`order_status_check`). A
+    noun-like verb after other words (`nfl_data.player_record`, `space.star_info`) is a noun when the
+    description opens with a read verb ("Retrieve the record of an NFL player"): the name has no verb.
+    """
+    verb, at = _first_verb(words[start:])
+    if verb is not None:
+        at += start
+    else:
+        verb, at = _first_verb(words)
+    if verb is None or verb in READ_VERBS:
+        return verb, at
+    later = next((i for i, w in enumerate(words[at + 1 :], at + 1) if w in _LOOKUP_VERBS), None)
+    ends_reading = verb in NOUN_VERBS and words[-1] in _TRAILING_READS and len(words) - at > 2
+    if later is None and (at > start or ends_reading):
+        later = next(
+            (
+                i
+                for i, w in enumerate(words[at + 1 :], at + 1)
+                if w in _TRAILING_READS and words[i - 1] not in _PREPOSITIONS + ("a", "an", "the", "my")
+            ),
+            None,
+        )
+    if later is not None:
+        return words[later], later
+    if verb in _GENERIC_VERBS:  # `ProductSearch.execute`: runs the search its namespace names
+        earlier = next((i for i in range(at - 1, -1, -1) if words[i] in _LOOKUP_VERBS), None)
+        if earlier is not None:
+            return words[earlier], earlier
+    if described_read and at > 0 and verb in NOUN_VERBS:
+        return None, -1
     return verb, at
 
 
@@ -271,6 +361,7 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
         return None, None, False, None
     segments = [s for s in path.strip("/").split("/") if s]
     nouns: list[str] = []
+    adjacent: set[int] = set()  # indexes of nouns that directly follow another noun segment
     last_is_param = False
     for seg in segments:
         if seg.startswith("{") or seg.startswith(":"):
@@ -283,6 +374,8 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|services?|me|self|current|public|admin", seg.lower())
         ):
             continue
+        if nouns and not last_is_param:
+            adjacent.add(len(nouns))
         last_is_param = False
         nouns.append("_".join(words))
     action = None
@@ -297,32 +390,48 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             action = verb if verb and tail.startswith(verb) else tail
             nouns.pop()
             last_is_param = True
+        elif tail in _LOOKUP_VERBS and nouns[-1] == tail and len(nouns) > 1:
+            action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
     if not nouns:
         return None, None, False, action
     entity = singular(nouns[-1].split("_")[-1])
     parent = singular(nouns[-2].split("_")[-1]) if len(nouns) > 1 else None
+    relation = nouns[-2].split("_")[-1] if len(nouns) > 1 else None
+    if relation in _RELATIONS and (len(nouns) - 1) in adjacent and _linkable(nouns[-1].split("_")[-1]):
+        # `/user/follows/networks/{network_id}`: a followed network (the follow), not the network itself
+        entity, parent = relation_entity(entity, _RELATIONS[relation]), entity
     return entity, parent, last_is_param, action
 
 
-def computation_reason(name: str, description: str = "", parameters: dict | None = None) -> str | None:
+def computation_reason(
+    name: str, description: str = "", parameters: dict | None = None, *, routed: bool = False
+) -> str | None:
     """Why a tool is a pure computation (no state to read or change), or `None`.
 
     A computation names a compute verb or noun (`subtract`, `calculate_bmi`, `liter_to_gallon`,
     `generate_password`) and takes no argument that addresses a stored entity (`*_id`, a name of a
-    record), or its description says it calculates/converts/generates from its inputs alone.
+    record), or its description says it calculates/converts/generates from its inputs alone. Words
+    after `by` name what a lookup is keyed by, not what it computes (`FindHomeByArea`,
+    `get_by_workspace_slug_members`). A `routed` tool (an HTTP route names a resource) is a
+    computation only by its verb: `GET /videos?page=` or `getProduct` read a collection.
     """
     props = (parameters or {}).get("properties") or {}
     words = tokens(name)
     keyed = [p for p in props if key_entity(p) or p.lower() in ("id", "uuid")]
     if keyed:
         return None
-    verb, _ = _verb_of(words)
-    nouns = {w for w in words} | {"_".join(words[i : i + 2]) for i in range(len(words) - 1)}
+    verb, _ = _verb_of(words, method_start(name), describes_a_read(description))
+    named = words[: words.index("by", 1)] if "by" in words[1:] else words
+    nouns = set(named) | {"_".join(named[i : i + 2]) for i in range(len(named) - 1)}
+    for pair in nouns & _NOT_COMPUTED:
+        nouns -= set(pair.split("_")) | {pair}
     first_sentence = re.split(r"(?<=[.!?])\s", (description or "").strip(), maxsplit=1)[0][:300]
     if verb in COMPUTE_VERBS and verb not in ("add", "generate"):
         return f"compute verb {verb!r} and no key argument"
     if verb == "add" and props and all(json_type(s) in ("number", "integer") for s in props.values()):
         return "adds numbers"
+    if routed:
+        return None
     if nouns & _COMPUTE_NOUNS and (verb is None or verb in READ_VERBS or verb in COMPUTE_VERBS):
         return f"computes {sorted(nouns & _COMPUTE_NOUNS)[0]!r}"
     shown = {"message", "messages", "text", "content", "contents", "lines", "string", "strings"}
@@ -390,7 +499,87 @@ _VERB_NOUN = {
     "invite": "invitation",
     "book": "booking",
     "reserve": "reservation",
+    # transactions: `walmart.purchase`, `safeway.order` make a purchase/order at a provider
+    "purchase": "purchase",
+    "buy": "purchase",
+    "order": "order",
+    "rent": "rental",
+    "register": "registration",
 }
+_ACTS = {"booking": "book", "reservation": "reserve", "rental": "rent"}
+"""Nouns of create verbs that, ending a name with no verb (`hotel_booking`, `car_rental`), make it a create."""
+_RELATIONS = {
+    "follows": "follow",
+    "following": "follow",
+    "followed": "follow",
+    "votes": "vote",
+    "voted": "vote",
+    "favorites": "favorite",
+    "favourites": "favorite",
+    "favorited": "favorite",
+    "likes": "like",
+    "liked": "like",
+    "bookmarks": "bookmark",
+    "bookmarked": "bookmark",
+    "subscribed": "subscription",
+}
+"""A word naming a relation of the user to a thing, when another noun follows it (`user_follows_networks`,
+`/user/votes/episodes/{id}`, `list_favorites_movies`): the entity is the relation row (`followed_network`),
+keyed by the thing it links (see `linked_entity`), so that deleting it unfollows instead of deleting."""
+
+
+_NOT_LINKED = frozenset(
+    "count counts total totals number summary stat stats statistic statistics history info detail details "
+    "status settings setting list id ids".split()
+)
+
+
+def _linkable(word: str) -> bool:
+    """Whether a word after a relation word names a thing followed, voted or liked (`networks`, `shows`),
+    not a figure about the relation (`likes_count`) or an action (`/subscriptions/simulate`)."""
+    return not (
+        word in _NOT_LINKED
+        or word in READ_VERBS
+        or word in WRITE_VERBS
+        or word in COMPUTE_VERBS
+        or word in STATUS_VERBS
+    )
+
+
+_RELATION_PREFIX = {
+    "follow": "followed_",
+    "like": "liked_",
+    "bookmark": "bookmarked_",
+    "favorite": "favorite_",
+    "subscription": "subscribed_",
+}
+_RELATION_SUFFIX = {"vote": "_vote"}
+
+
+def relation_entity(thing: str, relation: str) -> str:
+    """The entity of a relation row, named as the APIs name it: a follow of a network is a
+    `followed_network`, a vote on an episode an `episode_vote`, a liked song a `liked_song`."""
+    if relation in _RELATION_SUFFIX:
+        return f"{thing}{_RELATION_SUFFIX[relation]}"
+    return f"{_RELATION_PREFIX[relation]}{thing}"
+
+
+def linked_entity(entity: str | None, parent: str | None = None) -> str | None:
+    """The thing a relation row links: `followed_network` -> `network`, `episode_vote` -> `episode`;
+    `None` for an entity that is not a relation (`order`, `following`). With `parent`, only when the
+    parent is that thing."""
+    thing = None
+    for prefix in _RELATION_PREFIX.values():
+        if entity and entity.startswith(prefix) and len(entity) > len(prefix):
+            thing = entity[len(prefix) :]
+    for suffix in _RELATION_SUFFIX.values():
+        if entity and entity.endswith(suffix) and len(entity) > len(suffix):
+            thing = entity[: -len(suffix)]
+    if thing is None or (parent is not None and parent != thing):
+        return None
+    return thing
+
+
 _NAME_KEYS = re.compile(
     r"^(?P<entity>file|dir|directory|folder|user|repo|repository|branch|project|bucket|channel|team|"
     r"group|workspace|board|list|playlist|device|host|server|queue|topic|table|database|db)_?name$",
@@ -424,41 +613,67 @@ def name_key_entity(param: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)
-def _meaning(name: str, props: tuple[str, ...], http_method: str | None, path: str | None) -> ToolMeaning:
+def _meaning(
+    name: str,
+    props: tuple[str, ...],
+    http_method: str | None,
+    path: str | None,
+    described_read: bool = False,
+) -> ToolMeaning:
     words = tokens(name)
-    verb, at = _verb_of(words)
+    verb, at = _verb_of(words, method_start(name), described_read)
     route_entity, route_parent, addressed, action = _route_entities(path, verb)
-    # the object of the verb: the words after it, up to a preposition (`remove_stock_from_watchlist`)
+    # the object of the verb: the words after it, up to a preposition (`remove_stock_from_watchlist`);
+    # `by` starts what a tool is keyed by (`delete_user_follows_networks_by_network_id`), not a container
     after = words[at + 1 :] if at >= 0 else words
     before = words[:at] if at > 0 else []
+    if "by" in after:
+        after = after[: after.index("by")]
     container = None
     for prep in _PREPOSITIONS:
-        if prep in after:
+        if prep in after and prep != "by":
             i = after.index(prep)
             container = [w for w in after[i + 1 :] if w not in _NOISE and not w.isdigit()]
             after = after[:i]
             break
-    obj = [w for w in after if w not in _NOISE and not w.isdigit() and len(w) > 1]
+    obj = [w for w in after if w not in _NOISE and w not in _GENERIC_VERBS and not w.isdigit() and len(w) > 1]
     prefix = [w for w in before if w not in _NOISE and not w.isdigit() and len(w) > 1]
     entity = parent = None
     keys = [e for p in props if (e := key_entity(p) or name_key_entity(p))]
+    relation = next(
+        (j for j in range(len(obj) - 2, -1, -1) if obj[j] in _RELATIONS and _linkable(obj[-1])), None
+    )
     if route_entity:
         entity, parent = route_entity, route_parent
     elif verb in _COMMAND_ENTITY and len(words) == 1:
         entity = _COMMAND_ENTITY[verb]
-    elif not obj and verb in _VERB_NOUN:
-        entity, parent = _VERB_NOUN[verb], (keys[0] if keys else None)
+    elif not obj and verb in _VERB_NOUN and (verb in CREATE_VERBS or verb in DELETE_VERBS):
+        # `walmart.purchase`, `hotel_book`: the act is the row; the thing keyed, else the provider
+        # or namespace before the verb, is its parent ("a Walmart purchase", "a hotel booking")
+        entity = _VERB_NOUN[verb]
+        provider = prefix[:-1] if prefix and singular(prefix[-1]) == entity else prefix
+        parent = keys[0] if keys else ("_".join(provider) or None)
     elif obj and verb in _VERB_NOUN and verb in ("follow", "unfollow", "subscribe", "unsubscribe", "like"):
         entity, parent = _VERB_NOUN[verb], singular(obj[-1])
+    elif relation is not None:
+        # `get_user_follows_networks`, `list_favorites_movies`: the relation row, keyed by the thing
+        thing = singular(obj[-1])
+        entity, parent = relation_entity(thing, _RELATIONS[obj[relation]]), thing
     elif container and verb in (CREATE_VERBS | DELETE_VERBS) and verb not in ("send", "transfer"):
         entity = singular(container[-1])  # add_to_watchlist, remove_stock_from_watchlist -> watchlist
     elif obj:
         entity = singular(obj[-1])
         parent = singular(obj[-2]) if len(obj) > 1 else None
     elif prefix:
-        entity = singular(prefix[-1])  # `orders.list` style: the noun comes first
+        # `orders.list` style: the noun comes first (`artwork_search.find`: the artwork, not the search)
+        nouns = [w for w in prefix if w not in READ_VERBS and w not in WRITE_VERBS] or prefix
+        entity = singular(nouns[-1])
     if entity is None:
         entity = keys[0] if keys else None
+    if verb is None and not described_read and obj and singular(obj[-1]) in _ACTS and not http_method:
+        # `hotel_booking`, `car_rental`: a name that is the noun of a create verb makes one
+        verb = _ACTS[singular(obj[-1])]
+        return ToolMeaning(verb, "create", entity, parent, (), f"names the act {singular(obj[-1])!r}")
     status_values: tuple[str, ...] = ()
     if verb == "mark" and "as" in words[at + 1 :]:  # `mark_message_as_read`: a status named in the name
         state = words[words.index("as", at + 1) + 1 :]
@@ -481,10 +696,14 @@ def _meaning(name: str, props: tuple[str, ...], http_method: str | None, path: s
             effect, status_values, evidence = "status", STATUS_VERBS[act], f"status action {act!r} on one row"
         elif addressed and act in DELETE_VERBS:
             effect, evidence = "delete", f"delete action {act!r} on one row"
+        elif method == "PUT" and addressed and linked_entity(entity, parent):
+            effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
         elif method in ("PUT", "PATCH") or (addressed and action):
             effect, evidence = "update", f"HTTP {method} on one row"
         elif verb in READ_ONLY_VERBS and at == 0:
             effect, evidence = "read", f"read verb {verb!r} over POST"
+        elif action in _LOOKUP_VERBS and not addressed:
+            effect, evidence = "read", f"lookup route ending in {action!r} over {method}"
         else:
             effect, evidence = "create", f"HTTP {method} to a collection"
     elif verb in STATUS_VERBS:
@@ -517,16 +736,17 @@ def tool_meaning(
     description = description or ""
     props = (parameters or {}).get("properties") or {}
     notes = annotations if isinstance(annotations, dict) else {}
-    reason = computation_reason(name, description, parameters)
+    described_read = describes_a_read(description)
+    reason = computation_reason(name, description, parameters, routed=bool(notes.get("path")))
     if reason is not None and notes.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
-        words = tokens(name)
-        verb, _ = _verb_of(words)
+        verb, _ = _verb_of(tokens(name), method_start(name), described_read)
         return ToolMeaning(verb, "computation", None, None, (), reason)
     return _meaning(
         name,
         tuple(props) if isinstance(props, dict) else (),
         notes.get("method"),
         notes.get("path"),
+        described_read,
     )
 
 

@@ -43,6 +43,7 @@ from ..semantics import (
     argument_role,
     json_type,
     key_entity,
+    linked_entity,
     name_key_entity,
     path_entities,
     plural,
@@ -319,10 +320,15 @@ def infer_spec(
             own = next((p for p, e in named.items() if e == m.entity), None) or next(
                 (p for p, e in named.items() if e and e.split("_")[-1] == m.entity.split("_")[-1]), None
             )
+        linked = linked_entity(m.entity, m.parent)
+        if own is None and linked:
+            # `/user/follows/networks/{network_id}`: a follow is keyed by the network it links, so that
+            # unfollowing deletes the follow and never the network
+            own = next((p for p in props if (key_entity(p) or path_keys.get(p)) == linked), None)
         if own is None and "id" in props and m.entity:
             own = "id"
         if m.entity and m.entity != _SESSION and (keyed.get(m.entity) or own):
-            pk = ident(own) if own and own != "id" else None
+            pk = ident(f"{linked}_id") if linked else ident(own) if own and own != "id" else None
             return tables.table(m.entity, pk), own
         if m.entity is None and props:
             for param in props:  # `get_user_tweets(username)`: the key names the entity
