@@ -18,12 +18,17 @@ per data seed, table and column, so a state does not depend on the order of the 
   the description says (date, date-time, `MM/DD/YYYY`, ...), with end dates after start dates;
 - text: descriptions, notes and messages (a sentence or two), titles, search queries, tags,
   statuses, and values of small vocabularies (units, genres, sports, platforms, ...);
+- JSON: lists of the items a plural name says (`product_list`, `ingredients`, `emails`), objects
+  of the kind a name says (`address` -> street, city, postal code, country; `amount` -> amount and
+  currency; `credentials`, `geo_shape`, `settings`, `details`, ...), the fields an argument declares
+  filled by their names; the filler object `{"tags": [...]}` only when nothing is known;
 - numbers: money with 2 decimals, quantities, ratings 1-5, percentages, years, ages, ... within the
   bounds of the bound arguments (`minimum`/`maximum`) and of the description ("between 1 and 10").
 
 Keys: primary keys are `cus_0001`-style strings (a prefix of the table name) or 1..n; a column that
 references a table, or is named `<entity>_id` after another table's primary key, holds existing
-keys; other `*_id` columns hold id-like values. Enums, unique columns and the arguments bound to a
+keys (a `parent` column, keys of its own table); other `*_id` columns hold id-like values. The most
+specific meaning of a compound name wins: `email_address` holds emails, `phone_number` phones. Enums, unique columns and the arguments bound to a
 column (`bound_schemas`: an enum, a pattern, bounds, an array type for a json column, ...) are
 respected; values the spec itself names for a column (argument `default`/`examples`, quoted values
 and "e.g." lists in descriptions) are used for columns of small or unknown vocabularies. Optional

@@ -23,8 +23,17 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from envscale.env.data.meaning import _tokens, column_meaning, named_values
+from envscale.env.data.meaning import (
+    _item_meaning,
+    _string_meaning,
+    _texts,
+    _tokens,
+    _words,
+    column_meaning,
+    named_values,
+)
 from envscale.env.data.schemas import bound_schemas
+from envscale.env.data.values import FILLER_OBJECT_KEY
 from envscale.env.data.vocabulary import _STOCK, _data, _norm
 
 # ----------------------------------------------------------------------------------------------
@@ -201,6 +210,8 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
     "lex": lambda v, a: _in_lexicon(v, a),
     "status": lambda v, a: _in_lexicon(v, "status"),
     "word": lambda v, a: bool(v.strip()) and " " not in v.strip(),
+    "entity": lambda v, a: bool(re.match(r"^[a-z][a-z_ ]{1,40}$", v)),
+    "slug": lambda v, a: bool(re.match(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$", v)) and not _is_generic(v),
     "num": lambda v, a: bool(re.match(r"^-?\$?\d[\d,]*(?:\.\d+)?%?$", v)),
     "unknown": lambda v, a: not _is_generic(v),
 }
@@ -215,11 +226,17 @@ def is_filler(
     arguments: Sequence[Any] = (),
     primary_key: bool = False,
 ) -> bool:
-    """Whether a string cell is filler: a value that does not fit its column's meaning.
+    """Whether a cell is filler: a value that does not fit its column's meaning.
 
-    Only strings are judged (anything else, `None` included, is not filler). The column's meaning is
-    `column_meaning(table, column, column_spec, arguments)`, read from the column alone, never from
-    how the value was made; a value is filler when:
+    Strings are judged by the column's meaning (below); JSON values by their shape: an object is
+    filler when it is the last-resort object of a column whose name says nothing
+    (`{"tags": ["bug", "backend"]}` in `users.credentials`; a `tags` column may hold it), a list when
+    its name says what its items are (`product_list`, `emails`, `ingredients`) and an item does not
+    fit that (`["would"]` in `product_list`), or an item is such an object. Anything else (numbers,
+    booleans, `None`) is not filler.
+
+    A string's meaning is `column_meaning(table, column, column_spec, arguments)`, read from the column
+    alone, never from how the value was made; a value is filler when:
 
     - key columns (the primary key, a `references` column, `*_id`): it is not id-shaped (no spaces,
       with a digit, or a UUID), e.g. a word such as `"compact-jacket"` in `orders.customer_id`;
@@ -255,10 +272,47 @@ def is_filler(
     Returns:
         `bool`: `True` when the value is filler.
     """
+    if isinstance(value, dict | list):
+        return _is_filler_json(table, column, value, arguments)
     if not isinstance(value, str):
         return False
-    meaning = column_meaning(table, column, column_spec, arguments, primary_key=primary_key)
+    meaning = _cell_meaning(table, column, column_spec, arguments, primary_key)
     return _is_filler_value(meaning, value, column_spec, arguments)
+
+
+def _cell_meaning(
+    table: str, column: str, column_spec: dict[str, Any], arguments: Sequence[Any], primary_key: bool
+) -> str:
+    """The meaning a string cell is judged by: its column's, or for a string in a json column, the
+    meaning of the column's name as a string column (`user_id` holds an id)."""
+    meaning = column_meaning(table, column, column_spec, arguments, primary_key=primary_key)
+    if meaning == "json":
+        meaning = _string_meaning(table, column, _texts(column_spec, arguments), ())
+    return meaning
+
+
+_TAG_WORDS = frozenset("tag tags label labels keyword keywords hashtag hashtags flag flags".split())
+
+
+def _is_filler_json(table: str, column: str, value: Any, arguments: Sequence[Any]) -> bool:
+    """A JSON cell that is filler (see `is_filler`): the last-resort object, or a list whose items do
+    not fit what its name says they are."""
+    if isinstance(value, dict):
+        if set(value) != {FILLER_OBJECT_KEY} or set(_words(column)) & _TAG_WORDS:
+            return False
+        tags = value[FILLER_OBJECT_KEY]
+        lexicon = _data().lexicons["tag"]
+        return isinstance(tags, list) and all(isinstance(t, str) and _norm(t) in lexicon for t in tags)
+    if any(isinstance(item, dict) and _is_filler_json(table, column, item, ()) for item in value):
+        return True
+    found = _item_meaning(table, column)
+    if found is None:
+        return False
+    _, meaning = found
+    items = [a["items"] for a in arguments if isinstance(a, dict) and isinstance(a.get("items"), dict)]
+    return any(
+        isinstance(item, str) and _is_filler_value(meaning, item, {"type": "string"}, items) for item in value
+    )
 
 
 _NAMED_FIT = frozenset(
@@ -300,7 +354,7 @@ def filler_counts(
         tspec = spec["tables"][table]
         for column, cspec in tspec["columns"].items():
             args = bound.get((table, column), [])
-            meaning = column_meaning(table, column, cspec, args, primary_key=column == tspec["primary_key"])
+            meaning = _cell_meaning(table, column, cspec, args, column == tspec["primary_key"])
             filler = strings = 0
             for row in rows:
                 value = row.get(column)

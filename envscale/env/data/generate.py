@@ -44,7 +44,7 @@ from envscale.env.data.meaning import (
     implicit_references,
     named_values,
 )
-from envscale.env.data.schemas import _acceptor, _fit_bound, bound_schemas
+from envscale.env.data.schemas import _acceptor, _fit_bound, bound_schemas, schema_value
 from envscale.env.data.values import _Col, _first, _last, _maker, _typed, format_id, id_prefix
 from envscale.env.data.vocabulary import _PLACES, _faker, _Place
 from envscale.env.spec import SpecError, check_row_counts, is_nullable, validate_spec, value_problem
@@ -338,7 +338,12 @@ def _value_column(
             prng = random.Random(f"{seed}:{table}:@place:{group}")
             places[group] = [prng.choice(_PLACES) for _ in range(n)]
         c.places = places[group]
+    if meaning == "json":  # not `json:<meaning>`, a string for string arguments
+        c.shape = _json_shape(args)
     make = _maker(c)
+    structured = _structured(args) if meaning == "json" else None
+    if structured is not None:  # the arguments declare the fields: fill them by their names
+        make = lambda i: schema_value(structured, rng, now, name=column, context=table)  # noqa: E731
     accepts = [_acceptor(s) for s in args]
     if args and meaning != "enum":
         # Arguments bound to the column list the values they take: draw from those all of them accept.
@@ -359,7 +364,7 @@ def _value_column(
             continue
         value = _typed(cspec, make(i))
         if args and meaning != "enum":
-            value = _fit_bound(value, cspec, args, rng, now, accepts)
+            value = _fit_bound(value, cspec, args, rng, now, accepts, name=column, context=table)
         if unique:
             if "enum" in cspec and value in seen:
                 value = rng.choice([v for v in cspec["enum"] if v not in seen])
@@ -373,6 +378,33 @@ def _value_column(
             seen.add(value)
         values.append(value)
     return values
+
+
+def _json_shape(args: list[dict[str, Any]]) -> str | None:
+    """The shape the arguments bound to a json column declare: `"object"`, `"array"` or `None`."""
+    for arg in args:
+        if not isinstance(arg, dict):
+            continue
+        kinds = arg.get("type") if isinstance(arg.get("type"), list) else [arg.get("type")]
+        if "object" in kinds or "properties" in arg:
+            return "object"
+        if "array" in kinds or "items" in arg:
+            return "array"
+    return None
+
+
+def _structured(args: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first argument bound to a json column that declares its fields (an object's `properties`,
+    or an array of such objects), or `None`."""
+    for arg in args:
+        if not isinstance(arg, dict):
+            continue
+        if isinstance(arg.get("properties"), dict) and arg["properties"]:
+            return arg
+        items = arg.get("items")
+        if isinstance(items, dict) and isinstance(items.get("properties"), dict) and items["properties"]:
+            return arg
+    return None
 
 
 def _make_unique(value: Any, index: int, seen: set[Any]) -> Any:

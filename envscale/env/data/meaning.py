@@ -4,9 +4,12 @@
 from the clock), `"num:money"`, `"lex:unit"`, `"named:team"`, `"status:order"`, `"title:movie"`,
 `"text:note"`, `"id"`, `"enum"` or `"unknown"`; the value makers (`values`) and the filler checks
 (`filler`) both read them. The rules are mostly tables of words: exact column names
-(`_EXACT_MEANINGS`), the entity of an `<entity>_name` (`_ENTITY_MEANINGS`), the words of a name read
-from the last (`_TOKEN_MEANINGS`), phrases of descriptions (`_DESC_RULES`), date windows
-(`_DATE_WINDOWS`) and kinds of numbers (`_NUMBER_KINDS`).
+(`_EXACT_MEANINGS`), compound names whose most specific part wins (`_COMPOUNDS`: `email_address` is
+an email, `phone_number` a phone, `zip_code` a zip code), the entity of an `<entity>_name`
+(`_ENTITY_MEANINGS`), the words of a name read from the last (`_TOKEN_MEANINGS`), phrases of
+descriptions (`_DESC_RULES`), date windows (`_DATE_WINDOWS`) and kinds of numbers (`_NUMBER_KINDS`).
+The items of a list column come from its singular (`_item_meaning`: `product_list` holds products,
+`ingredients` ingredients); a `parent` column is a key of its own table.
 
 Also here, what the spec says about a column's values (`named_values`, formats and bounds stated in
 descriptions), the columns that reference a table by name (`implicit_references`) and the generator
@@ -187,7 +190,7 @@ lex:ticker: stock
 # The last word of a column name -> its meaning (first match wins after the rules in `_string_meaning`).
 _TOKEN_MEANINGS = _mapping(
     """
-text: description desc details notes note comment comments body content message msg text bio about
+text: description desc details notes note comment comments body content message msg text bio about greeting
 text: review reviews feedback statement answer reply response explanation reason instructions
 text: instruction requirements requests remarks excerpt abstract story prompt question transcript memo
 text: changelog newtext newcontent narrative overview caption plot synopsis biography announcement
@@ -288,6 +291,10 @@ lex:component: component componentname
 lex:dataset: dataset
 lex:branch: branch
 lex:config: config configuration
+lex:ingredient: ingredient ingredients
+lex:amenity: amenity amenities facility facilities
+slug: slug
+secret:hash: etag
 city: city town
 country: country
 named:district: county district neighborhood
@@ -304,7 +311,7 @@ path: path filepath repo repository
 filename: file filename
 directory: dir directory folder
 mime: mime
-email: email
+email: email bcc cc
 phone: phone mobile tel telephone fax cell
 currency: currency
 language: language lang
@@ -325,7 +332,7 @@ code:number: number
 code:tracking: tracking
 code:ref: reference ref confirmation
 uuid: uuid guid
-secret:token: token secret nonce salt
+secret:token: token secret nonce salt authorization
 secret:password: password passwd pwd
 secret:pin: passcode pin otp
 secret:apikey: apikey
@@ -365,7 +372,7 @@ date: date day
 people: cast attendees participants members
 company: company organization organisation employer vendor supplier publisher manufacturer studio
 company: agency sponsor firm merchant
-username: user login handle
+username: user login handle username usernames
 code:account: account
 """
 )
@@ -382,7 +389,7 @@ country_code: country_code countrycode country_iso iso_country country_iso2
 currency: currency_code currencycode base quote_currency
 lex:language_code: language_code lang_code languagecode iso_language
 ip: ip_address ipaddress ipv4 ipv6 client_ip remote_addr ipaddr
-mime: mime_type mimetype content_type media_type contenttype
+mime: mime_type mimetype content_type media_type contenttype accept
 user_agent: user_agent useragent
 lex:room_type: room_type roomtype bed_type
 lex:cabin: travel_class seat_class cabin_class flight_class class_of_service
@@ -416,6 +423,7 @@ city: citya cityb city_a city_b city1 city2 from_city to_city start_city destina
 city: departure_city arrival_city home_city
 lex:tag: keywords tag_list
 lex:blood_type: blood_type
+street: line1 line2 line3 line_1 line_2 line_3 address1 address2 address_1 address_2 street1 street2
 state: state_code us_state
 timezone: timezone_name target_timezone source_timezone
 path: repo_path image img photo ssl_cert cert certificate launcher shardpath logfile img_path
@@ -559,6 +567,7 @@ _DESC_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, meaning in (
         (r"\b(?:file|folder|directory) path\b|\bpath (?:to|of|where)\b|\bfull path\b", "path"),
         (r"\be-?mail address\b", "email"),
+        (r"\busername\b|\buser name\b", "username"),
         (r"\bphone number\b|\bmobile number\b", "phone"),
         (r"\burl\b|\buri\b|\bweb address\b|\blink to\b", "url"),
         (r"\bip address\b|\bhostname\b|\bhost name\b", "domain"),
@@ -573,11 +582,12 @@ _DESC_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\blanguage\b", "language"),
         (r"\bcolou?r\b", "color"),
         (
-            r"\b(?:api key|access token|auth(?:entication)? token|password|secret|passphrase)\b",
+            r"\b(?:api ?(?:key|token)|app(?:lication)? ?(?:key|token)|access token|auth(?:entication)? token|"
+            r"password|secret|passphrase)\b",
             "secret:token",
         ),
         (r"\bversion\b", "version"),
-        (r"\b(?:identifier|id) (?:of|for)\b|\bunique id\b|\b(?:the|unique) identifier\b", "id"),
+        (r"\bidentifi(?:er|cation)\b|\bid (?:of|for)\b|\bunique id\b", "id"),
         (r"\bunits? (?:of|for|to|in)\b|\bmeasurement (?:unit|system)\b", "lex:unit"),
         (r"\bgenre\b", "lex:genre"),
         (r"\b(?:name of the|the) (?:sports )?team\b", "named:team"),
@@ -754,9 +764,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
             return by_format[fmt]
     if (
         n == "id"
-        or last in ("id", "ids")
+        or last in ("id", "ids", "uid", "uids")
         or n.endswith("_id")
         or (n.endswith("id") and n[:-2] in _ENTITY_MEANINGS)
+        or _is_parent(words)
     ):
         return "uuid" if re.search(r"\buuid\b", texts) else "id"
     if (
@@ -766,9 +777,27 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         and _singular(n[:-2]) in _PERSON_WORDS | _PRODUCT_WORDS
     ):
         return "id"
-    if n in _EXACT_MEANINGS:
-        meaning = _EXACT_MEANINGS[n]
-        return meaning
+    exact = _EXACT_MEANINGS.get(n) or _EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
+    if exact is not None:
+        return exact
+    compound = _compound_meaning(table, words)
+    if compound is not None:
+        return compound
+    if (
+        words[:2] == ["number", "of"]
+        or (len(words) > 1 and last == "count")
+        or words[:1] == ["num"]
+        or last in ("latitude", "longitude", "lat", "lng", "lon")
+    ):
+        return _number_meaning(table, column, texts)  # a number kept as a string: "12", "40.7128"
+    if words in (["object"], ["resource"]):  # the type of a record, as APIs name it: "user"
+        return "entity"
+    if words in (["type"], ["kind"], ["type", "of"]):
+        return "lex:type"
+    if len(words) == 2 and words[0] in ("last", "first") and words[1] in _EVENT_WORDS:
+        return f"datetime:{_date_window(column)}"  # `last_update`, `first_activation`
+    if len(words) == 2 and last == "by" and words[0].endswith("ed"):
+        return "person"  # `booked_by`, `approved_by`
     if n in ("check_in", "check_out", "checkin", "checkout", "check_in_date", "check_out_date"):
         return "date:1:120"
     if (
@@ -778,9 +807,11 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         or n in ("created", "updated", "modified", "deleted")
     ):
         return f"datetime:{_date_window(column)}"
-    if n.startswith(("created", "updated", "modified", "deleted", "last_modified")):
+    if n.startswith(("created", "updated", "modified", "deleted", "last_modified")) or (
+        len(words) > 1 and last == "time" and words[0] in ("create", "update", "modify", "delete", "trash")
+    ):  # `create_time` is a timestamp, not a time of day
         return f"datetime:{_date_window(column)}"
-    if n.endswith("name") and n not in ("name", "username", "surname") and not n.endswith("_name"):
+    if n.endswith("name") and not n.endswith(("_name", "username", "surname")) and n != "name":
         entity = n[: -len("name")].rstrip("_")
         if entity:
             words = [*_words(entity), "name"]
@@ -831,8 +862,8 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return f"title:{_context(words, table, _TITLE_CONTEXTS, 'generic')}"
     for word in reversed(words):
         meaning = _TOKEN_MEANINGS.get(word)
-        if meaning is None:
-            continue
+        if meaning is None or (word in _HEAD_ONLY and word != last):
+            continue  # `cell_type` is not a phone, `cell` is
         if meaning == "text":
             kind = "note" if word in ("note", "notes", "comment", "comments", "remarks", "memo", "instructions",
                                       "requests", "instruction") else "review" if word in ("review", "reviews",
@@ -846,6 +877,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
             r"\b(?:optimi[sz]e|equation|mathematical|integrate|derivative)", texts
         ):
             return "lex:math"
+        if meaning == "secret:key" and re.search(
+            r"\b(?:music|chord|song|melody|scale|harmony|progression)", f"{texts} {table}"
+        ):
+            return "lex:music_key"  # the key of a chord progression, not a secret
         if meaning == "lex:unit" and word == "system":
             return meaning if re.search(r"\b(?:metric|imperial|unit)", texts) else "unknown"
         return meaning
@@ -853,6 +888,89 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         if pattern.search(texts):
             return _dated(meaning, column, texts) if meaning in ("date", "time") else meaning
     return "unknown"
+
+
+# What happened at the time of a `last_<event>` / `first_<event>` column.
+_EVENT_WORDS = frozenset(
+    "update activation mail login visit seen contact activity sync run access used message purchase order".split()
+)
+
+# Words that mean what `_TOKEN_MEANINGS` says only as the last word of a name (`cell` is a phone,
+# `cell_type` is not).
+_HEAD_ONLY = frozenset(("cell", "mobile"))
+
+# Generic heads of compound names and what the word before them makes of them: the most specific
+# meaning of a compound name wins (`email_address` is an email, not a postal address; `phone_number`
+# a phone, not a code; `zip_code` a zip code). `{head: {modifier: meaning}}`.
+_HEAD_WORDS = {"address": "address", "addresses": "address", "addr": "address", "adress": "address",
+               "number": "number", "numbers": "number", "num": "number", "no": "number", "nr": "number",
+               "code": "code", "codes": "code"}  # fmt: skip
+_COMPOUNDS = {
+    "address": _mapping(
+        """
+email: email mail e bcc cc reply
+ip: ip ipv ipv4 ipv6
+domain: server host
+code:mac: mac hardware ethernet wifi bluetooth physical
+url: web website url site internet homepage
+code:wallet: wallet
+"""
+    ),
+    "number": _mapping(
+        """
+phone: phone mobile cell tel telephone contact fax whatsapp landline sms callback home office work
+"""
+    ),
+    "code": _mapping(
+        """
+zip: zip postal post
+country_code: country
+currency: currency
+lex:language_code: language lang
+airport: airport iata
+color: color colour
+"""
+    ),
+}
+# `from_address`, `to_addresses`, `sender_address` are emails in a mail table, postal addresses elsewhere.
+_MAIL_TABLE_WORDS = frozenset("mail email message envelope newsletter draft inbox outbox thread".split())
+_MAIL_MODIFIERS = frozenset("from to sender recipient recipients return".split())
+# Words that may follow a compound without changing what it holds: `zip_code_start`, `phone_number_2`.
+_COMPOUND_TAILS = frozenset(
+    "start end from to min max primary secondary alt alternate other old new value".split()
+)
+
+
+def _compound_meaning(table: str, words: Sequence[str]) -> str | None:
+    """The meaning of a generic head given the word before it (`email_address` -> `"email"`,
+    `ipAddress` -> `"ip"`, `web_address` -> `"url"`, `phonenumber` -> `"phone"`), or `None`."""
+    mail_table = bool({_singular(w) for w in _words(table)} & _MAIL_TABLE_WORDS)
+    for j in range(len(words) - 1, -1, -1):
+        word = words[j]
+        pairs = [(words[j - 1], word)] if j else []
+        for head in ("address", "number", "code"):  # joined words: `emailaddress`, `zipcode`
+            if word.endswith(head) and len(word) > len(head):
+                pairs.append((word[: -len(head)], head))
+        for modifier, head in pairs:
+            kind = _HEAD_WORDS.get(head)
+            if kind is None:
+                continue
+            meaning = _COMPOUNDS[kind].get(modifier)
+            if meaning is None and kind == "address" and modifier in _MAIL_MODIFIERS and mail_table:
+                meaning = "email"
+            if meaning is not None:
+                return meaning
+        if word not in _COMPOUND_TAILS:
+            return None  # only the last compound of a name, and the words after it that keep its meaning
+    return None
+
+
+def _is_parent(words: Sequence[str]) -> bool:
+    """`parent`, `parent_id`, `parentKey`, `org_unit_parent`: a key of the row's parent (a tree)."""
+    return bool(words) and (
+        words[-1] == "parent"
+        or (len(words) == 2 and words[0] == "parent" and words[1] in ("id", "key", "uid", "ref"))
+    )
 
 
 def _dated(kind: str, column: str, texts: str) -> str:
@@ -889,6 +1007,47 @@ def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
         if (meaning.startswith("named:") or meaning in ("person", "company")) and pattern.search(texts):
             return meaning
     return "named:label"
+
+
+# ----------------------------------------------------------------------------------------------
+# Lists: the items a plural name holds.
+
+_LIST_SUFFIXES = frozenset(("list", "array", "set", "collection"))
+# Plural-looking last words that name one thing (or one object), not a list of items.
+_MASS_WORDS = frozenset(
+    "details settings preferences prefs attributes specs stats status address news series species analytics "
+    "metrics headers credentials data media criteria options params parameters properties".split()
+)
+# A `custom_fields` / `extra_options` column holds one object of fields, not a list of field names.
+_DETAIL_MODIFIERS = frozenset("custom extra additional extended meta metadata".split())
+_FILE_WORDS = frozenset(("document", "attachment", "file", "upload"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _item_meaning(table: str, column: str) -> tuple[str, str] | None:
+    """The items of a list column: `(item name, meaning)` for a plural name or a `<thing>_list`
+    (`product_list` -> `("product", "named:product")`, `phone_numbers` -> `("phone_number", "phone")`,
+    `ingredients` -> `("ingredient", "lex:ingredient")`), `None` for a name that is not a list of
+    items of a known meaning."""
+    words = _words(column)
+    if not words or set(words) & _DETAIL_MODIFIERS:
+        return None
+    last = words[-1]
+    if last in _LIST_SUFFIXES and len(words) > 1:
+        words = words[:-1]
+    elif last in ("ids", "uids"):
+        words = [*words[:-1], "id"]
+    elif last in _MASS_WORDS or _singular(last) == last:
+        return None
+    else:
+        words = [*words[:-1], _singular(last)]
+    item, head = "_".join(words), words[-1]
+    if head in _PERSON_WORDS:
+        return item, "person"
+    if head in _FILE_WORDS:
+        return item, "filename"
+    meaning = _meaning(table, item, "string", None, "", ())
+    return None if meaning == "unknown" else (item, meaning)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -967,7 +1126,7 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
 def _number_meaning(table: str, column: str, texts: str) -> str:
     words = set(_words(column))
     words |= {_singular(w) for w in words}
-    if "id" in words or column.lower().endswith("_id"):
+    if "id" in words or column.lower().endswith("_id") or _is_parent(_words(column)):
         return "id"
     if {"height"} & words and (column.lower().endswith("_m") or "meter" in texts):
         return "num:height_m"
@@ -1137,15 +1296,21 @@ def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:
 
     A non-key `<entity>_id` column (or `<entity>id`) of the type of the referenced primary key refers
     to the table whose primary key has that name, else to the table named `<entity>` (or its plural).
+    A `parent` (`parent_id`, `parentKey`, `<x>_parent`) column of the type of its own table's primary
+    key refers to its own table: the rows form a tree.
     """
     tables = spec["tables"]
     by_key = {s["primary_key"].lower(): t for t, s in tables.items()}
     by_name = {t.lower(): t for t in tables}
     out: dict[tuple[str, str], str] = {}
     for table, tspec in tables.items():
+        pk_type = tspec["columns"][tspec["primary_key"]]["type"]
         for column, cspec in tspec["columns"].items():
             name = column.lower()
             if column == tspec["primary_key"] or "references" in cspec or "enum" in cspec:
+                continue
+            if _is_parent(_words(column)) and cspec["type"] == pk_type and not cspec.get("unique"):
+                out[table, column] = table  # a tree: the parent is a row of the same table
                 continue
             if not (name.endswith("_id") or (name.endswith("id") and len(name) > 4)):
                 continue

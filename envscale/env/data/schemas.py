@@ -33,7 +33,8 @@ from typing import Any
 
 import jsonschema
 
-from envscale.env.data.values import _email, _first, _last, _slug
+from envscale.env.data.meaning import _NUMBER_RANGES, _item_meaning, _meaning, _singular, _words, named_values
+from envscale.env.data.values import _Col, _email, _first, _last, _slug, _string_value
 from envscale.env.data.vocabulary import _data
 from envscale.env.spec import value_problem
 
@@ -130,13 +131,36 @@ def _acceptor_uncached(schema: dict) -> Callable[[Any], bool]:
     return accepts
 
 
-def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: int = 0) -> Any:
+def schema_value(
+    schema: Any,
+    rng: random.Random,
+    now: dt.datetime,
+    *,
+    depth: int = 0,
+    name: str | None = None,
+    context: str = "",
+) -> Any:
     """A value meant to be valid under a JSON Schema, best effort (the caller checks it with `schema_accepts`).
 
     Handles `const`, `enum`, `anyOf`/`oneOf`/`allOf`, `type` (or a list of types; null is a last
     resort), numeric bounds and `multipleOf`, `minLength`/`maxLength`, simple `pattern`s, `format`
     (date, date-time, time, email, uri, uuid), arrays (`items`, `prefixItems`, `minItems`,
-    `maxItems`, `uniqueItems`) and objects (`properties`, `required`, `additionalProperties`).
+    `maxItems`, `uniqueItems`) and objects (`properties`, `required`, `additionalProperties`; at
+    least one declared property).
+
+    With a `name` (a column or argument), strings and numbers without a format or bounds are drawn
+    by the meaning of their name, as columns are: an object's properties by theirs, with the object's
+    name as context (`{"city": "Lyon", "contact_name": "Maria Lopez"}` in an `address`), an array's
+    items by the singular of its name; a string whose name says nothing takes one of the schema's
+    `examples`, else a word.
+
+    Args:
+        schema (`dict`): The JSON Schema.
+        rng (`random.Random`): The generator.
+        now (`datetime`): The clock (dates are drawn around it).
+        depth (`int`, *optional*): The nesting depth (internal; stops at 8).
+        name (`str`, *optional*): The name of the value (a column, an argument, a property).
+        context (`str`, *optional*): What the value belongs to (a table, an enclosing object).
     """
     if not isinstance(schema, dict) or depth > 8:
         return rng.choice(_data().words)
@@ -151,13 +175,15 @@ def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: in
         branches = [b for b in schema.get(combinator) or [] if isinstance(b, dict)]
         if branches:
             non_null = [b for b in branches if b.get("type") != "null"] or branches
-            return schema_value({**rest, **rng.choice(non_null)}, rng, now, depth=depth + 1)
+            return schema_value(
+                {**rest, **rng.choice(non_null)}, rng, now, depth=depth + 1, name=name, context=context
+            )
     if isinstance(schema.get("allOf"), list):
         merged = dict(rest)
         for branch in schema["allOf"]:
             if isinstance(branch, dict):
                 merged.update(branch)
-        return schema_value(merged, rng, now, depth=depth + 1)
+        return schema_value(merged, rng, now, depth=depth + 1, name=name, context=context)
     kind = schema.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k != "null"]
@@ -170,24 +196,51 @@ def schema_value(schema: Any, rng: random.Random, now: dt.datetime, *, depth: in
             else "string"
         )  # fmt: skip
     if kind in ("integer", "number"):
-        return _schema_number(schema, kind, rng)
+        return _schema_number(schema, kind, rng, _leaf(name, context, kind, schema), now.year)
     if kind == "boolean":
         return rng.random() < 0.5
     if kind == "null":
         return None
     if kind == "array":
-        return _array_value(schema, rng, now, depth)
+        return _array_value(schema, rng, now, depth, name, context)
     if kind == "object":
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         required = [r for r in schema.get("required") or [] if isinstance(r, str)]
         names = [p for p in props if p in required or rng.random() < 0.5] + [
             r for r in required if r not in props
         ]
-        return {p: schema_value(props.get(p, {}), rng, now, depth=depth + 1) for p in names}
-    return _schema_string(schema, rng, now)
+        if props and not names:  # an object of declared properties holds at least one
+            names = [rng.choice(list(props))]
+        inner = name if name is not None else context
+        return {
+            p: schema_value(props.get(p, {}), rng, now, depth=depth + 1, name=p, context=inner) for p in names
+        }
+    return _schema_string(schema, rng, now, name, context)
 
 
-def _schema_number(schema: dict[str, Any], kind: str, rng: random.Random) -> int | float:
+# Meanings whose values need a Faker instance (not at hand inside a schema): drawn as plain codes.
+_FAKER_MEANINGS = frozenset(
+    ("user_agent", "code:isbn", "code:iban", "code:ean", "code:vin", "code:plate", "code:ssn", "code:ein",
+     "code:swift", "code:card")
+)  # fmt: skip
+
+
+def _leaf(name: str | None, context: str, kind: str, schema: dict[str, Any]) -> str | None:
+    """The meaning of a named string or number inside a schema (`None` without a name)."""
+    if not name:
+        return None
+    texts = schema.get("description") if isinstance(schema.get("description"), str) else ""
+    meaning = _meaning(context, name, kind, None, texts.lower(), ())
+    return "code:number" if meaning in _FAKER_MEANINGS else meaning
+
+
+def _schema_number(
+    schema: dict[str, Any], kind: str, rng: random.Random, meaning: str | None = None, year: int = 2025
+) -> int | float:
+    if meaning and not isinstance(schema.get("multipleOf"), int | float):
+        drawn = _meaning_number(schema, kind, rng, meaning, year)
+        if drawn is not None:
+            return drawn
     lo, hi = schema.get("minimum"), schema.get("maximum")
     step = 1 if kind == "integer" else 0.01
     if isinstance(schema.get("exclusiveMinimum"), int | float) and not isinstance(
@@ -225,7 +278,14 @@ def _schema_number(schema: dict[str, Any], kind: str, rng: random.Random) -> int
     return round(rng.uniform(lo, hi), 2) if hi - lo >= 0.02 else lo
 
 
-def _array_value(schema: dict[str, Any], rng: random.Random, now: dt.datetime, depth: int) -> list[Any]:
+def _array_value(
+    schema: dict[str, Any],
+    rng: random.Random,
+    now: dt.datetime,
+    depth: int,
+    name: str | None = None,
+    context: str = "",
+) -> list[Any]:
     low = schema.get("minItems", 0) if isinstance(schema.get("minItems"), int) else 0
     high = schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else max(low, 3)
     n = rng.randint(max(low, min(1, high)), max(low, min(high, low + 2, 3) if high >= 1 else low))
@@ -234,27 +294,77 @@ def _array_value(schema: dict[str, Any], rng: random.Random, now: dt.datetime, d
     if isinstance(items, list):  # draft 4-7 tuple validation
         prefix, items = items, schema.get("additionalItems", {})
     n = max(n, min(len(prefix), high))
+    item = _item_name(name, context) if name else None
     values: list[Any] = []
     for i in range(n):
         sub = prefix[i] if i < len(prefix) else items if isinstance(items, dict) else {}
-        value = schema_value(sub, rng, now, depth=depth + 1)
+        value = schema_value(sub, rng, now, depth=depth + 1, name=item, context=context)
         if schema.get("uniqueItems"):
             for _ in range(5):
                 if value not in values:
                     break
-                value = schema_value(sub, rng, now, depth=depth + 1)
+                value = schema_value(sub, rng, now, depth=depth + 1, name=item, context=context)
             if value in values:
                 break
         values.append(value)
     return values
 
 
-def _schema_string(schema: dict[str, Any], rng: random.Random, now: dt.datetime) -> str:
+def _meaning_number(
+    schema: dict[str, Any], kind: str, rng: random.Random, meaning: str, year: int
+) -> int | float | None:
+    """A number in the range of a meaning (`num:money` 1-500, `id` 1-9999, ...) within the schema's
+    bounds, or `None` when the meaning has no range or it misses the bounds."""
+    if meaning == "id":
+        low, high, dec = 1, 9_999, 0
+    elif meaning.startswith("num:") and meaning[4:] in _NUMBER_RANGES and meaning[4:] not in ("int", "float"):
+        low, high, dec = _NUMBER_RANGES[meaning[4:]]
+        high = high or year  # years: up to the present
+    else:
+        return None
+    for key, better in (
+        ("minimum", max),
+        ("exclusiveMinimum", max),
+        ("maximum", min),
+        ("exclusiveMaximum", min),
+    ):
+        bound = schema.get(key)
+        if isinstance(bound, int | float) and not isinstance(bound, bool):
+            bound = bound + (1 if kind == "integer" else 0.01) * (key == "exclusiveMinimum")
+            bound = bound - (1 if kind == "integer" else 0.01) * (key == "exclusiveMaximum")
+            if better is max:
+                low = max(low, bound)
+            else:
+                high = min(high, bound)
+    if kind == "integer":
+        first, last = math.ceil(low), math.floor(high)
+        return rng.randint(first, last) if first <= last else None
+    if low > high:
+        return None
+    return float(round(rng.uniform(low, high), dec or 2)) if high > low else float(low)
+
+
+def _item_name(name: str, context: str) -> str:
+    """The name of one item of an array named `name`: `phone_numbers` -> `phone_number`."""
+    found = _item_meaning(context, name)
+    if found is not None:
+        return found[0]
+    words = _words(name)
+    return "_".join([*words[:-1], _singular(words[-1])]) if words else name
+
+
+def _schema_string(
+    schema: dict[str, Any], rng: random.Random, now: dt.datetime, name: str | None = None, context: str = ""
+) -> str:
     fmt = schema.get("format")
     pattern = schema.get("pattern")
     value = None
     if isinstance(pattern, str):
         value = pattern_value(pattern, rng)
+    if value is None and fmt not in _FORMATS:
+        value = (
+            _named_string(schema, rng, now, name, context) if name else _described_string(schema, rng, now)
+        )
     if value is None:
         value = _format_value(fmt, rng, now)
     low = schema.get("minLength") if isinstance(schema.get("minLength"), int) else 0
@@ -389,6 +499,45 @@ def bound_schemas(spec: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, 
     return out
 
 
+_FORMATS = frozenset(("date", "date-time", "time", "email", "idn-email", "uri", "url", "iri", "uuid"))
+
+
+def _examples(schema: dict[str, Any]) -> list[str]:
+    examples = schema.get("examples")
+    return [e for e in examples if isinstance(e, str) and e.strip()] if isinstance(examples, list) else []
+
+
+def _named_string(
+    schema: dict[str, Any], rng: random.Random, now: dt.datetime, name: str, context: str
+) -> str | None:
+    """A string by the meaning of its name (`_leaf`), else one of the schema's `examples`, else `None`."""
+    meaning = _leaf(name, context, "string", schema)
+    examples = _examples(schema)
+    if meaning in (None, "unknown") or (examples and rng.random() < 0.3):
+        return rng.choice(examples) if examples else None
+    texts = schema.get("description", "").lower() if isinstance(schema.get("description"), str) else ""
+    value = _string_value(_Col(context, name, {"type": "string"}, meaning, rng, None, now, texts=texts), 0)
+    return value if isinstance(value, str) else None
+
+
+def _described_string(schema: dict[str, Any], rng: random.Random, now: dt.datetime) -> str | None:
+    """A string for a schema without a name: one of its `examples`, else one of the meaning its
+    description states ("The ID of your application" -> a UUID, "the keyword to search for" -> a
+    query), else a value the description names ("i.e. 'mitosis' or 'meiosis'"), else `None`."""
+    examples = _examples(schema)
+    if examples and rng.random() < 0.5:
+        return rng.choice(examples)
+    texts = schema.get("description") if isinstance(schema.get("description"), str) else ""
+    meaning = _meaning("", "", "string", None, texts.lower(), ()) if texts else "unknown"
+    if meaning in ("id", "uuid"):  # an id of nothing named: a UUID
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    if meaning == "unknown" or meaning in _FAKER_MEANINGS:
+        named = examples or list(named_values({}, [schema]))
+        return rng.choice(named) if named else None
+    value = _string_value(_Col("", "", {"type": "string"}, meaning, rng, None, now, texts=texts.lower()), 0)
+    return value if isinstance(value, str) else None
+
+
 def _format_value(fmt: Any, rng: random.Random, now: dt.datetime) -> str:
     """A string of a JSON Schema `format` (date, date-time, time, email, uri, uuid), else a word."""
     moment = now - dt.timedelta(seconds=rng.randrange(730 * 86400))
@@ -438,15 +587,19 @@ def _fit_bound(
     rng: random.Random,
     now: dt.datetime,
     accepts: Sequence[Callable[[Any], bool]] | None = None,
+    *,
+    name: str | None = None,
+    context: str = "",
 ) -> Any:
-    """`value`, or when some argument bound to its column rejects it, a value those arguments accept."""
+    """`value`, or when some argument bound to its column rejects it, a value those arguments accept
+    (drawn by the meaning of the column's `name` in its table, `context`, where the schema leaves room)."""
     accepts = [_acceptor(s) for s in schemas] if accepts is None else accepts
     if all(a(value) for a in accepts):
         return value
     fallback = None
     for attempt in range(10):
         k = rng.randrange(len(schemas)) if attempt else 0  # the first (a key or filter) first
-        candidate = schema_value(schemas[k], rng, now)
+        candidate = schema_value(schemas[k], rng, now, name=name, context=context)
         if candidate is None or value_problem(column_spec, candidate) is not None:
             continue
         if all(a(candidate) for a in accepts):

@@ -5,8 +5,11 @@ spec names for it, its bounds and the people and places of its rows) into `i -> 
 (names, and emails and usernames built from the person of the row), places (city, state, country,
 time zone and coordinates of one real place), organisations, named things and titles, text, codes,
 secrets, paths, dates and times around the clock, numbers within the meaning's range and the
-column's bounds, booleans and json. Also here: the format of string keys (`id_prefix`,
-`format_id`) and `column_value`, one value for a column outside a state.
+column's bounds, booleans and json by meaning (`_json_value`: lists of the items a plural name
+says, objects of the kind a name says, `_OBJECT_KINDS`: an `address` has a street and a city, an
+`amount` an amount and a currency, `credentials` a password or a recovery question; the filler
+object `{"tags": [...]}` only when nothing is known). Also here: the format of string keys
+(`id_prefix`, `format_id`) and `column_value`, one value for a column outside a state.
 
 Example:
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import math
 import random
 import re
@@ -37,6 +41,8 @@ from envscale.env.data.meaning import (
     _NUMBER_RANGES,
     _PAST_WINDOW,
     _described_format,
+    _item_meaning,
+    _mapping,
     _meaning,
     _singular,
     _texts,
@@ -47,6 +53,7 @@ from envscale.env.data.vocabulary import (
     _AIRPORTS,
     _CODEWORDS,
     _DOCS,
+    _ERRORS,
     _HOTEL_BRANDS,
     _INTL_FIRST,
     _INTL_LAST,
@@ -63,6 +70,7 @@ from envscale.env.data.vocabulary import (
     _PRODUCT_NOUN,
     _PROSE,
     _QUERY_WORDS,
+    _RECOVERY_QUESTIONS,
     _RESTAURANT_KINDS,
     _STATUSES,
     _TITLES,
@@ -92,6 +100,7 @@ class _Col:
     bounds: tuple[float | None, float | None] = (None, None)
     people: list[tuple[str, str]] | None = None
     places: list[_Place] | None = None
+    shape: str | None = None  # a json column's declared shape ("object", "array"), when arguments say
 
     @property
     def kind(self) -> str:
@@ -326,7 +335,7 @@ def _text(c: _Col, i: int) -> str:
 
 def _lexicon_value(c: _Col, i: int) -> str:
     name = c.arg
-    if c.named and (c.rng.random() < 0.85 or name not in _LEXICONS):
+    if c.named and (name == "type" or c.rng.random() < 0.85 or name not in _LEXICONS):  # "calendar#event"
         return c.rng.choice(c.named)
     if name == "unit" and re.search(r"\b(?:metric|imperial)\b", c.texts):
         return c.rng.choice(("metric", "imperial"))
@@ -365,6 +374,8 @@ def _code(c: _Col, i: int) -> str:
             f"{r.choice(('UA', 'DL', 'AA', 'BA', 'LH', 'AF', 'EK', 'SQ', 'WN', 'B6'))}{r.randint(10, 2999)}"
         ),
         "ref": lambda: pick(up + digits, 6),
+        "mac": lambda: ":".join(f"{r.randrange(256):02X}" for _ in range(6)),
+        "wallet": lambda: f"0x{r.getrandbits(160):040x}",
         "number": lambda: pick(digits, r.choice((6, 8, 10))),
     }
     if what in makers:
@@ -495,6 +506,10 @@ def _string_value(c: _Col, i: int) -> str:
         return _path(c, i, kind)
     if kind == "filename":
         return _filename(c)
+    if kind == "entity":  # the type of the record: `users.object` -> "user"
+        return " ".join(_singular(w) for w in _words(c.table)) or "record"
+    if kind == "slug":
+        return _slug(r.choice((_company(r), f"{r.choice(_CODEWORDS)} {_last(r)}")))
     if kind == "mime":
         return r.choice(d.mimes)
     if kind == "user_agent":
@@ -597,31 +612,259 @@ def _boolean_value(c: _Col, i: int) -> bool:
     return c.rng.random() < 0.5
 
 
-def _json_value(c: _Col, i: int) -> Any:
+# JSON objects by the words of their column (`_object_kind`): the kind of the last word, or, for a
+# weak last word (`details`, `info`, `settings`), of a stronger word before it (`customer_info` is
+# a person, `group_details` a description).
+_OBJECT_KINDS = _mapping(
+    """
+postal: address addr shipping billing mailing residence
+geo: geo geo_shape geoshape geometry polygon coordinates coordinate coords latlng gps position point location
+geo: boundary area multi_point
+money: amount price money cost total fee balance budget income expense salary payment subtotal tax
+money: credit_limit charge refund deposit
+credentials: credentials credential password secret auth authentication basic_credentials
+person: contact owner organizer creator author user actor member partner client customer guest receiver
+person: writer delegate worker sender recipient assignee reporter person employee manager agent profile
+person: booking_contact travel_agent last_edited_by created_by
+company: organization organisation company institution vendor supplier merchant employer publisher
+details: details detail metadata meta data info information properties property attributes attribute extra
+details: custom context additional specifics specific record
+settings: settings setting preferences preference prefs config configuration options option params
+settings: parameters
+headers: headers header
+errors: errors error warnings warning failures failure issues problems
+duration: duration
+dimensions: dimensions dimension measurements
+image: image icon avatar logo photo cover thumbnail picture banner social_image
+recurrence: recurrence repeat recurring
+stats: stats statistics metrics totals counts counters analytics usage
+pagination: pagination paging
+period: period window validity date_range time_range
+moment: start end original_start_time start_time end_time
+product: product item line_item cart_item
+filter: filter filters criteria conditions where
+hours: hours business_hours opening_hours availability schedule
+card: card card_details payment_card
+bank: bank_account bank_accounts
+text: body content text message note comment description summary paragraph instructions
+link: link href
+"""
+)
+_WEAK_OBJECTS = frozenset(("details", "settings"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _object_kind(column: str) -> str | None:
+    """The kind of JSON object a column holds, read from its name (see `_OBJECT_KINDS`), or `None`."""
+    words = _words(column)
+    full = "_".join(words)
+    if full in _OBJECT_KINDS:
+        return _OBJECT_KINDS[full]
+    if not words or words[-1] in ("id", "ids", "uid", "key", "keys", "name", "type", "url", "email"):
+        return None  # `user_id`, `rate_plan_name`: a scalar of the column's meaning
+    weak = None
+    for j in range(len(words) - 1, -1, -1):
+        pair = "_".join(words[j : j + 2]) if j + 1 < len(words) else ""
+        kind = (
+            _OBJECT_KINDS.get(pair) or _OBJECT_KINDS.get(words[j]) or _OBJECT_KINDS.get(_singular(words[j]))
+        )
+        if kind is None:
+            continue
+        if kind not in _WEAK_OBJECTS:
+            return kind
+        weak = weak or kind
+    return weak
+
+
+def _object_value(c: _Col, i: int, kind: str) -> Any:
+    """A JSON object of one kind (`_OBJECT_KINDS`), coherent with the column's row (its place)."""
+    r, d = c.rng, _data()
+    words = set(_words(c.column))
+    if kind == "postal":
+        place = _place(c, i)
+        out: dict[str, Any] = {"street": f"{r.randint(1, 9899)} {_last(r)} {r.choice(d.street_suffixes)}"}
+        out["city"] = place.city
+        if place.us:
+            out["state"] = place.region_code
+        out["postal_code"] = f"{r.randint(1001, 99950):05d}" if place.us else str(r.randint(1000, 99999))
+        out["country"] = place.country
+        return out
+    if kind == "geo":
+        place = _place(c, i)
+        lat, lng = place.lat + r.uniform(-0.05, 0.05), place.lon + r.uniform(-0.05, 0.05)
+        if words & {"shape", "geoshape", "polygon", "geometry", "boundary", "area"}:
+            h = round(r.uniform(0.005, 0.02), 4)
+            ring = [
+                [round(lng + dx, 5), round(lat + dy, 5)]
+                for dx, dy in ((0, 0), (h, 0), (h, h), (0, h), (0, 0))
+            ]
+            return {"type": "Polygon", "coordinates": [ring]}
+        return {"lat": round(lat, 6), "lng": round(lng, 6)}
+    if kind == "money":
+        number = _meaning(c.table, c.column, "number", None, "", ())
+        money = dataclasses.replace(c, meaning=number if number.startswith("num:") else "num:money",
+                                    spec={"type": "number"})  # fmt: skip
+        if money.arg not in ("money", "salary", "revenue", "budget", "rent", "fare", "balance"):
+            money = dataclasses.replace(money, meaning="num:money")
+        return {"amount": _number_value(money, i), "currency": r.choice(_MAJOR_CURRENCIES[:6])}
+    if kind == "credentials":
+        if r.random() < 0.5:
+            return {"password": {"value": _secret(dataclasses.replace(c, meaning="secret:password"), i)}}
+        question, answer = r.choice(_RECOVERY_QUESTIONS)
+        inner = dataclasses.replace(c, meaning=answer, people=None, places=None)
+        return {"recovery_question": {"question": question, "answer": _string_value(inner, i)}}
+    if kind == "person":
+        first, last = _first(r), _last(r)
+        out = {"name": f"{first} {last}", "email": _email(first, last, r)}
+        if "contact" in words:
+            out["phone"] = _string_value(dataclasses.replace(c, meaning="phone"), i)
+        return out
+    if kind == "company":
+        name = _company(r)
+        return {"name": name, "website": f"https://www.{_slug(name)}.com"}
+    if kind == "details":
+        return {"description": _entity_note(c, i), "source": r.choice(_LEXICONS["source"][:10])}
+    if kind == "settings":
+        if words & {"notification", "notifications", "alert", "alerts", "reminder", "reminders"}:
+            return {"email": r.random() < 0.7, "sms": r.random() < 0.3, "push": r.random() < 0.5}
+        return {"language": r.choice(_LEXICONS["language_code"][:12]), "timezone": _place(c, i).timezone,
+                "notifications": r.random() < 0.7}  # fmt: skip
+    if kind == "headers":
+        return {"Content-Type": r.choice(("application/json", "text/csv", "application/xml")),
+                "Accept": "application/json"}  # fmt: skip
+    if kind == "errors":
+        code, message = r.choice(_ERRORS)
+        return {"code": code, "message": message}
+    if kind == "duration":
+        return {"value": r.choice((15, 30, 45, 60, 90, 120)), "unit": "minutes"}
+    if kind == "dimensions":
+        return {"width": round(r.uniform(10, 200), 1), "height": round(r.uniform(10, 200), 1), "unit": "cm"}
+    if kind == "image":
+        return {"url": f"https://cdn.{_slug(_last(r))}.com/images/{r.getrandbits(40):010x}.jpg",
+                "width": r.choice((640, 800, 1024, 1280)), "height": r.choice((480, 600, 768, 720))}  # fmt: skip
+    if kind == "recurrence":
+        return {"frequency": r.choice(("daily", "weekly", "monthly")), "interval": r.randint(1, 3)}
+    if kind == "stats":
+        return {"count": r.randint(1, 500), "total": round(r.uniform(10, 5000), 2)}
+    if kind == "pagination":
+        return {"page": r.randint(1, 10), "per_page": r.choice((10, 20, 50))}
+    if kind == "period":
+        dated = dataclasses.replace(c, meaning="date:-365:120")
+        start, end = sorted((_date_value(dated, i, "date"), _date_value(dated, i, "date")))
+        return {"start": start, "end": end}
+    if kind == "moment":
+        moment = _date_value(dataclasses.replace(c, meaning="datetime:1:120"), i, "datetime")
+        return {"date_time": moment, "time_zone": _place(c, i).timezone}
+    if kind == "product":
+        price = _number_value(dataclasses.replace(c, meaning="num:money", spec={"type": "number"}), i)
+        return {"name": _product(r), "quantity": r.randint(1, 5), "unit_price": price}
+    if kind == "filter":
+        return {"status": r.choice(_STATUSES["generic"])}
+    if kind == "hours":
+        days = _LEXICONS["weekday"][: r.choice((5, 6, 7))]
+        return {
+            "days": list(days),
+            "open": f"{r.randint(7, 10):02d}:00",
+            "close": f"{r.randint(16, 21):02d}:00",
+        }
+    if kind == "card":
+        return {"brand": r.choice(("Visa", "Mastercard", "American Express")), "last4": f"{r.randrange(10_000):04d}",
+                "exp_month": r.randint(1, 12), "exp_year": c.now.year + r.randint(1, 5)}  # fmt: skip
+    if kind == "bank":
+        return {"bank_name": r.choice(_LEXICONS["bank"]), "account_number": str(r.randrange(10**9, 10**10)),
+                "currency": r.choice(_MAJOR_CURRENCIES[:6])}  # fmt: skip
+    if kind == "text":
+        meaning = _meaning(c.table, c.column, "string", None, c.texts, ())
+        return {
+            "text": _text(
+                dataclasses.replace(c, meaning=meaning if meaning.startswith("text") else "text:prose"), i
+            )
+        }
+    if kind == "link":
+        return {"href": _string_value(dataclasses.replace(c, meaning="url"), i)}
+    raise ValueError(f"unknown kind of JSON object {kind!r}")
+
+
+def _entity_note(c: _Col, i: int) -> str:
+    """A sentence about the row's entity (`Activity reviewed by Maria Lopez on Tuesday.`): what a
+    `details`/`metadata` object says, in a product table the product's description."""
     r = c.rng
+    if set(_words(c.table)) & {"products", "product", "items", "item", "listings"}:
+        return _text(dataclasses.replace(c, column="description", meaning="text:prose"), i)
+    entity = " ".join(_singular(w) for w in _words(c.table)).capitalize() or "Record"
+    who = f"{_first(r)} {_last(r)}"
+    return r.choice(
+        (
+            f"{entity} imported from {r.choice(_LEXICONS['source'][:10])}.",
+            f"{entity} reviewed by {who} on {r.choice(_LEXICONS['weekday'])}.",
+            f"{entity} updated by {who} after the {r.choice(_LEXICONS['month'][:12])} audit.",
+            f"{entity} created by {who} for the {r.choice(_LEXICONS['department'])} team.",
+            f"{entity} flagged for follow-up by {who}.",
+        )
+    )
+
+
+# The last resort of a json column whose name says nothing: `is_filler` recognises it as filler.
+FILLER_OBJECT_KEY = "tags"
+
+
+def _filler_object(r: random.Random) -> dict[str, Any]:
+    return {FILLER_OBJECT_KEY: r.sample(_LEXICONS["tag"], 2)}
+
+
+def _json_value(c: _Col, i: int) -> Any:
+    """A json cell by the column's meaning: a string of it (for string arguments), a list of its items
+    (`product_list`, `tags`, `phone_numbers`), an object of its kind (`address`, `credentials`,
+    `amount`, `geo_shape`, `details`, ...), a scalar of its name's meaning (`user_id`), attributes in
+    a product table, and only when nothing is known the filler object `{"tags": [...]}`. A declared
+    shape (`c.shape`, from the bound arguments) wraps what does not fit it."""
     if c.arg:  # a json column that tools bind to string arguments: a string of the column's meaning
         return _string_value(dataclasses.replace(c, meaning=c.arg), i)
-    words = _words(c.column)
-    last = words[-1] if words else ""
-    single = _singular(last)
-    if last != single and last not in ("details", "settings", "preferences", "attributes", "specs", "stats"):
-        inner = dataclasses.replace(
-            c, column=single, meaning=_meaning(c.table, single, "string", None, "", ())
-        )
-        if inner.meaning != "unknown":
-            return [_string_value(inner, i) for _ in range(r.randint(1, 3))]
+    value = _json_by_name(c, i)
+    if c.shape == "object" and not isinstance(value, dict):
+        words = _words(c.column)
+        key = "text" if isinstance(value, str) and " " in value else (words[-1] if words else "value")
+        return {key: value}
+    if c.shape == "array" and not isinstance(value, list):
+        return [value]
+    return value
+
+
+def _json_by_name(c: _Col, i: int) -> Any:
+    r = c.rng
+    kind = _object_kind(c.column)
+    items = None if kind in ("credentials", "headers", "errors") else _item_meaning(c.table, c.column)
+    if items is not None and c.shape != "object":
+        name, meaning = items
+        inner = dataclasses.replace(c, column=name, meaning=meaning, people=None, places=None)
+        values: list[Any] = []
+        for _ in range(r.randint(1, 3)):
+            value = _string_value(inner, i)
+            if value not in values:
+                values.append(value)
+        return values
+    if kind is not None and (kind != "text" or c.shape == "object"):
+        return _object_value(c, i, kind)
+    scalar = _meaning(c.table, c.column, "string", None, c.texts, ())
+    if scalar != "unknown":
+        return _string_value(dataclasses.replace(c, meaning=scalar), i)
     if set(_words(c.table)) & {"products", "items", "product", "item", "listings"}:
         return {"color": r.choice(_data().colors[:12]), "size": r.choice(("S", "M", "L", "XL")), "weight_kg": round(r.uniform(0.1, 5), 2)}  # fmt: skip
-    return {"tags": r.sample(_LEXICONS["tag"], 2)}
+    return _filler_object(r)
 
 
 def _maker(c: _Col) -> Callable[[int], Any]:
     if c.meaning == "enum":
         enum = c.spec["enum"]
         return lambda i: c.rng.choice(enum)
+    if c.kind == "num" and c.spec["type"] == "string":  # a number kept as a string: "12", "40.7128"
+        kept = dataclasses.replace(
+            c, spec={**c.spec, "type": "number" if c.arg in ("lat", "lon") else "integer"}
+        )
+        return lambda i: str(_number_value(kept, i))
     if c.kind == "num":
         return lambda i: _number_value(c, i)
-    if c.meaning == "id" and c.spec["type"] == "integer":
+    if c.meaning == "id" and c.spec["type"] in ("integer", "number"):  # never a float with decimals
         return lambda i: c.rng.randint(1, 99_999)
     if c.kind == "boolean":
         return lambda i: _boolean_value(c, i)

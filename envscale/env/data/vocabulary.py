@@ -366,6 +366,17 @@ _LEXICONS: dict[str, tuple[str, ...]] = {
         "crop": "wheat|corn|rice|soybeans|barley|potatoes|cotton|coffee|sugarcane|tomatoes|oats|grapes",
         "phase": "melting|freezing|vaporization|condensation|sublimation|deposition|boiling|solid|liquid|gas|plasma",
         "blood_type": "A+|A-|B+|B-|AB+|AB-|O+|O-",
+        "ingredient": "flour|sugar|eggs|butter|milk|salt|black pepper|olive oil|garlic|onion|tomatoes|basil|"
+        "chicken breast|rice|pasta|parmesan|mozzarella|lemon juice|honey|baking powder|vanilla extract|"
+        "ground beef|carrots|potatoes|spinach|cilantro|lime|soy sauce|ginger|cumin|paprika|heavy cream|"
+        "yeast|chickpeas|coconut milk|avocado|bell pepper|mushrooms",
+        "type": "standard|premium|basic|custom|internal|external|primary|secondary|personal|business|"
+        "default|system|manual|automatic",
+        "music_key": "C major|G major|D major|A major|E major|F major|B flat major|E flat major|A minor|"
+        "E minor|D minor|C minor|G minor|F sharp minor|B minor",
+        "amenity": "free wifi|pool|parking|gym|breakfast included|air conditioning|spa|pet friendly|"
+        "airport shuttle|restaurant|bar|room service|laundry|kitchen|balcony|ocean view|24-hour front desk|"
+        "wheelchair accessible|ev charging|business center",
     }.items()
 }
 # Named things whose values are generated from templates and checked by shape (a proper name).
@@ -487,6 +498,26 @@ _NOTE_TEMPLATES = _lex(
     "Please call before delivery.|Item was out of stock, substituted with a similar model."
 )
 
+
+# Account recovery questions, with the meaning of their answers (`credentials` objects).
+_RECOVERY_QUESTIONS = (
+    ("What was the name of your first pet?", "first_name"),
+    ("In what city were you born?", "city"),
+    ("What is your mother's maiden name?", "last_name"),
+    ("What was the name of your elementary school?", "named:school"),
+    ("What was the make of your first car?", "lex:car_make"),
+)
+# Errors and warnings of an API object (`errors`, `warnings`): (code, message).
+_ERRORS = (
+    ("invalid_date", "The date must be in the format YYYY-MM-DD."),
+    ("missing_field", "The field email is required."),
+    ("rate_limited", "Too many requests; retry after 60 seconds."),
+    ("not_found", "The requested record was not found."),
+    ("timeout", "The upstream service did not respond in time."),
+    ("duplicate", "A record with the same reference already exists."),
+    ("insufficient_funds", "The account balance is too low for this payment."),
+    ("validation_error", "The quantity must be at least 1."),
+)
 
 # ----------------------------------------------------------------------------------------------
 # Statuses by context, templates of text, and codes the value makers pick from.

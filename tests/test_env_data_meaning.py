@@ -1,0 +1,250 @@
+"""Values mean what their column's name says, for compound names, JSON objects, lists and tree keys
+(envscale.env.data): what a person reading a task built on the data would check."""
+
+import datetime as dt
+import random
+import re
+
+import pytest
+
+from envscale.env import generate_state
+from envscale.env.data import column_meaning, column_value, filler_share, is_filler, schema_value
+
+EMAIL = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[a-z]{2,}$")
+IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+MAC = re.compile(r"^[0-9A-F]{2}(?::[0-9A-F]{2}){5}$")
+NOW = dt.datetime(2025, 6, 1, 12, tzinfo=dt.UTC)
+S = {"type": "string"}
+J = {"type": "json", "nullable": True}
+
+
+def table(columns, primary_key=None):
+    return {"primary_key": primary_key or next(iter(columns)), "columns": columns}
+
+
+def update_tool(name, table_name, key, properties):
+    """An update of `table_name` by `key` that sets the columns named like its other arguments."""
+    return {
+        "name": name,
+        "kind": "write",
+        "parameters": {"type": "object", "properties": {key: S, **properties}, "required": [key]},
+        "operation": {
+            "type": "update",
+            "table": table_name,
+            "key": {key: key},
+            "set": {p: p for p in properties},
+        },
+    }
+
+
+GROUP_DETAILS = {
+    "type": "object",
+    "description": "The details of the group.",
+    "properties": {
+        "name": {"type": "string", "description": "The new name of the group."},
+        "description": {"type": "string", "description": "A brief summary of the purpose of the group."},
+        "active": {"type": "boolean"},
+    },
+}
+SPEC = {
+    "name": "meanings",
+    "data": {"seed": 0, "rows": {"contacts": 30, "users": 30, "notes": 30, "orgunits": 12, "categories": 12}},
+    "tools": [
+        update_tool("update_group", "groups", "group_id", {"group_details": GROUP_DETAILS}),
+        update_tool("set_body", "notes", "note_id", {"body": {"type": "object"}}),
+        update_tool(
+            "buy", "carts", "cart_id", {"product_list": {"type": "array", "items": {"type": "string"}}}
+        ),
+    ],
+    "tables": {
+        "contacts": table(
+            {
+                "contact_id": S,
+                "person_name": S,
+                "email_address": S,
+                "emailAddress": S,
+                "admin_email": S,
+                "contact_email": S,
+                "phone_number": S,
+                "ip_address": S,
+                "mac_address": S,
+                "web_address": S,
+                "home_address": S,
+                "zip_code": S,
+            }
+        ),
+        "users": table({"user_id": S, "credentials": J, "address": J, "settings": J, "group_details": J}),
+        "groups": table({"group_id": S, "group_details": J}),
+        "notes": table({"note_id": S, "body": J, "content": J}),
+        "geoshapes": table({"polygon_name": S, "geo_shape": J, "amount": J}),
+        "carts": table({"cart_id": S, "product_list": J, "items": J}),
+        "recipes": table({"recipe_id": S, "ingredients": J, "tags": J, "emails": J, "cities": J}),
+        "orgunits": table({"orgunit_id": S, "name": S, "parent": {"type": "string", "nullable": True}}),
+        "categories": table(
+            {
+                "category_id": {"type": "integer"},
+                "parent_id": {"type": "integer"},
+                "parent": {"type": "number"},
+            }
+        ),
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def state():
+    return generate_state(SPEC, seed=0)
+
+
+def cells(state, table_name, column):
+    return [row[column] for row in state[table_name] if row[column] is not None]
+
+
+@pytest.mark.parametrize(
+    ("column", "meaning"),
+    [
+        ("email_address", "email"),
+        ("emailAddress", "email"),
+        ("e_mail_address", "email"),
+        ("admin_email", "email"),
+        ("contact_email", "email"),
+        ("ip_address", "ip"),
+        ("ipAddress", "ip"),
+        ("mac_address", "code:mac"),
+        ("web_address", "url"),
+        ("home_address", "address"),
+        ("billing_address", "address"),
+        ("phone_number", "phone"),
+        ("mobileNumber", "phone"),
+        ("zip_code", "zip"),
+        ("base_currency_code", "currency"),
+        ("cell_type", "unknown"),  # a cell of biology, not a phone
+    ],
+)
+def test_the_most_specific_meaning_of_a_compound_name_wins(column, meaning):
+    assert column_meaning("contacts", column, S) == meaning
+
+
+def test_addresses_of_a_mail_are_emails_and_of_a_shipment_postal():
+    assert column_meaning("mails", "to_address", S) == "email"
+    assert column_meaning("shipments", "to_address", S) == "address"
+
+
+def test_compound_columns_hold_what_their_names_say(state):
+    for column in ("email_address", "emailAddress", "admin_email", "contact_email"):
+        assert all(EMAIL.match(v) for v in cells(state, "contacts", column)), column
+    assert all(sum(ch.isdigit() for ch in v) >= 10 for v in cells(state, "contacts", "phone_number"))
+    assert all(IPV4.match(v) for v in cells(state, "contacts", "ip_address"))
+    assert all(MAC.match(v) for v in cells(state, "contacts", "mac_address"))
+    assert all(v.startswith("https://") for v in cells(state, "contacts", "web_address"))
+    assert all(
+        "@" not in v and any(ch.isdigit() for ch in v) for v in cells(state, "contacts", "home_address")
+    )
+
+
+def test_json_objects_are_made_by_the_meaning_of_their_column(state):
+    for address in cells(state, "users", "address"):
+        assert {"street", "city", "postal_code", "country"} <= set(address)
+        assert re.match(r"^\d+ \w", address["street"])
+    for credentials in cells(state, "users", "credentials"):
+        assert set(credentials) in ({"password"}, {"recovery_question"})
+        inner = next(iter(credentials.values()))
+        assert set(inner) in ({"value"}, {"question", "answer"})
+    for shape in cells(state, "geoshapes", "geo_shape"):
+        assert shape["type"] == "Polygon" and len(shape["coordinates"][0]) == 5
+    for amount in cells(state, "geoshapes", "amount"):
+        assert isinstance(amount["amount"], float) and len(amount["currency"]) == 3
+    for settings in cells(state, "users", "settings"):
+        assert {"language", "timezone"} <= set(settings)
+    for details in cells(state, "users", "group_details"):  # no declared fields: a sentence about it
+        assert len(details["description"].split()) >= 4
+
+
+def test_declared_fields_are_filled_by_their_names(state):
+    for details in cells(state, "groups", "group_details"):
+        assert details and set(details) <= {"name", "description", "active"}
+        if "description" in details:
+            assert len(details["description"].split()) >= 3, details
+        if "name" in details:
+            assert details["name"][:1].isupper(), details
+
+
+def test_the_text_of_a_note_is_a_sentence_or_an_object_holding_one(state):
+    for body in cells(state, "notes", "body"):  # a tool sets it to an object
+        assert set(body) == {"text"} and len(body["text"].split()) >= 3
+    for content in cells(state, "notes", "content"):  # nothing declares a shape: the sentence itself
+        assert isinstance(content, str) and len(content.split()) >= 3
+
+
+def test_lists_hold_items_of_the_meaning_their_name_says(state):
+    for products in cells(state, "carts", "product_list") + cells(state, "carts", "items"):
+        assert products and all(len(p.split()) >= 2 and p[0].isupper() for p in products), products
+    ingredients = {i for row in cells(state, "recipes", "ingredients") for i in row}
+    assert ingredients <= {"flour", "sugar", "eggs", "butter", "milk", "salt", "black pepper", "olive oil",
+                           "garlic", "onion", "tomatoes", "basil", "chicken breast", "rice", "pasta", "parmesan",
+                           "mozzarella", "lemon juice", "honey", "baking powder", "vanilla extract", "ground beef",
+                           "carrots", "potatoes", "spinach", "cilantro", "lime", "soy sauce", "ginger", "cumin",
+                           "paprika", "heavy cream", "yeast", "chickpeas", "coconut milk", "avocado", "bell pepper",
+                           "mushrooms"}  # fmt: skip
+    assert all(EMAIL.match(e) for row in cells(state, "recipes", "emails") for e in row)
+    for table_name, column in (("carts", "product_list"), ("recipes", "tags"), ("recipes", "cities")):
+        for value in cells(state, table_name, column):
+            assert not is_filler(table_name, column, J, value), (column, value)
+
+
+def test_a_parent_holds_a_key_of_its_own_table(state):
+    keys = {row["orgunit_id"] for row in state["orgunits"]}
+    parents = cells(state, "orgunits", "parent")
+    assert parents and set(parents) <= keys
+    ids = {row["category_id"] for row in state["categories"]}
+    assert set(cells(state, "categories", "parent_id")) <= ids
+    # a number column cannot hold a string key: an id-like whole number, never 22.83
+    assert all(float(v).is_integer() for v in cells(state, "categories", "parent"))
+
+
+def test_the_last_resort_object_is_filler_and_meaningful_json_is_not():
+    fallback = {"tags": ["bug", "backend"]}
+    assert is_filler("users", "credentials", J, fallback)
+    assert is_filler("groups", "group_details", J, [fallback])
+    assert not is_filler("tickets", "tags", J, fallback)  # a tags column may hold tags
+    assert is_filler("walmarts", "product_list", J, ["would"])
+    assert not is_filler("walmarts", "product_list", J, ["Lumina Wireless Headphones"])
+    assert not is_filler("users", "credentials", J, {"password": {"value": "s3cret!Pass"}})
+
+
+def test_column_value_gives_a_meaningful_object_without_the_spec():
+    rng = random.Random(0)
+    for column in ("credentials", "group_details", "address", "geo_shape", "amount", "customer_info"):
+        value = column_value("things", column, J, rng, NOW)
+        assert isinstance(value, dict) and not is_filler("things", column, J, value), (column, value)
+    nameless = column_value("things", "frobnication", J, rng, NOW)  # nothing known: the filler object
+    assert is_filler("things", "frobnication", J, nameless), nameless
+
+
+def test_schema_values_of_named_fields_fit_their_names():
+    rng = random.Random(1)
+    schema = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "product_id": S,
+                "quantity": {"type": "integer"},
+                "unit_price": {"type": "number"},
+            },
+            "required": ["product_id", "quantity", "unit_price"],
+        },
+    }
+    for _ in range(5):
+        for line in schema_value(schema, rng, NOW, name="line_items", context="orders"):
+            assert re.match(r"^[a-z]+_\d{4}$", line["product_id"]), line
+            assert 1 <= line["quantity"] <= 20 and 1 <= line["unit_price"] <= 500, line
+    # without a name, the description says what a string is
+    app_id = schema_value({"type": "string", "description": "The ID of your application"}, rng, NOW)
+    assert re.match(r"^[0-9a-f-]{36}$", app_id)
+
+
+def test_meaningful_json_is_deterministic_and_keeps_string_filler_low(state):
+    assert generate_state(SPEC, seed=0) == state
+    assert generate_state(SPEC, seed=1) != state
+    assert filler_share(SPEC, state) <= 0.05
