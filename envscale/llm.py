@@ -1,5 +1,5 @@
 """One thin async client for OpenAI-compatible Chat Completions (TGI, vLLM, SGLang, `transformers serve`,
-hosted APIs) on `huggingface_hub.AsyncInferenceClient(base_url=...)`: bounded concurrency, retries with
+hosted APIs) on `aiohttp` (the `POST {base_url}/chat/completions` route): bounded concurrency, retries with
 backoff on transient failures (connection errors, timeouts, 408, 429, 5xx), one error type that names the
 endpoint, and tool calls parsed alike whatever the server sends (`arguments` as a dict or a JSON string, or
 Hermes/Qwen-style `<tool_call>{...}</tool_call>` blocks in the content). A malformed tool call is kept, with
@@ -29,9 +29,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
-from huggingface_hub import AsyncInferenceClient
-from huggingface_hub.errors import HfHubHTTPError
+import aiohttp
 from tqdm.auto import tqdm
 
 from envscale.config import check_fields, option
@@ -160,6 +158,10 @@ def _parse_output(output: dict, latency_s: float, attempts: int) -> ChatResult:
         raise ValueError(f"no choices in the response: {dict(output)}")
     message = choices[0].get("message") or {}
     content, tool_calls = message.get("content"), message.get("tool_calls") or []
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        content = "".join(p.get("text") or "" for p in content if isinstance(p, dict)) or None
+    elif content is not None and not isinstance(content, str):
+        raise ValueError(f"message content must be text, got {type(content).__name__}")
     calls = []
     for i, call in enumerate(tool_calls):
         function = call.get("function") or {}
@@ -170,18 +172,34 @@ def _parse_output(output: dict, latency_s: float, attempts: int) -> ChatResult:
     return ChatResult(content, calls, choices[0].get("finish_reason"), usage, latency_s, attempts)
 
 
+class _HTTPStatusError(Exception):
+    """A response with an error status: its status, body (cut) and Retry-After seconds."""
+
+    def __init__(self, status: int, body: str, retry_after: float):
+        super().__init__(f"HTTP {status}")
+        self.status, self.body, self.retry_after = status, body, retry_after
+
+
 def _failure(exc: Exception, timeout: float) -> tuple[str, bool, int | None, float]:
     """(cause, retryable?, HTTP status, server's Retry-After in seconds) of a failed attempt."""
-    if isinstance(exc, TimeoutError):  # also huggingface_hub's InferenceTimeoutError
+    if isinstance(exc, TimeoutError):
         return f"timed out after {timeout:g} s", True, None, 0.0
-    if isinstance(exc, httpx2.TransportError):  # connection refused or reset, protocol error
+    if isinstance(exc, aiohttp.ClientError):  # connection refused or reset, a response cut short
         return f"{type(exc).__name__}: {exc}", True, None, 0.0
-    if isinstance(exc, HfHubHTTPError):
-        status, retry_after = exc.response.status_code, exc.response.headers.get("retry-after", "")
-        wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else 0.0
-        body = exc.response.text[:500] or "(empty body)"
-        return f"HTTP {status}: {body}", status in (408, 429) or status >= 500, status, wait
+    if isinstance(exc, _HTTPStatusError):
+        status = exc.status
+        return (
+            f"HTTP {status}: {exc.body or '(empty body)'}",
+            status in (408, 429) or status >= 500,
+            status,
+            exc.retry_after,
+        )
     return f"invalid response: {exc}", False, None, 0.0  # a ValueError: the body is not a chat completion
+
+
+def _retry_after(value: str | None) -> float:
+    value = (value or "").strip()
+    return float(value) if value.replace(".", "", 1).isdigit() else 0.0
 
 
 class LLMClient:
@@ -192,28 +210,40 @@ class LLMClient:
         if not config.enabled:
             raise ValueError("LLMClient needs an endpoint: LLMConfig.base_url is not set")
         self.config = config
-        self._api_key = config.api_key or os.environ.get(API_KEY_ENV) or None
-        self._loop = self._semaphore = self._client = self._http = None  # bound to the running event loop
+        self._api_key = config.api_key or os.environ.get(API_KEY_ENV) or None  # never a Hugging Face token
+        self._url = config.base_url.rstrip("/") + "/chat/completions"
+        self._loop = self._semaphore = self._session = None  # bound to the running event loop
 
-    def _bind(self) -> tuple[asyncio.Semaphore, AsyncInferenceClient]:
+    def _bind(self) -> tuple[asyncio.Semaphore, aiohttp.ClientSession]:
         # Connections and semaphores belong to an event loop: new ones for a new loop (each chat_many_sync).
         cfg, loop = self.config, asyncio.get_running_loop()
         if self._loop is not loop:
             self._loop, self._semaphore = loop, asyncio.Semaphore(cfg.max_concurrency)
-            # No implicit Hugging Face token for a third-party endpoint: a None header is dropped.
-            headers = None if self._api_key else {"authorization": None}
-            self._client = AsyncInferenceClient(base_url=cfg.base_url, api_key=self._api_key, headers=headers)
-            # huggingface_hub's session refuses all requests if HF_HUB_OFFLINE=1; an LLM endpoint is no Hub.
-            limits = httpx2.Limits(max_connections=max(100, cfg.max_concurrency))
-            self._http = self._client._async_client = httpx2.AsyncClient(limits=limits, follow_redirects=True)
-        return self._semaphore, self._client
+            headers = {"authorization": f"Bearer {self._api_key}"} if self._api_key else None
+            connector = aiohttp.TCPConnector(limit=max(100, cfg.max_concurrency))
+            self._session = aiohttp.ClientSession(connector=connector, headers=headers, trust_env=False)
+        return self._semaphore, self._session
+
+    async def _post(self, session: aiohttp.ClientSession, body: dict) -> dict:
+        async with session.post(self._url, json=body) as response:
+            if response.status >= 400:
+                text = (await response.text(errors="replace"))[:500]
+                raise _HTTPStatusError(
+                    response.status, text, _retry_after(response.headers.get("retry-after"))
+                )
+            try:
+                output = await response.json(content_type=None)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"the body is not JSON ({exc})") from None
+            if not isinstance(output, dict):
+                raise ValueError(f"the body is not a JSON object: {str(output)[:200]}")
+            return output
 
     async def aclose(self) -> None:
         """Close the connections of the current event loop's client."""
-        if self._http is not None:
-            await self._http.aclose()
-            await self._client.close()
-        self._loop = self._semaphore = self._client = self._http = None
+        if self._session is not None:
+            await self._session.close()
+        self._loop = self._semaphore = self._session = None
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -230,23 +260,29 @@ class LLMClient:
             messages (`list[dict]`): OpenAI-format messages.
             tools (`list[dict]`, *optional*): OpenAI-format tool schemas.
             tool_choice (*optional*): `"auto"`, `"none"`, `"required"` or a named function; None: not sent.
-            **params: Other `AsyncInferenceClient.chat_completion` arguments (`temperature`, `max_tokens`,
-                `seed`, `top_p`, `stop`, `extra_body`, ...); they override the config's defaults.
+            **params: Other Chat Completions fields (`temperature`, `max_tokens`, `seed`, `top_p`, `stop`,
+                ...; `None` values are not sent) and `extra_body` (merged into the request body as it is);
+                they override the config's defaults.
 
         Returns `ChatResult`; raises `LLMError` when the request fails for good (after retries, or on a 4xx).
         """
         cfg = self.config
-        semaphore, client = self._bind()
+        semaphore, session = self._bind()
         params = {k: getattr(cfg, k) for k in ("model", "temperature", "max_tokens", "seed")} | params
-        params |= {"tools": tools, "tool_choice": tool_choice}
+        extra = params.pop("extra_body", None) or {}
+        body = {"messages": messages, **{k: v for k, v in params.items() if v is not None}, **extra}
+        if tools:
+            body["tools"] = tools
+        if tool_choice is not None:
+            body["tool_choice"] = tool_choice
         for attempt in range(1, cfg.max_retries + 2):
             try:
                 async with semaphore:
                     start = time.perf_counter()
                     async with asyncio.timeout(cfg.timeout):
-                        output = await client.chat_completion(messages, **params)
+                        output = await self._post(session, body)
                     return _parse_output(output, time.perf_counter() - start, attempt)
-            except (TimeoutError, httpx2.TransportError, HfHubHTTPError, ValueError) as exc:
+            except (TimeoutError, aiohttp.ClientError, _HTTPStatusError, ValueError) as exc:
                 cause, retry, status, wait = _failure(exc, cfg.timeout)
             if not retry or attempt > cfg.max_retries:
                 raise LLMError(

@@ -55,6 +55,11 @@ def completion(content=None, tool_calls=None, finish_reason="stop", model="fake-
     }
 
 
+def tool_call(name: str, arguments: dict | str, call_id: str = "call_0") -> dict:
+    """One OpenAI tool call of an assistant message; `arguments` as a dict (TGI) or as text (OpenAI), any text."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
 def echo(body: dict) -> Reply:
     """The default handler: answer `echo:<last user message>`."""
     user = [m for m in body.get("messages", []) if m.get("role") == "user"]

@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -139,6 +140,35 @@ class Backend:
         """Release connections or models."""
 
 
+def wire_messages(messages: list[dict]) -> list[dict]:
+    """Messages as the OpenAI API wants them: tool-call `arguments` as JSON text.
+
+    Trajectories keep arguments as objects (what chat templates and TRL expect); some servers (vLLM)
+    re-parse the text and fail the whole request on a malformed one, so text the model wrote that is
+    not a JSON object is sent as `{}` (its tool message already says it was refused).
+    """
+    out = []
+    for m in messages:
+        calls = m.get("tool_calls")
+        if calls:
+            fixed = []
+            for call in calls:
+                fn = dict(call.get("function") or {})
+                args = fn.get("arguments")
+                if isinstance(args, dict):
+                    fn["arguments"] = json.dumps(args, ensure_ascii=False)
+                else:
+                    try:
+                        ok = isinstance(json.loads(args), dict)
+                    except (TypeError, ValueError):
+                        ok = False
+                    fn["arguments"] = args if ok else "{}"
+                fixed.append({**call, "function": fn})
+            m = {**m, "tool_calls": fixed}
+        out.append(m)
+    return out
+
+
 class _EndpointSpeaker:
     def __init__(self, client: LLMClient, config: BackendConfig, seed: int):
         self.client, self.config, self.seed = client, config, seed
@@ -152,7 +182,7 @@ class _EndpointSpeaker:
         }
         if cfg.top_p < 1:
             params["top_p"] = cfg.top_p
-        return await self.client.chat(messages, tools=tools or None, **params)
+        return await self.client.chat(wire_messages(messages), tools=tools or None, **params)
 
 
 class EndpointBackend(Backend):

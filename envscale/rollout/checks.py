@@ -132,10 +132,13 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
     if not messages:  # the episode never ran (its environment failed): nothing to replay
         checks.update(state=False, answer=False, actions=False, policy=False, exact=False)
         return checks
+    # calls the episode refused before they reached the environment (not offered, unparseable) never ran:
+    # the replay leaves them out too (the environment refuses the others again, changing nothing)
+    ran = [c for c in calls if c.get("ok") or c.get("code") not in _SCHEMA_ERRORS]
     score = score_trajectory(
         task,
         env,
-        [{"tool": c.get("tool"), "arguments": c.get("arguments")} for c in calls],
+        [{"tool": c.get("tool"), "arguments": c.get("arguments")} for c in ran],
         trajectory.get("final_answer"),
     )
     checks["state"], checks["answer"], checks["actions"] = score["state"], score["answer"], score["required"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import hashlib
 import json
 import logging
@@ -33,7 +34,7 @@ import os
 import sys
 import time
 import traceback
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 #: The checkpoint of finished episodes, under the writer's `parts_dir`.
 PARTS_FILE = "episodes.jsonl"
+#: Backend settings that say how to reach a server, not what the episodes are (left out of the fingerprint).
+RUN_ONLY = ("api_key", "base_url", "timeout", "max_retries")
 
 
 @dataclass
@@ -110,8 +113,12 @@ class RolloutConfig:
         return EpisodeLimits(max_turns=self.max_turns, max_steps=self.max_steps, timeout=self.episode_timeout)
 
     def fingerprint(self, input_key: str) -> str:
-        # how fast a run goes does not change what it makes; an API key is no part of the data
-        return fingerprint(self, TRAJECTORIES, inputs=[input_key], ignore=("concurrency",))
+        """How fast a run goes, and where and how a server is reached, do not change what it makes: a
+        resumed run may use another port, key, timeout or retry count."""
+        data = copy.copy(self)
+        for role in ("agent", "user"):
+            setattr(data, role, {k: v for k, v in getattr(self, role).items() if k not in RUN_ONLY})
+        return fingerprint(data, TRAJECTORIES, inputs=[input_key], ignore=("concurrency",))
 
 
 # ----------------------------------------------------------------------------- seeds and selection
@@ -266,9 +273,19 @@ async def _play(
     bar = tqdm(total=total, initial=already, desc="rollout", unit="episode")
     checkpoint = parts.open("a", encoding="utf-8")
 
+    decoded: OrderedDict[tuple[str, int], dict] = OrderedDict()  # trials of a task decode its row once
+
+    def task_row(split: str, index: int) -> dict:
+        key = (split, index)
+        if key not in decoded:
+            decoded[key] = splits[split][index]
+            if len(decoded) > 4 * config.concurrency:
+                decoded.popitem(last=False)
+        return decoded[key]
+
     async def one(split: str, index: int, trial: int, tid: str) -> None:
         try:
-            task = splits[split][index]
+            task = task_row(split, index)
             seed = episode_seed(config.seed, tid, trial)
             style = user_style(config, tid, trial)
             row = {
@@ -314,9 +331,8 @@ async def _episode(task, pool, agent, user, seed, style, limits, executor) -> di
     except Exception as exc:  # noqa: BLE001 - a broken environment loses this episode, not the run
         return _failed("environment_error", "environment", f"{type(exc).__name__}: {exc}")
     try:
-        task = dict(task)
-        task["write_tools"] = sorted(write_tool_names(env.spec))
-        episode = await run_episode(
+        task = {**task, "write_tools": sorted(write_tool_names(env.spec))}
+        return await run_episode(
             task,
             env,
             agent.speaker(task, seed),
@@ -324,12 +340,11 @@ async def _episode(task, pool, agent, user, seed, style, limits, executor) -> di
             limits=limits,
             executor=executor,
         )
-        pool.release(name, task.get("seed"), env)
-        return episode
     except Exception as exc:  # noqa: BLE001 - a bug in one episode is recorded with its traceback
-        env.close()
         logger.warning("episode of %s failed: %s", task.get("task_id"), exc)
         return _failed("internal_error", "internal", traceback.format_exc(limit=-6)[-4000:])
+    finally:
+        pool.release(env)
 
 
 def _failed(status: str, cause: str, error: str) -> dict[str, Any]:
