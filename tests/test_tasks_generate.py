@@ -216,3 +216,32 @@ def test_the_generator_runs_the_filler_gate(environments, monkeypatch):
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
     assert kept == [] and any(r["reason"].startswith("filler value:") for r in rejected)
+
+
+def test_kept_tasks_never_ask_for_what_a_person_would_not_say_and_their_chains_agree(environments, tasks):
+    """Over every kept task of the real pipeline: no placeholder argument (`optional_param`), no name
+    argument holding a key (`project_name: "pro_0008"`), and every argument of a later call that names a
+    field of an earlier result row (bound to no column of its own) has that row's value."""
+    from envscale.tasks.generate import _KEY_SHAPE, _matching_field
+    from envscale.tasks.naming import _bindings
+    from envscale.tasks.wording import is_placeholder
+
+    specs = {r["name"]: r["spec"] for r in environments.load("environments")}
+    rows = _rows(tasks, "train") + _rows(tasks, "test")
+    for task in rows:
+        spec = specs[task["environment"]]
+        tools = {t["name"]: t for t in spec["tools"]}
+        results = task["gold_results"]
+        for i, call in enumerate(task["gold_calls"]):
+            binds = _bindings(tools[call["tool"]])
+            for arg, value in call["arguments"].items():
+                assert not is_placeholder(arg), (task["task_id"], arg)
+                if arg.lower().endswith("name") and isinstance(value, str):
+                    assert not _KEY_SHAPE.match(value), (task["task_id"], arg, value)
+                if arg in binds:
+                    continue
+                for earlier in results[:i]:
+                    row = earlier[0] if isinstance(earlier, list) and len(earlier) == 1 else earlier
+                    field = _matching_field(arg, row) if isinstance(row, dict) else None
+                    if field is not None and row[field] is not None:
+                        assert value == row[field], (task["task_id"], arg, value, field, row[field])

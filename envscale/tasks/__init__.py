@@ -1,7 +1,11 @@
 """Verifiable tasks over materialised environments (the `tasks` stage's parts).
 
 - `model`: the task record (`TaskDraft`, `GoldCall`, `Instructions`, `KINDS`, `SHAPES`);
-- `generate`: `env_tasks(row, config, edges, rng)`, one environment's kept and rejected tasks;
+- `generate`: `env_tasks(row, config, edges, rng)`, one environment's kept and rejected tasks (chain
+  builders, argument tidying and alignment, quality gates on values and data flow);
+- `intent`: `write_instructions`, the simulated user's request from a draft, built with `wording` (the
+  vocabulary), `naming` (entities, keys and `fact_name`) and `rewrite` (an optional LLM rewrite, checked);
+- `gates`: replay, empty trajectory, leaks and duplicates;
 - `score`: `score_trajectory`, a trajectory checked against a task (state, answer facts, actions);
 - `render`: one task as text a person reads (`envscale show tasks`).
 

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 from collections import Counter
 from typing import Any
 
 from ..env import Environment
 from ..env.verify import valid_call
-from ..semantics import argument_role
+from ..semantics import argument_role, key_entity, singular
+from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, TaskDraft, to_json
 
 logger = logging.getLogger(__name__)
@@ -57,15 +59,16 @@ _ANSWER_COLUMNS = (
     "priority",
     "category",
 )
-_ATTEMPTS_PER_TASK = 6
+_ATTEMPTS_PER_TASK = 12
+"""Candidates tried per task wanted (most are dropped by a gate, each with its reason)."""
+_GIVE_UP = 4
+"""Builds of a kind that fail, with none succeeding, before an environment stops trying that kind."""
 
 
 def _fact_name(arg: str, tool: dict, spec: dict) -> str:
-    """A readable name for a fact (`order_id` -> `order number`); `intent.fact_name` when present."""
-    try:
-        from .intent import fact_name
-    except ImportError:  # pragma: no cover - the intent module ships with the package
-        return arg.replace("_", " ")
+    """A readable name for a fact (`order_id` -> `order number`): `envscale.tasks.naming.fact_name`."""
+    from .naming import fact_name
+
     return fact_name(arg, tool, spec)
 
 
@@ -113,9 +116,12 @@ class _Env:
             op = tool["operation"]
             if op["type"] != "list" or op["table"] != table:
                 continue
+            required = set((tool.get("parameters") or {}).get("required") or [])
             for flt in op.get("filters", []):
                 arg, column = flt.get("arg"), flt["column"]
                 if arg is None or flt.get("op", "eq") != "eq" or column == pk or row.get(column) is None:
+                    continue
+                if required - {arg}:  # the lookup is called with this one argument
                     continue
                 if isinstance(row[column], dict | list | bool):
                     continue
@@ -511,6 +517,353 @@ _BUILDERS = {
 }
 
 
+# -------------------------------------------------------------------------------------- arguments
+
+_MAX_STATED = 2
+"""Most optional values one write states (the columns an update sets, the fields an insert fills beyond
+the required ones): a person asks for one or two changes at a time, not six."""
+_MAX_REQUIRED_STATED = 4
+"""Most values one write may need stated at all: a request that must dictate more is dropped."""
+_KEY_SHAPE = re.compile(
+    r"^[A-Za-z]{2,6}(?:_[a-z]+)?_\d{3,}$|^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+"""A generated key (`pro_0008`) or a UUID: what a key column holds, never what a name does."""
+_NAME_WORDS = frozenset(("name", "title", "label", "displayname"))
+_DEPRECATED = re.compile(r"\b(deprecated|obsolete|ignored|no longer (used|supported))\b", re.IGNORECASE)
+
+
+def _squash(name: str) -> str:
+    """A name with case and separators dropped: `organizerKey` and `organizer_key` are `organizerkey`."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _deprecated(arg: str, schema: Any) -> bool:
+    """An argument the API itself says not to use (`timeToRefill (deprecated)`, "Deprecated and ignored")."""
+    schema = schema if isinstance(schema, dict) else {}
+    text = f"{arg} {schema.get('description') or ''}"
+    return schema.get("deprecated") is True or _DEPRECATED.search(text) is not None
+
+
+def _names_a_key(arg: str, value: Any) -> bool:
+    """A name argument holding a key (`project_name: "pro_0008"`): a person says a name, not a key."""
+    words = tokens(arg)
+    return (
+        bool(words)
+        and (words[-1] in _NAME_WORDS or "".join(words[-2:]) in _NAME_WORDS)
+        and isinstance(value, str)
+        and _KEY_SHAPE.match(value) is not None
+    )
+
+
+def _names_a_row(e: _Env, bind: Any, arg: str, schema: Any) -> bool:
+    """An argument that says which row a write is about (`customer_id` of a new order): never one of the
+    values `_MAX_STATED` counts."""
+    column = (e.spec["tables"].get(bind.table) or {}).get("columns", {}).get(bind.column) or {}
+    return bool(column.get("references")) or argument_role(arg, schema) in ("key", "reference")
+
+
+_VERB_TABLES = frozenset("create delete update get list remove patch put post batch add set".split())
+"""Tables named after a verb (`creates`, `deletes`): the environment stored a call as a row, and no request
+a person makes reads as "create a new delete"."""
+
+
+def _misnamed(arg: str, bind: Any) -> bool:
+    """A key or filter argument whose name names another thing than the column it addresses
+    (`user_id` bound to `alarm_time`): the request could only say one of the two."""
+    if bind is None or bind.place not in ("key", "filter") or not bind.column:
+        return False
+    entity = key_entity(arg)
+    return bool(entity) and not {singular(w) for w in entity.split("_")} & {
+        singular(w) for w in tokens(bind.column)
+    }
+
+
+def _in_path(schema: Any) -> bool:
+    """An argument of the request's path (`/budgets/{budget_id}/...`): it names a row, never sets a value."""
+    return isinstance(schema, dict) and schema.get("x-in") == "path"
+
+
+def _drop_argument(e: _Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
+    """Leave `arg` out of `call`, and its fact out of what the user knows unless another call states it."""
+    value = call.arguments.pop(arg)
+    call.provenance.pop(arg, None)
+    name = _fact_name(arg, e.tools[call.tool], e.spec)
+    still = any(
+        _fact_name(a, e.tools[c.tool], e.spec) == name and v == value
+        for c in draft.calls
+        for a, v in c.arguments.items()
+        if not c.provenance.get(a, "user").startswith("call[")
+    )
+    if not still and name in draft.user_facts and draft.user_facts[name] == value:
+        del draft.user_facts[name]
+
+
+def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
+    """Leave out of the gold calls the arguments a person would never state, or say why the task cannot
+    be posed: a placeholder (`optional_param`, `arg1`, see `envscale.tasks.wording.is_placeholder`), a
+    deprecated argument, an optional argument bound to no column or an option (paging, formats), a name
+    argument holding a key (`project_name: "pro_0008"`); and at most `_MAX_STATED` optional values per write.
+    A required placeholder or a required name that holds a key drops the task (the reason is returned)."""
+    from .naming import _bindings
+    from .wording import is_placeholder
+
+    calls = list(draft.calls)
+    attempt = (draft.policy_rule or {}).get("attempt")
+    if isinstance(attempt, dict) and attempt.get("tool") in e.tools:
+        calls.append(GoldCall(attempt["tool"], attempt["arguments"], attempt.setdefault("provenance", {})))
+    for call in calls:
+        tool = e.tools[call.tool]
+        params = tool.get("parameters") or {}
+        props, required = params.get("properties") or {}, set(params.get("required") or [])
+        binds = _bindings(tool)
+        for arg in list(call.arguments):
+            value, bind = call.arguments[arg], binds.get(arg)
+            if call.provenance.get(arg, "user").startswith("call["):
+                if _names_a_key(arg, value):  # `rm(file_name=call[0][0].file_id)`: a key where a name goes
+                    return f"name holds a key: {call.tool}.{arg} = {value!r} is a key, not a name"
+                continue
+            if call.write and singular(tool["operation"]["table"]) in _VERB_TABLES:
+                return f"action stored as a row: {call.tool} writes a {tool['operation']['table']} row"
+            if _misnamed(arg, bind):
+                return f"misbound argument: {call.tool}.{arg} names a {key_entity(arg)} but addresses {bind.column}"
+            if is_placeholder(arg):
+                if arg in required:
+                    return f"placeholder argument: {call.tool}.{arg} is required but says nothing a person states"
+                _drop_argument(e, draft, call, arg)
+            elif _names_a_key(arg, value):
+                if arg in required or (bind is not None and bind.place in ("key", "filter")):
+                    return f"name holds a key: {call.tool}.{arg} = {value!r} is a key, not a name"
+                _drop_argument(e, draft, call, arg)
+            elif arg in required:
+                continue
+            elif (
+                bind is not None
+                and bind.place == "filter"
+                and isinstance(value, bool)
+                and any(
+                    b.place in ("key", "filter") for a, b in binds.items() if a in call.arguments and a != arg
+                )
+            ):
+                _drop_argument(
+                    e, draft, call, arg
+                )  # "with safe search no": a flag, not what the user asks by
+            elif (
+                bind is None
+                or _deprecated(arg, props.get(arg))
+                or argument_role(arg, props.get(arg)) in ("option", "pagination")
+                and bind.place not in ("key", "set", "value", "adjust")
+            ):
+                _drop_argument(e, draft, call, arg)
+        stated = [
+            a
+            for a in call.arguments
+            if binds.get(a) is not None
+            and binds[a].place in ("set", "value", "adjust")
+            and not call.provenance.get(a, "user").startswith("call[")
+            and not _in_path(props.get(a))
+            and not _names_a_row(e, binds[a], a, props.get(a))
+        ]
+        carried = _carry_over(e, draft, call, stated, rng)
+        stated = [a for a in stated if a not in carried]
+        optional = [a for a in stated if a not in required]
+        flags = [a for a in optional if isinstance(call.arguments[a], bool)]
+        if flags and (tool["operation"].get("type") != "update" or len(flags) < len(stated)):
+            for arg in flags:  # an optional flag ("request heartbeat", "hard lock") is the API's, not the ask
+                _drop_argument(e, draft, call, arg)
+            optional = [a for a in optional if a not in flags]
+            stated = [a for a in stated if a not in flags]
+        room = max(_MAX_STATED - (len(stated) - len(optional)), 0)
+        if tool["operation"].get("fixed"):
+            room = 0  # a status change ("stop the channel") states only what the API requires
+        elif tool["operation"].get("type") == "update" and len(stated) == len(optional):
+            room = max(room, 1)  # an update must still change something
+        if len(optional) > room:
+            for arg in sorted(rng.sample(optional, len(optional) - room)):
+                _drop_argument(e, draft, call, arg)
+            stated = [a for a in stated if a in call.arguments]
+        if len(stated) > _MAX_REQUIRED_STATED:
+            return f"too many values: {call.tool} needs {len(stated)} values stated ({', '.join(stated)})"
+        op = tool["operation"]
+        sets = [a for a in call.arguments if binds.get(a) is not None and binds[a].place in ("set", "adjust")]
+        if (
+            op.get("type") == "update"
+            and not op.get("fixed")
+            and call.write
+            and not [a for a in sets if not _in_path(props.get(a))]
+        ):
+            return f"nothing to change: {call.tool} is called without a value to set (only computed columns change)"
+    return None
+
+
+def _carry_over(
+    e: _Env, draft: TaskDraft, call: GoldCall, stated: list[str], rng: random.Random
+) -> list[str]:
+    """For an update that must send many fields (a PUT of the whole row) after an earlier call read that
+    row: all but `_MAX_STATED` of them keep the row's current values, flowing from that read
+    (`call[j].COLUMN`), so that the request states only what it changes. Returns the carried arguments."""
+    from .naming import _bindings
+
+    tool = e.tools[call.tool]
+    if tool["operation"].get("type") != "update" or len(stated) <= _MAX_STATED or call not in draft.calls:
+        return []
+    addressed = _addressed_row(e, call)
+    index = draft.calls.index(call)
+    karg = e.key_arg(tool)
+    reader = next(
+        (
+            j
+            for j, c in enumerate(draft.calls[:index])
+            if e.tools[c.tool]["operation"].get("type") == "get"
+            and e.tools[c.tool]["operation"]["table"] == tool["operation"]["table"]
+            and c.arguments.get(e.key_arg(e.tools[c.tool])) == call.arguments.get(karg)
+        ),
+        None,
+    )
+    if addressed is None or reader is None:
+        return []
+    from ..env.data import schema_accepts
+
+    binds = _bindings(tool)
+    props = (tool.get("parameters") or {}).get("properties") or {}
+    carried = []
+    for arg in sorted(rng.sample(stated, len(stated) - _MAX_STATED)):
+        column = binds[arg].column
+        value = addressed.get(column)
+        if value is None or not schema_accepts(props.get(arg, {}), value):
+            continue
+        old = call.arguments[arg]
+        call.arguments[arg], call.provenance[arg] = value, f"call[{reader}].{column}"
+        name = _fact_name(arg, tool, e.spec)
+        if draft.user_facts.get(name) == old:
+            del draft.user_facts[name]
+        carried.append(arg)
+    return carried
+
+
+def _matching_field(arg: str, row: dict, column: str | None = None) -> str | None:
+    """The field of `row` that names what `arg` names (`organizerKey` -> `organizer_key`), if any; with
+    `column`, that column when the row has it."""
+    if column is not None:
+        return column if column in row else None
+    key = _squash(arg)
+    for column in row:
+        if _squash(column) == key:
+            return column
+    return None
+
+
+def _flowing_rows(draft: TaskDraft, i: int, results: list[Any]) -> list[tuple[str, dict]]:
+    """The earlier result rows call `i` reads from, as `(provenance prefix, row)`: the rows its own links
+    point into first, then every other earlier row (a get's result, a one-row list), latest first."""
+    out: list[tuple[str, dict]] = []
+    for source in draft.calls[i].provenance.values():
+        match = re.match(r"^call\[(\d+)\](?:\[(\d+)\])?", source)
+        if not match or int(match.group(1)) >= len(results):
+            continue
+        result = results[int(match.group(1))]
+        if match.group(2) is not None and isinstance(result, list) and int(match.group(2)) < len(result):
+            result = result[int(match.group(2))]
+        if isinstance(result, dict):
+            out.append((match.group(0), result))
+    for j in range(min(i, len(results)) - 1, -1, -1):
+        result = results[j]
+        if isinstance(result, list) and len(result) == 1:
+            out.append((f"call[{j}][0]", result[0]))
+        elif isinstance(result, dict):
+            out.append((f"call[{j}]", result))
+    return [(p, r) for p, r in out if isinstance(r, dict)]
+
+
+def _addressed_row(e: _Env, call: GoldCall) -> dict | None:
+    """The row a call addresses by its key (in the initial state), if it has one."""
+    tool = e.tools[call.tool]
+    karg = e.key_arg(tool)
+    if karg is None or karg not in call.arguments:
+        return None
+    table = tool["operation"]["table"]
+    pk = e.pk(table)
+    return next((r for r in e.rows.get(table, []) if r.get(pk) == call.arguments[karg]), None)
+
+
+def _align(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
+    """Give every argument of call `i` that is bound to no column, yet names a field of a row the chain has
+    read (an earlier result, the row the call addresses) or a fact another call states, that value, with
+    its provenance (`call[j].FIELD` or `user`): `getWebinar(webinarKey=call[0][0].webinar_key,
+    organizerKey=...)` takes the organizer of that webinar, never a random one. A value the argument's
+    schema refuses drops the task (the reason is returned)."""
+    from ..env.data import schema_accepts
+    from .naming import _bindings
+
+    call = draft.calls[i]
+    tool = e.tools[call.tool]
+    props = (tool.get("parameters") or {}).get("properties") or {}
+    binds = _bindings(tool)
+    rows = _flowing_rows(draft, i, results)
+    addressed = _addressed_row(e, call)
+    stated = {
+        _squash(a): v
+        for c in draft.calls[:i]
+        for a, v in c.arguments.items()
+        if not c.provenance.get(a, "user").startswith("call[")
+    }
+    for arg in list(call.arguments):
+        if call.provenance.get(arg, "user").startswith("call["):
+            continue
+        # a path argument an update binds to a column names the row it is in (`/budgets/{budget_id}/...`)
+        path_set = (
+            addressed is not None and arg in binds and binds[arg].place == "set" and _in_path(props.get(arg))
+        )
+        if arg in binds and not path_set:
+            continue
+        column_of = binds[arg].column if path_set else None
+        found = None
+        for prefix, row in rows:
+            column = _matching_field(arg, row, column_of)
+            if column is not None and row[column] is not None:
+                found = (f"{prefix}.{column}", row[column])
+                break
+        if found is None and addressed is not None:
+            column = _matching_field(arg, addressed, column_of)
+            if column is not None and addressed[column] is not None:
+                found = ("user", addressed[column])
+        if found is None and _squash(arg) in stated:
+            found = ("user", stated[_squash(arg)])
+        if found is None:
+            continue
+        source, value = found
+        if not schema_accepts(props.get(arg, {}), value):
+            return f"call {i}: {call.tool}.{arg} cannot take {value!r}, the value it names ({source})"
+        old = call.arguments[arg]
+        call.arguments[arg], call.provenance[arg] = value, source
+        name = _fact_name(arg, tool, e.spec)
+        if source == "user":
+            draft.user_facts[name] = value
+        elif name in draft.user_facts and draft.user_facts[name] == old:
+            del draft.user_facts[name]
+    return None
+
+
+def _flow_disagrees(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
+    """Whether an argument of call `i` bound to no column disagrees with the same field of a row the chain
+    read: `getWebinar(organizerKey=1)` after the webinar's `organizer_key` was 12. Arguments bound to a
+    column are checked by their provenance (`_execute`) or are values the request sets or names on purpose."""
+    from .naming import _bindings
+
+    call = draft.calls[i]
+    binds = _bindings(e.tools[call.tool])
+    for arg, value in call.arguments.items():
+        if arg in binds:
+            continue
+        for prefix, row in _flowing_rows(draft, i, results):
+            column = _matching_field(arg, row)
+            if column is None or row[column] is None:
+                continue
+            if row[column] != value:
+                return f"call {i}: {call.tool}.{arg} = {value!r} disagrees with {prefix}.{column} = {row[column]!r}"
+            break
+    return None
+
+
 # -------------------------------------------------------------------------------------- gold run
 
 
@@ -527,38 +880,98 @@ def _resolve(path: str, results: list[Any]) -> Any:
     return value
 
 
+def _invented_object(schema: Any, value: Any) -> str | None:
+    """Why an object the user would state is not something a person says, or `None`: it is empty, or the
+    API does not describe its fields (a free-form object holds whatever the data generator made up, such
+    as `{"tags": ["new", "budget"]}`), or it has fields the API does not name. Lists of objects are
+    judged item by item."""
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, list):
+        items = [v for v in value if isinstance(v, dict)]
+        for item in items:
+            why = _invented_object(schema.get("items"), item)
+            if why:
+                return why
+        return None
+    if not isinstance(value, dict):
+        return None
+    if not value:
+        return "is an empty object"
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    if not props:
+        return "is an object whose fields the API does not describe"
+    unknown = sorted(set(value) - set(props))
+    if unknown:
+        return f"has fields the API does not name ({', '.join(unknown)})"
+    for (
+        name,
+        inner,
+    ) in value.items():  # `{"permission": {"family": {}}}`: nested objects are judged the same way
+        if isinstance(inner, dict | list):
+            why = _invented_object(props.get(name), inner)
+            if why:
+                return f"{name} {why}"
+    return None
+
+
 def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
     """A value the user would say that does not fit what its column means (`user_id: "accept"`,
-    `start_date: "win"`): a person would never ask that, so the task is dropped."""
+    `start_date: "win"`), a list of such values (`product_list: ["would"]`), an empty list, or an object
+    the user could not state (`_invented_object`): a person would never ask that, so the task is dropped."""
     from ..env.data import is_filler
 
     for call in draft.calls:
         tool = e.tools[call.tool]
+        props = (tool.get("parameters") or {}).get("properties") or {}
         op = tool["operation"]
         table = op["table"]
         columns = e.spec["tables"][table]["columns"]
         bindings = {**(op.get("key") or {}), **(op.get("values") or {}), **(op.get("set") or {})}
-        bound = {b: c for c, b in bindings.items() if isinstance(b, str)}
+        bound = {}
+        for column, binding in bindings.items():
+            if isinstance(binding, dict) and isinstance(binding.get("arg"), str):
+                binding = binding["arg"]
+            if isinstance(binding, str):
+                bound[binding] = column
         bound.update({f.get("arg"): f["column"] for f in op.get("filters", []) if f.get("arg")})
         for arg, source in call.provenance.items():
+            if source not in ("user", "constant"):
+                continue
             column = bound.get(arg)
             value = call.arguments.get(arg)
-            said = source in ("user", "constant")
-            if said and isinstance(column, str) and column in columns:
-                if is_filler(table, column, columns[column], value, primary_key=column == e.pk(table)):
-                    return f"filler value: {call.tool}.{arg} = {value!r} does not fit {table}.{column}"
-            elif said and is_filler(table, arg, {"type": "string"}, value):  # an argument bound to no column
-                return f"filler value: {call.tool}.{arg} = {value!r} does not fit its name"
-            nested = value if isinstance(value, list) else [value]  # a body's fields: `givenName: "keep"`
-            for item in nested:
-                for field_name, inner in item.items() if isinstance(item, dict) else ():
-                    if source in ("user", "constant") and is_filler(
-                        table, field_name, {"type": "string"}, inner
-                    ):
-                        return (
-                            f"filler value: {call.tool}.{arg}.{field_name} = {inner!r} does not fit its name"
-                        )
+            if isinstance(column, str) and column in columns:
+                name, where, cspec = column, f"{table}.{column}", columns[column]
+                if is_filler(table, column, cspec, value, primary_key=column == e.pk(table)):
+                    return f"filler value: {call.tool}.{arg} = {value!r} does not fit {where}"
+            else:  # an argument bound to no column
+                name, where = arg, "its name"
+                if is_filler(table, arg, {"type": "string"}, value):
+                    return f"filler value: {call.tool}.{arg} = {value!r} does not fit {where}"
+            if isinstance(value, list) and not value:
+                return f"filler value: {call.tool}.{arg} is an empty list"
+            for item in value if isinstance(value, list) else []:  # each item is said as one value of it
+                if is_filler(table, name, {"type": "string"}, item):
+                    return f"filler value: {call.tool}.{arg} item {item!r} does not fit {where}"
+            invented = _invented_object(props.get(arg), value)
+            if invented:
+                return f"filler value: {call.tool}.{arg} = {value!r} {invented}"
+            for path, field_name, inner in _fields(value, arg):  # a body's fields: `givenName: "keep"`
+                if is_filler(table, field_name, {"type": "string"}, inner):
+                    return f"filler value: {call.tool}.{path} = {inner!r} does not fit its name"
     return None
+
+
+def _fields(value: Any, path: str, depth: int = 0) -> list[tuple[str, str, Any]]:
+    """`(path, field name, value)` of every field of an object at any depth, lists read item by item
+    (`variantOptionDefinitions.definitions.name`)."""
+    out: list[tuple[str, str, Any]] = []
+    if depth > 6:
+        return out
+    for item in value if isinstance(value, list) else [value]:
+        for name, inner in item.items() if isinstance(item, dict) else ():
+            out.append((f"{path}.{name}", str(name), inner))
+            out += _fields(inner, f"{path}.{name}", depth + 1)
+    return out
 
 
 def _execute(e: _Env, draft: TaskDraft) -> str | None:
@@ -566,6 +979,9 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
     e.env.restore(e.initial)
     results: list[Any] = []
     for i, call in enumerate(draft.calls):
+        reason = _align(e, draft, i, results) or _flow_disagrees(e, draft, i, results)
+        if reason is not None:
+            return f"data flow broken: {reason}"
         for arg, source in call.provenance.items():
             if source.startswith("call["):
                 try:
@@ -648,6 +1064,8 @@ def env_tasks(
     if not e.grouped:
         wanted = round(config.tasks_per_env * getattr(config, "loose_env_share", 1.0))
     reasons: Counter = Counter()
+    built: Counter = Counter()
+    unbuilt: Counter = Counter()
     replay_env = Environment.from_row(row) if config.replay_check else None  # a second, fresh one
 
     def attempt(kind: str) -> tuple[dict | None, str | None, list]:
@@ -655,15 +1073,21 @@ def env_tasks(
         draft = _BUILDERS[kind](e, rng)
         if isinstance(draft, str):
             reasons[(kind, draft)] += 1
+            unbuilt[kind] += 1
             return None, None, []
+        built[kind] += 1
         if len(draft.calls) > config.max_chain_length:
             reasons[(kind, "chain longer than max_chain_length")] += 1
             return None, None, []
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
-        reason = _filler_fact(e, draft) or _execute(e, draft)
+        reason = _tidy(e, draft, rng) or _filler_fact(e, draft) or _execute(e, draft)
+        calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if reason is not None:
             return None, reason, calls
-        instructions = write_instructions(draft, e.spec, rng)
+        # the wording draws from its own seeded source: a change of template never reshuffles the tasks
+        instructions = write_instructions(
+            draft, e.spec, random.Random(f"{e.spec['name']}:{draft.signature()}")
+        )
         if rewrite is not None:
             instructions, why = rewrite(instructions, draft)
             draft.notes.append(f"kept the template's wording: {why}" if why else "reworded by the LLM")
@@ -683,7 +1107,11 @@ def env_tasks(
         for _ in range(wanted * _ATTEMPTS_PER_TASK):
             if len(kept) >= wanted:
                 break
-            kind = rng.choices(kinds, weights)[0]
+            # a kind the environment cannot pose (no write with a rule, no get ...) stops costing attempts
+            live = [(k, w) for k, w in zip(kinds, weights, strict=True) if built[k] or unbuilt[k] < _GIVE_UP]
+            if not live:
+                break
+            kind = rng.choices([k for k, _ in live], [w for _, w in live])[0]
             try:
                 task_row, reason, calls = attempt(kind)
             except Exception as exc:  # noqa: BLE001 - one bad candidate never costs the others

@@ -12,10 +12,11 @@ the first message and given only when asked.
 `fact_name(argument, tool, spec)` ("order number", "new email address", "customer id"), and the writer
 finds the facts of a call by those names (or, when the builder disambiguated a name, by value).
 
-`rewrite_instructions` asks an LLM (the existing `envscale.llm.LLMClient`) to make the goal and the
-first message sound more like a person, with implicit references where the draft shows they hold, and
-keeps the rewrite only when `check_rewrite` finds every needed fact still there, no withheld fact
-leaked, the action still asked for and no tool or column name.
+The user's side of a task reads in four modules: `envscale.tasks.wording` (the vocabulary: how identifiers,
+values, verbs and prepositions are said), `envscale.tasks.naming` (how a spec's entities, keys and facts are
+named; `fact_name`), this module (reading a draft and building the request from its calls) and
+`envscale.tasks.rewrite` (an LLM's rewrite of the request and `check_rewrite`, which keeps it honest). Their
+public names are importable from here.
 
 Example:
 
@@ -41,19 +42,80 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..semantics import STATUS_VERBS, key_entity, plural, singular, tool_meaning
+from ..semantics import STATUS_VERBS, key_entity, singular
 from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, Instructions, TaskDraft
+from .naming import (
+    _args_in,
+    _Binding,
+    _bindings,
+    _columns,
+    _entity,
+    _id_phrase,
+    _implied_table,
+    _keyed_by_id,
+    _meaning,
+    _original_name,
+    _owned_tables,
+    _person_table,
+    _pk,
+    _tables,
+    _tool_fact_names,
+    _tools,
+    fact_name,
+)
+from .rewrite import REWRITE_PROMPT, check_rewrite, rewrite_instructions, rewrite_prompt
+from .wording import (
+    _ACTION_VERBS,
+    _ADJECTIVES,
+    _CREATE_NATURAL,
+    _DATE_COLUMNS,
+    _DELETE_NATURAL,
+    _DESCRIBED_NOT_THINGS,
+    _GENERIC_DELTA,
+    _GENERIC_UPDATES,
+    _NOMINAL_ENDINGS,
+    _NOTES,
+    _ON_ACCOUNT,
+    _PEOPLE,
+    _PREPOSITIONS,
+    _PRICE_COLUMNS,
+    _QUOTED,
+    _READS,
+    _ROLES,
+    _SIGN_VERBS,
+    _STATUS_COLUMNS,
+    _UNCOUNTABLE,
+    _UNDO_VERBS,
+    _UPDATE_NATURAL,
+    _WHEN_OF,
+    _article,
+    _cap,
+    _col_words,
+    _fmt,
+    _free_text,
+    _join,
+    _nominal,
+    _participle,
+    _plural_phrase,
+    _same,
+    _same_words,
+    _unwrap,
+    _words,
+    describe,
+    is_placeholder,
+    mentions,
+    tool_names_in,
+)
 
 if TYPE_CHECKING:
     import random
 
-    from ..llm import LLMClient
-
 __all__ = [
+    "REWRITE_PROMPT",
     "STYLES",
     "check_rewrite",
     "fact_name",
@@ -67,527 +129,6 @@ __all__ = [
 STYLES = ("plain", "terse", "vague")
 """How the user talks: `plain` (default), `terse` (no pleasantries), `vague` (hesitant, loosely worded)."""
 STYLE_WEIGHTS = (0.8, 0.1, 0.1)
-
-# ----------------------------------------------------------------------------- words
-
-_TOKEN_WORDS = {
-    "qty": "quantity",
-    "desc": "description",
-    "num": "number",
-    "amt": "amount",
-    "addr": "address",
-    "msg": "message",
-    "pwd": "password",
-    "sku": "SKU",
-    "vip": "VIP",
-    "url": "URL",
-    "ip": "IP",
-    "api": "API",
-    "sms": "SMS",
-    "pin": "PIN",
-    "iban": "IBAN",
-    "cvv": "CVV",
-}
-_PHRASES = {
-    "email": "email address",
-    "e mail": "email address",
-    "phone": "phone number",
-    "mobile": "mobile number",
-    "tel": "phone number",
-    "zip": "ZIP code",
-    "zipcode": "ZIP code",
-    "dob": "date of birth",
-    "created at": "creation date",
-    "updated at": "last update",
-    "full name": "full name",
-}
-_NUMBERED = frozenset(
-    "order invoice ticket booking reservation account case claim policy flight shipment tracking "
-    "transaction payment receipt confirmation incident request return refund loan card room seat "
-    "membership subscription contract quote".split()
-)
-"""Entities people refer to by a number ("order number"); the others by an id ("customer id")."""
-_GENERIC_COLUMNS = frozenset(
-    "name title description type status state note notes category kind code label comment reason level "
-    "priority value amount total date stage".split()
-)
-"""Columns whose bare name says little: named with their entity ("order status", "product name")."""
-_STATUS_COLUMNS = re.compile(r"^(status|state|stage|phase)$|_(status|state)$")
-_DATE_COLUMNS = re.compile(r"(^|_)(date|time|timestamp|datetime)$|_at$|_on$|^(created|updated|modified)$")
-_PRICE_COLUMNS = re.compile(r"(^|_)(price|cost|fee|fare|rate)$")
-_QUOTED = frozenset(
-    "note notes comment message text description title name reason subject body summary content caption bio".split()
-)
-_PREFIXES = {
-    "from": "source",
-    "src": "source",
-    "source": "source",
-    "to": "destination",
-    "dst": "destination",
-    "dest": "destination",
-    "destination": "destination",
-    "target": "target",
-    "old": "old",
-    "new": "new",
-    "parent": "parent",
-    "origin": "origin",
-    "primary": "primary",
-    "secondary": "secondary",
-}
-_GENERIC_DELTA = frozenset("delta value by change n diff increment decrement step".split())
-_NOTES = frozenset("reason note notes comment comments remark remarks memo".split())
-"""Columns that annotate a change (`reason`, `resolution_note`): named without `new`."""
-_ON_ACCOUNT = frozenset("email phone mobile address name number card password username".split())
-"""What is `on` an account ("the email address on my account"); the rest is `of` it."""
-_PEOPLE = (
-    "customer user client member patient passenger guest traveler traveller student employee driver rider "
-    "buyer subscriber player owner person account"
-).split()
-"""Tables that hold the people a user could be, in order of preference (`customers` before `accounts`)."""
-
-_CREATE_NATURAL = frozenset(
-    "create add place book reserve register schedule send submit open buy purchase rent hire invite "
-    "follow like subscribe enroll enrol post upload apply request file report issue raise".split()
-)
-_UPDATE_NATURAL = frozenset(
-    "update change edit modify set rename move transfer assign reassign reset restore rate tag label "
-    "pin unpin mute unmute star upgrade downgrade extend reschedule renew fund deposit withdraw charge "
-    "pay refund release lock unlock mark toggle adjust increase decrease".split()
-)
-_ACTION_VERBS = frozenset(
-    "play start stop run launch call order rate review track log restart pause resume retweet share "
-    "like star watch mute unmute archive publish unpublish activate deactivate enable disable check "
-    "approve reject confirm accept decline sign verify lock unlock open close fill empty clean".split()
-)
-"""Verbs that read naturally with their object ("play media", "retweet tweet 7")."""
-_UNCOUNTABLE = frozenset(
-    "media music audio video sound data information content weather news traffic".split()
-)
-_DELETE_NATURAL = frozenset(
-    "delete remove erase discard cancel unsubscribe unfollow revoke detach uninstall".split()
-)
-_IRREGULAR = {
-    "send": "sent",
-    "make": "made",
-    "buy": "bought",
-    "write": "written",
-    "hold": "held",
-    "pay": "paid",
-    "set": "set",
-    "put": "put",
-    "reset": "reset",
-    "get": "got",
-    "find": "found",
-    "sell": "sold",
-    "cancel": "cancelled",
-    "label": "labelled",
-    "refuel": "refuelled",
-    "enrol": "enrolled",
-    "shut": "shut",
-    "run": "run",
-    "begin": "begun",
-    "upload": "uploaded",
-}
-_ACTION_SYNONYMS = {
-    "create": "create add place book reserve register schedule send submit open buy purchase order rent hire "
-    "new make set up sign up start put".split(),
-    "update": "update change edit modify set switch make correct replace move transfer adjust increase "
-    "decrease raise lower rename mark turn".split(),
-    "delete": "delete remove erase discard get rid drop cancel close take off".split(),
-}
-
-
-def _words(name: str) -> str:
-    """Readable words of an identifier: `unit_price` -> `unit price`, `email` -> `email address`."""
-    toks = tokens(name)
-    phrase = " ".join(toks)
-    if phrase in _PHRASES:
-        return _PHRASES[phrase]
-    return " ".join(_TOKEN_WORDS.get(t, t) for t in toks) or name
-
-
-def _col_words(column: str, arg: str | None = None) -> str:
-    """Words of a column, or of the argument bound to it when the column is the argument's name run
-    together (`fuelamount` for `fuelAmount` -> `fuel amount`)."""
-    if (
-        arg
-        and column.lower() == re.sub(r"[^a-z0-9]", "", arg.lower())
-        and len(tokens(arg)) > len(tokens(column))
-    ):
-        return _words(arg)
-    return _words(column)
-
-
-def _plural_phrase(phrase: str) -> str:
-    head, _, last = phrase.rpartition(" ")
-    if not last:
-        return phrase
-    word = last[:-2] + "es" if last.endswith("is") and len(last) > 3 else plural(last)  # analysis -> analyses
-    return f"{head} {word}".strip()
-
-
-def _article(phrase: str) -> str:
-    word = phrase.split(" ", 1)[0] if phrase else ""
-    if word.isupper() and len(word) > 1:
-        return "an" if word[0] in "AEFHILMNORSX" else "a"
-    low = word.lower()
-    if re.match(r"u[bcdfgklmnprstvz][aeiou]|eu|one|uni", low):
-        return "a"
-    if re.match(r"hour|honest|honou?r", low):
-        return "an"
-    return "an" if low[:1] in ("a", "e", "i", "o", "u") else "a"
-
-
-def _participle(verb: str) -> str:
-    if verb in _IRREGULAR:
-        return _IRREGULAR[verb]
-    if verb.endswith("e"):
-        return verb + "d"
-    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
-        return verb[:-1] + "ied"
-    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= 4:
-        return verb + verb[-1] + "ed"
-    return verb + "ed"
-
-
-def _join(items: list[str], word: str = "and") -> str:
-    items = [i for i in items if i]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + f" {word} " + items[-1]
-
-
-def _free_text(value: str) -> bool:
-    """A value that is a sentence rather than a name or code: quoted when said."""
-    return len(value.split()) >= 4 or value.rstrip().endswith((".", "!", "?"))
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-# ----------------------------------------------------------------------------- values
-
-
-def _fmt(value: Any, enum: bool = False) -> str:
-    """A value as a person writes it: `120.0` -> `120`, `49.9` -> `49.90`, an enum `in_transit` -> `in transit`."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value.is_integer():
-            return str(int(value))
-        return f"{value:.2f}" if round(value, 2) == value else repr(value)
-    if isinstance(value, str):
-        return value.replace("_", " ") if enum and " " not in value else value
-    if isinstance(value, list):
-        return _join([_fmt(v, enum) for v in value])
-    if isinstance(value, dict):
-        return ", ".join(f"{_words(str(k))} {_fmt(v, enum)}" for k, v in value.items() if v is not None)
-    return str(value)
-
-
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.lower().replace("_", " ")).strip()
-
-
-def mentions(text: str, value: Any) -> bool:
-    """Whether `text` states `value`: a number as any spelling of it (`120`, `120.0`), a string
-    case-insensitively as a whole word (underscores read as spaces), a list or mapping when all its
-    values are there. Booleans and nulls cannot be looked up in text and count as mentioned.
-
-    ```python
-    >>> mentions("Please change it to 120 units", 120.0), mentions("order ord_0007", "ORD_0007")
-    (True, True)
-    >>> mentions("my order ord_0007", 7)
-    False
-    ```
-    """
-    if value is None or isinstance(value, bool):
-        return True
-    if isinstance(value, (int, float)):
-        return any(abs(float(n) - float(value)) < 1e-9 for n in _NUMBER.findall(text.replace(",", "")))
-    if isinstance(value, (list, tuple)):
-        return all(mentions(text, v) for v in value)
-    if isinstance(value, dict):
-        return all(mentions(text, v) for v in value.values())
-    needle = _norm(str(value))
-    if not needle:
-        return True
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", _norm(text)) is not None
-
-
-def _looks_like_identifier(name: str) -> bool:
-    """A tool name a person would never write (`cancel_order`, `getOrder`, `Hotels_4`), as opposed to a
-    plain word (`find`, `du`) that cannot be told apart from ordinary language."""
-    return bool(re.search(r"[_\-.\d]|[a-z][A-Z]", name))
-
-
-def tool_names_in(text: str, names: Any) -> list[str]:
-    """The identifier-like tool names (see `_looks_like_identifier`) that `text` contains, sorted."""
-    found = []
-    for name in sorted(set(names)):
-        if (
-            name
-            and _looks_like_identifier(name)
-            and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.I)
-        ):
-            found.append(name)
-    return found
-
-
-_COLUMN_NAME = re.compile(r"\b[a-z][a-z0-9]*_(?:id|ids|uuid)\b|\b[a-z]+Id\b")
-
-
-# ----------------------------------------------------------------------------- the spec, read
-
-
-def _tools(spec: dict) -> dict[str, dict]:
-    return {t["name"]: t for t in spec.get("tools") or [] if isinstance(t, dict) and "name" in t}
-
-
-def _tables(spec: dict) -> dict[str, dict]:
-    return spec.get("tables") or {}
-
-
-def _columns(spec: dict, table: str | None) -> dict[str, dict]:
-    return (_tables(spec).get(table) or {}).get("columns") or {} if table else {}
-
-
-def _pk(spec: dict, table: str | None) -> str | None:
-    return (_tables(spec).get(table) or {}).get("primary_key") if table else None
-
-
-def _entity(table: str) -> str:
-    return _words(singular(table))
-
-
-def _original_name(tool: dict) -> str:
-    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
-    original = meta.get("original_name")
-    return original if isinstance(original, str) and original else tool["name"]
-
-
-def _meaning(tool: dict):
-    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
-    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else None
-    return tool_meaning(
-        _original_name(tool), tool.get("description") or "", tool.get("parameters"), annotations
-    )
-
-
-def _person_table(spec: dict) -> str | None:
-    """The table of the people a user could be: the session table, else the first people-like table."""
-    session = spec.get("session")
-    if isinstance(session, dict) and session.get("table") in _tables(spec):
-        return session["table"]
-    best = None
-    for table in _tables(spec):
-        last = singular(table).split("_")[-1]
-        if last in _PEOPLE and (best is None or _PEOPLE.index(last) < _PEOPLE.index(best[1])):
-            best = (table, last)
-    return best[0] if best else None
-
-
-def _owned_tables(spec: dict, person: str | None) -> set[str]:
-    """Tables whose rows belong to a person: the person table and those referencing it (two hops)."""
-    if not person:
-        return set()
-    owned = {person}
-    for _ in range(2):
-        for table in _tables(spec):
-            if any((c or {}).get("references") in owned for c in _columns(spec, table).values()):
-                owned.add(table)
-    return owned
-
-
-@dataclass
-class _Binding:
-    """Where an argument goes in an operation: `place` is key, set, adjust, value, filter or limit."""
-
-    place: str
-    table: str | None
-    column: str | None
-    op: str = "eq"
-    sign: int = 1
-    main: bool = True  # False: in one of the operation's effects
-
-
-_NOT_ARGS = frozenset(("value", "column", "target", "result", "now", "session"))
-
-
-def _args_in(expr: Any, top: bool = True) -> list[str]:
-    """The arguments a binding reads: a bare name (only as the whole binding, as in 1.0), `{arg: NAME}`,
-    and those inside arithmetic; never the names in `{value}`, `{column}`, `{session}`, ... forms."""
-    if isinstance(expr, str):
-        return [expr] if top else []
-    if isinstance(expr, dict):
-        if isinstance(expr.get("arg"), str):
-            return [expr["arg"]]
-        if _NOT_ARGS & set(expr):
-            return []
-        return [a for v in expr.values() for a in _args_in(v, False)]
-    if isinstance(expr, list):
-        return [a for v in expr for a in _args_in(v, False)]
-    return []
-
-
-def _bindings(tool: dict) -> dict[str, _Binding]:
-    """Each argument's first binding in the tool's operation (the main operation before its effects)."""
-    out: dict[str, _Binding] = {}
-    op = tool.get("operation") if isinstance(tool.get("operation"), dict) else {}
-
-    def bind(arg: str, binding: _Binding) -> None:
-        out.setdefault(arg, binding)
-
-    def walk(write: dict, main: bool) -> None:
-        table = write.get("table")
-        for column, expr in (write.get("key") or {}).items():
-            for arg in _args_in(expr, top=main):
-                bind(arg, _Binding("key", table, column, main=main))
-        for place in ("set", "values"):
-            for column, expr in (write.get(place) or {}).items():
-                if isinstance(expr, str) or (isinstance(expr, dict) and "arg" in expr):
-                    if main or not isinstance(expr, str):
-                        bind(_args_in(expr)[0], _Binding("set" if place == "set" else "value", table, column))
-                elif isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in ("add", "sub"):
-                    form, parts = next(iter(expr.items()))
-                    for i, part in enumerate(parts if isinstance(parts, list) else []):
-                        for arg in _args_in(part, False):
-                            sign = -1 if form == "sub" and i > 0 else 1
-                            bind(arg, _Binding("adjust", table, column, sign=sign))
-                else:
-                    for arg in _args_in(expr, top=main):
-                        bind(arg, _Binding("value", table, column))
-        for flt in write.get("filters") or []:
-            if isinstance(flt, dict) and isinstance(flt.get("arg"), str):
-                bind(flt["arg"], _Binding("filter", table, flt.get("column"), flt.get("op") or "eq"))
-        if isinstance(write.get("limit_arg"), str):
-            bind(write["limit_arg"], _Binding("limit", table, None))
-
-    walk(op, True)
-    for effect in op.get("effects") or []:
-        if isinstance(effect, dict):
-            walk(effect, False)
-    return out
-
-
-def _column_phrase(
-    spec: dict, table: str | None, column: str, *, entity_prefix: bool = True, arg: str | None = None
-) -> str:
-    phrase = _col_words(column, arg)
-    if entity_prefix and table and column.lower() in _GENERIC_COLUMNS:
-        entity = _entity(table)
-        if entity.split(" ")[-1] not in phrase:
-            phrase = f"{entity} {phrase}"
-    return phrase
-
-
-def _id_phrase(spec: dict, table: str | None, entity: str | None = None) -> str:
-    """How a person names a row's key: `order number`, `customer id`, `SKU`, `coupon code`."""
-    entity = entity or (_entity(table) if table else "record")
-    pk = _pk(spec, table)
-    if pk and not re.search(r"(^|_)(id|uuid|gid)$|[a-z]Id$", pk):
-        phrase = _words(pk)
-        if phrase.lower() in ("code", "name", "number", "key", "slug", "handle", "title"):
-            phrase = f"{entity} {phrase}"
-        return phrase
-    return f"{entity} {'number' if entity.split(' ')[-1] in _NUMBERED else 'id'}"
-
-
-def _arg_name(arg: str, binding: _Binding | None, spec: dict) -> str:
-    if binding is None:
-        ent = key_entity(arg)
-        if ent:
-            table = next((t for t in _tables(spec) if singular(t) == ent), None)
-            return _id_phrase(spec, table, _words(ent))
-        return _words(arg)
-    table, column = binding.table, binding.column
-    if binding.place == "limit":
-        return "number of results"
-    cols = _columns(spec, table)
-    coldef = cols.get(column) or {}
-    pk = _pk(spec, table)
-    ref = coldef.get("references")
-    if binding.place == "key" or (binding.place == "filter" and column == pk and binding.op == "eq"):
-        if column == pk:
-            name = _id_phrase(spec, table)
-        elif ref:
-            name = _id_phrase(spec, ref)
-        else:
-            name = _column_phrase(spec, table, column, arg=arg)
-    elif ref:
-        name = _id_phrase(spec, ref)
-    elif binding.place == "set" and tokens(column)[-1:] and tokens(column)[-1] in _NOTES:
-        name = _col_words(column, arg)
-    elif binding.place == "set":
-        name = "new " + _column_phrase(
-            spec, table, column, entity_prefix=_STATUS_COLUMNS.search(column) is not None, arg=arg
-        )
-    elif binding.place == "adjust":
-        arg_words = tokens(arg)
-        generic = not arg_words or all(w in _GENERIC_DELTA for w in arg_words)
-        name = f"change in {_col_words(column, arg)}" if generic else _words(arg)
-    elif binding.place == "filter":
-        phrase = _column_phrase(spec, table, column, arg=arg)
-        if binding.op in ("le", "lt"):
-            name = f"maximum {_col_words(column, arg)}"
-        elif binding.op in ("ge", "gt"):
-            name = f"minimum {_col_words(column, arg)}"
-        elif binding.op == "contains":
-            name = f"{phrase} search text"
-        elif binding.op == "in":
-            name = _plural_phrase(phrase)
-        else:
-            name = phrase
-    else:
-        name = _column_phrase(spec, table, column, arg=arg)
-    first = tokens(arg)[:1]
-    if first and first[0] in _PREFIXES and first[0] not in tokens(column or ""):
-        prefix = _PREFIXES[first[0]]
-        if not name.startswith(prefix):
-            name = f"{prefix} {name}"
-    return name
-
-
-def _tool_fact_names(tool: dict, spec: dict) -> dict[str, str]:
-    props = (tool.get("parameters") or {}).get("properties") or {}
-    binds = _bindings(tool)
-    names: dict[str, str] = {}
-    seen: dict[str, int] = {}
-    for arg in list(props) + [a for a in binds if a not in props]:
-        name = _arg_name(arg, binds.get(arg), spec)
-        seen[name] = seen.get(name, 0) + 1
-        names[arg] = name if seen[name] == 1 else f"{name} ({_words(arg)})"
-    return names
-
-
-def fact_name(arg: str, tool: dict, spec: dict) -> str:
-    """The readable name of the fact behind argument `arg` of `tool` (a spec tool) in `spec`.
-
-    The chain builder stores `TaskDraft.user_facts` under these names and the writer reads them back, so
-    a name depends only on the argument, the tool and the spec. A key names its entity's identifier
-    (`order_id` -> `order number`, `customer_id` -> `customer id`, `sku` -> `SKU`); a column an update
-    sets is `new ...` (`new email address`, `new order status`); an amount added to a column is its
-    `change in ...`; a filter bound is `maximum price` / `minimum price`; a generic column carries its
-    entity (`order note`, `product category`); `from_`/`to_` arguments are `source`/`destination`. Two
-    arguments of one tool never share a name. When two *calls* need different values under one name, the
-    builder may suffix one ("product id (2)"): the writer then finds the fact by its value.
-
-    ```python
-    >>> from envscale.env import load_spec
-    >>> spec = load_spec("tests/fixtures/envs/shop.yaml")
-    >>> tools = {t["name"]: t for t in spec["tools"]}
-    >>> fact_name("email", tools["update_customer_email"], spec), fact_name("max_price", tools["list_products"], spec)
-    ('new email address', 'maximum price')
-    ```
-    """
-    names = _tool_fact_names(tool, spec)
-    return names.get(arg) or _arg_name(arg, _bindings(tool).get(arg), spec)
 
 
 # ----------------------------------------------------------------------------- persona
@@ -657,11 +198,27 @@ def _domain(spec: dict) -> tuple[str, str, str, str] | None:
 
 
 def _fallback_place(spec: dict) -> str:
-    entities = [_plural_phrase(_entity(t)) for t in list(_tables(spec))[:3]]
+    entities = [_plural_phrase(_entity(t, spec)) for t in list(_tables(spec))[:3]]
     return f"a system that keeps track of {_join(entities)}" if entities else "an online service"
 
 
 # ----------------------------------------------------------------------------- the draft, read
+
+
+def _own_words(a: Any, step: Any) -> list[str]:
+    """Words of the column an argument fills; for a new row, without a leading `new` (`new_alarm_time` of a
+    new alarm is its "alarm time")."""
+    words = tokens((a.binding.column if a.binding else None) or a.arg)
+    return words[1:] if step.kind == "create" and len(words) > 1 and words[0] == "new" else words
+
+
+def _in_path(step: Any, a: Any) -> bool:
+    """An argument of the request's path that the operation binds to a column it sets: it names the row
+    (`/budgets/{budget_id}/...`), so the request never says it as a change."""
+    schema = ((step.tool.get("parameters") or {}).get("properties") or {}).get(a.arg)
+    return bool(
+        a.binding and a.binding.place == "set" and isinstance(schema, dict) and schema.get("x-in") == "path"
+    )
 
 
 @dataclass
@@ -714,12 +271,6 @@ class _NP:
         return " ".join(p for p in [det, body, *self.post, *having] if p)
 
 
-def _unwrap(result: Any) -> Any:
-    if isinstance(result, dict) and "ok" in result and "result" in result:
-        return result["result"]
-    return result
-
-
 _PATH = re.compile(r"^call\[(\d+)\](.*)$")
 
 
@@ -750,21 +301,6 @@ def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | 
     return node, field_, rows, index
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return abs(float(a) - float(b)) < 1e-9
-    if (
-        isinstance(a, (int, float))
-        and isinstance(b, str)
-        or isinstance(b, (int, float))
-        and isinstance(a, str)
-    ):
-        return str(a) == str(b)
-    return a == b
-
-
 class _Writer:
     """Builds the instructions of one draft; every random choice goes through `rng`, in a fixed order."""
 
@@ -783,6 +319,7 @@ class _Writer:
         self.said_rows: list[Any] = []  # rows the current clause has named (for "that product's price")
         self.obj_of = ""  # the current clause's object after "of"/"to" ("the status of order 7")
         self.show_hidden = True  # whether withheld values are said (the goal) or not (the first message)
+        self.asked_attribute = False  # the last clause asked for a value of a row ("it" would be that value)
         self.steps = [self._step(i, c) for i, c in enumerate(draft.calls)]
         self.request_steps = self._policy_steps() if draft.kind == "policy" else []
         # the user is the person whose rows the task touches, unless the task has to find that person
@@ -822,7 +359,7 @@ class _Writer:
         op = tool.get("operation") if isinstance(tool.get("operation"), dict) else {}
         meaning = _meaning(tool)
         table = op.get("table") if op.get("table") in _tables(self.spec) else None
-        entity = _entity(table) if table else _words(meaning.entity or "record")
+        entity = _entity(table, self.spec) if table else _words(meaning.entity or "record")
         kind, status = self._kind(op, meaning, call)
         binds = _bindings(tool)
         names = _tool_fact_names(tool, self.spec)
@@ -837,10 +374,34 @@ class _Writer:
                     used.add(a.fact)
                 a.hidden = a.fact in self.hidden
             args.append(a)
-        verb = meaning.verb
+        verb = self._described_verb(tool, kind, meaning.verb, entity)
         return _Step(
             index, call, tool, op, table, entity, kind, verb, status, args, _unwrap(call.result), meaning
         )
+
+    @staticmethod
+    def _described_verb(tool: dict, kind: str, verb: str | None, entity: str = "") -> str | None:
+        """The verb of the request: the tool description's (`remove` from "Removes a calendar ...") when it
+        is a natural one for what the call does, or when the row it creates is that action itself
+        (`unsuspend` from "Unsuspend User" for an `unsuspends` row); else the one of the tool's name."""
+        first = re.match(r"\s*([A-Za-z]+)", str(tool.get("description") or ""))
+        if (
+            kind == "create"
+            and verb not in _CREATE_NATURAL
+            and first
+            and _nominal(entity, first.group(1).lower())
+        ):
+            return first.group(1).lower()
+        described = describe(tool.get("description"))
+        natural = {
+            "delete": _DELETE_NATURAL,
+            "create": _CREATE_NATURAL | _ACTION_VERBS,
+            "update": (_UPDATE_NATURAL | _ACTION_VERBS | _CREATE_NATURAL) - _GENERIC_UPDATES,
+            "status": STATUS_VERBS,
+        }.get(kind, frozenset())
+        if described and described[0] in natural:
+            return described[0]
+        return verb
 
     def _kind(self, op: dict, meaning: Any, call: GoldCall) -> tuple[str, str | None]:
         typ = op.get("type")
@@ -939,13 +500,25 @@ class _Writer:
             return b.table
         if b.place == "key":
             return b.table
+        if b.place in (
+            "value",
+            "filter",
+            "set",
+        ):  # `warehouse_id` without `references` still names a warehouse
+            return _implied_table(self.spec, b.column, b.table)
         return None
 
     # -- noun phrases
 
+    def _self_np(self, table: str) -> _NP:
+        """The user's own row: `my account` for a table of people, else `my vehicle`, `my profile`."""
+        head = singular(table).split("_")[-1]
+        noun = "account" if head in _PEOPLE or head == "account" else _entity(table, self.spec)
+        return _NP(noun, "my", row=(table, "self"), short=f"your {noun}")
+
     def _value_np(self, table: str | None, value: Any, hidden: bool) -> _NP:
         """A row named by its key: `my order ord_0007`, `order ord_0007`, `one of my orders`, `my account`."""
-        entity = _entity(table) if table else "record"
+        entity = _entity(table, self.spec) if table else "record"
         short = f"the {entity}"
         if (
             table
@@ -953,16 +526,19 @@ class _Writer:
             and self.customer
             and (self.session or _same(value, self.self_value))
         ):
-            return _NP("account", "my", row=(table, "self"), short="your account")
+            return self._self_np(table)
         pk = _pk(self.spec, table)
-        natural = pk and not re.search(r"(^|_)(id|uuid|gid)$|[a-z]Id$", pk)
+        natural = pk and not _keyed_by_id(pk, key=True)
         head = _id_phrase(self.spec, table) if natural else entity
         mine = self.customer and table in self.owned
         if hidden:
             if mine:
                 return _NP(entity, "one of my", plural=True, row=(table, value), short=short)
             return _NP(entity, "a", row=(table, value), short=short)
-        return _NP(head, "my" if mine else "", label=_fmt(value), row=(table, value), short=short)
+        label = _fmt(value)
+        if isinstance(value, str) and _free_text(value):
+            label = f'"{label}"'  # a row keyed by a sentence: 'the todo "Call the bank."'
+        return _NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
 
     def _arg_np(self, a: _Arg, show_hidden: bool) -> _NP:
         """The row an argument names, whatever its provenance."""
@@ -976,7 +552,7 @@ class _Writer:
     def _derived_np(self, a: _Arg, table: str | None) -> _NP:
         parsed = _parse_source(a.source)
         if not parsed or parsed[0] >= len(self.steps):
-            return _NP(_entity(table) if table else _words(a.arg), "the right", short="it")
+            return _NP(_entity(table, self.spec) if table else _words(a.arg), "the right", short="it")
         src = self.steps[parsed[0]]
         row, field_, rows, index = _locate(src.call.result, parsed[1])
         base = self._row_np(src, row, rows, index)
@@ -989,14 +565,14 @@ class _Writer:
         ref = coldef.get("references")
         if ref:
             if ref == self.person and self.customer:
-                return _NP("account", "my", row=(ref, "self"), short="your account")
+                return self._self_np(ref)
             value = row.get(field_) if isinstance(row, dict) else None
             return _NP(
-                _entity(ref),
+                _entity(ref, self.spec),
                 "the",
                 post=[f"of {base.render()}"],
                 row=(ref, value),
-                short=f"the {_entity(ref)}",
+                short=f"the {_entity(ref, self.spec)}",
             )
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
             return _NP(_words(field_), f"that {src.entity}'s", short=f"the {_words(field_)}")
@@ -1143,12 +719,20 @@ class _Writer:
             np.post.append(f'whose {words} contains "{_fmt(value)}"')
         elif column in ("category", "type", "kind", "genre", "section", "department"):
             np.post.append(f"in the {_fmt(value, enum)} {words}")
-        elif column in ("name", "title"):
+        elif column in ("name", "title") or (
+            op == "eq"
+            and isinstance(value, str)
+            and tokens(column)[-1:] == ["name"]
+            and tokens(column)[:1] != ["user"]
+        ):  # "the contact named Erica Davis", not "the contact with person name Erica Davis"
             np.post.append(f'named "{_fmt(value)}"')
         elif op == "in":
             np.having.append(f"{words} {_fmt(value, enum).replace(' and ', ' or ')}")
         else:
-            np.having.append(f"{words} {_fmt(value, enum)}")
+            shown = _fmt(value, enum)
+            np.having.append(
+                f'{words} "{shown}"' if isinstance(value, str) and _free_text(value) else f"{words} {shown}"
+            )
 
     # -- clauses
 
@@ -1163,17 +747,69 @@ class _Writer:
         if a.source.startswith("call["):
             ref = self._derived_np(a, self._key_table(a))
             return f"the {label} set to {ref.render()}"
+        words = label.split(" ")
+        if (
+            len(words) >= 2
+            and words[-1] == "name"
+            and isinstance(a.value, str)
+            and re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}", a.value)
+            and words[-2] in _ROLES
+        ):
+            return f"{' '.join(words[:-1])} {a.value}"  # "stylist Vanessa Anderson"
+        if isinstance(a.value, bool):  # "read only turned on", never "read only yes"
+            if " " not in label and (label.endswith("ed") or label in _ADJECTIVES):
+                return label if a.value else f"not {label}"  # "enabled", "not public"
+            return f"{label} turned {'on' if a.value else 'off'}"
         value = _fmt(a.value, enum)
+        if isinstance(a.value, list) and any(isinstance(v, str) and _free_text(v) for v in a.value):
+            return f"the {label} " + _join([f'"{_fmt(v)}"' for v in a.value])  # each sentence quoted
         if isinstance(a.value, str) and not enum and _free_text(a.value):
             return f'the {label} "{value}"'
         if (tokens(column)[-1:] or [""])[0] in _QUOTED and isinstance(a.value, str) and not enum:
             return f'the {label} "{value}"'
         if isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
             last = label.rsplit(" ", 1)[-1]
+            if label.startswith("number of ") and len(label) > 10:  # "2 seats", not "2 number of seats"
+                return f"{value} {label[10:]}"
+            if last in (
+                "id",
+                "number",
+                "key",
+                "code",
+                "uuid",
+            ):  # "account id 257", not "an account id of 257"
+                return f"{label} {value}"
             if singular(last) != last:  # "98 chords", not "a chords of 98"
                 return f"{value} {label}"
             return f"{_article(label)} {label} of {value}"
         return f"{label} {value}"
+
+    def _names_entity(self, step: _Step, a: _Arg) -> bool:
+        """Whether an argument is the name of the row a create makes (`restaurant_name` of a restaurant)."""
+        words = _own_words(a, step)
+        return words == ["name"] or words == [*step.entity.split(" "), "name"]
+
+    def _prep_attr(self, step: _Step, a: _Arg) -> tuple[str, str] | None:
+        """A value said with its preposition instead of its name (`("from", "from Seattle, WA")`, "to ...",
+        "on 2024-09-29", "at 10:30 AM", "in Berkeley, CA"): where a trip starts and ends, its date and time,
+        the place something happens. `None` for the other values."""
+        if a.source.startswith("call[") or not isinstance(a.value, str):
+            return None
+        if len(a.value.split()) > 8 or a.value.rstrip().endswith((".", "!", "?")):
+            return None  # a sentence, not a place or a time
+        words = " ".join(_own_words(a, step))
+        value = _fmt(a.value)
+        head = words.rsplit(" ", 1)[0] if " " in words else ""
+        listed = any(words in names for _, names, _ in _PREPOSITIONS)
+        if head and not listed and (head in _WHEN_OF or head in step.entity.split(" ")):
+            words = words.rsplit(" ", 1)[1]  # "visit date", "appointment time": when the thing happens
+        for prep, names, shape in _PREPOSITIONS:
+            if words in names and (shape is None or shape.match(a.value)):
+                if words.endswith("name") or words in ("hotel", "restaurant", "venue"):
+                    return f"{prep} a place", f'{prep} "{value}"'  # "at "Ritz-Carlton Warsaw""
+                key = f"{prep} a date" if prep in ("from", "until") and shape is not None else prep
+                return key, f"{prep} {value}"
+        return None
 
     def _clause(self, step: _Step, show_hidden: bool, prev_row: Any) -> tuple[str, str, Any]:
         """(clause, outcome for done_when, row acted on) of one step, in the user's words."""
@@ -1186,13 +822,16 @@ class _Writer:
             else _NP(step.entity, "the", short=f"the {step.entity}")
         )
         if not keyed and self.session and step.table == self.person:
-            target = _NP("account", "my", row=(self.person, "self"), short="your account")
+            target = self._self_np(self.person)
         obj = "it" if prev_row is not None and target.row == prev_row else target.render()
         self.obj_of = obj  # after "of"/"to": "the status of order 7"
         if obj != "it" and not target.det and target.label:
             # "cancel the order 7", never "cancel order 7": a verb right before its entity reads as the
             # tool's name (`cancel_order`), which the leak gate rightly refuses
             obj = f"the {obj}"
+        if obj == "it" and self.asked_attribute and kind == "delete":
+            # "find out the email of customer 4 and delete the customer": "it" would be the email
+            obj = target.short or f"the {step.entity}"
         short = target.short or f"the {step.entity}"
         rest = [a for a in step.args if a not in keyed]
         if self.brief:  # "cancel the order", for done_when: the action and what it sets, no annotations
@@ -1210,19 +849,43 @@ class _Writer:
         if kind == "status":
             verb = (
                 step.verb
-                if step.verb and (step.verb in STATUS_VERBS or step.verb in _UPDATE_NATURAL | _DELETE_NATURAL)
+                if step.verb
+                and (
+                    step.verb in STATUS_VERBS
+                    or step.verb in _UPDATE_NATURAL | _DELETE_NATURAL | set(_SIGN_VERBS)
+                )
                 else None
             )
-            extras = [self._attr(step, a) for a in rest if not (a.hidden and not show_hidden)]
+            extras = [
+                self._attr(step, a)
+                for a in rest
+                if not (a.hidden and not show_hidden) and not _in_path(step, a)
+            ]
             tail = f" with {_join(extras)}" if extras else ""
             status = _fmt(step.status or "", enum=True)
-            if verb and verb not in ("mark", "set", "update", "change"):
+            own = step.meaning.entity and target.row == (self.person, "self") and not keyed
+            thing = _words(step.meaning.entity or "")
+            if verb in _SIGN_VERBS:
+                clause = f"{_SIGN_VERBS[verb]} {obj}{tail}"
+            elif own and verb and thing not in (step.entity, target.head) and verb not in ("mark", "set"):
+                clause = f"{verb} {_article(thing)} {thing}{tail}"  # "start an oncall with ...", not "start my account"
+            elif verb and verb not in ("mark", "set", "update", "change"):
                 clause = f"{verb} {obj}{tail}"
             else:
                 clause = f"mark {obj} as {status}{tail}"
             return clause, f"{short} is {status}", target.row
         if kind == "delete":
-            verb = step.verb if step.verb in _DELETE_NATURAL else "delete"
+            verb = step.verb if step.verb in _DELETE_NATURAL | _UNDO_VERBS else "delete"
+            key = keyed[0] if keyed else None
+            if (
+                key is not None
+                and _nominal(step.entity, verb)
+                and isinstance(key.value, str)
+                and " " in key.value
+            ):
+                # the row is the action itself (`unfollow_user` deletes a `followings` row): "unfollow Anne Lee"
+                said = "someone" if key.hidden and not show_hidden else _fmt(key.value)
+                return f"{verb} {said}", f"you {_participle(verb)} {said}", target.row
             return f"{verb} {obj}", f"{short} is {_participle(verb)}", target.row
         if kind == "update":
             return self._update_clause(step, target, obj, rest, show_hidden)
@@ -1267,9 +930,13 @@ class _Writer:
             return f"find out {what}", told, None
         if step.kind == "list":
             np = self._filters_np(step, show_hidden)
+            one = fields and isinstance(step.result, list) and len(step.result) == 1
+            if one and np.det in ("the", "all the"):  # "the status of the memory with key ..."
+                np.plural = False
             noun = np.render()
             if fields:
-                what = f"the {_join([_plural_phrase(_words(f)) for f in fields[:3]])} of {noun}"
+                words = [_words(f) if one else _plural_phrase(_words(f)) for f in fields[:3]]
+                what = f"the {_join(words)} of {noun}"
             else:
                 what = noun
             lead = "find out" if fields or verb != "look up" else "look up"
@@ -1282,6 +949,15 @@ class _Writer:
             told = f"the {labels} {possessive} {target.short}"
             return f"{'find out' if verb == 'look up' else verb} {what}", told, target.row
         return f"look up {obj}", f"the details of {target.short}", target.row
+
+    def _carried(self, step: _Step, a: _Arg) -> bool:
+        """A field an update sends unchanged, read from the same row by an earlier call (a PUT of the whole
+        row): not a change the user asks for. `/budgets/{budget_id}/...` path arguments are not either."""
+        parsed = _parse_source(a.source)
+        if not parsed or not a.binding or a.binding.place != "set" or parsed[0] >= len(self.steps):
+            return False
+        src = self.steps[parsed[0]]
+        return src.table == step.table and parsed[1][-1:] == [a.binding.column]
 
     def _update_clause(self, step: _Step, target: _NP, obj: str, rest: list[_Arg], show_hidden: bool):
         short = target.short
@@ -1308,6 +984,9 @@ class _Writer:
             tail = f" with {_join(others)}" if others else ""
             clause = f"{step.verb} {how_much} from {move_from} to {dest}{tail}"
             return clause, f"the {step.verb} is done", target.row
+        rest = [
+            a for a in rest if not _in_path(step, a)
+        ]  # `/budgets/{budget_id}/...` names the row: not a change
         sets = [a for a in rest if a.binding and a.binding.place in ("set", "adjust")]
         notes = [a for a in sets if (tokens(a.binding.column or a.arg)[-1:] or [""])[0] in _NOTES]
         if len(notes) < len(sets):
@@ -1319,6 +998,13 @@ class _Writer:
             label = _col_words(column, a.arg)
             on = "on" if target.head == "account" and set(label.split()) & _ON_ACCOUNT else "of"
             owner = f"its {label}" if obj == "it" else f"the {label} {on} {self.obj_of}"
+            if (
+                self.session
+                and target.row == (self.person, "self")
+                and target.head == "account"
+                and on == "of"
+            ):
+                owner = f"the {label}"  # a setting kept on the account ("the volume"), not "the volume of my account"
             hidden = a.hidden and not show_hidden
             value = "" if hidden else _fmt(a.value, "enum" in self._col(step.op, column))
             if value and isinstance(a.value, str) and _free_text(a.value):
@@ -1353,7 +1039,15 @@ class _Writer:
             clause = f"{step.verb} {_article(thing)} {thing}{tail} {prep} {self.obj_of}"
             return clause, f"the {thing} is {_participle(step.verb)} {prep} {short}", target.row
         if not changes:
-            verb = step.verb if step.verb in _UPDATE_NATURAL | _ACTION_VERBS else "update"
+            if step.verb in _SIGN_VERBS:
+                done = {
+                    "logout": "logged out",
+                    "login": "logged in",
+                    "signout": "signed out",
+                    "signin": "signed in",
+                }
+                return f"{_SIGN_VERBS[step.verb]} {obj}", f"you are {done[step.verb]}", target.row
+            verb = step.verb if step.verb in _UPDATE_NATURAL | _ACTION_VERBS | _CREATE_NATURAL else "update"
             verb = "update" if verb in ("set", "change") else verb
             tail = f" with {_join(extras)}" if extras else ""
             return f"{verb} {obj}{tail}", f"{short} is {_participle(verb)}", target.row
@@ -1365,41 +1059,77 @@ class _Writer:
         verb = step.verb if step.verb in _CREATE_NATURAL else None
         entity = step.entity
         parent_name = meaning.parent
-        refs, attrs = [], []
+        refs, attrs, preps = [], [], []
+        preps_args: list[_Arg] = []
+        named: tuple[str, Any] | None = None
         container = None
         for a in rest:
+            if is_placeholder(a.arg):
+                continue  # never said (the generator leaves such arguments out)
             if a.hidden and not show_hidden:
                 table = self._key_table(a)
                 if table and table != step.table:
-                    refs.append((a, _NP(_entity(table), "a", short=f"the {_entity(table)}")))
+                    entity_ = _entity(table, self.spec)
+                    refs.append((a, _NP(entity_, "a", short=f"the {entity_}")))
                 continue
             table = self._key_table(a)
             if table and table != step.table:
                 np = self._arg_np(a, show_hidden)
-                if table == self.person and np.head == "account":
+                if table == self.person and np.row == (table, "self"):
                     continue  # the user's own account: said as "My customer id is ..."
                 if container is None and parent_name and singular(table).endswith(parent_name):
                     container = np
+                elif any(np.head == other.head for _, other in refs):
+                    attrs.append(self._attr(step, a))  # never "for project X for project Y": name the second
                 else:
                     refs.append((a, np))
             elif a.binding and a.binding.place == "limit":
                 continue
+            elif (prep := self._prep_attr(step, a)) and prep[0] not in [p for p, _ in preps]:
+                preps.append(prep)
+                preps_args.append(a)
+            elif named is None and isinstance(a.value, str) and self._names_entity(step, a):
+                named = (
+                    f'named "{_fmt(a.value)}"'  # 'create an asset named "MV32"', not "with asset name MV32"
+                )
             else:
                 attrs.append(self._attr(step, a))
+        own_name = next(
+            (
+                i
+                for i, (k, _) in enumerate(preps)
+                if k.endswith("a place") and self._names_entity(step, preps_args[i])
+            ),
+            None,
+        )
+        if own_name is not None:  # "reserve the restaurant "X"", not "reserve a restaurant at "X""
+            entity_named = preps.pop(own_name)[1].split(" ", 1)[1]
+            preps_args.pop(own_name)
+        else:
+            entity_named = None
+        where = "".join(f" {text}" for _, text in preps)
         if container is not None and meaning.entity and entity.endswith(_words(meaning.entity)):
             entity = _words(meaning.entity)  # "an item" of "my order", not "an order item"
         short = f"the new {entity}"
+        nominal = self._nominal_clause(
+            step, entity, [(None, container)] * bool(container) + refs, attrs, rest, where
+        )
+        if nominal is not None:
+            return nominal
         if verb in ("follow", "unfollow", "like", "subscribe", "unsubscribe") and refs:
             obj = _join([np.render() for _, np in refs])
             prep = " to" if verb == "subscribe" else (" from" if verb == "unsubscribe" else "")
             clause = f"{verb}{prep} {obj}"
             tail = f" with {_join(attrs)}" if attrs else ""
             return clause + tail, f"you {_participle(verb)} {obj}", ("new", step.index)
+        if entity_named is not None and refs:  # a named row that also names others: say the name plainly
+            attrs.insert(0, f"the name {entity_named}")
+            entity_named = None
         if verb in ("book", "reserve", "rent", "hire", "buy", "purchase") and refs and not container:
             obj = refs[0][1].render()
             more = [f"for {np.render()}" for _, np in refs[1:]]
             tail = f" with {_join(attrs)}" if attrs else ""
-            clause = " ".join([f"{verb} {obj}", *more]) + tail
+            clause = " ".join([f"{verb} {obj}", *more]) + where + tail
             return clause, f"{refs[0][1].short or obj} is {_participle(verb)}", ("new", step.index)
         if (
             verb is None
@@ -1426,14 +1156,21 @@ class _Writer:
             tail = f" with {_join(attrs)}" if attrs else ""
             more = "".join(f" for {np.render()}" for _, np in refs)
             return (
-                f"{step.verb} {noun}{more}{tail}",
+                f"{step.verb} {noun}{more}{where}{tail}",
                 f"the {entity} is {_participle(step.verb)}",
                 ("new", step.index),
             )
-        if verb is None:
-            verb = "add" if container is not None else "create"
+        if verb is None or (verb == "create" and container is not None):
+            verb = "add" if container is not None else "create"  # "add a registrant to webinar 3"
         det = _article(entity)
-        if verb == "place":
+        if named is not None:  # 'create an asset named "MV32"', not "with asset name MV32"
+            attrs.remove(named)
+            noun = (
+                f'{det} {entity} named "{_fmt(next(a.value for a in rest if self._attr(step, a) == named))}"'
+            )
+        elif entity_named is not None:
+            noun = f"the {entity} {entity_named}"
+        elif verb == "place":
             noun = f"{'a new' if self.rng.random() < 0.5 else det} {entity}"
         elif verb in (
             "add",
@@ -1455,10 +1192,51 @@ class _Writer:
             parts.append(f"to {container.render()}")
         prep = "to" if verb in ("send", "transfer", "invite") else "for"
         parts += [f"{prep} {np.render()}" for _, np in refs]
-        clause = " ".join(parts)
+        clause = " ".join(parts) + where
         if attrs:
             clause += f" with {_join(attrs)}"
         return clause, f"{short} is {_participle(verb)}", ("new", step.index)
+
+    def _nominal_clause(
+        self, step: _Step, entity: str, refs: list, attrs: list[str], rest: list[_Arg], where: str
+    ) -> tuple[str, str, Any] | None:
+        """An insert whose row is the action itself (a `followings` row for `follow_user`, a `deactivations`
+        row for `DeactivateWarehouse`): said as the action on its object ("follow Eva Khan", "deactivate
+        the warehouse war_0003"), never "follow a following". `None` when the row is a thing of its own."""
+        verb = step.verb
+        head = entity.split(" ")[-1]
+        stem = verb[:-1] if verb and verb.endswith("e") else verb
+        if (
+            not verb
+            or len(stem) < 3
+            or not head.startswith(stem)
+            or head[len(stem) :] not in _NOMINAL_ENDINGS
+        ):
+            return None
+        if refs:
+            objs = [np.render() for _, np in refs]
+            objs = [o if o.split(" ")[0] in ("my", "the", "a", "an") else f"the {o}" for o in objs]
+            obj = _join(objs)
+            said = attrs
+        else:  # the value that names the object ("username to follow")
+            named = [
+                a
+                for a in rest
+                if isinstance(a.value, str)
+                and not a.source.startswith("call[")
+                and stem in "".join(tokens(a.arg))
+                and not (a.hidden and not self.show_hidden)
+            ]
+            if len(named) == 1:
+                obj = _fmt(named[0].value)
+                said = [x for x in attrs if not x.endswith(f" {obj}") and f'"{obj}"' not in x]
+            else:  # the thing the tool's name says it acts on: `flight_book` -> "book a flight"
+                words = [w for w in tokens(_original_name(step.tool)) if w not in (verb, *entity.split(" "))]
+                if len(words) != 1 or words[0] in _DESCRIBED_NOT_THINGS or len(words[0]) < 3:
+                    return None
+                obj, said = f"{_article(words[0])} {_words(words[0])}", attrs
+        tail = f" with {_join(said)}" if said else ""
+        return f"{verb} {obj}{where}{tail}", f"you {_participle(verb)} {obj}", ("new", step.index)
 
     # -- the whole request
 
@@ -1473,9 +1251,24 @@ class _Writer:
         consumed = set()
         for i in feeding:
             s = self.steps[i]
-            if s.kind in ("get", "list", "count") and not self._answers_in(s):
+            if s.kind not in _READS:
+                continue
+            # a lookup whose row a later read of the same row reads again ("the subject of organizer 12's
+            # webinar": list, then get): one request, said once, by the read that states the answer
+            if not self._answers_in(s) or self._reread(i):
                 consumed.add(i)
         return consumed
+
+    def _reread(self, i: int) -> bool:
+        """Whether every later call fed by read `i` is a read of the same table stating the answers too."""
+        readers = [
+            t
+            for t in self.steps[i + 1 :]
+            if any((_parse_source(a.source) or (None,))[0] == i for a in t.args)
+        ]
+        return bool(readers) and all(
+            t.kind in _READS and t.table == self.steps[i].table and self._answers_in(t) for t in readers
+        )
 
     def _answers_in(self, step: _Step) -> bool:
         rows = step.result if isinstance(step.result, list) else [step.result]
@@ -1511,6 +1304,7 @@ class _Writer:
             steps = list(self.steps)
         clauses, outcomes, answers = [], [], []
         prev_row = None
+        self.asked_attribute = False
         self.show_hidden = show_hidden
         for step in steps:
             if step.index in consumed:
@@ -1519,14 +1313,18 @@ class _Writer:
                 found = self._lookup_np(step)
                 if found is not None:
                     if step.index not in self.explicit:
-                        self.explicit[step.index] = self.rng.random() < 0.4
+                        # a lookup before a read of the same row is never a request of its own
+                        self.explicit[step.index] = self.rng.random() < 0.4 and not self._reread(step.index)
                     if self.explicit[step.index]:
                         clauses.append(f"look up {found.render()}")
                         prev_row = found.row
                 continue
             clause, outcome, row = self._clause(step, show_hidden, prev_row)
+            if step.kind in _READS and any(_same_words(clause, c) for c in clauses):
+                continue  # never ask for the same fact twice
             clauses.append(clause)
-            (answers if step.kind in ("get", "list", "count") else outcomes).append(outcome)
+            (answers if step.kind in _READS else outcomes).append(outcome)
+            self.asked_attribute = step.kind in _READS and clause.split(" ")[0] in ("find", "check")
             prev_row = row
         if not clauses:
             clauses, outcomes = ["get some help with my account"], ["the assistant has helped you"]
@@ -1547,7 +1345,9 @@ class _Writer:
         else:
             place, user_who, staff_who, personal = _fallback_place(self.spec), "a user of {place}", "", False
             if self.person:
-                user_who = f"{_article(_entity(self.person))} {_entity(self.person)} of {{place}}"
+                person = _entity(self.person, self.spec)
+                person = "account holder" if person == "account" else person  # never "an account of ..."
+                user_who = f"{_article(person)} {person} of {{place}}"
             staff_who = "someone who works with {place}"
         who = user_who if self.customer or personal else staff_who
         template = self.rng.choice(_PERSONA_TEMPLATES)
@@ -1578,7 +1378,7 @@ class _Writer:
                     table = self._key_table(a)
                     if table == self.person or (a.binding and a.binding.table == self.person):
                         return True
-        return bool(self.person and self.customer and name.startswith(_entity(self.person)))
+        return bool(self.person and self.customer and name.startswith(_entity(self.person, self.spec)))
 
 
 def _first_message(writer: _Writer, request: str, style: str) -> str:
@@ -1677,229 +1477,3 @@ def write_instructions(draft: TaskDraft, spec: dict, rng: random.Random) -> Inst
         first_message=first_message,
         style=style,
     )
-
-
-# ----------------------------------------------------------------------------- the LLM rewrite
-
-REWRITE_PROMPT = """\
-You rewrite the opening message of a person who asks an assistant for help, so that it reads like a real \
-person wrote it: natural, {style_hint}, first person, no lists or labels. Also rewrite their goal (one \
-first-person sentence) in the same voice.
-
-Who they are: {persona}
-Their goal: {goal}
-Their current opening message: {first_message}
-
-Rules:
-- Keep these values in the opening message, written exactly as here: {required}.
-- Never mention these values in the opening message (the person gives them only when asked): {hidden}.
-- Keep the requested action ({actions}); do not add requests.
-- Never use these names: {tools}. Never write database field names such as order_id.
-- Where the message already describes something instead of naming it ("my most recent order"), keep the \
-description.{implicit}
-
-Answer with one JSON object and nothing else: {{"goal": "...", "first_message": "..."}}"""
-
-_STYLE_HINTS = {
-    "plain": "polite and clear",
-    "terse": "short and to the point, without pleasantries",
-    "vague": "a little hesitant and loosely worded, but still complete",
-}
-
-
-def _required_facts(original: Instructions) -> dict[str, Any]:
-    """Known facts the original first message states: the rewrite must state them too."""
-    return {n: v for n, v in original.known_facts.items() if mentions(original.first_message, v)}
-
-
-def _actions(draft: TaskDraft) -> list[tuple[str, list[str]]]:
-    """(verb, words that count as asking for it) per write the user requests."""
-    asked = [c for c in draft.calls if c.write]
-    if draft.kind == "policy":
-        forbidden = set(draft.forbidden) | (
-            {draft.policy_rule["tool"]} if (draft.policy_rule or {}).get("tool") else set()
-        )
-        asked = [c for c in draft.calls if c.tool in forbidden] or [
-            GoldCall(t, {}, {}) for t in sorted(forbidden)
-        ]
-    out = []
-    for call in asked:
-        meaning = tool_meaning(call.tool)
-        verb = meaning.verb or ""
-        group = "update" if meaning.effect == "status" else meaning.effect
-        words = [verb, _participle(verb), *meaning.status_value] if verb else []
-        words += _ACTION_SYNONYMS.get(group, [])
-        if meaning.effect == "status":
-            words += _ACTION_SYNONYMS["delete"] if verb in ("cancel", "close", "archive", "void") else []
-        out.append((verb or group, sorted({w for w in words if w})))
-    return out
-
-
-def _says_any(text: str, words: list[str]) -> bool:
-    low = _norm(text)
-    return any(re.search(rf"\b{re.escape(w)}", low) for w in words)
-
-
-def _implicit_allowed(draft: TaskDraft, original: Instructions) -> dict[str, tuple[list[str], list[Any]]]:
-    """Known facts a rewrite may describe instead of state, and how: a user-given key that an earlier gold
-    call also returned as the strictly newest (or oldest) of its rows can be "my most recent ..." as long as
-    the values that call was asked with stay in the message. -> {fact: (accepted words, values to keep)}."""
-    allowed: dict[str, tuple[list[str], list[Any]]] = {}
-    for j, call in enumerate(draft.calls):
-        for arg, value in call.arguments.items():
-            if call.provenance.get(arg, "user") != "user":
-                continue
-            name = next((n for n, v in original.known_facts.items() if _same(v, value)), None)
-            if name is None or name in allowed:
-                continue
-            for earlier in draft.calls[:j]:
-                rows = _unwrap(earlier.result)
-                if not isinstance(rows, list) or len(rows) < 2 or not all(isinstance(r, dict) for r in rows):
-                    continue
-                hit = [
-                    r
-                    for r in rows
-                    if any(_same(v, value) for k, v in r.items() if k == arg or k.endswith("id"))
-                ]
-                if len(hit) != 1:
-                    continue
-                for column in hit[0]:
-                    values = [r.get(column) for r in rows]
-                    mine = hit[0].get(column)
-                    if not (
-                        _DATE_COLUMNS.search(column) and isinstance(mine, str) and values.count(mine) == 1
-                    ):
-                        continue
-                    if not all(isinstance(v, str) for v in values):
-                        continue
-                    keep = [
-                        v for a, v in earlier.arguments.items() if earlier.provenance.get(a, "user") == "user"
-                    ]
-                    if mine == max(values):
-                        allowed[name] = (["most recent", "latest", "last", "newest"], keep)
-                    elif mine == min(values):
-                        allowed[name] = (["oldest", "earliest", "first"], keep)
-                    break
-    return allowed
-
-
-def check_rewrite(rewritten: Instructions, original: Instructions, draft: TaskDraft) -> str | None:
-    """Why a rewrite of `original` cannot replace it, or `None` when it keeps what the task needs.
-
-    The rewritten first message must state every known fact the original one stated (or, for a key the
-    draft shows to be the newest or oldest of an earlier lookup, describe it so and keep that lookup's
-    values), state no hidden fact, still ask for every requested write, and name no tool of the draft and
-    no `*_id` column; the rewritten goal must keep every fact value the original goal had.
-    """
-    goal, message = (rewritten.goal or "").strip(), (rewritten.first_message or "").strip()
-    if not goal or not message:
-        return "rewrite is empty"
-    if len(message) > 2000 or len(goal) > 2000:
-        return "rewrite is too long"
-    implicit = _implicit_allowed(draft, original)
-    for name, value in _required_facts(original).items():
-        if mentions(message, value):
-            continue
-        words, keep = implicit.get(name, ([], []))
-        if words and _says_any(message, words) and all(mentions(message, v) for v in keep):
-            continue
-        return f"rewrite dropped fact {name!r}"
-    for name, value in {**original.known_facts, **original.hidden_facts}.items():
-        if mentions(original.goal, value) and not mentions(goal, value):
-            return f"rewrite dropped fact {name!r} from the goal"
-    for name, value in original.hidden_facts.items():
-        if not isinstance(value, bool) and value is not None and mentions(message, value):
-            return f"rewrite leaks hidden fact {name!r}"
-    for verb, words in _actions(draft):
-        if _says_any(original.first_message, words) and not _says_any(message, words):
-            return f"rewrite dropped the action {verb!r}"
-    names = (
-        {c.tool for c in draft.calls} | set(draft.forbidden) | set(draft.required) | set(draft.distractors)
-    )
-    if (draft.policy_rule or {}).get("tool"):
-        names.add(draft.policy_rule["tool"])
-    for text in (message, goal):
-        leaked = tool_names_in(text, names)
-        if leaked:
-            return f"rewrite names tool {leaked[0]!r}"
-        column = _COLUMN_NAME.search(text)
-        if column and not _COLUMN_NAME.search(original.first_message + " " + original.goal):
-            return f"rewrite names a column {column.group(0)!r}"
-    return None
-
-
-def _parse_rewrite(content: str | None) -> dict[str, str] | str:
-    text = (content or "").strip()
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text)
-    start, end = text.find("{"), text.rfind("}")
-    try:
-        data = json.loads(text[start : end + 1]) if start >= 0 < end else None
-    except json.JSONDecodeError:
-        data = None
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("goal", "first_message")):
-        return "rewrite is not a JSON object with 'goal' and 'first_message'"
-    return {"goal": data["goal"].strip(), "first_message": data["first_message"].strip()}
-
-
-def rewrite_prompt(instructions: Instructions, draft: TaskDraft) -> str:
-    """The prompt `rewrite_instructions` sends (one user message)."""
-    required = _required_facts(instructions)
-    names = sorted({c.tool for c in draft.calls} | set(draft.forbidden) | set(draft.distractors))
-    implicit = _implicit_allowed(draft, instructions)
-    hint = ""
-    if implicit:
-        hint = (
-            " You may replace "
-            + _join(
-                [
-                    f"{_fmt(instructions.known_facts[n])} by a reference such as '{words[0]}'"
-                    for n, (words, _) in implicit.items()
-                ]
-            )
-            + " (it is the "
-            + _join([words[0] for words, _ in implicit.values()])
-            + " one)."
-        )
-    return REWRITE_PROMPT.format(
-        style_hint=_STYLE_HINTS.get(instructions.style, "natural"),
-        persona=instructions.persona,
-        goal=instructions.goal,
-        first_message=instructions.first_message,
-        required=", ".join(f"{n}: {_fmt(v)}" for n, v in required.items()) or "(none)",
-        hidden=", ".join(f"{n}: {_fmt(v)}" for n, v in instructions.hidden_facts.items()) or "(none)",
-        actions=_join([verb for verb, _ in _actions(draft)]) or "the request",
-        tools=", ".join(names) or "(none)",
-        implicit=hint,
-    )
-
-
-async def rewrite_instructions(
-    instructions: Instructions, draft: TaskDraft, client: LLMClient, model: str
-) -> tuple[Instructions, str | None]:
-    """Rewrite `goal` and `first_message` with an LLM toward what a person would write, and keep the rewrite
-    only if `check_rewrite` accepts it.
-
-    Args:
-        instructions (`Instructions`): The offline instructions (`write_instructions`).
-        draft (`TaskDraft`): Their task.
-        client (`LLMClient`): An open client of an OpenAI-compatible endpoint.
-        model (`str`): The served model id.
-
-    Returns:
-        `(rewritten, None)` when the rewrite keeps every fact the task needs, else `(instructions, reason)`,
-        e.g. `"rewrite dropped fact 'order number'"`, `"rewrite leaks hidden fact 'order number'"`, or
-        `"rewrite failed: ..."` when the request itself failed.
-    """
-    from ..llm import LLMError
-
-    messages = [{"role": "user", "content": rewrite_prompt(instructions, draft)}]
-    try:
-        result = await client.chat(messages, model=model)
-    except LLMError as exc:
-        return instructions, f"rewrite failed: {exc}"
-    parsed = _parse_rewrite(result.content)
-    if isinstance(parsed, str):
-        return instructions, parsed
-    candidate = replace(instructions, goal=parsed["goal"], first_message=parsed["first_message"])
-    problem = check_rewrite(candidate, instructions, draft)
-    return (instructions, problem) if problem else (candidate, None)

@@ -1,0 +1,495 @@
+"""The user's vocabulary: how identifiers, values and verbs are said (`unit_price` -> "unit price",
+`49.9` -> "49.90", `cancel` -> "cancelled"), and whether a text states a value (`mentions`).
+
+`envscale.tasks.intent` builds requests from these words; `envscale.tasks.rewrite` checks an LLM's
+rewrite with `mentions` and `tool_names_in`. Everything here is a pure function of its arguments.
+
+Example:
+
+```python
+>>> from envscale.tasks.wording import describe, mentions
+>>> mentions("Please change it to 120 units", 120.0)
+True
+>>> describe("Deletes a given pickup point for your store.")
+('delete', 'pickup point')
+```
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..semantics import plural, singular
+from ..sources.normalize import tokens
+
+# ----------------------------------------------------------------------------- words
+
+_TOKEN_WORDS = {
+    "qty": "quantity",
+    "desc": "description",
+    "num": "number",
+    "amt": "amount",
+    "loc": "location",
+    "addr": "address",
+    "msg": "message",
+    "pwd": "password",
+    "sku": "SKU",
+    "vip": "VIP",
+    "url": "URL",
+    "ip": "IP",
+    "api": "API",
+    "sms": "SMS",
+    "pin": "PIN",
+    "iban": "IBAN",
+    "cvv": "CVV",
+}
+_PHRASES = {
+    "email": "email address",
+    "e mail": "email address",
+    "phone": "phone number",
+    "mobile": "mobile number",
+    "tel": "phone number",
+    "zip": "ZIP code",
+    "zipcode": "ZIP code",
+    "dob": "date of birth",
+    "created at": "creation date",
+    "updated at": "last update",
+    "full name": "full name",
+}
+_NUMBERED = frozenset(
+    "order invoice ticket booking reservation account case claim policy flight shipment tracking "
+    "transaction payment receipt confirmation incident request return refund loan card room seat "
+    "membership subscription contract quote".split()
+)
+"""Entities people refer to by a number ("order number"); the others by an id ("customer id")."""
+_GENERIC_COLUMNS = frozenset(
+    "name title description type status state note notes category kind code label comment reason level "
+    "priority value amount total date stage".split()
+)
+"""Columns whose bare name says little: named with their entity ("order status", "product name")."""
+_STATUS_COLUMNS = re.compile(r"^(status|state|stage|phase)$|_(status|state)$")
+_DATE_COLUMNS = re.compile(r"(^|_)(date|time|timestamp|datetime)$|_at$|_on$|^(created|updated|modified)$")
+_PRICE_COLUMNS = re.compile(r"(^|_)(price|cost|fee|fare|rate)$")
+_QUOTED = frozenset(
+    "note notes comment message text description title name reason subject body summary content caption bio".split()
+)
+_PREFIXES = {
+    "from": "source",
+    "src": "source",
+    "source": "source",
+    "to": "destination",
+    "dst": "destination",
+    "dest": "destination",
+    "destination": "destination",
+    "target": "target",
+    "old": "old",
+    "new": "new",
+    "parent": "parent",
+    "origin": "origin",
+    "primary": "primary",
+    "secondary": "secondary",
+}
+_GENERIC_DELTA = frozenset("delta value by change n diff increment decrement step".split())
+_NOTES = frozenset("reason note notes comment comments remark remarks memo".split())
+"""Columns that annotate a change (`reason`, `resolution_note`): named without `new`."""
+_ON_ACCOUNT = frozenset("email phone mobile address name number card password username".split())
+"""What is `on` an account ("the email address on my account"); the rest is `of` it."""
+_PEOPLE = (
+    "customer user client member patient passenger guest traveler traveller student employee driver rider "
+    "buyer subscriber player owner person account"
+).split()
+"""Tables that hold the people a user could be, in order of preference (`customers` before `accounts`)."""
+
+_CREATE_NATURAL = frozenset(
+    "create add place book reserve register schedule send submit open buy purchase rent hire invite "
+    "follow like subscribe enroll enrol post upload apply request file report issue raise".split()
+)
+_UPDATE_NATURAL = frozenset(
+    "update change edit modify set rename move transfer assign reassign reset restore rate tag label "
+    "pin unpin mute unmute star upgrade downgrade extend reschedule renew fund deposit withdraw charge "
+    "pay refund release lock unlock mark toggle adjust increase decrease".split()
+)
+_ACTION_VERBS = frozenset(
+    "play start stop run launch call order rate review track log restart pause resume retweet share "
+    "like star watch mute unmute archive publish unpublish activate deactivate enable disable check "
+    "approve reject confirm accept decline sign verify lock unlock open close fill empty clean".split()
+)
+"""Verbs that read naturally with their object ("play media", "retweet tweet 7")."""
+_UNCOUNTABLE = frozenset(
+    "media music audio video sound data information content weather news traffic".split()
+)
+_DELETE_NATURAL = frozenset(
+    "delete remove erase discard cancel unsubscribe unfollow revoke detach uninstall".split()
+)
+_IRREGULAR = {
+    "send": "sent",
+    "make": "made",
+    "buy": "bought",
+    "write": "written",
+    "hold": "held",
+    "pay": "paid",
+    "set": "set",
+    "put": "put",
+    "reset": "reset",
+    "get": "got",
+    "find": "found",
+    "sell": "sold",
+    "cancel": "cancelled",
+    "label": "labelled",
+    "refuel": "refuelled",
+    "enrol": "enrolled",
+    "shut": "shut",
+    "run": "run",
+    "begin": "begun",
+    "upload": "uploaded",
+}
+_ACTION_SYNONYMS = {
+    "create": "create add place book reserve register schedule send submit open buy purchase order rent hire "
+    "new make set up sign up start put".split(),
+    "update": "update change edit modify set switch make correct replace move transfer adjust increase "
+    "decrease raise lower rename mark turn".split(),
+    "delete": "delete remove erase discard get rid drop cancel close take off".split(),
+}
+
+
+PLACEHOLDER_ARGS = frozenset(
+    "optional_param optional_params param params parameter parameters arg args arg1 arg2 arg3 argument "
+    "arguments flag flags extra extras option options opts kwargs kw dummy placeholder unused reserved".split()
+)
+"""Argument names that say nothing about what they hold (`optional_param`, `arg1`, `kwargs`): a person
+never states them, so the task generator leaves them out of a call or drops the task."""
+
+
+def is_placeholder(arg: str) -> bool:
+    """Whether an argument's name is a placeholder (`optional_param`, `arg1`, `extraOptions`), compared on
+    its words run together (`optionalParam` is `optional_param`)."""
+    words = tokens(arg)
+    joined = "_".join(words)
+    return bool(words) and (
+        joined in PLACEHOLDER_ARGS
+        or "".join(words) in PLACEHOLDER_ARGS
+        or all(w in PLACEHOLDER_ARGS for w in words)
+    )
+
+
+_DESCRIBED_VERBS = frozenset(
+    "create add place book reserve register schedule send submit open buy purchase rent hire invite follow "
+    "subscribe enroll post upload apply request file report raise update change edit modify set rename move "
+    "transfer assign reassign reset restore rate tag label pin unpin mute unmute star upgrade extend "
+    "reschedule renew deposit withdraw charge pay refund release lock unlock mark adjust delete remove erase "
+    "discard cancel unsubscribe unfollow revoke detach archive publish unpublish activate deactivate enable "
+    "disable approve reject confirm accept decline verify close capture resend invite".split()
+)
+"""Verbs a description may lend a request ("Deletes a pickup point" -> "delete")."""
+_DESCRIBED_SKIP = frozenset(
+    "a an the one given specific single new existing current all any your their its this that "
+    "particular individual specified selected".split()
+)
+_DESCRIBED_STOP = frozenset(
+    "for by from in on of to with using and or that which within at into if when as based via after "
+    "before while so".split()
+)
+
+
+def describe(description: str | None) -> tuple[str, str] | None:
+    """The verb and the object a tool's description starts with: `("delete", "pickup point")` for
+    "Deletes a given pickup point for your store". Each line (a title line first) and, after a "Tool
+    description:" preamble, its text are tried in turn; a sentence that does not start with a known verb
+    (`_DESCRIBED_VERBS`) and a short object (1-3 words) is skipped. `None` when none does."""
+    text = description or ""
+    if "Tool description:" in text:
+        text = text.split("Tool description:", 1)[1]
+    for line in re.split(r"\n+|\s\|\s|(?<=[.!?])\s+", text)[:4]:
+        words = re.findall(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]", line.strip())
+        if not words:
+            continue
+        verb = words[0].lower()
+        base = next(
+            (
+                v
+                for v in (verb, verb[:-1], verb[:-2], verb[:-1] + "e" if verb.endswith("es") else "")
+                if v in _DESCRIBED_VERBS
+            ),
+            None,
+        )
+        if base is None or verb not in (base, base + "s", base + "es"):
+            continue
+        obj: list[str] = []
+        for word in words[1:]:
+            low = word.lower()
+            if not obj and low in _DESCRIBED_SKIP:
+                continue
+            if low in _DESCRIBED_STOP or not re.fullmatch(r"[A-Za-z][A-Za-z-]*", word):
+                break
+            obj += tokens(word)
+        if 1 <= len(obj) <= 3:
+            obj[-1] = singular(obj[-1])
+            return base, " ".join(_TOKEN_WORDS.get(w, w) for w in obj)
+    return None
+
+
+_ID_WORDS = frozenset(
+    "paid valid invalid void avoid squid android fluid rapid solid humid liquid acid hybrid vivid stupid "
+    "timid lucid candid pyramid druid orchid splendid".split()
+)
+"""Words ending in `id` that are not an identifier run together (`orgid` is `org id`, `paid` is a word)."""
+
+
+def _split_id(token: str) -> list[str]:
+    """`orgid` -> `org id`, `projectuuid` -> `project uuid`: a key suffix run into its entity's name."""
+    for suffix in ("uuid", "id"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3 and token not in _ID_WORDS:
+            return [token[: -len(suffix)], suffix]
+    return [token]
+
+
+def _words(name: str) -> str:
+    """Readable words of an identifier: `unit_price` -> `unit price`, `email` -> `email address`,
+    `orgid` -> `org id`."""
+    toks = [w for t in tokens(name) for w in _split_id(t) if t != "deprecated"] or tokens(name)
+    if len(toks) > 2 and toks[0] == "x" and re.match(r"^x-", name, re.IGNORECASE):
+        toks = toks[1:]  # a header `X-Apideck-App-Id` -> "apideck app id"
+    if len(toks) > 1 and toks[0] in ("num", "no", "n"):  # `num_nights`, `no_of_guests` -> "number of ..."
+        toks = ["number", "of", *toks[2 if toks[1] == "of" else 1 :]]
+    phrase = " ".join(toks)
+    if phrase in _PHRASES:
+        return _PHRASES[phrase]
+    if len(toks) == 2 and toks[1] in ("at", "on") and toks[0].endswith("ed"):  # `declined_at`
+        return f"{toks[0]} date"
+    return " ".join(_TOKEN_WORDS.get(t, t) for t in toks) or name
+
+
+def _col_words(column: str, arg: str | None = None) -> str:
+    """Words of a column, or of the argument bound to it when the column is the argument's name run
+    together (`fuelamount` for `fuelAmount` -> `fuel amount`)."""
+    if (
+        arg
+        and column.lower() == re.sub(r"[^a-z0-9]", "", arg.lower())
+        and len(tokens(arg)) > len(tokens(column))
+    ):
+        return _words(arg)
+    if arg:  # `git_change_directory_name` for `directory_name`: the column repeats its tool's words first
+        col, own = tokens(column), tokens(arg)
+        if own and len(col) >= len(own) + 2 and col[-len(own) :] == own:
+            return _words(arg)
+    return _words(column)
+
+
+def _plural_phrase(phrase: str) -> str:
+    head, _, last = phrase.rpartition(" ")
+    if not last:
+        return phrase
+    word = last[:-2] + "es" if last.endswith("is") and len(last) > 3 else plural(last)  # analysis -> analyses
+    return f"{head} {word}".strip()
+
+
+def _article(phrase: str) -> str:
+    word = phrase.split(" ", 1)[0] if phrase else ""
+    if word.isupper() and len(word) > 1:
+        return "an" if word[0] in "AEFHILMNORSX" else "a"
+    low = word.lower()
+    if re.match(r"u[bcdfgklmnprstvz][aeiou]|eu|one|uni", low):
+        return "a"
+    if re.match(r"hour|honest|honou?r", low):
+        return "an"
+    return "an" if low[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
+def _participle(verb: str) -> str:
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        return verb[:-1] + "ied"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb) and len(verb) <= 4:
+        return verb + verb[-1] + "ed"
+    return verb + "ed"
+
+
+def _join(items: list[str], word: str = "and") -> str:
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def _free_text(value: str) -> bool:
+    """A value that is a sentence rather than a name or code: quoted when said."""
+    return len(value.split()) >= 4 or value.rstrip().endswith((".", "!", "?"))
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def _fmt(value: Any, enum: bool = False) -> str:
+    """A value as a person writes it: `120.0` -> `120`, `49.9` -> `49.90`, an enum `in_transit` -> `in transit`."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        return f"{value:.2f}" if round(value, 2) == value else repr(value)
+    if isinstance(value, str):
+        return value.replace("_", " ") if enum and " " not in value else value
+    if isinstance(value, list):
+        return _join([_fmt(v, enum) for v in value])
+    if isinstance(value, dict):
+        return ", ".join(f"{_words(str(k))} {_fmt(v, enum)}" for k, v in value.items() if v is not None)
+    return str(value)
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower().replace("_", " ")).strip()
+
+
+def mentions(text: str, value: Any) -> bool:
+    """Whether `text` states `value`: a number as any spelling of it (`120`, `120.0`), a string
+    case-insensitively as a whole word (underscores read as spaces), a list or mapping when all its
+    values are there. Booleans and nulls cannot be looked up in text and count as mentioned.
+
+    ```python
+    >>> mentions("Please change it to 120 units", 120.0), mentions("order ord_0007", "ORD_0007")
+    (True, True)
+    >>> mentions("my order ord_0007", 7)
+    False
+    ```
+    """
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, (int, float)):
+        return any(abs(float(n) - float(value)) < 1e-9 for n in _NUMBER.findall(text.replace(",", "")))
+    if isinstance(value, (list, tuple)):
+        return all(mentions(text, v) for v in value)
+    if isinstance(value, dict):
+        return all(mentions(text, v) for v in value.values())
+    needle = _norm(str(value))
+    if not needle:
+        return True
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", _norm(text)) is not None
+
+
+def _looks_like_identifier(name: str) -> bool:
+    """A tool name a person would never write (`cancel_order`, `getOrder`, `Hotels_4`), as opposed to a
+    plain word (`find`, `du`) that cannot be told apart from ordinary language."""
+    return bool(re.search(r"[_\-.\d]|[a-z][A-Z]", name))
+
+
+def tool_names_in(text: str, names: Any) -> list[str]:
+    """The identifier-like tool names (see `_looks_like_identifier`) that `text` contains, sorted."""
+    found = []
+    for name in sorted(set(names)):
+        if (
+            name
+            and _looks_like_identifier(name)
+            and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.I)
+        ):
+            found.append(name)
+    return found
+
+
+_COLUMN_NAME = re.compile(r"\b[a-z][a-z0-9]*_(?:id|ids|uuid)\b|\b[a-z]+Id\b")
+
+
+def _unwrap(result: Any) -> Any:
+    if isinstance(result, dict) and "ok" in result and "result" in result:
+        return result["result"]
+    return result
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b)) < 1e-9
+    if (
+        isinstance(a, (int, float))
+        and isinstance(b, str)
+        or isinstance(b, (int, float))
+        and isinstance(a, str)
+    ):
+        return str(a) == str(b)
+    return a == b
+
+
+# ----------------------------------------------------------------------------- request vocabulary
+
+_READS = ("get", "list", "count")
+
+
+_ROLES = frozenset(
+    "stylist doctor dentist therapist trainer teacher instructor tutor lawyer agent driver guide host "
+    "speaker owner contact manager assignee reviewer author artist player coach nurse physician barber".split()
+)
+"""People named by their role ("stylist Vanessa Anderson")."""
+_ADJECTIVES = frozenset("active public private visible hidden default primary open locked free".split())
+"""One-word flags said as themselves ("public", "not active")."""
+_SIGN_VERBS = {"logout": "log out of", "login": "log in to", "signout": "sign out of", "signin": "sign in to"}
+"""Verbs run together in tool names, as a person says them with their object."""
+_UNDO_VERBS = frozenset("unpublish archive deactivate disable unassign unlink unregister unshare".split())
+"""Verbs that take a row away without deleting its idea: said as themselves ("unpublish the mock")."""
+_DESCRIBED_NOT_THINGS = frozenset("api v1 v2 v3 new get post put by id all one my the a".split())
+_GENERIC_UPDATES = frozenset("update change edit modify set put patch".split())
+"""Verbs that only say "change it": the request names what changes instead."""
+_WHEN_OF = frozenset(
+    "visit appointment event travel departure delivery booking reservation meeting session class lesson "
+    "pickup flight trip show concert match game".split()
+)
+"""Things whose date and time say when they happen ("visit date" -> "on 2025-08-17")."""
+_NOMINAL_ENDINGS = frozenset(
+    ("", "e", "s", "es", "ing", "ings", "ion", "ions", "ation", "ations", "ment", "ments", "al")
+)
+"""What turns a verb into the noun of its action (`follow` -> `following`, `activate` -> `activation`)."""
+
+
+def _nominal(entity: str, verb: str) -> bool:
+    """Whether `entity` names the action of `verb` (`following` of `follow` or `unfollow`, `activation` of
+    `activate`)."""
+    head = entity.split(" ")[-1]
+    verb = verb[2:] if verb.startswith("un") and not head.startswith("un") else verb
+    stem = verb[:-1] if verb.endswith("e") else verb
+    return len(stem) >= 3 and head.startswith(stem) and head[len(stem) :] in _NOMINAL_ENDINGS
+
+
+_PREPOSITIONS = (
+    ("from", frozenset(("from", "origin", "source", "departure", "departure city", "from city", "origin city",
+                        "departure location", "start location", "pickup location", "departure airport",
+                        "origin airport")), None),
+    ("to", frozenset(("to", "destination", "dest", "destination city", "to city", "arrival city",
+                      "destination location", "dropoff location", "destination airport", "arrival airport",
+                      "recipient", "where to", "going to")), None),
+    ("from", frozenset(("check in date", "checkin date", "check in", "arrival date", "start date", "from date")),
+     re.compile(r"^\d{4}-\d\d-\d\d$|^\d{1,2}/\d{1,2}/\d{4}$")),
+    ("until", frozenset(("check out date", "checkout date", "check out", "departure date", "end date", "to date")),
+     re.compile(r"^\d{4}-\d\d-\d\d$|^\d{1,2}/\d{1,2}/\d{4}$")),
+    ("on", frozenset(("date", "departure date", "travel date", "day", "event date")),
+     re.compile(r"^\d{4}-\d\d-\d\d$|^\d{1,2}/\d{1,2}/\d{4}$")),
+    ("at", frozenset(("time", "departure time", "start time")),
+     re.compile(r"^\d{1,2}:\d\d(?::\d\d)?(?:\s?[AaPp][Mm])?$")),
+    ("in", frozenset(("location", "city", "venue city")), None),
+    ("at", frozenset(("hotel name", "hotel", "restaurant name", "restaurant", "venue", "venue name",
+                      "property name", "store name", "shop name", "clinic name", "salon name")), None),
+)  # fmt: skip
+"""Values said with a preposition: (preposition, names of their column in words, shape the value must have)."""
+
+
+def _same_words(a: str, b: str) -> bool:
+    """Whether two clauses ask the same thing in other words ("find out the subjects of the webinars of
+    organizer 12" and "check the subject of the webinar of organizer 12"): the same content words, each
+    read in the singular, once the verbs of asking and the articles are set aside."""
+    filler = {"find", "out", "check", "look", "up", "list", "the", "a", "an", "of", "it", "its", "my", "that"}
+
+    def content(text: str) -> set[str]:
+        return {singular(w) for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in filler}
+
+    return content(a) == content(b)

@@ -1,0 +1,400 @@
+"""What a task asks, as a person reads it: one request per fact, arguments that agree with what the chain
+read, nothing a person would never say (placeholders, keys where a name belongs, made-up objects), and
+requests worded from the tool's description where it names the entity better than the table does.
+
+The chain builder's gates (`envscale.tasks.generate`) run on the hand-written shop fixture, extended with
+the shapes real APIs have (a path argument bound to no column, a placeholder, a name argument); the
+writer (`envscale.tasks.intent`) is checked on drafts executed in a real `Environment`.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+
+import pytest
+
+from envscale.env import load_spec
+from envscale.stages.tasks import TasksConfig
+from envscale.tasks.generate import (
+    _align,
+    _Env,
+    _execute,
+    _filler_fact,
+    _flow_disagrees,
+    _invented_object,
+    _tidy,
+)
+from envscale.tasks.intent import write_instructions
+from envscale.tasks.model import GoldCall, TaskDraft
+from envscale.tasks.naming import _entity, fact_name
+from envscale.tasks.wording import describe, is_placeholder
+
+SHOP = "tests/fixtures/envs/shop.yaml"
+
+
+def _tool(spec, name):
+    return next(t for t in spec["tools"] if t["name"] == name)
+
+
+@pytest.fixture
+def shop():
+    """The shop fixture, plus `get_customer_order` (GET /customers/{customerId}/orders/{order_id}: the
+    customer is a path argument bound to no column), a placeholder and a name argument on `create_order`."""
+    spec = copy.deepcopy(load_spec(SHOP))
+    spec["tools"].append(
+        {
+            "name": "get_customer_order",
+            "description": "Get one order of a customer.",
+            "kind": "read",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "customerId": {"type": "string", "x-in": "path"},
+                    "order_id": {"type": "string", "x-in": "path"},
+                },
+                "required": ["customerId", "order_id"],
+            },
+            "operation": {"type": "get", "table": "orders", "key": {"order_id": "order_id"}},
+        }
+    )
+    create = _tool(spec, "create_order")
+    create["parameters"]["properties"]["optional_param"] = {"type": "boolean"}
+    create["parameters"]["properties"]["customer_name"] = {"type": "string"}
+    create["parameters"]["properties"]["gift_wrap_color"] = {"type": "string"}
+    spec["tables"]["orders"]["columns"]["customer_name"] = {"type": "string"}
+    spec["tables"]["orders"]["columns"]["gift_wrap_color"] = {"type": "string"}
+    create["operation"]["values"].update(customer_name="customer_name", gift_wrap_color="gift_wrap_color")
+    return spec
+
+
+@pytest.fixture
+def env(shop):
+    e = _Env({"spec": shop}, TasksConfig())
+    yield e
+    e.env.close()
+
+
+def _draft(e, kind, calls, **kw):
+    facts = {}
+    for call in calls:
+        for arg, value in call.arguments.items():
+            if not call.provenance.get(arg, "user").startswith("call["):
+                facts[fact_name(arg, e.tools[call.tool], e.spec)] = value
+    return TaskDraft(e.spec["name"], kind, calls, user_facts=facts, **kw)
+
+
+def _customer_with_orders(e, n=1):
+    for customer in e.rows["customers"]:
+        orders = [o for o in e.rows["orders"] if o["customer_id"] == customer["customer_id"]]
+        if len(orders) == n:
+            return customer, orders
+    pytest.skip(f"the fixture state has no customer with exactly {n} order(s)")
+
+
+# ------------------------------------------------------------------------------------ data flow
+
+
+def test_a_chained_call_takes_the_flowed_value_for_an_argument_that_names_a_field(env):
+    """`getWebinar(webinarKey=call[0][0].webinar_key, organizerKey=1)` after the webinar's organizer was 12:
+    the path argument naming the customer takes the order's own customer, with its provenance."""
+    customer, orders = _customer_with_orders(env)
+    other = next(c for c in env.rows["customers"] if c["customer_id"] != customer["customer_id"])
+    calls = [
+        GoldCall("list_orders", {"customer_id": customer["customer_id"]}, {"customer_id": "user"}),
+        GoldCall(
+            "get_customer_order",
+            {"order_id": orders[0]["order_id"], "customerId": other["customer_id"]},  # a random, wrong value
+            {"order_id": "call[0][0].order_id", "customerId": "constant"},
+        ),
+    ]
+    draft = _draft(env, "read", calls)
+    assert _execute(env, draft) is None
+    second = draft.calls[1]
+    assert second.arguments["customerId"] == customer["customer_id"] == second.result["customer_id"]
+    assert second.provenance["customerId"] == "call[0][0].customer_id"
+    assert other["customer_id"] not in draft.user_facts.values()
+
+
+def test_a_single_call_takes_the_addressed_rows_value_and_the_user_states_it(env):
+    order = env.rows["orders"][0]
+    wrong = next(c["customer_id"] for c in env.rows["customers"] if c["customer_id"] != order["customer_id"])
+    call = GoldCall(
+        "get_customer_order",
+        {"order_id": order["order_id"], "customerId": wrong},
+        {"order_id": "user", "customerId": "constant"},
+    )
+    draft = _draft(env, "read", [call])
+    assert _align(env, draft, 0, []) is None
+    assert call.arguments["customerId"] == order["customer_id"] and call.provenance["customerId"] == "user"
+    assert order["customer_id"] in draft.user_facts.values() and wrong not in draft.user_facts.values()
+
+
+def test_the_flow_gate_refuses_an_argument_that_disagrees_with_what_flowed(env):
+    customer, orders = _customer_with_orders(env)
+    listed = [o for o in env.rows["orders"] if o["customer_id"] == customer["customer_id"]]
+    other = next(c for c in env.rows["customers"] if c["customer_id"] != customer["customer_id"])
+    calls = [
+        GoldCall("list_orders", {"customer_id": customer["customer_id"]}, {"customer_id": "user"}),
+        GoldCall(
+            "get_customer_order",
+            {"order_id": orders[0]["order_id"], "customerId": other["customer_id"]},
+            {"order_id": "call[0][0].order_id", "customerId": "constant"},
+        ),
+    ]
+    draft = _draft(env, "read", calls)
+    reason = _flow_disagrees(env, draft, 1, [listed])
+    assert reason and "customerId" in reason and "call[0][0].customer_id" in reason
+    calls[1].arguments["customerId"] = customer["customer_id"]
+    assert _flow_disagrees(env, draft, 1, [listed]) is None
+
+
+# ------------------------------------------------------------------------------------ arguments
+
+
+def test_placeholder_arguments_are_left_out_and_a_required_one_drops_the_task(env, shop):
+    customer = env.rows["customers"][0]
+    call = GoldCall(
+        "create_order",
+        {"customer_id": customer["customer_id"], "total": 12.5, "optional_param": False},
+        {"customer_id": "user", "total": "constant", "optional_param": "constant"},
+        write=True,
+    )
+    draft = _draft(env, "write", [call])
+    assert _tidy(env, draft, random.Random(0)) is None
+    assert "optional_param" not in call.arguments and "optional param" not in draft.user_facts
+    assert _execute(env, draft) is None
+    ins = write_instructions(draft, shop, random.Random(0))
+    assert "optional" not in ins.first_message.lower() and "param" not in ins.first_message.lower()
+    _tool(shop, "create_order")["parameters"]["required"].append("optional_param")
+    e2 = _Env({"spec": shop}, TasksConfig())
+    call2 = GoldCall(
+        "create_order",
+        {"customer_id": customer["customer_id"], "total": 12.5, "optional_param": False},
+        {"customer_id": "user", "total": "constant", "optional_param": "constant"},
+        write=True,
+    )
+    reason = _tidy(e2, _draft(e2, "write", [call2]), random.Random(0))
+    e2.env.close()
+    assert reason and reason.startswith("placeholder argument:")
+
+
+def test_placeholder_names():
+    assert all(map(is_placeholder, ["optional_param", "optionalParam", "arg1", "flag", "extra", "kwargs"]))
+    assert not any(map(is_placeholder, ["project_name", "feature_flag_id", "options_count", "product_list"]))
+
+
+def test_a_name_argument_never_holds_a_key(env):
+    customer = env.rows["customers"][0]
+    call = GoldCall(
+        "create_order",
+        {"customer_id": customer["customer_id"], "total": 3.0, "customer_name": "cus_0008"},
+        {"customer_id": "user", "total": "constant", "customer_name": "constant"},
+        write=True,
+    )
+    draft = _draft(env, "write", [call])
+    assert _tidy(env, draft, random.Random(0)) is None
+    assert "customer_name" not in call.arguments  # optional: left out
+    named = GoldCall(
+        "create_order",
+        {"customer_id": customer["customer_id"], "total": 3.0, "customer_name": "Maria Lopez"},
+        {"customer_id": "user", "total": "constant", "customer_name": "constant"},
+        write=True,
+    )
+    assert _tidy(env, _draft(env, "write", [named]), random.Random(0)) is None
+    assert named.arguments["customer_name"] == "Maria Lopez"
+
+
+def test_a_write_states_at_most_two_values_beyond_the_rows_it_names(env):
+    order = env.rows["orders"][0]
+    env.tools["create_order"]["parameters"]["required"] = ["customer_id"]
+    values = {"total": 3.0, "note": "Leave it at the door, please.", "gift_wrap_color": "red"}
+    call = GoldCall(
+        "create_order",
+        {"customer_id": order["customer_id"], **values},
+        {"customer_id": "user", **dict.fromkeys(values, "constant")},
+        write=True,
+    )
+    draft = _draft(env, "write", [call])
+    assert _tidy(env, draft, random.Random(0)) is None
+    assert "customer_id" in call.arguments and len(call.arguments) == 3  # the customer and two values
+    left_out = set(values) - set(call.arguments)
+    assert (
+        len(left_out) == 1
+        and fact_name(left_out.pop(), env.tools["create_order"], env.spec) not in draft.user_facts
+    )
+
+
+# ------------------------------------------------------------------------------------ filler
+
+
+def test_objects_and_lists_a_person_would_not_state_are_filler(env):
+    assert _invented_object({"type": "object"}, {"tags": ["new", "budget"]})
+    assert _invented_object({"type": "object", "properties": {"city": {}}}, {"tags": ["new"]})
+    assert _invented_object({"type": "array", "items": {"type": "object"}}, [{}, {}])
+    assert _invented_object({"type": "object", "properties": {"city": {}}}, {"city": "Lyon"}) is None
+    nested = {
+        "type": "object",
+        "properties": {"permission": {"type": "object", "properties": {"family": {}}}},
+    }
+    assert _invented_object(nested, {"permission": {"family": {}}})  # an empty object, one level down
+    order = env.rows["orders"][0]
+    for note in ({"tags": ["priority", "backend"]}, ["would"], []):
+        call = GoldCall(
+            "create_order",
+            {"customer_id": order["customer_id"], "total": 3.0, "note": note},
+            {"customer_id": "user", "total": "constant", "note": "constant"},
+            write=True,
+        )
+        assert (_filler_fact(env, _draft(env, "write", [call])) or "").startswith("filler value:"), note
+
+
+# ------------------------------------------------------------------------------------ wording
+
+
+def test_a_lookup_then_a_get_of_the_same_row_is_one_request_stating_the_fact_once(env, shop):
+    customer, orders = _customer_with_orders(env)
+    calls = [
+        GoldCall("list_orders", {"customer_id": customer["customer_id"]}, {"customer_id": "user"}),
+        GoldCall("get_order", {"order_id": orders[0]["order_id"]}, {"order_id": "call[0][0].order_id"}),
+    ]
+    draft = _draft(env, "read", calls, answer_facts=[orders[0]["status"]])
+    assert _execute(env, draft) is None
+    for seed in range(12):
+        ins = write_instructions(draft, shop, random.Random(seed))
+        message = ins.first_message.lower()
+        assert len(re.findall(r"\bstatus(es)?\b", message)) == 1, ins.first_message
+        assert "look up" not in message and customer["customer_id"] in ins.first_message
+
+
+def test_two_references_to_the_same_kind_of_row_are_never_said_alike(shop):
+    from envscale.tasks.intent import _Writer
+
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "add_order_item")
+    tool["parameters"]["properties"]["gift_product_id"] = {"type": "string"}
+    spec["tables"]["order_items"]["columns"]["gift_product_id"] = {"type": "string", "references": "products"}
+    tool["operation"]["values"]["gift_product_id"] = "gift_product_id"
+    call = GoldCall(
+        "add_order_item",
+        {"order_id": "ord_0001", "product_id": "pro_0001", "gift_product_id": "pro_0002", "quantity": 1,
+         "unit_price": 2.0},
+        dict.fromkeys(("order_id", "product_id", "gift_product_id", "quantity", "unit_price"), "user"),
+        write=True,
+    )  # fmt: skip
+    draft = TaskDraft("shop", "write", [call])
+    clause = _Writer(draft, spec, random.Random(0)).clauses(show_hidden=True)[0][0]
+    assert "pro_0001" in clause and "pro_0002" in clause
+    assert not re.search(r"for product pro_0001 for product pro_0002", clause), clause
+
+
+def test_the_description_names_the_entity_and_the_verb():
+    assert describe("Delete Pickup Point\n\nDeletes a given pickup point for your store, by ID.") == (
+        "delete",
+        "pickup point",
+    )
+    assert describe("Removes a calendar from the user's calendar list.") == ("remove", "calendar")
+    assert describe("Get upcoming webinars") is None  # a read: no verb a write request borrows
+    spec = {
+        "name": "logistics",
+        "tables": {"pickuppoints": {"primary_key": "pickup_point_id", "columns": {}}},
+        "tools": [
+            {
+                "name": "Delete",
+                "description": "Delete Pickup Point\n\nDeletes a given pickup point for your store.",
+                "operation": {"type": "delete", "table": "pickuppoints"},
+            }
+        ],
+    }
+    assert _entity("pickuppoints") == "pickuppoint" and _entity("pickuppoints", spec) == "pickup point"
+
+
+def _mini_spec():
+    """A hand-written travel and social spec: the shapes real APIs give (actions stored as rows)."""
+    string = {"type": "string"}
+    return {
+        "name": "mini",
+        "tables": {
+            "bookings": {
+                "primary_key": "booking_id",
+                "columns": {c: string for c in ("booking_id", "departure_location", "destination_location", "date")},
+            },
+            "followings": {"primary_key": "following_id", "columns": {"following_id": string, "username": string}},
+            "warehouses": {"primary_key": "warehouse_id", "columns": {"warehouse_id": string, "name": string}},
+            "activations": {"primary_key": "activation_id", "columns": {"activation_id": string, "warehouse_id": string}},
+        },
+        "tools": [
+            {
+                "name": "flight_book",
+                "description": "Book a flight from a departure city to a destination city on a specific date.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {
+                    "departure_location": string, "destination_location": string, "date": string}},
+                "operation": {"type": "insert", "table": "bookings", "values": {
+                    "departure_location": "departure_location", "destination_location": "destination_location",
+                    "date": "date"}},
+            },
+            {
+                "name": "follow_user",
+                "description": "Follow a user.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"username_to_follow": string}},
+                "operation": {"type": "insert", "table": "followings", "values": {"username": "username_to_follow"}},
+            },
+            {
+                "name": "ActivateWarehouse",
+                "description": "Activate warehouse\n\nActivates a given warehouse, by warehouse ID.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"warehouseId": string}},
+                "operation": {"type": "insert", "table": "activations", "values": {"warehouse_id": "warehouseId"}},
+            },
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "said"),
+    [
+        (
+            "flight_book",
+            {"departure_location": "Prague", "destination_location": "San Diego, CA", "date": "2023-07-10"},
+            "book a flight from Prague to San Diego, CA on 2023-07-10",
+        ),
+        ("follow_user", {"username_to_follow": "Anne Frazier"}, "follow Anne Frazier"),
+        ("ActivateWarehouse", {"warehouseId": "war_0003"}, "activate the warehouse war_0003"),
+    ],
+)
+def test_an_action_stored_as_a_row_is_asked_as_the_action(tool, arguments, said):
+    """ "follow Anne Frazier", never "follow a following with username to follow Anne Frazier"; a trip is
+    said with its prepositions ("from ... to ... on ...")."""
+    call = GoldCall(tool, arguments, dict.fromkeys(arguments, "user"), write=True)
+    spec = _mini_spec()
+    draft = TaskDraft(
+        "mini",
+        "write",
+        [call],
+        user_facts={fact_name(a, _tool(spec, tool), spec): v for a, v in arguments.items()},
+    )
+    goal = write_instructions(draft, spec, random.Random(0)).goal
+    assert goal == f"I want to {said}.", goal
+
+
+def test_a_key_argument_that_names_another_thing_than_its_column_drops_the_task(env, shop):
+    tool = copy.deepcopy(_tool(shop, "get_order"))
+    tool["name"] = "get_order_by_user"
+    tool["parameters"]["properties"] = {"user_id": {"type": "string"}}
+    tool["parameters"]["required"] = ["user_id"]
+    tool["operation"]["key"] = {"order_id": "user_id"}  # `user_id` addresses an order
+    env.tools[tool["name"]] = tool
+    order = env.rows["orders"][0]
+    call = GoldCall(tool["name"], {"user_id": order["order_id"]}, {"user_id": "user"})
+    reason = _tidy(env, _draft(env, "read", [call]), random.Random(0))
+    assert reason and reason.startswith("misbound argument:")
+
+
+def test_an_update_that_sets_nothing_is_not_a_request(env):
+    order = env.rows["orders"][0]
+    call = GoldCall("update_order_status", {"order_id": order["order_id"]}, {"order_id": "user"}, write=True)
+    reason = _tidy(env, _draft(env, "write", [call]), random.Random(0))
+    assert reason and reason.startswith("nothing to change:")
