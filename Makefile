@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 EXTRAS ?= dev
 DEMO_OUTPUT ?= outputs/quickstart
+DEMO_SMOLLM2_TASKS ?= 3
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.envscale-installed
 
@@ -25,6 +26,11 @@ $(STAMP): pyproject.toml Makefile
 
 demo: install
 	$(BIN)/envscale run recipes/quickstart.yaml --output-dir $(DEMO_OUTPUT)
+	@echo "A handful of episodes with the offline SmolLM2-135M-Instruct as the agent (CPU, a few minutes):"
+	$(BIN)/envscale rollout --input $(DEMO_OUTPUT)/tasks --output $(DEMO_OUTPUT)/trajectories_smollm2 \
+		--agent "{kind: transformers, model: smollm2-135m-instruct, max_tokens: 64}" \
+		--max-tasks $(DEMO_SMOLLM2_TASKS) --max-turns 2 --max-steps 2
+	$(BIN)/envscale filter --input $(DEMO_OUTPUT)/trajectories_smollm2 --output $(DEMO_OUTPUT)/filtered_smollm2
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

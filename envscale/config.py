@@ -162,6 +162,8 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
 
 def _parse_mapping(name: str, value: str | list | tuple, owner: str) -> Any:
     """A mapping from command-line text: `KEY=VALUE` items (words or comma-separated), or YAML `{...}`."""
+    if isinstance(value, list | tuple) and value and str(value[0]).strip().startswith("{"):
+        value = " ".join(map(str, value))  # `--agent "{kind: endpoint, noise: {give_up: 0.1}}"`, split or not
     if isinstance(value, str) and value.strip().startswith("{"):
         try:
             return load_yaml(value, where=f"{owner}.{name}")
