@@ -4,9 +4,11 @@ Building an environment (validating its spec, compiling its tools, generating it
 tens of milliseconds, seconds for a large state. So each (environment, seed) pair is built once, in a
 worker thread, and shared: every episode holds only its own state, the database image of where its
 calls have taken it (`EpisodeEnvironment`). A step restores that image into the shared environment
-when another episode used it last (a fraction of a millisecond), runs the call, and keeps the new image
-when a write succeeded; steps of one shared environment take turns under its lock. An episode sees a
-fresh environment of its own, and a thousand episodes of one environment cost one build.
+when the environment holds another one (a fraction of a millisecond; episodes that have not written
+share the initial image and never restore), runs the call, and keeps the new image when a write
+succeeded; steps of one shared environment take turns under its lock. An episode sees a fresh
+environment of its own, and a thousand episodes of one environment cost one build. The first episode
+does not wait for the build to start talking: its first request to the agent overlaps it.
 
 Built environments are kept for the most recently used `max_images` pairs (one in use is never
 evicted), so memory stays bounded over 30,000 environments.
@@ -14,7 +16,7 @@ evicted), so memory stays bounded over 30,000 environments.
 
 from __future__ import annotations
 
-import asyncio
+import concurrent.futures
 import json
 import threading
 from collections import OrderedDict
@@ -22,7 +24,6 @@ from typing import Any
 
 from ..env import Environment
 from ..tasks.score import reset_env
-
 
 #: Builds take turns. They are rare (one per environment and seed) and mostly Python work that would not
 #: run in parallel anyway; in parallel, first-time imports in several threads have hit a CPython 3.11 race
@@ -36,8 +37,10 @@ class _Shared:
     def __init__(self, env: Environment, initial: bytes):
         self.env, self.initial = env, initial
         self.lock = threading.Lock()
-        self.owner: object | None = None  # the episode whose state the environment holds now
-        self.users = 0  # episodes holding it
+        # the state image the environment holds now: episodes still in the same state (every one that has
+        # not written yet shares the initial image) need no restore
+        self.holding = initial
+        self.initial_hash = env.state_hash()
         self.write_tools = {t["name"] for t in env.spec["tools"] if t.get("kind") == "write"}
 
 
@@ -45,41 +48,64 @@ class EpisodeEnvironment:
     """One episode's environment: its own state over a shared build (see the module docstring).
 
     Offers what an episode uses of `Environment`: `name`, `spec`, `step`, `state_hash`,
-    `openai_tools`, `tool_names`, `snapshot`. Thread-safe.
+    `openai_tools`, `tool_names`, `snapshot`. Thread-safe. The build may still be running when the
+    episode starts (its first request to the agent overlaps the build); `step` and `state_hash` wait
+    for it, and `ready` is the build's future (its exception, if the build failed).
     """
 
-    def __init__(self, shared: _Shared):
-        self._shared = shared
-        self._state = shared.initial
-        self.name, self.spec = shared.env.name, shared.env.spec
+    def __init__(self, spec: dict, ready: concurrent.futures.Future):
+        self.spec, self.name, self.ready = spec, spec["name"], ready
+        self._shared: _Shared | None = None
+        self._state: bytes | None = None
 
-    def _hold(self) -> Environment:
+    def _built(self) -> _Shared:
+        if self._shared is None:
+            self._shared = self.ready.result()
+            self._state = self._shared.initial
+        return self._shared
+
+    def _hold(self) -> Environment:  # under the shared lock
         shared = self._shared
-        if shared.owner is not self:
+        if shared.holding is not self._state:
             shared.env.restore(self._state)
-            shared.owner = self
+            shared.holding = self._state
         return shared.env
 
     def step(self, tool: str, arguments: Any = None) -> dict[str, Any]:
-        with self._shared.lock:
+        shared = self._built()
+        with shared.lock:
             env = self._hold()
             obs = env.step(tool, arguments)
-            if obs.get("ok") and tool in self._shared.write_tools:
-                self._state = env.snapshot()
+            if obs.get("ok") and tool in shared.write_tools:
+                self._state = shared.holding = env.snapshot()
             return obs
 
     def state_hash(self) -> str:
-        with self._shared.lock:
+        shared = self._built()
+        if self._state is shared.initial:
+            return shared.initial_hash
+        with shared.lock:
             return self._hold().state_hash()
 
     def snapshot(self) -> bytes:
+        self.state_hash()  # the build is done
         return self._state
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        return self._shared.env.openai_tools()
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": t["name"],
+                    "description": t.get("description", ""),
+                    "parameters": t["parameters"],
+                },
+            }
+            for t in self.spec["tools"]
+        ]
 
     def tool_names(self) -> list[str]:
-        return self._shared.env.tool_names()
+        return [t["name"] for t in self.spec["tools"]]
 
 
 class EnvironmentPool:
@@ -95,8 +121,8 @@ class EnvironmentPool:
         self.dataset = dataset
         self.index = {name: i for i, name in enumerate(dataset["name"])}
         self.max_images, self.executor = max_images, executor
-        self._built: OrderedDict[tuple[str, Any], _Shared] = OrderedDict()
-        self._building: dict[tuple[str, Any], asyncio.Future] = {}
+        # (name, seed) -> (spec, the build's future, episodes holding it), least recently used first
+        self._built: OrderedDict[tuple[str, Any], list] = OrderedDict()
         self.builds = 0
 
     def row(self, name: str) -> dict:
@@ -105,55 +131,51 @@ class EnvironmentPool:
             raise KeyError(f"no environment {name!r} in the environments artifact")
         return self.dataset[self.index[name]]
 
-    def _build(self, name: str, seed: Any) -> _Shared:
+    def _build(self, spec: dict, seed: Any) -> _Shared:
         with _BUILD_LOCK:
-            return self._build_one(name, seed)
-
-    def _build_one(self, name: str, seed: Any) -> _Shared:
-        spec = self.row(name)["spec"]
-        env = Environment(json.loads(spec) if isinstance(spec, str) else spec)
-        try:
-            reset_env(env, seed)
-            return _Shared(env, env.snapshot())
-        except BaseException:
-            env.close()
-            raise
-
-    async def acquire(self, name: str, seed: Any) -> EpisodeEnvironment:
-        """An environment of `name` in the initial state of `seed`, for one episode (give it back with `release`)."""
-        key = (name, seed)
-        shared = self._built.get(key)
-        if shared is None:
-            if key not in self._building:  # one build, however many episodes wait for it
-                loop = asyncio.get_running_loop()
-                self._building[key] = loop.run_in_executor(self.executor, self._build, name, seed)
-                self.builds += 1
-            future = self._building[key]
+            env = Environment(spec)
             try:
-                shared = await asyncio.shield(future)
-            finally:
-                if future.done() and self._building.get(key) is future:
-                    del self._building[key]
-            self._built.setdefault(key, shared)
-            shared = self._built[key]
+                reset_env(env, seed)
+                return _Shared(env, env.snapshot())
+            except BaseException:
+                env.close()
+                raise
+
+    def acquire(self, name: str, seed: Any) -> EpisodeEnvironment:
+        """An environment of `name` in the initial state of `seed`, for one episode (give it back with
+        `release`). Returns at once: the build, when this is the first episode of the pair, runs in the
+        executor meanwhile. A missing environment or an invalid spec JSON raises here; a spec that does not
+        build fails the returned environment's `ready`."""
+        key = (name, seed)
+        entry = self._built.get(key)
+        if entry is None:
+            spec = self.row(name)["spec"]
+            spec = json.loads(spec) if isinstance(spec, str) else spec
+            future = self.executor.submit(self._build, spec, seed)
+            self.builds += 1
+            entry = self._built[key] = [spec, future, 0]
         self._built.move_to_end(key)
-        shared.users += 1
+        entry[2] += 1
         self._evict()
-        return EpisodeEnvironment(shared)
+        return EpisodeEnvironment(entry[0], entry[1])
 
     def release(self, env: EpisodeEnvironment) -> None:
         """The episode is over: its environment may be evicted when it is the least recently used."""
-        env._shared.users -= 1
-        if env._shared.owner is env:
-            env._shared.owner = None
+        for entry in self._built.values():
+            if entry[1] is env.ready:
+                entry[2] -= 1
+                break
         self._evict()
 
     def _evict(self) -> None:
-        idle = [k for k, s in self._built.items() if s.users == 0]
+        idle = [k for k, (_, future, users) in self._built.items() if users == 0 and future.done()]
         for key in idle[: max(0, len(self._built) - self.max_images)]:
-            self._built.pop(key).env.close()
+            _, future, _ = self._built.pop(key)
+            if future.exception() is None:
+                future.result().env.close()
 
     def close(self) -> None:
-        for shared in self._built.values():
-            shared.env.close()
+        for _, future, _ in self._built.values():
+            if future.done() and future.exception() is None:
+                future.result().env.close()
         self._built.clear()

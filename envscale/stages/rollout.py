@@ -324,15 +324,18 @@ async def _play(
 
 
 async def _episode(task, pool, agent, user, seed, style, limits, executor) -> dict[str, Any]:
-    """One episode's columns; a failure to build its environment or a bug is a recorded failure."""
+    """One episode's columns; a failure to build its environment or a bug is a recorded failure.
+
+    The environment builds while the agent's first request is in flight (the first of an environment
+    only; later episodes find it built)."""
     name = task["environment"]
     try:
-        env = await pool.acquire(name, task.get("seed"))
+        env = pool.acquire(name, task.get("seed"))
     except Exception as exc:  # noqa: BLE001 - a broken environment loses this episode, not the run
         return _failed("environment_error", "environment", f"{type(exc).__name__}: {exc}")
     try:
         task = {**task, "write_tools": sorted(write_tool_names(env.spec))}
-        return await run_episode(
+        episode = await run_episode(
             task,
             env,
             agent.speaker(task, seed),
@@ -340,7 +343,11 @@ async def _episode(task, pool, agent, user, seed, style, limits, executor) -> di
             limits=limits,
             executor=executor,
         )
+        return episode
     except Exception as exc:  # noqa: BLE001 - a bug in one episode is recorded with its traceback
+        if env.ready.done() and env.ready.exception() is not None:  # the environment did not build
+            built = env.ready.exception()
+            return _failed("environment_error", "environment", f"{type(built).__name__}: {built}")
         logger.warning("episode of %s failed: %s", task.get("task_id"), exc)
         return _failed("internal_error", "internal", traceback.format_exc(limit=-6)[-4000:])
     finally:
