@@ -241,14 +241,15 @@ def _rollout(
     if done & wanted:
         logger.info("resume: %d of %d episodes were already done", len(done & wanted), len(wanted))
     start = time.perf_counter()
-    asyncio.run(_play(splits, envs_art, config, remaining, parts, len(done & wanted), len(wanted)))
+    environments = envs_art.load("environments") if remaining else None  # the inputs, read before playing
+    asyncio.run(_play(splits, environments, config, remaining, parts, len(done & wanted), len(wanted)))
     elapsed = time.perf_counter() - start
     return _commit(writer, parts, wanted, config, elapsed, len(remaining))
 
 
 async def _play(
     splits: dict[str, Any],
-    envs_art: Artifact,
+    environments: Any,
     config: RolloutConfig,
     jobs: list[tuple[str, int, int, str]],
     parts: Path,
@@ -261,7 +262,7 @@ async def _play(
         return
     workers = min(32, (os.cpu_count() or 2) + 4)
     executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="envscale-env")
-    pool = EnvironmentPool(envs_art.load("environments"), executor=executor)
+    pool = EnvironmentPool(environments, executor=executor)
     agent = make_backend(config.backend("agent"), "agent", concurrency=config.concurrency)
     user = make_backend(config.backend("user"), "user", concurrency=config.concurrency)
     for backend in (agent, user):  # a local model loads once, before the first episode, and says what it is
