@@ -56,6 +56,21 @@ from envscale.env.state import Database
 __all__ = ["ERROR_CODES", "PRECONDITION_OPS", "Environment", "encode"]
 
 
+def openai_tools(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A spec's tools in OpenAI format: `[{"type": "function", "function": {name, description, parameters}}]`."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "parameters": t["parameters"],
+            },
+        }
+        for t in spec["tools"]
+    ]
+
+
 class Environment:
     """A database-backed tool environment built from a spec (see `envscale.env.spec`).
 
@@ -217,17 +232,7 @@ class Environment:
 
     def openai_tools(self) -> list[dict[str, Any]]:
         """The tools in OpenAI format: `[{"type": "function", "function": {name, description, parameters}}]`."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": t["name"],
-                    "description": t.get("description", ""),
-                    "parameters": t["parameters"],
-                },
-            }
-            for t in self.spec["tools"]
-        ]
+        return openai_tools(self.spec)
 
     def step(self, tool: str, arguments: dict[str, Any] | str | None = None) -> dict[str, Any]:
         """Call a tool. Never raises; a failed call leaves the state unchanged.

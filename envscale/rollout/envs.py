@@ -23,6 +23,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..env import Environment
+from ..env.runtime import openai_tools
 from ..tasks.score import reset_env
 
 #: Builds take turns. They are rare (one per environment and seed) and mostly Python work that would not
@@ -92,17 +93,7 @@ class EpisodeEnvironment:
         return self._state
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": t["name"],
-                    "description": t.get("description", ""),
-                    "parameters": t["parameters"],
-                },
-            }
-            for t in self.spec["tools"]
-        ]
+        return openai_tools(self.spec)
 
     def tool_names(self) -> list[str]:
         return [t["name"] for t in self.spec["tools"]]
