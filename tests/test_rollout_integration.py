@@ -93,58 +93,11 @@ CHATML = (
 
 
 def build_scripted_chat_model(path: Path, reply: str) -> Path:
-    """Save a 2-layer Llama (hidden 64) whose greedy answer to any chat is `reply`, then end of turn.
+    """Save a tiny Llama whose greedy answer to any chat is `reply`, then end of turn (`tests/tinymodel.py`)."""
+    from tinymodel import build_tiny_chat_model
 
-    The tokenizer is a byte-level BPE trained on the spot, with ChatML special tokens and `reply` added as one
-    token. The weights make the model a bigram chain on an embedding dimension no other token uses: the
-    generation prompt's last token -> `reply` -> `<|im_end|>` (the trick of `tests/tinymodel.py`), so the
-    server's answer is known in advance without training. Builds in ~0.1 s.
-    """
-    import torch
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    bpe.train_from_iterator(["hello world, what is the order status of my refund today?"] * 10, trainer)
-    bpe.add_special_tokens(["<|im_start|>", "<|im_end|>", "<|endoftext|>"])
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, eos_token="<|im_end|>", pad_token="<|endoftext|>", chat_template=CHATML
-    )
-    tokenizer.add_tokens([AddedToken(reply, normalized=False, special=False)])
-    tokenizer.save_pretrained(path)
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=8192,  # the agent's prompt (policy, tool results) is byte-level: long
-        tie_word_embeddings=False,
-        bos_token_id=None,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    model = LlamaForCausalLM(config)
-    prompt_end = tokenizer("<|im_start|>assistant\n")["input_ids"][-1]
-    chain = [prompt_end, tokenizer.convert_tokens_to_ids(reply)]
-    nexts = [chain[1], tokenizer.eos_token_id]
-    with torch.no_grad():
-        embed, head = model.get_input_embeddings().weight, model.lm_head.weight
-        embed[:, : len(chain)] = 0  # dimensions reserved for the chain
-        for k, (token, after) in enumerate(zip(chain, nexts, strict=True)):
-            embed[token] = 0
-            embed[token, k] = 1.0
-            head[after] = 0
-            head[after, k] = 10.0
-    model.save_pretrained(path)
-    return path
+    # the agent's prompt (policy, tool results) is byte-level: long
+    return build_tiny_chat_model(path, reply=[reply], max_positions=8192, chat_template=CHATML)
 
 
 def _most_offered_tool(tasks) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 from ..env import Environment
 from ..env.runtime import openai_tools
 from ..tasks.score import reset_env
+from .episode import write_tool_names
 
 #: Builds take turns. They are rare (one per environment and seed) and mostly Python work that would not
 #: run in parallel anyway; in parallel, first-time imports in several threads have hit a CPython 3.11 race
@@ -42,7 +43,7 @@ class _Shared:
         # not written yet shares the initial image) need no restore
         self.holding = initial
         self.initial_hash = env.state_hash()
-        self.write_tools = {t["name"] for t in env.spec["tools"] if t.get("kind") == "write"}
+        self.write_tools = write_tool_names(env.spec)
 
 
 class EpisodeEnvironment:

@@ -190,20 +190,13 @@ def _iter_checkpoint(path: Path):
 # ----------------------------------------------------------------------------- stage
 
 
-def _jobs(tasks_art: Artifact, config: RolloutConfig) -> list[tuple[str, int, int]]:
-    """(split, row index, trial) of every episode asked for, in a seeded order when sampling."""
-    available = tasks_art.splits.get("tasks", {})
-    unknown = [s for s in config.splits if s not in available]
-    if unknown:
-        raise ValueError(f"the tasks have no split {unknown}; splits: {', '.join(available)}")
-    chosen: list[tuple[str, int, str]] = []
-    for split in config.splits:
-        ids = tasks_art.load("tasks", split)["task_id"]
-        chosen += [(split, i, tid) for i, tid in enumerate(ids)]
+def _jobs(splits: dict[str, Any], config: RolloutConfig) -> list[tuple[str, int, int, str]]:
+    """(split, row index, trial, task id) of every episode asked for (a seeded sample with `max_tasks`)."""
+    chosen = [(split, i, tid) for split, ds in splits.items() for i, tid in enumerate(ds["task_id"])]
     if config.max_tasks is not None and config.max_tasks < len(chosen):
         chosen.sort(key=lambda c: _unit(config.seed, "sample", c[2]))
         chosen = sorted(chosen[: config.max_tasks], key=lambda c: (c[0], c[1]))
-    return [(split, i, trial) for split, i, _ in chosen for trial in range(config.trials)]
+    return [(split, i, trial, tid) for split, i, tid in chosen for trial in range(config.trials)]
 
 
 def rollout(tasks_art: Artifact, config: RolloutConfig, output: str | Path) -> Artifact:
@@ -227,12 +220,14 @@ def _public(backend: dict) -> dict:
 def _rollout(
     tasks_art: Artifact, envs_art: Artifact, config: RolloutConfig, writer: ArtifactWriter
 ) -> Artifact:
-    jobs = _jobs(tasks_art, config)
+    available = tasks_art.splits.get("tasks", {})
+    unknown = [s for s in config.splits if s not in available]
+    if unknown:
+        raise ValueError(f"the tasks have no split {unknown}; splits: {', '.join(available)}")
+    splits = {split: tasks_art.load("tasks", split) for split in config.splits}
+    todo = _jobs(splits, config)
     parts = writer.parts_dir / PARTS_FILE
     done = _open_checkpoint(parts)
-    splits = {split: tasks_art.load("tasks", split) for split in config.splits}
-    ids = {split: ds["task_id"] for split, ds in splits.items()}
-    todo = [(split, index, trial, ids[split][index]) for split, index, trial in jobs]
     wanted = {trajectory_id(tid, t) for _, _, t, tid in todo}
     remaining = [j for j in todo if trajectory_id(j[3], j[2]) not in done]
     stray = done - wanted

@@ -894,16 +894,21 @@ class _Writer:
         verb = _words(step.verb or "handle")
         return f"{verb} {obj}", f"the request is done for {short}", target.row
 
+    def _how_many(self, step: _Step, show_hidden: bool) -> tuple[str, str]:
+        """("how many X I have" / "... there are", the same told back to the user) of a counted list."""
+        np = self._filters_np(step, show_hidden)
+        owner = np.det == "my"
+        np.det = "" if owner or np.det == "the" else np.det
+        noun = np.render()
+        what = f"how many {noun} I have" if owner else f"how many {noun} there are"
+        told = f"how many {noun} you have" if owner else f"how many {noun} there are"
+        return what, told
+
     def _read_clause(self, step: _Step, target: _NP, obj: str, show_hidden: bool) -> tuple[str, str, Any]:
         answers = self.draft.answer_facts
         verb = self.rng.choice(("find out", "check", "look up"))
         if step.kind == "count":
-            np = self._filters_np(step, show_hidden)
-            owner = np.det == "my"
-            np.det = "" if owner or np.det == "the" else np.det
-            noun = np.render()
-            what = f"how many {noun} I have" if owner else f"how many {noun} there are"
-            told = f"how many {noun} you have" if owner else f"how many {noun} there are"
+            what, told = self._how_many(step, show_hidden)
             return f"{'find out' if verb == 'look up' else verb} {what}", told, None
         rows = step.result if isinstance(step.result, list) else [step.result]
         fields = []
@@ -921,12 +926,7 @@ class _Writer:
             and counted
             and (not fields or any("number of rows" in n for n in self.draft.notes))
         ):
-            np = self._filters_np(step, show_hidden)
-            owner = np.det == "my"
-            np.det = "" if owner or np.det == "the" else np.det
-            noun = np.render()
-            what = f"how many {noun} I have" if owner else f"how many {noun} there are"
-            told = f"how many {noun} you have" if owner else f"how many {noun} there are"
+            what, told = self._how_many(step, show_hidden)
             return f"find out {what}", told, None
         if step.kind == "list":
             np = self._filters_np(step, show_hidden)
