@@ -9,6 +9,7 @@ to exactly the episodes asked for.
 
 import asyncio
 import json
+import random
 
 import pytest
 from datasets import load_dataset
@@ -19,7 +20,7 @@ from envscale.env import Environment
 from envscale.rollout.backends import BackendConfig
 from envscale.rollout.checks import check_format, check_trajectory, exact_match, verdict
 from envscale.rollout.episode import run_episode
-from envscale.rollout.scripted import STOP, ScriptedUser
+from envscale.rollout.scripted import STOP, ScriptedAgent, ScriptedUser
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.filter import FilterConfig, filter_trajectories
 from envscale.stages.graph import GraphConfig, build_graph
@@ -327,6 +328,34 @@ def test_an_episode_that_runs_past_its_limit_is_kept_with_its_reason(tasks):
     )
     assert result["status"] == "max_steps" and result["failure_cause"] == "agent"
     assert result["n_calls"] == 3 and len(result["messages"]) == 2 + 3 * 2
+
+
+def test_a_user_simulator_that_misbehaves_is_counted_as_the_users_failure(tasks):
+    """An empty reply, or a stop while the agent still asks before any needed change: the user's fault."""
+    from envscale.llm import ChatResult
+
+    envs, rows = _env_rows(tasks), list(tasks.load("tasks", "train"))
+    task = next(t for t in rows if t["kind"] == "missing_info")  # the agent first asks for the withheld fact
+
+    class User:
+        def __init__(self, text):
+            self.text = text
+
+        async def complete(self, messages, tools=None):
+            return ChatResult(self.text, [], "stop", None, 0.0)
+
+    for text, why in ((f"Never mind. {STOP}", "user_premature_stop"), ("", "user_empty")):
+        env = Environment.from_row(envs[task["environment"]])
+        agent = ScriptedAgent(task, random.Random(0), {})
+        result = asyncio.run(run_episode(task, env, agent, User(text)))
+        assert (result["status"], result["failure_cause"]) == ("user_error", "user"), result["error"]
+        assert result["error"].startswith(why) and result["messages"][2]["content"].endswith("?")
+    # the same stop after the agent has done the work is the normal end
+    env = Environment.from_row(envs[task["environment"]])
+    done = asyncio.run(
+        run_episode(task, env, ScriptedAgent(task, random.Random(0), {}), ScriptedUser(task, None))
+    )
+    assert done["status"] == "completed" and done["final_state_hash"] == task["gold_state_hash"]
 
 
 def test_an_interrupted_rollout_resumes_to_exactly_the_episodes_asked_for(tasks, tmp_path, monkeypatch):
