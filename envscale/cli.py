@@ -42,7 +42,7 @@ from . import __version__
 from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import load_recipe
 from .errors import EnvscaleError, Terminated
-from .stages import PIPELINE, check_recipe_keys, failed, get_stage, load_line, print_report, splits_line
+from .stages import COMMANDS, PIPELINE, check_recipe_keys, failed, get_stage, load_line, print_report, splits_line
 
 logger = logging.getLogger("envscale")
 
@@ -107,20 +107,21 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """`envscale` and its commands; each command's parser comes from the module that runs it."""
-    from . import hub, show
+    from . import hub, show, training
     from .env import mcp_server
 
     parser = argparse.ArgumentParser(prog="envscale", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"envscale {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in PIPELINE:
+    for name in COMMANDS:
         get_stage(name).make_parser(sub)
     p = sub.add_parser("run", help="run a recipe's stages in order, skipping complete ones")
     p.add_argument("recipe", help="YAML recipe with one section per stage")
     p.add_argument("--output-dir", help="override the recipe's output_dir (always a local folder)")
     p.add_argument("--force", action="store_true", help="re-run stages even when their output is complete")
     p.set_defaults(func=cmd_run)
+    training.make_parser(sub)
     hub.make_parser(sub)
     mcp_server.make_parser(sub)
     show.make_parser(sub)
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        resumable = args.command in PIPELINE or args.command == "run"
+        resumable = args.command in COMMANDS or args.command in ("run", "train")
         print(
             f"envscale {args.command}: {what}" + ("; re-run the same command to resume" if resumable else ""),
             file=sys.stderr,

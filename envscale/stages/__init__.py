@@ -26,8 +26,14 @@ from typing import Any
 from ..artifacts import Artifact, open_artifact
 from ..config import add_arguments, command_parser, load_recipe, parse_config, section
 
-#: The stages, in pipeline order (module names under `envscale.stages`).
+#: The stages, in pipeline order (module names under `envscale.stages`); `envscale run` runs these.
 PIPELINE = ("collect", "graph", "materialize", "tasks", "rollout", "filter")
+#: Dataset stages that are their own commands but not part of `envscale run` (they need a model).
+COMMANDS = (*PIPELINE, "eval")
+#: Recipe sections of commands that are not dataset stages (`envscale train --config RECIPE`).
+OTHER_SECTIONS = ("train",)
+#: Every section a recipe may have.
+SECTIONS = (*COMMANDS, *OTHER_SECTIONS)
 #: Top-level recipe keys that are not stage sections.
 RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
 #: Parser keys of a stage command that are not config fields.
@@ -36,20 +42,20 @@ _RESERVED = {"command", "config", "output", "input", "verbose", "func"}
 
 def get_stage(name: str) -> Stage:
     """The :class:`Stage` of `envscale.stages.<name>`."""
-    if name not in PIPELINE:
-        raise ValueError(f"unknown stage {name!r}; stages: {', '.join(PIPELINE)}")
+    if name not in COMMANDS:
+        raise ValueError(f"unknown stage {name!r}; stages: {', '.join(COMMANDS)}")
     return importlib.import_module(f"{__name__}.{name}").STAGE
 
 
 def check_recipe_keys(recipe: dict, path: str) -> None:
     """Unknown top-level keys of a multi-stage recipe are an error (a single-stage recipe is checked by its config)."""
-    if not any(k in PIPELINE for k in recipe):
+    if not any(k in SECTIONS for k in recipe):
         return
-    unknown = sorted(set(recipe) - set(PIPELINE) - set(RUN_KEYS))
+    unknown = sorted(set(recipe) - set(SECTIONS) - set(RUN_KEYS))
     if unknown:
         raise ValueError(
             f"recipe {path}: unknown top-level keys {unknown}; "
-            f"expected stage sections {sorted(PIPELINE)} or {sorted(RUN_KEYS)}"
+            f"expected stage sections {sorted(SECTIONS)} or {sorted(RUN_KEYS)}"
         )
 
 
@@ -102,7 +108,7 @@ class Stage:
         if recipe_path:
             recipe = load_recipe(recipe_path)
             check_recipe_keys(recipe, recipe_path)
-            data = dict(section(recipe, self.name, PIPELINE))
+            data = dict(section(recipe, self.name, SECTIONS))
             if "base_dir" in self.config_cls.__dataclass_fields__ and "base_dir" not in data:
                 data["base_dir"] = str(
                     Path(recipe_path).resolve().parent
