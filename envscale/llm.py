@@ -26,6 +26,7 @@ import os
 import random
 import re
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,9 +203,17 @@ def _retry_after(value: str | None) -> float:
     return float(value) if value.replace(".", "", 1).isdigit() else 0.0
 
 
+_JSON_HEADERS = {"content-type": "application/json"}
+#: Tool lists whose JSON is kept (by identity; the list itself is held so that its id stays its own).
+_TOOLS_CACHE_SIZE = 256
+
+
 class LLMClient:
     """Async client for the endpoint of `config` (which must be enabled), shared by the coroutines of an event
-    loop under one concurrency bound. Close it with `aclose()` or `async with` (chat_many_sync does)."""
+    loop under one concurrency bound. Close it with `aclose()` or `async with` (chat_many_sync does).
+
+    The request body is encoded once per request; the tool schemas, the bulk of a body and the same object
+    over an episode (and over the episodes of an environment), are encoded once per list and spliced in."""
 
     def __init__(self, config: LLMConfig):
         if not config.enabled:
@@ -213,6 +222,25 @@ class LLMClient:
         self._api_key = config.api_key or os.environ.get(API_KEY_ENV) or None  # never a Hugging Face token
         self._url = config.base_url.rstrip("/") + "/chat/completions"
         self._loop = self._semaphore = self._session = None  # bound to the running event loop
+        self._tools_json: OrderedDict[int, tuple[list, str]] = OrderedDict()
+
+    def _encode_tools(self, tools: list[dict]) -> str:
+        cached = self._tools_json.get(id(tools))
+        if cached is not None and cached[0] is tools:
+            self._tools_json.move_to_end(id(tools))
+            return cached[1]
+        text = json.dumps(tools, ensure_ascii=False)
+        self._tools_json[id(tools)] = (tools, text)
+        if len(self._tools_json) > _TOOLS_CACHE_SIZE:
+            self._tools_json.popitem(last=False)
+        return text
+
+    def _encode(self, body: dict, tools: list[dict] | None) -> bytes:
+        """The JSON request body: `body` with `tools` (encoded once per tool list) as its last field."""
+        text = json.dumps(body, ensure_ascii=False)
+        if tools:
+            text = f'{text[:-1]}, "tools": {self._encode_tools(tools)}}}'
+        return text.encode("utf-8")
 
     def _bind(self) -> tuple[asyncio.Semaphore, aiohttp.ClientSession]:
         # Connections and semaphores belong to an event loop: new ones for a new loop (each chat_many_sync).
@@ -224,8 +252,8 @@ class LLMClient:
             self._session = aiohttp.ClientSession(connector=connector, headers=headers, trust_env=False)
         return self._semaphore, self._session
 
-    async def _post(self, session: aiohttp.ClientSession, body: dict) -> dict:
-        async with session.post(self._url, json=body) as response:
+    async def _post(self, session: aiohttp.ClientSession, body: bytes) -> dict:
+        async with session.post(self._url, data=body, headers=_JSON_HEADERS) as response:
             if response.status >= 400:
                 text = (await response.text(errors="replace"))[:500]
                 raise _HTTPStatusError(
@@ -271,16 +299,17 @@ class LLMClient:
         params = {k: getattr(cfg, k) for k in ("model", "temperature", "max_tokens", "seed")} | params
         extra = params.pop("extra_body", None) or {}
         body = {"messages": messages, **{k: v for k, v in params.items() if v is not None}, **extra}
-        if tools:
-            body["tools"] = tools
         if tool_choice is not None:
             body["tool_choice"] = tool_choice
+        if tools:
+            body.pop("tools", None)  # the argument wins over an extra_body's, as before
+        payload = self._encode(body, tools)
         for attempt in range(1, cfg.max_retries + 2):
             try:
                 async with semaphore:
                     start = time.perf_counter()
                     async with asyncio.timeout(cfg.timeout):
-                        output = await self._post(session, body)
+                        output = await self._post(session, payload)
                     return _parse_output(output, time.perf_counter() - start, attempt)
             except (TimeoutError, aiohttp.ClientError, _HTTPStatusError, ValueError) as exc:
                 cause, retry, status, wait = _failure(exc, cfg.timeout)

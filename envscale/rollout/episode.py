@@ -18,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +43,33 @@ class EpisodeLimits:
     timeout: float = 300.0  # seconds of wall clock for the whole episode
 
 
-def write_tool_names(spec: dict) -> set[str]:
+#: Per environment spec (by identity; the spec is held so that its id stays its own), what episodes derive
+#: from it again and again: the offered tool lists and the write tools. Least recently used dropped first.
+_PER_SPEC_SIZE = 1024
+_per_spec: OrderedDict[tuple, tuple[dict, Any]] = OrderedDict()
+_per_spec_lock = threading.Lock()
+
+
+def _cached(spec: dict, key: tuple, make: Any) -> Any:
+    full = (id(spec), *key)
+    with _per_spec_lock:
+        hit = _per_spec.get(full)
+        if hit is not None and hit[0] is spec:
+            _per_spec.move_to_end(full)
+            return hit[1]
+    value = make()
+    with _per_spec_lock:
+        _per_spec[full] = (spec, value)
+        if len(_per_spec) > _PER_SPEC_SIZE:
+            _per_spec.popitem(last=False)
+    return value
+
+
+def write_tool_names(spec: dict) -> frozenset[str]:
     """The environment's write tools."""
-    return {t["name"] for t in spec["tools"] if t.get("kind") == "write"}
+    return _cached(
+        spec, ("writes",), lambda: frozenset(t["name"] for t in spec["tools"] if t.get("kind") == "write")
+    )
 
 
 def agent_system_prompt(spec: dict, policy_text: str | None) -> str:
@@ -73,11 +99,16 @@ def tool_content(observation: dict) -> str:
 
 
 def offered_tools(env: Environment, names: list[str] | None) -> list[dict]:
-    """The task's tools in OpenAI format, in the task's order (all of the environment's without a list)."""
-    tools = {t["function"]["name"]: t for t in env.openai_tools()}
-    if not names:
-        return list(tools.values())
-    return [tools[n] for n in names if n in tools]
+    """The task's tools in OpenAI format, in the task's order (all of the environment's without a list).
+
+    The same list object for the same environment spec and names (treat it as read-only): the episodes of a
+    task share it, so a client that encodes a tool list once (`LLMClient`) does so once for all of them."""
+
+    def make() -> list[dict]:
+        tools = {t["function"]["name"]: t for t in env.openai_tools()}
+        return list(tools.values()) if not names else [tools[n] for n in names if n in tools]
+
+    return _cached(env.spec, ("offered", tuple(names) if names else None), make)
 
 
 def _assistant_message(turn: ChatResult) -> dict:

@@ -269,14 +269,30 @@ async def _play(
     bar = tqdm(total=total, initial=already, desc="rollout", unit="episode")
     checkpoint = parts.open("a", encoding="utf-8")
 
-    decoded: OrderedDict[tuple[str, int], dict] = OrderedDict()  # trials of a task decode its row once
+    # Task rows are decoded in batches ahead of the episodes that need them (one `datasets` call per batch
+    # costs about what one row does), and trials of a task decode its row once.
+    decoded: OrderedDict[tuple[str, int], dict] = OrderedDict()
+    batch = max(8, config.concurrency)
+    keep = 4 * config.concurrency + batch
+
+    def prefetch(start: int) -> None:
+        wanted: dict[str, list[int]] = {}
+        for split, index, _, _ in jobs[start : start + batch]:
+            if (split, index) not in decoded:
+                wanted.setdefault(split, []).append(index)
+        for split, indices in wanted.items():
+            indices = list(dict.fromkeys(indices))
+            columns = splits[split][indices]
+            for j, index in enumerate(indices):
+                decoded[(split, index)] = {name: values[j] for name, values in columns.items()}
+        while len(decoded) > keep:
+            decoded.popitem(last=False)
 
     def task_row(split: str, index: int) -> dict:
         key = (split, index)
         if key not in decoded:
             decoded[key] = splits[split][index]
-            if len(decoded) > 4 * config.concurrency:
-                decoded.popitem(last=False)
+        decoded.move_to_end(key)
         return decoded[key]
 
     async def one(split: str, index: int, trial: int, tid: str) -> None:
@@ -307,7 +323,9 @@ async def _play(
 
     try:
         async with asyncio.TaskGroup() as group:
-            for job in jobs:
+            for i, job in enumerate(jobs):
+                if i % batch == 0:
+                    prefetch(i)
                 await semaphore.acquire()
                 group.create_task(one(*job))
     finally:
