@@ -164,7 +164,7 @@ _PAGINATION = frozenset(
     "after_cursor starting_after ending_before".split()
 )
 _OPTION = re.compile(
-    r"^(sort|sort_by|sort_order|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
+    r"^(sort|sort_by|sort_order|sort_dir|sort_direction|order_dir|order_direction|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
     r"expand|embed|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
     r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|x_\w+|"
     r"human_readable|precision|decimal_places|units?|xgafv|alt|oauth_token|pretty_print|prettyprint|"
@@ -766,6 +766,8 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "option"  # an API key in the query string (Google's `key`); elsewhere `key` names a row
     if low in _PAGINATION or words in _PAGINATION:
         return "pagination"
+    if words in ("start", "start_index", "startindex", "start_at") and json_type(schema) == "integer":
+        return "pagination"  # `start: 94`: where a page begins, never what a person asks by
     if _OPTION.match(low) or _OPTION.match(words):
         return "option"
     ref = key_entity(name)
@@ -821,3 +823,71 @@ def range_column(name: str) -> str:
     ):
         return f"{core[-1]}_at"
     return "_".join(core)
+
+
+_CREDENTIAL = re.compile(
+    r"^(api_?key|api_?token|access_?token|auth_?token|oauth_?token|bearer_?token|bearer|token|app_?key|"
+    r"app_?secret|app_?token|client_?secret|secret_?key|session_?token|authorization|auth|x_?api_?key)$",
+    re.IGNORECASE,
+)
+_QUERY_CREDENTIAL = re.compile(
+    r"^(key|app_?id|consumer_?id|client_?id|signature|sig|service_?id|quota_?user|access_?key)$",
+    re.IGNORECASE,
+)
+
+
+def agent_side(name: str, schema: Any = None) -> bool:
+    """Whether an argument is an agent-side constant, never a fact a user states: an HTTP header or cookie
+    (`x-apideck-app-id`, `X-VTEX-API-AppKey`, `If-Match`), a credential anywhere (`api_key`, `token`,
+    `access_token`, `client_secret`), or an app or consumer id in the query string (Google's `key`).
+
+    The environment plays the server: it takes them as the transport's business (the client sends them
+    with every call), so they are left out of its tools' parameters and never become columns, filters or
+    facts of a task. `api_pool` keeps them as the specification says.
+    """
+    where = schema.get("x-in") if isinstance(schema, dict) else None
+    if where in ("header", "cookie"):
+        return True
+    words = "_".join(tokens(name)) or name.lower()
+    if _CREDENTIAL.match(words) or _CREDENTIAL.match(name):
+        return True
+    return where == "query" and bool(_QUERY_CREDENTIAL.match(words) or _QUERY_CREDENTIAL.match(name))
+
+
+_NOT_PARTICIPLES = frozenset(
+    "feed seed speed bed need breed shed deed red embed bred weed reed steed creed greed tweed shred "
+    "sled bled fled led wed hundred".split()
+)
+_ACTION_NOUNS = frozenset(
+    "create delete update get list remove patch put batch add set simulate send acknowledge annotate "
+    "authorize prepare respond unsuspend suspend assert ask exist refresh prioritize optimize retry say "
+    "greet clean select connect fetch query search find lookup retrieve check validate verify calculate "
+    "compute convert estimate bypass cancel start enable disable activate deactivate apply submit "
+    "toggle do go perform execute invoke forgot reset resend sort custom specific bulk".split()
+)
+_GLUED_VERBS = ("add", "get", "set", "update", "delete", "remove", "create", "list", "post", "put", "patch")
+
+
+def verb_named(entity: str | None) -> str | None:
+    """Why an entity (a table's singular) is named after an operation rather than a thing, or `None`:
+    a verb (`simulate`, `send`, `create`), a participle (`exported`, `staged`, `adddayofweekblocked`), or
+    an operation name run together (`adddayofweekblocked`, `getcarrierlist`). No request a person makes
+    reads as "add an adddayofweekblocked" or "post a simulate"."""
+    if not entity:
+        return None
+    words = entity.lower().split("_")
+    head, last = words[0], words[-1]
+    if len(words) == 1 and head in _ACTION_NOUNS:
+        return f"{entity!r} is a verb"
+    if (
+        head in _ACTION_NOUNS
+        and len(words) > 1
+        and head not in ("set", "list", "batch", "check", "custom", "bulk", "sort")
+    ):
+        return f"{entity!r} starts with the verb {head!r}"
+    if last.endswith("ed") and len(last) > 4 and last not in _NOT_PARTICIPLES:
+        return f"{entity!r} is a participle"
+    for verb in _GLUED_VERBS:
+        if len(words) == 1 and head.startswith(verb) and len(head) >= 14 and len(head) - len(verb) >= 8:
+            return f"{entity!r} is the operation name {verb!r} + ... run together"
+    return None

@@ -40,6 +40,7 @@ from typing import Any
 from ..semantics import (
     RETIRED_STATUSES,
     ToolMeaning,
+    agent_side,
     argument_role,
     json_type,
     key_entity,
@@ -225,6 +226,28 @@ _ATTRIBUTE_NOUNS = {
 _AUTH_VERBS = {"login", "logout", "authenticate", "signin", "signout", "logon", "logoff"}
 
 
+def _names(column: str, obj: str) -> bool:
+    """Whether a column already names the tool's object (`new_status` for `updateNewStatus`): prefixing it
+    would read the object twice (`status_new_status`)."""
+    return set(obj.split("_")) <= set(column.split("_"))
+
+
+def _without_agent_side(tool: dict) -> dict:
+    """The tool without its agent-side arguments (`envscale.semantics.agent_side`: headers, cookies,
+    credentials): the environment plays the server, the client sends them with every call, so they are
+    never columns, filters or facts a user states. The `api_pool` tool keeps them."""
+    params = tool.get("parameters")
+    props = params.get("properties") if isinstance(params, dict) else None
+    if not isinstance(props, dict):
+        return tool
+    dropped = {p for p, s in props.items() if agent_side(p, s)}
+    if not dropped:
+        return tool
+    kept = {p: s for p, s in props.items() if p not in dropped}
+    required = [r for r in params.get("required") or [] if r not in dropped]
+    return {**tool, "parameters": {**params, "properties": kept, "required": required}}
+
+
 def _props(tool: dict) -> dict:
     props = (tool.get("parameters") or {}).get("properties")
     return props if isinstance(props, dict) else {}
@@ -267,7 +290,7 @@ def infer_spec(
     excluded: list[dict] = []
     notes: list[str] = []
     kept: list[tuple[dict, ToolMeaning]] = []
-    for tool in tools:
+    for tool in map(_without_agent_side, tools):
         meaning = tool_meaning(
             tool.get("original_name") or tool["name"],
             tool.get("description"),
@@ -325,8 +348,8 @@ def infer_spec(
             # `/user/follows/networks/{network_id}`: a follow is keyed by the network it links, so that
             # unfollowing deletes the follow and never the network
             own = next((p for p in props if (key_entity(p) or path_keys.get(p)) == linked), None)
-        if own is None and "id" in props and m.entity:
-            own = "id"
+        if own is None and "id" in props and m.entity and path_keys.get("id", m.entity) == m.entity:
+            own = "id"  # never the `id` of another resource of the route (`/users/{id}/institutions`)
         if m.entity and m.entity != _SESSION and (keyed.get(m.entity) or own):
             pk = ident(f"{linked}_id") if linked else ident(own) if own and own != "id" else None
             return tables.table(m.entity, pk), own
@@ -403,7 +426,9 @@ def infer_spec(
             # different things: each column is named after the tool's object
             obj = ident("_".join(x for x in (m.parent, m.entity) if x))
             use.values = {
-                p: c if c.startswith(obj) or c == tables.tables[table]["primary_key"] else ident(f"{obj}_{c}")
+                p: c
+                if c.startswith(obj) or c == tables.tables[table]["primary_key"] or _names(c, obj)
+                else ident(f"{obj}_{c}")
                 for p, c in use.values.items()
             }
         uses.append(use)
@@ -998,6 +1023,15 @@ def _tool(use: _Use, op: dict, name: str) -> dict:
         for value in (op.get(place) or {}).values():
             if isinstance(value, str):
                 required.add(value)
+    if op["type"] == "update" and not op.get("fixed"):
+        # an update states what it changes: the fields a PUT/PATCH body must carry whole are optional here,
+        # so that a request never has to "set the plan to its own plan" (the key stays required)
+        keys = {v for v in (op.get("key") or {}).values() if isinstance(v, str)}
+        sets = {
+            b if isinstance(b, str) else b.get("arg") if isinstance(b, dict) else None
+            for b in (op.get("set") or {}).values()
+        }
+        required -= {a for a in sets if isinstance(a, str)} - keys
     params = {**params, "type": "object", "properties": props, "required": sorted(required & set(props))}
     kind = "read" if op["type"] in ("get", "list", "count") else "write"
     return {

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..env import Environment
 from ..env.verify import valid_call
-from ..semantics import argument_role, key_entity, singular
+from ..semantics import argument_role, key_entity, singular, verb_named
 from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, TaskDraft, to_json
 
@@ -123,7 +123,7 @@ class _Env:
                     continue
                 if required - {arg}:  # the lookup is called with this one argument
                     continue
-                if isinstance(row[column], dict | list | bool):
+                if isinstance(row[column], dict | list | bool) or not _asked_by(arg, column, row[column]):
                     continue
                 if sum(r.get(column) == row[column] for r in self.rows[table]) == 1:
                     options.append((tool, arg, row[column]))
@@ -178,12 +178,40 @@ _ASKED_MEANINGS = (
 )
 
 
+_NOT_ASKED_BY = frozenset(
+    "lat latitude lng lon long longitude coordinate coordinates coord coords geo geohash geocode location_lat "
+    "bbox x y z".split()
+)
+"""Words of a filter no person describes a row by: "the hotel with latitude 41.866395"."""
+_BARE_WORDS = frozenset("from to in at by on of for with q s is as".split())
+
+
+def _asked_by(arg: str, column: str, value: Any) -> bool:
+    """Whether a person would describe a row by this filter value: never by coordinates, by a bare
+    preposition (`from: "Denver, CO"` reads "the invoice with from Denver"), by a key where a name goes
+    (`name: "pro_0008"`), or by a fraction with many decimals."""
+    words = set(tokens(arg)) | set(tokens(column))
+    if words & _NOT_ASKED_BY or set(tokens(arg)) <= _BARE_WORDS:
+        return False
+    if isinstance(value, float) and len(repr(value).split(".")[-1]) > 3:
+        return False
+    return not (isinstance(value, str) and _KEY_SHAPE.match(value) and not column.endswith("_id"))
+
+
+def _read_aloud(column: str) -> bool:
+    """Whether a column's name reads as one thing: not run together from two (`status_new_status`)."""
+    words = tokens(column)
+    return len(words) == len(set(words))
+
+
 def _askable(table: str | None, column: str, value: Any) -> bool:
     """Whether a person would ask for this column's value: its meaning is one people talk about
     (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
     and the value fits that meaning (an address in an `email` column is not asked about)."""
     from ..env.data import column_meaning, is_filler
 
+    if not _read_aloud(column):
+        return False
     kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else "string"
     if kind == "string" and is_filler(table or "", column, {"type": "string"}, value):
         return False
@@ -296,6 +324,11 @@ def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
     props = (tool.get("parameters") or {}).get("properties") or {}
     if args and all(argument_role(a, props.get(a)) in ("pagination", "option") for a in args):
         return f"{tool['name']}: a read asked with paging or options only"
+    if not args and op["table"] != (e.spec.get("session") or {}).get("table"):
+        return f"{tool['name']}: a lookup with no arguments says nothing about what it looks up"
+    for flt in op.get("filters", []):
+        if flt.get("arg") in args and not _asked_by(flt["arg"], flt["column"], args[flt["arg"]]):
+            return f"{tool['name']}: nobody finds a row by {flt['arg']} = {args[flt['arg']]!r}"
     facts = {}
     prov = e.provenance_user(tool, args, facts)
     return TaskDraft(e.spec["name"], "read", [GoldCall(tool["name"], args, prov)], user_facts=facts)
@@ -528,7 +561,7 @@ _KEY_SHAPE = re.compile(
     r"^[A-Za-z]{2,6}(?:_[a-z]+)?_\d{3,}$|^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
 """A generated key (`pro_0008`) or a UUID: what a key column holds, never what a name does."""
-_NAME_WORDS = frozenset(("name", "title", "label", "displayname"))
+_NAME_WORDS = frozenset(("name", "title", "label", "displayname", "username"))
 _DEPRECATED = re.compile(r"\b(deprecated|obsolete|ignored|no longer (used|supported))\b", re.IGNORECASE)
 
 
@@ -598,6 +631,27 @@ def _drop_argument(e: _Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
         del draft.user_facts[name]
 
 
+def _picks_new_key(e: _Env, tool: dict, call: GoldCall) -> str | None:
+    """Why a create has the user pick the new row's own id ("create a new institution with institution id
+    203"), or `None`: a person names what they create and the system numbers it. A relation row keyed by
+    the thing it links ("follow show 12") names that thing, and is fine."""
+    op = tool["operation"]
+    if op.get("type") != "insert" or not call.write:
+        return None
+    table = op["table"]
+    pk = e.pk(table)
+    arg = (op.get("values") or {}).get(pk)
+    arg = arg.get("arg") if isinstance(arg, dict) else arg
+    if not isinstance(arg, str) or arg not in call.arguments:
+        return None
+    if call.provenance.get(arg, "user").startswith("call["):
+        return None
+    entity = key_entity(pk)
+    if pk not in ("id", "uuid") and (entity is None or singular(entity) != singular(table)):
+        return None
+    return f"user picks the id: {call.tool}.{arg} = {call.arguments[arg]!r} numbers the new {singular(table)}"
+
+
 def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
     """Leave out of the gold calls the arguments a person would never state, or say why the task cannot
     be posed: a placeholder (`optional_param`, `arg1`, see `envscale.tasks.wording.is_placeholder`), a
@@ -616,6 +670,12 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
         params = tool.get("parameters") or {}
         props, required = params.get("properties") or {}, set(params.get("required") or [])
         binds = _bindings(tool)
+        named = verb_named(singular(tool["operation"]["table"]))
+        if named:
+            return f"table named after an operation: {call.tool} uses {tool['operation']['table']} ({named})"
+        picked = _picks_new_key(e, tool, call)
+        if picked:
+            return picked
         for arg in list(call.arguments):
             value, bind = call.arguments[arg], binds.get(arg)
             if call.provenance.get(arg, "user").startswith("call["):
@@ -635,6 +695,8 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
                     return f"name holds a key: {call.tool}.{arg} = {value!r} is a key, not a name"
                 _drop_argument(e, draft, call, arg)
             elif arg in required:
+                if bind is None and call.write and tool["operation"].get("type") == "insert":
+                    return f"value not stored: {call.tool}.{arg} is stated but the new row never records it"
                 continue
             elif (
                 bind is not None
@@ -663,7 +725,15 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
             and not _in_path(props.get(a))
             and not _names_a_row(e, binds[a], a, props.get(a))
         ]
-        carried = _carry_over(e, draft, call, stated, rng)
+        for arg in stated:
+            if not _read_aloud(binds[arg].column):
+                return f"column name run together: {call.tool}.{arg} sets {binds[arg].column}"
+            if tokens(arg)[-1:] in (["id"], ["ids"]):
+                return (
+                    f"misbound argument: {call.tool}.{arg} names rows but sets {binds[arg].column} as a value"
+                )
+        # only a field the API requires is carried from the read; an optional one is simply not sent
+        carried = _carry_over(e, draft, call, [a for a in stated if a in required], rng)
         stated = [a for a in stated if a not in carried]
         optional = [a for a in stated if a not in required]
         flags = [a for a in optional if isinstance(call.arguments[a], bool)]

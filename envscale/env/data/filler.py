@@ -19,6 +19,7 @@ False
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -335,12 +336,29 @@ def _is_filler_value(meaning: str, value: str, column_spec: dict[str, Any], argu
             except re.error:
                 pass
     kind, _, arg = meaning.partition(":")
+    if kind not in ("enum", "lex", "status") and is_catch_phrase(value):
+        return True
     if kind in _NAMED_FIT and (arguments or column_spec.get("description")):
         named = named_values(column_spec, arguments)
         if value in named or _norm(value) in {_norm(v) for v in named}:
             return False
     check = _FITS.get(kind, _FITS["unknown"])
     return not check(value.strip(), arg)
+
+
+def is_catch_phrase(value: str) -> bool:
+    """Whether a string is a made-up business catch phrase (Faker's `catch_phrase`: "Upgradable heuristic
+    help-desk", "Adaptive 24/7 access"): an adjective, a buzzword and a noun from its lists, which no
+    title, name or text a person writes reads like."""
+    words = value.strip().split()
+    if len(words) != 3:
+        return False
+    return all(_norm(w) in part for w, part in zip(words, _buzz_words(), strict=True))
+
+
+@functools.lru_cache(maxsize=1)
+def _buzz_words() -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(_norm(b) for b in part) for part in _data().buzz)
 
 
 def filler_counts(

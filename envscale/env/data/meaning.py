@@ -425,7 +425,7 @@ lex:tag: keywords tag_list
 lex:blood_type: blood_type
 street: line1 line2 line3 line_1 line_2 line_3 address1 address2 address_1 address_2 street1 street2
 state: state_code us_state
-timezone: timezone_name target_timezone source_timezone
+timezone: timezone_name target_timezone source_timezone time_zone
 path: repo_path image img photo ssl_cert cert certificate launcher shardpath logfile img_path
 path: image_path file_path backup_location storage_path output_path input_path save_path
 url: avatar thumbnail website_url

@@ -281,8 +281,9 @@ def _title(c: _Col, i: int) -> str:
         return _named_entity(dataclasses.replace(c, meaning="named:event"), i)
     if ctx == "course":
         return _named_entity(dataclasses.replace(c, meaning="named:course"), i)
-    buzz = _data().buzz
-    return f"{r.choice(buzz[0])} {r.choice(buzz[1])} {r.choice(buzz[2])}"
+    # a title by what it titles ("Cascade Institution"), never a catch phrase ("Upgradable heuristic help-desk")
+    thing = " ".join(w.capitalize() for w in _words(_singular(c.table))) or "Plan"
+    return f"{r.choice(_CODEWORDS)} {thing}"
 
 
 def _prose(r: random.Random, now: dt.datetime) -> str:

@@ -1,0 +1,174 @@
+"""Environments model what an API means, not how it is called: headers and credentials are the agent's
+constants, an update states only what it changes, and a route's `id` names the resource it follows."""
+
+from envscale.env import Environment, validate_spec
+from envscale.env.data.filler import is_catch_phrase, is_filler
+from envscale.env.infer import infer_spec
+from envscale.semantics import agent_side
+
+_S = {"type": "string"}
+
+
+def _tool(name, method, path, props, required, output=None):
+    return {
+        "id": name,
+        "name": name,
+        "original_name": name,
+        "description": name,
+        "group": "Notes API",
+        "parameters": {"type": "object", "properties": props, "required": required},
+        "output_schema": output,
+        "annotations": {"method": method, "path": path},
+        "kind": "read" if method == "GET" else "write",
+    }
+
+
+_HEADERS = {
+    "x-apideck-app-id": {"type": "string", "x-in": "header"},
+    "x-apideck-consumer-id": {"type": "string", "x-in": "header"},
+}
+_NOTE = {
+    "type": "object",
+    "properties": {"id": _S, "title": _S, "content": _S, "owner": _S, "status": _S},
+}
+
+
+def _notes_spec():
+    id_ = {"type": "string", "x-in": "path"}
+    body = {
+        "title": {**_S, "x-in": "body"},
+        "content": {**_S, "x-in": "body"},
+        "owner": {**_S, "x-in": "body"},
+    }
+    tools = [
+        _tool("notesAdd", "POST", "/crm/notes", {**_HEADERS, **body}, ["x-apideck-app-id", "title"], _NOTE),
+        _tool(
+            "notesOne",
+            "GET",
+            "/crm/notes/{id}",
+            {**_HEADERS, "id": id_},
+            ["id", "x-apideck-consumer-id"],
+            _NOTE,
+        ),
+        _tool(
+            "notesUpdate",
+            "PUT",
+            "/crm/notes/{id}",
+            {**_HEADERS, "id": id_, **body},
+            ["id", "title", "content", "owner", "x-apideck-app-id"],
+            _NOTE,
+        ),
+        _tool("notesAll", "GET", "/crm/notes", {**_HEADERS, "key": {**_S, "x-in": "query"}}, [], _NOTE),
+    ]
+    return infer_spec(
+        {"domain_id": 0, "name": "notes", "groups": {"Notes API": 4}}, tools, rows=5, seed=0
+    ).spec
+
+
+def test_headers_and_credentials_are_agent_side_constants():
+    assert agent_side("x-apideck-app-id", {"x-in": "header"})
+    assert agent_side("session", {"x-in": "cookie"})
+    assert agent_side("token") and agent_side("api_key") and agent_side("accessToken")
+    assert agent_side("key", {"x-in": "query"}) and not agent_side("key")  # a key-value store's key
+    assert not agent_side("page_token") and not agent_side("app_id")  # an app_id in a body names a row
+
+
+def test_header_arguments_are_never_tool_arguments_columns_or_filters():
+    spec = _notes_spec()
+    validate_spec(spec)
+    for tool in spec["tools"]:
+        props = tool["parameters"]["properties"]
+        assert not set(props) & {"x-apideck-app-id", "x-apideck-consumer-id", "key"}, tool["name"]
+        assert set(tool["parameters"]["required"]) <= set(props)
+    for table in spec["tables"].values():
+        assert not [c for c in table["columns"] if "apideck" in c or c == "key"]
+
+
+def test_an_update_requires_its_key_and_only_the_fields_it_changes():
+    spec = _notes_spec()
+    update = next(t for t in spec["tools"] if t["name"] == "notesUpdate")
+    assert update["parameters"]["required"] == ["id"]  # the PUT body's title/content/owner are optional
+    env = Environment(spec)
+    env.reset(seed=0)
+    key = env.dump()["notes"][0]["note_id"]
+    before = dict(env.dump()["notes"][0])
+    out = env.step("notesUpdate", {"id": key, "title": "Quarterly budget review"})
+    assert out["ok"], out
+    after = env.dump()["notes"][0]
+    assert after["title"] == "Quarterly budget review"
+    assert {k: v for k, v in after.items() if k not in ("title", "updated_at")} == {
+        k: v for k, v in before.items() if k not in ("title", "updated_at")
+    }  # the fields not sent keep their values
+
+
+def test_an_id_in_the_route_names_the_resource_it_follows():
+    """`POST /users/{id}/institutions`: `id` is the user's, never the new institution's own id."""
+    inst = {"type": "object", "properties": {"id": {"type": "integer"}, "title": _S, "currency_code": _S}}
+    user_id = {"type": "integer", "x-in": "path"}
+    tools = [
+        _tool(
+            "post_users_by_id_institutions",
+            "POST",
+            "/users/{id}/institutions",
+            {"id": user_id, "title": _S, "currency_code": _S},
+            ["id", "title"],
+            inst,
+        ),  # fmt: skip
+        _tool("get_users_by_id", "GET", "/users/{id}", {"id": user_id}, ["id"], {"type": "object"}),
+        _tool(
+            "get_institutions_by_id",
+            "GET",
+            "/institutions/{id}",
+            {"id": {"type": "integer", "x-in": "path"}},
+            ["id"],
+            inst,
+        ),  # fmt: skip
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "money", "groups": {"Money": 3}}, tools, rows=5, seed=0).spec
+    create = next(t for t in spec["tools"] if t["name"] == "post_users_by_id_institutions")["operation"]
+    assert create["type"] == "insert" and create.get("generate") == {"institution_id": "id"}
+    assert spec["tables"]["institutions"]["columns"]["id"]["references"] == "users"
+
+
+def test_catch_phrases_are_filler_and_titles_are_made_by_meaning():
+    assert is_catch_phrase("Upgradable heuristic help-desk")
+    assert not is_catch_phrase("Quarterly budget review")
+    assert is_filler("institutions", "title", {"type": "string"}, "Upgradable heuristic help-desk")
+    spec = _notes_spec()
+    env = Environment(spec)
+    env.reset(seed=0)
+    titles = [r["title"] for r in env.dump()["notes"]]
+    assert not [t for t in titles if is_catch_phrase(t)]
+
+
+def test_a_time_zone_column_holds_time_zones_and_start_is_paging():
+    from envscale.env.data import column_meaning
+    from envscale.semantics import argument_role
+
+    assert column_meaning("users", "time_zone", {"type": "string"}) == "timezone"
+    assert argument_role("start", {"type": "integer"}) == "pagination"
+    assert argument_role("start", {"type": "string"}) != "pagination"  # a start location or date
+
+
+def test_a_session_column_that_names_the_object_is_not_prefixed_with_it_again():
+    """`updateNewStatus(newStatus)` on the session row sets `new_status`, never `status_new_status`."""
+    tools = [
+        {
+            "id": "updateNewStatus",
+            "name": "updateNewStatus",
+            "original_name": "updateNewStatus",
+            "description": "Update the new status.",
+            "group": None,
+            "parameters": {
+                "type": "object",
+                "properties": {"new_status": {"type": "integer"}},
+                "required": [],
+            },
+            "output_schema": None,
+            "annotations": {},
+            "kind": "write",
+        }
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "p", "groups": {}}, tools, rows=5, seed=0).spec
+    columns = {c for t in spec["tables"].values() for c in t["columns"]}
+    assert "new_status" in columns and "status_new_status" not in columns
