@@ -727,3 +727,21 @@ def test_large_generated_states_are_cached_on_disk_and_load_to_the_same_state(tm
     other["data"]["seed"] = 99
     Environment(other)
     assert len(list((tmp_path / "states").glob("*.sqlite"))) == 1  # caching off: nothing new written
+
+
+def test_small_states_are_cached_only_when_they_were_slow_to_generate(tmp_path, monkeypatch):
+    """A state of a few rows is cached when generating it took long (fitting nested values costs per column),
+    and not when it was quick: reading a trivial state back would cost more than making it."""
+    import envscale.env.state as state_module
+
+    monkeypatch.setenv("ENVSCALE_CACHE", str(tmp_path))
+    monkeypatch.setattr(state_module, "STATE_CACHE_MIN_ROWS", 10**9)
+    spec = copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml"))
+    spec.pop("initial_state", None)
+    monkeypatch.setattr(state_module, "STATE_CACHE_MIN_SECONDS", 10**9)
+    Environment(spec)
+    assert not list((tmp_path / "states").glob("*.sqlite"))
+    monkeypatch.setattr(state_module, "STATE_CACHE_MIN_SECONDS", 0.0)
+    fresh = Environment(spec)
+    assert len(list((tmp_path / "states").glob("*.sqlite"))) == 1
+    assert Environment(spec).dump() == fresh.dump()

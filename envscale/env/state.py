@@ -217,10 +217,13 @@ class Database:
     def _generated(self, seed: int) -> Image:
         """The generated initial state of `seed`, from the on-disk state cache when it is large.
 
-        Generating a state costs about 35 us a row (1.2 s for 33,000 rows); loading its database
-        from `$ENVSCALE_CACHE/states` costs a few milliseconds, which is what makes scoring a
-        trajectory in a fresh process cheap. Only states of at least `STATE_CACHE_MIN_ROWS` rows
-        are cached; the key covers everything generation reads (the spec's tables, data settings
+        Generating a state costs about 35 us a row (1.2 s for 33,000 rows) plus a fixed cost per
+        column (value fitting, schema checks: tens of milliseconds for a small environment with nested
+        bodies); loading its database from `$ENVSCALE_CACHE/states` costs a few milliseconds, which is
+        what makes scoring a trajectory, or the first episode of an environment, in a fresh process
+        cheap. States of at least `STATE_CACHE_MIN_ROWS` rows, or that took at least
+        `STATE_CACHE_MIN_SECONDS` to generate, are cached (a trivial state is cheaper to generate than
+        to read back); the key covers everything generation reads (the spec's tables, data settings
         and tool bindings), the seed, and the envscale and Faker versions.
         """
         own = seed == (self.spec.get("data") or {}).get("seed", 0)  # other seeds: not cached (unbounded)
@@ -230,9 +233,11 @@ class Database:
                 return self._image_of(path)
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # a damaged or foreign cache entry: generate again (and overwrite it)
+        start = time.perf_counter()
         state = build_state(self._generation_spec, seed)
         image = self._build(state, where=f"generated state (seed {seed})")
-        if path is not None and sum(image.sizes.values()) >= STATE_CACHE_MIN_ROWS:
+        slow = time.perf_counter() - start >= STATE_CACHE_MIN_SECONDS
+        if path is not None and (slow or sum(image.sizes.values()) >= STATE_CACHE_MIN_ROWS):
             sidecar = {
                 "sizes": image.sizes,
                 "digests": {t: f"{d:064x}" for t, d in image.digests.items()},
@@ -554,6 +559,8 @@ class Database:
 STATE_CACHE_MIN_ROWS = 5_000
 """Generated states with at least this many rows are kept in `$ENVSCALE_CACHE/states` (set
 `ENVSCALE_STATE_CACHE=0` to turn the cache off)."""
+STATE_CACHE_MIN_SECONDS = 0.01
+"""... and so are those that took at least this long to generate (reading one back takes ~1-5 ms)."""
 
 
 def _state_cache_path(spec: dict[str, Any], seed: int) -> Path | None:
@@ -564,9 +571,6 @@ def _state_cache_path(spec: dict[str, Any], seed: int) -> Path | None:
     an editable install must not serve a stale state).
     """
     if os.environ.get("ENVSCALE_STATE_CACHE", "1") in ("0", "false", "no"):
-        return None
-    rows = (spec.get("data") or {}).get("rows") or {}
-    if sum(v for v in rows.values() if isinstance(v, int)) < STATE_CACHE_MIN_ROWS:
         return None
     code = _generation_code()
     if code is None:
