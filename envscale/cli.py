@@ -42,7 +42,16 @@ from . import __version__
 from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import load_recipe
 from .errors import EnvscaleError, Terminated
-from .stages import COMMANDS, PIPELINE, check_recipe_keys, failed, get_stage, load_line, print_report, splits_line
+from .stages import (
+    COMMANDS,
+    PIPELINE,
+    check_recipe_keys,
+    failed,
+    get_stage,
+    load_line,
+    print_report,
+    splits_line,
+)
 
 logger = logging.getLogger("envscale")
 

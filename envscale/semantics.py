@@ -218,7 +218,20 @@ _ES_WORDS = frozenset(
 )
 
 
-_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman"}
+_IRREGULAR = {
+    "people": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    # acronyms and words ending in -i whose plural ends in -is (`apis`, not a word like `analysis`)
+    "apis": "api",
+    "kpis": "kpi",
+    "uris": "uri",
+    "guis": "gui",
+    "emojis": "emoji",
+    "wikis": "wiki",
+    "taxis": "taxi",
+}
 _IRREGULAR_PLURAL = {one: many for many, one in _IRREGULAR.items()}
 
 
@@ -432,6 +445,13 @@ def computation_reason(
         return "adds numbers"
     if routed:
         return None
+    lowered = {p.lower() for p in props}
+    if lowered & _URL_ARGS and (lowered & _HTTP_CLIENT_ARGS or set(words) & _HTTP_WORDS):
+        return "sends an HTTP request to the URL it is given (no stored entity)"
+    if nouns & _CHART_NOUNS:
+        return f"draws a {sorted(nouns & _CHART_NOUNS)[0]} from the data it is given"
+    if verb in ("add", "subtract") and _date_arithmetic(props):
+        return "date arithmetic: adds a number of days (or other units) to a date it is given"
     if nouns & _COMPUTE_NOUNS and (verb is None or verb in READ_VERBS or verb in COMPUTE_VERBS):
         return f"computes {sorted(nouns & _COMPUTE_NOUNS)[0]!r}"
     shown = {"message", "messages", "text", "content", "contents", "lines", "string", "strings"}
@@ -451,6 +471,36 @@ def computation_reason(
         if numeric or verb in ("generate", "calculate", "compute", "convert"):
             return f"description: {_COMPUTE_PHRASES.search(first_sentence).group(0)!r}"
     return None
+
+
+_URL_ARGS = frozenset({"url", "uri", "endpoint", "webapi_url", "target_url", "request_url"})
+_HTTP_CLIENT_ARGS = frozenset(
+    "headers timeout proxies proxy cookies allow_redirects verify cert method params payload payload_json "
+    "data body stream auth user_agent".split()
+)
+_HTTP_WORDS = frozenset({"http", "https", "request", "requests", "webapi", "fetch", "curl"})
+"""A function given a URL and the options of an HTTP client (`requests_get(url, timeout, proxies)`,
+`sendHttpRequest(url, method, headers)`) performs a request: the call is the client's act, not a stored row
+a person later asks about ("the fabric name of the get request with URL ...")."""
+_CHART_NOUNS = frozenset({"histogram", "chart", "barchart", "piechart", "plot", "scatterplot", "diagram"})
+"""A chart drawn from the numbers the call is given (`create_histogram(data, bins)`) is a picture of its
+inputs, never a record the environment keeps."""
+_TIME_UNITS = frozenset(
+    "day days week weeks month months year years hour hours minute minutes second seconds".split()
+)
+
+
+def _date_arithmetic(props: dict) -> bool:
+    """Whether a tool's arguments are only a date and numbers of time units (`add_dates(date, days_to_add)`);
+    `add_event(date, duration_hours, title)` names a thing and is not arithmetic."""
+    dates = {
+        p for p, s in props.items() if "date" in tokens(p) or (s or {}).get("format") in ("date", "date-time")
+    }
+    counts = {
+        p for p, s in props.items() if set(tokens(p)) & _TIME_UNITS and json_type(s) in ("integer", "number")
+    }
+    others = set(props) - dates - counts - {"format", "timezone", "tz"}
+    return bool(dates) and bool(counts) and not others
 
 
 def json_type(schema: Any) -> str | None:
@@ -507,6 +557,11 @@ _VERB_NOUN = {
     "register": "registration",
 }
 _ACTS = {"booking": "book", "reservation": "reserve", "rental": "rent"}
+_HOLDERS = frozenset(
+    "watchlist list cart basket playlist favorite favourite queue folder album collection group wishlist "
+    "calendar board channel team project inventory library portfolio bag".split()
+)
+"""Containers whose entries `add X to ...` makes (`add_item_to_cart` fills the cart)."""
 """Nouns of create verbs that, ending a name with no verb (`hotel_booking`, `car_rental`), make it a create."""
 _RELATIONS = {
     "follows": "follow",
@@ -655,6 +710,14 @@ def _meaning(
         parent = keys[0] if keys else ("_".join(provider) or None)
     elif obj and verb in _VERB_NOUN and verb in ("follow", "unfollow", "subscribe", "unsubscribe", "like"):
         entity, parent = _VERB_NOUN[verb], singular(obj[-1])
+    elif obj and verb in _ACTS.values() and singular(obj[-1]) not in _ACTS:
+        # `reserve_restaurant`, `book_room`, `rent_car`: the act (a reservation, a booking, a rental) is the
+        # row, of the thing reserved; never a new restaurant or room
+        entity, parent = _VERB_NOUN[verb], singular(obj[-1])
+    elif container and obj and verb == "add" and singular(container[-1]) not in _HOLDERS:
+        # `add_comment_to_post`, `vt_add_votes_to_ip_address`: a comment (votes) on the post (address),
+        # never a new post; `add_stock_to_watchlist` and `add_item_to_cart` fill a list
+        entity, parent = singular(obj[-1]), singular(container[-1])
     elif relation is not None:
         # `get_user_follows_networks`, `list_favorites_movies`: the relation row, keyed by the thing
         thing = singular(obj[-1])

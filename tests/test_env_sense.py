@@ -172,3 +172,87 @@ def test_a_session_column_that_names_the_object_is_not_prefixed_with_it_again():
     spec = infer_spec({"domain_id": 0, "name": "p", "groups": {}}, tools, rows=5, seed=0).spec
     columns = {c for t in spec["tables"].values() for c in t["columns"]}
     assert "new_status" in columns and "status_new_status" not in columns
+
+
+# ------------------------------------------------------------------ third quality pass (issue 10)
+
+
+def test_http_clients_charts_and_date_arithmetic_are_computations_not_stored_rows():
+    from envscale.semantics import computation_reason
+
+    def props(**kinds):
+        return {"properties": {name: {"type": kind} for name, kind in kinds.items()}}
+
+    url_only = props(url="string", timeout="number", proxies="object")
+    assert "HTTP request" in computation_reason("requests_get", "", url_only)
+    assert "HTTP request" in computation_reason("sendHttpRequest", "", props(url="string", method="string"))
+    assert "HTTP request" in computation_reason("make_webapi_call", "", props(url="string"))
+    assert "histogram" in computation_reason("create_histogram", "", props(data="array", bins="integer"))
+    assert "date arithmetic" in computation_reason(
+        "add_dates", "", props(date="string", days_to_add="integer")
+    )
+    # a thing with a URL, an event with a duration, and a routed API call stay what they are
+    assert computation_reason("add_website", "", props(url="string", name="string")) is None
+    event = props(date="string", duration_hours="integer", title="string")
+    assert computation_reason("add_event", "", event) is None
+    assert computation_reason("getWebhook", "", url_only, routed=True) is None
+
+
+def test_reserving_or_booking_a_thing_makes_the_act_and_adding_to_a_thing_makes_the_addition():
+    from envscale.semantics import tool_meaning
+
+    def of(name):
+        m = tool_meaning(name, "", {})
+        return m.entity, m.parent
+
+    assert of("Restaurants_2_ReserveRestaurant") == ("reservation", "restaurant")  # never a new restaurant
+    assert of("hotel_bookings_book_room") == ("booking", "room")
+    assert of("rent_car") == ("rental", "car")
+    assert of("vt_add_votes_to_ip_address") == ("vote", "address")  # never a new IP address
+    assert of("add_comment_to_post") == ("comment", "post")
+    assert of("add_item_to_cart")[0] == "cart" and of("add_stock_to_watchlist")[0] == "watchlist"
+
+
+def test_apis_is_the_plural_of_api():
+    from envscale.semantics import plural, singular
+
+    assert singular("apis") == "api" and plural("api") == "apis"  # never an `apises` table of "Apise" names
+    assert singular("analysis") == "analysis" and singular("taxis") == "taxi"
+
+
+def test_values_fit_days_of_the_week_stays_and_a_players_class():
+    import random
+
+    from envscale.env.data import column_meaning, column_value
+
+    assert column_meaning("users", "week_start_day", {"type": "integer"}) == "num:weekday"
+    assert column_meaning("plans", "billing_day_of_month", {"type": "integer"}) == "num:monthday"
+    r = random.Random(0)
+    assert all(
+        0 <= column_value("users", "week_start_day", {"type": "integer"}, r, None) <= 6 for _ in range(30)
+    )
+    assert all(
+        1 <= column_value("hotels", "stay_length", {"type": "integer"}, r, None) <= 30 for _ in range(30)
+    )
+    spec = {"type": "string", "description": "The character class for the player"}
+    assert column_meaning("profiles", "class_type", spec) == "lex:character_class"
+    assert column_value(
+        "profiles", "class_type", spec, r, None
+    ) in "Warrior|Mage|Rogue|Ranger|Cleric|Paladin|Bard|Druid|Monk|Warlock".split("|")
+    assert column_meaning("code", "class_name", {"type": "string"}) == "lex:class_name"
+
+
+def test_a_text_search_is_typed_as_whole_words():
+    import random
+
+    from envscale.env.verify import _filter_value
+
+    text = "Supply chain delays, as discussed with Mary O'Neil on Tuesday."
+    r = random.Random(0)
+    for _ in range(40):
+        said = _filter_value("contains", text, r)
+        assert said in text and said.strip() == said
+        start = text.index(said)
+        end = start + len(said)
+        assert start == 0 or not text[start - 1].isalnum(), said  # never "ply chain delays"
+        assert end == len(text) or not text[end].isalnum(), said

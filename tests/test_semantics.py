@@ -26,7 +26,7 @@ NUM = {"type": "number"}
         ("close_ticket", "status", "ticket"),
         ("lockDoors", "status", "door"),
         ("withdraw_funds", "update", "fund"),
-        ("book_flight", "create", "flight"),
+        ("book_flight", "create", "booking"),  # the act is the row; the flight is its parent
     ],
 )
 def test_effects_and_entities_come_from_the_verb_and_its_object(name, effect, entity):

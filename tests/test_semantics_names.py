@@ -64,8 +64,8 @@ def test_a_read_verb_after_a_namespace_word_makes_a_read(name, description, prop
         ("Events_3_BuyEventTickets", "create", "ticket"),
         ("user_authentication.login", "update", "authentication"),
         ("display.set_screen_brightness", "update", "brightness"),
-        ("book_show", "create", "show"),  # `show` ends the name but is the object of `book`
-        ("book_flight", "create", "flight"),
+        ("book_show", "create", "booking"),  # `show` ends the name but is what `book` books: a booking of it
+        ("book_flight", "create", "booking"),
         ("cancel_booking", "status", "booking"),
         ("todo.add", "create", "todo"),
         ("remove_stock_from_watchlist", "delete", "watchlist"),

@@ -106,3 +106,369 @@ def test_a_sort_direction_is_an_option_never_a_filter():
 def test_adjectives_and_sort_keys_are_not_things_a_person_creates():
     assert verb_named("custom") and verb_named("sort")
     assert not verb_named("custom_object")  # apideck's custom objects are things
+
+
+# ------------------------------------------------------------------ third quality pass (issue 10)
+
+
+class _FakeEnv:
+    """What the task gates read of an environment: its spec, rows, tools, and whether it is a real API."""
+
+    def __init__(self, tables, tools, rows=None, session=None, grouped=True):
+        self.spec = {"name": "fake", "tables": tables, "tools": tools}
+        if session:
+            self.spec["session"] = {"table": session}
+        self.tools = {t["name"]: t for t in tools}
+        self.rows = rows or {t: [] for t in tables}
+        self.grouped = grouped
+
+    def pk(self, table):
+        return self.spec["tables"][table]["primary_key"]
+
+
+def _spec_tool(name, op, kind="write", entity=None, params=None):
+    return {
+        "name": name,
+        "kind": kind,
+        "operation": op,
+        "parameters": {"type": "object", "properties": params or {}, "required": []},
+        "metadata": {"entity": entity},
+    }
+
+
+def _table(pk, *columns, refs=None):
+    cols = {pk: {"type": "string"}, **{c: {"type": "string", "nullable": True} for c in columns}}
+    for column, ref in (refs or {}).items():
+        cols[column] = {"type": "string", "nullable": True, "references": ref}
+    return {"primary_key": pk, "columns": cols}
+
+
+def test_loose_functions_on_the_session_row_or_stored_as_calls_are_not_posed():
+    from envscale.tasks.generate import _loose_function
+
+    tables = {
+        "accounts": _table("account_id", "text_start", "balance"),
+        "tools": _table("tool_id", "content"),
+        "ends": _table("end_id", "session_id"),
+        "paintings": _table("painting_id", "shape"),
+    }
+    set_text = _spec_tool("setText", {"type": "update", "table": "accounts"}, entity="text")
+    fund = _spec_tool("fund_account", {"type": "update", "table": "accounts"}, entity="account")
+    login = _spec_tool(
+        "user_authentication", {"type": "get", "table": "accounts"}, "read", entity="<session>"
+    )
+    markdown = _spec_tool("write_markdown_tool", {"type": "insert", "table": "tools"}, entity="tool")
+    end = _spec_tool("end_request", {"type": "insert", "table": "ends"}, entity="end")
+    paint = _spec_tool("painting_create", {"type": "insert", "table": "paintings"}, entity="painting")
+    tools = [set_text, fund, login, markdown, end, paint]
+    loose = _FakeEnv(tables, tools, session="accounts", grouped=False)
+    assert "session row" in _loose_function(loose, set_text)  # "update the text start to 9.41"
+    assert "session row" in _loose_function(loose, login)  # "the redirect URL of my account; the password is"
+    assert "stored as a row" in _loose_function(loose, markdown)
+    assert "stored as a row" in _loose_function(loose, end)
+    assert _loose_function(loose, fund) is None and _loose_function(loose, paint) is None
+    # a real API keeps its session-row writes (`set_budget_limit`); a read there asks about another thing
+    api = _FakeEnv(tables, tools, session="accounts", grouped=True)
+    comments = _spec_tool("get_comments", {"type": "get", "table": "accounts"}, "read", entity="comment")
+    assert _loose_function(api, set_text) is None and _loose_function(api, markdown) is None
+    assert "session row" in _loose_function(api, comments)
+
+
+def test_a_create_must_say_what_it_creates():
+    from envscale.tasks.generate import _creates_from_nothing
+    from envscale.tasks.model import GoldCall
+    from envscale.tasks.naming import _bindings
+
+    tables = {
+        "mocks": _table("mock_id", "collection", "type"),
+        "versions": _table("version_id", "name", refs={"api_id": "apis"}),
+        "apis": _table("api_id", "name"),
+        "follows": _table("follow_id", refs={"show_id": "shows"}),
+        "shows": _table("show_id", "name"),
+    }
+    mock = _spec_tool(
+        "createMock",
+        {"type": "insert", "table": "mocks", "values": {"collection": "collection", "type": "type"}},
+    )
+    version = _spec_tool(
+        "createApiVersion",
+        {"type": "insert", "table": "versions", "values": {"api_id": "apiId", "name": "name"}},
+    )
+    follow = _spec_tool(
+        "follow_show", {"type": "insert", "table": "follows", "values": {"show_id": "show_id"}}
+    )
+    env = _FakeEnv(tables, [mock, version, follow])
+
+    def why(tool, **args):
+        return _creates_from_nothing(
+            env, tool, GoldCall(tool["name"], args, dict.fromkeys(args, "user"), write=True), _bindings(tool)
+        )
+
+    assert "nothing to create with" in why(mock)  # createMock({}) makes a row of nulls
+    assert "nothing to create with" in why(mock, type="personal")  # only a category
+    assert why(mock, collection="Checkout API tests") is None
+    assert "nothing to create with" in why(version, apiId="api_0008")  # a nameless version of an API
+    assert why(version, apiId="api_0008", name="2.0") is None
+    assert why(follow, show_id="sho_0003") is None  # a link row is its references
+
+
+def test_an_act_written_as_a_word_is_not_a_change_a_status_is():
+    from envscale.tasks.generate import _verb_as_value
+    from envscale.tasks.model import GoldCall
+
+    tables = {"lots": _table("lot_id", "supply_lot", "status")}
+    transfer = _spec_tool(
+        "TransferSupplyLot",
+        {"type": "update", "table": "lots", "key": {"lot_id": "lotId"}, "fixed": {"supply_lot": "transfer"}},
+    )
+    close = _spec_tool(
+        "CloseLot",
+        {"type": "update", "table": "lots", "key": {"lot_id": "lotId"}, "fixed": {"status": "closed"}},
+    )
+    env = _FakeEnv(tables, [transfer, close])
+    call = GoldCall("TransferSupplyLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True)
+    assert "act stored as a word" in _verb_as_value(env, transfer, call)
+    assert (
+        _verb_as_value(env, close, GoldCall("CloseLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True))
+        is None
+    )
+
+
+def test_rows_a_write_names_must_belong_together_and_a_bare_route_id_is_not_a_value():
+    from envscale.tasks.generate import _bare_id_value, _references_disagree
+    from envscale.tasks.model import GoldCall
+    from envscale.tasks.naming import _bindings
+
+    tables = {
+        "apis": _table("api_id", "name"),
+        "versions": _table("version_id", "name", refs={"api_id": "apis"}),
+        "relations": _table("relation_id", "mock", refs={"api_id": "apis", "version_id": "versions"}),
+        "tags": _table("tag_id", "id", "body"),
+    }
+    rows = {
+        "apis": [{"api_id": "api_0010"}, {"api_id": "api_0013"}],
+        "versions": [{"version_id": "ver_0018", "api_id": "api_0010"}],
+        "relations": [],
+        "tags": [],
+    }
+    relate = _spec_tool(
+        "createRelations",
+        {
+            "type": "insert",
+            "table": "relations",
+            "values": {"api_id": "apiId", "version_id": "apiVersionId", "mock": "mock"},
+        },
+    )
+    tag = _spec_tool(
+        "post_users_by_id_tags", {"type": "insert", "table": "tags", "values": {"id": "id", "body": "body"}}
+    )
+    env = _FakeEnv(tables, [relate, tag], rows)
+
+    def call(tool, **args):
+        return GoldCall(tool["name"], args, dict.fromkeys(args, "user"), write=True)
+
+    wrong = call(relate, apiId="api_0013", apiVersionId="ver_0018", mock="m")
+    assert "references disagree" in _references_disagree(env, relate, wrong, _bindings(relate))
+    right = call(relate, apiId="api_0010", apiVersionId="ver_0018", mock="m")
+    assert _references_disagree(env, relate, right, _bindings(relate)) is None
+    assert "misbound argument" in _bare_id_value(env, tag, call(tag, id=5361, body="hi"), _bindings(tag))
+
+
+def test_columns_no_one_sets_and_ids_the_session_row_ignores():
+    from envscale.tasks.generate import _session_row_named, _sets_what_no_one_asks
+    from envscale.tasks.model import GoldCall
+    from envscale.tasks.naming import _bindings
+
+    tables = {
+        "configs": _table("config_id", "created", "update_fields", "name"),
+        "accounts": _table("account_id", "tolerance"),
+    }
+    update = _spec_tool(
+        "restore_config",
+        {
+            "type": "update",
+            "table": "configs",
+            "key": {"config_id": "id"},
+            "set": {"created": "created", "update_fields": "update_fields", "name": "name"},
+        },
+    )
+    tolerance = _spec_tool(
+        "Changetolerance",
+        {
+            "type": "update",
+            "table": "accounts",
+            "key": {"account_id": {"session": "account_id"}},
+            "set": {"tolerance": "value"},
+        },
+    )
+    env = _FakeEnv(tables, [update, tolerance], session="accounts")
+    binds = _bindings(update)
+
+    def sets(arg):
+        return _sets_what_no_one_asks(
+            GoldCall(update["name"], {"id": "c", arg: "x"}, {}, write=True), binds, [arg], {}
+        )
+
+    assert "system column" in sets("created")  # "update the created of my config"
+    assert "request body" in sets("update_fields")  # "set the update fields of repository ... to name ..."
+    assert sets("name") is None
+    said = GoldCall(
+        "Changetolerance",
+        {"value": 129.5, "creditAccountId": "206ff76d"},
+        {"value": "constant", "creditAccountId": "constant"},
+        write=True,
+    )
+    assert "session row" in _session_row_named(env, tolerance, said, _bindings(tolerance))
+    plain = GoldCall("Changetolerance", {"value": 129.5}, {"value": "constant"}, write=True)
+    assert _session_row_named(env, tolerance, plain, _bindings(tolerance)) is None
+
+
+def test_one_id_per_thing_clocks_readings_envelopes_repeats_and_range_words():
+    from envscale.tasks.generate import _READINGS, _askable, _asked_by, _clock_rows, _two_ids_for_one
+    from envscale.tasks.model import GoldCall, TaskDraft
+
+    calls = [
+        GoldCall("RetrieveAccount", {"creditAccountId": "acc_0001"}, {"creditAccountId": "user"}),
+        GoldCall(
+            "RetrieveInvoice",
+            {"invoiceId": "inv_0008", "creditAccountId": "ca_3710"},
+            {"invoiceId": "call[0].invoice_id", "creditAccountId": "user"},
+        ),
+    ]
+    assert "data flow broken" in _two_ids_for_one(TaskDraft("fake", "read", calls))
+    calls[1].arguments["creditAccountId"] = "acc_0001"
+    assert _two_ids_for_one(TaskDraft("fake", "read", calls)) is None
+    assert _clock_rows({"name": "get_current_time", "operation": {"table": "times"}})
+    assert _clock_rows({"name": "get_ticket", "operation": {"table": "tickets"}}) is None
+    assert {"date", "rate"} <= _READINGS
+    assert not _askable("customers", "operation", "resume")  # an API envelope's field
+    assert _askable("customers", "status", "active")
+    assert not _asked_by("since", "created_at", "2023-12-25")  # "the API with since 2023-12-25"
+
+
+def test_a_list_said_with_an_item_twice_is_filler():
+    from envscale.tasks.generate import _filler_fact
+    from envscale.tasks.model import GoldCall, TaskDraft
+
+    tables = {
+        "relations": {
+            "primary_key": "relation_id",
+            "columns": {
+                "relation_id": {"type": "string"},
+                "documentation": {"type": "json", "nullable": True},
+            },
+        }
+    }
+    tool = _spec_tool(
+        "createRelations",
+        {"type": "insert", "table": "relations", "values": {"documentation": "documentation"}},
+        params={"documentation": {"type": "array", "items": {"type": "string"}}},
+    )
+    env = _FakeEnv(tables, [tool])
+    twice = GoldCall(
+        tool["name"],
+        {"documentation": ["collection-uid-3", "collection-uid-3"]},
+        {"documentation": "user"},
+        write=True,
+    )
+    assert "repeats an item" in _filler_fact(env, TaskDraft("fake", "write", [twice]))
+    once = GoldCall(
+        tool["name"],
+        {"documentation": ["Checkout docs", "Billing docs"]},
+        {"documentation": "user"},
+        write=True,
+    )
+    assert _filler_fact(env, TaskDraft("fake", "write", [once])) is None
+
+
+def test_a_reservation_or_booking_is_said_as_the_act_on_its_thing():
+    def loose(name, props):
+        return {
+            "id": name,
+            "name": name,
+            "original_name": name,
+            "description": name.replace("_", " "),
+            "parameters": {"type": "object", "properties": props, "required": list(props)},
+            "kind": "write",
+        }
+
+    tools = [
+        loose(
+            "Restaurants_2_ReserveRestaurant",
+            {"restaurant_name": _S, "location": _S, "time": _S, "date": {"type": "string", "format": "date"}},
+        ),
+        loose(
+            "hotel_bookings_book_room", {"location": _S, "room_type": _S, "no_of_nights": {"type": "integer"}}
+        ),
+    ]
+    spec = infer_spec({"domain_id": 3, "name": "travel"}, tools, rows=10, seed=0).spec
+    assert {"reservations", "bookings"} <= set(spec["tables"])  # the act is the row, not a new restaurant
+    row = {"spec": spec, "domain_id": 3, "name": spec["name"], "read_only": False}
+    kept, _ = env_tasks(row, TasksConfig(tasks_per_env=30, loose_env_share=1.0), None, random.Random(0))
+    said = [r["first_message"].lower() for r in kept if r["kind"] == "write"]
+    assert said
+    assert not any("book a booking" in s or "reserve a reservation" in s for s in said), said
+    assert any("make a reservation at" in s or "book a room" in s for s in said), said
+
+
+def test_a_list_of_objects_is_checked_for_repeats_without_failing():
+    from envscale.tasks.generate import _filler_fact
+    from envscale.tasks.model import GoldCall, TaskDraft
+
+    tables = {
+        "scrobbles": {
+            "primary_key": "scrobble_id",
+            "columns": {"scrobble_id": {"type": "string"}, "body": {"type": "json", "nullable": True}},
+        }
+    }
+    item = {
+        "type": "object",
+        "properties": {"episode_id": {"type": "integer"}, "marked_at": {"type": "integer"}},
+    }
+    tool = _spec_tool(
+        "post_scrobble_episodes",
+        {"type": "insert", "table": "scrobbles", "values": {"body": "body"}},
+        params={"body": {"type": "array", "items": item}},
+    )
+    env = _FakeEnv(tables, [tool])
+    body = [{"episode_id": 2767, "marked_at": 9}, {"episode_id": 2767, "marked_at": 9}]
+    call = GoldCall(tool["name"], {"body": body}, {"body": "user"}, write=True)
+    assert "repeats an item" in _filler_fact(env, TaskDraft("fake", "write", [call]))
+
+
+def test_a_create_that_names_its_row_says_the_name():
+    """`named` was never in the attributes it was removed from: every create with a name argument failed."""
+    tools = [
+        {
+            "id": "create_asset",
+            "name": "create_asset",
+            "original_name": "create_asset",
+            "description": "Create an asset",
+            "group": "Assets API",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": _S, "location": _S},
+                "required": ["name"],
+            },
+            "kind": "write",
+        },
+        {
+            "id": "get_asset",
+            "name": "get_asset",
+            "original_name": "get_asset",
+            "description": "Get an asset",
+            "group": "Assets API",
+            "parameters": {"type": "object", "properties": {"asset_id": _S}, "required": ["asset_id"]},
+            "kind": "read",
+        },
+    ]
+    spec = infer_spec(
+        {"domain_id": 4, "name": "assets", "groups": {"Assets API": 2}}, tools, rows=10, seed=0
+    ).spec
+    row = {"spec": spec, "domain_id": 4, "name": spec["name"], "read_only": False}
+    kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=20), None, random.Random(0))
+    assert not [r for r in rejected if r["reason"].startswith("candidate failed")], rejected
+    creates = [
+        r["first_message"] for r in kept if r["kind"] == "write" and "create_asset" in str(r["gold_calls"])
+    ]
+    assert any(" named " in m for m in creates), creates

@@ -78,6 +78,7 @@ import functools
 import json
 import math
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -100,6 +101,9 @@ from envscale.semantics import (
 from envscale.sources.normalize import tokens
 
 _WRONG_TYPED = [12345, "not-a-valid-value", [1, 2], {"unexpected": 1}, True, None]
+
+_WORD = re.compile(r"[^\W_]+(?:['\-.][^\W_]+)*")
+"""A word of a text a search is typed from (letters and digits, with inner apostrophes, hyphens, dots)."""
 
 
 _GUARD_ATTEMPTS = 8
@@ -566,8 +570,14 @@ def _filter_value(op: str, value: Any, rng: random.Random) -> Any:
         return [value]
     if op == "contains":
         text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
-        start = rng.randrange(max(1, len(text) // 2))
-        return text[start : start + max(1, len(text) // 2)]
+        # whole words, as a person types a search ("supply chain"), never a cut ("ply chain delays, as ")
+        words = list(_WORD.finditer(text))
+        if not words:
+            start = rng.randrange(max(1, len(text) // 2))
+            return text[start : start + max(1, len(text) // 2)]
+        n = max(1, min(3, len(words) // 2))
+        start = rng.randrange(len(words) - n + 1)
+        return text[words[start].start() : words[start + n - 1].end()]
     return value
 
 

@@ -24,6 +24,7 @@ reason, and so is a task that fails a quality gate (`envscale.tasks.gates`).
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import re
@@ -183,7 +184,7 @@ _NOT_ASKED_BY = frozenset(
     "bbox x y z".split()
 )
 """Words of a filter no person describes a row by: "the hotel with latitude 41.866395"."""
-_BARE_WORDS = frozenset("from to in at by on of for with q s is as".split())
+_BARE_WORDS = frozenset("from to in at by on of for with q s is as since until after before".split())
 
 
 def _asked_by(arg: str, column: str, value: Any) -> bool:
@@ -204,13 +205,18 @@ def _read_aloud(column: str) -> bool:
     return len(words) == len(set(words))
 
 
+_ENVELOPE = frozenset("operation resource service links meta status_code object request_id".split())
+"""Fields of an API's response envelope (apideck's `{status_code, service, resource, operation, data}`) that
+the environment keeps as columns: "the operation of my account" is not something a person asks about."""
+
+
 def _askable(table: str | None, column: str, value: Any) -> bool:
     """Whether a person would ask for this column's value: its meaning is one people talk about
     (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
     and the value fits that meaning (an address in an `email` column is not asked about)."""
     from ..env.data import column_meaning, is_filler
 
-    if not _read_aloud(column):
+    if not _read_aloud(column) or column.lower() in _ENVELOPE:
         return False
     kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else "string"
     if kind == "string" and is_filler(table or "", column, {"type": "string"}, value):
@@ -652,6 +658,206 @@ def _picks_new_key(e: _Env, tool: dict, call: GoldCall) -> str | None:
     return f"user picks the id: {call.tool}.{arg} = {call.arguments[arg]!r} numbers the new {singular(table)}"
 
 
+_FUNCTION_NOUNS = frozenset(
+    "tool function method request call http https webapi api endpoint operation action command query "
+    "invocation execution".split()
+)
+"""Words of a table that stores a loose function's calls rather than things (`tools` of `write_markdown_tool`,
+`requests` of `requests_get`, `operations` of `masterOperation`): "the URL of the get request named ..." is
+about the call itself, which no person asks after."""
+_SESSION_OWN = frozenset({"account", "user", "profile", "me"})
+
+
+def _loose_function(e: _Env, tool: dict) -> str | None:
+    """Why a loose function (an environment of functions with no API behind them, `e.grouped` false) cannot
+    be posed as a request about stored data, or `None`:
+
+    - it acts on the environment's session row yet names another object (`setText(start, length)` sets
+      `accounts.text_start`, `cmd_controller_execute(command)` sets `accounts.controller_command`,
+      `user_authentication(username, password)` reads the account): the object is stored as columns of
+      the user's account, and the request ("update the text start to 9.41") means nothing to a person;
+    - its table is named after the function or the call (`tools`, `requests`, `operations`) or after a
+      verb (`end_request` keeps `ends`).
+
+    In an environment of a real API only the first holds, and only for reads: `get_comments(case_id)` or
+    `check_tire_pressure()` answered from the account or vehicle row asks "the status of my account"; its
+    writes on the session row (`setHeadlights`, `set_budget_limit`, `withdraw_funds`) are the API's own."""
+    table = tool["operation"]["table"]
+    own = singular(table)
+    if e.grouped and not (table == (e.spec.get("session") or {}).get("table") and tool["kind"] == "read"):
+        return None
+    if table == (e.spec.get("session") or {}).get("table"):
+        entity = (tool.get("metadata") or {}).get("entity")
+        last = singular(str(entity).split("_")[-1]) if entity else None
+        if last not in _SESSION_OWN | {own}:
+            what = f"a {entity}" if entity and not entity.startswith("<") else "nothing it names"
+            return f"loose function on the session row: {tool['name']} acts on {what}, stored as columns of the {own}"
+        return None
+    words = set(own.split("_"))
+    if words & _FUNCTION_NOUNS or own in _VERB_ROWS:
+        return f"function stored as a row: {tool['name']} keeps {table} rows (the call, not a thing)"
+    return None
+
+
+_CLOCK_TABLES = frozenset({"time", "clock", "datetime", "timestamp", "timezone", "now", "current_time"})
+
+
+def _clock_rows(tool: dict) -> str | None:
+    """Why a tool reads or writes the clock kept as rows (`get_current_time(timezone)` keeps `times`), or
+    `None`: "the date format of the time with location Madison, WI" asks about a stored reading of a clock,
+    which is not a thing a person looks up."""
+    table = tool["operation"]["table"]
+    if singular(table) in _CLOCK_TABLES:
+        return f"clock stored as rows: {tool['name']} keeps the time as {table} rows"
+    return None
+
+
+_VERB_ROWS = frozenset("end start stop begin finish pause resume play run open close".split())
+"""Single-word tables that are verbs a loose function was named after (`end_request` keeps `ends`)."""
+_CATEGORY_WORDS = frozenset("type kind mode format visibility category scope status variant".split())
+
+
+def _creates_from_nothing(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+    """Why a create states nothing that says what it creates, or `None`: no argument at all
+    (`createMock({})` makes a row of nulls), or only a category or a flag (`importExternalApiSpecification(
+    type="personal")`): "create a mock" asks for nothing a person could check. A thing that has a name (a
+    `name` or `title` column) must be given more than the rows it belongs to ("create a new API version for
+    API api_0008" leaves the version nameless); a link row (a follow, a vote) is its references."""
+    op = tool["operation"]
+    if op.get("type") != "insert" or not call.write:
+        return None
+    columns = e.spec["tables"][op["table"]]["columns"]
+    named = any(set(tokens(c)) & {"name", "title"} for c in columns)
+
+    def belongs(arg: str) -> bool:
+        bind = binds.get(arg)
+        column = columns.get(bind.column) if bind is not None and bind.column else None
+        return bool(column and column.get("references")) or call.provenance.get(arg, "").startswith("call[")
+
+    saying = [
+        a
+        for a, v in call.arguments.items()
+        if not isinstance(v, bool)
+        and not set(tokens(a)) <= _CATEGORY_WORDS
+        and v not in (None, "", [], {})
+        and not (named and belongs(a))
+    ]
+    if saying:
+        return None
+    given = ", ".join(f"{a}={v!r}" for a, v in call.arguments.items()) or "no argument"
+    return f"nothing to create with: {call.tool} makes a {singular(tool['operation']['table'])} from {given}"
+
+
+_REQUEST_WORDS = frozenset("fields patch payload changes params parameters request updates".split())
+"""Words of a column that holds a request's own envelope (`update_fields`, `patch`, `changes`): "set the update
+fields of repository rep_0020 to name Project Titan" is the call said aloud, not a change a person asks for."""
+_KEPT_BY_SYSTEM = frozenset("created updated modified deleted createdat updatedat lastmodified".split())
+"""Words of a column the system writes itself (`created`, `updated_at`, `last_modified`): "update the created of
+my config to 2025-04-07T07:38" is not a request a person makes."""
+
+
+def _references_disagree(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+    """Why two rows a write names cannot go together, or `None`: one of them belongs to another row than the
+    other names (`createRelations(apiId=api_0013, apiVersionId=ver_0018)` where version ver_0018 is a version
+    of api_0010). A person names a version of the API they mean; the gold call must too."""
+    table = tool["operation"]["table"]
+    columns = e.spec["tables"][table]["columns"]
+    named = []
+    for arg, value in call.arguments.items():
+        bind = binds.get(arg)
+        column = columns.get(bind.column) if bind is not None and bind.column else None
+        if column and column.get("references") in e.rows and value is not None:
+            named.append((arg, column["references"], value))
+    for arg_a, table_a, value_a in named:
+        for arg_b, table_b, value_b in named:
+            if table_a == table_b:
+                continue
+            row_b = next((r for r in e.rows[table_b] if r.get(e.pk(table_b)) == value_b), None)
+            for column, cspec in e.spec["tables"][table_b]["columns"].items():
+                if (
+                    row_b is not None
+                    and cspec.get("references") == table_a
+                    and row_b.get(column) is not None
+                    and row_b[column] != value_a
+                ):
+                    return (
+                        f"references disagree: {call.tool}.{arg_b} = {value_b!r} belongs to "
+                        f"{row_b[column]!r}, not to {arg_a} = {value_a!r}"
+                    )
+    return None
+
+
+def _bare_id_value(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+    """Why a create stores the bare `id` of its route as a plain value, or `None`: `post_users_by_id_tags(id=5361,
+    body=...)` keeps the user's id in `tags.id` with no user behind it, and the request says "a tag with id
+    5361"; a person names whose tag it is, which the environment cannot check."""
+    op = tool["operation"]
+    if op.get("type") != "insert" or not call.write:
+        return None
+    columns = e.spec["tables"][op["table"]]["columns"]
+    for arg in call.arguments:
+        bind = binds.get(arg)
+        if tokens(arg) not in (["id"], ["uuid"]) or bind is None or not bind.column:
+            continue
+        column = columns.get(bind.column) or {}
+        if (
+            bind.column != e.pk(op["table"])
+            and not column.get("references")
+            and not call.provenance.get(arg, "user").startswith("call[")
+        ):
+            return (
+                f"misbound argument: {call.tool}.{arg} names a row of no table but is stored in {bind.column}"
+            )
+    return None
+
+
+def _sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props: dict) -> str | None:
+    """Why a write sets a column no person sets, or `None`: one the system keeps (`created`, `updated_at`:
+    `_KEPT_BY_SYSTEM`) or one holding the request's own envelope (`update_fields`: `_REQUEST_WORDS`)."""
+    if not call.write:
+        return None
+    for arg in stated:
+        words = set(tokens(binds[arg].column))
+        if words & _KEPT_BY_SYSTEM and not _in_path(props.get(arg)):
+            return f"system column set: {call.tool}.{arg} sets {binds[arg].column}, which the system keeps"
+        if words & _REQUEST_WORDS and words <= _REQUEST_WORDS | {"update", "new"}:
+            return f"request body stored as a column: {call.tool}.{arg} sets {binds[arg].column}"
+    return None
+
+
+def _session_row_named(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+    """Why a call on the session row is said with the id of another row, or `None`:
+    `Changetoleranceofanaccount(creditAccountId="206ff76d-...")` changes the logged-in account whatever the id
+    says, so the request ("with credit account id 206ff76d-...") and the final state disagree."""
+    if tool["operation"]["table"] != (e.spec.get("session") or {}).get("table"):
+        return None
+    for arg in call.arguments:
+        if (
+            binds.get(arg) is None
+            and key_entity(arg)
+            and not call.provenance.get(arg, "").startswith("call[")
+        ):
+            return f"misbound argument: {call.tool}.{arg} names a row, but the call acts on the session row"
+    return None
+
+
+def _verb_as_value(e: _Env, tool: dict, call: GoldCall) -> str | None:
+    """Why a write changes nothing but a word naming its own act, or `None`: an update the environment could
+    only model by writing its verb into a column named after the tool (`TransferSupplyLot` sets
+    `lots.supply_lot` to "transfer", `updateAnApiVersion` sets `an_api_version` to "update"). The final state
+    is not what the request means (the SKU is not moved); a status column set to its new status is fine."""
+    if not call.write:
+        return None
+    table = e.spec["tables"][tool["operation"]["table"]]["columns"]
+    for column, value in (tool["operation"].get("fixed") or {}).items():
+        words = set(tokens(column))
+        if isinstance(value, str) and not words & {"status", "state", "logged"} and column in table:
+            return (
+                f"act stored as a word: {call.tool} writes {value!r} into {column}, and nothing else changes"
+            )
+    return None
+
+
 def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
     """Leave out of the gold calls the arguments a person would never state, or say why the task cannot
     be posed: a placeholder (`optional_param`, `arg1`, see `envscale.tasks.wording.is_placeholder`), a
@@ -673,7 +879,7 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
         named = verb_named(singular(tool["operation"]["table"]))
         if named:
             return f"table named after an operation: {call.tool} uses {tool['operation']['table']} ({named})"
-        picked = _picks_new_key(e, tool, call)
+        picked = _picks_new_key(e, tool, call) or _loose_function(e, tool) or _clock_rows(tool)
         if picked:
             return picked
         for arg in list(call.arguments):
@@ -753,6 +959,16 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
             stated = [a for a in stated if a in call.arguments]
         if len(stated) > _MAX_REQUIRED_STATED:
             return f"too many values: {call.tool} needs {len(stated)} values stated ({', '.join(stated)})"
+        empty = (
+            _creates_from_nothing(e, tool, call, binds)
+            or _verb_as_value(e, tool, call)
+            or _references_disagree(e, tool, call, binds)
+            or _bare_id_value(e, tool, call, binds)
+            or _sets_what_no_one_asks(call, binds, stated, props)
+            or _session_row_named(e, tool, call, binds)
+        )
+        if empty:
+            return empty
         op = tool["operation"]
         sets = [a for a in call.arguments if binds.get(a) is not None and binds[a].place in ("set", "adjust")]
         if (
@@ -1019,6 +1235,10 @@ def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
                     return f"filler value: {call.tool}.{arg} = {value!r} does not fit {where}"
             if isinstance(value, list) and not value:
                 return f"filler value: {call.tool}.{arg} is an empty list"
+            if isinstance(value, list) and len(
+                {json.dumps(v, sort_keys=True, default=str) for v in value}
+            ) < len(value):
+                return f"filler value: {call.tool}.{arg} = {value!r} repeats an item"
             for item in value if isinstance(value, list) else []:  # each item is said as one value of it
                 if is_filler(table, name, {"type": "string"}, item):
                     return f"filler value: {call.tool}.{arg} item {item!r} does not fit {where}"
@@ -1044,6 +1264,32 @@ def _fields(value: Any, path: str, depth: int = 0) -> list[tuple[str, str, Any]]
     return out
 
 
+def _two_ids_for_one(draft: TaskDraft) -> str | None:
+    """Why the user would give two ids for one thing, or `None`: `creditAccountId` is acc_0001 in the first call
+    and ca_3710 in the second (the invoice read second belongs to another credit account than the one read
+    first). A person has one account; the chain must agree with itself."""
+    said: dict[str, tuple[int, Any]] = {}
+    for i, call in enumerate(draft.calls):
+        for arg, value in call.arguments.items():
+            if call.provenance.get(arg, "user").startswith("call[") or not key_entity(arg):
+                continue
+            j, before = said.setdefault(_squash(arg), (i, value))
+            if before != value:
+                return f"data flow broken: {arg} is {before!r} in call {j} and {value!r} in call {i}"
+    return None
+
+
+_READINGS = frozenset(
+    "time date datetime clock timestamp timezone weather forecast temperature rate price quote".split()
+)
+"""Tables of readings rather than things (`get_current_time(timezone)` keeps `times`): "how many times with
+timezone America/Chicago there are" counts nothing a person counts."""
+
+
+def table_name(e: _Env, call: GoldCall) -> str:
+    return e.tools[call.tool]["operation"]["table"]
+
+
 def _execute(e: _Env, draft: TaskDraft) -> str | None:
     """Run the gold calls on the initial state; record results, hash and diff; a reason on failure."""
     e.env.restore(e.initial)
@@ -1065,6 +1311,9 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
             return f"gold call {i} ({call.tool}) failed: {obs['error']}"
         call.result = obs.get("result")
         results.append(call.result)
+    two = _two_ids_for_one(draft)
+    if two:
+        return two
     if draft.kind == "policy":
         attempt = draft.policy_rule["attempt"]
         obs = e.env.step(attempt["tool"], attempt["arguments"])
@@ -1083,6 +1332,12 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
         table_rows = len(e.rows.get(e.tools[source.tool]["operation"]["table"], []))
         if isinstance(source.result, list) and len(source.result) >= table_rows > 1:
             return "nothing to ask about: the read returns every row (its filters narrow nothing)"
+        if (
+            isinstance(source.result, list)
+            and len(source.result) > 1
+            and singular(table_name(e, source)) in _READINGS
+        ):
+            return "nothing to ask about: how many readings (times, dates, rates) match is not a question"
         if isinstance(source.result, list) and len(source.result) > 1:  # several rows: ask how many
             draft.answer_facts = [str(len(source.result))]
             draft.notes.append("answer: the number of rows found")

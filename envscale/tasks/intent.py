@@ -1164,10 +1164,7 @@ class _Writer:
             verb = "add" if container is not None else "create"  # "add a registrant to webinar 3"
         det = _article(entity)
         if named is not None:  # 'create an asset named "MV32"', not "with asset name MV32"
-            attrs.remove(named)
-            noun = (
-                f'{det} {entity} named "{_fmt(next(a.value for a in rest if self._attr(step, a) == named))}"'
-            )
+            noun = f"{det} {entity} {named}"  # `named` was never put in `attrs`
         elif entity_named is not None:
             noun = f"the {entity} {entity_named}"
         elif verb == "place":
@@ -1230,6 +1227,14 @@ class _Writer:
             if len(named) == 1:
                 obj = _fmt(named[0].value)
                 said = [x for x in attrs if not x.endswith(f" {obj}") and f'"{obj}"' not in x]
+            elif (parent := getattr(step.meaning, "parent", None)) and verb in ("book", "reserve", "rent"):
+                # a booking of a room, a reservation at a restaurant: "book a room in Los Angeles",
+                # "make a reservation at "Mccarty Diner"", never "book a booking"
+                if where.lstrip().startswith("at "):
+                    tail = f" with {_join(attrs)}" if attrs else ""
+                    made = f"{_article(entity)} {entity}"
+                    return f"make {made}{where}{tail}", f"you made {made}", ("new", step.index)
+                obj, said = f"{_article(_words(parent))} {_words(parent)}", attrs
             else:  # the thing the tool's name says it acts on: `flight_book` -> "book a flight"
                 words = [w for w in tokens(_original_name(step.tool)) if w not in (verb, *entity.split(" "))]
                 if len(words) != 1 or words[0] in _DESCRIBED_NOT_THINGS or len(words[0]) < 3:

@@ -750,6 +750,9 @@ def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:
     return by_hint.get(hint, hint)
 
 
+_PLAYER_WORDS = frozenset({"player", "players", "character", "characters", "hero", "heroes", "rpg"})
+
+
 def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     n = column.lower()
     words = _words(column)
@@ -794,6 +797,8 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return "entity"
     if words in (["type"], ["kind"], ["type", "of"]):
         return "lex:type"
+    if "class" in words and (set(_words(table)) | set(re.findall(r"[a-z]+", texts.lower()))) & _PLAYER_WORDS:
+        return "lex:character_class"  # a player's class is a warrior or a mage, never `HttpClient`
     if len(words) == 2 and words[0] in ("last", "first") and words[1] in _EVENT_WORDS:
         return f"datetime:{_date_window(column)}"  # `last_update`, `first_activation`
     if len(words) == 2 and last == "by" and words[0].endswith("ed"):
@@ -1102,7 +1107,7 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
         ),
         ("seconds secs second timeout delay", "seconds", 1, 3_600, 0),
         ("hours hrs hour", "hours", 1, 12, 0),
-        ("days day nights", "days", 1, 30, 0),
+        ("days day nights stay", "days", 1, 30, 0),
         ("weeks week", "weeks", 1, 12, 0),
         ("months month", "months", 1, 12, 0),
         ("weight weight_kg mass kg", "weight", 45, 120, 1),
@@ -1130,6 +1135,10 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "id"
     if {"height"} & words and (column.lower().endswith("_m") or "meter" in texts):
         return "num:height_m"
+    if {"weekday", "dow"} & words or {"week", "day"} <= words:  # `week_start_day`: a day of the week
+        return "num:weekday"
+    if {"month", "day"} <= words:  # `billing_day_of_month`: a day of the month
+        return "num:monthday"
     for keys, kind, *_ in _NUMBER_KINDS:
         if words & keys:
             return f"num:{kind}"
@@ -1138,6 +1147,7 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
 
 _NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
+    "weekday": (0, 6, 0), "monthday": (1, 28, 0),
 }  # fmt: skip
 
 

@@ -338,6 +338,7 @@ _LEXICONS: dict[str, tuple[str, ...]] = {
         "identifier": "max_retries|user_count|total_price|is_valid|api_url|timeout_seconds|page_size|"
         "retry_delay|base_url|current_user|selected_item|isLoading|userName|itemCount|maxValue|"
         "connection_string|log_level|feature_flag",
+        "character_class": "Warrior|Mage|Rogue|Ranger|Cleric|Paladin|Bard|Druid|Monk|Warlock",
         "class_name": "UserService|OrderRepository|PaymentGateway|InvoiceController|HttpClient|DataLoader|"
         "CacheManager|EventBus|AuthProvider|ReportGenerator|Node|TreeNode|LinkedList|Customer|Order",
         "component": "UserProfile|NavBar|ProductCard|LoginForm|Sidebar|Modal|DataTable|Header|Footer|"
