@@ -472,3 +472,128 @@ def test_a_create_that_names_its_row_says_the_name():
         r["first_message"] for r in kept if r["kind"] == "write" and "create_asset" in str(r["gold_calls"])
     ]
     assert any(" named " in m for m in creates), creates
+
+
+# ------------------------------------------------------------------ fourth quality pass (issue 10)
+
+
+def test_a_column_asked_or_filtered_by_is_said_as_a_noun():
+    from envscale.tasks.generate import _askable
+    from envscale.tasks.wording import _words, said_as_noun
+
+    # "the creation date of status sta_0004", never "the created of status sta_0004"
+    assert _words("created") == "creation date" and _words("updated_by") == "last editor"
+    assert _askable("statuses", "created", "2024-01-04T20:54:51Z")
+    assert not _askable("differences", "city_1", "Boston, MA")  # "the city 1 of the difference ..."
+    assert not _askable("bookings", "update_booking_version_at_timestamp", "2024-01-04T20:54:51Z")
+    assert not _askable("hotels", "check_out", "2024-01-04")  # "the check out of hotel hot_0001"
+    # "the feature with start 42.63, wanted by 78": filters said by bare column names
+    assert not _asked_by("wanted_by", "wanted_by", 78)
+    assert not _asked_by("start", "start", 42.63)
+    assert not _asked_by("a", "a", False)  # "how many directories with a no there are" (`ls(a=False)`)
+    assert _asked_by("start", "start", "2024-05-01")
+    assert not said_as_noun("deleted", None, "2024-05-01") and said_as_noun("deleted", None, True)
+    assert said_as_noun("address_line_1") and said_as_noun("speed", None, 3)
+
+
+def _sculpture_env():
+    tables = {"sculptures": _table("sculpture_id", "location", "museum_location", "title")}
+    get = _spec_tool(
+        "get_sculpture_details",
+        {"type": "get", "table": "sculptures", "key": {"sculpture_id": "sculpture_id"}, "returns": "row"},
+        kind="read",
+        params={"sculpture_id": {"type": "string"}, "museum_location": {"type": "string"}},
+    )
+    row = {"sculpture_id": "scu_0010", "location": "Kansas City, MO", "museum_location": None, "title": "Sun"}
+
+    class Env(_FakeEnv):
+        def key_arg(self, tool):
+            return "sculpture_id"
+
+    return Env(tables, [get], rows={"sculptures": [row]}), get
+
+
+def test_a_stated_fact_must_agree_with_the_row_the_call_reads():
+    from envscale.tasks.generate import _contradicts_row
+    from envscale.tasks.model import GoldCall, TaskDraft
+
+    env, get = _sculpture_env()
+
+    def draft(location, required):
+        get["parameters"]["required"] = ["sculpture_id", "museum_location"] if required else ["sculpture_id"]
+        args = {"sculpture_id": "scu_0010", "museum_location": location}
+        call = GoldCall(get["name"], args, dict.fromkeys(args, "user"))
+        return TaskDraft("fake", "read", [call], user_facts={"museum location": location})
+
+    # "check the title of sculpture 10? The museum location is Pittsburgh, PA." on a Kansas City sculpture
+    wrong = draft("Pittsburgh, PA", required=True)
+    assert "contradicts the row" in _contradicts_row(env, wrong, 0, [])
+    optional = draft("Pittsburgh, PA", required=False)
+    assert _contradicts_row(env, optional, 0, []) is None
+    assert "museum_location" not in optional.calls[0].arguments  # left out, and so is the user's fact
+    assert "museum location" not in optional.user_facts
+    right = draft("Kansas City, MO", required=True)
+    assert _contradicts_row(env, right, 0, []) is None and right.calls[0].arguments["museum_location"]
+    # the row's own data disagree (its museum location Lagos, its location Lyon): the fact is not posed
+    env.rows["sculptures"][0].update(location="Lyon, France", museum_location="Lagos, Nigeria")
+    assert "contradicts the row" in _contradicts_row(env, draft("Lagos, Nigeria", required=True), 0, [])
+    # stated as the row's location, the fact agrees with the row
+    assert _contradicts_row(env, draft("Lyon, France", required=True), 0, []) is None
+
+
+def test_a_stated_text_fits_what_its_column_holds():
+    from envscale.tasks.generate import _text_misfit
+
+    assert "question" in _text_misfit("projects", "description", "What will the weather be like in Oslo?")
+    assert (
+        _text_misfit("messages", "message", "Can you recommend a good Greek restaurant in Auckland?") is None
+    )
+    assert "comment" in _text_misfit("comments", "data", "app.murphy.io")  # "add a comment with data app..."
+    assert _text_misfit("comments", "data", "Looks good to me, thanks.") is None
+    assert "JSON" in _text_misfit("pages", "body_json", "Shared the design doc with Smith Ltd.")
+    assert _text_misfit("pages", "body_json", '{"blocks": []}') is None
+
+
+def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
+    from envscale.tasks.generate import _session_row_named
+    from envscale.tasks.model import GoldCall
+    from envscale.tasks.naming import _bindings
+
+    tables = {"accounts": _table("account_id", "title")}
+    read = _spec_tool(
+        "get_users_by_id_transaction_accounts",
+        {
+            "type": "get",
+            "table": "accounts",
+            "key": {"account_id": {"session": "account_id"}},
+            "returns": "row",
+        },
+        kind="read",
+        params={"id": {"type": "integer"}},
+    )
+    env = _FakeEnv(tables, [read], session="accounts")
+    env.session_row = {"account_id": 1, "title": "Titan Account"}
+    binds = _bindings(read)
+    # "find out the name on my account. The id is 6." reads account 1, whatever user 6 is
+    other = GoldCall(read["name"], {"id": 6}, {"id": "user"})
+    assert "session row" in _session_row_named(env, read, other, binds)
+    own = GoldCall(read["name"], {"id": 1}, {"id": "user"})
+    assert _session_row_named(env, read, own, binds) is None
+
+
+def test_a_row_found_by_another_things_name_is_not_said_as_named():
+    from types import SimpleNamespace
+
+    from envscale.tasks.intent import _NP, _Writer
+
+    def phrase(column, value, entity="sculpture"):
+        np = _NP(entity, "the", short=f"the {entity}")
+        writer = SimpleNamespace(_col=lambda op, c: {})
+        _Writer._filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
+        return np.render()
+
+    # "the title of the sculpture named "Robert Duffy"" read the artist's name as the sculpture's
+    assert phrase("artist_name", "Robert Duffy") == "the sculpture with artist Robert Duffy"
+    assert phrase("company_name", "Acme Corp", "contact") == "the contact with company name Acme Corp"
+    assert phrase("sculpture_name", "The Thinker") == 'the sculpture named "The Thinker"'
+    assert phrase("person_name", "Erica Davis", "contact") == 'the contact named "Erica Davis"'

@@ -84,6 +84,7 @@ class _Env:
         self.env.reset(seed=self.seed)
         self.initial = self.env.snapshot()
         self.initial_hash = self.env.state_hash()
+        self.session_row = self.env.session()
         self.rows = self.env.dump()
         self.config = config
         self.tools = {t["name"]: t for t in self.spec["tools"]}
@@ -189,10 +190,15 @@ _BARE_WORDS = frozenset("from to in at by on of for with q s is as since until a
 
 def _asked_by(arg: str, column: str, value: Any) -> bool:
     """Whether a person would describe a row by this filter value: never by coordinates, by a bare
-    preposition (`from: "Denver, CO"` reads "the invoice with from Denver"), by a key where a name goes
+    preposition (`from: "Denver, CO"` reads "the invoice with from Denver"), by a column that is not said as
+    a noun (`wanted_by`, `start: 42.63`; `envscale.tasks.wording.said_as_noun`), by a key where a name goes
     (`name: "pro_0008"`), or by a fraction with many decimals."""
+    from .wording import said_as_noun
+
     words = set(tokens(arg)) | set(tokens(column))
     if words & _NOT_ASKED_BY or set(tokens(arg)) <= _BARE_WORDS:
+        return False
+    if not said_as_noun(column, arg, value):  # "the feature with wanted by 78", "with start 42.63"
         return False
     if isinstance(value, float) and len(repr(value).split(".")[-1]) > 3:
         return False
@@ -215,8 +221,11 @@ def _askable(table: str | None, column: str, value: Any) -> bool:
     (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
     and the value fits that meaning (an address in an `email` column is not asked about)."""
     from ..env.data import column_meaning, is_filler
+    from .wording import said_as_noun
 
     if not _read_aloud(column) or column.lower() in _ENVELOPE:
+        return False
+    if not said_as_noun(column, None, value):  # "the created of status sta_0004", "the city 1 of ..."
         return False
     kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else "string"
     if kind == "string" and is_filler(table or "", column, {"type": "string"}, value):
@@ -828,16 +837,23 @@ def _sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props
 def _session_row_named(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
     """Why a call on the session row is said with the id of another row, or `None`:
     `Changetoleranceofanaccount(creditAccountId="206ff76d-...")` changes the logged-in account whatever the id
-    says, so the request ("with credit account id 206ff76d-...") and the final state disagree."""
-    if tool["operation"]["table"] != (e.spec.get("session") or {}).get("table"):
+    says, so the request ("with credit account id 206ff76d-...") and the final state disagree. A bare `id`
+    bound to no column names a row too, unless it is the session row's own key."""
+    table = tool["operation"]["table"]
+    if table != (e.spec.get("session") or {}).get("table"):
         return None
+    own = (getattr(e, "session_row", None) or {}).get(e.pk(table))
     for arg in call.arguments:
-        if (
-            binds.get(arg) is None
-            and key_entity(arg)
-            and not call.provenance.get(arg, "").startswith("call[")
-        ):
+        if binds.get(arg) is not None or call.provenance.get(arg, "").startswith("call["):
+            continue
+        if key_entity(arg):
             return f"misbound argument: {call.tool}.{arg} names a row, but the call acts on the session row"
+        if tokens(arg) in (["id"], ["uuid"]) and str(call.arguments[arg]) != str(own):
+            # `GET /users/{id}/transaction_accounts` read as the session's account: "my account. The id is 6."
+            return (
+                f"misbound argument: {call.tool}.{arg} = {call.arguments[arg]!r} names another row than the "
+                f"session row ({own!r}) the call acts on"
+            )
     return None
 
 
@@ -1150,6 +1166,66 @@ def _flow_disagrees(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> st
     return None
 
 
+_SHARED_HEADS = frozenset(
+    "location city country address region place timezone zone currency language locale venue".split()
+)
+"""What a row shares with the thing that holds it: a sculpture's `location` is its museum's location, so
+"the museum location is Pittsburgh, PA" about a sculpture in Kansas City contradicts the row. (A `name`
+is the row's own: an `organization_name` is never the row's `name`.)"""
+
+
+def _contradicts_row(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
+    """Why a fact the user states contradicts the row the call reads, or `None`. An argument bound to no
+    column whose name ends with a column of that row (the row the call addresses, or one an earlier call
+    read) naming a place, a zone, a currency or a language (`_SHARED_HEADS`) says that column's value, even
+    where `_align` gave it another field of the row (`museum_location`, when the row's data disagree):
+    `get_sculpture_details(sculpture_id=10, museum_location="Pittsburgh, PA")` on a sculpture whose
+    `location` is Kansas City, MO reads "The museum location is Pittsburgh, PA", which the row denies. An
+    optional one is left out; a required one drops the task. Keys (`*_id`) are left to the data-flow checks."""
+    from .naming import _bindings
+
+    call = draft.calls[i]
+    tool = e.tools[call.tool]
+    required = set((tool.get("parameters") or {}).get("required") or [])
+    binds = _bindings(tool)
+    rows = [row for _, row in _flowing_rows(draft, i, results)]
+    addressed = _addressed_row(e, call)
+    if addressed is not None:
+        rows.insert(0, addressed)
+    pk = e.pk(tool["operation"]["table"])
+    for arg in list(call.arguments):
+        value = call.arguments[arg]
+        if arg in binds or call.provenance.get(arg, "user").startswith("call[") or key_entity(arg):
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            continue
+        words = tokens(arg)
+        if not words or words[-1] not in _SHARED_HEADS:
+            continue
+        for row in rows:
+            said = next(
+                (
+                    c
+                    for k in range(len(words) - 1, 0, -1)
+                    for c in row
+                    if c != pk and tokens(c) == words[-k:] and not key_entity(c)
+                ),
+                None,
+            )
+            if said is None or row[said] is None or isinstance(row[said], dict | list | bool):
+                continue
+            if str(row[said]).casefold() == str(value).casefold():
+                break
+            if arg in required:
+                return (
+                    f"stated fact contradicts the row: {call.tool}.{arg} = {value!r}, but the row's {said} "
+                    f"is {row[said]!r}"
+                )
+            _drop_argument(e, draft, call, arg)
+            break
+    return None
+
+
 # -------------------------------------------------------------------------------------- gold run
 
 
@@ -1200,6 +1276,34 @@ def _invented_object(schema: Any, value: Any) -> str | None:
     return None
 
 
+_TEXT_ROWS = frozenset("comment note message review reply post feedback annotation".split())
+"""Rows that are a piece of text someone writes: their content column holds sentences."""
+_CONTENT_COLUMNS = frozenset("data text content body value comment note message".split())
+_ASKING_COLUMNS = frozenset(
+    "message messages question questions query prompt prompts text content body comment input chat "
+    "search q utterance request".split()
+)
+"""Columns that may hold a question: a message, a search, a prompt."""
+
+
+def _text_misfit(table: str, column: str, value: Any) -> str | None:
+    """How a stated text does not fit its column, or `None`: a chat prompt where a description or a note
+    goes (`description: "What will the weather be like in Singapore on Tuesday?"`), or a comment whose text
+    is one bare token (`comments.data = "app.murphy.io"`, "add a comment ... with data app.murphy.io"), or a
+    sentence in a JSON column (`body_json`)."""
+    if not isinstance(value, str):
+        return None
+    words = set(tokens(column))
+    if value.rstrip().endswith("?") and not words & _ASKING_COLUMNS:
+        return f"is a question, not a {column.replace('_', ' ')}"
+    if "json" in words and not value.lstrip().startswith(("{", "[")):
+        return f"is not JSON, yet {column} holds JSON"  # "set the body json of page 13 to "Shared the ...""
+    entity = (tokens(singular(table)) or [""])[-1]
+    if entity in _TEXT_ROWS and column.lower() in _CONTENT_COLUMNS and len(value.split()) < 3:
+        return f"is not what a {entity} says (its {column} holds no sentence)"
+    return None
+
+
 def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
     """A value the user would say that does not fit what its column means (`user_id: "accept"`,
     `start_date: "win"`), a list of such values (`product_list: ["would"]`), an empty list, or an object
@@ -1229,6 +1333,9 @@ def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
                 name, where, cspec = column, f"{table}.{column}", columns[column]
                 if is_filler(table, column, cspec, value, primary_key=column == e.pk(table)):
                     return f"filler value: {call.tool}.{arg} = {value!r} does not fit {where}"
+                misfit = _text_misfit(table, column, value)
+                if misfit:
+                    return f"filler value: {call.tool}.{arg} = {value!r} {misfit}"
             else:  # an argument bound to no column
                 name, where = arg, "its name"
                 if is_filler(table, arg, {"type": "string"}, value):
@@ -1298,6 +1405,9 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
         reason = _align(e, draft, i, results) or _flow_disagrees(e, draft, i, results)
         if reason is not None:
             return f"data flow broken: {reason}"
+        reason = _contradicts_row(e, draft, i, results)
+        if reason is not None:
+            return reason
         for arg, source in call.provenance.items():
             if source.startswith("call["):
                 try:

@@ -163,6 +163,8 @@ _DOMAINS: tuple[tuple[str, frozenset, str, str, str], ...] = tuple(
     for line in _DOMAIN_TABLE.strip().splitlines()
     for name, words, place, user, staff in [[part.strip() for part in line.split("|")]]
 )
+_OWN_NAMES = frozenset("display full person given first last nick short friendly common legal".split())
+"""Names a row goes by itself (`display_name`): "the contact named ..."; `artist_name` is another's."""
 _PERSONAL = frozenset(
     "car tracker social messaging files music home weather trading travel events rides food".split()
 )
@@ -719,12 +721,22 @@ class _Writer:
             np.post.append(f'whose {words} contains "{_fmt(value)}"')
         elif column in ("category", "type", "kind", "genre", "section", "department"):
             np.post.append(f"in the {_fmt(value, enum)} {words}")
+        elif (
+            op == "eq"
+            and isinstance(value, str)
+            and tokens(column)[-1:] == ["name"]
+            and len(tokens(column)) == 2
+            and tokens(column)[0] in _ROLES
+        ):  # "the sculpture with artist Robert Duffy", never "the sculpture named Robert Duffy"
+            np.post.append(f"with {tokens(column)[0]} {_fmt(value)}")
         elif column in ("name", "title") or (
             op == "eq"
             and isinstance(value, str)
             and tokens(column)[-1:] == ["name"]
             and tokens(column)[:1] != ["user"]
-        ):  # "the contact named Erica Davis", not "the contact with person name Erica Davis"
+            and set(tokens(column)[:-1]) <= set(step.entity.split(" ")) | _OWN_NAMES
+        ):  # "the contact named Erica Davis", not "the contact with person name Erica Davis"; another
+            # thing's name is said as such ("the contact with company name Acme Corp")
             np.post.append(f'named "{_fmt(value)}"')
         elif op == "in":
             np.having.append(f"{words} {_fmt(value, enum).replace(' and ', ' or ')}")

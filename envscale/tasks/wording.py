@@ -55,6 +55,22 @@ _PHRASES = {
     "dob": "date of birth",
     "created at": "creation date",
     "updated at": "last update",
+    "created": "creation date",
+    "created on": "creation date",
+    "created date": "creation date",
+    "created time": "creation time",
+    "create time": "creation time",
+    "updated": "last update",
+    "modified": "last update",
+    "last modified": "last update",
+    "last updated": "last update",
+    "updated time": "last update",
+    "update time": "last update",
+    "created by": "creator",
+    "updated by": "last editor",
+    "modified by": "last editor",
+    "last modified by": "last editor",
+    "last updated by": "last editor",
     "full name": "full name",
 }
 _NUMBERED = frozenset(
@@ -274,6 +290,41 @@ def _col_words(column: str, arg: str | None = None) -> str:
         if own and len(col) >= len(own) + 2 and col[-len(own) :] == own:
             return _words(arg)
     return _words(column)
+
+
+_TRAILING_PARTICLES = frozenset("by at on in of to from for with out up off into via per than".split())
+_BARE_MOMENTS = frozenset("start end begin finish since until".split())
+_ED_NOUNS = frozenset("hundred kindred sacred embed".split())
+_MOMENT_SHAPE = re.compile(r"\d{4}-\d\d-\d\d|\d{1,2}:\d\d")
+
+
+def said_as_noun(column: str, arg: str | None = None, value: Any = None) -> bool:
+    """Whether a column, asked about or used to describe a row, reads as a noun phrase a person says: "the
+    creation date of status sta_0004" (`created`, see `_PHRASES`), never "the created of ...", "the feature
+    with wanted by 78" (a trailing preposition), "the directories with a no" (a one-letter flag), "the city 1
+    of ..." (a numbered column), "the feature with start 42.63" (`start`/`end` name a moment only when the
+    value is a date or a time) or a column run together from more than four words
+    (`update_booking_version_at_timestamp`). A flag (`bool` value) is said by its adjective ("archived"), so
+    participles are refused only for other values."""
+    words = _col_words(column, arg).split()
+    if not words or len(words) > 4:
+        return False
+    last = words[-1].lower()
+    if last in _TRAILING_PARTICLES or len(words) == 1 and len(last) == 1:
+        return False  # "the feature with wanted by 78", "the directories with a no" (`ls(a=False)`)
+    if last.isdigit() and (len(words) < 2 or words[-2].lower() not in ("line", "address")):
+        return False
+    if (
+        not isinstance(value, bool)
+        and last.endswith("ed")
+        and not last.endswith("eed")
+        and len(last) > 4
+        and last not in _ED_NOUNS
+    ):
+        return False  # "the created of ...", "the feature with deleted ..."
+    if len(words) == 1 and last in _BARE_MOMENTS:
+        return isinstance(value, str) and bool(_MOMENT_SHAPE.match(value))
+    return True
 
 
 def _plural_phrase(phrase: str) -> str:
