@@ -48,7 +48,9 @@ def compact(row: dict) -> str:
     for table, change in diff.items():
         for c in (change.get("changed") or [])[:2]:
             before, after = c.get("before") or {}, c.get("after") or {}
-            moves = {k: f"{before.get(k)!r} -> {after.get(k)!r}" for k in after if before.get(k) != after.get(k)}
+            moves = {
+                k: f"{before.get(k)!r} -> {after.get(k)!r}" for k in after if before.get(k) != after.get(k)
+            }
             lines.append(f"  ~ {table} {c.get('key')}: {_cut(moves)}")
         for sign, key in (("+", "added"), ("-", "removed")):
             for r in (change.get(key) or [])[:1]:
