@@ -69,7 +69,11 @@ def resolve_model(config: BackendConfig) -> tuple[str, str | None]:
     Cheap and offline: a local folder is checked to exist (with its GGUF file), `smollm2-135m-instruct` to
     be installed; a Hub id is only checked when the model loads. Raises `ModelLoadError`.
     """
-    name, gguf_file = config.model, config.gguf_file
+    return resolve_model_name(config.model, config.gguf_file)
+
+
+def resolve_model_name(name: str, gguf_file: str | None = None) -> tuple[str, str | None]:
+    """:func:`resolve_model` for a model name and GGUF file name (see there)."""
     if name == SMOLLM2:
         if gguf_file:
             raise ModelLoadError(f"model {SMOLLM2!r} names its own GGUF file: leave gguf_file unset")
@@ -158,6 +162,102 @@ def _stop_ids(model: Any, tokenizer: Any) -> list[int]:
     return sorted({i for i in ids if isinstance(i, int)})
 
 
+#: What `envscale train` writes into each output folder; an adapter's base is also found through it.
+TRAINING_RECORD = "training.json"
+
+
+def adapter_base(folder: str | Path) -> tuple[str, str | None]:
+    """(local folder or Hub id, GGUF file or None) of the base model of the PEFT adapter in `folder`.
+
+    The base is `base_model_name_or_path` of `adapter_config.json`: a model folder, a Hub id, `smollm2-135m-instruct`,
+    or another adapter folder (a stage-2 adapter trained on top of a stage-1 adapter). A folder that is not where it
+    was when the adapter was trained (the run's output folder was moved) is found through `base_relative` of
+    the `training.json` that `envscale train` writes next to the adapter.
+    """
+    import json
+
+    folder = Path(folder)
+    config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+    base = config.get("base_model_name_or_path")
+    if not base:
+        raise ModelLoadError(f"the adapter in {folder} names no base model (base_model_name_or_path)")
+    record = folder / TRAINING_RECORD
+    recorded = (
+        json.loads(record.read_text(encoding="utf-8")).get("base_model", {}) if record.is_file() else {}
+    )
+    if base == SMOLLM2:
+        return resolve_model_name(base)
+    relative = recorded.get("base_relative")
+    if not Path(base).is_dir() and relative and (folder / relative).is_dir():
+        base = str((folder / relative).resolve())
+    if is_adapter(base) or (Path(base).is_dir() and (Path(base) / "config.json").is_file()):
+        return str(Path(base).resolve()), None  # another adapter (stage 1's) or a saved model folder
+    return resolve_model_name(base, recorded.get("gguf_file") if Path(base).is_dir() else None)
+
+
+def is_adapter(path: str | Path) -> bool:
+    """Whether `path` is a local folder holding a PEFT adapter (`adapter_config.json`)."""
+    return (Path(path) / "adapter_config.json").is_file()
+
+
+def load_pretrained(
+    path: str,
+    gguf_file: str | None = None,
+    revision: str | None = None,
+    *,
+    dtype: Any = "auto",
+    plain: bool = False,
+) -> tuple[Any, Any]:
+    """(model, tokenizer) from a model folder, a Hub id, a GGUF file, or a PEFT adapter folder. Blocking.
+
+    An adapter folder loads its base (:func:`adapter_base`, itself possibly an adapter) and merges the adapter
+    into it, so a LoRA run's output is used like a full model. The tokenizer is the adapter folder's own when it
+    has one (`envscale train` saves it with its chat template), else the base's.
+
+    Args:
+        dtype: the weights' dtype (`"auto"`: as stored); a GGUF file always de-quantises to float32.
+        plain: rebuild a GGUF-loaded model as a plain model of its class (a GGUF-loaded model refuses
+            `save_pretrained`; training needs to save it).
+
+    Raises `ModelLoadError` when it cannot be found or loaded.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if is_adapter(path):
+        from peft import PeftModel
+
+        base_path, base_gguf = adapter_base(path)
+        model, tokenizer = load_pretrained(base_path, base_gguf, dtype=dtype, plain=True)
+        try:
+            model = PeftModel.from_pretrained(model, path).merge_and_unload()
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise ModelLoadError(f"could not load the adapter in {path} onto {base_path}: {exc}") from exc
+        if (Path(path) / "tokenizer_config.json").is_file():
+            tokenizer = AutoTokenizer.from_pretrained(path)
+        return model, tokenizer
+    kwargs: dict[str, Any] = {"revision": revision} if revision and not Path(path).is_dir() else {}
+    if gguf_file:
+        if importlib.util.find_spec("gguf") is None:
+            raise ModelLoadError(
+                f"loading the GGUF file {gguf_file} needs the PyPI package gguf: pip install gguf"
+            )
+        kwargs["gguf_file"] = gguf_file  # de-quantised to float32
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(
+            path, **kwargs, **({} if gguf_file else {"dtype": dtype})
+        )
+    except (OSError, ValueError) as exc:
+        where = "the model folder" if Path(path).is_dir() else "the Hub (or its local cache)"
+        raise ModelLoadError(f"could not load model {path!r} from {where}: {exc}") from exc
+    if gguf_file and plain:
+        rebuilt = type(model)(model.config)
+        rebuilt.load_state_dict(model.state_dict())
+        rebuilt.generation_config = model.generation_config
+        model = rebuilt
+    return model, tokenizer
+
+
 def load_model(path: str, gguf_file: str | None = None, revision: str | None = None) -> LoadedModel:
     """Load (or reuse, while another backend holds it) the model and tokenizer at `path`. Blocking."""
     key = (path, gguf_file, revision)
@@ -165,25 +265,10 @@ def load_model(path: str, gguf_file: str | None = None, revision: str | None = N
         loaded = _LOADED.get(key)
         if loaded is not None:
             return loaded
-        if gguf_file and importlib.util.find_spec("gguf") is None:
-            raise ModelLoadError(
-                f"loading the GGUF file {gguf_file} needs the PyPI package gguf: pip install gguf"
-            )
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
 
         start = time.perf_counter()
-        kwargs: dict[str, Any] = {"revision": revision} if revision and not Path(path).is_dir() else {}
-        if gguf_file:
-            kwargs["gguf_file"] = gguf_file  # de-quantised to float32
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(
-                path, **kwargs, **({} if gguf_file else {"dtype": "auto"})
-            )
-        except (OSError, ValueError) as exc:
-            where = "the model folder" if Path(path).is_dir() else "the Hub (or its local cache)"
-            raise ModelLoadError(f"could not load model {path!r} from {where}: {exc}") from exc
+        model, tokenizer = load_pretrained(path, gguf_file, revision)
         device = "cuda" if torch.cuda.is_available() else "cpu"
         model.to(device).eval()
         no_tools = None
