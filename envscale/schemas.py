@@ -307,8 +307,58 @@ FILTERED = ArtifactKind(
     description="Trajectories that reach the gold outcome (SFT data), and the rejected ones with their failed checks.",
 )
 
+EVAL_RESULTS_FEATURES = Features(
+    {
+        "agent": Value("string"),  # the agent's name in the eval config (`agent`, or a key of `agents`)
+        "benchmark": Value("string"),  # "tasks" (held-out tasks) | "bfcl"
+        "id": Value("string"),  # the task id, or BFCL's question id
+        "trial": Value("int32"),  # 0..trials-1
+        "kind": Value("string"),  # the task's kind, or the BFCL category (simple, multiple, parallel)
+        "environment": Value("string"),  # the task's environment (null for BFCL)
+        "split_kind": Value("string"),  # "heldout_tasks" | "heldout_envs" (tasks); "bfcl"
+        "difficulty": Value("string"),  # the task's difficulty level (easy | medium | hard), or "calls=N"
+        "success": Value("bool"),  # every check of `levels` holds (tasks); BFCL's AST checker says valid
+        "failed_checks": List(Value("string")),  # the required checks that failed, or BFCL's error type
+        "checks": Json(),  # every check of the trajectory (tasks), or BFCL's whole verdict
+        "n_calls": Value("int32"),  # tool calls the agent made
+        "n_valid_calls": Value("int32"),  # ... well formed, to an offered tool, with schema-valid arguments
+        "status": Value("string"),  # the episode's status (tasks); "answered" | "error" (BFCL)
+        "trajectory_id": Value("string"),  # <task_id>#<trial> in the agent's rollout (tasks)
+        "output": Json(),  # BFCL: the calls made and the reply's text; tasks: the final answer
+        "agent_backend": Json(),  # the backend: kind, model, revision, generation parameters
+        "wall_s": Value("float64"),
+    }
+)
+
+EVAL_SUMMARY_FEATURES = Features(
+    {
+        "agent": Value("string"),
+        "benchmark": Value("string"),
+        "group_by": Value("string"),  # overall | split_kind | kind | difficulty | environment
+        "group": Value("string"),  # the group's value ("all" for overall)
+        "episodes": Value("int32"),
+        "items": Value("int32"),  # tasks or questions
+        "successes": Value("int32"),
+        "success_rate": Value("float64"),
+        "k": Value("int32"),  # the most trials every item of the group has
+        "pass_hat": Json(),  # {k: pass^k} for k = 1..k (tau-bench's estimate from n trials per item)
+        "pass_k": Value("float64"),  # pass^k at k = `k`
+        "calls": Value("int32"),
+        "valid_calls": Value("int32"),
+        "validity": Value("float64"),  # valid_calls / calls, null without calls
+    }
+)
+
+EVAL = ArtifactKind(
+    name="eval",
+    schema_version="1.0",
+    configs={"results": EVAL_RESULTS_FEATURES, "summary": EVAL_SUMMARY_FEATURES},
+    main_config="summary",
+    description="Agents scored on held-out tasks or BFCL: one row per episode, and metrics per agent and group.",
+)
+
 KINDS: dict[str, ArtifactKind] = {
-    k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS, TASKS, TRAJECTORIES, FILTERED)
+    k.name: k for k in (API_POOL, GRAPH, ENVIRONMENTS, TASKS, TRAJECTORIES, FILTERED, EVAL)
 }
 
 

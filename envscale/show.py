@@ -6,7 +6,8 @@ A small dispatcher over kinds, each living with the code that reads it:
 - `environment`: one environment of an `environments` artifact as text (`envscale.env.render`);
 - `tasks`: one task of a `tasks` artifact as text (`envscale.tasks.render`);
 - `trajectory`: one episode of a `trajectories` or `filtered` artifact as text
-  (`envscale.rollout.render`).
+  (`envscale.rollout.render`);
+- `eval`: the report of an `eval` artifact, its before/after table first (`envscale.evaluation.report`).
 
 A kind's own options are refused with the others (`--png` is for `graph` only), so a mistyped
 command fails instead of silently ignoring a flag. A new kind adds its entry to `KINDS`, its
@@ -21,6 +22,7 @@ envscale show environment outputs/quickstart/environments --env domain_3_orders 
 envscale show tasks outputs/quickstart/tasks --split test                       # the first test task
 envscale show tasks outputs/quickstart/tasks --task domain_3_orders-0002-1f0e9a3c
 envscale show trajectory outputs/quickstart/filtered --config rejected         # the first rejected one
+envscale show eval outputs/quickstart/eval                                     # the report, table first
 ```
 """
 
@@ -35,6 +37,7 @@ KINDS = {
     "environment": "an environment of an environments artifact, as text",
     "tasks": "a task of a tasks artifact, as a person reads it",
     "trajectory": "an episode of a trajectories or filtered artifact, as a conversation",
+    "eval": "the report of an eval artifact: the side-by-side table, metrics per group",
 }
 """What `envscale show` reads or draws."""
 
@@ -43,6 +46,7 @@ OPTIONS = {
     "environment": ("env", "rows"),
     "tasks": ("task", "split"),
     "trajectory": ("id", "config"),
+    "eval": (),
 }
 """The options only one kind takes (`--domain` is shared)."""
 
@@ -52,7 +56,7 @@ def make_parser(subparsers=None) -> argparse.ArgumentParser:
     parser = command_parser(
         subparsers,
         "show",
-        help="read or draw an artifact (a graph domain as a PNG, an environment or a task as text)",
+        help="read or draw an artifact (a graph domain as a PNG, an environment, a task or an eval report as text)",
         description="Read or draw one part of an artifact:\n"
         + "\n".join(f"  {kind:<12} {text}" for kind, text in KINDS.items()),
     )
@@ -114,6 +118,38 @@ def main(args: argparse.Namespace) -> int:
         from .tasks import render as task_render
 
         return task_render.main(args)
+    if args.what == "eval":
+        if args.domain is not None:
+            raise ValueError("--domain is not an option of `envscale show eval`")
+        return show_eval(args.ref)
     from .env import render
 
     return render.main(args)
+
+
+def show_eval(ref: str) -> int:
+    """Print the report of an `eval` artifact (rendered again from its `summary` if the file is missing)."""
+    from .artifacts import open_artifact
+
+    art = open_artifact(ref, expect_kind="eval")
+    path = None if art.is_hub else art.data_dir / "report.md"
+    if path is not None and path.is_file():
+        text = path.read_text(encoding="utf-8")
+    else:
+        from .evaluation.report import render_report
+
+        stats = art.manifest.get("stats", {})
+        meta = {
+            "benchmark": stats.get("benchmark"),
+            "agents": stats.get("agent_backends") or {},
+            "input": stats.get("tasks_ref"),
+            "trials": art.manifest.get("config", {}).get("trials"),
+            "levels": art.manifest.get("config", {}).get("levels"),
+            "categories": (stats.get("bfcl") or {}).get("categories"),
+            "requirement": (stats.get("bfcl") or {}).get("requirement"),
+        }
+        summary = list(art.load("summary"))
+        text = render_report(summary, meta, [])
+    print(f"{art.pinned}\n")
+    print(text)
+    return 0

@@ -1,0 +1,11 @@
+"""Evaluation: agents on held-out tasks and on BFCL, scored, summarised, compared, reported.
+
+- `envscale.evaluation.metrics`: success, pass^k (tau-bench), tool-call validity, grouped summaries and
+  the before/after comparison table;
+- `envscale.evaluation.harness`: held-out tasks through the rollout stage (`envscale.stages.rollout`),
+  each trajectory scored by the filter's checks (`envscale.rollout.checks`);
+- `envscale.evaluation.bfcl`: BFCL's single-turn categories, scored by BFCL's own AST checker;
+- `envscale.evaluation.report`: `report.md` and PNG plots.
+
+The stage is `envscale.stages.eval` (`envscale eval`); `eval/README.md` tells how to run evaluations.
+"""
