@@ -8,6 +8,9 @@ TORCH_SPEC ?= torch==2.13.0
 EXTRAS ?= dev
 DEMO_OUTPUT ?= outputs/quickstart
 DEMO_SMOLLM2_TASKS ?= 3
+DEMO_EVAL_TASKS ?= 4
+# torch threads for the demo's model steps: on small shared machines more threads are many times slower.
+DEMO_THREADS ?= 1
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.envscale-installed
 
@@ -27,10 +30,20 @@ $(STAMP): pyproject.toml Makefile
 demo: install
 	$(BIN)/envscale run recipes/quickstart.yaml --output-dir $(DEMO_OUTPUT)
 	@echo "A handful of episodes with the offline SmolLM2-135M-Instruct as the agent (CPU, a few minutes):"
-	$(BIN)/envscale rollout --input $(DEMO_OUTPUT)/tasks --output $(DEMO_OUTPUT)/trajectories_smollm2 \
+	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale rollout --input $(DEMO_OUTPUT)/tasks \
+		--output $(DEMO_OUTPUT)/trajectories_smollm2 \
 		--agent "{kind: transformers, model: smollm2-135m-instruct, max_tokens: 64}" \
 		--max-tasks $(DEMO_SMOLLM2_TASKS) --max-turns 2 --max-steps 2
 	$(BIN)/envscale filter --input $(DEMO_OUTPUT)/trajectories_smollm2 --output $(DEMO_OUTPUT)/filtered_smollm2
+	@echo "Two-stage SFT (LoRA) of SmolLM2-135M-Instruct on the filtered trajectories, a few steps (CPU):"
+	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale train --config recipes/quickstart.yaml --input $(DEMO_OUTPUT)/filtered \
+		--output $(DEMO_OUTPUT)/model
+	@echo "Before and after, on held-out tasks (the test split), with the scripted user:"
+	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale eval --config recipes/quickstart.yaml --input $(DEMO_OUTPUT)/tasks \
+		--output $(DEMO_OUTPUT)/eval --max-tasks $(DEMO_EVAL_TASKS) \
+		--agent "before={kind: transformers, model: smollm2-135m-instruct, max_tokens: 96, temperature: 0}" \
+		--agent "after={kind: transformers, model: $(DEMO_OUTPUT)/model/stage2, max_tokens: 96, temperature: 0}"
+	$(BIN)/envscale show eval $(DEMO_OUTPUT)/eval
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
