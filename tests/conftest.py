@@ -112,3 +112,28 @@ def hub_unreachable(monkeypatch, tmp_path):
     yield refusing
     _reset_hub_clients(factory)
     refusing.stop()
+
+
+# The environments most pipeline tests start from: the shop OpenAPI spec and three function-doc fixtures,
+# through collect -> graph -> materialize once per session (the graph stage loads an embedding model).
+FIXTURE_SOURCES = [
+    "openapi:recipes/sources/envscale_shop.openapi.yaml",
+    "json:tests/fixtures/graph/shop.json",
+    "json:tests/fixtures/graph/music.json",
+    "json:tests/fixtures/graph/weather.json",
+]
+
+
+@pytest.fixture(scope="session")
+def fixture_environments(tmp_path_factory):
+    """The `environments` artifact of `FIXTURE_SOURCES` (read it; write outputs elsewhere)."""
+    from envscale.stages.collect import CollectConfig, collect
+    from envscale.stages.graph import GraphConfig, build_graph
+    from envscale.stages.materialize import MaterializeConfig, materialize
+
+    root = tmp_path_factory.mktemp("fixture_pipeline")
+    pool = collect(CollectConfig(sources=FIXTURE_SOURCES), root / "api_pool")
+    graph = build_graph(
+        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
+    )
+    return materialize(graph, MaterializeConfig(), root / "environments")

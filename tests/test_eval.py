@@ -15,30 +15,16 @@ from datasets import load_dataset
 from envscale.cli import main
 from envscale.evaluation import harness
 from envscale.evaluation.metrics import comparison, pass_hat_k, summarize, summary_rows
-from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.eval import EvalConfig, agent_flags, evaluate
-from envscale.stages.graph import GraphConfig, build_graph
-from envscale.stages.materialize import MaterializeConfig, materialize
 from envscale.stages.tasks import TasksConfig, generate_tasks
 
-SOURCES = [
-    "openapi:recipes/sources/envscale_shop.openapi.yaml",
-    "json:tests/fixtures/graph/shop.json",
-    "json:tests/fixtures/graph/music.json",
-    "json:tests/fixtures/graph/weather.json",
-]
 PERFECT = {"kind": "scripted"}
 GIVE_UP = {"kind": "scripted", "noise": {"give_up": 1.0}}
 
 
 @pytest.fixture(scope="module")
-def envs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("eval")
-    pool = collect(CollectConfig(sources=SOURCES), root / "api_pool")
-    graph = build_graph(
-        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
-    )
-    return materialize(graph, MaterializeConfig(), root / "environments")
+def envs(fixture_environments):
+    return fixture_environments
 
 
 @pytest.fixture(scope="module")

@@ -21,19 +21,10 @@ from envscale.rollout.backends import BackendConfig
 from envscale.rollout.checks import check_format, check_trajectory, exact_match, verdict
 from envscale.rollout.episode import run_episode
 from envscale.rollout.scripted import STOP, ScriptedAgent, ScriptedUser
-from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.filter import FilterConfig, filter_trajectories
-from envscale.stages.graph import GraphConfig, build_graph
-from envscale.stages.materialize import MaterializeConfig, materialize
 from envscale.stages.rollout import PARTS_FILE, RolloutConfig, rollout
 from envscale.stages.tasks import TasksConfig, generate_tasks
 
-SOURCES = [
-    "openapi:recipes/sources/envscale_shop.openapi.yaml",
-    "json:tests/fixtures/graph/shop.json",
-    "json:tests/fixtures/graph/music.json",
-    "json:tests/fixtures/graph/weather.json",
-]
 NOISE = {
     "wrong_argument": 0.15,
     "missing_argument": 0.2,
@@ -44,14 +35,10 @@ NOISE = {
 
 
 @pytest.fixture(scope="module")
-def tasks(tmp_path_factory):
+def tasks(fixture_environments, tmp_path_factory):
     root = tmp_path_factory.mktemp("rollout")
-    pool = collect(CollectConfig(sources=SOURCES), root / "api_pool")
-    graph = build_graph(
-        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
-    )
-    envs = materialize(graph, MaterializeConfig(), root / "environments")
-    return generate_tasks(envs, TasksConfig(tasks_per_env=10, test_env_share=0.0), root / "tasks")
+    config = TasksConfig(tasks_per_env=10, test_env_share=0.0)
+    return generate_tasks(fixture_environments, config, root / "tasks")
 
 
 @pytest.fixture(scope="module")

@@ -11,29 +11,14 @@ import random
 import pytest
 
 from envscale.env import Environment
-from envscale.stages.collect import CollectConfig, collect
-from envscale.stages.graph import GraphConfig, build_graph
-from envscale.stages.materialize import MaterializeConfig, materialize
 from envscale.stages.tasks import TasksConfig, generate_tasks
 from envscale.tasks.generate import env_tasks
 from envscale.tasks.score import score_trajectory
 
-SOURCES = [
-    "openapi:recipes/sources/envscale_shop.openapi.yaml",
-    "json:tests/fixtures/graph/shop.json",
-    "json:tests/fixtures/graph/music.json",
-    "json:tests/fixtures/graph/weather.json",
-]
-
 
 @pytest.fixture(scope="module")
-def environments(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tasks")
-    pool = collect(CollectConfig(sources=SOURCES), root / "api_pool")
-    graph = build_graph(
-        pool, GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2), root / "graph"
-    )
-    return materialize(graph, MaterializeConfig(), root / "environments")
+def environments(fixture_environments):
+    return fixture_environments
 
 
 @pytest.fixture(scope="module")
