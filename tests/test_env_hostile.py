@@ -8,6 +8,7 @@ instead of hanging it.
 import contextlib
 import copy
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -359,6 +360,8 @@ def test_ctrl_c_while_a_big_state_is_generated_stops_serve_mcp_cleanly(tmp_path)
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # its own state cache: a big state cached by an earlier run would load without generating
+        env=os.environ | {"ENVSCALE_CACHE": str(tmp_path / "cache")},
     )
     seen, chunks = threading.Event(), []
 

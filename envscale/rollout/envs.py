@@ -159,15 +159,21 @@ class EnvironmentPool:
                 break
         self._evict()
 
+    @staticmethod
+    def _close(future: concurrent.futures.Future) -> None:
+        if future.exception() is None:
+            shared = future.result()
+            with shared.lock:  # never under a step still running in a worker (a timed-out episode's)
+                shared.env.close()
+
     def _evict(self) -> None:
         idle = [k for k, (_, future, users) in self._built.items() if users == 0 and future.done()]
         for key in idle[: max(0, len(self._built) - self.max_images)]:
             _, future, _ = self._built.pop(key)
-            if future.exception() is None:
-                future.result().env.close()
+            self._close(future)
 
     def close(self) -> None:
         for _, future, _ in self._built.values():
-            if future.done() and future.exception() is None:
-                future.result().env.close()
+            if future.done():
+                self._close(future)
         self._built.clear()

@@ -333,8 +333,10 @@ async def _play(
         checkpoint.close()
         await agent.aclose()
         await user.aclose()
+        # Steps of episodes that timed out or were cancelled may still run in the workers: let them end before
+        # the environments' connections are closed under them (closing one in use crashes sqlite).
+        executor.shutdown(wait=True, cancel_futures=True)
         pool.close()
-        executor.shutdown(wait=False, cancel_futures=True)
 
 
 async def _episode(task, pool, agent, user, seed, style, limits, executor) -> dict[str, Any]:
