@@ -1,7 +1,15 @@
 """Shared pytest fixtures."""
 
+import signal
+
 import pytest
 from hubfake import refusing_endpoint, start_hub_fake, start_silent_server
+
+# A suite started as a background job (`nohup make test &`, `cmd &` in a script) inherits SIGINT ignored, and so
+# would every subprocess it starts (an ignored signal survives exec): the tests that press Ctrl-C on a
+# subprocess would see nothing happen. A Python handler is not inherited: the children start with the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # What the broken-Hub fixtures set ENVSCALE_HUB_TIMEOUT to, so that a test waits seconds, not minutes.
 SHORT_HUB_TIMEOUT = "2"
