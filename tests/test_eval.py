@@ -16,6 +16,7 @@ from envscale.cli import main
 from envscale.evaluation import harness
 from envscale.evaluation.metrics import comparison, pass_hat_k, summarize, summary_rows
 from envscale.stages.eval import EvalConfig, agent_flags, evaluate
+from envscale.stages.rollout import RolloutConfig
 from envscale.stages.tasks import TasksConfig, generate_tasks
 
 PERFECT = {"kind": "scripted"}
@@ -220,6 +221,11 @@ def test_agent_flags_and_kind_aliases():
     # `kind: openai` is the OpenAI-compatible endpoint backend
     config = EvalConfig(**named)
     assert config.agents["c"]["kind"] == "endpoint" and config.agents["b"]["model"] == "out/stage2"
+    # the alias is BackendConfig's, so rollout takes it too; a user's API key is kept (never written out)
+    endpoint = {"kind": "openai", "base_url": "http://h/v1", "model": "m", "api_key": "sk-1"}
+    assert RolloutConfig(agent=endpoint).agent["kind"] == "endpoint"
+    with_user = EvalConfig(user=endpoint)
+    assert with_user.user["api_key"] == "sk-1" and "api_key" not in with_user.public()["user"]
     with pytest.raises(ValueError, match="more than once without names"):
         agent_flags([["kind=scripted"], ["kind=scripted"]])
     with pytest.raises(ValueError, match="not both"):

@@ -36,6 +36,8 @@ from ..llm import ChatResult, LLMClient, LLMConfig
 
 #: The kinds of backend.
 BACKEND_KINDS = ("scripted", "endpoint", "transformers")
+#: Other names of backend kinds: `{kind: openai, base_url, model}` is an OpenAI-compatible endpoint.
+KIND_ALIASES = {"openai": "endpoint"}
 
 
 @dataclass
@@ -73,9 +75,10 @@ class BackendConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        self.kind = KIND_ALIASES.get(self.kind, self.kind)
         if self.kind not in BACKEND_KINDS:
             raise ValueError(
-                f"BackendConfig.kind must be one of {', '.join(BACKEND_KINDS)}, got {self.kind!r}"
+                f"BackendConfig.kind must be one of {', '.join((*BACKEND_KINDS, *KIND_ALIASES))}, got {self.kind!r}"
             )
         if self.kind == "endpoint" and not (self.base_url and self.model):
             raise ValueError("BackendConfig: kind 'endpoint' needs base_url and model (the served model id)")
@@ -113,6 +116,16 @@ class BackendConfig:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "api_key"}
         if self.kind != "scripted":
             data.pop("noise")
+        return data
+
+    @classmethod
+    def normalized(cls, value: Any, what: str) -> dict[str, Any]:
+        """`value` with every setting spelled out (so that a manifest says what ran), the API key kept
+        when one was given (a stage's config strips it before writing)."""
+        backend = cls.from_value(value, what)
+        data = backend.info()
+        if backend.api_key:
+            data["api_key"] = backend.api_key
         return data
 
 

@@ -62,18 +62,6 @@ BENCHMARKS = ("tasks", "bfcl")
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9][\w.-]{0,63}$")
 #: The name of the one agent given with `agent:`.
 SINGLE = "agent"
-#: Other names of backend kinds: `{kind: openai, base_url, model}` is an OpenAI-compatible endpoint.
-KIND_ALIASES = {"openai": "endpoint"}
-#: Backend kinds `--agent NAME=KIND` takes as a bare word.
-BACKEND_KINDS_ALIASES = ("scripted", "endpoint", "transformers", *KIND_ALIASES)
-
-
-def _unalias(value: Any) -> Any:
-    if isinstance(value, str):
-        return KIND_ALIASES.get(value, value)
-    if isinstance(value, dict) and value.get("kind") in KIND_ALIASES:
-        return {**value, "kind": KIND_ALIASES[value["kind"]]}
-    return value
 
 
 @dataclass
@@ -138,18 +126,16 @@ class EvalConfig:
                     f"{owner}.agents: names {bad} are not usable as folder names (letters, digits, _ . -; 64 at most)"
                 )
         named = self.agents if self.agents is not None else {SINGLE: self.agent or {"kind": "scripted"}}
-        normalized = {}
-        for name, value in named.items():
-            backend = BackendConfig.from_value(_unalias(value), f"{owner}.agents[{name!r}]")
-            info = backend.info()
-            if backend.api_key:
-                info["api_key"] = backend.api_key  # never written out (see `public`)
-            normalized[str(name)] = info
+        # the API keys are never written out (see `public`)
+        normalized = {
+            str(name): BackendConfig.normalized(value, f"{owner}.agents[{name!r}]")
+            for name, value in named.items()
+        }
         if self.agents is not None:
             self.agents = normalized
         else:
             self.agent = normalized[SINGLE]
-        self.user = BackendConfig.from_value(_unalias(self.user), f"{owner}.user").info()
+        self.user = BackendConfig.normalized(self.user, f"{owner}.user")
         unknown = sorted(set(self.levels) - set(CHECKS))
         if unknown or not self.levels:
             raise ValueError(f"{owner}.levels must name checks of {', '.join(CHECKS)}; got {self.levels!r}")
@@ -327,7 +313,7 @@ def agent_flags(occurrences: list) -> dict[str, Any]:
     from dataclasses import fields as dc_fields
 
     from ..config import _parse_mapping
-    from ..rollout.backends import BackendConfig
+    from ..rollout.backends import BACKEND_KINDS, KIND_ALIASES, BackendConfig
 
     settings = {f.name for f in dc_fields(BackendConfig)}
     occurrences = [occ if isinstance(occ, list | tuple) else [occ] for occ in occurrences]
@@ -342,7 +328,7 @@ def agent_flags(occurrences: list) -> dict[str, Any]:
                 raise ValueError(f"EvalConfig: --agent names the agent {name.strip()!r} twice")
             if spec.startswith("{") or "=" in spec:
                 value: Any = _parse_mapping("agents", spec, "EvalConfig")
-            elif spec in BACKEND_KINDS_ALIASES:
+            elif spec in BACKEND_KINDS or spec in KIND_ALIASES:
                 value = {"kind": spec}
             else:  # a model folder, a Hub id or smollm2-135m-instruct
                 value = {"kind": "transformers", "model": spec}

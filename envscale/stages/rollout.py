@@ -88,12 +88,8 @@ class RolloutConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         owner = type(self).__name__
-        for role in ("agent", "user"):
-            backend = BackendConfig.from_value(getattr(self, role), f"{owner}.{role}")
-            normalized = backend.info()  # every setting spelled out, so the manifest says what ran
-            if backend.api_key:
-                normalized["api_key"] = backend.api_key  # never written out (see `_public`)
-            setattr(self, role, normalized)
+        for role in ("agent", "user"):  # the API key is never written out (see `_public`)
+            setattr(self, role, BackendConfig.normalized(getattr(self, role), f"{owner}.{role}"))
         unknown = sorted(set(self.user_styles) - set(STYLES))
         if unknown:
             raise ValueError(f"{owner}.user_styles has unknown styles {unknown}; styles: {', '.join(STYLES)}")
