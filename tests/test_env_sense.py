@@ -1,26 +1,14 @@
 """Environments model what an API means, not how it is called: headers and credentials are the agent's
 constants, an update states only what it changes, and a route's `id` names the resource it follows."""
 
+from apitools import api_tool as _tool
+
 from envscale.env import Environment, validate_spec
 from envscale.env.data.filler import is_catch_phrase, is_filler
 from envscale.env.infer import infer_spec
 from envscale.semantics import agent_side
 
 _S = {"type": "string"}
-
-
-def _tool(name, method, path, props, required, output=None):
-    return {
-        "id": name,
-        "name": name,
-        "original_name": name,
-        "description": name,
-        "group": "Notes API",
-        "parameters": {"type": "object", "properties": props, "required": required},
-        "output_schema": output,
-        "annotations": {"method": method, "path": path},
-        "kind": "read" if method == "GET" else "write",
-    }
 
 
 _HEADERS = {

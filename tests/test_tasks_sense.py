@@ -4,6 +4,8 @@ id, a row found by its coordinates, a column name run together, or a field set t
 import json
 import random
 
+from apitools import api_tool
+
 from envscale.env.infer import infer_spec
 from envscale.semantics import verb_named
 from envscale.stages.tasks import TasksConfig
@@ -14,17 +16,7 @@ _HEADER = {"type": "string", "x-in": "header"}
 
 
 def _tool(name, method, path, props, required, output=None):
-    return {
-        "id": name,
-        "name": name,
-        "original_name": name,
-        "description": name,
-        "group": "Logistics API",
-        "parameters": {"type": "object", "properties": props, "required": required},
-        "output_schema": output,
-        "annotations": {"method": method, "path": path},
-        "kind": "read" if method == "GET" else "write",
-    }
+    return api_tool(name, method, path, props, required, output, group="Logistics API")
 
 
 def _row():
