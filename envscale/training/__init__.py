@@ -83,6 +83,10 @@ def _underscore_aliases(parser: argparse.ArgumentParser) -> None:
                     parser._option_string_actions[alias] = action
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
     """The parser of `envscale train` (a sub-parser of `envscale`, or stand-alone with `subparsers=None`)."""
     parser = command_parser(
@@ -184,8 +188,8 @@ def main(args: argparse.Namespace) -> int:
         r = stage.record
         print(
             f"stage {stage.stage}{' (reused)' if stage.skipped else ''}: {stage.folder}  "
-            f"(train loss {r['result']['train_loss']}, {r['result']['global_step']} steps, "
-            f"{r['counts']['trained_on']} examples{', adapter' if r['adapter'] else ''})"
+            f"(train loss {r['result']['train_loss']}, {_count(r['result']['global_step'], 'step')}, "
+            f"{_count(r['counts']['trained_on'], 'example')}{', adapter' if r['adapter'] else ''})"
         )
     last = result.last.folder
     print(f'  use it: --agent "{{kind: transformers, model: {last}}}"')

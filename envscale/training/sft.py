@@ -448,7 +448,11 @@ def _run_stage(
     write_card(folder, [record])
     state.update(model=trainer.model, tokenizer=tokenizer, template=template)
     logger.info(
-        "stage %d: %d steps, train loss %.4f, saved to %s", stage, out.global_step, out.training_loss, folder
+        "stage %d: %d step(s), train loss %.4f, saved to %s",
+        stage,
+        out.global_step,
+        out.training_loss,
+        folder,
     )
     return StageResult(stage, folder, record)
 
