@@ -56,10 +56,10 @@ def main() -> None:
 
     from envscale.artifacts import open_artifact
     from envscale.graph.embeddings import Embedder, usable_cores
-    from envscale.stages.graph import _load_tools
+    from envscale.stages.graph import load_tools
 
     with tempfile.TemporaryDirectory(prefix="envscale-es-") as tmp:
-        tools = _load_tools(open_artifact(make_pool(args.pool_size, Path(tmp))).load("api_pool"))
+        tools = load_tools(open_artifact(make_pool(args.pool_size, Path(tmp))).load("api_pool"))
     texts = [t.text for t in tools]
     for t in tools:
         texts += [x for _, x, _ in t.outputs] + [x for _, x, _ in t.inputs]

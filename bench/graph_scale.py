@@ -87,7 +87,7 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
 
     configure_process()
     from envscale.artifacts import open_artifact
-    from envscale.stages.graph import GraphConfig, _load_tools, build_graph
+    from envscale.stages.graph import GraphConfig, build_graph, load_tools
 
     art = open_artifact(pool)
     if mode in ("networkx", "igraph"):
@@ -115,7 +115,7 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
     # mode == "encode": the same unique texts the stage embeds, straight through model.encode.
     from envscale.graph.embeddings import Embedder
 
-    tools = _load_tools(art.load("api_pool"))
+    tools = load_tools(art.load("api_pool"))
     texts = [t.text for t in tools]
     for t in tools:
         texts += [x for _, x, _ in t.outputs] + [x for _, x, _ in t.inputs]

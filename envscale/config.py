@@ -119,7 +119,7 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
         return [_coerce(name, item, v, owner) if item is not typing.Any else v for v in value]
     if origin is dict or base is dict:
         if isinstance(value, str | list | tuple):  # from a flag: `--shares read=1 write=2` or YAML text
-            value = _parse_mapping(name, value, owner)
+            value = parse_mapping(name, value, owner)
         if not isinstance(value, dict):
             raise ValueError(f"{owner}.{name} must be a mapping, got {value!r}")
         key_t, val_t = typing.get_args(base) or (typing.Any, typing.Any)
@@ -160,7 +160,7 @@ def _coerce(name: str, tp: Any, value: Any, owner: str) -> Any:
     return value
 
 
-def _parse_mapping(name: str, value: str | list | tuple, owner: str) -> Any:
+def parse_mapping(name: str, value: str | list | tuple, owner: str) -> Any:
     """A mapping from command-line text: `KEY=VALUE` items (words or comma-separated), or YAML `{...}`."""
     if isinstance(value, list | tuple) and value and str(value[0]).strip().startswith("{"):
         value = " ".join(map(str, value))  # `--agent "{kind: endpoint, noise: {give_up: 0.1}}"`, split or not

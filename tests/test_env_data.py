@@ -9,10 +9,10 @@ import pytest
 
 from envscale.env import generate_state, load_spec
 from envscale.env.data import (
-    _ENTITY_MEANINGS,
-    _EXACT_MEANINGS,
-    _LEXICONS,
-    _TOKEN_MEANINGS,
+    ENTITY_MEANINGS,
+    EXACT_MEANINGS,
+    LEXICONS,
+    TOKEN_MEANINGS,
     column_meaning,
     filler_counts,
     filler_share,
@@ -229,8 +229,8 @@ def test_meanings_come_from_names_tables_and_descriptions():
     assert column_meaning("orders", "customer_id", s, primary_key=False) == "id"
     assert column_meaning("x", "y", s) == "unknown"
     # every vocabulary a meaning names exists
-    meanings = {*_ENTITY_MEANINGS.values(), *_TOKEN_MEANINGS.values(), *_EXACT_MEANINGS.values()}
-    assert {m.split(":")[1] for m in meanings if m.startswith("lex:")} <= set(_LEXICONS)
+    meanings = {*ENTITY_MEANINGS.values(), *TOKEN_MEANINGS.values(), *EXACT_MEANINGS.values()}
+    assert {m.split(":")[1] for m in meanings if m.startswith("lex:")} <= set(LEXICONS)
 
 
 def test_named_values_read_the_spec_but_not_its_placeholders():
@@ -266,9 +266,9 @@ def test_building_the_vocabularies_does_not_disturb_a_column_being_generated():
     import sys
 
     script = (
-        "import sys; from envscale.env.data.vocabulary import _data, _faker\n"
-        "fake = _faker('players.name'); fake.pyint()\n"
-        "if sys.argv[1] == 'touch': _data()\n"
+        "import sys; from envscale.env.data.vocabulary import word_data, faker_for\n"
+        "fake = faker_for('players.name'); fake.pyint()\n"
+        "if sys.argv[1] == 'touch': word_data()\n"
         "print(fake.pyint(), fake.name())\n"
     )
     runs = [

@@ -233,12 +233,12 @@ def test_values_fit_days_of_the_week_stays_and_a_players_class():
 def test_a_text_search_is_typed_as_whole_words():
     import random
 
-    from envscale.env.verify import _filter_value
+    from envscale.env.verify import filter_value
 
     text = "Supply chain delays, as discussed with Mary O'Neil on Tuesday."
     r = random.Random(0)
     for _ in range(40):
-        said = _filter_value("contains", text, r)
+        said = filter_value("contains", text, r)
         assert said in text and said.strip() == said
         start = text.index(said)
         end = start + len(said)

@@ -312,6 +312,6 @@ def test_scoped_package_names_are_accepted():
     ],
 )
 def test_npm_s_error_output_is_cut_to_the_line_that_says_what_went_wrong(stderr, expected):
-    from envscale.sources.npm import _npm_error
+    from envscale.sources.npm import npm_error
 
-    assert _npm_error(stderr) == expected
+    assert npm_error(stderr) == expected

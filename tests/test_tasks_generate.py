@@ -160,12 +160,12 @@ def test_the_generator_drops_duplicates(environments, monkeypatch):
 
 def test_requests_with_values_that_do_not_fit_their_column_are_dropped(environments):
     """A user would never say `start_date: "discuss"`; an answer that is an address in `email` is not asked."""
-    from envscale.tasks.generate import GoldCall, TaskDraft, _askable, _Env, _filler_fact
+    from envscale.tasks.generate import Env, GoldCall, TaskDraft, askable, filler_fact
 
-    assert not _askable("contacts", "email", "5423 Kim Boulevard, Tampa, FL 37173")
-    assert _askable("contacts", "email", "kim@example.com") and _askable("orders", "status", "shipped")
+    assert not askable("contacts", "email", "5423 Kim Boulevard, Tampa, FL 37173")
+    assert askable("contacts", "email", "kim@example.com") and askable("orders", "status", "shipped")
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
-    e = _Env(row, TasksConfig())
+    e = Env(row, TasksConfig())
     tool = next(t for t in row["spec"]["tools"] if t["name"] == "get_order")
     bad = TaskDraft(
         e.spec["name"], "read", [GoldCall(tool["name"], {"order_id": "compact jacket"}, {"order_id": "user"})]
@@ -173,7 +173,7 @@ def test_requests_with_values_that_do_not_fit_their_column_are_dropped(environme
     good = TaskDraft(
         e.spec["name"], "read", [GoldCall(tool["name"], {"order_id": "ord_0003"}, {"order_id": "user"})]
     )
-    assert _filler_fact(e, bad).startswith("filler value:") and _filler_fact(e, good) is None
+    assert filler_fact(e, bad).startswith("filler value:") and filler_fact(e, good) is None
     e.env.close()
 
 
@@ -197,7 +197,7 @@ def test_one_failing_candidate_costs_only_itself(environments, monkeypatch):
 def test_the_generator_runs_the_filler_gate(environments, monkeypatch):
     import envscale.tasks.generate as generate
 
-    monkeypatch.setattr(generate, "_filler_fact", lambda e, draft: "filler value: x")
+    monkeypatch.setattr(generate, "filler_fact", lambda e, draft: "filler value: x")
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
     assert kept == [] and any(r["reason"].startswith("filler value:") for r in rejected)
@@ -207,8 +207,8 @@ def test_kept_tasks_never_ask_for_what_a_person_would_not_say_and_their_chains_a
     """Over every kept task of the real pipeline: no placeholder argument (`optional_param`), no name
     argument holding a key (`project_name: "pro_0008"`), and every argument of a later call that names a
     field of an earlier result row (bound to no column of its own) has that row's value."""
-    from envscale.tasks.generate import _KEY_SHAPE, _matching_field
-    from envscale.tasks.naming import _bindings
+    from envscale.tasks.generate import KEY_SHAPE, matching_field
+    from envscale.tasks.naming import tool_bindings
     from envscale.tasks.wording import is_placeholder
 
     specs = {r["name"]: r["spec"] for r in environments.load("environments")}
@@ -218,15 +218,15 @@ def test_kept_tasks_never_ask_for_what_a_person_would_not_say_and_their_chains_a
         tools = {t["name"]: t for t in spec["tools"]}
         results = task["gold_results"]
         for i, call in enumerate(task["gold_calls"]):
-            binds = _bindings(tools[call["tool"]])
+            binds = tool_bindings(tools[call["tool"]])
             for arg, value in call["arguments"].items():
                 assert not is_placeholder(arg), (task["task_id"], arg)
                 if arg.lower().endswith("name") and isinstance(value, str):
-                    assert not _KEY_SHAPE.match(value), (task["task_id"], arg, value)
+                    assert not KEY_SHAPE.match(value), (task["task_id"], arg, value)
                 if arg in binds:
                     continue
                 for earlier in results[:i]:
                     row = earlier[0] if isinstance(earlier, list) and len(earlier) == 1 else earlier
-                    field = _matching_field(arg, row) if isinstance(row, dict) else None
+                    field = matching_field(arg, row) if isinstance(row, dict) else None
                     if field is not None and row[field] is not None:
                         assert value == row[field], (task["task_id"], arg, value, field, row[field])

@@ -18,17 +18,17 @@ import pytest
 from envscale.env import load_spec
 from envscale.stages.tasks import TasksConfig
 from envscale.tasks.generate import (
-    _align,
-    _Env,
-    _execute,
-    _filler_fact,
-    _flow_disagrees,
-    _invented_object,
-    _tidy,
+    Env,
+    align,
+    execute,
+    filler_fact,
+    flow_disagrees,
+    invented_object,
+    tidy,
 )
 from envscale.tasks.intent import write_instructions
 from envscale.tasks.model import GoldCall, TaskDraft
-from envscale.tasks.naming import _entity, fact_name
+from envscale.tasks.naming import entity_name, fact_name
 from envscale.tasks.wording import describe, is_placeholder
 
 SHOP = "tests/fixtures/envs/shop.yaml"
@@ -71,7 +71,7 @@ def shop():
 
 @pytest.fixture
 def env(shop):
-    e = _Env({"spec": shop}, TasksConfig())
+    e = Env({"spec": shop}, TasksConfig())
     yield e
     e.env.close()
 
@@ -110,7 +110,7 @@ def test_a_chained_call_takes_the_flowed_value_for_an_argument_that_names_a_fiel
         ),
     ]
     draft = _draft(env, "read", calls)
-    assert _execute(env, draft) is None
+    assert execute(env, draft) is None
     second = draft.calls[1]
     assert second.arguments["customerId"] == customer["customer_id"] == second.result["customer_id"]
     assert second.provenance["customerId"] == "call[0][0].customer_id"
@@ -126,7 +126,7 @@ def test_a_single_call_takes_the_addressed_rows_value_and_the_user_states_it(env
         {"order_id": "user", "customerId": "constant"},
     )
     draft = _draft(env, "read", [call])
-    assert _align(env, draft, 0, []) is None
+    assert align(env, draft, 0, []) is None
     assert call.arguments["customerId"] == order["customer_id"] and call.provenance["customerId"] == "user"
     assert order["customer_id"] in draft.user_facts.values() and wrong not in draft.user_facts.values()
 
@@ -144,10 +144,10 @@ def test_the_flow_gate_refuses_an_argument_that_disagrees_with_what_flowed(env):
         ),
     ]
     draft = _draft(env, "read", calls)
-    reason = _flow_disagrees(env, draft, 1, [listed])
+    reason = flow_disagrees(env, draft, 1, [listed])
     assert reason and "customerId" in reason and "call[0][0].customer_id" in reason
     calls[1].arguments["customerId"] = customer["customer_id"]
-    assert _flow_disagrees(env, draft, 1, [listed]) is None
+    assert flow_disagrees(env, draft, 1, [listed]) is None
 
 
 # ------------------------------------------------------------------------------------ arguments
@@ -162,20 +162,20 @@ def test_placeholder_arguments_are_left_out_and_a_required_one_drops_the_task(en
         write=True,
     )
     draft = _draft(env, "write", [call])
-    assert _tidy(env, draft, random.Random(0)) is None
+    assert tidy(env, draft, random.Random(0)) is None
     assert "optional_param" not in call.arguments and "optional param" not in draft.user_facts
-    assert _execute(env, draft) is None
+    assert execute(env, draft) is None
     ins = write_instructions(draft, shop, random.Random(0))
     assert "optional" not in ins.first_message.lower() and "param" not in ins.first_message.lower()
     _tool(shop, "create_order")["parameters"]["required"].append("optional_param")
-    e2 = _Env({"spec": shop}, TasksConfig())
+    e2 = Env({"spec": shop}, TasksConfig())
     call2 = GoldCall(
         "create_order",
         {"customer_id": customer["customer_id"], "total": 12.5, "optional_param": False},
         {"customer_id": "user", "total": "constant", "optional_param": "constant"},
         write=True,
     )
-    reason = _tidy(e2, _draft(e2, "write", [call2]), random.Random(0))
+    reason = tidy(e2, _draft(e2, "write", [call2]), random.Random(0))
     e2.env.close()
     assert reason and reason.startswith("placeholder argument:")
 
@@ -194,7 +194,7 @@ def test_a_name_argument_never_holds_a_key(env):
         write=True,
     )
     draft = _draft(env, "write", [call])
-    assert _tidy(env, draft, random.Random(0)) is None
+    assert tidy(env, draft, random.Random(0)) is None
     assert "customer_name" not in call.arguments  # optional: left out
     named = GoldCall(
         "create_order",
@@ -202,7 +202,7 @@ def test_a_name_argument_never_holds_a_key(env):
         {"customer_id": "user", "total": "constant", "customer_name": "constant"},
         write=True,
     )
-    assert _tidy(env, _draft(env, "write", [named]), random.Random(0)) is None
+    assert tidy(env, _draft(env, "write", [named]), random.Random(0)) is None
     assert named.arguments["customer_name"] == "Maria Lopez"
 
 
@@ -217,7 +217,7 @@ def test_a_write_states_at_most_two_values_beyond_the_rows_it_names(env):
         write=True,
     )
     draft = _draft(env, "write", [call])
-    assert _tidy(env, draft, random.Random(0)) is None
+    assert tidy(env, draft, random.Random(0)) is None
     assert "customer_id" in call.arguments and len(call.arguments) == 3  # the customer and two values
     left_out = set(values) - set(call.arguments)
     assert (
@@ -230,15 +230,15 @@ def test_a_write_states_at_most_two_values_beyond_the_rows_it_names(env):
 
 
 def test_objects_and_lists_a_person_would_not_state_are_filler(env):
-    assert _invented_object({"type": "object"}, {"tags": ["new", "budget"]})
-    assert _invented_object({"type": "object", "properties": {"city": {}}}, {"tags": ["new"]})
-    assert _invented_object({"type": "array", "items": {"type": "object"}}, [{}, {}])
-    assert _invented_object({"type": "object", "properties": {"city": {}}}, {"city": "Lyon"}) is None
+    assert invented_object({"type": "object"}, {"tags": ["new", "budget"]})
+    assert invented_object({"type": "object", "properties": {"city": {}}}, {"tags": ["new"]})
+    assert invented_object({"type": "array", "items": {"type": "object"}}, [{}, {}])
+    assert invented_object({"type": "object", "properties": {"city": {}}}, {"city": "Lyon"}) is None
     nested = {
         "type": "object",
         "properties": {"permission": {"type": "object", "properties": {"family": {}}}},
     }
-    assert _invented_object(nested, {"permission": {"family": {}}})  # an empty object, one level down
+    assert invented_object(nested, {"permission": {"family": {}}})  # an empty object, one level down
     order = env.rows["orders"][0]
     for note in ({"tags": ["priority", "backend"]}, ["would"], []):
         call = GoldCall(
@@ -247,7 +247,7 @@ def test_objects_and_lists_a_person_would_not_state_are_filler(env):
             {"customer_id": "user", "total": "constant", "note": "constant"},
             write=True,
         )
-        assert (_filler_fact(env, _draft(env, "write", [call])) or "").startswith("filler value:"), note
+        assert (filler_fact(env, _draft(env, "write", [call])) or "").startswith("filler value:"), note
 
 
 # ------------------------------------------------------------------------------------ wording
@@ -260,7 +260,7 @@ def test_a_lookup_then_a_get_of_the_same_row_is_one_request_stating_the_fact_onc
         GoldCall("get_order", {"order_id": orders[0]["order_id"]}, {"order_id": "call[0][0].order_id"}),
     ]
     draft = _draft(env, "read", calls, answer_facts=[orders[0]["status"]])
-    assert _execute(env, draft) is None
+    assert execute(env, draft) is None
     for seed in range(12):
         ins = write_instructions(draft, shop, random.Random(seed))
         message = ins.first_message.lower()
@@ -269,7 +269,7 @@ def test_a_lookup_then_a_get_of_the_same_row_is_one_request_stating_the_fact_onc
 
 
 def test_two_references_to_the_same_kind_of_row_are_never_said_alike(shop):
-    from envscale.tasks.intent import _Writer
+    from envscale.tasks.intent import Writer
 
     spec = copy.deepcopy(shop)
     tool = _tool(spec, "add_order_item")
@@ -284,7 +284,7 @@ def test_two_references_to_the_same_kind_of_row_are_never_said_alike(shop):
         write=True,
     )  # fmt: skip
     draft = TaskDraft("shop", "write", [call])
-    clause = _Writer(draft, spec, random.Random(0)).clauses(show_hidden=True)[0][0]
+    clause = Writer(draft, spec, random.Random(0)).clauses(show_hidden=True)[0][0]
     assert "pro_0001" in clause and "pro_0002" in clause
     assert not re.search(r"for product pro_0001 for product pro_0002", clause), clause
 
@@ -307,7 +307,9 @@ def test_the_description_names_the_entity_and_the_verb():
             }
         ],
     }
-    assert _entity("pickuppoints") == "pickuppoint" and _entity("pickuppoints", spec) == "pickup point"
+    assert (
+        entity_name("pickuppoints") == "pickuppoint" and entity_name("pickuppoints", spec) == "pickup point"
+    )
 
 
 def _mini_spec():
@@ -389,12 +391,12 @@ def test_a_key_argument_that_names_another_thing_than_its_column_drops_the_task(
     env.tools[tool["name"]] = tool
     order = env.rows["orders"][0]
     call = GoldCall(tool["name"], {"user_id": order["order_id"]}, {"user_id": "user"})
-    reason = _tidy(env, _draft(env, "read", [call]), random.Random(0))
+    reason = tidy(env, _draft(env, "read", [call]), random.Random(0))
     assert reason and reason.startswith("misbound argument:")
 
 
 def test_an_update_that_sets_nothing_is_not_a_request(env):
     order = env.rows["orders"][0]
     call = GoldCall("update_order_status", {"order_id": order["order_id"]}, {"order_id": "user"}, write=True)
-    reason = _tidy(env, _draft(env, "write", [call]), random.Random(0))
+    reason = tidy(env, _draft(env, "write", [call]), random.Random(0))
     assert reason and reason.startswith("nothing to change:")

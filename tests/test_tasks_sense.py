@@ -9,7 +9,7 @@ from apitools import api_tool
 from envscale.env.infer import infer_spec
 from envscale.semantics import verb_named
 from envscale.stages.tasks import TasksConfig
-from envscale.tasks.generate import _asked_by, _read_aloud, env_tasks
+from envscale.tasks.generate import asked_by, env_tasks, read_aloud
 
 _S = {"type": "string"}
 _HEADER = {"type": "string", "x-in": "header"}
@@ -60,10 +60,10 @@ def _tasks():
 def test_words_a_person_uses_and_does_not():
     assert verb_named("adddayofweekblocked") and verb_named("simulate") and verb_named("exported")
     assert not verb_named("order") and not verb_named("feed") and not verb_named("followed_network")
-    assert not _asked_by("latitude", "latitude", 41.866395)
-    assert not _asked_by("from", "from", "Denver, CO")
-    assert _asked_by("email", "email", "ana@example.com")
-    assert not _read_aloud("status_new_status") and _read_aloud("new_status")
+    assert not asked_by("latitude", "latitude", 41.866395)
+    assert not asked_by("from", "from", "Denver, CO")
+    assert asked_by("email", "email", "ana@example.com")
+    assert not read_aloud("status_new_status") and read_aloud("new_status")
 
 
 def test_tasks_never_state_headers_never_use_operation_tables_and_updates_state_only_changes():
@@ -136,7 +136,7 @@ def _table(pk, *columns, refs=None):
 
 
 def test_loose_functions_on_the_session_row_or_stored_as_calls_are_not_posed():
-    from envscale.tasks.generate import _loose_function
+    from envscale.tasks.generate import loose_function
 
     tables = {
         "accounts": _table("account_id", "text_start", "balance"),
@@ -154,22 +154,22 @@ def test_loose_functions_on_the_session_row_or_stored_as_calls_are_not_posed():
     paint = _spec_tool("painting_create", {"type": "insert", "table": "paintings"}, entity="painting")
     tools = [set_text, fund, login, markdown, end, paint]
     loose = _FakeEnv(tables, tools, session="accounts", grouped=False)
-    assert "session row" in _loose_function(loose, set_text)  # "update the text start to 9.41"
-    assert "session row" in _loose_function(loose, login)  # "the redirect URL of my account; the password is"
-    assert "stored as a row" in _loose_function(loose, markdown)
-    assert "stored as a row" in _loose_function(loose, end)
-    assert _loose_function(loose, fund) is None and _loose_function(loose, paint) is None
+    assert "session row" in loose_function(loose, set_text)  # "update the text start to 9.41"
+    assert "session row" in loose_function(loose, login)  # "the redirect URL of my account; the password is"
+    assert "stored as a row" in loose_function(loose, markdown)
+    assert "stored as a row" in loose_function(loose, end)
+    assert loose_function(loose, fund) is None and loose_function(loose, paint) is None
     # a real API keeps its session-row writes (`set_budget_limit`); a read there asks about another thing
     api = _FakeEnv(tables, tools, session="accounts", grouped=True)
     comments = _spec_tool("get_comments", {"type": "get", "table": "accounts"}, "read", entity="comment")
-    assert _loose_function(api, set_text) is None and _loose_function(api, markdown) is None
-    assert "session row" in _loose_function(api, comments)
+    assert loose_function(api, set_text) is None and loose_function(api, markdown) is None
+    assert "session row" in loose_function(api, comments)
 
 
 def test_a_create_must_say_what_it_creates():
-    from envscale.tasks.generate import _creates_from_nothing
+    from envscale.tasks.generate import creates_from_nothing
     from envscale.tasks.model import GoldCall
-    from envscale.tasks.naming import _bindings
+    from envscale.tasks.naming import tool_bindings
 
     tables = {
         "mocks": _table("mock_id", "collection", "type"),
@@ -192,8 +192,11 @@ def test_a_create_must_say_what_it_creates():
     env = _FakeEnv(tables, [mock, version, follow])
 
     def why(tool, **args):
-        return _creates_from_nothing(
-            env, tool, GoldCall(tool["name"], args, dict.fromkeys(args, "user"), write=True), _bindings(tool)
+        return creates_from_nothing(
+            env,
+            tool,
+            GoldCall(tool["name"], args, dict.fromkeys(args, "user"), write=True),
+            tool_bindings(tool),
         )
 
     assert "nothing to create with" in why(mock)  # createMock({}) makes a row of nulls
@@ -205,7 +208,7 @@ def test_a_create_must_say_what_it_creates():
 
 
 def test_an_act_written_as_a_word_is_not_a_change_a_status_is():
-    from envscale.tasks.generate import _verb_as_value
+    from envscale.tasks.generate import verb_as_value
     from envscale.tasks.model import GoldCall
 
     tables = {"lots": _table("lot_id", "supply_lot", "status")}
@@ -219,17 +222,17 @@ def test_an_act_written_as_a_word_is_not_a_change_a_status_is():
     )
     env = _FakeEnv(tables, [transfer, close])
     call = GoldCall("TransferSupplyLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True)
-    assert "act stored as a word" in _verb_as_value(env, transfer, call)
+    assert "act stored as a word" in verb_as_value(env, transfer, call)
     assert (
-        _verb_as_value(env, close, GoldCall("CloseLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True))
+        verb_as_value(env, close, GoldCall("CloseLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True))
         is None
     )
 
 
 def test_rows_a_write_names_must_belong_together_and_a_bare_route_id_is_not_a_value():
-    from envscale.tasks.generate import _bare_id_value, _references_disagree
+    from envscale.tasks.generate import bare_id_value, references_disagree
     from envscale.tasks.model import GoldCall
-    from envscale.tasks.naming import _bindings
+    from envscale.tasks.naming import tool_bindings
 
     tables = {
         "apis": _table("api_id", "name"),
@@ -260,16 +263,16 @@ def test_rows_a_write_names_must_belong_together_and_a_bare_route_id_is_not_a_va
         return GoldCall(tool["name"], args, dict.fromkeys(args, "user"), write=True)
 
     wrong = call(relate, apiId="api_0013", apiVersionId="ver_0018", mock="m")
-    assert "references disagree" in _references_disagree(env, relate, wrong, _bindings(relate))
+    assert "references disagree" in references_disagree(env, relate, wrong, tool_bindings(relate))
     right = call(relate, apiId="api_0010", apiVersionId="ver_0018", mock="m")
-    assert _references_disagree(env, relate, right, _bindings(relate)) is None
-    assert "misbound argument" in _bare_id_value(env, tag, call(tag, id=5361, body="hi"), _bindings(tag))
+    assert references_disagree(env, relate, right, tool_bindings(relate)) is None
+    assert "misbound argument" in bare_id_value(env, tag, call(tag, id=5361, body="hi"), tool_bindings(tag))
 
 
 def test_columns_no_one_sets_and_ids_the_session_row_ignores():
-    from envscale.tasks.generate import _session_row_named, _sets_what_no_one_asks
+    from envscale.tasks.generate import session_row_named, sets_what_no_one_asks
     from envscale.tasks.model import GoldCall
-    from envscale.tasks.naming import _bindings
+    from envscale.tasks.naming import tool_bindings
 
     tables = {
         "configs": _table("config_id", "created", "update_fields", "name"),
@@ -294,10 +297,10 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
         },
     )
     env = _FakeEnv(tables, [update, tolerance], session="accounts")
-    binds = _bindings(update)
+    binds = tool_bindings(update)
 
     def sets(arg):
-        return _sets_what_no_one_asks(
+        return sets_what_no_one_asks(
             GoldCall(update["name"], {"id": "c", arg: "x"}, {}, write=True), binds, [arg], {}
         )
 
@@ -310,13 +313,13 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
         {"value": "constant", "creditAccountId": "constant"},
         write=True,
     )
-    assert "session row" in _session_row_named(env, tolerance, said, _bindings(tolerance))
+    assert "session row" in session_row_named(env, tolerance, said, tool_bindings(tolerance))
     plain = GoldCall("Changetolerance", {"value": 129.5}, {"value": "constant"}, write=True)
-    assert _session_row_named(env, tolerance, plain, _bindings(tolerance)) is None
+    assert session_row_named(env, tolerance, plain, tool_bindings(tolerance)) is None
 
 
 def test_one_id_per_thing_clocks_readings_envelopes_repeats_and_range_words():
-    from envscale.tasks.generate import _READINGS, _askable, _asked_by, _clock_rows, _two_ids_for_one
+    from envscale.tasks.generate import READINGS, askable, asked_by, clock_rows, two_ids_for_one
     from envscale.tasks.model import GoldCall, TaskDraft
 
     calls = [
@@ -327,19 +330,19 @@ def test_one_id_per_thing_clocks_readings_envelopes_repeats_and_range_words():
             {"invoiceId": "call[0].invoice_id", "creditAccountId": "user"},
         ),
     ]
-    assert "data flow broken" in _two_ids_for_one(TaskDraft("fake", "read", calls))
+    assert "data flow broken" in two_ids_for_one(TaskDraft("fake", "read", calls))
     calls[1].arguments["creditAccountId"] = "acc_0001"
-    assert _two_ids_for_one(TaskDraft("fake", "read", calls)) is None
-    assert _clock_rows({"name": "get_current_time", "operation": {"table": "times"}})
-    assert _clock_rows({"name": "get_ticket", "operation": {"table": "tickets"}}) is None
-    assert {"date", "rate"} <= _READINGS
-    assert not _askable("customers", "operation", "resume")  # an API envelope's field
-    assert _askable("customers", "status", "active")
-    assert not _asked_by("since", "created_at", "2023-12-25")  # "the API with since 2023-12-25"
+    assert two_ids_for_one(TaskDraft("fake", "read", calls)) is None
+    assert clock_rows({"name": "get_current_time", "operation": {"table": "times"}})
+    assert clock_rows({"name": "get_ticket", "operation": {"table": "tickets"}}) is None
+    assert {"date", "rate"} <= READINGS
+    assert not askable("customers", "operation", "resume")  # an API envelope's field
+    assert askable("customers", "status", "active")
+    assert not asked_by("since", "created_at", "2023-12-25")  # "the API with since 2023-12-25"
 
 
 def test_a_list_said_with_an_item_twice_is_filler():
-    from envscale.tasks.generate import _filler_fact
+    from envscale.tasks.generate import filler_fact
     from envscale.tasks.model import GoldCall, TaskDraft
 
     tables = {
@@ -363,14 +366,14 @@ def test_a_list_said_with_an_item_twice_is_filler():
         {"documentation": "user"},
         write=True,
     )
-    assert "repeats an item" in _filler_fact(env, TaskDraft("fake", "write", [twice]))
+    assert "repeats an item" in filler_fact(env, TaskDraft("fake", "write", [twice]))
     once = GoldCall(
         tool["name"],
         {"documentation": ["Checkout docs", "Billing docs"]},
         {"documentation": "user"},
         write=True,
     )
-    assert _filler_fact(env, TaskDraft("fake", "write", [once])) is None
+    assert filler_fact(env, TaskDraft("fake", "write", [once])) is None
 
 
 def test_a_reservation_or_booking_is_said_as_the_act_on_its_thing():
@@ -404,7 +407,7 @@ def test_a_reservation_or_booking_is_said_as_the_act_on_its_thing():
 
 
 def test_a_list_of_objects_is_checked_for_repeats_without_failing():
-    from envscale.tasks.generate import _filler_fact
+    from envscale.tasks.generate import filler_fact
     from envscale.tasks.model import GoldCall, TaskDraft
 
     tables = {
@@ -425,7 +428,7 @@ def test_a_list_of_objects_is_checked_for_repeats_without_failing():
     env = _FakeEnv(tables, [tool])
     body = [{"episode_id": 2767, "marked_at": 9}, {"episode_id": 2767, "marked_at": 9}]
     call = GoldCall(tool["name"], {"body": body}, {"body": "user"}, write=True)
-    assert "repeats an item" in _filler_fact(env, TaskDraft("fake", "write", [call]))
+    assert "repeats an item" in filler_fact(env, TaskDraft("fake", "write", [call]))
 
 
 def test_a_create_that_names_its_row_says_the_name():
@@ -470,20 +473,20 @@ def test_a_create_that_names_its_row_says_the_name():
 
 
 def test_a_column_asked_or_filtered_by_is_said_as_a_noun():
-    from envscale.tasks.generate import _askable
-    from envscale.tasks.wording import _words, said_as_noun
+    from envscale.tasks.generate import askable
+    from envscale.tasks.wording import readable_words, said_as_noun
 
     # "the creation date of status sta_0004", never "the created of status sta_0004"
-    assert _words("created") == "creation date" and _words("updated_by") == "last editor"
-    assert _askable("statuses", "created", "2024-01-04T20:54:51Z")
-    assert not _askable("differences", "city_1", "Boston, MA")  # "the city 1 of the difference ..."
-    assert not _askable("bookings", "update_booking_version_at_timestamp", "2024-01-04T20:54:51Z")
-    assert not _askable("hotels", "check_out", "2024-01-04")  # "the check out of hotel hot_0001"
+    assert readable_words("created") == "creation date" and readable_words("updated_by") == "last editor"
+    assert askable("statuses", "created", "2024-01-04T20:54:51Z")
+    assert not askable("differences", "city_1", "Boston, MA")  # "the city 1 of the difference ..."
+    assert not askable("bookings", "update_booking_version_at_timestamp", "2024-01-04T20:54:51Z")
+    assert not askable("hotels", "check_out", "2024-01-04")  # "the check out of hotel hot_0001"
     # "the feature with start 42.63, wanted by 78": filters said by bare column names
-    assert not _asked_by("wanted_by", "wanted_by", 78)
-    assert not _asked_by("start", "start", 42.63)
-    assert not _asked_by("a", "a", False)  # "how many directories with a no there are" (`ls(a=False)`)
-    assert _asked_by("start", "start", "2024-05-01")
+    assert not asked_by("wanted_by", "wanted_by", 78)
+    assert not asked_by("start", "start", 42.63)
+    assert not asked_by("a", "a", False)  # "how many directories with a no there are" (`ls(a=False)`)
+    assert asked_by("start", "start", "2024-05-01")
     assert not said_as_noun("deleted", None, "2024-05-01") and said_as_noun("deleted", None, True)
     assert said_as_noun("address_line_1") and said_as_noun("speed", None, 3)
 
@@ -506,7 +509,7 @@ def _sculpture_env():
 
 
 def test_a_stated_fact_must_agree_with_the_row_the_call_reads():
-    from envscale.tasks.generate import _contradicts_row
+    from envscale.tasks.generate import contradicts_row
     from envscale.tasks.model import GoldCall, TaskDraft
 
     env, get = _sculpture_env()
@@ -519,37 +522,37 @@ def test_a_stated_fact_must_agree_with_the_row_the_call_reads():
 
     # "check the title of sculpture 10? The museum location is Pittsburgh, PA." on a Kansas City sculpture
     wrong = draft("Pittsburgh, PA", required=True)
-    assert "contradicts the row" in _contradicts_row(env, wrong, 0, [])
+    assert "contradicts the row" in contradicts_row(env, wrong, 0, [])
     optional = draft("Pittsburgh, PA", required=False)
-    assert _contradicts_row(env, optional, 0, []) is None
+    assert contradicts_row(env, optional, 0, []) is None
     assert "museum_location" not in optional.calls[0].arguments  # left out, and so is the user's fact
     assert "museum location" not in optional.user_facts
     right = draft("Kansas City, MO", required=True)
-    assert _contradicts_row(env, right, 0, []) is None and right.calls[0].arguments["museum_location"]
+    assert contradicts_row(env, right, 0, []) is None and right.calls[0].arguments["museum_location"]
     # the row's own data disagree (its museum location Lagos, its location Lyon): the fact is not posed
     env.rows["sculptures"][0].update(location="Lyon, France", museum_location="Lagos, Nigeria")
-    assert "contradicts the row" in _contradicts_row(env, draft("Lagos, Nigeria", required=True), 0, [])
+    assert "contradicts the row" in contradicts_row(env, draft("Lagos, Nigeria", required=True), 0, [])
     # stated as the row's location, the fact agrees with the row
-    assert _contradicts_row(env, draft("Lyon, France", required=True), 0, []) is None
+    assert contradicts_row(env, draft("Lyon, France", required=True), 0, []) is None
 
 
 def test_a_stated_text_fits_what_its_column_holds():
-    from envscale.tasks.generate import _text_misfit
+    from envscale.tasks.generate import text_misfit
 
-    assert "question" in _text_misfit("projects", "description", "What will the weather be like in Oslo?")
+    assert "question" in text_misfit("projects", "description", "What will the weather be like in Oslo?")
     assert (
-        _text_misfit("messages", "message", "Can you recommend a good Greek restaurant in Auckland?") is None
+        text_misfit("messages", "message", "Can you recommend a good Greek restaurant in Auckland?") is None
     )
-    assert "comment" in _text_misfit("comments", "data", "app.murphy.io")  # "add a comment with data app..."
-    assert _text_misfit("comments", "data", "Looks good to me, thanks.") is None
-    assert "JSON" in _text_misfit("pages", "body_json", "Shared the design doc with Smith Ltd.")
-    assert _text_misfit("pages", "body_json", '{"blocks": []}') is None
+    assert "comment" in text_misfit("comments", "data", "app.murphy.io")  # "add a comment with data app..."
+    assert text_misfit("comments", "data", "Looks good to me, thanks.") is None
+    assert "JSON" in text_misfit("pages", "body_json", "Shared the design doc with Smith Ltd.")
+    assert text_misfit("pages", "body_json", '{"blocks": []}') is None
 
 
 def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
-    from envscale.tasks.generate import _session_row_named
+    from envscale.tasks.generate import session_row_named
     from envscale.tasks.model import GoldCall
-    from envscale.tasks.naming import _bindings
+    from envscale.tasks.naming import tool_bindings
 
     tables = {"accounts": _table("account_id", "title")}
     read = _spec_tool(
@@ -565,23 +568,23 @@ def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
     )
     env = _FakeEnv(tables, [read], session="accounts")
     env.session_row = {"account_id": 1, "title": "Titan Account"}
-    binds = _bindings(read)
+    binds = tool_bindings(read)
     # "find out the name on my account. The id is 6." reads account 1, whatever user 6 is
     other = GoldCall(read["name"], {"id": 6}, {"id": "user"})
-    assert "session row" in _session_row_named(env, read, other, binds)
+    assert "session row" in session_row_named(env, read, other, binds)
     own = GoldCall(read["name"], {"id": 1}, {"id": "user"})
-    assert _session_row_named(env, read, own, binds) is None
+    assert session_row_named(env, read, own, binds) is None
 
 
 def test_a_row_found_by_another_things_name_is_not_said_as_named():
     from types import SimpleNamespace
 
-    from envscale.tasks.intent import _NP, _Writer
+    from envscale.tasks.intent import NP, Writer
 
     def phrase(column, value, entity="sculpture"):
-        np = _NP(entity, "the", short=f"the {entity}")
+        np = NP(entity, "the", short=f"the {entity}")
         writer = SimpleNamespace(_col=lambda op, c: {})
-        _Writer._filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
+        Writer._filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
         return np.render()
 
     # "the title of the sculpture named "Robert Duffy"" read the artist's name as the sculpture's

@@ -461,7 +461,7 @@ def _valid_call(
         existing = [r[column] for r in rng.sample(rows[table], min(5, len(rows[table])))]
         if target is not None:
             existing.insert(0, target[column])
-        values = [_filter_value(fop, v, rng) for v in existing if v is not None]
+        values = [filter_value(fop, v, rng) for v in existing if v is not None]
         accepts = functools.partial(_filter_accepts, tspec, column, fop)
         put(arg, values, accepts, f"filter {fop} on {table}.{column}")
     if op.get("limit_arg"):
@@ -565,7 +565,7 @@ def _preconditions_hold(preconditions: list[dict[str, Any]], row: dict[str, Any]
     return all(PRECONDITION_OPS[c["op"]](row[c["column"]], c["value"]) for c in preconditions)
 
 
-def _filter_value(op: str, value: Any, rng: random.Random) -> Any:
+def filter_value(op: str, value: Any, rng: random.Random) -> Any:
     if op == "in":
         return [value]
     if op == "contains":

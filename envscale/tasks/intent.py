@@ -49,66 +49,66 @@ from ..semantics import STATUS_VERBS, key_entity, singular
 from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, Instructions, TaskDraft
 from .naming import (
-    _args_in,
-    _Binding,
-    _bindings,
-    _columns,
-    _entity,
-    _id_phrase,
-    _implied_table,
-    _keyed_by_id,
-    _meaning,
-    _original_name,
-    _owned_tables,
-    _person_table,
-    _pk,
-    _tables,
-    _tool_fact_names,
-    _tools,
+    Binding,
+    args_in,
+    declared_meaning,
+    entity_name,
     fact_name,
+    id_phrase,
+    implied_table,
+    keyed_by_id,
+    original_tool_name,
+    owned_tables,
+    person_table,
+    primary_key_of,
+    spec_tables,
+    spec_tools,
+    table_columns,
+    tool_bindings,
+    tool_fact_names,
 )
 from .rewrite import REWRITE_PROMPT, check_rewrite, rewrite_instructions, rewrite_prompt
 from .wording import (
-    _ACTION_VERBS,
-    _ADJECTIVES,
-    _CREATE_NATURAL,
-    _DATE_COLUMNS,
-    _DELETE_NATURAL,
-    _DESCRIBED_NOT_THINGS,
-    _GENERIC_DELTA,
-    _GENERIC_UPDATES,
-    _NOMINAL_ENDINGS,
-    _NOTES,
-    _ON_ACCOUNT,
-    _PEOPLE,
-    _PREPOSITIONS,
-    _PRICE_COLUMNS,
-    _QUOTED,
-    _READS,
-    _ROLES,
-    _SIGN_VERBS,
-    _STATUS_COLUMNS,
-    _UNCOUNTABLE,
-    _UNDO_VERBS,
-    _UPDATE_NATURAL,
-    _WHEN_OF,
-    _article,
-    _cap,
-    _col_words,
-    _fmt,
-    _free_text,
-    _join,
-    _nominal,
-    _participle,
-    _plural_phrase,
-    _same,
-    _same_words,
-    _unwrap,
-    _words,
+    ACTION_VERBS,
+    ADJECTIVES,
+    CREATE_NATURAL,
+    DATE_COLUMNS,
+    DELETE_NATURAL,
+    DESCRIBED_NOT_THINGS,
+    GENERIC_DELTA,
+    GENERIC_UPDATES,
+    NOMINAL_ENDINGS,
+    NOTES,
+    ON_ACCOUNT,
+    PEOPLE,
+    PREPOSITIONS,
+    PRICE_COLUMNS,
+    QUOTED,
+    READS,
+    ROLES,
+    SIGN_VERBS,
+    STATUS_COLUMNS,
+    UNCOUNTABLE,
+    UNDO_VERBS,
+    UPDATE_NATURAL,
+    WHEN_OF,
+    article,
+    cap,
+    col_words,
     describe,
+    format_value,
+    free_text,
     is_placeholder,
+    join,
     mentions,
+    names_the_act,
+    participle,
+    plural_phrase,
+    readable_words,
+    same_value,
+    same_words,
     tool_names_in,
+    unwrap,
 )
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ _PERSONA_TEMPLATES = (
 def _domain(spec: dict) -> tuple[str, str, str, str] | None:
     """The best-matching `_DOMAINS` entry for the spec's tables, tool groups and description."""
     words: list[str] = []
-    for table in _tables(spec):
+    for table in spec_tables(spec):
         words += [singular(w) for w in tokens(table)]
     for tool in spec.get("tools") or []:
         meta = (
@@ -200,8 +200,8 @@ def _domain(spec: dict) -> tuple[str, str, str, str] | None:
 
 
 def _fallback_place(spec: dict) -> str:
-    entities = [_plural_phrase(_entity(t, spec)) for t in list(_tables(spec))[:3]]
-    return f"a system that keeps track of {_join(entities)}" if entities else "an online service"
+    entities = [plural_phrase(entity_name(t, spec)) for t in list(spec_tables(spec))[:3]]
+    return f"a system that keeps track of {join(entities)}" if entities else "an online service"
 
 
 # ----------------------------------------------------------------------------- the draft, read
@@ -228,7 +228,7 @@ class _Arg:
     arg: str
     value: Any
     source: str
-    binding: _Binding | None
+    binding: Binding | None
     fact: str | None = None
     hidden: bool = False
 
@@ -250,7 +250,7 @@ class _Step:
 
 
 @dataclass
-class _NP:
+class NP:
     """A noun phrase: `my most recent pending order`, `order ord_0007`, `the price of product pro_0001`."""
 
     head: str
@@ -264,12 +264,12 @@ class _NP:
     having: list[str] = field(default_factory=list)  # "brand Acme", said once as "with brand Acme and ..."
 
     def render(self) -> str:
-        head = _plural_phrase(self.head) if self.plural else self.head
+        head = plural_phrase(self.head) if self.plural else self.head
         body = " ".join([*self.pre, head, self.label]).strip()
         det = self.det
         if det in ("a", "an"):
-            det = _article(body)
-        having = [f"with {_join(self.having)}"] if self.having else []
+            det = article(body)
+        having = [f"with {join(self.having)}"] if self.having else []
         return " ".join(p for p in [det, body, *self.post, *having] if p)
 
 
@@ -288,7 +288,7 @@ def _parse_source(source: str) -> tuple[int, list[Any]] | None:
 
 def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | None]:
     """(row, field, rows, index) of a provenance path in a call result."""
-    node, rows, index = _unwrap(result), None, None
+    node, rows, index = unwrap(result), None, None
     steps = list(path)
     field_ = steps.pop() if steps and isinstance(steps[-1], str) else None
     if isinstance(node, list) and (not steps or not isinstance(steps[0], int)):
@@ -303,17 +303,17 @@ def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | 
     return node, field_, rows, index
 
 
-class _Writer:
+class Writer:
     """Builds the instructions of one draft; every random choice goes through `rng`, in a fixed order."""
 
     def __init__(self, draft: TaskDraft, spec: dict, rng: random.Random):
         if draft.kind not in KINDS:
             raise ValueError(f"TaskDraft.kind must be one of {KINDS}, got {draft.kind!r}")
         self.draft, self.spec, self.rng = draft, spec, rng
-        self.tools = _tools(spec)
-        self.person = _person_table(spec)
+        self.tools = spec_tools(spec)
+        self.person = person_table(spec)
         self.session = bool(isinstance(spec.get("session"), dict) and self.person)
-        self.owned = _owned_tables(spec, self.person)
+        self.owned = owned_tables(spec, self.person)
         self.known = {n: v for n, v in draft.user_facts.items() if n not in draft.withheld}
         self.hidden = {n: draft.user_facts[n] for n in draft.withheld if n in draft.user_facts}
         self.brief = False  # "cancel the order": the short form, for done_when
@@ -359,26 +359,26 @@ class _Writer:
 
     def _step_of(self, index: int, call: GoldCall, tool: dict) -> _Step:
         op = tool.get("operation") if isinstance(tool.get("operation"), dict) else {}
-        meaning = _meaning(tool)
-        table = op.get("table") if op.get("table") in _tables(self.spec) else None
-        entity = _entity(table, self.spec) if table else _words(meaning.entity or "record")
+        meaning = declared_meaning(tool)
+        table = op.get("table") if op.get("table") in spec_tables(self.spec) else None
+        entity = entity_name(table, self.spec) if table else readable_words(meaning.entity or "record")
         kind, status = self._kind(op, meaning, call)
-        binds = _bindings(tool)
-        names = _tool_fact_names(tool, self.spec)
+        binds = tool_bindings(tool)
+        names = tool_fact_names(tool, self.spec)
         args = []
         used: set[str] = set()
         for arg, value in call.arguments.items():
             source = call.provenance.get(arg, "user")
             a = _Arg(arg, value, source, binds.get(arg))
             if not source.startswith("call["):
-                a.fact = self._find_fact(names.get(arg) or _words(arg), value, used)
+                a.fact = self._find_fact(names.get(arg) or readable_words(arg), value, used)
                 if a.fact:
                     used.add(a.fact)
                 a.hidden = a.fact in self.hidden
             args.append(a)
         verb = self._described_verb(tool, kind, meaning.verb, entity)
         return _Step(
-            index, call, tool, op, table, entity, kind, verb, status, args, _unwrap(call.result), meaning
+            index, call, tool, op, table, entity, kind, verb, status, args, unwrap(call.result), meaning
         )
 
     @staticmethod
@@ -389,16 +389,16 @@ class _Writer:
         first = re.match(r"\s*([A-Za-z]+)", str(tool.get("description") or ""))
         if (
             kind == "create"
-            and verb not in _CREATE_NATURAL
+            and verb not in CREATE_NATURAL
             and first
-            and _nominal(entity, first.group(1).lower())
+            and names_the_act(entity, first.group(1).lower())
         ):
             return first.group(1).lower()
         described = describe(tool.get("description"))
         natural = {
-            "delete": _DELETE_NATURAL,
-            "create": _CREATE_NATURAL | _ACTION_VERBS,
-            "update": (_UPDATE_NATURAL | _ACTION_VERBS | _CREATE_NATURAL) - _GENERIC_UPDATES,
+            "delete": DELETE_NATURAL,
+            "create": CREATE_NATURAL | ACTION_VERBS,
+            "update": (UPDATE_NATURAL | ACTION_VERBS | CREATE_NATURAL) - GENERIC_UPDATES,
             "status": STATUS_VERBS,
         }.get(kind, frozenset())
         if described and described[0] in natural:
@@ -416,7 +416,7 @@ class _Writer:
         if typ == "update":
             for column, value in (op.get("fixed") or {}).items():
                 if isinstance(value, str) and (
-                    _STATUS_COLUMNS.search(column) or "enum" in self._col(op, column)
+                    STATUS_COLUMNS.search(column) or "enum" in self._col(op, column)
                 ):
                     return "status", value
             if meaning.effect == "status" and meaning.status_value and not self._set_args(op, call):
@@ -426,17 +426,17 @@ class _Writer:
         return {"read": "get", "create": "create", "delete": "delete"}.get(effect, effect), None
 
     def _col(self, op: dict, column: str) -> dict:
-        return _columns(self.spec, op.get("table")).get(column) or {}
+        return table_columns(self.spec, op.get("table")).get(column) or {}
 
     @staticmethod
     def _set_args(op: dict, call: GoldCall) -> list[str]:
-        return [a for expr in (op.get("set") or {}).values() for a in _args_in(expr) if a in call.arguments]
+        return [a for expr in (op.get("set") or {}).values() for a in args_in(expr) if a in call.arguments]
 
     def _find_fact(self, name: str, value: Any, used: set[str]) -> str | None:
         facts = self.draft.user_facts
-        if name in facts and name not in used and _same(facts[name], value):
+        if name in facts and name not in used and same_value(facts[name], value):
             return name
-        candidates = [n for n in facts if n not in used and _same(facts[n], value)]
+        candidates = [n for n in facts if n not in used and same_value(facts[n], value)]
         for n in candidates:
             if n.startswith(name) or name in n:
                 return n
@@ -465,7 +465,7 @@ class _Writer:
             tool = self.tools.get(name) if isinstance(name, str) else None
             if tool is None:
                 continue
-            names = _tool_fact_names(tool, self.spec)
+            names = tool_fact_names(tool, self.spec)
             arguments = {a: self.draft.user_facts[n] for a, n in names.items() if n in self.draft.user_facts}
             if not arguments and (tool.get("parameters") or {}).get("required"):
                 continue
@@ -492,13 +492,13 @@ class _Writer:
         b = a.binding
         if b is None:
             ent = key_entity(a.arg)
-            return next((t for t in _tables(self.spec) if singular(t) == ent), None) if ent else None
+            return next((t for t in spec_tables(self.spec) if singular(t) == ent), None) if ent else None
         if b.place == "limit" or b.column is None:
             return None
-        coldef = _columns(self.spec, b.table).get(b.column) or {}
+        coldef = table_columns(self.spec, b.table).get(b.column) or {}
         if coldef.get("references"):
             return coldef["references"]
-        if b.column == _pk(self.spec, b.table) and b.place in ("key", "filter", "value"):
+        if b.column == primary_key_of(self.spec, b.table) and b.place in ("key", "filter", "value"):
             return b.table
         if b.place == "key":
             return b.table
@@ -507,42 +507,42 @@ class _Writer:
             "filter",
             "set",
         ):  # `warehouse_id` without `references` still names a warehouse
-            return _implied_table(self.spec, b.column, b.table)
+            return implied_table(self.spec, b.column, b.table)
         return None
 
     # -- noun phrases
 
-    def _self_np(self, table: str) -> _NP:
+    def _self_np(self, table: str) -> NP:
         """The user's own row: `my account` for a table of people, else `my vehicle`, `my profile`."""
         head = singular(table).split("_")[-1]
-        noun = "account" if head in _PEOPLE or head == "account" else _entity(table, self.spec)
-        return _NP(noun, "my", row=(table, "self"), short=f"your {noun}")
+        noun = "account" if head in PEOPLE or head == "account" else entity_name(table, self.spec)
+        return NP(noun, "my", row=(table, "self"), short=f"your {noun}")
 
-    def _value_np(self, table: str | None, value: Any, hidden: bool) -> _NP:
+    def _value_np(self, table: str | None, value: Any, hidden: bool) -> NP:
         """A row named by its key: `my order ord_0007`, `order ord_0007`, `one of my orders`, `my account`."""
-        entity = _entity(table, self.spec) if table else "record"
+        entity = entity_name(table, self.spec) if table else "record"
         short = f"the {entity}"
         if (
             table
             and table == self.person
             and self.customer
-            and (self.session or _same(value, self.self_value))
+            and (self.session or same_value(value, self.self_value))
         ):
             return self._self_np(table)
-        pk = _pk(self.spec, table)
-        natural = pk and not _keyed_by_id(pk, key=True)
-        head = _id_phrase(self.spec, table) if natural else entity
+        pk = primary_key_of(self.spec, table)
+        natural = pk and not keyed_by_id(pk, key=True)
+        head = id_phrase(self.spec, table) if natural else entity
         mine = self.customer and table in self.owned
         if hidden:
             if mine:
-                return _NP(entity, "one of my", plural=True, row=(table, value), short=short)
-            return _NP(entity, "a", row=(table, value), short=short)
-        label = _fmt(value)
-        if isinstance(value, str) and _free_text(value):
+                return NP(entity, "one of my", plural=True, row=(table, value), short=short)
+            return NP(entity, "a", row=(table, value), short=short)
+        label = format_value(value)
+        if isinstance(value, str) and free_text(value):
             label = f'"{label}"'  # a row keyed by a sentence: 'the todo "Call the bank."'
-        return _NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
+        return NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
 
-    def _arg_np(self, a: _Arg, show_hidden: bool) -> _NP:
+    def _arg_np(self, a: _Arg, show_hidden: bool) -> NP:
         """The row an argument names, whatever its provenance."""
         table = self._key_table(a)
         if a.source.startswith("call["):
@@ -551,41 +551,45 @@ class _Writer:
             return np
         return self._value_np(table, a.value, a.hidden and not show_hidden)
 
-    def _derived_np(self, a: _Arg, table: str | None) -> _NP:
+    def _derived_np(self, a: _Arg, table: str | None) -> NP:
         parsed = _parse_source(a.source)
         if not parsed or parsed[0] >= len(self.steps):
-            return _NP(_entity(table, self.spec) if table else _words(a.arg), "the right", short="it")
+            return NP(
+                entity_name(table, self.spec) if table else readable_words(a.arg), "the right", short="it"
+            )
         src = self.steps[parsed[0]]
         row, field_, rows, index = _locate(src.call.result, parsed[1])
         base = self._row_np(src, row, rows, index)
         if field_ is None or src.table is None:
             return base
-        pk = _pk(self.spec, src.table)
+        pk = primary_key_of(self.spec, src.table)
         if field_ == pk or (table == src.table and field_ in (src.op.get("key") or {})):
             return base
-        coldef = _columns(self.spec, src.table).get(field_) or {}
+        coldef = table_columns(self.spec, src.table).get(field_) or {}
         ref = coldef.get("references")
         if ref:
             if ref == self.person and self.customer:
                 return self._self_np(ref)
             value = row.get(field_) if isinstance(row, dict) else None
-            return _NP(
-                _entity(ref, self.spec),
+            return NP(
+                entity_name(ref, self.spec),
                 "the",
                 post=[f"of {base.render()}"],
                 row=(ref, value),
-                short=f"the {_entity(ref, self.spec)}",
+                short=f"the {entity_name(ref, self.spec)}",
             )
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
-            return _NP(_words(field_), f"that {src.entity}'s", short=f"the {_words(field_)}")
-        return _NP(_words(field_), "the", post=[f"of {base.render()}"], short=f"the {_words(field_)}")
+            return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")
+        return NP(
+            readable_words(field_), "the", post=[f"of {base.render()}"], short=f"the {readable_words(field_)}"
+        )
 
-    def _row_np(self, src: _Step, row: Any, rows: list | None, index: int | None) -> _NP:
+    def _row_np(self, src: _Step, row: Any, rows: list | None, index: int | None) -> NP:
         """The row an earlier call found or made: `the new order`, `my most recent pending order`."""
         entity = src.entity
         short = f"the {entity}"
         if src.kind == "create":
-            return _NP(entity, "the", pre=["new"], row=("new", src.index), short=f"the new {entity}")
+            return NP(entity, "the", pre=["new"], row=("new", src.index), short=f"the new {entity}")
         if src.kind in ("list",) and isinstance(rows, list):
             np = self._filters_np(src, show_hidden=self.show_hidden)
             np.plural = False
@@ -605,7 +609,7 @@ class _Writer:
         keyed = [a for a in src.args if a.binding and a.binding.place == "key" and a.binding.main]
         if keyed:
             return self._arg_np(keyed[0], show_hidden=self.show_hidden)
-        return _NP(entity, "that", row=("row", src.index, index), short=short)
+        return NP(entity, "that", row=("row", src.index, index), short=short)
 
     def _selector(self, src: _Step, rows: list, index: int) -> tuple[str, str]:
         """What singles out row `index` among `rows`: ("pre", "most recent") or ("post", "named Lamp")."""
@@ -618,7 +622,7 @@ class _Writer:
             mine = row.get(column)
             if not isinstance(mine, str) or not all(isinstance(v, str) for v in values):
                 continue
-            if _DATE_COLUMNS.search(column) and re.match(r"\d{4}-\d\d-\d\d", mine):
+            if DATE_COLUMNS.search(column) and re.match(r"\d{4}-\d\d-\d\d", mine):
                 if values.count(mine) == 1 and mine == max(values):
                     return "pre", "most recent"
                 if values.count(mine) == 1 and mine == min(values):
@@ -626,15 +630,15 @@ class _Writer:
         for column in row:
             values = [r.get(column) for r in dicts]
             mine = row.get(column)
-            if _PRICE_COLUMNS.search(column) and isinstance(mine, (int, float)) and values.count(mine) == 1:
+            if PRICE_COLUMNS.search(column) and isinstance(mine, (int, float)) and values.count(mine) == 1:
                 numbers = [v for v in values if isinstance(v, (int, float))]
                 if len(numbers) == len(values) and mine == min(numbers):
                     return "pre", "cheapest"
                 if len(numbers) == len(values) and mine == max(numbers):
                     return "pre", "most expensive"
-        pk = _pk(self.spec, src.table)
+        pk = primary_key_of(self.spec, src.table)
         ordered = sorted(
-            row, key=lambda c: (c not in ("name", "title", "label", "subject"), not _STATUS_COLUMNS.search(c))
+            row, key=lambda c: (c not in ("name", "title", "label", "subject"), not STATUS_COLUMNS.search(c))
         )
         for column in ordered:
             mine = row.get(column)
@@ -648,17 +652,20 @@ class _Writer:
                 continue
             if [r.get(column) for r in dicts].count(mine) != 1:
                 continue
-            if _STATUS_COLUMNS.search(column):
-                return "pre", _fmt(mine, enum=True)
+            if STATUS_COLUMNS.search(column):
+                return "pre", format_value(mine, enum=True)
             if column in ("name", "title", "label"):
                 return "post", f'named "{mine}"'
-            return "post", f"whose {_words(column)} is {_fmt(mine, enum='enum' in self._col(src.op, column))}"
+            return (
+                "post",
+                f"whose {readable_words(column)} is {format_value(mine, enum='enum' in self._col(src.op, column))}",
+            )
         ordinals = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
         return "pre", (ordinals[index] if index < len(ordinals) else f"number {index + 1}") + " listed"
 
-    def _filters_np(self, step: _Step, show_hidden: bool) -> _NP:
+    def _filters_np(self, step: _Step, show_hidden: bool) -> NP:
         """The rows a lookup asks for: `my pending orders`, `products in the books category that cost at most 30`."""
-        np = _NP(step.entity, "the", plural=True, short=f"the {_plural_phrase(step.entity)}")
+        np = NP(step.entity, "the", plural=True, short=f"the {plural_phrase(step.entity)}")
         mine = False
         for flt in step.op.get("filters") or []:
             expr = flt.get("value") if isinstance(flt, dict) else None
@@ -671,13 +678,17 @@ class _Writer:
             if b is None or b.place not in ("filter", "limit"):
                 continue
             table = self._key_table(a)
-            if table == self.person and self.customer and (self.session or _same(a.value, self.self_value)):
+            if (
+                table == self.person
+                and self.customer
+                and (self.session or same_value(a.value, self.self_value))
+            ):
                 mine = True  # the user's own rows, whether or not they have said who they are yet
                 continue
             if a.hidden and not show_hidden:
                 continue
             if b.place == "limit":
-                np.det = f"up to {_fmt(a.value)}"
+                np.det = f"up to {format_value(a.value)}"
                 continue
             if table and table != step.table:
                 ref = self._arg_np(a, show_hidden)
@@ -686,7 +697,7 @@ class _Writer:
             if a.source.startswith("call["):  # "products with the same category as product pro_0001"
                 ref = self._derived_np(a, table)
                 source = ref.post[-1][3:] if ref.post and ref.post[-1].startswith("of ") else ref.render()
-                np.post.append(f"with the same {_col_words(b.column or a.arg, a.arg)} as {source}")
+                np.post.append(f"with the same {col_words(b.column or a.arg, a.arg)} as {source}")
                 continue
             self._filter_phrase(np, step, b.column or a.arg, b.op, a.value, a.arg)
         if mine and step.table in self.owned:
@@ -694,41 +705,41 @@ class _Writer:
         return np
 
     def _filter_phrase(
-        self, np: _NP, step: _Step, column: str, op: str, value: Any, arg: str | None = None
+        self, np: NP, step: _Step, column: str, op: str, value: Any, arg: str | None = None
     ) -> None:
         enum = "enum" in self._col(step.op, column)
-        words = _col_words(column, arg)
+        words = col_words(column, arg)
         if isinstance(value, bool):
             if value and " " not in words:
                 np.pre.append(words)  # "VIP customers"
             else:
-                np.having.append(f"{words} {_fmt(value)}")
-        elif _STATUS_COLUMNS.search(column) and op in ("eq", "in") and isinstance(value, (str, list)):
-            np.pre.append(_fmt(value, enum=True).replace(" and ", " or ").replace(", ", " or "))
+                np.having.append(f"{words} {format_value(value)}")
+        elif STATUS_COLUMNS.search(column) and op in ("eq", "in") and isinstance(value, (str, list)):
+            np.pre.append(format_value(value, enum=True).replace(" and ", " or ").replace(", ", " or "))
         elif op in ("le", "lt"):
             np.post.append(
-                f"costing at most {_fmt(value)}"
-                if _PRICE_COLUMNS.search(column)
-                else f"with {words} at most {_fmt(value)}"
+                f"costing at most {format_value(value)}"
+                if PRICE_COLUMNS.search(column)
+                else f"with {words} at most {format_value(value)}"
             )
         elif op in ("ge", "gt"):
             np.post.append(
-                f"costing at least {_fmt(value)}"
-                if _PRICE_COLUMNS.search(column)
-                else f"with {words} at least {_fmt(value)}"
+                f"costing at least {format_value(value)}"
+                if PRICE_COLUMNS.search(column)
+                else f"with {words} at least {format_value(value)}"
             )
         elif op == "contains":
-            np.post.append(f'whose {words} contains "{_fmt(value)}"')
+            np.post.append(f'whose {words} contains "{format_value(value)}"')
         elif column in ("category", "type", "kind", "genre", "section", "department"):
-            np.post.append(f"in the {_fmt(value, enum)} {words}")
+            np.post.append(f"in the {format_value(value, enum)} {words}")
         elif (
             op == "eq"
             and isinstance(value, str)
             and tokens(column)[-1:] == ["name"]
             and len(tokens(column)) == 2
-            and tokens(column)[0] in _ROLES
+            and tokens(column)[0] in ROLES
         ):  # "the sculpture with artist Robert Duffy", never "the sculpture named Robert Duffy"
-            np.post.append(f"with {tokens(column)[0]} {_fmt(value)}")
+            np.post.append(f"with {tokens(column)[0]} {format_value(value)}")
         elif column in ("name", "title") or (
             op == "eq"
             and isinstance(value, str)
@@ -737,13 +748,13 @@ class _Writer:
             and set(tokens(column)[:-1]) <= set(step.entity.split(" ")) | _OWN_NAMES
         ):  # "the contact named Erica Davis", not "the contact with person name Erica Davis"; another
             # thing's name is said as such ("the contact with company name Acme Corp")
-            np.post.append(f'named "{_fmt(value)}"')
+            np.post.append(f'named "{format_value(value)}"')
         elif op == "in":
-            np.having.append(f"{words} {_fmt(value, enum).replace(' and ', ' or ')}")
+            np.having.append(f"{words} {format_value(value, enum).replace(' and ', ' or ')}")
         else:
-            shown = _fmt(value, enum)
+            shown = format_value(value, enum)
             np.having.append(
-                f'{words} "{shown}"' if isinstance(value, str) and _free_text(value) else f"{words} {shown}"
+                f'{words} "{shown}"' if isinstance(value, str) and free_text(value) else f"{words} {shown}"
             )
 
     # -- clauses
@@ -753,9 +764,9 @@ class _Writer:
         b = a.binding
         column = (b.column if b else None) or a.arg
         enum = "enum" in self._col(step.op, column) if b else False
-        label = _col_words(column, a.arg)
-        if b and b.place == "adjust" and not all(w in _GENERIC_DELTA for w in tokens(a.arg)):
-            label = _words(a.arg)
+        label = col_words(column, a.arg)
+        if b and b.place == "adjust" and not all(w in GENERIC_DELTA for w in tokens(a.arg)):
+            label = readable_words(a.arg)
         if a.source.startswith("call["):
             ref = self._derived_np(a, self._key_table(a))
             return f"the {label} set to {ref.render()}"
@@ -765,19 +776,19 @@ class _Writer:
             and words[-1] == "name"
             and isinstance(a.value, str)
             and re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}", a.value)
-            and words[-2] in _ROLES
+            and words[-2] in ROLES
         ):
             return f"{' '.join(words[:-1])} {a.value}"  # "stylist Vanessa Anderson"
         if isinstance(a.value, bool):  # "read only turned on", never "read only yes"
-            if " " not in label and (label.endswith("ed") or label in _ADJECTIVES):
+            if " " not in label and (label.endswith("ed") or label in ADJECTIVES):
                 return label if a.value else f"not {label}"  # "enabled", "not public"
             return f"{label} turned {'on' if a.value else 'off'}"
-        value = _fmt(a.value, enum)
-        if isinstance(a.value, list) and any(isinstance(v, str) and _free_text(v) for v in a.value):
-            return f"the {label} " + _join([f'"{_fmt(v)}"' for v in a.value])  # each sentence quoted
-        if isinstance(a.value, str) and not enum and _free_text(a.value):
+        value = format_value(a.value, enum)
+        if isinstance(a.value, list) and any(isinstance(v, str) and free_text(v) for v in a.value):
+            return f"the {label} " + join([f'"{format_value(v)}"' for v in a.value])  # each sentence quoted
+        if isinstance(a.value, str) and not enum and free_text(a.value):
             return f'the {label} "{value}"'
-        if (tokens(column)[-1:] or [""])[0] in _QUOTED and isinstance(a.value, str) and not enum:
+        if (tokens(column)[-1:] or [""])[0] in QUOTED and isinstance(a.value, str) and not enum:
             return f'the {label} "{value}"'
         if isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
             last = label.rsplit(" ", 1)[-1]
@@ -793,7 +804,7 @@ class _Writer:
                 return f"{label} {value}"
             if singular(last) != last:  # "98 chords", not "a chords of 98"
                 return f"{value} {label}"
-            return f"{_article(label)} {label} of {value}"
+            return f"{article(label)} {label} of {value}"
         return f"{label} {value}"
 
     def _names_entity(self, step: _Step, a: _Arg) -> bool:
@@ -810,12 +821,12 @@ class _Writer:
         if len(a.value.split()) > 8 or a.value.rstrip().endswith((".", "!", "?")):
             return None  # a sentence, not a place or a time
         words = " ".join(_own_words(a, step))
-        value = _fmt(a.value)
+        value = format_value(a.value)
         head = words.rsplit(" ", 1)[0] if " " in words else ""
-        listed = any(words in names for _, names, _ in _PREPOSITIONS)
-        if head and not listed and (head in _WHEN_OF or head in step.entity.split(" ")):
+        listed = any(words in names for _, names, _ in PREPOSITIONS)
+        if head and not listed and (head in WHEN_OF or head in step.entity.split(" ")):
             words = words.rsplit(" ", 1)[1]  # "visit date", "appointment time": when the thing happens
-        for prep, names, shape in _PREPOSITIONS:
+        for prep, names, shape in PREPOSITIONS:
             if words in names and (shape is None or shape.match(a.value)):
                 if words.endswith("name") or words in ("hotel", "restaurant", "venue"):
                     return f"{prep} a place", f'{prep} "{value}"'  # "at "Ritz-Carlton Warsaw""
@@ -831,7 +842,7 @@ class _Writer:
         target = (
             self._arg_np(keyed[0], show_hidden)
             if keyed
-            else _NP(step.entity, "the", short=f"the {step.entity}")
+            else NP(step.entity, "the", short=f"the {step.entity}")
         )
         if not keyed and self.session and step.table == self.person:
             target = self._self_np(self.person)
@@ -854,7 +865,7 @@ class _Writer:
                 if kind == "update"
                 and a.binding
                 and a.binding.place in ("set", "adjust")
-                and (tokens(a.binding.column or a.arg)[-1:] or [""])[0] not in _NOTES
+                and (tokens(a.binding.column or a.arg)[-1:] or [""])[0] not in NOTES
             ]
         if kind in ("get", "list", "count"):
             return self._read_clause(step, target, obj, show_hidden)
@@ -864,7 +875,7 @@ class _Writer:
                 if step.verb
                 and (
                     step.verb in STATUS_VERBS
-                    or step.verb in _UPDATE_NATURAL | _DELETE_NATURAL | set(_SIGN_VERBS)
+                    or step.verb in UPDATE_NATURAL | DELETE_NATURAL | set(SIGN_VERBS)
                 )
                 else None
             )
@@ -873,37 +884,37 @@ class _Writer:
                 for a in rest
                 if not (a.hidden and not show_hidden) and not _in_path(step, a)
             ]
-            tail = f" with {_join(extras)}" if extras else ""
-            status = _fmt(step.status or "", enum=True)
+            tail = f" with {join(extras)}" if extras else ""
+            status = format_value(step.status or "", enum=True)
             own = step.meaning.entity and target.row == (self.person, "self") and not keyed
-            thing = _words(step.meaning.entity or "")
-            if verb in _SIGN_VERBS:
-                clause = f"{_SIGN_VERBS[verb]} {obj}{tail}"
+            thing = readable_words(step.meaning.entity or "")
+            if verb in SIGN_VERBS:
+                clause = f"{SIGN_VERBS[verb]} {obj}{tail}"
             elif own and verb and thing not in (step.entity, target.head) and verb not in ("mark", "set"):
-                clause = f"{verb} {_article(thing)} {thing}{tail}"  # "start an oncall with ...", not "start my account"
+                clause = f"{verb} {article(thing)} {thing}{tail}"  # "start an oncall with ...", not "start my account"
             elif verb and verb not in ("mark", "set", "update", "change"):
                 clause = f"{verb} {obj}{tail}"
             else:
                 clause = f"mark {obj} as {status}{tail}"
             return clause, f"{short} is {status}", target.row
         if kind == "delete":
-            verb = step.verb if step.verb in _DELETE_NATURAL | _UNDO_VERBS else "delete"
+            verb = step.verb if step.verb in DELETE_NATURAL | UNDO_VERBS else "delete"
             key = keyed[0] if keyed else None
             if (
                 key is not None
-                and _nominal(step.entity, verb)
+                and names_the_act(step.entity, verb)
                 and isinstance(key.value, str)
                 and " " in key.value
             ):
                 # the row is the action itself (`unfollow_user` deletes a `followings` row): "unfollow Anne Lee"
-                said = "someone" if key.hidden and not show_hidden else _fmt(key.value)
-                return f"{verb} {said}", f"you {_participle(verb)} {said}", target.row
-            return f"{verb} {obj}", f"{short} is {_participle(verb)}", target.row
+                said = "someone" if key.hidden and not show_hidden else format_value(key.value)
+                return f"{verb} {said}", f"you {participle(verb)} {said}", target.row
+            return f"{verb} {obj}", f"{short} is {participle(verb)}", target.row
         if kind == "update":
             return self._update_clause(step, target, obj, rest, show_hidden)
         if kind == "create":
             return self._create_clause(step, rest, show_hidden)
-        verb = _words(step.verb or "handle")
+        verb = readable_words(step.verb or "handle")
         return f"{verb} {obj}", f"the request is done for {short}", target.row
 
     def _how_many(self, step: _Step, show_hidden: bool) -> tuple[str, str]:
@@ -916,7 +927,7 @@ class _Writer:
         told = f"how many {noun} you have" if owner else f"how many {noun} there are"
         return what, told
 
-    def _read_clause(self, step: _Step, target: _NP, obj: str, show_hidden: bool) -> tuple[str, str, Any]:
+    def _read_clause(self, step: _Step, target: NP, obj: str, show_hidden: bool) -> tuple[str, str, Any]:
         answers = self.draft.answer_facts
         verb = self.rng.choice(("find out", "check", "look up"))
         if step.kind == "count":
@@ -924,15 +935,15 @@ class _Writer:
             return f"{'find out' if verb == 'look up' else verb} {what}", told, None
         rows = step.result if isinstance(step.result, list) else [step.result]
         fields = []
-        pk = _pk(self.spec, step.table)
+        pk = primary_key_of(self.spec, step.table)
         asked = {a.binding.column for a in step.args if a.binding and a.binding.place in ("key", "filter")}
         for row in rows:
             for col, value in row.items() if isinstance(row, dict) else []:
-                if col not in fields and col not in asked and any(_same(value, ans) for ans in answers):
+                if col not in fields and col not in asked and any(same_value(value, ans) for ans in answers):
                     fields.append(col)
         if len(fields) > 1 and pk in fields:
             fields.remove(pk)
-        counted = isinstance(step.result, list) and any(_same(len(step.result), a) for a in answers)
+        counted = isinstance(step.result, list) and any(same_value(len(step.result), a) for a in answers)
         if (
             step.kind == "list"
             and counted
@@ -947,16 +958,16 @@ class _Writer:
                 np.plural = False
             noun = np.render()
             if fields:
-                words = [_words(f) if one else _plural_phrase(_words(f)) for f in fields[:3]]
-                what = f"the {_join(words)} of {noun}"
+                words = [readable_words(f) if one else plural_phrase(readable_words(f)) for f in fields[:3]]
+                what = f"the {join(words)} of {noun}"
             else:
                 what = noun
             lead = "find out" if fields or verb != "look up" else "look up"
             lead = "list" if not fields and self.rng.random() < 0.5 else lead
             return f"{lead} {what}", what, None
         if fields:
-            labels = _join([_words(f) for f in fields[:3]])
-            possessive = "on" if target.head == "account" and set(labels.split()) & _ON_ACCOUNT else "of"
+            labels = join([readable_words(f) for f in fields[:3]])
+            possessive = "on" if target.head == "account" and set(labels.split()) & ON_ACCOUNT else "of"
             what = f"the {labels} {possessive} {self.obj_of}"
             told = f"the {labels} {possessive} {target.short}"
             return f"{'find out' if verb == 'look up' else verb} {what}", told, target.row
@@ -971,7 +982,7 @@ class _Writer:
         src = self.steps[parsed[0]]
         return src.table == step.table and parsed[1][-1:] == [a.binding.column]
 
-    def _update_clause(self, step: _Step, target: _NP, obj: str, rest: list[_Arg], show_hidden: bool):
+    def _update_clause(self, step: _Step, target: NP, obj: str, rest: list[_Arg], show_hidden: bool):
         short = target.short
         changes, outcome = [], []
         verb = self.rng.choice(("change", "update", "set"))
@@ -981,34 +992,34 @@ class _Writer:
         if step.verb in ("move", "transfer") and effect_keys and adjusts:
             amount = adjusts[0]
             dest = self._arg_np(effect_keys[0], show_hidden).render()
-            label = _words(amount.binding.column or "")
+            label = readable_words(amount.binding.column or "")
             unit = "units" if re.search(r"quantity|stock|unit|count|on hand", label) else ""
             how_much = (
                 "some"
                 if amount.hidden and not show_hidden
-                else " ".join(p for p in (_fmt(amount.value), unit) if p)
+                else " ".join(p for p in (format_value(amount.value), unit) if p)
             )
             others = [
                 self._attr(step, a)
                 for a in rest
                 if a not in (amount, effect_keys[0]) and a.binding and a.binding.place != "key"
             ]
-            tail = f" with {_join(others)}" if others else ""
+            tail = f" with {join(others)}" if others else ""
             clause = f"{step.verb} {how_much} from {move_from} to {dest}{tail}"
             return clause, f"the {step.verb} is done", target.row
         rest = [
             a for a in rest if not _in_path(step, a)
         ]  # `/budgets/{budget_id}/...` names the row: not a change
         sets = [a for a in rest if a.binding and a.binding.place in ("set", "adjust")]
-        notes = [a for a in sets if (tokens(a.binding.column or a.arg)[-1:] or [""])[0] in _NOTES]
+        notes = [a for a in sets if (tokens(a.binding.column or a.arg)[-1:] or [""])[0] in NOTES]
         if len(notes) < len(sets):
             sets = [a for a in sets if a not in notes]
         extras = [self._attr(step, a) for a in rest if a not in sets and not (a.hidden and not show_hidden)]
         for n, a in enumerate(sets):
             b = a.binding
             column = b.column or a.arg
-            label = _col_words(column, a.arg)
-            on = "on" if target.head == "account" and set(label.split()) & _ON_ACCOUNT else "of"
+            label = col_words(column, a.arg)
+            on = "on" if target.head == "account" and set(label.split()) & ON_ACCOUNT else "of"
             owner = f"its {label}" if obj == "it" else f"the {label} {on} {self.obj_of}"
             if (
                 self.session
@@ -1018,20 +1029,20 @@ class _Writer:
             ):
                 owner = f"the {label}"  # a setting kept on the account ("the volume"), not "the volume of my account"
             hidden = a.hidden and not show_hidden
-            value = "" if hidden else _fmt(a.value, "enum" in self._col(step.op, column))
-            if value and isinstance(a.value, str) and _free_text(a.value):
+            value = "" if hidden else format_value(a.value, "enum" in self._col(step.op, column))
+            if value and isinstance(a.value, str) and free_text(a.value):
                 value = f'"{value}"'  # a sentence the user dictates
             if a.source.startswith("call["):
                 value = self._derived_np(a, self._key_table(a)).render()
             if b.place == "adjust":
                 amount = a.value if isinstance(a.value, (int, float)) else 0
                 up = (amount * b.sign) >= 0
-                size = "" if hidden else f" by {_fmt(abs(amount))}"
+                size = "" if hidden else f" by {format_value(abs(amount))}"
                 changes.append(
                     f"{'increase' if up else 'decrease'} {owner if n == 0 else 'the ' + label}{size}"
                 )
                 outcome.append(f"the {label} {on} {short} is updated")
-            elif len(sets) == 1 and _STATUS_COLUMNS.search(column) and value and isinstance(a.value, str):
+            elif len(sets) == 1 and STATUS_COLUMNS.search(column) and value and isinstance(a.value, str):
                 changes.append(f"mark {obj} as {value}")
                 outcome.append(f"{short} is {value}")
             elif len(sets) == 1 and isinstance(a.value, bool) and not hidden:
@@ -1043,32 +1054,32 @@ class _Writer:
                 outcome.append(f"the {label} {on} {short} is {'now ' + value if value else 'changed'}")
         if len(outcome) > 2:
             outcome = [f"{short} is updated"]
-        if not changes and step.meaning.effect == "create" and step.verb in _CREATE_NATURAL:
+        if not changes and step.meaning.effect == "create" and step.verb in CREATE_NATURAL:
             # an update that adds a row elsewhere (`add_coupon` on an order): "add a coupon ... to my order"
-            thing = _words(step.meaning.entity or "item")
-            tail = f" with {_join(extras)}" if extras else ""
+            thing = readable_words(step.meaning.entity or "item")
+            tail = f" with {join(extras)}" if extras else ""
             prep = "to" if step.verb in ("add", "attach", "apply", "link") else "for"
-            clause = f"{step.verb} {_article(thing)} {thing}{tail} {prep} {self.obj_of}"
-            return clause, f"the {thing} is {_participle(step.verb)} {prep} {short}", target.row
+            clause = f"{step.verb} {article(thing)} {thing}{tail} {prep} {self.obj_of}"
+            return clause, f"the {thing} is {participle(step.verb)} {prep} {short}", target.row
         if not changes:
-            if step.verb in _SIGN_VERBS:
+            if step.verb in SIGN_VERBS:
                 done = {
                     "logout": "logged out",
                     "login": "logged in",
                     "signout": "signed out",
                     "signin": "signed in",
                 }
-                return f"{_SIGN_VERBS[step.verb]} {obj}", f"you are {done[step.verb]}", target.row
-            verb = step.verb if step.verb in _UPDATE_NATURAL | _ACTION_VERBS | _CREATE_NATURAL else "update"
+                return f"{SIGN_VERBS[step.verb]} {obj}", f"you are {done[step.verb]}", target.row
+            verb = step.verb if step.verb in UPDATE_NATURAL | ACTION_VERBS | CREATE_NATURAL else "update"
             verb = "update" if verb in ("set", "change") else verb
-            tail = f" with {_join(extras)}" if extras else ""
-            return f"{verb} {obj}{tail}", f"{short} is {_participle(verb)}", target.row
-        tail = f", with {_join(extras)}" if extras else ""
-        return _join(changes) + tail, _join(outcome), target.row
+            tail = f" with {join(extras)}" if extras else ""
+            return f"{verb} {obj}{tail}", f"{short} is {participle(verb)}", target.row
+        tail = f", with {join(extras)}" if extras else ""
+        return join(changes) + tail, join(outcome), target.row
 
     def _create_clause(self, step: _Step, rest: list[_Arg], show_hidden: bool):
         meaning = step.meaning
-        verb = step.verb if step.verb in _CREATE_NATURAL else None
+        verb = step.verb if step.verb in CREATE_NATURAL else None
         entity = step.entity
         parent_name = meaning.parent
         refs, attrs, preps = [], [], []
@@ -1081,8 +1092,8 @@ class _Writer:
             if a.hidden and not show_hidden:
                 table = self._key_table(a)
                 if table and table != step.table:
-                    entity_ = _entity(table, self.spec)
-                    refs.append((a, _NP(entity_, "a", short=f"the {entity_}")))
+                    entity_ = entity_name(table, self.spec)
+                    refs.append((a, NP(entity_, "a", short=f"the {entity_}")))
                 continue
             table = self._key_table(a)
             if table and table != step.table:
@@ -1101,9 +1112,7 @@ class _Writer:
                 preps.append(prep)
                 preps_args.append(a)
             elif named is None and isinstance(a.value, str) and self._names_entity(step, a):
-                named = (
-                    f'named "{_fmt(a.value)}"'  # 'create an asset named "MV32"', not "with asset name MV32"
-                )
+                named = f'named "{format_value(a.value)}"'  # 'create an asset named "MV32"', not "with asset name MV32"
             else:
                 attrs.append(self._attr(step, a))
         own_name = next(
@@ -1120,8 +1129,8 @@ class _Writer:
         else:
             entity_named = None
         where = "".join(f" {text}" for _, text in preps)
-        if container is not None and meaning.entity and entity.endswith(_words(meaning.entity)):
-            entity = _words(meaning.entity)  # "an item" of "my order", not "an order item"
+        if container is not None and meaning.entity and entity.endswith(readable_words(meaning.entity)):
+            entity = readable_words(meaning.entity)  # "an item" of "my order", not "an order item"
         short = f"the new {entity}"
         nominal = self._nominal_clause(
             step, entity, [(None, container)] * bool(container) + refs, attrs, rest, where
@@ -1129,20 +1138,20 @@ class _Writer:
         if nominal is not None:
             return nominal
         if verb in ("follow", "unfollow", "like", "subscribe", "unsubscribe") and refs:
-            obj = _join([np.render() for _, np in refs])
+            obj = join([np.render() for _, np in refs])
             prep = " to" if verb == "subscribe" else (" from" if verb == "unsubscribe" else "")
             clause = f"{verb}{prep} {obj}"
-            tail = f" with {_join(attrs)}" if attrs else ""
-            return clause + tail, f"you {_participle(verb)} {obj}", ("new", step.index)
+            tail = f" with {join(attrs)}" if attrs else ""
+            return clause + tail, f"you {participle(verb)} {obj}", ("new", step.index)
         if entity_named is not None and refs:  # a named row that also names others: say the name plainly
             attrs.insert(0, f"the name {entity_named}")
             entity_named = None
         if verb in ("book", "reserve", "rent", "hire", "buy", "purchase") and refs and not container:
             obj = refs[0][1].render()
             more = [f"for {np.render()}" for _, np in refs[1:]]
-            tail = f" with {_join(attrs)}" if attrs else ""
+            tail = f" with {join(attrs)}" if attrs else ""
             clause = " ".join([f"{verb} {obj}", *more]) + where + tail
-            return clause, f"{refs[0][1].short or obj} is {_participle(verb)}", ("new", step.index)
+            return clause, f"{refs[0][1].short or obj} is {participle(verb)}", ("new", step.index)
         if (
             verb is None
             and step.verb in ("set", "change", "update", "adjust", "switch")
@@ -1153,28 +1162,30 @@ class _Writer:
             sets = [
                 a for a in rest if a.binding and not self._key_table(a) and not (a.hidden and not show_hidden)
             ]
-            said = [f"the {_col_words(a.binding.column or a.arg, a.arg)} to {_fmt(a.value)}" for a in sets]
+            said = [
+                f"the {col_words(a.binding.column or a.arg, a.arg)} to {format_value(a.value)}" for a in sets
+            ]
             if said:
                 return (
-                    f"{step.verb} {_join(said)}",
-                    _join([f"{x.split(' to ')[0]} is {x.split(' to ', 1)[1]}" for x in said]),
+                    f"{step.verb} {join(said)}",
+                    join([f"{x.split(' to ')[0]} is {x.split(' to ', 1)[1]}" for x in said]),
                     (
                         "new",
                         step.index,
                     ),
                 )
-        if verb is None and step.verb in _ACTION_VERBS:
-            noun = entity if entity in _UNCOUNTABLE else f"{_article(entity)} {entity}"
-            tail = f" with {_join(attrs)}" if attrs else ""
+        if verb is None and step.verb in ACTION_VERBS:
+            noun = entity if entity in UNCOUNTABLE else f"{article(entity)} {entity}"
+            tail = f" with {join(attrs)}" if attrs else ""
             more = "".join(f" for {np.render()}" for _, np in refs)
             return (
                 f"{step.verb} {noun}{more}{where}{tail}",
-                f"the {entity} is {_participle(step.verb)}",
+                f"the {entity} is {participle(step.verb)}",
                 ("new", step.index),
             )
         if verb is None or (verb == "create" and container is not None):
             verb = "add" if container is not None else "create"  # "add a registrant to webinar 3"
-        det = _article(entity)
+        det = article(entity)
         if named is not None:  # 'create an asset named "MV32"', not "with asset name MV32"
             noun = f"{det} {entity} {named}"  # `named` was never put in `attrs`
         elif entity_named is not None:
@@ -1203,8 +1214,8 @@ class _Writer:
         parts += [f"{prep} {np.render()}" for _, np in refs]
         clause = " ".join(parts) + where
         if attrs:
-            clause += f" with {_join(attrs)}"
-        return clause, f"{short} is {_participle(verb)}", ("new", step.index)
+            clause += f" with {join(attrs)}"
+        return clause, f"{short} is {participle(verb)}", ("new", step.index)
 
     def _nominal_clause(
         self, step: _Step, entity: str, refs: list, attrs: list[str], rest: list[_Arg], where: str
@@ -1215,17 +1226,12 @@ class _Writer:
         verb = step.verb
         head = entity.split(" ")[-1]
         stem = verb[:-1] if verb and verb.endswith("e") else verb
-        if (
-            not verb
-            or len(stem) < 3
-            or not head.startswith(stem)
-            or head[len(stem) :] not in _NOMINAL_ENDINGS
-        ):
+        if not verb or len(stem) < 3 or not head.startswith(stem) or head[len(stem) :] not in NOMINAL_ENDINGS:
             return None
         if refs:
             objs = [np.render() for _, np in refs]
             objs = [o if o.split(" ")[0] in ("my", "the", "a", "an") else f"the {o}" for o in objs]
-            obj = _join(objs)
+            obj = join(objs)
             said = attrs
         else:  # the value that names the object ("username to follow")
             named = [
@@ -1237,23 +1243,25 @@ class _Writer:
                 and not (a.hidden and not self.show_hidden)
             ]
             if len(named) == 1:
-                obj = _fmt(named[0].value)
+                obj = format_value(named[0].value)
                 said = [x for x in attrs if not x.endswith(f" {obj}") and f'"{obj}"' not in x]
             elif (parent := getattr(step.meaning, "parent", None)) and verb in ("book", "reserve", "rent"):
                 # a booking of a room, a reservation at a restaurant: "book a room in Los Angeles",
                 # "make a reservation at "Mccarty Diner"", never "book a booking"
                 if where.lstrip().startswith("at "):
-                    tail = f" with {_join(attrs)}" if attrs else ""
-                    made = f"{_article(entity)} {entity}"
+                    tail = f" with {join(attrs)}" if attrs else ""
+                    made = f"{article(entity)} {entity}"
                     return f"make {made}{where}{tail}", f"you made {made}", ("new", step.index)
-                obj, said = f"{_article(_words(parent))} {_words(parent)}", attrs
+                obj, said = f"{article(readable_words(parent))} {readable_words(parent)}", attrs
             else:  # the thing the tool's name says it acts on: `flight_book` -> "book a flight"
-                words = [w for w in tokens(_original_name(step.tool)) if w not in (verb, *entity.split(" "))]
-                if len(words) != 1 or words[0] in _DESCRIBED_NOT_THINGS or len(words[0]) < 3:
+                words = [
+                    w for w in tokens(original_tool_name(step.tool)) if w not in (verb, *entity.split(" "))
+                ]
+                if len(words) != 1 or words[0] in DESCRIBED_NOT_THINGS or len(words[0]) < 3:
                     return None
-                obj, said = f"{_article(words[0])} {_words(words[0])}", attrs
-        tail = f" with {_join(said)}" if said else ""
-        return f"{verb} {obj}{where}{tail}", f"you {_participle(verb)} {obj}", ("new", step.index)
+                obj, said = f"{article(words[0])} {readable_words(words[0])}", attrs
+        tail = f" with {join(said)}" if said else ""
+        return f"{verb} {obj}{where}{tail}", f"you {participle(verb)} {obj}", ("new", step.index)
 
     # -- the whole request
 
@@ -1268,7 +1276,7 @@ class _Writer:
         consumed = set()
         for i in feeding:
             s = self.steps[i]
-            if s.kind not in _READS:
+            if s.kind not in READS:
                 continue
             # a lookup whose row a later read of the same row reads again ("the subject of organizer 12's
             # webinar": list, then get): one request, said once, by the read that states the answer
@@ -1284,7 +1292,7 @@ class _Writer:
             if any((_parse_source(a.source) or (None,))[0] == i for a in t.args)
         ]
         return bool(readers) and all(
-            t.kind in _READS and t.table == self.steps[i].table and self._answers_in(t) for t in readers
+            t.kind in READS and t.table == self.steps[i].table and self._answers_in(t) for t in readers
         )
 
     def _answers_in(self, step: _Step) -> bool:
@@ -1292,11 +1300,11 @@ class _Writer:
         for ans in self.draft.answer_facts:
             for row in rows:
                 values = row.values() if isinstance(row, dict) else [row]
-                if any(_same(v, ans) for v in values):
+                if any(same_value(v, ans) for v in values):
                     return True
         return False
 
-    def _lookup_np(self, step: _Step) -> _NP | None:
+    def _lookup_np(self, step: _Step) -> NP | None:
         """The row a lookup finds for the next call, when that call acts on the row itself (its key)."""
         nxt = self.steps[step.index + 1] if step.index + 1 < len(self.steps) else None
         for a in nxt.args if nxt else []:
@@ -1305,7 +1313,7 @@ class _Writer:
                 continue
             if parsed[0] != step.index or nxt.table != step.table or not parsed[1]:
                 continue
-            if parsed[1][-1] != _pk(self.spec, step.table):
+            if parsed[1][-1] != primary_key_of(self.spec, step.table):
                 continue
             np = self._derived_np(a, nxt.table)
             return np if np.row is not None else None
@@ -1337,11 +1345,11 @@ class _Writer:
                         prev_row = found.row
                 continue
             clause, outcome, row = self._clause(step, show_hidden, prev_row)
-            if step.kind in _READS and any(_same_words(clause, c) for c in clauses):
+            if step.kind in READS and any(same_words(clause, c) for c in clauses):
                 continue  # never ask for the same fact twice
             clauses.append(clause)
-            (answers if step.kind in _READS else outcomes).append(outcome)
-            self.asked_attribute = step.kind in _READS and clause.split(" ")[0] in ("find", "check")
+            (answers if step.kind in READS else outcomes).append(outcome)
+            self.asked_attribute = step.kind in READS and clause.split(" ")[0] in ("find", "check")
             prev_row = row
         if not clauses:
             clauses, outcomes = ["get some help with my account"], ["the assistant has helped you"]
@@ -1362,9 +1370,9 @@ class _Writer:
         else:
             place, user_who, staff_who, personal = _fallback_place(self.spec), "a user of {place}", "", False
             if self.person:
-                person = _entity(self.person, self.spec)
+                person = entity_name(self.person, self.spec)
                 person = "account holder" if person == "account" else person  # never "an account of ..."
-                user_who = f"{_article(person)} {person} of {{place}}"
+                user_who = f"{article(person)} {person} of {{place}}"
             staff_who = "someone who works with {place}"
         who = user_who if self.customer or personal else staff_who
         template = self.rng.choice(_PERSONA_TEMPLATES)
@@ -1377,9 +1385,9 @@ class _Writer:
             if mentions(text, value) or isinstance(value, bool) or value is None:
                 continue
             mine = self._fact_is_mine(name)
-            shown = _fmt(value)
+            shown = format_value(value)
             if style == "terse":
-                sentences.append(f"{_cap(name)}: {shown}.")
+                sentences.append(f"{cap(name)}: {shown}.")
             elif mine:
                 sentences.append(
                     self.rng.choice((f"My {name} is {shown}.", f"For reference, my {name} is {shown}."))
@@ -1395,13 +1403,13 @@ class _Writer:
                     table = self._key_table(a)
                     if table == self.person or (a.binding and a.binding.table == self.person):
                         return True
-        return bool(self.person and self.customer and name.startswith(_entity(self.person, self.spec)))
+        return bool(self.person and self.customer and name.startswith(entity_name(self.person, self.spec)))
 
 
-def _first_message(writer: _Writer, request: str, style: str) -> str:
+def _first_message(writer: Writer, request: str, style: str) -> str:
     rng = writer.rng
     if style == "terse":
-        body = _cap(request) + "."
+        body = cap(request) + "."
     elif style == "vague":
         body = rng.choice(
             (
@@ -1422,7 +1430,7 @@ def _first_message(writer: _Writer, request: str, style: str) -> str:
                 f"I was hoping you could {request}.",
             )
         )
-        body = f"{opening} {_cap(frame) if not opening.endswith(',') else frame}"
+        body = f"{opening} {cap(frame) if not opening.endswith(',') else frame}"
     extras = writer.extra_facts(body, style)
     closing = "" if style == "terse" else rng.choice(("", "Thanks!", "Thank you.", "Thanks a lot."))
     return " ".join(p for p in [body, *extras, closing] if p)
@@ -1433,11 +1441,11 @@ def _second_person(text: str) -> str:
     return re.sub(r"\bmy\b", "your", text)
 
 
-def _done_when(writer: _Writer, outcomes: list[str], answers: list[str]) -> str:
+def _done_when(writer: Writer, outcomes: list[str], answers: list[str]) -> str:
     return _second_person(_done_text(writer, outcomes, answers))
 
 
-def _done_text(writer: _Writer, outcomes: list[str], answers: list[str]) -> str:
+def _done_text(writer: Writer, outcomes: list[str], answers: list[str]) -> str:
     kind = writer.draft.kind
     if kind == "policy":
         writer.brief = True
@@ -1446,17 +1454,17 @@ def _done_text(writer: _Writer, outcomes: list[str], answers: list[str]) -> str:
         return f"when the assistant explains that it cannot {what}, or tells you it is done"
     parts = []
     if answers:
-        parts.append(f"told you {_join(answers)}")
+        parts.append(f"told you {join(answers)}")
     if outcomes:
-        parts.append(f"confirmed that {_join(outcomes)}")
+        parts.append(f"confirmed that {join(outcomes)}")
     if kind == "missing_info" and writer.hidden:
-        names = _join(list(writer.hidden))
-        return f"when the assistant has asked for your {names} and then {_join(parts) or 'done the request'}"
+        names = join(list(writer.hidden))
+        return f"when the assistant has asked for your {names} and then {join(parts) or 'done the request'}"
     if answers and not outcomes:
-        return f"when the assistant tells you {_join(answers)}"
+        return f"when the assistant tells you {join(answers)}"
     if outcomes and not answers:
-        return f"when the assistant confirms that {_join(outcomes)}"
-    return f"when the assistant has {_join(parts)}"
+        return f"when the assistant confirms that {join(outcomes)}"
+    return f"when the assistant has {join(parts)}"
 
 
 def write_instructions(draft: TaskDraft, spec: dict, rng: random.Random) -> Instructions:
@@ -1478,7 +1486,7 @@ def write_instructions(draft: TaskDraft, spec: dict, rng: random.Random) -> Inst
     Raises:
         `ValueError`: For a kind outside `KINDS` or a gold call of a tool the spec lacks.
     """
-    writer = _Writer(draft, spec, rng)
+    writer = Writer(draft, spec, rng)
     style = rng.choices(STYLES, weights=STYLE_WEIGHTS)[0]
     persona = writer.persona()
     full, outcomes, answers = writer.clauses(show_hidden=True)

@@ -3,8 +3,8 @@ that address rows ("order number", "webinar key"), and the facts behind each arg
 
 `envscale.tasks.intent` builds the user's request from these names; the chain builder
 (`envscale.tasks.generate`) stores `TaskDraft.user_facts` under `fact_name`, so both sides agree on them.
-Reading a spec is here too: each argument's binding in its tool's operation (`_bindings`), the people a
-user could be (`_person_table`), and the tool's meaning (`_meaning`).
+Reading a spec is here too: each argument's binding in its tool's operation (`tool_bindings`), the people a
+user could be (`person_table`), and the tool's meaning (`declared_meaning`).
 
 Example:
 
@@ -26,49 +26,49 @@ from typing import Any
 from ..semantics import key_entity, singular, tool_meaning
 from ..sources.normalize import tokens
 from .wording import (
-    _GENERIC_COLUMNS,
-    _GENERIC_DELTA,
-    _NOTES,
-    _NUMBERED,
-    _PEOPLE,
-    _PREFIXES,
-    _STATUS_COLUMNS,
-    _TOKEN_WORDS,
-    _col_words,
-    _plural_phrase,
-    _words,
+    GENERIC_COLUMNS,
+    GENERIC_DELTA,
+    NOTES,
+    NUMBERED,
+    PEOPLE,
+    PREFIXES,
+    STATUS_COLUMNS,
+    TOKEN_WORDS,
+    col_words,
     describe,
+    plural_phrase,
+    readable_words,
 )
 
 
-def _tools(spec: dict) -> dict[str, dict]:
+def spec_tools(spec: dict) -> dict[str, dict]:
     return {t["name"]: t for t in spec.get("tools") or [] if isinstance(t, dict) and "name" in t}
 
 
-def _tables(spec: dict) -> dict[str, dict]:
+def spec_tables(spec: dict) -> dict[str, dict]:
     return spec.get("tables") or {}
 
 
-def _columns(spec: dict, table: str | None) -> dict[str, dict]:
-    return (_tables(spec).get(table) or {}).get("columns") or {} if table else {}
+def table_columns(spec: dict, table: str | None) -> dict[str, dict]:
+    return (spec_tables(spec).get(table) or {}).get("columns") or {} if table else {}
 
 
-def _pk(spec: dict, table: str | None) -> str | None:
-    return (_tables(spec).get(table) or {}).get("primary_key") if table else None
+def primary_key_of(spec: dict, table: str | None) -> str | None:
+    return (spec_tables(spec).get(table) or {}).get("primary_key") if table else None
 
 
 _ENTITIES: dict[tuple, str] = {}
 _SINGULAR_FIXES = {"apis": "API", "skus": "SKU", "ads": "ad"}
 
 
-def _entity(table: str, spec: dict | None = None) -> str:
+def entity_name(table: str, spec: dict | None = None) -> str:
     """How a person names a row of `table`: its singular in words (`order items` -> `order item`), or, when
     the descriptions of the tools on it name the entity better, their words (`pickuppoints` -> `pickup
     point` from "Deletes a given pickup point", `policies` -> `shipping policy` from "Update shipping
     policy"; see `_described_entity`)."""
-    base = " ".join(_TOKEN_WORDS.get(t, t) for t in tokens(singular(table))) or table
+    base = " ".join(TOKEN_WORDS.get(t, t) for t in tokens(singular(table))) or table
     pk = str(((spec or {}).get("tables") or {}).get(table, {}).get("primary_key") or "")
-    words = _words(pk).split(" ") if pk else []
+    words = readable_words(pk).split(" ") if pk else []
     if len(words) >= 2 and words[-1].lower() in ("id", "uuid", "key"):
         # the key names the entity better than a table name made plural twice or run together:
         # `skuses` keyed by `sku_id` -> `SKU`, `pickuppoints` by `pickup_point_id` -> `pickup point`
@@ -123,47 +123,47 @@ _STATES = frozenset(
 """Words that describe a row's state, not its kind: "Cancels a pending order" names an order."""
 
 
-def _original_name(tool: dict) -> str:
+def original_tool_name(tool: dict) -> str:
     meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
     original = meta.get("original_name")
     return original if isinstance(original, str) and original else tool["name"]
 
 
-def _meaning(tool: dict):
+def declared_meaning(tool: dict):
     meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
     annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else None
     return tool_meaning(
-        _original_name(tool), tool.get("description") or "", tool.get("parameters"), annotations
+        original_tool_name(tool), tool.get("description") or "", tool.get("parameters"), annotations
     )
 
 
-def _person_table(spec: dict) -> str | None:
+def person_table(spec: dict) -> str | None:
     """The table of the people a user could be: the session table, else the first people-like table."""
     session = spec.get("session")
-    if isinstance(session, dict) and session.get("table") in _tables(spec):
+    if isinstance(session, dict) and session.get("table") in spec_tables(spec):
         return session["table"]
     best = None
-    for table in _tables(spec):
+    for table in spec_tables(spec):
         last = singular(table).split("_")[-1]
-        if last in _PEOPLE and (best is None or _PEOPLE.index(last) < _PEOPLE.index(best[1])):
+        if last in PEOPLE and (best is None or PEOPLE.index(last) < PEOPLE.index(best[1])):
             best = (table, last)
     return best[0] if best else None
 
 
-def _owned_tables(spec: dict, person: str | None) -> set[str]:
+def owned_tables(spec: dict, person: str | None) -> set[str]:
     """Tables whose rows belong to a person: the person table and those referencing it (two hops)."""
     if not person:
         return set()
     owned = {person}
     for _ in range(2):
-        for table in _tables(spec):
-            if any((c or {}).get("references") in owned for c in _columns(spec, table).values()):
+        for table in spec_tables(spec):
+            if any((c or {}).get("references") in owned for c in table_columns(spec, table).values()):
                 owned.add(table)
     return owned
 
 
 @dataclass
-class _Binding:
+class Binding:
     """Where an argument goes in an operation: `place` is key, set, adjust, value, filter or limit."""
 
     place: str
@@ -177,7 +177,7 @@ class _Binding:
 _NOT_ARGS = frozenset(("value", "column", "target", "result", "now", "session"))
 
 
-def _args_in(expr: Any, top: bool = True) -> list[str]:
+def args_in(expr: Any, top: bool = True) -> list[str]:
     """The arguments a binding reads: a bare name (only as the whole binding, as in 1.0), `{arg: NAME}`,
     and those inside arithmetic; never the names in `{value}`, `{column}`, `{session}`, ... forms."""
     if isinstance(expr, str):
@@ -187,44 +187,44 @@ def _args_in(expr: Any, top: bool = True) -> list[str]:
             return [expr["arg"]]
         if _NOT_ARGS & set(expr):
             return []
-        return [a for v in expr.values() for a in _args_in(v, False)]
+        return [a for v in expr.values() for a in args_in(v, False)]
     if isinstance(expr, list):
-        return [a for v in expr for a in _args_in(v, False)]
+        return [a for v in expr for a in args_in(v, False)]
     return []
 
 
-def _bindings(tool: dict) -> dict[str, _Binding]:
+def tool_bindings(tool: dict) -> dict[str, Binding]:
     """Each argument's first binding in the tool's operation (the main operation before its effects)."""
-    out: dict[str, _Binding] = {}
+    out: dict[str, Binding] = {}
     op = tool.get("operation") if isinstance(tool.get("operation"), dict) else {}
 
-    def bind(arg: str, binding: _Binding) -> None:
+    def bind(arg: str, binding: Binding) -> None:
         out.setdefault(arg, binding)
 
     def walk(write: dict, main: bool) -> None:
         table = write.get("table")
         for column, expr in (write.get("key") or {}).items():
-            for arg in _args_in(expr, top=main):
-                bind(arg, _Binding("key", table, column, main=main))
+            for arg in args_in(expr, top=main):
+                bind(arg, Binding("key", table, column, main=main))
         for place in ("set", "values"):
             for column, expr in (write.get(place) or {}).items():
                 if isinstance(expr, str) or (isinstance(expr, dict) and "arg" in expr):
                     if main or not isinstance(expr, str):
-                        bind(_args_in(expr)[0], _Binding("set" if place == "set" else "value", table, column))
+                        bind(args_in(expr)[0], Binding("set" if place == "set" else "value", table, column))
                 elif isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in ("add", "sub"):
                     form, parts = next(iter(expr.items()))
                     for i, part in enumerate(parts if isinstance(parts, list) else []):
-                        for arg in _args_in(part, False):
+                        for arg in args_in(part, False):
                             sign = -1 if form == "sub" and i > 0 else 1
-                            bind(arg, _Binding("adjust", table, column, sign=sign))
+                            bind(arg, Binding("adjust", table, column, sign=sign))
                 else:
-                    for arg in _args_in(expr, top=main):
-                        bind(arg, _Binding("value", table, column))
+                    for arg in args_in(expr, top=main):
+                        bind(arg, Binding("value", table, column))
         for flt in write.get("filters") or []:
             if isinstance(flt, dict) and isinstance(flt.get("arg"), str):
-                bind(flt["arg"], _Binding("filter", table, flt.get("column"), flt.get("op") or "eq"))
+                bind(flt["arg"], Binding("filter", table, flt.get("column"), flt.get("op") or "eq"))
         if isinstance(write.get("limit_arg"), str):
-            bind(write["limit_arg"], _Binding("limit", table, None))
+            bind(write["limit_arg"], Binding("limit", table, None))
 
     walk(op, True)
     for effect in op.get("effects") or []:
@@ -236,115 +236,113 @@ def _bindings(tool: dict) -> dict[str, _Binding]:
 def _column_phrase(
     spec: dict, table: str | None, column: str, *, entity_prefix: bool = True, arg: str | None = None
 ) -> str:
-    phrase = _col_words(column, arg)
-    if entity_prefix and table and column.lower() in _GENERIC_COLUMNS:
-        entity = _entity(table, spec)
+    phrase = col_words(column, arg)
+    if entity_prefix and table and column.lower() in GENERIC_COLUMNS:
+        entity = entity_name(table, spec)
         if entity.split(" ")[-1] not in phrase:
             phrase = f"{entity} {phrase}"
     return phrase
 
 
-def _implied_table(spec: dict, column: str, own: str | None) -> str | None:
+def implied_table(spec: dict, column: str, own: str | None) -> str | None:
     """The table a key-like column names without a `references` (`warehouse_id`, `organizer_key`,
     `projectid` -> `warehouses`, `organizers`, `projects`), other than its own table; None if none."""
-    words = _words(column).lower().split(" ")
+    words = readable_words(column).lower().split(" ")
     if len(words) < 2 or words[-1] not in ("id", "key", "uuid"):
         return None
     entity = "".join(words[:-1])
-    for table in _tables(spec):
+    for table in spec_tables(spec):
         if table != own and re.sub(r"[^a-z0-9]", "", singular(table).lower()) == entity:
             return table
     return None
 
 
-def _keyed_by_id(pk: str, key: bool = False) -> bool:
+def keyed_by_id(pk: str, key: bool = False) -> bool:
     """Whether a primary key is a bare identifier (`order_id`, `orderId`, `projectid`; with `key`, also
     `webinar_key`), so that a person names the row by its entity ("order ord_0007", "webinar 12")."""
-    last = _words(pk).split(" ")[-1].lower()
+    last = readable_words(pk).split(" ")[-1].lower()
     return last in ("id", "uuid", "gid") or (key and last in ("key", "slug", "uid"))
 
 
-def _id_phrase(spec: dict, table: str | None, entity: str | None = None) -> str:
+def id_phrase(spec: dict, table: str | None, entity: str | None = None) -> str:
     """How a person names a row's key: `order number`, `customer id`, `SKU`, `coupon code`."""
-    entity = entity or (_entity(table, spec) if table else "record")
-    pk = _pk(spec, table)
-    if pk and not _keyed_by_id(pk):
-        phrase = _words(pk)
+    entity = entity or (entity_name(table, spec) if table else "record")
+    pk = primary_key_of(spec, table)
+    if pk and not keyed_by_id(pk):
+        phrase = readable_words(pk)
         if phrase.lower() in ("code", "name", "number", "key", "slug", "handle", "title"):
             phrase = f"{entity} {phrase}"
         return phrase
-    return f"{entity} {'number' if entity.split(' ')[-1] in _NUMBERED else 'id'}"
+    return f"{entity} {'number' if entity.split(' ')[-1] in NUMBERED else 'id'}"
 
 
-def _arg_name(arg: str, binding: _Binding | None, spec: dict) -> str:
+def _arg_name(arg: str, binding: Binding | None, spec: dict) -> str:
     if binding is None:
         ent = key_entity(arg)
         if ent:
-            table = next((t for t in _tables(spec) if singular(t) == ent), None)
-            return _id_phrase(spec, table, _words(ent))
-        return _words(arg)
+            table = next((t for t in spec_tables(spec) if singular(t) == ent), None)
+            return id_phrase(spec, table, readable_words(ent))
+        return readable_words(arg)
     table, column = binding.table, binding.column
     if binding.place == "limit":
         return "number of results"
-    cols = _columns(spec, table)
+    cols = table_columns(spec, table)
     coldef = cols.get(column) or {}
-    pk = _pk(spec, table)
+    pk = primary_key_of(spec, table)
     ref = coldef.get("references")
     if binding.place == "key" or (binding.place == "filter" and column == pk and binding.op == "eq"):
         if column == pk:
-            name = _id_phrase(spec, table)
+            name = id_phrase(spec, table)
         elif ref:
-            name = _id_phrase(spec, ref)
+            name = id_phrase(spec, ref)
         else:
             name = _column_phrase(spec, table, column, arg=arg)
     elif ref:
-        name = _id_phrase(spec, ref)
-    elif binding.place == "set" and tokens(column)[-1:] and tokens(column)[-1] in _NOTES:
-        name = _col_words(column, arg)
+        name = id_phrase(spec, ref)
+    elif binding.place == "set" and tokens(column)[-1:] and tokens(column)[-1] in NOTES:
+        name = col_words(column, arg)
     elif binding.place == "set":
         name = "new " + _column_phrase(
-            spec, table, column, entity_prefix=_STATUS_COLUMNS.search(column) is not None, arg=arg
+            spec, table, column, entity_prefix=STATUS_COLUMNS.search(column) is not None, arg=arg
         )
     elif binding.place == "adjust":
         arg_words = tokens(arg)
-        generic = not arg_words or all(w in _GENERIC_DELTA for w in arg_words)
-        name = f"change in {_col_words(column, arg)}" if generic else _words(arg)
+        generic = not arg_words or all(w in GENERIC_DELTA for w in arg_words)
+        name = f"change in {col_words(column, arg)}" if generic else readable_words(arg)
     elif binding.place == "filter":
         phrase = _column_phrase(spec, table, column, arg=arg)
         if binding.op in ("le", "lt"):
-            name = f"maximum {_col_words(column, arg)}"
+            name = f"maximum {col_words(column, arg)}"
         elif binding.op in ("ge", "gt"):
-            name = f"minimum {_col_words(column, arg)}"
+            name = f"minimum {col_words(column, arg)}"
         elif binding.op == "contains":
             name = f"{phrase} search text"
         elif binding.op == "in":
-            name = _plural_phrase(phrase)
+            name = plural_phrase(phrase)
         else:
             name = phrase
     else:
         name = _column_phrase(spec, table, column, arg=arg)
     first = tokens(arg)[:1]
-    if first and first[0] in _PREFIXES and first[0] not in tokens(column or ""):
-        prefix = _PREFIXES[first[0]]
+    if first and first[0] in PREFIXES and first[0] not in tokens(column or ""):
+        prefix = PREFIXES[first[0]]
         if not name.startswith(prefix):
             name = f"{prefix} {name}"
     return name
 
 
-def _tool_fact_names(tool: dict, spec: dict) -> dict[str, str]:
+def tool_fact_names(tool: dict, spec: dict) -> dict[str, str]:
     props = (tool.get("parameters") or {}).get("properties") or {}
-    binds = _bindings(tool)
+    binds = tool_bindings(tool)
     names: dict[str, str] = {}
     seen: dict[str, int] = {}
     for arg in list(props) + [a for a in binds if a not in props]:
         bind = binds.get(arg)
         if bind is not None and bind.place == "set" and (props.get(arg) or {}).get("x-in") == "path":
-            bind = _Binding(
-                "key", bind.table, bind.column, main=False
-            )  # `/budgets/{budget_id}/`: names a row
+            bind = Binding("key", bind.table, bind.column, main=False)  # `/budgets/{budget_id}/`: names a row
         name = _arg_name(arg, bind, spec)
         seen[name] = seen.get(name, 0) + 1
-        names[arg] = name if seen[name] == 1 else f"{name} ({_words(arg)})"
+        names[arg] = name if seen[name] == 1 else f"{name} ({readable_words(arg)})"
     return names
 
 
@@ -368,5 +366,5 @@ def fact_name(arg: str, tool: dict, spec: dict) -> str:
     ('new email address', 'maximum price')
     ```
     """
-    names = _tool_fact_names(tool, spec)
-    return names.get(arg) or _arg_name(arg, _bindings(tool).get(arg), spec)
+    names = tool_fact_names(tool, spec)
+    return names.get(arg) or _arg_name(arg, tool_bindings(tool).get(arg), spec)

@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING, Any
 from ..semantics import tool_meaning
 from .model import GoldCall, Instructions, TaskDraft
 from .wording import (
-    _ACTION_SYNONYMS,
-    _COLUMN_NAME,
-    _DATE_COLUMNS,
-    _fmt,
-    _join,
-    _norm,
-    _participle,
-    _same,
-    _unwrap,
+    ACTION_SYNONYMS,
+    COLUMN_NAME,
+    DATE_COLUMNS,
+    format_value,
+    join,
     mentions,
+    norm,
+    participle,
+    same_value,
     tool_names_in,
+    unwrap,
 )
 
 if TYPE_CHECKING:
@@ -87,16 +87,16 @@ def _actions(draft: TaskDraft) -> list[tuple[str, list[str]]]:
         meaning = tool_meaning(call.tool)
         verb = meaning.verb or ""
         group = "update" if meaning.effect == "status" else meaning.effect
-        words = [verb, _participle(verb), *meaning.status_value] if verb else []
-        words += _ACTION_SYNONYMS.get(group, [])
+        words = [verb, participle(verb), *meaning.status_value] if verb else []
+        words += ACTION_SYNONYMS.get(group, [])
         if meaning.effect == "status":
-            words += _ACTION_SYNONYMS["delete"] if verb in ("cancel", "close", "archive", "void") else []
+            words += ACTION_SYNONYMS["delete"] if verb in ("cancel", "close", "archive", "void") else []
         out.append((verb or group, sorted({w for w in words if w})))
     return out
 
 
 def _says_any(text: str, words: list[str]) -> bool:
-    low = _norm(text)
+    low = norm(text)
     return any(re.search(rf"\b{re.escape(w)}", low) for w in words)
 
 
@@ -109,17 +109,17 @@ def _implicit_allowed(draft: TaskDraft, original: Instructions) -> dict[str, tup
         for arg, value in call.arguments.items():
             if call.provenance.get(arg, "user") != "user":
                 continue
-            name = next((n for n, v in original.known_facts.items() if _same(v, value)), None)
+            name = next((n for n, v in original.known_facts.items() if same_value(v, value)), None)
             if name is None or name in allowed:
                 continue
             for earlier in draft.calls[:j]:
-                rows = _unwrap(earlier.result)
+                rows = unwrap(earlier.result)
                 if not isinstance(rows, list) or len(rows) < 2 or not all(isinstance(r, dict) for r in rows):
                     continue
                 hit = [
                     r
                     for r in rows
-                    if any(_same(v, value) for k, v in r.items() if k == arg or k.endswith("id"))
+                    if any(same_value(v, value) for k, v in r.items() if k == arg or k.endswith("id"))
                 ]
                 if len(hit) != 1:
                     continue
@@ -127,7 +127,7 @@ def _implicit_allowed(draft: TaskDraft, original: Instructions) -> dict[str, tup
                     values = [r.get(column) for r in rows]
                     mine = hit[0].get(column)
                     if not (
-                        _DATE_COLUMNS.search(column) and isinstance(mine, str) and values.count(mine) == 1
+                        DATE_COLUMNS.search(column) and isinstance(mine, str) and values.count(mine) == 1
                     ):
                         continue
                     if not all(isinstance(v, str) for v in values):
@@ -182,8 +182,8 @@ def check_rewrite(rewritten: Instructions, original: Instructions, draft: TaskDr
         leaked = tool_names_in(text, names)
         if leaked:
             return f"rewrite names tool {leaked[0]!r}"
-        column = _COLUMN_NAME.search(text)
-        if column and not _COLUMN_NAME.search(original.first_message + " " + original.goal):
+        column = COLUMN_NAME.search(text)
+        if column and not COLUMN_NAME.search(original.first_message + " " + original.goal):
             return f"rewrite names a column {column.group(0)!r}"
     return None
 
@@ -210,14 +210,14 @@ def rewrite_prompt(instructions: Instructions, draft: TaskDraft) -> str:
     if implicit:
         hint = (
             " You may replace "
-            + _join(
+            + join(
                 [
-                    f"{_fmt(instructions.known_facts[n])} by a reference such as '{words[0]}'"
+                    f"{format_value(instructions.known_facts[n])} by a reference such as '{words[0]}'"
                     for n, (words, _) in implicit.items()
                 ]
             )
             + " (it is the "
-            + _join([words[0] for words, _ in implicit.values()])
+            + join([words[0] for words, _ in implicit.values()])
             + " one)."
         )
     return REWRITE_PROMPT.format(
@@ -225,9 +225,9 @@ def rewrite_prompt(instructions: Instructions, draft: TaskDraft) -> str:
         persona=instructions.persona,
         goal=instructions.goal,
         first_message=instructions.first_message,
-        required=", ".join(f"{n}: {_fmt(v)}" for n, v in required.items()) or "(none)",
-        hidden=", ".join(f"{n}: {_fmt(v)}" for n, v in instructions.hidden_facts.items()) or "(none)",
-        actions=_join([verb for verb, _ in _actions(draft)]) or "the request",
+        required=", ".join(f"{n}: {format_value(v)}" for n, v in required.items()) or "(none)",
+        hidden=", ".join(f"{n}: {format_value(v)}" for n, v in instructions.hidden_facts.items()) or "(none)",
+        actions=join([verb for verb, _ in _actions(draft)]) or "the request",
         tools=", ".join(names) or "(none)",
         implicit=hint,
     )

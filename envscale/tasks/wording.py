@@ -25,7 +25,7 @@ from ..sources.normalize import tokens
 
 # ----------------------------------------------------------------------------- words
 
-_TOKEN_WORDS = {
+TOKEN_WORDS = {
     "qty": "quantity",
     "desc": "description",
     "num": "number",
@@ -73,24 +73,24 @@ _PHRASES = {
     "last updated by": "last editor",
     "full name": "full name",
 }
-_NUMBERED = frozenset(
+NUMBERED = frozenset(
     "order invoice ticket booking reservation account case claim policy flight shipment tracking "
     "transaction payment receipt confirmation incident request return refund loan card room seat "
     "membership subscription contract quote".split()
 )
 """Entities people refer to by a number ("order number"); the others by an id ("customer id")."""
-_GENERIC_COLUMNS = frozenset(
+GENERIC_COLUMNS = frozenset(
     "name title description type status state note notes category kind code label comment reason level "
     "priority value amount total date stage".split()
 )
 """Columns whose bare name says little: named with their entity ("order status", "product name")."""
-_STATUS_COLUMNS = re.compile(r"^(status|state|stage|phase)$|_(status|state)$")
-_DATE_COLUMNS = re.compile(r"(^|_)(date|time|timestamp|datetime)$|_at$|_on$|^(created|updated|modified)$")
-_PRICE_COLUMNS = re.compile(r"(^|_)(price|cost|fee|fare|rate)$")
-_QUOTED = frozenset(
+STATUS_COLUMNS = re.compile(r"^(status|state|stage|phase)$|_(status|state)$")
+DATE_COLUMNS = re.compile(r"(^|_)(date|time|timestamp|datetime)$|_at$|_on$|^(created|updated|modified)$")
+PRICE_COLUMNS = re.compile(r"(^|_)(price|cost|fee|fare|rate)$")
+QUOTED = frozenset(
     "note notes comment message text description title name reason subject body summary content caption bio".split()
 )
-_PREFIXES = {
+PREFIXES = {
     "from": "source",
     "src": "source",
     "source": "source",
@@ -106,36 +106,34 @@ _PREFIXES = {
     "primary": "primary",
     "secondary": "secondary",
 }
-_GENERIC_DELTA = frozenset("delta value by change n diff increment decrement step".split())
-_NOTES = frozenset("reason note notes comment comments remark remarks memo".split())
+GENERIC_DELTA = frozenset("delta value by change n diff increment decrement step".split())
+NOTES = frozenset("reason note notes comment comments remark remarks memo".split())
 """Columns that annotate a change (`reason`, `resolution_note`): named without `new`."""
-_ON_ACCOUNT = frozenset("email phone mobile address name number card password username".split())
+ON_ACCOUNT = frozenset("email phone mobile address name number card password username".split())
 """What is `on` an account ("the email address on my account"); the rest is `of` it."""
-_PEOPLE = (
+PEOPLE = (
     "customer user client member patient passenger guest traveler traveller student employee driver rider "
     "buyer subscriber player owner person account"
 ).split()
 """Tables that hold the people a user could be, in order of preference (`customers` before `accounts`)."""
 
-_CREATE_NATURAL = frozenset(
+CREATE_NATURAL = frozenset(
     "create add place book reserve register schedule send submit open buy purchase rent hire invite "
     "follow like subscribe enroll enrol post upload apply request file report issue raise".split()
 )
-_UPDATE_NATURAL = frozenset(
+UPDATE_NATURAL = frozenset(
     "update change edit modify set rename move transfer assign reassign reset restore rate tag label "
     "pin unpin mute unmute star upgrade downgrade extend reschedule renew fund deposit withdraw charge "
     "pay refund release lock unlock mark toggle adjust increase decrease".split()
 )
-_ACTION_VERBS = frozenset(
+ACTION_VERBS = frozenset(
     "play start stop run launch call order rate review track log restart pause resume retweet share "
     "like star watch mute unmute archive publish unpublish activate deactivate enable disable check "
     "approve reject confirm accept decline sign verify lock unlock open close fill empty clean".split()
 )
 """Verbs that read naturally with their object ("play media", "retweet tweet 7")."""
-_UNCOUNTABLE = frozenset(
-    "media music audio video sound data information content weather news traffic".split()
-)
-_DELETE_NATURAL = frozenset(
+UNCOUNTABLE = frozenset("media music audio video sound data information content weather news traffic".split())
+DELETE_NATURAL = frozenset(
     "delete remove erase discard cancel unsubscribe unfollow revoke detach uninstall".split()
 )
 _IRREGULAR = {
@@ -160,7 +158,7 @@ _IRREGULAR = {
     "begin": "begun",
     "upload": "uploaded",
 }
-_ACTION_SYNONYMS = {
+ACTION_SYNONYMS = {
     "create": "create add place book reserve register schedule send submit open buy purchase order rent hire "
     "new make set up sign up start put".split(),
     "update": "update change edit modify set switch make correct replace move transfer adjust increase "
@@ -241,7 +239,7 @@ def describe(description: str | None) -> tuple[str, str] | None:
             obj += tokens(word)
         if 1 <= len(obj) <= 3:
             obj[-1] = singular(obj[-1])
-            return base, " ".join(_TOKEN_WORDS.get(w, w) for w in obj)
+            return base, " ".join(TOKEN_WORDS.get(w, w) for w in obj)
     return None
 
 
@@ -260,7 +258,7 @@ def _split_id(token: str) -> list[str]:
     return [token]
 
 
-def _words(name: str) -> str:
+def readable_words(name: str) -> str:
     """Readable words of an identifier: `unit_price` -> `unit price`, `email` -> `email address`,
     `orgid` -> `org id`."""
     toks = [w for t in tokens(name) for w in _split_id(t) if t != "deprecated"] or tokens(name)
@@ -273,10 +271,10 @@ def _words(name: str) -> str:
         return _PHRASES[phrase]
     if len(toks) == 2 and toks[1] in ("at", "on") and toks[0].endswith("ed"):  # `declined_at`
         return f"{toks[0]} date"
-    return " ".join(_TOKEN_WORDS.get(t, t) for t in toks) or name
+    return " ".join(TOKEN_WORDS.get(t, t) for t in toks) or name
 
 
-def _col_words(column: str, arg: str | None = None) -> str:
+def col_words(column: str, arg: str | None = None) -> str:
     """Words of a column, or of the argument bound to it when the column is the argument's name run
     together (`fuelamount` for `fuelAmount` -> `fuel amount`)."""
     if (
@@ -284,12 +282,12 @@ def _col_words(column: str, arg: str | None = None) -> str:
         and column.lower() == re.sub(r"[^a-z0-9]", "", arg.lower())
         and len(tokens(arg)) > len(tokens(column))
     ):
-        return _words(arg)
+        return readable_words(arg)
     if arg:  # `git_change_directory_name` for `directory_name`: the column repeats its tool's words first
         col, own = tokens(column), tokens(arg)
         if own and len(col) >= len(own) + 2 and col[-len(own) :] == own:
-            return _words(arg)
-    return _words(column)
+            return readable_words(arg)
+    return readable_words(column)
 
 
 _TRAILING_PARTICLES = frozenset("by at on in of to from for with out up off into via per than".split())
@@ -306,7 +304,7 @@ def said_as_noun(column: str, arg: str | None = None, value: Any = None) -> bool
     value is a date or a time) or a column run together from more than four words
     (`update_booking_version_at_timestamp`). A flag (`bool` value) is said by its adjective ("archived"), so
     participles are refused only for other values."""
-    words = _col_words(column, arg).split()
+    words = col_words(column, arg).split()
     if not words or len(words) > 4:
         return False
     last = words[-1].lower()
@@ -327,7 +325,7 @@ def said_as_noun(column: str, arg: str | None = None, value: Any = None) -> bool
     return True
 
 
-def _plural_phrase(phrase: str) -> str:
+def plural_phrase(phrase: str) -> str:
     head, _, last = phrase.rpartition(" ")
     if not last:
         return phrase
@@ -335,7 +333,7 @@ def _plural_phrase(phrase: str) -> str:
     return f"{head} {word}".strip()
 
 
-def _article(phrase: str) -> str:
+def article(phrase: str) -> str:
     word = phrase.split(" ", 1)[0] if phrase else ""
     if word.isupper() and len(word) > 1:
         return "an" if word[0] in "AEFHILMNORSX" else "a"
@@ -347,7 +345,7 @@ def _article(phrase: str) -> str:
     return "an" if low[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
-def _participle(verb: str) -> str:
+def participle(verb: str) -> str:
     if verb in _IRREGULAR:
         return _IRREGULAR[verb]
     if verb.endswith("e"):
@@ -359,26 +357,26 @@ def _participle(verb: str) -> str:
     return verb + "ed"
 
 
-def _join(items: list[str], word: str = "and") -> str:
+def join(items: list[str], word: str = "and") -> str:
     items = [i for i in items if i]
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def _free_text(value: str) -> bool:
+def free_text(value: str) -> bool:
     """A value that is a sentence rather than a name or code: quoted when said."""
     return len(value.split()) >= 4 or value.rstrip().endswith((".", "!", "?"))
 
 
-def _cap(text: str) -> str:
+def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
 # ----------------------------------------------------------------------------- values
 
 
-def _fmt(value: Any, enum: bool = False) -> str:
+def format_value(value: Any, enum: bool = False) -> str:
     """A value as a person writes it: `120.0` -> `120`, `49.9` -> `49.90`, an enum `in_transit` -> `in transit`."""
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -391,16 +389,18 @@ def _fmt(value: Any, enum: bool = False) -> str:
     if isinstance(value, str):
         return value.replace("_", " ") if enum and " " not in value else value
     if isinstance(value, list):
-        return _join([_fmt(v, enum) for v in value])
+        return join([format_value(v, enum) for v in value])
     if isinstance(value, dict):
-        return ", ".join(f"{_words(str(k))} {_fmt(v, enum)}" for k, v in value.items() if v is not None)
+        return ", ".join(
+            f"{readable_words(str(k))} {format_value(v, enum)}" for k, v in value.items() if v is not None
+        )
     return str(value)
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower().replace("_", " ")).strip()
 
 
@@ -424,10 +424,10 @@ def mentions(text: str, value: Any) -> bool:
         return all(mentions(text, v) for v in value)
     if isinstance(value, dict):
         return all(mentions(text, v) for v in value.values())
-    needle = _norm(str(value))
+    needle = norm(str(value))
     if not needle:
         return True
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", _norm(text)) is not None
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", norm(text)) is not None
 
 
 def _looks_like_identifier(name: str) -> bool:
@@ -449,16 +449,16 @@ def tool_names_in(text: str, names: Any) -> list[str]:
     return found
 
 
-_COLUMN_NAME = re.compile(r"\b[a-z][a-z0-9]*_(?:id|ids|uuid)\b|\b[a-z]+Id\b")
+COLUMN_NAME = re.compile(r"\b[a-z][a-z0-9]*_(?:id|ids|uuid)\b|\b[a-z]+Id\b")
 
 
-def _unwrap(result: Any) -> Any:
+def unwrap(result: Any) -> Any:
     if isinstance(result, dict) and "ok" in result and "result" in result:
         return result["result"]
     return result
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -475,44 +475,44 @@ def _same(a: Any, b: Any) -> bool:
 
 # ----------------------------------------------------------------------------- request vocabulary
 
-_READS = ("get", "list", "count")
+READS = ("get", "list", "count")
 
 
-_ROLES = frozenset(
+ROLES = frozenset(
     "stylist doctor dentist therapist trainer teacher instructor tutor lawyer agent driver guide host "
     "speaker owner contact manager assignee reviewer author artist player coach nurse physician barber".split()
 )
 """People named by their role ("stylist Vanessa Anderson")."""
-_ADJECTIVES = frozenset("active public private visible hidden default primary open locked free".split())
+ADJECTIVES = frozenset("active public private visible hidden default primary open locked free".split())
 """One-word flags said as themselves ("public", "not active")."""
-_SIGN_VERBS = {"logout": "log out of", "login": "log in to", "signout": "sign out of", "signin": "sign in to"}
+SIGN_VERBS = {"logout": "log out of", "login": "log in to", "signout": "sign out of", "signin": "sign in to"}
 """Verbs run together in tool names, as a person says them with their object."""
-_UNDO_VERBS = frozenset("unpublish archive deactivate disable unassign unlink unregister unshare".split())
+UNDO_VERBS = frozenset("unpublish archive deactivate disable unassign unlink unregister unshare".split())
 """Verbs that take a row away without deleting its idea: said as themselves ("unpublish the mock")."""
-_DESCRIBED_NOT_THINGS = frozenset("api v1 v2 v3 new get post put by id all one my the a".split())
-_GENERIC_UPDATES = frozenset("update change edit modify set put patch".split())
+DESCRIBED_NOT_THINGS = frozenset("api v1 v2 v3 new get post put by id all one my the a".split())
+GENERIC_UPDATES = frozenset("update change edit modify set put patch".split())
 """Verbs that only say "change it": the request names what changes instead."""
-_WHEN_OF = frozenset(
+WHEN_OF = frozenset(
     "visit appointment event travel departure delivery booking reservation meeting session class lesson "
     "pickup flight trip show concert match game".split()
 )
 """Things whose date and time say when they happen ("visit date" -> "on 2025-08-17")."""
-_NOMINAL_ENDINGS = frozenset(
+NOMINAL_ENDINGS = frozenset(
     ("", "e", "s", "es", "ing", "ings", "ion", "ions", "ation", "ations", "ment", "ments", "al")
 )
 """What turns a verb into the noun of its action (`follow` -> `following`, `activate` -> `activation`)."""
 
 
-def _nominal(entity: str, verb: str) -> bool:
+def names_the_act(entity: str, verb: str) -> bool:
     """Whether `entity` names the action of `verb` (`following` of `follow` or `unfollow`, `activation` of
     `activate`)."""
     head = entity.split(" ")[-1]
     verb = verb[2:] if verb.startswith("un") and not head.startswith("un") else verb
     stem = verb[:-1] if verb.endswith("e") else verb
-    return len(stem) >= 3 and head.startswith(stem) and head[len(stem) :] in _NOMINAL_ENDINGS
+    return len(stem) >= 3 and head.startswith(stem) and head[len(stem) :] in NOMINAL_ENDINGS
 
 
-_PREPOSITIONS = (
+PREPOSITIONS = (
     ("from", frozenset(("from", "origin", "source", "departure", "departure city", "from city", "origin city",
                         "departure location", "start location", "pickup location", "departure airport",
                         "origin airport")), None),
@@ -534,7 +534,7 @@ _PREPOSITIONS = (
 """Values said with a preposition: (preposition, names of their column in words, shape the value must have)."""
 
 
-def _same_words(a: str, b: str) -> bool:
+def same_words(a: str, b: str) -> bool:
     """Whether two clauses ask the same thing in other words ("find out the subjects of the webinars of
     organizer 12" and "check the subject of the webinar of organizer 12"): the same content words, each
     read in the singular, once the verbs of asking and the articles are set aside."""

@@ -24,7 +24,7 @@ from .. import __version__
 from ..artifacts import Artifact
 from ..config import to_dict
 from ..rollout.local import (
-    _HUB_ID,
+    HUB_ID,
     SMOLLM2,
     TRAINING_RECORD,
     adapter_base,
@@ -514,4 +514,4 @@ def _hyperparameters(stage: int, config: TrainConfig, trainer: Any) -> dict:
 def hub_base(folder: Path) -> str | None:
     """The Hub id of an adapter's base, or None when the base is local (a folder, a GGUF, another adapter)."""
     path, gguf = adapter_base(folder)
-    return path if (gguf is None and not Path(path).exists() and _HUB_ID.match(path)) else None
+    return path if (gguf is None and not Path(path).exists() and HUB_ID.match(path)) else None

@@ -78,16 +78,16 @@ from envscale.env.data.generate import (
     table_order,
 )
 from envscale.env.data.meaning import (
-    _ENTITY_MEANINGS,  # noqa: F401 (private, read by tests)
-    _EXACT_MEANINGS,  # noqa: F401
-    _TOKEN_MEANINGS,  # noqa: F401
+    ENTITY_MEANINGS,  # noqa: F401 (private, read by tests)
+    EXACT_MEANINGS,  # noqa: F401
+    TOKEN_MEANINGS,  # noqa: F401
     column_meaning,
     implicit_references,
     infer_hint,
     named_values,
 )
 from envscale.env.data.schemas import (
-    _acceptor,  # noqa: F401 (private, kept importable from here)
+    acceptor,  # noqa: F401 (private, kept importable from here)
     bound_schemas,
     pattern_value,
     schema_accepts,
@@ -95,8 +95,7 @@ from envscale.env.data.schemas import (
 )
 from envscale.env.data.values import column_value, format_id, id_prefix
 from envscale.env.data.vocabulary import (
-    _LEXICONS,  # noqa: F401 (private, read by tests)
-    _data,  # noqa: F401 (private, kept importable from here)
+    LEXICONS,  # noqa: F401 (private, read by tests)
 )
 
 __all__ = [

@@ -25,17 +25,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from envscale.env.data.meaning import (
-    _item_meaning,
-    _string_meaning,
-    _texts,
-    _tokens,
-    _words,
     column_meaning,
+    column_texts,
+    item_meaning,
+    lower_tokens,
+    name_words,
     named_values,
+    string_meaning,
 )
 from envscale.env.data.schemas import bound_schemas
 from envscale.env.data.values import FILLER_OBJECT_KEY
-from envscale.env.data.vocabulary import _STOCK, _data, _norm
+from envscale.env.data.vocabulary import STOCK, norm, word_data
 
 # ----------------------------------------------------------------------------------------------
 # Shapes of checkable values.
@@ -75,8 +75,8 @@ _CODE_SHAPE = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9 ._:/@*+#-]{1,119}$")
 def _is_generic(value: str, *, stock: bool = True) -> bool:
     """All the letters of `value` spell lorem words (Faker's en_US and Latin lorem lists) or, with
     `stock`, the stock filler words of the old generator ("compact", "kettle", ...)."""
-    tokens = _tokens(value)
-    generic = _data().generic if stock else _data().generic - _STOCK
+    tokens = lower_tokens(value)
+    generic = word_data().generic if stock else word_data().generic - STOCK
     return bool(tokens) and all(t in generic for t in tokens)
 
 
@@ -97,9 +97,9 @@ def _is_person(value: str) -> bool:
     words = value.replace(",", " ").split()
     if not 2 <= len(words) <= 5 or not all(_NAME_TOKEN.match(w) for w in words):
         return False
-    d = _data()
+    d = word_data()
     lowered = [w.strip(".").lower() for w in words]
-    if any(w in _STOCK for w in lowered):
+    if any(w in STOCK for w in lowered):
         return False
     return any(w in d.given or w in d.family for w in lowered) or not _is_generic(value)
 
@@ -113,7 +113,7 @@ def _is_single_name(value: str, names: frozenset[str]) -> bool:
 
 
 def _in_lexicon(value: str, name: str) -> bool:
-    return _norm(value) in _data().lexicons.get(name, frozenset())
+    return norm(value) in word_data().lexicons.get(name, frozenset())
 
 
 def _is_date(value: str) -> bool:
@@ -124,7 +124,7 @@ def _fits_location(value: str) -> bool:
     parts = [p.strip() for p in value.split(",")]
     if not 1 <= len(parts) <= 4 or not all(parts):
         return False
-    return all(_is_proper_name(p) or _norm(p) in _data().country_set or p.isupper() for p in parts)
+    return all(_is_proper_name(p) or norm(p) in word_data().country_set or p.isupper() for p in parts)
 
 
 _CLOCK_SHAPE = re.compile(r"^\d{1,2}:\d{2}(:\d{2})?$|^\d{4}-\d{2}-\d{2}")
@@ -138,9 +138,9 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
     "uuid": lambda v, a: bool(_UUID_SHAPE.match(v)),
     "person": lambda v, a: _is_person(v),
     "people": lambda v, a: all(_is_person(p.strip()) for p in re.split(r",|;| and ", v) if p.strip()),
-    "first_name": lambda v, a: _is_single_name(v, _data().given),
-    "last_name": lambda v, a: _is_single_name(v, _data().family),
-    "middle_name": lambda v, a: _is_single_name(v, _data().given) or bool(re.match(r"^[A-Z]\.?$", v)),
+    "first_name": lambda v, a: _is_single_name(v, word_data().given),
+    "last_name": lambda v, a: _is_single_name(v, word_data().family),
+    "middle_name": lambda v, a: _is_single_name(v, word_data().given) or bool(re.match(r"^[A-Z]\.?$", v)),
     "username": lambda v, a: bool(re.match(r"^@?[A-Za-z0-9][A-Za-z0-9._-]{2,31}$", v)) and not _is_generic(v),
     "email": lambda v, a: bool(_EMAIL_SHAPE.match(v)),
     "phone": lambda v, a: bool(_PHONE_SHAPE.match(v)) and sum(ch.isdigit() for ch in v) >= 7,
@@ -148,17 +148,19 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
     "job": lambda v, a: _is_proper_name(v) or _in_lexicon(v, "position"),
     "city": lambda v, a: _is_proper_name(v) and len(v.split()) <= 5 and not any(ch.isdigit() for ch in v),
     "state": lambda v, a: (
-        v in _data().states
-        or v in _data().states_abbr
+        v in word_data().states
+        or v in word_data().states_abbr
         or _is_proper_name(v)
         or bool(re.match(r"^[A-Z]{2,3}$", v))
     ),  # fmt: skip
-    "country": lambda v, a: _norm(v) in _data().country_set,
+    "country": lambda v, a: norm(v) in word_data().country_set,
     "country_code": lambda v, a: (
-        v.upper() in _data().alpha2 or v.upper() in _data().alpha3 or v.upper() in ("UK", "EU")
+        v.upper() in word_data().alpha2 or v.upper() in word_data().alpha3 or v.upper() in ("UK", "EU")
     ),  # fmt: skip
     "location": lambda v, a: _fits_location(v),
-    "address": lambda v, a: any(ch.isdigit() for ch in v) and len(_tokens(v)) >= 1 and len(v.split()) >= 2,
+    "address": lambda v, a: (
+        any(ch.isdigit() for ch in v) and len(lower_tokens(v)) >= 1 and len(v.split()) >= 2
+    ),
     "street": lambda v, a: len(v.split()) >= 2 and not _is_generic(v),
     "zip": lambda v, a: bool(re.match(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9 -]{2,9}$", v)),
     "airport": lambda v, a: (
@@ -182,16 +184,17 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
     "mime": lambda v, a: bool(re.match(r"^[a-z]+/[A-Za-z0-9.+-]+$", v)),
     "user_agent": lambda v, a: "/" in v and len(v) > 10,
     "currency": lambda v, a: (
-        v.upper() in _data().currencies or _norm(v) in _data().currency_names or v in "$€£¥"
+        v.upper() in word_data().currencies or norm(v) in word_data().currency_names or v in "$€£¥"
     ),
     "language": lambda v, a: (
-        v in _data().languages
+        v in word_data().languages
         or _in_lexicon(v, "language_code")
         or bool(re.match(r"^[a-z]{2}(?:[-_][A-Z]{2})?$", v))
     ),  # fmt: skip
     "locale": lambda v, a: bool(re.match(r"^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?$", v)),
     "color": lambda v, a: (
-        _norm(v) in _data().color_set or bool(re.match(r"^#?[0-9A-Fa-f]{6}$|^#[0-9A-Fa-f]{3}$|^rgba?\(", v))
+        norm(v) in word_data().color_set
+        or bool(re.match(r"^#?[0-9A-Fa-f]{6}$|^#[0-9A-Fa-f]{3}$|^rgba?\(", v))
     ),  # fmt: skip
     "date": lambda v, a: _is_date(v),
     "datetime": lambda v, a: bool(_DATETIME_SHAPE.match(v)) or _is_date(v),
@@ -288,7 +291,7 @@ def _cell_meaning(
     meaning of the column's name as a string column (`user_id` holds an id)."""
     meaning = column_meaning(table, column, column_spec, arguments, primary_key=primary_key)
     if meaning == "json":
-        meaning = _string_meaning(table, column, _texts(column_spec, arguments), ())
+        meaning = string_meaning(table, column, column_texts(column_spec, arguments), ())
     return meaning
 
 
@@ -299,14 +302,14 @@ def _is_filler_json(table: str, column: str, value: Any, arguments: Sequence[Any
     """A JSON cell that is filler (see `is_filler`): the last-resort object, or a list whose items do
     not fit what its name says they are."""
     if isinstance(value, dict):
-        if set(value) != {FILLER_OBJECT_KEY} or set(_words(column)) & _TAG_WORDS:
+        if set(value) != {FILLER_OBJECT_KEY} or set(name_words(column)) & _TAG_WORDS:
             return False
         tags = value[FILLER_OBJECT_KEY]
-        lexicon = _data().lexicons["tag"]
-        return isinstance(tags, list) and all(isinstance(t, str) and _norm(t) in lexicon for t in tags)
+        lexicon = word_data().lexicons["tag"]
+        return isinstance(tags, list) and all(isinstance(t, str) and norm(t) in lexicon for t in tags)
     if any(isinstance(item, dict) and _is_filler_json(table, column, item, ()) for item in value):
         return True
-    found = _item_meaning(table, column)
+    found = item_meaning(table, column)
     if found is None:
         return False
     _, meaning = found
@@ -340,7 +343,7 @@ def _is_filler_value(meaning: str, value: str, column_spec: dict[str, Any], argu
         return True
     if kind in _NAMED_FIT and (arguments or column_spec.get("description")):
         named = named_values(column_spec, arguments)
-        if value in named or _norm(value) in {_norm(v) for v in named}:
+        if value in named or norm(value) in {norm(v) for v in named}:
             return False
     check = _FITS.get(kind, _FITS["unknown"])
     return not check(value.strip(), arg)
@@ -353,12 +356,12 @@ def is_catch_phrase(value: str) -> bool:
     words = value.strip().split()
     if len(words) != 3:
         return False
-    return all(_norm(w) in part for w, part in zip(words, _buzz_words(), strict=True))
+    return all(norm(w) in part for w, part in zip(words, _buzz_words(), strict=True))
 
 
 @functools.lru_cache(maxsize=1)
 def _buzz_words() -> tuple[frozenset[str], ...]:
-    return tuple(frozenset(_norm(b) for b in part) for part in _data().buzz)
+    return tuple(frozenset(norm(b) for b in part) for part in word_data().buzz)
 
 
 def filler_counts(

@@ -33,20 +33,28 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from envscale.env.data.meaning import (
-    _PERSON_TOKENS,
-    _PLACE_TOKENS,
-    _bounds,
-    _singular,
-    _string_meaning,
-    _texts,
-    _words,
+    PERSON_TOKENS,
+    PLACE_TOKENS,
+    column_bounds,
     column_meaning,
+    column_texts,
     implicit_references,
+    name_words,
     named_values,
+    singular_word,
+    string_meaning,
 )
-from envscale.env.data.schemas import _acceptor, _fit_bound, bound_schemas, schema_value
-from envscale.env.data.values import _Col, _first, _last, _maker, _typed, format_id, id_prefix
-from envscale.env.data.vocabulary import _PLACES, _faker, _Place
+from envscale.env.data.schemas import acceptor, bound_schemas, fit_bound, schema_value
+from envscale.env.data.values import (
+    Col,
+    format_id,
+    id_prefix,
+    pick_first_name,
+    pick_last_name,
+    typed,
+    value_maker,
+)
+from envscale.env.data.vocabulary import PLACES, PlaceRow, faker_for
 from envscale.env.spec import SpecError, check_row_counts, is_nullable, validate_spec, value_problem
 
 DEFAULT_ROWS = 10
@@ -189,7 +197,7 @@ def _group(column: str, vocabulary: frozenset[str], table: str) -> str:
     parts = [p for p in re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", column).lower().split("_") if p]
     rest = [p for p in parts if p not in vocabulary]
     group = "_".join(rest)
-    return "" if group in ("", _singular(table.lower()), table.lower()) else group
+    return "" if group in ("", singular_word(table.lower()), table.lower()) else group
 
 
 _OWN_PERSON = frozenset(("person", "first_name", "last_name", "email", "username"))
@@ -201,7 +209,7 @@ _OWN_PLACE = frozenset(
 def _null_share(tspec: dict[str, Any], column: str, cspec: dict[str, Any], meaning: str) -> float:
     if not is_nullable(tspec, column) or cspec.get("unique") or meaning in ("id", "enum"):
         return 0.0
-    words = set(_words(column))
+    words = set(name_words(column))
     optional = (
         meaning.startswith(("text:", "title:"))
         or meaning in ("phone", "middle_name", "url", "people")
@@ -253,11 +261,11 @@ def _build_table(
     own_keys = keys[table]
     columns: dict[str, list[Any]] = {}
     people: dict[str, list[tuple[str, str]]] = {}
-    places: dict[str, list[_Place]] = {}
+    places: dict[str, list[PlaceRow]] = {}
     for column, cspec in tspec["columns"].items():
         where = f"cannot generate {n} rows of {table}.{column}"
         ref = cspec.get("references") or implicit.get((table, column))
-        fake = _faker(f"{seed}:{table}:{column}")
+        fake = faker_for(f"{seed}:{table}:{column}")
         rng = fake.random
         if column == pk:
             columns[column] = own_keys
@@ -310,7 +318,7 @@ def _value_column(
     rng: random.Random,
     fake: Any,
     people: dict[str, list[tuple[str, str]]],
-    places: dict[str, list[_Place]],
+    places: dict[str, list[PlaceRow]],
 ) -> list[Any]:
     tspec = spec["tables"][table]
     where = f"cannot generate {n} rows of {table}.{column}"
@@ -318,33 +326,33 @@ def _value_column(
         raise SpecError(f"{where}: it is unique but its enum has only {len(cspec['enum'])} values")
     args = bound.get((table, column), [])
     meaning = column_meaning(table, column, cspec, args)
-    texts = _texts(cspec, args)
+    texts = column_texts(cspec, args)
     if meaning == "json" and any(isinstance(a, dict) and a.get("type") == "string" for a in args):
-        meaning = f"json:{_string_meaning(table, column, texts, ())}"
-    c = _Col(table, column, cspec, meaning, rng, fake, now, texts=texts)
+        meaning = f"json:{string_meaning(table, column, texts, ())}"
+    c = Col(table, column, cspec, meaning, rng, fake, now, texts=texts)
     if meaning != "enum" and cspec["type"] in ("string", "json"):
         c.named = named_values(cspec, args)
     if c.kind == "num":
-        c.bounds = _bounds(args, texts)
+        c.bounds = column_bounds(args, texts)
     if meaning in _OWN_PERSON:
-        group = _group(column, _PERSON_TOKENS, table)
+        group = _group(column, PERSON_TOKENS, table)
         if group not in people:
             prng = random.Random(f"{seed}:{table}:@person:{group}")
-            people[group] = [(_first(prng), _last(prng)) for _ in range(n)]
+            people[group] = [(pick_first_name(prng), pick_last_name(prng)) for _ in range(n)]
         c.people = people[group]
     if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon"):
-        group = _group(column, _PLACE_TOKENS, table)
+        group = _group(column, PLACE_TOKENS, table)
         if group not in places:
             prng = random.Random(f"{seed}:{table}:@place:{group}")
-            places[group] = [prng.choice(_PLACES) for _ in range(n)]
+            places[group] = [prng.choice(PLACES) for _ in range(n)]
         c.places = places[group]
     if meaning == "json":  # not `json:<meaning>`, a string for string arguments
         c.shape = _json_shape(args)
-    make = _maker(c)
+    make = value_maker(c)
     structured = _structured(args) if meaning == "json" else None
     if structured is not None:  # the arguments declare the fields: fill them by their names
         make = lambda i: schema_value(structured, rng, now, name=column, context=table)  # noqa: E731
-    accepts = [_acceptor(s) for s in args]
+    accepts = [acceptor(s) for s in args]
     if args and meaning != "enum":
         # Arguments bound to the column list the values they take: draw from those all of them accept.
         enums = [
@@ -362,16 +370,16 @@ def _value_column(
         if null_share and rng.random() < null_share:
             values.append(None)
             continue
-        value = _typed(cspec, make(i))
+        value = typed(cspec, make(i))
         if args and meaning != "enum":
-            value = _fit_bound(value, cspec, args, rng, now, accepts, name=column, context=table)
+            value = fit_bound(value, cspec, args, rng, now, accepts, name=column, context=table)
         if unique:
             if "enum" in cspec and value in seen:
                 value = rng.choice([v for v in cspec["enum"] if v not in seen])
             for _ in range(10):
                 if value not in seen or "enum" in cspec:
                     break
-                candidate = _typed(cspec, make(i))
+                candidate = typed(cspec, make(i))
                 if all(a(candidate) for a in accepts):
                     value = candidate
             value = _make_unique(value, i + 1, seen)

@@ -4,11 +4,11 @@
 from the clock), `"num:money"`, `"lex:unit"`, `"named:team"`, `"status:order"`, `"title:movie"`,
 `"text:note"`, `"id"`, `"enum"` or `"unknown"`; the value makers (`values`) and the filler checks
 (`filler`) both read them. The rules are mostly tables of words: exact column names
-(`_EXACT_MEANINGS`), compound names whose most specific part wins (`_COMPOUNDS`: `email_address` is
+(`EXACT_MEANINGS`), compound names whose most specific part wins (`_COMPOUNDS`: `email_address` is
 an email, `phone_number` a phone, `zip_code` a zip code), the entity of an `<entity>_name`
-(`_ENTITY_MEANINGS`), the words of a name read from the last (`_TOKEN_MEANINGS`), phrases of
+(`ENTITY_MEANINGS`), the words of a name read from the last (`TOKEN_MEANINGS`), phrases of
 descriptions (`_DESC_RULES`), date windows (`_DATE_WINDOWS`) and kinds of numbers (`_NUMBER_KINDS`).
-The items of a list column come from its singular (`_item_meaning`: `product_list` holds products,
+The items of a list column come from its singular (`item_meaning`: `product_list` holds products,
 `ingredients` ingredients); a `parent` column is a key of its own table.
 
 Also here, what the spec says about a column's values (`named_values`, formats and bounds stated in
@@ -38,14 +38,14 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from envscale.env.data.vocabulary import _norm
+from envscale.env.data.vocabulary import norm
 from envscale.env.spec import GENERATORS
 
 # ----------------------------------------------------------------------------------------------
 # The words of a name.
 
 
-def _words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     """`shipToAddress2` -> `["ship", "to", "address"]` (digits dropped)."""
     return list(_split_words(name))
 
@@ -56,7 +56,7 @@ def _split_words(name: str) -> tuple[str, ...]:
     return tuple(w for w in re.split(r"[^a-z]+", text) if w)
 
 
-def _singular(word: str) -> str:
+def singular_word(word: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("sses", "ches", "shes", "xes")):
@@ -66,11 +66,11 @@ def _singular(word: str) -> str:
     return word
 
 
-def _tokens(value: str) -> list[str]:
+def lower_tokens(value: str) -> list[str]:
     return re.findall(r"[a-z]+", value.lower())
 
 
-def _mapping(text: str) -> dict[str, str]:
+def mapping(text: str) -> dict[str, str]:
     """`meaning: word word ...` lines -> `{word: meaning}`."""
     out: dict[str, str] = {}
     for line in text.strip().splitlines():
@@ -106,7 +106,7 @@ _PRODUCT_WORDS = frozenset(
     "order_item cart_item line_item".split()
 )
 # The entity of a `<entity>_name` column or a `name` column of an `<entity>s` table -> its meaning.
-_ENTITY_MEANINGS = _mapping(
+ENTITY_MEANINGS = mapping(
     """
 city: city town
 country: country
@@ -187,8 +187,8 @@ lex:crime: crime
 lex:ticker: stock
 """
 )
-# The last word of a column name -> its meaning (first match wins after the rules in `_string_meaning`).
-_TOKEN_MEANINGS = _mapping(
+# The last word of a column name -> its meaning (first match wins after the rules in `string_meaning`).
+TOKEN_MEANINGS = mapping(
     """
 text: description desc details notes note comment comments body content message msg text bio about greeting
 text: review reviews feedback statement answer reply response explanation reason instructions
@@ -376,7 +376,7 @@ username: user login handle username usernames
 code:account: account
 """
 )
-_EXACT_MEANINGS = _mapping(
+EXACT_MEANINGS = mapping(
     """
 first_name: first_name firstname given_name givenname fname forename nickname nick_name first
 last_name: last_name lastname surname family_name familyname lname last
@@ -539,22 +539,22 @@ _DATE_WINDOWS = (
         (1, 120),
     ),  # fmt: skip
 )
-_PAST_WINDOW = (-730, 0)
+PAST_WINDOW = (-730, 0)
 _FUTURE_WORDS = frozenset(w for words, (lo, _) in _DATE_WINDOWS if lo > 0 for w in words)
 
 
 def _date_window(name: str) -> str:
-    words = set(_words(name))
+    words = set(name_words(name))
     for keys, (lo, hi) in _DATE_WINDOWS:
         if words & keys:
             return f"{lo}:{hi}"
-    return f"{_PAST_WINDOW[0]}:{_PAST_WINDOW[1]}"
+    return f"{PAST_WINDOW[0]}:{PAST_WINDOW[1]}"
 
 
 _TEXT_KEYS = ("description", "default", "examples", "title")
 
 
-def _texts(column_spec: dict[str, Any], arguments: Sequence[Any]) -> str:
+def column_texts(column_spec: dict[str, Any], arguments: Sequence[Any]) -> str:
     """The descriptions of a column and of the arguments bound to it, lowercased, as one text."""
     parts = [column_spec.get("description")] + [
         a.get("description") for a in arguments if isinstance(a, dict)
@@ -663,18 +663,18 @@ _STATUS_CONTEXTS = (
     ({"user", "account", "member", "customer", "subscription", "profile", "employee", "license"}, "account"),
 )
 
-_PERSON_TOKENS = frozenset(
+PERSON_TOKENS = frozenset(
     "name full first last given family surname middle email mail address username user login handle "
     "display contact e".split()
 )
-_PLACE_TOKENS = frozenset(
+PLACE_TOKENS = frozenset(
     "city town state province country code iso zip zipcode postcode postal address street location loc "
     "timezone tz latitude longitude lat lon lng region line".split()
 )
 
 
 def _context(words: Iterable[str], table: str, contexts: Sequence[tuple[set[str], str]], default: str) -> str:
-    pool = {_singular(w) for w in words} | {_singular(w) for w in _words(table)}
+    pool = {singular_word(w) for w in words} | {singular_word(w) for w in name_words(table)}
     for keys, ctx in contexts:
         if pool & keys:
             return ctx
@@ -717,18 +717,20 @@ def column_meaning(
     formats = tuple(
         sorted({a["format"] for a in arguments if isinstance(a, dict) and isinstance(a.get("format"), str)})
     )
-    return _meaning(
+    return meaning_from_texts(
         table,
         column,
         column_spec["type"],
         column_spec.get("generator"),
-        _texts(column_spec, arguments),
+        column_texts(column_spec, arguments),
         formats,
     )
 
 
 @functools.lru_cache(maxsize=65536)
-def _meaning(table: str, column: str, ctype: str, generator: str | None, texts: str, formats: tuple) -> str:
+def meaning_from_texts(
+    table: str, column: str, ctype: str, generator: str | None, texts: str, formats: tuple
+) -> str:
     if generator is not None:
         return _hint_meaning(generator, table, column, texts)
     if ctype == "boolean":
@@ -737,15 +739,15 @@ def _meaning(table: str, column: str, ctype: str, generator: str | None, texts: 
         return "json"
     if ctype in ("integer", "number"):
         return _number_meaning(table, column, texts)
-    return _string_meaning(table, column, texts, formats)
+    return string_meaning(table, column, texts, formats)
 
 
 def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:
     by_hint = {
         "name": "person", "date": f"date:{_date_window(column)}", "datetime": f"datetime:{_date_window(column)}",
         "money": "num:money", "quantity": "num:quantity", "rating": "num:rating", "integer": "num:int",
-        "number": "num:float", "status": f"status:{_context(_words(column), table, _STATUS_CONTEXTS, 'generic')}",
-        "title": f"title:{_context(_words(column), table, _TITLE_CONTEXTS, 'generic')}", "text": "text:prose",
+        "number": "num:float", "status": f"status:{_context(name_words(column), table, _STATUS_CONTEXTS, 'generic')}",
+        "title": f"title:{_context(name_words(column), table, _TITLE_CONTEXTS, 'generic')}", "text": "text:prose",
     }  # fmt: skip
     return by_hint.get(hint, hint)
 
@@ -753,9 +755,9 @@ def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:
 _PLAYER_WORDS = frozenset({"player", "players", "character", "characters", "hero", "heroes", "rpg"})
 
 
-def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
+def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     n = column.lower()
-    words = _words(column)
+    words = name_words(column)
     last = words[-1] if words else n
     by_format = {
         "date": f"date:{_date_window(column)}", "date-time": f"datetime:{_date_window(column)}",
@@ -769,7 +771,7 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         n == "id"
         or last in ("id", "ids", "uid", "uids")
         or n.endswith("_id")
-        or (n.endswith("id") and n[:-2] in _ENTITY_MEANINGS)
+        or (n.endswith("id") and n[:-2] in ENTITY_MEANINGS)
         or _is_parent(words)
     ):
         return "uuid" if re.search(r"\buuid\b", texts) else "id"
@@ -777,10 +779,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         n.endswith("id")
         and len(n) > 4
         and n not in _NOT_IDS
-        and _singular(n[:-2]) in _PERSON_WORDS | _PRODUCT_WORDS
+        and singular_word(n[:-2]) in _PERSON_WORDS | _PRODUCT_WORDS
     ):
         return "id"
-    exact = _EXACT_MEANINGS.get(n) or _EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
+    exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
         return exact
     compound = _compound_meaning(table, words)
@@ -797,7 +799,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return "entity"
     if words in (["type"], ["kind"], ["type", "of"]):
         return "lex:type"
-    if "class" in words and (set(_words(table)) | set(re.findall(r"[a-z]+", texts.lower()))) & _PLAYER_WORDS:
+    if (
+        "class" in words
+        and (set(name_words(table)) | set(re.findall(r"[a-z]+", texts.lower()))) & _PLAYER_WORDS
+    ):
         return "lex:character_class"  # a player's class is a warrior or a mage, never `HttpClient`
     if len(words) == 2 and words[0] in ("last", "first") and words[1] in _EVENT_WORDS:
         return f"datetime:{_date_window(column)}"  # `last_update`, `first_activation`
@@ -819,7 +824,7 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     if n.endswith("name") and not n.endswith(("_name", "username", "surname")) and n != "name":
         entity = n[: -len("name")].rstrip("_")
         if entity:
-            words = [*_words(entity), "name"]
+            words = [*name_words(entity), "name"]
             last = "name"
     if last == "name":
         return _name_meaning(table, words[:-1], texts)
@@ -852,7 +857,7 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
                         r"\bcountry\b|\baddress\b|\bprovince\b", texts)  # fmt: skip
         return (
             "state"
-            if geo or _words(table)[-1:] in (["addresses"], ["locations"], ["cities"])
+            if geo or name_words(table)[-1:] in (["addresses"], ["locations"], ["cities"])
             else (f"status:{_context(words, table, _STATUS_CONTEXTS, 'generic')}")
         )
     if n.endswith("status") or last in ("status", "stage") or n.endswith("state") and len(n) > 5:
@@ -866,7 +871,7 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
             return "title:job"
         return f"title:{_context(words, table, _TITLE_CONTEXTS, 'generic')}"
     for word in reversed(words):
-        meaning = _TOKEN_MEANINGS.get(word)
+        meaning = TOKEN_MEANINGS.get(word)
         if meaning is None or (word in _HEAD_ONLY and word != last):
             continue  # `cell_type` is not a phone, `cell` is
         if meaning == "text":
@@ -900,7 +905,7 @@ _EVENT_WORDS = frozenset(
     "update activation mail login visit seen contact activity sync run access used message purchase order".split()
 )
 
-# Words that mean what `_TOKEN_MEANINGS` says only as the last word of a name (`cell` is a phone,
+# Words that mean what `TOKEN_MEANINGS` says only as the last word of a name (`cell` is a phone,
 # `cell_type` is not).
 _HEAD_ONLY = frozenset(("cell", "mobile"))
 
@@ -911,7 +916,7 @@ _HEAD_WORDS = {"address": "address", "addresses": "address", "addr": "address", 
                "number": "number", "numbers": "number", "num": "number", "no": "number", "nr": "number",
                "code": "code", "codes": "code"}  # fmt: skip
 _COMPOUNDS = {
-    "address": _mapping(
+    "address": mapping(
         """
 email: email mail e bcc cc reply
 ip: ip ipv ipv4 ipv6
@@ -921,12 +926,12 @@ url: web website url site internet homepage
 code:wallet: wallet
 """
     ),
-    "number": _mapping(
+    "number": mapping(
         """
 phone: phone mobile cell tel telephone contact fax whatsapp landline sms callback home office work
 """
     ),
-    "code": _mapping(
+    "code": mapping(
         """
 zip: zip postal post
 country_code: country
@@ -949,7 +954,7 @@ _COMPOUND_TAILS = frozenset(
 def _compound_meaning(table: str, words: Sequence[str]) -> str | None:
     """The meaning of a generic head given the word before it (`email_address` -> `"email"`,
     `ipAddress` -> `"ip"`, `web_address` -> `"url"`, `phonenumber` -> `"phone"`), or `None`."""
-    mail_table = bool({_singular(w) for w in _words(table)} & _MAIL_TABLE_WORDS)
+    mail_table = bool({singular_word(w) for w in name_words(table)} & _MAIL_TABLE_WORDS)
     for j in range(len(words) - 1, -1, -1):
         word = words[j]
         pairs = [(words[j - 1], word)] if j else []
@@ -980,7 +985,7 @@ def _is_parent(words: Sequence[str]) -> bool:
 
 def _dated(kind: str, column: str, texts: str) -> str:
     """A date/time meaning: `time`, or `date:<low>:<high>` / `datetime:<low>:<high>` (days from now)."""
-    fmt = _described_format(texts)
+    fmt = described_format(texts)
     if kind == "time" and fmt and "%d" in fmt and "%H" in fmt:
         kind = "datetime"
     if kind == "date" and fmt and "%H" in fmt and "%d" in fmt:
@@ -992,9 +997,9 @@ def _dated(kind: str, column: str, texts: str) -> str:
 
 def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
     """The meaning of `<entity>_name`, or of `name` given its table."""
-    table_words = [_singular(w) for w in _words(table)]
+    table_words = [singular_word(w) for w in name_words(table)]
     if entity_words:
-        entity = _singular(entity_words[-1])
+        entity = singular_word(entity_words[-1])
         own = bool(table_words) and entity == table_words[-1]
     else:
         entity, own = (table_words[-1] if table_words else ""), True
@@ -1006,8 +1011,8 @@ def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
         return "named:product"
     if entity == "branch" and re.search(r"\bgit|\brepo|\bcommit|\bmerge", f"{texts} {table}"):
         return "lex:branch"
-    if entity in _ENTITY_MEANINGS:
-        return _ENTITY_MEANINGS[entity]
+    if entity in ENTITY_MEANINGS:
+        return ENTITY_MEANINGS[entity]
     for pattern, meaning in _DESC_RULES:  # "the name of the team/player/company/..."
         if (meaning.startswith("named:") or meaning in ("person", "company")) and pattern.search(texts):
             return meaning
@@ -1029,12 +1034,12 @@ _FILE_WORDS = frozenset(("document", "attachment", "file", "upload"))
 
 
 @functools.lru_cache(maxsize=65536)
-def _item_meaning(table: str, column: str) -> tuple[str, str] | None:
+def item_meaning(table: str, column: str) -> tuple[str, str] | None:
     """The items of a list column: `(item name, meaning)` for a plural name or a `<thing>_list`
     (`product_list` -> `("product", "named:product")`, `phone_numbers` -> `("phone_number", "phone")`,
     `ingredients` -> `("ingredient", "lex:ingredient")`), `None` for a name that is not a list of
     items of a known meaning."""
-    words = _words(column)
+    words = name_words(column)
     if not words or set(words) & _DETAIL_MODIFIERS:
         return None
     last = words[-1]
@@ -1042,16 +1047,16 @@ def _item_meaning(table: str, column: str) -> tuple[str, str] | None:
         words = words[:-1]
     elif last in ("ids", "uids"):
         words = [*words[:-1], "id"]
-    elif last in _MASS_WORDS or _singular(last) == last:
+    elif last in _MASS_WORDS or singular_word(last) == last:
         return None
     else:
-        words = [*words[:-1], _singular(last)]
+        words = [*words[:-1], singular_word(last)]
     item, head = "_".join(words), words[-1]
     if head in _PERSON_WORDS:
         return item, "person"
     if head in _FILE_WORDS:
         return item, "filename"
-    meaning = _meaning(table, item, "string", None, "", ())
+    meaning = meaning_from_texts(table, item, "string", None, "", ())
     return None if meaning == "unknown" else (item, meaning)
 
 
@@ -1129,9 +1134,9 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
 
 
 def _number_meaning(table: str, column: str, texts: str) -> str:
-    words = set(_words(column))
-    words |= {_singular(w) for w in words}
-    if "id" in words or column.lower().endswith("_id") or _is_parent(_words(column)):
+    words = set(name_words(column))
+    words |= {singular_word(w) for w in words}
+    if "id" in words or column.lower().endswith("_id") or _is_parent(name_words(column)):
         return "id"
     if {"height"} & words and (column.lower().endswith("_m") or "meter" in texts):
         return "num:height_m"
@@ -1145,7 +1150,7 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
     return "num:int"
 
 
-_NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
+NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
     "weekday": (0, 6, 0), "monthday": (1, 28, 0),
 }  # fmt: skip
@@ -1181,7 +1186,7 @@ _PLACEHOLDER_WORDS = frozenset(
 
 
 @functools.lru_cache(maxsize=65536)
-def _described_format(texts: str) -> str | None:
+def described_format(texts: str) -> str | None:
     """The `strftime` format of a date/time template in a description ("formatted as 'MM/DD/YYYY'")."""
     for match in _TEMPLATE.finditer(texts):
         parts = re.split(r"([-/.: t])", match.group(1), flags=re.IGNORECASE)
@@ -1223,7 +1228,7 @@ def _described_bounds(texts: str) -> tuple[float | None, float | None]:
     return (float(low.group(1)) if low else None, float(high.group(1)) if high else None)
 
 
-def _bounds(arguments: Sequence[Any], texts: str) -> tuple[float | None, float | None]:
+def column_bounds(arguments: Sequence[Any], texts: str) -> tuple[float | None, float | None]:
     """Numeric bounds of a column: the bound arguments' `minimum`/`maximum`, else its description's."""
     lo, hi = _described_bounds(texts)
     for arg in arguments:
@@ -1278,13 +1283,13 @@ def _named_values(key: str) -> tuple[str, ...]:
     out: list[str] = []
     for value in found:
         value = value.strip()
-        words = _norm(value).split()
-        tokens = _tokens(value)
+        words = norm(value).split()
+        tokens = lower_tokens(value)
         if (
             not value
             or len(value) > 60
             or len(words) > 5
-            or _norm(value) in _STOP_VALUES
+            or norm(value) in _STOP_VALUES
             or words[:1] in (["the"], ["a"], ["an"], ["all"], ["any"], ["include"], ["including"])
             or set(tokens) & _NOT_VALUE_WORDS
             or re.search(r"['\"`]|^[^\w$#+-]|&&|\|\||:\s", value)
@@ -1319,7 +1324,7 @@ def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:
             name = column.lower()
             if column == tspec["primary_key"] or "references" in cspec or "enum" in cspec:
                 continue
-            if _is_parent(_words(column)) and cspec["type"] == pk_type and not cspec.get("unique"):
+            if _is_parent(name_words(column)) and cspec["type"] == pk_type and not cspec.get("unique"):
                 out[table, column] = table  # a tree: the parent is a row of the same table
                 continue
             if not (name.endswith("_id") or (name.endswith("id") and len(name) > 4)):

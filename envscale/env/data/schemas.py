@@ -5,7 +5,7 @@
 - `schema_accepts(schema, value)`: the JSON Schema check (`True` for a schema that cannot be checked);
 - `schema_value(schema, rng, now)` and `pattern_value(pattern, rng)`: a value meant to fit (enums,
   combinators, bounds, formats, simple regular expressions, arrays, objects), best effort;
-- `_fit_bound`: a generated cell, or, when an argument bound to its column rejects it, one they accept.
+- `fit_bound`: a generated cell, or, when an argument bound to its column rejects it, one they accept.
 
 Example:
 
@@ -33,9 +33,16 @@ from typing import Any
 
 import jsonschema
 
-from envscale.env.data.meaning import _NUMBER_RANGES, _item_meaning, _meaning, _singular, _words, named_values
-from envscale.env.data.values import _Col, _email, _first, _last, _slug, _string_value
-from envscale.env.data.vocabulary import _data
+from envscale.env.data.meaning import (
+    NUMBER_RANGES,
+    item_meaning,
+    meaning_from_texts,
+    name_words,
+    named_values,
+    singular_word,
+)
+from envscale.env.data.values import Col, email_for, pick_first_name, pick_last_name, slug_of, string_value
+from envscale.env.data.vocabulary import word_data
 from envscale.env.spec import value_problem
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -163,7 +170,7 @@ def schema_value(
         context (`str`, *optional*): What the value belongs to (a table, an enclosing object).
     """
     if not isinstance(schema, dict) or depth > 8:
-        return rng.choice(_data().words)
+        return rng.choice(word_data().words)
     if "const" in schema:
         return schema["const"]
     rest = {
@@ -230,7 +237,7 @@ def _leaf(name: str | None, context: str, kind: str, schema: dict[str, Any]) -> 
     if not name:
         return None
     texts = schema.get("description") if isinstance(schema.get("description"), str) else ""
-    meaning = _meaning(context, name, kind, None, texts.lower(), ())
+    meaning = meaning_from_texts(context, name, kind, None, texts.lower(), ())
     return "code:number" if meaning in _FAKER_MEANINGS else meaning
 
 
@@ -317,8 +324,8 @@ def _meaning_number(
     bounds, or `None` when the meaning has no range or it misses the bounds."""
     if meaning == "id":
         low, high, dec = 1, 9_999, 0
-    elif meaning.startswith("num:") and meaning[4:] in _NUMBER_RANGES and meaning[4:] not in ("int", "float"):
-        low, high, dec = _NUMBER_RANGES[meaning[4:]]
+    elif meaning.startswith("num:") and meaning[4:] in NUMBER_RANGES and meaning[4:] not in ("int", "float"):
+        low, high, dec = NUMBER_RANGES[meaning[4:]]
         high = high or year  # years: up to the present
     else:
         return None
@@ -346,11 +353,11 @@ def _meaning_number(
 
 def _item_name(name: str, context: str) -> str:
     """The name of one item of an array named `name`: `phone_numbers` -> `phone_number`."""
-    found = _item_meaning(context, name)
+    found = item_meaning(context, name)
     if found is not None:
         return found[0]
-    words = _words(name)
-    return "_".join([*words[:-1], _singular(words[-1])]) if words else name
+    words = name_words(name)
+    return "_".join([*words[:-1], singular_word(words[-1])]) if words else name
 
 
 def _schema_string(
@@ -516,7 +523,7 @@ def _named_string(
     if meaning in (None, "unknown") or (examples and rng.random() < 0.3):
         return rng.choice(examples) if examples else None
     texts = schema.get("description", "").lower() if isinstance(schema.get("description"), str) else ""
-    value = _string_value(_Col(context, name, {"type": "string"}, meaning, rng, None, now, texts=texts), 0)
+    value = string_value(Col(context, name, {"type": "string"}, meaning, rng, None, now, texts=texts), 0)
     return value if isinstance(value, str) else None
 
 
@@ -528,13 +535,13 @@ def _described_string(schema: dict[str, Any], rng: random.Random, now: dt.dateti
     if examples and rng.random() < 0.5:
         return rng.choice(examples)
     texts = schema.get("description") if isinstance(schema.get("description"), str) else ""
-    meaning = _meaning("", "", "string", None, texts.lower(), ()) if texts else "unknown"
+    meaning = meaning_from_texts("", "", "string", None, texts.lower(), ()) if texts else "unknown"
     if meaning in ("id", "uuid"):  # an id of nothing named: a UUID
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
     if meaning == "unknown" or meaning in _FAKER_MEANINGS:
         named = examples or list(named_values({}, [schema]))
         return rng.choice(named) if named else None
-    value = _string_value(_Col("", "", {"type": "string"}, meaning, rng, None, now, texts=texts.lower()), 0)
+    value = string_value(Col("", "", {"type": "string"}, meaning, rng, None, now, texts=texts.lower()), 0)
     return value if isinstance(value, str) else None
 
 
@@ -548,15 +555,15 @@ def _format_value(fmt: Any, rng: random.Random, now: dt.datetime) -> str:
     if fmt == "time":
         return f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:00"
     if fmt in ("email", "idn-email"):
-        return _email(_first(rng), _last(rng), rng)
+        return email_for(pick_first_name(rng), pick_last_name(rng), rng)
     if fmt in ("uri", "url", "iri"):
-        return f"https://www.{_slug(_last(rng))}.com/"
+        return f"https://www.{slug_of(pick_last_name(rng))}.com/"
     if fmt == "uuid":
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-    return rng.choice(_data().words)
+    return rng.choice(word_data().words)
 
 
-def _acceptor(schema: Any) -> Callable[[Any], bool]:
+def acceptor(schema: Any) -> Callable[[Any], bool]:
     """`schema_accepts(schema, value)` as a function of `value`, with the schema's checks compiled once."""
     if not isinstance(schema, dict):
         return lambda value: schema is not False
@@ -580,7 +587,7 @@ def _acceptor(schema: Any) -> Callable[[Any], bool]:
     return accepts
 
 
-def _fit_bound(
+def fit_bound(
     value: Any,
     column_spec: dict[str, Any],
     schemas: list[dict[str, Any]],
@@ -593,7 +600,7 @@ def _fit_bound(
 ) -> Any:
     """`value`, or when some argument bound to its column rejects it, a value those arguments accept
     (drawn by the meaning of the column's `name` in its table, `context`, where the schema leaves room)."""
-    accepts = [_acceptor(s) for s in schemas] if accepts is None else accepts
+    accepts = [acceptor(s) for s in schemas] if accepts is None else accepts
     if all(a(value) for a in accepts):
         return value
     fallback = None

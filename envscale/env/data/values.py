@@ -1,6 +1,6 @@
 """Values by meaning: for each column, the function of a row index that draws its values.
 
-`_maker(c)` turns a column's context (`_Col`: its meaning, seeded generator, clock, the values the
+`value_maker(c)` turns a column's context (`Col`: its meaning, seeded generator, clock, the values the
 spec names for it, its bounds and the people and places of its rows) into `i -> value`: people
 (names, and emails and usernames built from the person of the row), places (city, state, country,
 time zone and coordinates of one real place), organisations, named things and titles, text, codes,
@@ -38,48 +38,48 @@ from collections.abc import Callable
 from typing import Any
 
 from envscale.env.data.meaning import (
-    _NUMBER_RANGES,
-    _PAST_WINDOW,
-    _described_format,
-    _item_meaning,
-    _mapping,
-    _meaning,
-    _singular,
-    _texts,
-    _words,
+    NUMBER_RANGES,
+    PAST_WINDOW,
     column_meaning,
+    column_texts,
+    described_format,
+    item_meaning,
+    mapping,
+    meaning_from_texts,
+    name_words,
+    singular_word,
 )
 from envscale.env.data.vocabulary import (
-    _AIRPORTS,
-    _CODEWORDS,
-    _DOCS,
-    _ERRORS,
-    _HOTEL_BRANDS,
-    _INTL_FIRST,
-    _INTL_LAST,
-    _LEXICONS,
-    _LOCALES,
-    _MAJOR_CURRENCIES,
-    _MAJOR_LANGUAGES,
-    _MASCOTS,
-    _NEIGHBORHOODS,
-    _NOTE_TEMPLATES,
-    _PLACES,
-    _PRODUCT_ADJ,
-    _PRODUCT_BRANDS,
-    _PRODUCT_NOUN,
-    _PROSE,
-    _QUERY_WORDS,
-    _RECOVERY_QUESTIONS,
-    _RESTAURANT_KINDS,
-    _STATUSES,
-    _TITLES,
-    _TOPICS,
-    _VENUE_KINDS,
-    _data,
-    _faker,
-    _norm,
-    _Place,
+    AIRPORTS,
+    CODEWORDS,
+    DOCS,
+    ERRORS,
+    HOTEL_BRANDS,
+    INTL_FIRST,
+    INTL_LAST,
+    LEXICONS,
+    LOCALES,
+    MAJOR_CURRENCIES,
+    MAJOR_LANGUAGES,
+    MASCOTS,
+    NEIGHBORHOODS,
+    NOTE_TEMPLATES,
+    PLACES,
+    PRODUCT_ADJ,
+    PRODUCT_BRANDS,
+    PRODUCT_NOUN,
+    PROSE,
+    QUERY_WORDS,
+    RECOVERY_QUESTIONS,
+    RESTAURANT_KINDS,
+    STATUSES,
+    TITLES,
+    TOPICS,
+    VENUE_KINDS,
+    PlaceRow,
+    faker_for,
+    norm,
+    word_data,
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ from envscale.env.data.vocabulary import (
 
 
 @dataclasses.dataclass
-class _Col:
+class Col:
     table: str
     column: str
     spec: dict[str, Any]
@@ -99,7 +99,7 @@ class _Col:
     texts: str = ""
     bounds: tuple[float | None, float | None] = (None, None)
     people: list[tuple[str, str]] | None = None
-    places: list[_Place] | None = None
+    places: list[PlaceRow] | None = None
     shape: str | None = None  # a json column's declared shape ("object", "array"), when arguments say
 
     @property
@@ -111,22 +111,22 @@ class _Col:
         return self.meaning.split(":", 1)[1] if ":" in self.meaning else ""
 
 
-def _first(rng: random.Random) -> str:
-    d = _data()
-    return rng.choices(d.first, cum_weights=d.first_cum)[0] if rng.random() < 0.9 else rng.choice(_INTL_FIRST)
+def pick_first_name(rng: random.Random) -> str:
+    d = word_data()
+    return rng.choices(d.first, cum_weights=d.first_cum)[0] if rng.random() < 0.9 else rng.choice(INTL_FIRST)
 
 
-def _last(rng: random.Random) -> str:
-    d = _data()
-    return rng.choices(d.last, cum_weights=d.last_cum)[0] if rng.random() < 0.9 else rng.choice(_INTL_LAST)
+def pick_last_name(rng: random.Random) -> str:
+    d = word_data()
+    return rng.choices(d.last, cum_weights=d.last_cum)[0] if rng.random() < 0.9 else rng.choice(INTL_LAST)
 
 
-def _person(c: _Col, i: int) -> tuple[str, str]:
-    return c.people[i] if c.people is not None else (_first(c.rng), _last(c.rng))
+def _person(c: Col, i: int) -> tuple[str, str]:
+    return c.people[i] if c.people is not None else (pick_first_name(c.rng), pick_last_name(c.rng))
 
 
-def _place(c: _Col, i: int) -> _Place:
-    return c.places[i] if c.places is not None else c.rng.choice(_PLACES)
+def _place(c: Col, i: int) -> PlaceRow:
+    return c.places[i] if c.places is not None else c.rng.choice(PLACES)
 
 
 def _ascii(text: str) -> str:
@@ -135,7 +135,7 @@ def _ascii(text: str) -> str:
     )
 
 
-def _email(first: str, last: str, rng: random.Random) -> str:
+def email_for(first: str, last: str, rng: random.Random) -> str:
     f, la = _ascii(first), _ascii(last)
     local = rng.choice(
         (f"{f}.{la}", f"{f}.{la}", f"{f[:1]}{la}", f"{f}{la}{rng.randrange(10, 99)}", f"{f}_{la}")
@@ -151,38 +151,38 @@ def _username(first: str, last: str, rng: random.Random) -> str:
 
 
 def _company(rng: random.Random) -> str:
-    d = _data()
-    a, b = _last(rng), _last(rng)
-    return rng.choice((f"{a} {rng.choice(d.company_suffixes)}", f"{a}-{b}", f"{a}, {b} and {_last(rng)}", f"{a} {b} {rng.choice(('Group', 'Partners', 'Holdings', 'Labs', 'Industries', 'Solutions'))}"))  # fmt: skip
+    d = word_data()
+    a, b = pick_last_name(rng), pick_last_name(rng)
+    return rng.choice((f"{a} {rng.choice(d.company_suffixes)}", f"{a}-{b}", f"{a}, {b} and {pick_last_name(rng)}", f"{a} {b} {rng.choice(('Group', 'Partners', 'Holdings', 'Labs', 'Industries', 'Solutions'))}"))  # fmt: skip
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", _norm(text))).strip("-") or "site"
+def slug_of(text: str) -> str:
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", norm(text))).strip("-") or "site"
 
 
 def _product(rng: random.Random) -> str:
-    return f"{rng.choice(_PRODUCT_BRANDS)} {rng.choice(_PRODUCT_ADJ)} {rng.choice(_PRODUCT_NOUN)}"
+    return f"{rng.choice(PRODUCT_BRANDS)} {rng.choice(PRODUCT_ADJ)} {rng.choice(PRODUCT_NOUN)}"
 
 
 def _sentence(rng: random.Random, low: int = 6, high: int = 12) -> str:
-    words = rng.choices(_data().words, k=rng.randint(low, high))
+    words = rng.choices(word_data().words, k=rng.randint(low, high))
     return " ".join(words).capitalize() + "."
 
 
-def _date_value(c: _Col, i: int, kind: str) -> str:
-    lo, hi = (int(x) for x in c.arg.split(":")) if c.arg.count(":") == 1 else _PAST_WINDOW
+def _date_value(c: Col, i: int, kind: str) -> str:
+    lo, hi = (int(x) for x in c.arg.split(":")) if c.arg.count(":") == 1 else PAST_WINDOW
     moment = c.now + dt.timedelta(seconds=c.rng.randrange(lo * 86400, max(lo * 86400 + 1, hi * 86400)))
     if lo > 0:  # future dates fall in working hours, whole quarters of an hour
         moment = moment.replace(hour=c.rng.randint(8, 19), minute=c.rng.choice((0, 15, 30, 45)), second=0)
-    fmt = _described_format(c.texts)
+    fmt = described_format(c.texts)
     if fmt and ("%d" in fmt or "%m" in fmt) and (kind == "datetime" or "%H" not in fmt):
         return moment.strftime(fmt)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if kind == "datetime" else moment.date().isoformat()
 
 
-def _time_value(c: _Col, i: int) -> str:
+def _time_value(c: Col, i: int) -> str:
     hour, minute = c.rng.randint(7, 21), c.rng.choice((0, 15, 30, 45))
-    fmt = _described_format(c.texts)
+    fmt = described_format(c.texts)
     moment = c.now.replace(hour=hour, minute=minute, second=0)
     if fmt and "%H" in fmt:
         return moment.strftime(fmt)
@@ -191,60 +191,66 @@ def _time_value(c: _Col, i: int) -> str:
     return moment.strftime("%H:%M")
 
 
-def _named_entity(c: _Col, i: int) -> str:
+def _named_entity(c: Col, i: int) -> str:
     r, what = c.rng, c.arg
-    if what in _TITLES:
-        return r.choice(_TITLES[what])
+    if what in TITLES:
+        return r.choice(TITLES[what])
     place = _place(c, i)
     templates: dict[str, Callable[[], str]] = {
-        "team": lambda: f"{place.city} {r.choice(_MASCOTS)}",
+        "team": lambda: f"{place.city} {r.choice(MASCOTS)}",
         "hotel": lambda: (
-            f"{r.choice(_HOTEL_BRANDS)} {place.city}" + r.choice(("", "", " Downtown", " Airport"))
+            f"{r.choice(HOTEL_BRANDS)} {place.city}" + r.choice(("", "", " Downtown", " Airport"))
         ),
         "restaurant": lambda: r.choice(
             (
-                f"{_first(r)}'s {r.choice(_RESTAURANT_KINDS)}",
-                f"{_last(r)} {r.choice(_RESTAURANT_KINDS)}",
-                f"The {r.choice(_CODEWORDS)} {r.choice(_RESTAURANT_KINDS)}",
+                f"{pick_first_name(r)}'s {r.choice(RESTAURANT_KINDS)}",
+                f"{pick_last_name(r)} {r.choice(RESTAURANT_KINDS)}",
+                f"The {r.choice(CODEWORDS)} {r.choice(RESTAURANT_KINDS)}",
             )  # fmt: skip
         ),
-        "venue": lambda: f"{r.choice((_last(r), place.city))} {r.choice(_VENUE_KINDS)}",
+        "venue": lambda: f"{r.choice((pick_last_name(r), place.city))} {r.choice(VENUE_KINDS)}",
         "building": lambda: r.choice(
             (
-                f"{_last(r)} Tower",
-                f"{r.choice(_CODEWORDS)} Apartments",
-                f"The {_last(r)} Building",
-                f"{r.choice(_CODEWORDS)} Heights",
+                f"{pick_last_name(r)} Tower",
+                f"{r.choice(CODEWORDS)} Apartments",
+                f"The {pick_last_name(r)} Building",
+                f"{r.choice(CODEWORDS)} Heights",
             )  # fmt: skip
         ),
         "event": lambda: r.choice(
             (
                 f"{place.city} {r.choice(('Jazz', 'Blues', 'Film', 'Food', 'Wine', 'Book', 'Tech'))} Festival",
-                f"{r.choice(_CODEWORDS)} Summit {c.now.year}",
-                f"{_last(r)} Charity Gala",
+                f"{r.choice(CODEWORDS)} Summit {c.now.year}",
+                f"{pick_last_name(r)} Charity Gala",
                 f"{place.city} Marathon",
             )  # fmt: skip
         ),
         "project": lambda: r.choice(
             (
-                f"Project {r.choice(_CODEWORDS)}",
-                f"{r.choice(_CODEWORDS)} {r.choice(('Platform', 'API', 'Dashboard', 'Migration', 'Mobile App'))}",
+                f"Project {r.choice(CODEWORDS)}",
+                f"{r.choice(CODEWORDS)} {r.choice(('Platform', 'API', 'Dashboard', 'Migration', 'Mobile App'))}",
             )
         ),  # fmt: skip
         "product": lambda: _product(r),
         "school": lambda: r.choice(
-            (f"University of {place.city}", f"{_last(r)} High School", f"{place.city} Community College")
+            (
+                f"University of {place.city}",
+                f"{pick_last_name(r)} High School",
+                f"{place.city} Community College",
+            )
         ),  # fmt: skip
-        "hospital": lambda: r.choice((f"{place.city} General Hospital", f"St. {_first(r)}'s Medical Center")),
-        "district": lambda: r.choice(_NEIGHBORHOODS),
-        "park": lambda: r.choice((f"{_last(r)} Park", f"{place.city} Botanical Garden")),
+        "hospital": lambda: r.choice(
+            (f"{place.city} General Hospital", f"St. {pick_first_name(r)}'s Medical Center")
+        ),
+        "district": lambda: r.choice(NEIGHBORHOODS),
+        "park": lambda: r.choice((f"{pick_last_name(r)} Park", f"{place.city} Botanical Garden")),
         "store": lambda: r.choice(
-            (f"{place.city} {r.choice(_NEIGHBORHOODS)} Branch", f"{_last(r)}'s Market")
+            (f"{place.city} {r.choice(NEIGHBORHOODS)} Branch", f"{pick_last_name(r)}'s Market")
         ),
         "room": lambda: r.choice(
             (
                 f"Conference Room {r.choice('ABCDEF')}",
-                f"{r.choice(_CODEWORDS)} Room",
+                f"{r.choice(CODEWORDS)} Room",
                 f"Meeting Room {r.randint(1, 12)}",
             )
         ),  # fmt: skip
@@ -253,25 +259,25 @@ def _named_entity(c: _Col, i: int) -> str:
         ),  # fmt: skip
         "station": lambda: f"{place.city} {r.choice(('Central Station', 'Union Station', 'North Station'))}",
         "library": lambda: f"{place.city} Public Library",
-        "character": lambda: f"{_first(r)} {_last(r)}",
+        "character": lambda: f"{pick_first_name(r)} {pick_last_name(r)}",
         "festival": lambda: f"{place.city} Music Festival",
     }
     if what in templates:
         return templates[what]()
-    thing = " ".join(w.capitalize() for w in _words(c.column) if w != "name") or " ".join(
-        w.capitalize() for w in _words(_singular(c.table))
+    thing = " ".join(w.capitalize() for w in name_words(c.column) if w != "name") or " ".join(
+        w.capitalize() for w in name_words(singular_word(c.table))
     )
-    return f"{r.choice(_CODEWORDS)} {thing}".strip()
+    return f"{r.choice(CODEWORDS)} {thing}".strip()
 
 
-def _title(c: _Col, i: int) -> str:
+def _title(c: Col, i: int) -> str:
     r, ctx = c.rng, c.arg
     if ctx == "product":
         return _product(r)
-    if ctx in _TITLES:
-        return r.choice(_TITLES[ctx])
+    if ctx in TITLES:
+        return r.choice(TITLES[ctx])
     if ctx == "job":
-        return r.choice(_data().jobs)
+        return r.choice(word_data().jobs)
     if ctx == "task":
         verb = r.choice(("Fix", "Update", "Review", "Add", "Remove", "Migrate", "Investigate", "Document"))
         thing = r.choice(("login timeout on mobile", "invoice PDF export", "search filters", "onboarding emails",
@@ -282,32 +288,32 @@ def _title(c: _Col, i: int) -> str:
     if ctx == "course":
         return _named_entity(dataclasses.replace(c, meaning="named:course"), i)
     # a title by what it titles ("Cascade Institution"), never a catch phrase ("Upgradable heuristic help-desk")
-    thing = " ".join(w.capitalize() for w in _words(_singular(c.table))) or "Plan"
-    return f"{r.choice(_CODEWORDS)} {thing}"
+    thing = " ".join(w.capitalize() for w in name_words(singular_word(c.table))) or "Plan"
+    return f"{r.choice(CODEWORDS)} {thing}"
 
 
 def _prose(r: random.Random, now: dt.datetime) -> str:
-    place = r.choice(_PLACES)
+    place = r.choice(PLACES)
     slots = {
-        "first": _first(r), "last": _last(r), "city": place.city, "country": place.country,
-        "weekday": r.choice(_LEXICONS["weekday"]), "month": r.choice(_LEXICONS["month"][:12]),
+        "first": pick_first_name(r), "last": pick_last_name(r), "city": place.city, "country": place.country,
+        "weekday": r.choice(LEXICONS["weekday"]), "month": r.choice(LEXICONS["month"][:12]),
         "time": f"{r.randint(8, 18)}:{r.choice(('00', '15', '30', '45'))}", "product": _product(r),
-        "doc": r.choice(_DOCS), "dept": r.choice(_LEXICONS["department"]), "n": r.randint(2, 45),
-        "event": _named_entity_of("event", r, now, place), "cuisine": r.choice(_LEXICONS["cuisine"][:16]).capitalize(),
-        "project": f"Project {r.choice(_CODEWORDS)}", "language": r.choice(_MAJOR_LANGUAGES), "company": _company(r),
-        "topic": r.choice(_TOPICS), "ref": f"INV-{r.randint(1000, 99999)}",
+        "doc": r.choice(DOCS), "dept": r.choice(LEXICONS["department"]), "n": r.randint(2, 45),
+        "event": _named_entity_of("event", r, now, place), "cuisine": r.choice(LEXICONS["cuisine"][:16]).capitalize(),
+        "project": f"Project {r.choice(CODEWORDS)}", "language": r.choice(MAJOR_LANGUAGES), "company": _company(r),
+        "topic": r.choice(TOPICS), "ref": f"INV-{r.randint(1000, 99999)}",
     }  # fmt: skip
-    return r.choice(_PROSE).format(**slots)
+    return r.choice(PROSE).format(**slots)
 
 
-def _named_entity_of(what: str, r: random.Random, now: dt.datetime, place: _Place) -> str:
-    return _named_entity(_Col("", "", {"type": "string"}, f"named:{what}", r, None, now, places=[place]), 0)
+def _named_entity_of(what: str, r: random.Random, now: dt.datetime, place: PlaceRow) -> str:
+    return _named_entity(Col("", "", {"type": "string"}, f"named:{what}", r, None, now, places=[place]), 0)
 
 
-def _text(c: _Col, i: int) -> str:
+def _text(c: Col, i: int) -> str:
     r = c.rng
     if c.arg == "note" and r.random() < 0.6:
-        return r.choice(_NOTE_TEMPLATES)
+        return r.choice(NOTE_TEMPLATES)
     if c.arg == "review" and r.random() < 0.7:
         return r.choice(
             (
@@ -322,28 +328,26 @@ def _text(c: _Col, i: int) -> str:
             )  # fmt: skip
         )
     if re.search(r"(?:^|_)bio(?:$|_)|biography|about", c.column.lower()):
-        hobby = r.sample(_LEXICONS["hobby"], 2)
-        return (
-            f"{r.choice(_data().jobs)} based in {r.choice(_PLACES).city}. Enjoys {hobby[0]} and {hobby[1]}."
-        )
+        hobby = r.sample(LEXICONS["hobby"], 2)
+        return f"{r.choice(word_data().jobs)} based in {r.choice(PLACES).city}. Enjoys {hobby[0]} and {hobby[1]}."
     if (
-        set(_words(c.table)) & {"products", "product", "items", "item", "listings"}
+        set(name_words(c.table)) & {"products", "product", "items", "item", "listings"}
         and "desc" in c.column.lower()
     ):
         return f"{_product(r)} with a {r.randint(1, 5)}-year warranty. Ships within {r.randint(1, 5)} business days."
     return _prose(r, c.now)
 
 
-def _lexicon_value(c: _Col, i: int) -> str:
+def _lexicon_value(c: Col, i: int) -> str:
     name = c.arg
-    if c.named and (name == "type" or c.rng.random() < 0.85 or name not in _LEXICONS):  # "calendar#event"
+    if c.named and (name == "type" or c.rng.random() < 0.85 or name not in LEXICONS):  # "calendar#event"
         return c.rng.choice(c.named)
     if name == "unit" and re.search(r"\b(?:metric|imperial)\b", c.texts):
         return c.rng.choice(("metric", "imperial"))
-    return c.rng.choice(_LEXICONS[name])
+    return c.rng.choice(LEXICONS[name])
 
 
-def _code(c: _Col, i: int) -> str:
+def _code(c: Col, i: int) -> str:
     r, what, f = c.rng, c.arg, c.fake
     up, digits = "ABCDEFGHJKLMNPQRSTUVWXYZ", "0123456789"
 
@@ -386,7 +390,7 @@ def _code(c: _Col, i: int) -> str:
     return f"{pick(up, 2)}-{pick(digits, 4)}"
 
 
-def _secret(c: _Col, i: int) -> str:
+def _secret(c: Col, i: int) -> str:
     r, what = c.rng, c.arg
     alnum = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
     if what == "password":
@@ -406,9 +410,9 @@ def _secret(c: _Col, i: int) -> str:
     return "".join(r.choices(alnum, k=40))
 
 
-def _path(c: _Col, i: int, kind: str) -> str:
+def _path(c: Col, i: int, kind: str) -> str:
     r = c.rng
-    user = _ascii(_first(r))
+    user = _ascii(pick_first_name(r))
     root = r.choice((f"/home/{user}", "/var/data", "/srv/app", "/opt/backups", f"/Users/{user}/Documents", "/mnt/storage"))  # fmt: skip
     folder = r.choice(
         ("reports", "images", "exports", "projects", "logs", "backups", "invoices", "models", "config")
@@ -418,7 +422,7 @@ def _path(c: _Col, i: int, kind: str) -> str:
     return f"{root}/{folder}/{_filename(c)}"
 
 
-def _filename(c: _Col) -> str:
+def _filename(c: Col) -> str:
     r = c.rng
     stem = r.choice(("report", "invoice", "photo", "backup", "data", "notes", "resume", "budget", "presentation",
                      "contract", "export", "screenshot", "summary", "schedule"))  # fmt: skip
@@ -426,8 +430,8 @@ def _filename(c: _Col) -> str:
     return f"{stem}_{c.now.year - r.randint(0, 2)}_{r.randint(1, 99):02d}.{ext}"
 
 
-def _string_value(c: _Col, i: int) -> str:
-    r, kind, d = c.rng, c.kind, _data()
+def string_value(c: Col, i: int) -> str:
+    r, kind, d = c.rng, c.kind, word_data()
     # Values the spec names: always for an unknown meaning; for a vocabulary, unless it names only one
     # or two (then mixed with the vocabulary's); now and then for titles and named things.
     named_first = (
@@ -442,11 +446,11 @@ def _string_value(c: _Col, i: int) -> str:
         return f"{first} {last}"
     if kind in ("first_name", "last_name", "middle_name"):
         first, last = _person(c, i)
-        return last if kind == "last_name" else first if kind == "first_name" else _first(r)
+        return last if kind == "last_name" else first if kind == "first_name" else pick_first_name(r)
     if kind == "people":
-        return ", ".join(f"{_first(r)} {_last(r)}" for _ in range(r.randint(2, 3)))
+        return ", ".join(f"{pick_first_name(r)} {pick_last_name(r)}" for _ in range(r.randint(2, 3)))
     if kind == "email":
-        return _email(*_person(c, i), r)
+        return email_for(*_person(c, i), r)
     if kind == "username":
         return _username(*_person(c, i), r)
     if kind == "phone":
@@ -462,7 +466,7 @@ def _string_value(c: _Col, i: int) -> str:
         return _place(c, i).city
     if kind == "state":
         place = _place(c, i)
-        us = place if place.us else r.choice(_PLACES[:35])
+        us = place if place.us else r.choice(PLACES[:35])
         abbr = re.search(r"abbrev|two[- ]letter|\bcode\b|e\.g\.,? ?'?[a-z]{2}\b", c.texts)
         return us.region_code if abbr else us.region
     if kind == "country":
@@ -475,32 +479,32 @@ def _string_value(c: _Col, i: int) -> str:
     if kind == "location":
         place = _place(c, i)
         if not place.us and r.random() < 0.6 and "country" not in c.texts:
-            place = r.choice(_PLACES[:35])
+            place = r.choice(PLACES[:35])
         return f"{place.city}, {place.region_code}" if place.us else f"{place.city}, {place.country}"
     if kind in ("address", "street"):
         place = _place(c, i)
-        street = f"{r.randint(1, 9899)} {_last(r)} {r.choice(d.street_suffixes)}"
+        street = f"{r.randint(1, 9899)} {pick_last_name(r)} {r.choice(d.street_suffixes)}"
         if kind == "street" or not place.us:
             return street if kind == "street" else f"{street}, {place.city}, {place.country}"
         return f"{street}, {place.city}, {place.region_code} {r.randint(10000, 99950)}"
     if kind == "zip":
         return f"{r.randint(1001, 99950):05d}"
     if kind == "airport":
-        return r.choice(_AIRPORTS)
+        return r.choice(AIRPORTS)
     if kind == "timezone":
         return _place(c, i).timezone if r.random() < 0.8 else r.choice(d.timezones)
     if kind == "coord":
         place = _place(c, i)
         return f"{place.lat + r.uniform(-0.05, 0.05):.4f}, {place.lon + r.uniform(-0.05, 0.05):.4f}"
     if kind == "url":
-        site = _slug(_last(r)) + r.choice(("", "-co", "-shop", "-labs", "-media"))
+        site = slug_of(pick_last_name(r)) + r.choice(("", "-co", "-shop", "-labs", "-media"))
         if re.search(r"image|img|photo|avatar|thumbnail|picture|logo", c.column.lower()):
             return f"https://cdn.{site}.com/images/{r.getrandbits(40):010x}.jpg"
         return f"https://www.{site}.{r.choice(('com', 'org', 'io', 'net'))}/{r.choice(('', 'about', 'products', 'blog', 'contact', 'docs'))}"
     if kind == "domain":
         if r.random() < 0.25:
             return f"{r.randint(11, 223)}.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}"
-        return f"{r.choice(('www', 'api', 'db01', 'mail', 'app', 'web02'))}.{_slug(_last(r))}.{r.choice(('com', 'io', 'net', 'internal'))}"
+        return f"{r.choice(('www', 'api', 'db01', 'mail', 'app', 'web02'))}.{slug_of(pick_last_name(r))}.{r.choice(('com', 'io', 'net', 'internal'))}"
     if kind == "ip":
         return f"{r.randint(11, 223)}.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}"
     if kind in ("path", "directory"):
@@ -508,21 +512,21 @@ def _string_value(c: _Col, i: int) -> str:
     if kind == "filename":
         return _filename(c)
     if kind == "entity":  # the type of the record: `users.object` -> "user"
-        return " ".join(_singular(w) for w in _words(c.table)) or "record"
+        return " ".join(singular_word(w) for w in name_words(c.table)) or "record"
     if kind == "slug":
-        return _slug(r.choice((_company(r), f"{r.choice(_CODEWORDS)} {_last(r)}")))
+        return slug_of(r.choice((_company(r), f"{r.choice(CODEWORDS)} {pick_last_name(r)}")))
     if kind == "mime":
         return r.choice(d.mimes)
     if kind == "user_agent":
         return c.fake.user_agent()
     if kind == "currency":
-        return r.choice(_MAJOR_CURRENCIES) if r.random() < 0.8 else r.choice(d.currencies)
+        return r.choice(MAJOR_CURRENCIES) if r.random() < 0.8 else r.choice(d.currencies)
     if kind == "language":
         if re.search(r"\b(?:iso|code|639)\b", c.texts):
-            return r.choice(_LEXICONS["language_code"][:16])
-        return r.choice(_MAJOR_LANGUAGES) if r.random() < 0.8 else r.choice(d.languages)
+            return r.choice(LEXICONS["language_code"][:16])
+        return r.choice(MAJOR_LANGUAGES) if r.random() < 0.8 else r.choice(d.languages)
     if kind == "locale":
-        return r.choice(_LOCALES).replace("_", "-" if "-" in c.texts else "_")
+        return r.choice(LOCALES).replace("_", "-" if "-" in c.texts else "_")
     if kind == "color":
         if "hex" in c.texts:
             return f"#{r.getrandbits(24):06X}"
@@ -547,7 +551,7 @@ def _string_value(c: _Col, i: int) -> str:
     if kind == "secret":
         return _secret(c, i)
     if kind == "id":
-        entity = _singular(c.column.lower().removesuffix("_id").removesuffix("id").strip("_")) or c.table
+        entity = singular_word(c.column.lower().removesuffix("_id").removesuffix("id").strip("_")) or c.table
         return format_id(id_prefix(entity), r.randint(1, 9999))
     if kind == "text":
         return _text(c, i)
@@ -555,25 +559,25 @@ def _string_value(c: _Col, i: int) -> str:
         return _title(c, i)
     if kind == "named":
         if c.arg == "artist" and r.random() < 0.4:
-            return f"{_first(r)} {_last(r)}"
+            return f"{pick_first_name(r)} {pick_last_name(r)}"
         return _named_entity(c, i)
     if kind == "query":
-        return r.choice(_QUERY_WORDS)
+        return r.choice(QUERY_WORDS)
     if kind == "lex":
         return _lexicon_value(c, i)
     if kind == "status":
-        return r.choice(_STATUSES.get(c.arg, _STATUSES["generic"]))
+        return r.choice(STATUSES.get(c.arg, STATUSES["generic"]))
     return r.choice(d.words)  # "word", and a column whose meaning is unknown (filler, by definition)
 
 
-def _number_value(c: _Col, i: int) -> int | float:
+def _number_value(c: Col, i: int) -> int | float:
     r, kind = c.rng, c.arg
     integer = c.spec["type"] == "integer"
     if kind in ("lat", "lon") and c.places is not None:
         place = c.places[i]
         value = (place.lat if kind == "lat" else place.lon) + r.uniform(-0.05, 0.05)
         return round(value) if integer else round(value, 6)
-    lo, hi, dec = _NUMBER_RANGES.get(kind, _NUMBER_RANGES["int" if integer else "float"])
+    lo, hi, dec = NUMBER_RANGES.get(kind, NUMBER_RANGES["int" if integer else "float"])
     if kind == "year":
         hi = c.now.year
     if kind == "rating" and integer:
@@ -594,8 +598,8 @@ def _number_value(c: _Col, i: int) -> int | float:
     return round(r.uniform(lo, hi), dec if dec else 2)
 
 
-def _boolean_value(c: _Col, i: int) -> bool:
-    words = set(_words(c.column))
+def _boolean_value(c: Col, i: int) -> bool:
+    words = set(name_words(c.column))
     if words & {
         "deleted",
         "archived",
@@ -616,7 +620,7 @@ def _boolean_value(c: _Col, i: int) -> bool:
 # JSON objects by the words of their column (`_object_kind`): the kind of the last word, or, for a
 # weak last word (`details`, `info`, `settings`), of a stronger word before it (`customer_info` is
 # a person, `group_details` a description).
-_OBJECT_KINDS = _mapping(
+_OBJECT_KINDS = mapping(
     """
 postal: address addr shipping billing mailing residence
 geo: geo geo_shape geoshape geometry polygon coordinates coordinate coords latlng gps position point location
@@ -657,7 +661,7 @@ _WEAK_OBJECTS = frozenset(("details", "settings"))
 @functools.lru_cache(maxsize=65536)
 def _object_kind(column: str) -> str | None:
     """The kind of JSON object a column holds, read from its name (see `_OBJECT_KINDS`), or `None`."""
-    words = _words(column)
+    words = name_words(column)
     full = "_".join(words)
     if full in _OBJECT_KINDS:
         return _OBJECT_KINDS[full]
@@ -667,7 +671,9 @@ def _object_kind(column: str) -> str | None:
     for j in range(len(words) - 1, -1, -1):
         pair = "_".join(words[j : j + 2]) if j + 1 < len(words) else ""
         kind = (
-            _OBJECT_KINDS.get(pair) or _OBJECT_KINDS.get(words[j]) or _OBJECT_KINDS.get(_singular(words[j]))
+            _OBJECT_KINDS.get(pair)
+            or _OBJECT_KINDS.get(words[j])
+            or _OBJECT_KINDS.get(singular_word(words[j]))
         )
         if kind is None:
             continue
@@ -677,13 +683,15 @@ def _object_kind(column: str) -> str | None:
     return weak
 
 
-def _object_value(c: _Col, i: int, kind: str) -> Any:
+def _object_value(c: Col, i: int, kind: str) -> Any:
     """A JSON object of one kind (`_OBJECT_KINDS`), coherent with the column's row (its place)."""
-    r, d = c.rng, _data()
-    words = set(_words(c.column))
+    r, d = c.rng, word_data()
+    words = set(name_words(c.column))
     if kind == "postal":
         place = _place(c, i)
-        out: dict[str, Any] = {"street": f"{r.randint(1, 9899)} {_last(r)} {r.choice(d.street_suffixes)}"}
+        out: dict[str, Any] = {
+            "street": f"{r.randint(1, 9899)} {pick_last_name(r)} {r.choice(d.street_suffixes)}"
+        }
         out["city"] = place.city
         if place.us:
             out["state"] = place.region_code
@@ -702,46 +710,46 @@ def _object_value(c: _Col, i: int, kind: str) -> Any:
             return {"type": "Polygon", "coordinates": [ring]}
         return {"lat": round(lat, 6), "lng": round(lng, 6)}
     if kind == "money":
-        number = _meaning(c.table, c.column, "number", None, "", ())
+        number = meaning_from_texts(c.table, c.column, "number", None, "", ())
         money = dataclasses.replace(c, meaning=number if number.startswith("num:") else "num:money",
                                     spec={"type": "number"})  # fmt: skip
         if money.arg not in ("money", "salary", "revenue", "budget", "rent", "fare", "balance"):
             money = dataclasses.replace(money, meaning="num:money")
-        return {"amount": _number_value(money, i), "currency": r.choice(_MAJOR_CURRENCIES[:6])}
+        return {"amount": _number_value(money, i), "currency": r.choice(MAJOR_CURRENCIES[:6])}
     if kind == "credentials":
         if r.random() < 0.5:
             return {"password": {"value": _secret(dataclasses.replace(c, meaning="secret:password"), i)}}
-        question, answer = r.choice(_RECOVERY_QUESTIONS)
+        question, answer = r.choice(RECOVERY_QUESTIONS)
         inner = dataclasses.replace(c, meaning=answer, people=None, places=None)
-        return {"recovery_question": {"question": question, "answer": _string_value(inner, i)}}
+        return {"recovery_question": {"question": question, "answer": string_value(inner, i)}}
     if kind == "person":
-        first, last = _first(r), _last(r)
-        out = {"name": f"{first} {last}", "email": _email(first, last, r)}
+        first, last = pick_first_name(r), pick_last_name(r)
+        out = {"name": f"{first} {last}", "email": email_for(first, last, r)}
         if "contact" in words:
-            out["phone"] = _string_value(dataclasses.replace(c, meaning="phone"), i)
+            out["phone"] = string_value(dataclasses.replace(c, meaning="phone"), i)
         return out
     if kind == "company":
         name = _company(r)
-        return {"name": name, "website": f"https://www.{_slug(name)}.com"}
+        return {"name": name, "website": f"https://www.{slug_of(name)}.com"}
     if kind == "details":
-        return {"description": _entity_note(c, i), "source": r.choice(_LEXICONS["source"][:10])}
+        return {"description": _entity_note(c, i), "source": r.choice(LEXICONS["source"][:10])}
     if kind == "settings":
         if words & {"notification", "notifications", "alert", "alerts", "reminder", "reminders"}:
             return {"email": r.random() < 0.7, "sms": r.random() < 0.3, "push": r.random() < 0.5}
-        return {"language": r.choice(_LEXICONS["language_code"][:12]), "timezone": _place(c, i).timezone,
+        return {"language": r.choice(LEXICONS["language_code"][:12]), "timezone": _place(c, i).timezone,
                 "notifications": r.random() < 0.7}  # fmt: skip
     if kind == "headers":
         return {"Content-Type": r.choice(("application/json", "text/csv", "application/xml")),
                 "Accept": "application/json"}  # fmt: skip
     if kind == "errors":
-        code, message = r.choice(_ERRORS)
+        code, message = r.choice(ERRORS)
         return {"code": code, "message": message}
     if kind == "duration":
         return {"value": r.choice((15, 30, 45, 60, 90, 120)), "unit": "minutes"}
     if kind == "dimensions":
         return {"width": round(r.uniform(10, 200), 1), "height": round(r.uniform(10, 200), 1), "unit": "cm"}
     if kind == "image":
-        return {"url": f"https://cdn.{_slug(_last(r))}.com/images/{r.getrandbits(40):010x}.jpg",
+        return {"url": f"https://cdn.{slug_of(pick_last_name(r))}.com/images/{r.getrandbits(40):010x}.jpg",
                 "width": r.choice((640, 800, 1024, 1280)), "height": r.choice((480, 600, 768, 720))}  # fmt: skip
     if kind == "recurrence":
         return {"frequency": r.choice(("daily", "weekly", "monthly")), "interval": r.randint(1, 3)}
@@ -760,9 +768,9 @@ def _object_value(c: _Col, i: int, kind: str) -> Any:
         price = _number_value(dataclasses.replace(c, meaning="num:money", spec={"type": "number"}), i)
         return {"name": _product(r), "quantity": r.randint(1, 5), "unit_price": price}
     if kind == "filter":
-        return {"status": r.choice(_STATUSES["generic"])}
+        return {"status": r.choice(STATUSES["generic"])}
     if kind == "hours":
-        days = _LEXICONS["weekday"][: r.choice((5, 6, 7))]
+        days = LEXICONS["weekday"][: r.choice((5, 6, 7))]
         return {
             "days": list(days),
             "open": f"{r.randint(7, 10):02d}:00",
@@ -772,34 +780,34 @@ def _object_value(c: _Col, i: int, kind: str) -> Any:
         return {"brand": r.choice(("Visa", "Mastercard", "American Express")), "last4": f"{r.randrange(10_000):04d}",
                 "exp_month": r.randint(1, 12), "exp_year": c.now.year + r.randint(1, 5)}  # fmt: skip
     if kind == "bank":
-        return {"bank_name": r.choice(_LEXICONS["bank"]), "account_number": str(r.randrange(10**9, 10**10)),
-                "currency": r.choice(_MAJOR_CURRENCIES[:6])}  # fmt: skip
+        return {"bank_name": r.choice(LEXICONS["bank"]), "account_number": str(r.randrange(10**9, 10**10)),
+                "currency": r.choice(MAJOR_CURRENCIES[:6])}  # fmt: skip
     if kind == "text":
-        meaning = _meaning(c.table, c.column, "string", None, c.texts, ())
+        meaning = meaning_from_texts(c.table, c.column, "string", None, c.texts, ())
         return {
             "text": _text(
                 dataclasses.replace(c, meaning=meaning if meaning.startswith("text") else "text:prose"), i
             )
         }
     if kind == "link":
-        return {"href": _string_value(dataclasses.replace(c, meaning="url"), i)}
+        return {"href": string_value(dataclasses.replace(c, meaning="url"), i)}
     raise ValueError(f"unknown kind of JSON object {kind!r}")
 
 
-def _entity_note(c: _Col, i: int) -> str:
+def _entity_note(c: Col, i: int) -> str:
     """A sentence about the row's entity (`Activity reviewed by Maria Lopez on Tuesday.`): what a
     `details`/`metadata` object says, in a product table the product's description."""
     r = c.rng
-    if set(_words(c.table)) & {"products", "product", "items", "item", "listings"}:
+    if set(name_words(c.table)) & {"products", "product", "items", "item", "listings"}:
         return _text(dataclasses.replace(c, column="description", meaning="text:prose"), i)
-    entity = " ".join(_singular(w) for w in _words(c.table)).capitalize() or "Record"
-    who = f"{_first(r)} {_last(r)}"
+    entity = " ".join(singular_word(w) for w in name_words(c.table)).capitalize() or "Record"
+    who = f"{pick_first_name(r)} {pick_last_name(r)}"
     return r.choice(
         (
-            f"{entity} imported from {r.choice(_LEXICONS['source'][:10])}.",
-            f"{entity} reviewed by {who} on {r.choice(_LEXICONS['weekday'])}.",
-            f"{entity} updated by {who} after the {r.choice(_LEXICONS['month'][:12])} audit.",
-            f"{entity} created by {who} for the {r.choice(_LEXICONS['department'])} team.",
+            f"{entity} imported from {r.choice(LEXICONS['source'][:10])}.",
+            f"{entity} reviewed by {who} on {r.choice(LEXICONS['weekday'])}.",
+            f"{entity} updated by {who} after the {r.choice(LEXICONS['month'][:12])} audit.",
+            f"{entity} created by {who} for the {r.choice(LEXICONS['department'])} team.",
             f"{entity} flagged for follow-up by {who}.",
         )
     )
@@ -810,20 +818,20 @@ FILLER_OBJECT_KEY = "tags"
 
 
 def _filler_object(r: random.Random) -> dict[str, Any]:
-    return {FILLER_OBJECT_KEY: r.sample(_LEXICONS["tag"], 2)}
+    return {FILLER_OBJECT_KEY: r.sample(LEXICONS["tag"], 2)}
 
 
-def _json_value(c: _Col, i: int) -> Any:
+def _json_value(c: Col, i: int) -> Any:
     """A json cell by the column's meaning: a string of it (for string arguments), a list of its items
     (`product_list`, `tags`, `phone_numbers`), an object of its kind (`address`, `credentials`,
     `amount`, `geo_shape`, `details`, ...), a scalar of its name's meaning (`user_id`), attributes in
     a product table, and only when nothing is known the filler object `{"tags": [...]}`. A declared
     shape (`c.shape`, from the bound arguments) wraps what does not fit it."""
     if c.arg:  # a json column that tools bind to string arguments: a string of the column's meaning
-        return _string_value(dataclasses.replace(c, meaning=c.arg), i)
+        return string_value(dataclasses.replace(c, meaning=c.arg), i)
     value = _json_by_name(c, i)
     if c.shape == "object" and not isinstance(value, dict):
-        words = _words(c.column)
+        words = name_words(c.column)
         key = "text" if isinstance(value, str) and " " in value else (words[-1] if words else "value")
         return {key: value}
     if c.shape == "array" and not isinstance(value, list):
@@ -831,30 +839,30 @@ def _json_value(c: _Col, i: int) -> Any:
     return value
 
 
-def _json_by_name(c: _Col, i: int) -> Any:
+def _json_by_name(c: Col, i: int) -> Any:
     r = c.rng
     kind = _object_kind(c.column)
-    items = None if kind in ("credentials", "headers", "errors") else _item_meaning(c.table, c.column)
+    items = None if kind in ("credentials", "headers", "errors") else item_meaning(c.table, c.column)
     if items is not None and c.shape != "object":
         name, meaning = items
         inner = dataclasses.replace(c, column=name, meaning=meaning, people=None, places=None)
         values: list[Any] = []
         for _ in range(r.randint(1, 3)):
-            value = _string_value(inner, i)
+            value = string_value(inner, i)
             if value not in values:
                 values.append(value)
         return values
     if kind is not None and (kind != "text" or c.shape == "object"):
         return _object_value(c, i, kind)
-    scalar = _meaning(c.table, c.column, "string", None, c.texts, ())
+    scalar = meaning_from_texts(c.table, c.column, "string", None, c.texts, ())
     if scalar != "unknown":
-        return _string_value(dataclasses.replace(c, meaning=scalar), i)
-    if set(_words(c.table)) & {"products", "items", "product", "item", "listings"}:
-        return {"color": r.choice(_data().colors[:12]), "size": r.choice(("S", "M", "L", "XL")), "weight_kg": round(r.uniform(0.1, 5), 2)}  # fmt: skip
+        return string_value(dataclasses.replace(c, meaning=scalar), i)
+    if set(name_words(c.table)) & {"products", "items", "product", "item", "listings"}:
+        return {"color": r.choice(word_data().colors[:12]), "size": r.choice(("S", "M", "L", "XL")), "weight_kg": round(r.uniform(0.1, 5), 2)}  # fmt: skip
     return _filler_object(r)
 
 
-def _maker(c: _Col) -> Callable[[int], Any]:
+def value_maker(c: Col) -> Callable[[int], Any]:
     if c.meaning == "enum":
         enum = c.spec["enum"]
         return lambda i: c.rng.choice(enum)
@@ -873,7 +881,7 @@ def _maker(c: _Col) -> Callable[[int], Any]:
         return lambda i: _json_value(c, i)
     if c.spec["type"] in ("integer", "number"):  # a string meaning on a numeric column (an explicit hint)
         return lambda i: _number_value(dataclasses.replace(c, meaning="num:int"), i)
-    return lambda i: _string_value(c, i)
+    return lambda i: string_value(c, i)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -896,12 +904,12 @@ def column_value(
 ) -> Any:
     """One realistic value for a column, by its meaning (no uniqueness, reference or bound-argument handling)."""
     meaning = column_meaning(table, column, column_spec)
-    fake = _faker(str(rng.getrandbits(64)))
-    c = _Col(table, column, column_spec, meaning, fake.random, fake, now, texts=_texts(column_spec, ()))
-    return _typed(column_spec, _maker(c)(0))
+    fake = faker_for(str(rng.getrandbits(64)))
+    c = Col(table, column, column_spec, meaning, fake.random, fake, now, texts=column_texts(column_spec, ()))
+    return typed(column_spec, value_maker(c)(0))
 
 
-def _typed(column_spec: dict[str, Any], value: Any) -> Any:
+def typed(column_spec: dict[str, Any], value: Any) -> Any:
     if column_spec["type"] == "integer" and isinstance(value, float):
         return int(value)
     if column_spec["type"] == "number" and isinstance(value, int) and not isinstance(value, bool):

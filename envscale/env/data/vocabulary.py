@@ -3,24 +3,24 @@
 Pure data and two caches, no decisions: what a column means is `meaning`'s, drawing a value is
 `values`'s.
 
-- `_PLACES`: real cities with their region, country, ISO code, IANA time zone and coordinates (the
+- `PLACES`: real cities with their region, country, ISO code, IANA time zone and coordinates (the
   places of a row stay coherent);
-- `_LEXICONS`: small vocabularies by meaning (`lex:<name>`: units, genres, sports, platforms, ...),
-  compared case-, accent- and separator-insensitively (`_norm`);
-- `_TITLES`, brands, mascots, code words, neighborhoods: material for named things and titles;
-- `_STATUSES` (by context), `_PROSE`, `_QUERY_WORDS`, `_NOTE_TEMPLATES`, airports, currencies,
+- `LEXICONS`: small vocabularies by meaning (`lex:<name>`: units, genres, sports, platforms, ...),
+  compared case-, accent- and separator-insensitively (`norm`);
+- `TITLES`, brands, mascots, code words, neighborhoods: material for named things and titles;
+- `STATUSES` (by context), `PROSE`, `QUERY_WORDS`, `NOTE_TEMPLATES`, airports, currencies,
   languages and locales: what the value makers pick from;
-- `_faker(key)`: the thread's `Faker("en_US")`, reseeded with `key` (Faker is imported on first use);
-- `_data()`: Faker's names, words, countries, currencies, colors, jobs, ... read once per process,
+- `faker_for(key)`: the thread's `Faker("en_US")`, reseeded with `key` (Faker is imported on first use);
+- `word_data()`: Faker's names, words, countries, currencies, colors, jobs, ... read once per process,
   with the sets the filler checks need.
 
 Example:
 
 ```python
->>> from envscale.env.data.vocabulary import _LEXICONS, _data, _norm
->>> _LEXICONS["genre"][:3]
+>>> from envscale.env.data.vocabulary import LEXICONS, word_data, norm
+>>> LEXICONS["genre"][:3]
 ('rock', 'pop', 'jazz')
->>> _norm("Hip-Hop") in _data().lexicons["genre"]
+>>> norm("Hip-Hop") in word_data().lexicons["genre"]
 True
 ```
 """
@@ -124,7 +124,7 @@ Cairo|Cairo|C|Egypt|EG|Africa/Cairo|30.04|31.24"""
 
 
 @dataclasses.dataclass(frozen=True)
-class _Place:
+class PlaceRow:
     city: str
     region: str
     region_code: str
@@ -139,14 +139,14 @@ class _Place:
         return self.country_code == "US"
 
 
-_PLACES = tuple(
-    _Place(*p[:6], float(p[6]), float(p[7])) for p in (line.split("|") for line in _PLACE_ROWS.splitlines())
+PLACES = tuple(
+    PlaceRow(*p[:6], float(p[6]), float(p[7])) for p in (line.split("|") for line in _PLACE_ROWS.splitlines())
 )
 # Names of the old built-in generator: not in Faker's en_US lists, kept so that they still count as names.
-_INTL_FIRST = "Ann Ben Chloe Dev Eva Femi Gus Hana Ivan Jia Kofi Lena Maya Noor Omar Priya Quinn Rosa Sam Tariq Uma Vik Wen Yara Zoe".split()
-_INTL_LAST = "Lee Garcia Smith Okafor Chen Novak Patel Kim Rossi Silva Nguyen Haddad Kowalski Tanaka Brown Costa Dubois Khan Larsen Moreau".split()
+INTL_FIRST = "Ann Ben Chloe Dev Eva Femi Gus Hana Ivan Jia Kofi Lena Maya Noor Omar Priya Quinn Rosa Sam Tariq Uma Vik Wen Yara Zoe".split()
+INTL_LAST = "Lee Garcia Smith Okafor Chen Novak Patel Kim Rossi Silva Nguyen Haddad Kowalski Tanaka Brown Costa Dubois Khan Larsen Moreau".split()
 # The stock filler of the old generator ("compact-jacket", "Smart kettle"): generic words outside product tables.
-_STOCK = frozenset(
+STOCK = frozenset(
     "compact wireless organic classic deluxe smart portable vintage ergonomic eco "
     "lamp backpack kettle headphones notebook chair blender jacket monitor bottle".split()
 )
@@ -157,7 +157,7 @@ def _lex(text: str) -> tuple[str, ...]:
 
 
 # Small vocabularies, by meaning (`lex:<name>`). Values are compared case- and separator-insensitively.
-_LEXICONS: dict[str, tuple[str, ...]] = {
+LEXICONS: dict[str, tuple[str, ...]] = {
     name: _lex(text)
     for name, text in {
         "genre": "rock|pop|jazz|hip hop|classical|country|electronic|blues|reggae|metal|folk|r&b|soul|indie|"
@@ -388,36 +388,36 @@ _NAMED = {
     "artist", "label", "gallery", "library", "station", "airport_name", "street_name", "tournament",
     "competition", "discovery", "character", "organization",
 }  # fmt: skip
-_MASCOTS = _lex(
+MASCOTS = _lex(
     "Falcons|Tigers|Wolves|Hawks|Bears|Lions|Eagles|Sharks|Rangers|Rovers|United|Knights|Titans|"
     "Panthers|Comets|Storm|Thunder|Giants|Pirates|Vikings|Royals|Mariners|Warriors|City FC|Athletic"
 )
-_HOTEL_BRANDS = _lex(
+HOTEL_BRANDS = _lex(
     "Hilton|Marriott|Hyatt Regency|Four Seasons|Sheraton|Westin|Holiday Inn|Ritz-Carlton|Radisson|"
     "InterContinental|Best Western|Fairmont|Kimpton|Omni|Renaissance"
 )
-_RESTAURANT_KINDS = _lex(
+RESTAURANT_KINDS = _lex(
     "Bistro|Kitchen|Grill|Trattoria|Diner|Cantina|Brasserie|Noodle House|Sushi Bar|Taqueria|"
     "Steakhouse|Cafe|Tavern|Pizzeria|Ramen Bar|Smokehouse"
 )
-_VENUE_KINDS = _lex("Theater|Arena|Hall|Center|Pavilion|Stadium|Amphitheater|Ballroom|Playhouse|Music Hall")
-_CODEWORDS = _lex(
+VENUE_KINDS = _lex("Theater|Arena|Hall|Center|Pavilion|Stadium|Amphitheater|Ballroom|Playhouse|Music Hall")
+CODEWORDS = _lex(
     "Orion|Atlas|Nova|Apollo|Zephyr|Cobalt|Falcon|Phoenix|Aurora|Vega|Sierra|Titan|Helios|Juniper|"
     "Kestrel|Lumen|Polaris|Quartz|Meridian|Nimbus|Cascade|Horizon|Sequoia|Beacon|Everest|Argon"
 )
-_PRODUCT_BRANDS = _lex(
+PRODUCT_BRANDS = _lex(
     "Lumina|Arcadia|Vertex|Nordic|Brightline|Kestrel|Halcyon|Trailhead|Northwind|Acme|Evergreen|Solace|Crestline"
 )
-_PRODUCT_ADJ = _lex(
+PRODUCT_ADJ = _lex(
     "Wireless|Stainless Steel|Organic Cotton|Ergonomic|Compact|Portable|Smart|Waterproof|Insulated|"
     "Bamboo|Leather|Noise-Cancelling|Cordless|Ceramic|Lightweight|Adjustable|Rechargeable|Vintage"
 )
-_PRODUCT_NOUN = _lex(
+PRODUCT_NOUN = _lex(
     "Headphones|Water Bottle|Desk Chair|Backpack|Coffee Grinder|Yoga Mat|Desk Lamp|Running Shoes|Blender|"
     "Notebook|Rain Jacket|Monitor|Keyboard|Kettle|Tent|Skillet|Throw Blanket|Bluetooth Speaker|Phone Case|"
     "Air Fryer|Sunglasses|Wall Clock|Travel Mug|Duffel Bag|Office Chair|Electric Toothbrush"
 )
-_TITLES = {
+TITLES = {
     "movie": _lex(
         "Inception|The Godfather|Pulp Fiction|The Dark Knight|Parasite|Spirited Away|Interstellar|"
         "The Matrix|Casablanca|Amelie|Oppenheimer|Barbie|Dune|Everything Everywhere All at Once|"
@@ -476,12 +476,12 @@ _TITLES = {
         "Higgs boson|Vaccination|Photosynthesis|Plate tectonics|Evolution by natural selection|X-rays"
     ),
 }
-_NEIGHBORHOODS = _lex(
+NEIGHBORHOODS = _lex(
     "Downtown|Midtown|Uptown|Riverside|Westside|Eastside|Old Town|Harbor District|Financial District|"
     "Chinatown|Little Italy|SoHo|Greenwich Village|Mission District|Capitol Hill|Back Bay|Hyde Park|"
     "Shoreditch|Montmartre|Kreuzberg|Shibuya|Gangnam|Brooklyn Heights|Silver Lake|Lakeview"
 )
-_QUERY_WORDS = _lex(
+QUERY_WORDS = _lex(
     "wireless headphones|italian restaurants|cheap flights to Paris|jazz concerts this weekend|"
     "running shoes size 10|python tutorial|weather in Seattle|best pizza near me|hotels in Tokyo|"
     "machine learning jobs|vegan recipes|used Toyota Camry|noise cancelling headphones|coffee shops open now|"
@@ -489,7 +489,7 @@ _QUERY_WORDS = _lex(
     "track:Shape of You artist:Ed Sheeran|stock price AAPL|budget laptop|museum opening hours|"
     "electric cars 2024|gluten free bakery"
 )
-_NOTE_TEMPLATES = _lex(
+NOTE_TEMPLATES = _lex(
     "Customer asked for gift wrapping.|Leave the package at the front door.|Called twice, no answer; "
     "will follow up by email.|Requested a refund for the damaged item.|Prefers contact by phone in the "
     "morning.|Delivery window moved to next week.|VIP: expedite processing.|Address confirmed by phone.|"
@@ -501,7 +501,7 @@ _NOTE_TEMPLATES = _lex(
 
 
 # Account recovery questions, with the meaning of their answers (`credentials` objects).
-_RECOVERY_QUESTIONS = (
+RECOVERY_QUESTIONS = (
     ("What was the name of your first pet?", "first_name"),
     ("In what city were you born?", "city"),
     ("What is your mother's maiden name?", "last_name"),
@@ -509,7 +509,7 @@ _RECOVERY_QUESTIONS = (
     ("What was the make of your first car?", "lex:car_make"),
 )
 # Errors and warnings of an API object (`errors`, `warnings`): (code, message).
-_ERRORS = (
+ERRORS = (
     ("invalid_date", "The date must be in the format YYYY-MM-DD."),
     ("missing_field", "The field email is required."),
     ("rate_limited", "Too many requests; retry after 60 seconds."),
@@ -523,7 +523,7 @@ _ERRORS = (
 # ----------------------------------------------------------------------------------------------
 # Statuses by context, templates of text, and codes the value makers pick from.
 
-_STATUSES = {
+STATUSES = {
     "order": _lex("pending|processing|shipped|delivered|cancelled|returned"),
     "payment": _lex("pending|paid|failed|refunded|overdue"),
     "ticket": _lex("open|in progress|on hold|resolved|closed"),
@@ -536,7 +536,7 @@ _STATUSES = {
     "generic": _lex("active|inactive|pending|completed|archived"),
 }
 
-_PROSE = _lex(
+PROSE = _lex(
     "Hi {first}, just confirming our meeting on {weekday} at {time}.|"
     "Following up on {topic}, as discussed with {first} on {weekday}.|"
     "The {product} arrived on time and works as described.|"
@@ -558,18 +558,18 @@ _PROSE = _lex(
     "Booked a table for {n} at {time} on {weekday}; {first} will confirm.|"
     "Shared the {doc} with {company}; waiting for their feedback by {weekday}."
 )
-_TOPICS = _lex(
+TOPICS = _lex(
     "data privacy|the Q3 budget|the cloud migration|customer onboarding|supply chain delays|"
     "the pricing changes|the product roadmap|the hiring plan|the security audit|the API redesign"
 )
-_DOCS = _lex(
+DOCS = _lex(
     "report|contract|invoice|proposal|slide deck|spreadsheet|meeting notes|design doc|quote|itinerary"
 )
 
-_AIRPORTS = _lex("JFK|LAX|ORD|ATL|DFW|DEN|SFO|SEA|BOS|MIA|LHR|CDG|FRA|AMS|MAD|FCO|NRT|HND|ICN|SIN|DXB|SYD|YYZ|MEX|GRU|JNB|EWR|LAS|MCO|IAH")  # fmt: skip
-_MAJOR_CURRENCIES = _lex("USD|EUR|GBP|JPY|CAD|AUD|CHF|CNY|INR|MXN|BRL|SEK|NZD|SGD|HKD|KRW")
-_MAJOR_LANGUAGES = _lex("English|Spanish|French|German|Italian|Portuguese|Japanese|Chinese|Korean|Arabic|Hindi|Russian|Dutch")  # fmt: skip
-_LOCALES = _lex("en_US|en_GB|fr_FR|de_DE|es_ES|it_IT|ja_JP|pt_BR|zh_CN|ko_KR|nl_NL|sv_SE")
+AIRPORTS = _lex("JFK|LAX|ORD|ATL|DFW|DEN|SFO|SEA|BOS|MIA|LHR|CDG|FRA|AMS|MAD|FCO|NRT|HND|ICN|SIN|DXB|SYD|YYZ|MEX|GRU|JNB|EWR|LAS|MCO|IAH")  # fmt: skip
+MAJOR_CURRENCIES = _lex("USD|EUR|GBP|JPY|CAD|AUD|CHF|CNY|INR|MXN|BRL|SEK|NZD|SGD|HKD|KRW")
+MAJOR_LANGUAGES = _lex("English|Spanish|French|German|Italian|Portuguese|Japanese|Chinese|Korean|Arabic|Hindi|Russian|Dutch")  # fmt: skip
+LOCALES = _lex("en_US|en_GB|fr_FR|de_DE|es_ES|it_IT|ja_JP|pt_BR|zh_CN|ko_KR|nl_NL|sv_SE")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -578,7 +578,7 @@ _LOCALES = _lex("en_US|en_GB|fr_FR|de_DE|es_ES|it_IT|ja_JP|pt_BR|zh_CN|ko_KR|nl_
 _LOCAL = threading.local()
 
 
-def _faker(key: str) -> Any:
+def faker_for(key: str) -> Any:
     """The thread's `Faker("en_US")` generator, reseeded with `key` (deterministic across processes)."""
     fake = getattr(_LOCAL, "fake", None)
     if fake is None:
@@ -596,7 +596,7 @@ def _provider_data(fake: Any, attr: str) -> Any:
     raise AttributeError(attr)
 
 
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
     """Case-, accent- and separator-insensitive form of a short value, for lexicon look-ups."""
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return " ".join(re.split(r"[\s_\-]+", text.strip().lower()))
@@ -644,7 +644,7 @@ def _cumulative(weights: Iterable[float]) -> tuple[float, ...]:
 
 
 @functools.cache
-def _data() -> _Data:
+def word_data() -> _Data:
     # its own generator: reseeding the thread's shared one here, on first use in the middle of a
     # column, made the first state built in a process differ from every later build of it
     from faker import Faker
@@ -665,21 +665,21 @@ def _data() -> _Data:
     )
     mimes = tuple(m for group in _provider_data(fake, "mime_types").values() for m in group)
     extensions = tuple(e for group in _provider_data(fake, "file_extensions").values() for e in group)
-    timezones = tuple(sorted({tz for c in countries for tz in c.timezones} | {p.timezone for p in _PLACES}))
-    lexicons = {k: frozenset(_norm(v) for v in vs) for k, vs in _LEXICONS.items()}
+    timezones = tuple(sorted({tz for c in countries for tz in c.timezones} | {p.timezone for p in PLACES}))
+    lexicons = {k: frozenset(norm(v) for v in vs) for k, vs in LEXICONS.items()}
     return _Data(
         first=tuple(first),
         first_cum=_cumulative(first.values()),
         last=tuple(last),
         last_cum=_cumulative(last.values()),
         words=tuple(lorem_en),
-        generic=frozenset(lorem_en) | frozenset(Latin.word_list) | _STOCK | {"every", "day"},
-        given=frozenset(n.lower() for n in (*first, *_INTL_FIRST)),
-        family=frozenset(n.lower() for n in (*last, *_INTL_LAST)),
+        generic=frozenset(lorem_en) | frozenset(Latin.word_list) | STOCK | {"every", "day"},
+        given=frozenset(n.lower() for n in (*first, *INTL_FIRST)),
+        family=frozenset(n.lower() for n in (*last, *INTL_LAST)),
         countries=names,
-        country_set=frozenset(_norm(n) for n in names)
+        country_set=frozenset(norm(n) for n in names)
         | frozenset(
-            _norm(n)
+            norm(n)
             for n in (
                 "USA",
                 "US",
@@ -697,16 +697,16 @@ def _data() -> _Data:
                 "Palestine",
             )
         )  # fmt: skip
-        | frozenset(_norm(p.country) for p in _PLACES),
+        | frozenset(norm(p.country) for p in PLACES),
         alpha2=tuple(_provider_data(fake, "alpha_2_country_codes")),
         alpha3=tuple(_provider_data(fake, "alpha_3_country_codes")),
         currencies=tuple(code for code, _ in currencies),
-        currency_names=frozenset(_norm(name) for _, name in currencies),
+        currency_names=frozenset(norm(name) for _, name in currencies),
         languages=tuple(_provider_data(fake, "language_names")),
         colors=basic_colors + tuple(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", c) for c in colors),
-        color_set=frozenset(_norm(c) for c in basic_colors)
-        | frozenset(_norm(c) for c in colors)
-        | frozenset(_norm(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", c)) for c in colors),
+        color_set=frozenset(norm(c) for c in basic_colors)
+        | frozenset(norm(c) for c in colors)
+        | frozenset(norm(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", c)) for c in colors),
         jobs=tuple(_provider_data(fake, "jobs")),
         mimes=mimes,
         timezones=timezones,
