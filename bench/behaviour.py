@@ -36,15 +36,22 @@ def _column_pairs(path: Path, config: str, key: str, value: str | None) -> dict[
     return out
 
 
+#: What is compared: name -> (stage folder, config, key column, value column or None for the key alone).
+WHAT = {
+    "environment state hashes": ("environments", "environments", "name", "state_hash"),
+    "rejected environments": ("environments", "rejected", "name", None),
+    "task gold state hashes": ("tasks", "tasks", "task_id", "gold_state_hash"),
+    "trajectory final state hashes": ("trajectories", "trajectories", "trajectory_id", "final_state_hash"),
+    "kept trajectory ids": ("filtered", "filtered", "trajectory_id", None),
+}
+
+
 def fingerprint(run: Path) -> dict[str, dict[str, str]]:
-    """What a run made, as `{what: {id: value}}`."""
+    """What a run made, as `{what: {id: value}}`; a stage the run lacks is left out."""
     return {
-        "environment state hashes": _column_pairs(run / "environments", "environments", "name", "state_hash"),
-        "task gold state hashes": _column_pairs(run / "tasks", "tasks", "task_id", "gold_state_hash"),
-        "trajectory final state hashes": _column_pairs(
-            run / "trajectories", "trajectories", "trajectory_id", "final_state_hash"
-        ),
-        "kept trajectory ids": _column_pairs(run / "filtered", "filtered", "trajectory_id", None),
+        what: _column_pairs(run / folder, config, key, value)
+        for what, (folder, config, key, value) in WHAT.items()
+        if (run / folder).exists()
     }
 
 
@@ -61,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.save:
         args.save.write_text(json.dumps(prints[0], indent=1, sort_keys=True))
     differ = False
-    for what in prints[0]:
+    for what in WHAT:
+        if not all(what in p for p in prints):
+            print(f"{what:<32}(not in every run: skipped)")
+            continue
         cells = [f"{len(p[what]):>6} rows  {digest(p[what])}" for p in prints]
         line = f"{what:<32}" + "   |   ".join(cells)
         if len(prints) == 2:
