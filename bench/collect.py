@@ -97,7 +97,7 @@ def write_jsonl(tools: list[dict], path: Path) -> None:
 
 
 def _pin_one_core() -> None:
-    from envscale.cli import configure_process
+    from envscale.entry import configure_process
 
     configure_process()  # what `envscale` does at start-up
     if hasattr(os, "sched_setaffinity"):

@@ -83,7 +83,7 @@ def make_pool(n: int, work: Path) -> str:
 
 
 def child(mode: str, pool: str, out: str, cache: str) -> None:
-    from envscale.cli import configure_process
+    from envscale.entry import configure_process
 
     configure_process()
     from envscale.artifacts import open_artifact

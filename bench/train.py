@@ -137,7 +137,7 @@ def _tokenizer():
     try:
         from transformers import AutoTokenizer
 
-        from envscale.rollout.local import resolve_model_name
+        from envscale.models import resolve_model_name
 
         path, gguf = resolve_model_name("smollm2-135m-instruct")
         tokenizer, name = AutoTokenizer.from_pretrained(path, gguf_file=gguf), "SmolLM2 (49k vocabulary)"

@@ -65,9 +65,9 @@ from datasets import Features, Json
 from . import __version__
 from .cards import render_card
 from .errors import ArtifactError
+from .layout import MANIFEST, shard_files, split_counts
 from .schemas import ArtifactKind, get_kind
 
-MANIFEST = "envscale.json"
 LOCK = ".envscale.lock"
 _VERSION_DIR = re.compile(r"^v(\d+)$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -302,20 +302,6 @@ class Artifact:
         )
 
 
-def shard_files(folder: Path, split: str, data_id: str) -> list[Path]:
-    """The parquet shards of one split of a config folder written with `data_id`, in order."""
-    return sorted(Path(folder).glob(f"{split}-{data_id}-*.parquet"))
-
-
-def split_counts(manifest: dict) -> dict[str, dict[str, int]]:
-    """Rows per config and split of a (checked) manifest; a config without `splits` is all `train`."""
-    recorded = manifest.get("splits") or {}
-    return {
-        config: dict(recorded[config]) if config in recorded else {"train": total}
-        for config, total in manifest["counts"].items()
-    }
-
-
 def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) -> None:
     """Fail with the way out when a manifest is malformed, of the wrong kind, or an unreadable schema major."""
     if not isinstance(manifest, dict):
@@ -455,8 +441,6 @@ def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None, *, che
     """
     parsed = parse_ref(ref)
     if parsed.is_hub:
-        from .hub import open_hub_artifact
-
         return open_hub_artifact(parsed.location, parsed.revision, expect_kind)
     root = Path(parsed.location)
     if not root.exists():
@@ -485,6 +469,54 @@ def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None, *, che
     if parsed.revision is None:
         _repair_root(art)
     return art
+
+
+def open_hub_artifact(repo_id: str, revision: str | None, expect_kind: str | None = None) -> Artifact:
+    """Resolve `repo_id@revision` on the Hub to a pinned, schema-checked :class:`Artifact`.
+
+    Args:
+        repo_id: `org/name` of the dataset repo.
+        revision: branch, tag or commit; default `main`.
+        expect_kind: fail unless the artifact is of this kind.
+
+    Raises:
+        ArtifactNotFoundError: no such repo or revision, or the repo is no envscale artifact.
+        HubError: the Hub could not be reached, did not answer within `ENVSCALE_HUB_TIMEOUT` seconds, or
+            refused the request (see :func:`envscale.hub.ensure_hub_timeouts`).
+    """
+    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub.errors import (
+        EntryNotFoundError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    from .hub import ensure_hub_timeouts, hub_errors
+
+    where = f"hf://{repo_id}" + (f"@{revision}" if revision else "")
+    ensure_hub_timeouts()
+    with hub_errors(f"reading {where}"):
+        try:
+            sha = HfApi().dataset_info(repo_id, revision=revision).sha
+            path = hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=sha)
+        except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
+            raise ArtifactNotFoundError(f"{where}: {type(exc).__name__} on the Hub") from None
+        except LocalEntryNotFoundError:
+            raise  # the Hub could not be reached and the file is not cached: hub_errors says so
+        except EntryNotFoundError:
+            raise ArtifactNotFoundError(
+                f"{where} is a dataset repo but not an envscale artifact (no {MANIFEST})"
+            ) from None
+    manifest = read_manifest(Path(path), where)
+    check_manifest(manifest, where, expect_kind)
+    return Artifact(
+        location=repo_id,
+        version=revision or manifest.get("version", "main"),
+        manifest=manifest,
+        is_hub=True,
+        revision=sha,
+    )
 
 
 def _repair_root(art: Artifact) -> None:

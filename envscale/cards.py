@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from .layout import shard_files, split_counts
 from .schemas import ArtifactKind
 
 BEGIN, END = "<!-- envscale:begin -->", "<!-- envscale:end -->"
@@ -48,8 +49,6 @@ def configs_metadata(kind: ArtifactKind, manifest: dict, prefix: str = "") -> li
     empty splits, and configs with no rows at all, are left out of the card (their counts, 0, are still
     in the card and the manifest; `Artifact.load` returns them empty).
     """
-    from .artifacts import split_counts
-
     entries = []
     for name, per_split in split_counts(manifest).items():
         if name not in kind.configs:
@@ -74,8 +73,6 @@ def _sample_row(kind: ArtifactKind, folder: Path, manifest: dict) -> dict | None
     """The first row of the main config's first split with rows, `Json` columns decoded (by the features)."""
     import pyarrow.parquet as pq
     from datasets import Json
-
-    from .artifacts import shard_files, split_counts
 
     config = kind.main_config
     json_columns = {name for name, feat in kind.configs[config].items() if isinstance(feat, Json)}

@@ -32,16 +32,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import signal
 import sys
-import threading
-import traceback
 from pathlib import Path
 
 from . import __version__
 from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import load_recipe
-from .errors import EnvscaleError, Terminated
+from .entry import run_command
 from .stages import (
     COMMANDS,
     PIPELINE,
@@ -116,8 +113,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """`envscale` and its commands; each command's parser comes from the module that runs it."""
-    from . import hub, show, training
+    from . import publish, show
     from .env import mcp_server
+    from .stages import train as train_command
 
     parser = argparse.ArgumentParser(prog="envscale", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"envscale {__version__}")
@@ -130,8 +128,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", help="override the recipe's output_dir (always a local folder)")
     p.add_argument("--force", action="store_true", help="re-run stages even when their output is complete")
     p.set_defaults(func=cmd_run)
-    training.make_parser(sub)
-    hub.make_parser(sub)
+    train_command.make_parser(sub)
+    publish.make_parser(sub)
     mcp_server.make_parser(sub)
     show.make_parser(sub)
     p = sub.add_parser("info", help="show an artifact's versions, counts and provenance, and check its data")
@@ -141,64 +139,12 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def configure_process() -> None:
-    """Process-wide settings for long runs, applied by entry points only (never at import).
-
-    Arrow's default allocator (mimalloc) keeps freed pages, so a streaming pass over parquet
-    shards grew resident memory with the input; the system allocator returns them
-    (measured in bench/collect.py).
-    """
-    import pyarrow as pa
-
-    pa.set_memory_pool(pa.system_memory_pool())
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated()
-
-
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror and exc.filename:
-        return f"{exc.strerror}: {exc.filename}"
-    return str(exc) or type(exc).__name__
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one `envscale` command. Known failures print one line and exit 2; bugs show a traceback."""
     parser = make_parser()
     args = parser.parse_args(argv)
-    configure_process()
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
-    )
-    for noisy in "httpx httpx2 httpcore httpcore2 mcp datasets huggingface_hub filelock fsspec".split():
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None
-    try:
-        return args.func(args)
-    except KeyboardInterrupt as exc:
-        what = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        resumable = args.command in COMMANDS or args.command in ("run", "train")
-        print(
-            f"envscale {args.command}: {what}" + ("; re-run the same command to resume" if resumable else ""),
-            file=sys.stderr,
-        )
-        return 143 if isinstance(exc, Terminated) else 130
-    except (EnvscaleError, ValueError, OSError) as exc:
-        print(f"envscale {args.command}: error: {_message(exc)}", file=sys.stderr)
-        return 2
-    except Exception:  # noqa: BLE001 - anything else is a bug: show it, and ask for a report
-        traceback.print_exc()
-        print(
-            f"envscale {args.command}: internal error in envscale {__version__} (a bug, not your input). "
-            "Please report it with the command you ran and the traceback above.",
-            file=sys.stderr,
-        )
-        return 1
-    finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+    resumable = args.command in COMMANDS or args.command in ("run", "train")
+    return run_command(args.command, args.func, args, resumable=resumable)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from huggingface_hub import HfApi
 from envscale.artifacts import IncompatibleSchemaError, open_artifact
 from envscale.cards import BEGIN, END
 from envscale.cli import main
-from envscale.hub import TagExistsError, push_artifact
+from envscale.publish import TagExistsError, push_artifact
 from envscale.stages.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/json"

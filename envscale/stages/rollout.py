@@ -43,8 +43,9 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
-from ..rollout.backends import BackendConfig, make_backend
+from ..rollout.backends import BackendConfig
 from ..rollout.episode import STATUSES, EpisodeLimits, run_episode, write_tool_names
+from ..rollout.factory import make_backend
 from ..rollout.user import STYLES, user_speaker
 from ..schemas import TRAJECTORIES, TRAJECTORY_FEATURES
 from . import Stage

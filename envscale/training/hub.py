@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from ..hub import ensure_hub_timeouts, hub_errors
-from ..rollout.local import TRAINING_RECORD, is_adapter, load_pretrained
+from ..models import TRAINING_RECORD, hub_base, is_adapter, load_pretrained
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,6 @@ def push_model(folder: str | Path, repo_id: str, *, private: bool = False, token
     from huggingface_hub import HfApi
 
     from .card import write_card
-    from .sft import hub_base
 
     folder = Path(folder)
     ensure_hub_timeouts()

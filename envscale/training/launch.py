@@ -5,10 +5,10 @@ As TRL's CLI does (`trl sft --accelerate_config zero3`), NAME is a config shippe
 an accelerate config file. The command becomes
 
 ```bash
-accelerate launch --config_file .../accelerate_configs/multi_gpu.yaml -m envscale.training <the other flags>
+accelerate launch --config_file .../accelerate_configs/multi_gpu.yaml -m envscale.stages.train <the other flags>
 ```
 
-and each process runs `python -m envscale.training <the other flags>` (`envscale train` without the
+and each process runs `python -m envscale.stages.train <the other flags>` (`envscale train` without the
 launcher flag), so the flags are parsed the same way in every process.
 """
 
@@ -67,18 +67,18 @@ def split_launcher_args(argv: list[str]) -> tuple[str | None, list[str]]:
 
 
 def launch_args(config: str, training_args: list[str]) -> list[str]:
-    """The arguments of `accelerate launch` that run `python -m envscale.training` with `training_args`."""
+    """The arguments of `accelerate launch` that run `python -m envscale.stages.train` with `training_args`."""
     return [
         "--config_file",
         str(resolve_accelerate_config(config)),
         "-m",
-        "envscale.training",
+        "envscale.stages.train",
         *training_args,
     ]
 
 
 def launch(config: str, training_args: list[str]) -> int:
-    """Run `accelerate launch ... -m envscale.training ...` (blocking); the launched command's exit status.
+    """Run `accelerate launch ... -m envscale.stages.train ...` (blocking); the launched command's exit status.
 
     Uses accelerate's own launcher in this process, as `trl` does (`accelerate.commands.launch`); it starts
     the training processes and waits for them.

@@ -23,11 +23,9 @@ from typing import Any
 from .. import __version__
 from ..artifacts import Artifact
 from ..config import to_dict
-from ..rollout.local import (
-    HUB_ID,
+from ..models import (
     SMOLLM2,
     TRAINING_RECORD,
-    adapter_base,
     is_adapter,
     load_pretrained,
     resolve_model_name,
@@ -509,9 +507,3 @@ def _hyperparameters(stage: int, config: TrainConfig, trainer: Any) -> dict:
             load_in_4bit=config.load_in_4bit,
         )
     return params
-
-
-def hub_base(folder: Path) -> str | None:
-    """The Hub id of an adapter's base, or None when the base is local (a folder, a GGUF, another adapter)."""
-    path, gguf = adapter_base(folder)
-    return path if (gguf is None and not Path(path).exists() and HUB_ID.match(path)) else None
