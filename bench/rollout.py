@@ -9,7 +9,7 @@ its CPU is not counted as the client's. What it answers (`--reply`):
 - `tool`: first a tool call of the first offered tool with `{}` arguments, then, once a tool result is in the
   conversation, plain text: two LLM turns and one environment step per episode.
 
-The client is `envscale.stages.rollout.rollout` in this process (`agent={kind: endpoint}`, scripted user) on a
+The client is `envscale.rollout.run.rollout` in this process (`agent={kind: endpoint}`, scripted user) on a
 tasks artifact built as the tests build it (collect the shop OpenAPI spec -> graph -> materialize -> tasks, in a
 temporary folder; ~20 s) or given with `--tasks`. In one run, after a small warm-up:
 
@@ -294,7 +294,7 @@ def run_once(
     tasks, server: Server, meter: PlayMeter, out: Path, *, episodes: int, concurrency: int, n_tasks: int
 ):
     """One rollout of `episodes` (n_tasks x trials) at `concurrency`; its measures."""
-    from envscale.stages.rollout import RolloutConfig, rollout
+    from envscale.rollout.run import RolloutConfig, rollout
 
     trials = max(1, episodes // n_tasks)
     agent = {
@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    import envscale.stages.rollout as rollout_module
+    import envscale.rollout.run as rollout_module
     from envscale.artifacts import open_artifact
 
     with tempfile.TemporaryDirectory(prefix="bench-rollout-") as tmp:

@@ -15,8 +15,8 @@ from datasets import load_dataset
 from envscale.cli import main
 from envscale.evaluation import harness
 from envscale.evaluation.metrics import comparison, pass_hat_k, summarize, summary_rows
+from envscale.rollout.run import RolloutConfig
 from envscale.stages.eval import EvalConfig, agent_flags, evaluate
-from envscale.stages.rollout import RolloutConfig
 from envscale.stages.tasks import TasksConfig, generate_tasks
 
 PERFECT = {"kind": "scripted"}

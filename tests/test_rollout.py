@@ -14,15 +14,15 @@ import random
 import pytest
 from datasets import load_dataset
 
-import envscale.stages.rollout as rollout_module
+import envscale.rollout.run as rollout_module
 from envscale.cli import main
 from envscale.env import Environment
 from envscale.rollout.backends import BackendConfig
 from envscale.rollout.checks import check_format, check_trajectory, exact_match, verdict
 from envscale.rollout.episode import run_episode
+from envscale.rollout.run import PARTS_FILE, RolloutConfig, rollout
 from envscale.rollout.scripted import STOP, ScriptedAgent, ScriptedUser
 from envscale.stages.filter import FilterConfig, filter_trajectories
-from envscale.stages.rollout import PARTS_FILE, RolloutConfig, rollout
 from envscale.stages.tasks import TasksConfig, generate_tasks
 
 NOISE = {

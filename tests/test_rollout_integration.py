@@ -36,12 +36,12 @@ import pytest
 from datasets import load_dataset
 from llmfake import Reply, completion, start_llm_fake, tool_call
 
+from envscale.rollout.run import PARTS_FILE, RolloutConfig, episode_seed, rollout
 from envscale.rollout.scripted import STOP
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.filter import FilterConfig, filter_trajectories
 from envscale.stages.graph import GraphConfig, build_graph
 from envscale.stages.materialize import MaterializeConfig, materialize
-from envscale.stages.rollout import PARTS_FILE, RolloutConfig, episode_seed, rollout
 from envscale.stages.tasks import TasksConfig, generate_tasks
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """Run agents on a benchmark and score every episode: the `results` rows of an `eval` artifact.
 
 **Held-out tasks** (`benchmark: tasks`). Each agent plays the `test` split of a tasks artifact through
-the rollout stage itself (:func:`envscale.stages.rollout.rollout`, with the configured simulated user),
+the rollout stage itself (:func:`envscale.rollout.run.rollout`, with the configured simulated user),
 into `<eval output>/rollouts/<agent>`: resumable, recorded as a `trajectories` artifact, and reused when
 complete with the same config and tasks. Every trajectory is then checked as `filter` checks it
 (:func:`envscale.rollout.checks.check_trajectory`: the calls replayed on a fresh copy of the task's
@@ -61,7 +61,7 @@ def _json(value: Any) -> Any:
 
 def rollout_config(agent: dict, config: Any):
     """The rollout stage's config for one agent on the `test` split, from the eval config."""
-    from ..stages.rollout import RolloutConfig
+    from ..rollout.run import RolloutConfig
 
     return RolloutConfig(
         agent=dict(agent),
@@ -79,7 +79,7 @@ def rollout_config(agent: dict, config: Any):
 
 def agent_rollout(tasks_art: Artifact, name: str, agent: dict, config: Any, root: str | Path) -> Artifact:
     """The agent's episodes on the test tasks: `root/<name>`, reused when complete, else (re)played."""
-    from ..stages.rollout import rollout
+    from ..rollout.run import rollout
 
     rc = rollout_config(agent, config)
     out = Path(root) / name

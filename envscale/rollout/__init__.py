@@ -1,6 +1,6 @@
-"""Simulated interplay: backends (scripted, endpoint, transformers), the user simulator, episodes,
-fresh environments for concurrent episodes, and the checks `filter` applies.
+"""Simulated interplay: the run loop (`run`), backends (`backends` the contract and the endpoint client,
+`local` a transformers model, `scripted` the offline agent and user, `factory`), the user simulator
+(`user`), episodes (`episode`), and fresh environments for concurrent episodes (`envs`).
 
-Stages: `envscale.stages.rollout` (tasks -> trajectories) and `envscale.stages.filter`
-(trajectories -> filtered).
+Stage: `envscale.stages.rollout` (tasks -> trajectories); the evaluation harness runs the same loop.
 """
