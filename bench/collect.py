@@ -116,8 +116,8 @@ def child(mode: str, path: str, out_dir: str) -> None:
     from datasets import Dataset
 
     from envscale.sources.base import RawTool
+    from envscale.sources.collect import CollectConfig, collect
     from envscale.sources.normalize import normalize_tool
-    from envscale.stages.collect import CollectConfig, collect
 
     start = time.perf_counter()
     if mode == "parse":

@@ -55,8 +55,8 @@ def main() -> None:
     from graph_scale import make_pool
 
     from envscale.artifacts import open_artifact
+    from envscale.graph.build import load_tools
     from envscale.graph.embeddings import Embedder, usable_cores
-    from envscale.stages.graph import load_tools
 
     with tempfile.TemporaryDirectory(prefix="envscale-es-") as tmp:
         tools = load_tools(open_artifact(make_pool(args.pool_size, Path(tmp))).load("api_pool"))

@@ -145,8 +145,8 @@ def naive_baseline(pool) -> tuple[list[str], list[int]]:
 
 def main() -> None:
     logging.disable(logging.INFO)
-    from envscale.stages.collect import CollectConfig, collect
-    from envscale.stages.graph import GraphConfig, build_graph
+    from envscale.graph.build import GraphConfig, build_graph
+    from envscale.sources.collect import CollectConfig, collect
 
     settings = [
         ("default (semantic+dependency)", {}),

@@ -43,9 +43,9 @@ def peak_rss_mb() -> float:
 def make_pool(n: int, work: Path) -> str:
     """Collect an api_pool of `n` perturbed real tools (with output schemas where BFCL has them)."""
     from envscale.sources.base import RawTool, SourceInfo
+    from envscale.sources.collect import CollectConfig, collect
     from envscale.sources.json_docs import read_archive
     from envscale.sources.pypi import fetch_wheel
-    from envscale.stages.collect import CollectConfig, collect
 
     members = [
         "bfcl_eval/data/BFCL_v4_simple_*.json",
@@ -87,7 +87,7 @@ def child(mode: str, pool: str, out: str, cache: str) -> None:
 
     configure_process()
     from envscale.artifacts import open_artifact
-    from envscale.stages.graph import GraphConfig, build_graph, load_tools
+    from envscale.graph.build import GraphConfig, build_graph, load_tools
 
     art = open_artifact(pool)
     if mode in ("networkx", "igraph"):

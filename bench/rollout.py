@@ -186,8 +186,8 @@ class Server:
 
 def build_tasks(root: Path):
     """collect (shop OpenAPI) -> graph -> materialize -> tasks under `root`, as `tests/test_rollout*.py` do."""
-    from envscale.stages.collect import CollectConfig, collect
-    from envscale.stages.graph import GraphConfig, build_graph
+    from envscale.graph.build import GraphConfig, build_graph
+    from envscale.sources.collect import CollectConfig, collect
     from envscale.stages.materialize import MaterializeConfig, materialize
     from envscale.stages.tasks import TasksConfig, generate_tasks
 

@@ -3,7 +3,7 @@
 Every stage is a function over versioned Hugging Face datasets:
 
 ```python
->>> from envscale.stages.collect import CollectConfig, collect
+>>> from envscale.sources.collect import CollectConfig, collect
 >>> art = collect(CollectConfig(sources=["mcp:mcp-server-time"]), output="outputs/time")
 >>> art.load("api_pool")["name"]
 ['get_current_time', 'convert_time']

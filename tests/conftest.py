@@ -135,8 +135,8 @@ FIXTURE_SOURCES = [
 @pytest.fixture(scope="session")
 def fixture_environments(tmp_path_factory):
     """The `environments` artifact of `FIXTURE_SOURCES` (read it; write outputs elsewhere)."""
-    from envscale.stages.collect import CollectConfig, collect
-    from envscale.stages.graph import GraphConfig, build_graph
+    from envscale.graph.build import GraphConfig, build_graph
+    from envscale.sources.collect import CollectConfig, collect
     from envscale.stages.materialize import MaterializeConfig, materialize
 
     root = tmp_path_factory.mktemp("fixture_pipeline")

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import load_dataset
 
-import envscale.stages.collect as collect_module
+import envscale.sources.collect as collect_module
 from envscale.artifacts import (
     MANIFEST,
     ArtifactError,
@@ -28,7 +28,7 @@ from envscale.artifacts import (
 )
 from envscale.cli import main
 from envscale.schemas import API_POOL, TASKS
-from envscale.stages.collect import CollectConfig, collect
+from envscale.sources.collect import CollectConfig, collect
 
 FIX = Path("tests/fixtures/json").resolve()
 
@@ -267,7 +267,7 @@ def test_a_malformed_manifest_is_named_with_its_file(tmp_path, capsys, manifest,
 
 def test_an_artifact_input_resolves_relative_to_the_artifact_and_by_data_id(tmp_path, monkeypatch):
     from envscale.artifacts import resolve_input
-    from envscale.stages.graph import GraphConfig, build_graph
+    from envscale.graph.build import GraphConfig, build_graph
     from envscale.stages.materialize import MaterializeConfig, materialize
 
     cache = str(tmp_path / "emb")

@@ -7,8 +7,8 @@ import pytest
 from datasets import load_dataset
 
 from envscale.artifacts import open_artifact
-from envscale.stages import collect as collect_module
-from envscale.stages.collect import CollectConfig, collect
+from envscale.sources import collect as collect_module
+from envscale.sources.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/json"
 

@@ -11,9 +11,9 @@ import pytest
 
 from envscale.artifacts import local_versions
 from envscale.cli import main
+from envscale.graph.build import GraphConfig, build_graph
 from envscale.graph.embeddings import Embedder, topk_cosine
-from envscale.stages.collect import CollectConfig, collect
-from envscale.stages.graph import GraphConfig, build_graph
+from envscale.sources.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/graph"
 

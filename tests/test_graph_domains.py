@@ -14,9 +14,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from envscale.graph.build import GraphConfig, build_graph, near_name
 from envscale.graph.communities import detect_domains, purity
-from envscale.stages.collect import CollectConfig, collect
-from envscale.stages.graph import GraphConfig, build_graph, near_name
+from envscale.sources.collect import CollectConfig, collect
 
 
 def _tool(name, description, params, *, server=None, tags=None, response=None, required=None):
@@ -402,7 +402,7 @@ def test_offline_domain_names_do_not_depend_on_the_hash_seed():
     import sys
 
     script = (
-        "from envscale.stages.graph import _offline_name\n"
+        "from envscale.graph.build import _offline_name\n"
         "class T:\n"
         "    def __init__(self, name): self.name, self.group = name, None\n"
         "print(_offline_name([T('create_alert_config'), T('get_config_alert'), T('alert_config_delete')]))\n"

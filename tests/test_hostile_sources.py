@@ -16,7 +16,7 @@ import pytest
 import yaml
 from datasets import Dataset
 
-from envscale.stages.collect import CollectConfig, collect
+from envscale.sources.collect import CollectConfig, collect
 
 REPO = Path(__file__).parents[1]
 

@@ -19,7 +19,7 @@ from envscale.artifacts import IncompatibleSchemaError, open_artifact
 from envscale.cards import BEGIN, END
 from envscale.cli import main
 from envscale.publish import TagExistsError, push_artifact
-from envscale.stages.collect import CollectConfig, collect
+from envscale.sources.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/json"
 

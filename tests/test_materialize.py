@@ -5,8 +5,8 @@ from datasets import load_dataset
 
 from envscale.env import Environment
 from envscale.env.infer import infer_spec
-from envscale.stages.collect import CollectConfig, collect
-from envscale.stages.graph import GraphConfig, build_graph
+from envscale.graph.build import GraphConfig, build_graph
+from envscale.sources.collect import CollectConfig, collect
 from envscale.stages.materialize import MaterializeConfig, materialize
 
 FIX = "tests/fixtures/graph"

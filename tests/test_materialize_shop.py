@@ -9,8 +9,8 @@ import pytest
 from envscale.env import Environment
 from envscale.env.data import filler_share
 from envscale.env.verify import verify_report
-from envscale.stages.collect import CollectConfig, collect
-from envscale.stages.graph import GraphConfig, build_graph
+from envscale.graph.build import GraphConfig, build_graph
+from envscale.sources.collect import CollectConfig, collect
 from envscale.stages.materialize import MaterializeConfig, materialize
 
 SHOP = "recipes/sources/envscale_shop.openapi.yaml"

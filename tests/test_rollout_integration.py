@@ -36,11 +36,11 @@ import pytest
 from datasets import load_dataset
 from llmfake import Reply, completion, start_llm_fake, tool_call
 
+from envscale.graph.build import GraphConfig, build_graph
 from envscale.rollout.run import PARTS_FILE, RolloutConfig, episode_seed, rollout
 from envscale.rollout.scripted import STOP
-from envscale.stages.collect import CollectConfig, collect
+from envscale.sources.collect import CollectConfig, collect
 from envscale.stages.filter import FilterConfig, filter_trajectories
-from envscale.stages.graph import GraphConfig, build_graph
 from envscale.stages.materialize import MaterializeConfig, materialize
 from envscale.stages.tasks import TasksConfig, generate_tasks
 

@@ -28,10 +28,10 @@ from envscale.cli import main
 from envscale.env import Environment, load_spec
 from envscale.env.render import WIDTH, describe_operation, render_environment
 from envscale.graph import draw
+from envscale.graph.build import GraphConfig, build_graph
 from envscale.graph.draw import text_columns
 from envscale.schemas import ENVIRONMENTS
-from envscale.stages.collect import CollectConfig, collect
-from envscale.stages.graph import GraphConfig, build_graph
+from envscale.sources.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/graph"
 LONG = "export_all_invoices_for_customer_accounting_period_to_csv_format"

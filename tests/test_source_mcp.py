@@ -15,8 +15,8 @@ import pytest
 
 from envscale.artifacts import open_artifact
 from envscale.sources import SourceError, SourceInfo, read_source
+from envscale.sources.collect import CollectConfig, collect
 from envscale.sources.mcp import read_mcp
-from envscale.stages.collect import CollectConfig, collect
 
 
 def test_time_server_tools_with_output_schemas_and_annotations():

@@ -15,7 +15,7 @@ import pytest
 
 from envscale.sources import parse_source, read_source
 from envscale.sources.base import RawError, RawTool, SourceError
-from envscale.stages.collect import CollectConfig, collect
+from envscale.sources.collect import CollectConfig, collect
 
 TASKS_API = {
     "openapi": "3.0.3",
