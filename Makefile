@@ -46,9 +46,11 @@ demo: install
 	$(BIN)/envscale show eval $(DEMO_OUTPUT)/eval
 
 test: install
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 quality: install
+	$(BIN)/lint-imports
 	$(BIN)/ruff check envscale tests bench hub_scripts
 	$(BIN)/ruff format --check envscale tests bench hub_scripts
 

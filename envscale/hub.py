@@ -194,7 +194,7 @@ class HubClientFactory:
         self.seconds = seconds
 
     def __call__(self) -> httpx2.Client:
-        from huggingface_hub.utils._http import default_client_factory
+        from huggingface_hub.utils._http import default_client_factory  # noqa: PLC2701 (no public name)
 
         default = default_client_factory()
         try:
@@ -222,7 +222,7 @@ def ensure_hub_timeouts() -> bool:
         ValueError: `ENVSCALE_HUB_TIMEOUT` is not a positive number of seconds.
     """
     from huggingface_hub import set_client_factory
-    from huggingface_hub.utils import _http
+    from huggingface_hub.utils import _http  # noqa: PLC2701 (its default factory has no public name)
 
     seconds = hub_timeout()
     current = getattr(_http, "_GLOBAL_CLIENT_FACTORY", _http.default_client_factory)

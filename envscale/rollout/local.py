@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.metadata
-import importlib.util
 import logging
 import threading
 import time
