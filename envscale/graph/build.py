@@ -1,4 +1,4 @@
-"""Stage `graph`: an `api_pool` -> tool dependency `edges` and Louvain `domains`.
+"""The `graph` stage's library: an `api_pool` -> tool dependency `edges` and Louvain `domains` (`envscale graph`).
 
 AgentScaler's second and third steps. Three kinds of edges are built from sentence embeddings:
 

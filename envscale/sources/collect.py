@@ -1,4 +1,4 @@
-"""Stage `collect`: real API descriptions -> the `api_pool` dataset.
+"""The `collect` stage's library: real API descriptions -> the `api_pool` dataset (`envscale collect`).
 
 Reads every source (`json:`, `openapi:`, `mcp:`, `hf:`, `pypi:`), normalises every tool to a
 JSON Schema object, tags it `read`/`write` with evidence, gives it provenance and a content-hash
