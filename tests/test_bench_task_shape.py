@@ -1,0 +1,278 @@
+"""bench/task_shape.py: every figure on a hand-made world, function set, tasks and kept trajectories.
+
+The world `notes_world` (session: accounts) and the function set `calc` are small enough to count by hand;
+each figure is checked where it must be non-zero and where it must be zero.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from envscale.env.spec import validate_spec
+
+BENCH = Path(__file__).parent.parent / "bench" / "task_shape.py"
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("task_shape", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ts = load_bench()
+
+
+def tool(name, kind, operation, properties=None, required=None, entity=None):
+    properties = properties or {}
+    return {
+        "name": name,
+        "description": f"{name}.",
+        "kind": kind,
+        "parameters": {"type": "object", "properties": properties, "required": required or []},
+        "operation": operation,
+        "metadata": {"entity": entity, "original_name": name},
+    }
+
+
+NOTE_ID = {"note_id": {"type": "string"}}
+WORLD = {
+    "name": "notes_world",
+    "spec_version": "1.1",
+    "session": {"table": "accounts"},
+    "tables": {
+        "accounts": {
+            "primary_key": "account_id",
+            "columns": {"account_id": {"type": "string"}, "name": {"type": "string"}},
+        },
+        # pk-only (and so key-only)
+        "tags": {"primary_key": "tag_id", "columns": {"tag_id": {"type": "string"}}},
+        # key-only, not pk-only: its key and a foreign key
+        "links": {
+            "primary_key": "link_id",
+            "columns": {"link_id": {"type": "string"}, "tag_id": {"type": "string", "references": "tags"}},
+        },
+        "notes": {
+            "primary_key": "note_id",
+            "unique": [["account_id", "title"]],
+            "columns": {
+                "note_id": {"type": "string"},
+                "title": {"type": "string", "unique": True},  # the one unique non-key column
+                "tag_id": {"type": "string", "references": "tags"},
+                "link_id": {"type": "string", "references": "links"},
+                "account_id": {"type": "string", "references": "accounts"},
+            },
+        },
+    },
+    "data": {"seed": 0, "rows": {"accounts": 3, "tags": 3, "links": 3, "notes": 3}},
+    "tools": [
+        tool(
+            "get_note",
+            "read",
+            {"type": "get", "table": "notes", "key": {"note_id": "note_id"}},
+            NOTE_ID,
+            ["note_id"],
+        ),
+        # near-duplicate of get_note with the same operation and table
+        tool(
+            "get_note_2",
+            "read",
+            {"type": "get", "table": "notes", "key": {"note_id": "note_id"}},
+            NOTE_ID,
+            ["note_id"],
+        ),
+        # near-duplicate of get_note by name, another operation
+        tool("get_note_3", "read", {"type": "list", "table": "notes"}),
+        # `_2` without a `find_note`: not a near-duplicate
+        tool("find_note_2", "read", {"type": "list", "table": "notes"}),
+        tool(
+            "create_note",
+            "write",
+            {"type": "insert", "table": "notes", "values": {"title": "title"}, "generate": {"note_id": "id"}},
+            {"title": {"type": "string"}},
+            ["title"],
+        ),
+        # session-row reads: of a setting (non-session), of the session itself, of the profile (by its name)
+        tool(
+            "get_settings",
+            "read",
+            {"type": "get", "table": "accounts", "key": {"account_id": {"session": "account_id"}}},
+            entity="setting",
+        ),
+        tool(
+            "get_me",
+            "read",
+            {"type": "get", "table": "accounts", "key": {"account_id": {"session": "account_id"}}},
+            entity="<session>",
+        ),
+        tool(
+            "get_profile",
+            "read",
+            {"type": "get", "table": "accounts", "key": {"account_id": {"session": "account_id"}}},
+        ),
+    ],
+}
+CALC = {
+    "name": "calc",
+    "tables": {
+        "results": {
+            "primary_key": "result_id",
+            "columns": {"result_id": {"type": "integer"}, "value": {"type": "number"}},
+        }
+    },
+    "data": {"seed": 0, "rows": {"results": 3}},
+    "tools": [
+        tool(
+            "get_result",
+            "read",
+            {"type": "get", "table": "results", "key": {"result_id": "result_id"}},
+            {"result_id": {"type": "integer"}},
+            ["result_id"],
+        )
+    ],
+}
+ENVS = [{"name": "notes_world", "spec": WORLD}, {"name": "calc", "spec": CALC}]
+
+
+def task(task_id, env, tools, shape, known, hidden=None):
+    return {
+        "task_id": task_id,
+        "environment": env,
+        "split": "train",
+        "kind": "read",
+        "seed": 0,
+        "difficulty": {"shape": shape, "n_writes": 0},
+        "gold_calls": [{"tool": t, "arguments": {}} for t in tools],
+        "instructions": {"known_facts": known, "hidden_facts": hidden or {}},
+    }
+
+
+TASKS = [
+    task("t1", "notes_world", ["get_note"], "single", {"note id": "not_0002"}),  # a string key
+    task("t2", "notes_world", ["get_note", "create_note", "create_note"], "dag", {"title": "Groceries"}),
+    task("t3", "notes_world", ["get_note", "create_note"], "linear", {"title": "Trip", "tag": "tag_9999"}),
+    # an id-named integer key, and a plain number that is not an id
+    task("t4", "calc", ["get_result"] * 4, "linear", {"result id": 2, "nights": 2}),
+    # a string key nested in a hidden fact
+    task(
+        "t5",
+        "notes_world",
+        ["get_note"],
+        "single",
+        {"title": "Trip"},
+        {"notes": ["Trip", {"id": "not_0001"}]},
+    ),
+]
+
+
+def kept(env, closing):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": f"{closing}  "}]
+    return {"environment": env, "messages": messages, "final_answer": closing}
+
+
+FILTERED = [
+    kept("notes_world", "Done: all set."),
+    kept("notes_world", "Done: all set."),
+    kept("calc", "Here is what I found: 5."),
+]
+
+
+def test_fixture_specs_are_valid():
+    for env in ENVS:
+        validate_spec(env["spec"])
+
+
+def test_task_figures():
+    figs = ts.figures(TASKS, ENVS, None)["tasks"]
+    assert figs["tasks"] == 5
+    assert figs["calls"]["count"] == {"1": 2, "2": 1, "3": 1, "4+": 1}
+    assert figs["calls"]["share"]["1"] == 0.4
+    assert (figs["calls"]["median"], figs["calls"]["p90"]) == (2, 4)
+    assert figs["shapes"] == {"single": 2, "linear": 2, "dag": 1, "branch": 0}
+    assert figs["writes"]["count"] == {"0": 3, "1": 1, "2+": 1}  # from the specs' tool kinds, not n_writes
+    ids = figs["internal_id"]
+    assert (ids["tasks"], ids["share"]) == (2, 0.4)  # t1 and t5
+    assert (ids["integer_id_tasks"], ids["any_id_tasks"]) == (1, 3)  # t4's result id, not its 2 nights
+    assert [t for t, _ in ids["examples"]] == ["t1", "t5"]
+
+
+def test_task_figures_worlds_only_and_zero():
+    figs = ts.figures(TASKS, ENVS, None, worlds_only=True)["tasks"]
+    assert (figs["tasks"], figs["function_set_tasks_left_out"]) == (4, 1)
+    assert figs["calls"]["count"] == {"1": 2, "2": 1, "3": 1, "4+": 0}
+    assert (figs["calls"]["median"], figs["calls"]["p90"]) == (1.5, 3)
+    none = ts.figures([TASKS[1], TASKS[2]], ENVS, None)["tasks"]
+    assert none["internal_id"]["share"] == 0 and none["internal_id"]["any_id_tasks"] == 0
+    assert none["shapes"]["single"] == 0 and none["calls"]["count"]["1"] == 0
+    # without environments: writes from the task's own record, no id check
+    alone = ts.figures(TASKS, None, None)["tasks"]
+    assert alone["writes"]["count"] == {"0": 5, "1": 0, "2+": 0}
+    assert alone["internal_id"]["tasks_checked"] == 0
+    with pytest.raises(ValueError, match="worlds-only"):
+        ts.figures(TASKS, None, None, worlds_only=True)
+
+
+def test_environment_figures():
+    figs = ts.figures(None, ENVS, None)["environments"]
+    assert figs["tables"] == {"tables": 5, "key_only": 2, "pk_only": 1}
+    fk = figs["foreign_keys"]
+    assert (fk["foreign_keys"], fk["to_key_only"], fk["to_pk_only"]) == (4, 3, 2)
+    assert fk["to_key_only_share"] == 0.75
+    assert figs["session_reads"] == {
+        "environments_with_session": 1,
+        "session_row_reads": 3,
+        "session_row_reads_environments": 1,
+        "non_session_entity": 1,  # get_settings
+        "non_session_entity_environments": 1,
+    }
+    dup = figs["near_duplicates"]
+    assert (dup["near_duplicate"], dup["near_duplicate_environments"], dup["same_operation_and_table"]) == (
+        2,
+        1,
+        1,
+    )
+    assert figs["unique_non_key"] == {
+        "columns": 1,
+        "foreign_key_columns": 0,
+        "environments": 1,
+        "column_sets": 1,
+    }
+    assert figs["function_sets"] == {"function_sets": 1, "worlds": 1}
+
+
+def test_environment_figures_zero():
+    figs = ts.figures(None, [ENVS[1]], None)["environments"]
+    assert figs["tables"] == {"tables": 1, "key_only": 0, "pk_only": 0}
+    assert figs["foreign_keys"]["foreign_keys"] == 0 and figs["foreign_keys"]["to_key_only_share"] == 0
+    assert figs["session_reads"]["session_row_reads"] == figs["session_reads"]["non_session_entity"] == 0
+    assert figs["near_duplicates"]["near_duplicate"] == 0
+    assert figs["unique_non_key"]["columns"] == figs["unique_non_key"]["column_sets"] == 0
+    assert figs["function_sets"] == {"function_sets": 1, "worlds": 0}
+
+
+def test_closing_figures():
+    figs = ts.figures(TASKS, ENVS, FILTERED)
+    closing = figs["closing"]
+    assert (closing["kept"], closing["distinct"], closing["distinct_openings"]) == (3, 2, 2)
+    assert closing["top"][0] == {"text": "Done: all set.", "count": 2}
+    assert closing["top_share"] == 0.6667
+    assert figs["environments"]["function_sets"] == {
+        "function_sets": 1,
+        "worlds": 1,
+        "function_set_tasks": 1,
+        "world_tasks": 4,
+        "function_set_kept": 1,
+        "world_kept": 2,
+    }
+    worlds = ts.figures(None, ENVS, FILTERED, worlds_only=True)["closing"]
+    assert (worlds["kept"], worlds["function_set_kept_left_out"], worlds["distinct"]) == (2, 1, 1)
+    assert worlds["top_share"] == 1.0
+    varied = ts.closing_figures([kept("calc", f"Found {i}.") for i in range(3)])
+    assert (varied["distinct"], varied["distinct_openings"], varied["top_share"]) == (3, 3, 0.3333)
+
+
+def test_render_names_every_block():
+    text = ts.render(ts.figures(TASKS, ENVS, FILTERED, worlds_only=True))
+    for line in ("tasks (worlds only): 4", "closing messages: 2 kept", "environments: 2", "near-duplicate"):
+        assert line in text
