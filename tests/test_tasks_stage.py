@@ -334,7 +334,7 @@ def test_the_card_shows_the_mix_splits_per_environment_counts_and_drops(tasks_ar
     assert "| environment failed | 1 |" in card and "| replay differs | 11 |" in card
     assert "tasks per environment | min 0, median 3.0, max 3" in card
     assert 'load_dataset("' in card and '"tasks", split="test")' in card
-    assert "envscale.tasks.score.score_trajectory" in card
+    assert "envscale.judge.score_trajectory" in card
     # both splits are in the card's configs metadata, so `datasets` loads each from the folder
     assert "split: test" in card and "split: train" in card
     assert load_dataset(tasks_art.location, "tasks", split="train").num_rows == stats["per_split"]["train"]

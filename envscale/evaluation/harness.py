@@ -3,10 +3,10 @@
 **Held-out tasks** (`benchmark: tasks`). Each agent plays the `test` split of a tasks artifact through
 the rollout stage itself (:func:`envscale.stages.rollout.rollout`, with the configured simulated user),
 into `<eval output>/rollouts/<agent>`: resumable, recorded as a `trajectories` artifact, and reused when
-complete with the same config and tasks. Every trajectory is then checked as `filter` checks it
-(:func:`envscale.rollout.checks.check_trajectory`: the calls replayed on a fresh copy of the task's
-environment) and succeeds when every check of `levels` holds (a check the task is not scored on holds),
-so success follows each task's own scoring basis (state, answer facts, required or forbidden actions).
+complete with the same config and tasks. Every trajectory is then judged as `filter` judges it
+(:func:`envscale.judge.judge_trajectory`: the calls replayed on a fresh copy of the task's environment)
+and succeeds when every check of `levels` holds (a check the task is not scored on holds), so success
+follows each task's own scoring basis (state, answer facts, required or forbidden actions).
 
 A test task is `heldout_envs` when the tasks stage held its environment out whole (so training never saw
 it; decided again from the tasks artifact's `seed` and `test_env_share`, as the stage decided it) and
@@ -43,8 +43,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, is_complete, iter_rows, resolve_input
-from ..rollout.checks import check_trajectory, verdict
-from ..schemas import CHECKS
+from ..judge import EnvironmentCache, environment_error, judge_trajectory
 
 logger = logging.getLogger(__name__)
 
@@ -131,8 +130,6 @@ def score_rollout(
     held_envs: set[str] | None = None,
 ) -> list[dict]:
     """One `results` row per trajectory of `traj_art`: the filter's checks against each task."""
-    from ..tasks.score import EnvironmentCache
-
     envs_art = resolve_input(tasks_art, "environments")
     test = tasks_art.load("tasks", "test")
     tasks = {t["task_id"]: t for t in iter_rows(test, batch_size=256)}
@@ -157,11 +154,9 @@ def score_rollout(
             env_name = task["environment"]
             try:
                 env = cache.get(environments[env_index[env_name]])
-                checks = check_trajectory(traj, task, env)
-                passed, failed = verdict(checks, levels)
+                judged = judge_trajectory(traj, task, env, levels)
             except Exception as exc:  # noqa: BLE001 - a broken environment fails its episodes, not the run
-                checks = dict.fromkeys(CHECKS, False)
-                passed, failed = False, [f"environment_error: {type(exc).__name__}: {exc}"[:300]]
+                judged = environment_error(f"{type(exc).__name__}: {exc}")
             n_calls, n_valid = call_counts(_json(traj.get("calls")) or [])
             rows.append(
                 {
@@ -173,9 +168,9 @@ def score_rollout(
                     "environment": env_name,
                     "split_kind": "heldout_envs" if env_name in held_envs else "heldout_tasks",
                     "difficulty": difficulty_of(task),
-                    "success": passed,
-                    "failed_checks": failed,
-                    "checks": checks,
+                    "success": judged.passed,
+                    "failed_checks": judged.failed,
+                    "checks": judged.checks,
                     "n_calls": n_calls,
                     "n_valid_calls": n_valid,
                     "status": traj["status"],

@@ -51,7 +51,7 @@ from ..artifacts import Artifact, ArtifactWriter, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..evaluation.bfcl import BFCL_REQUIREMENT, CATEGORIES
 from ..evaluation.harness import RUN_ONLY  # backend settings that say how to reach a server, not what answers
-from ..rollout.checks import DEFAULT_LEVELS
+from ..judge import DEFAULT_LEVELS
 from ..schemas import CHECKS, EVAL
 from . import Stage, print_report
 
