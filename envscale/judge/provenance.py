@@ -15,7 +15,7 @@ Example:
 ```python
 >>> from envscale.judge.provenance import parse_provenance, provenance_call, read_calls, resolve_provenance
 >>> parse_provenance("call[1].items[0].id"), parse_provenance("user")
-((1, ('items', 0, 'id')), None)
+((1, ['items', 0, 'id']), None)
 >>> provenance_call("call[0][0].order_id"), provenance_call("constant")
 (0, None)
 >>> resolve_provenance("call[0][0].order_id", [[{"order_id": "ord_0042"}]])
@@ -40,7 +40,7 @@ _STEPS = re.compile(r"(?:\[\d+\]|\.[^.\[\]]+)*")
 _STEP = re.compile(r"\[(\d+)\]|\.([^.\[\]]+)")
 
 
-def parse_provenance(source: Any) -> tuple[int, tuple[int | str, ...]] | None:
+def parse_provenance(source: Any) -> tuple[int, list[int | str]] | None:
     """`(call, steps)` of a path: the gold call's index and the list positions (`int`) and keys (`str`)
     that lead into its result; `None` for a source that is no path (`"user"`, `"constant"`, `None`).
 
@@ -52,7 +52,7 @@ def parse_provenance(source: Any) -> tuple[int, tuple[int | str, ...]] | None:
     head = _HEAD.match(source)
     if head is None or not _STEPS.fullmatch(source, head.end()):
         raise ValueError(f"not a provenance path: {source!r} (expected call[i], then [j] or .field steps)")
-    steps = tuple(int(index) if index else key for index, key in _STEP.findall(source, head.end()))
+    steps = [int(index) if index else key for index, key in _STEP.findall(source, head.end())]
     return int(head.group(1)), steps
 
 
