@@ -21,7 +21,7 @@ The rules (what the code below does; `checks` has the table of checks):
 6. An episode that never ran (no messages) fails `state`, `answer`, `actions`, `policy` and `exact`
    whatever the task is scored on; a trajectory whose environment cannot be built fails every check.
 
-Modules (each loads on its own; the names below are re-exported here):
+Modules (their public names are re-exported here):
 
 - `answers`: the one normaliser of answers and values (`normalize_answer`, `answer_matches`,
   `canonical_number`, `canonical_value`);
