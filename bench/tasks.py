@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from envscale.env import Environment, load_spec
-from envscale.tasks.score import EnvironmentCache, reset_env, score_row
+from envscale.judge import EnvironmentCache, reset_env, score_row
 
 TARGET_MS = 7.0
 TAU2_REFERENCE_MS = 340.0

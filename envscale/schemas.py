@@ -210,6 +210,9 @@ TASKS_FEATURES = Features(
         "environment_ref": Value("string"),  # the pinned environments artifact version it runs in
         "domain_id": Value("int32"),
         "split": Value("string"),  # "train" | "test" (also the split the row is in)
+        # why a test row is held out: "environment" (its environment is held out whole, no train task from
+        # it) | "task" (the task alone: a test_task_share draw in an environment that is not held out) | ""
+        "held_out": Value("string"),
         "kind": Value("string"),  # "read" | "write" | "mixed" | "policy" | "missing_info"
         "difficulty": Json(),  # {"chain_length", "n_writes", "n_distractors", "shape", "level"}
         "scoring": Json(),  # {"state", "answer_facts", "required_actions", "forbidden_actions"}
@@ -240,7 +243,7 @@ TASKS_REJECTED_FEATURES = Features(
 
 TASKS = ArtifactKind(
     name="tasks",
-    schema_version="1.0",
+    schema_version="1.1",  # 1.1: the `held_out` column of `tasks`
     configs={"tasks": TASKS_FEATURES, "rejected": TASKS_REJECTED_FEATURES},
     main_config="tasks",
     description="Verifiable tool-use tasks: gold calls with argument provenance, gold states, user intents.",

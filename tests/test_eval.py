@@ -12,12 +12,14 @@ import json
 import pytest
 from datasets import load_dataset
 
+from envscale.artifacts import ArtifactWriter
 from envscale.cli import main
-from envscale.evaluation import harness
+from envscale.errors import ArtifactError
 from envscale.evaluation.metrics import comparison, pass_hat_k, summarize, summary_rows
 from envscale.rollout.run import RolloutConfig
+from envscale.schemas import TASKS
 from envscale.stages.eval import EvalConfig, agent_flags, evaluate
-from envscale.stages.tasks import TasksConfig, generate_tasks
+from envscale.stages.tasks import TasksConfig, generate_tasks, held_out
 
 PERFECT = {"kind": "scripted"}
 GIVE_UP = {"kind": "scripted", "noise": {"give_up": 1.0}}
@@ -114,8 +116,11 @@ def test_a_perfect_agent_scores_100_and_one_that_gives_up_scores_0(tasks, before
 def test_results_are_grouped_per_kind_and_per_held_out_split_kind(tasks, before_after):
     test = list(tasks.load("tasks", "test"))
     train_envs = set(tasks.load("tasks", "train")["environment"])
-    held = harness.held_out_environments(tasks)
+    held = {t["environment"] for t in test if t["held_out"] == "environment"}
     assert held and held.isdisjoint(train_envs)  # as the tasks stage held them out: no training task
+    rule = TasksConfig(**{k: tasks.manifest["config"][k] for k in ("seed", "test_env_share")})
+    assert held == {t["environment"] for t in test if held_out(t["environment"], rule)}  # the stage's rule
+    assert {t["held_out"] for t in test} == {"environment", "task"}
     results = [
         r for r in load_dataset(before_after.location, "results", split="train") if r["agent"] == "after"
     ]
@@ -269,6 +274,24 @@ def test_bad_configs_fail_with_one_clear_line(envs, tmp_path):
     )
     with pytest.raises(ValueError, match="has no test tasks"):
         evaluate(no_test, EvalConfig(), tmp_path / "eval")
+
+
+def test_a_tasks_artifact_made_before_the_held_out_column_fails_with_the_way_out(tasks, tmp_path, capsys):
+    # a tasks 1.0 artifact: its rows have no `held_out`, which loads as null
+    with ArtifactWriter(tmp_path / "old", TASKS, "fp", inputs=tasks.manifest["inputs"]) as writer:
+        for split in ("train", "test"):
+            shard = writer.shard_writer("tasks", split)
+            shard.write_many({**row, "held_out": None} for row in tasks.load("tasks", split))
+            shard.close()
+        writer.shard_writer("rejected").close()
+        old = writer.commit({"tasks": dict(tasks.splits["tasks"]), "rejected": 0}, {})
+    with pytest.raises(ArtifactError, match=r"no `held_out` column.*re-run `envscale tasks`"):
+        evaluate(old, EvalConfig(agent=PERFECT), tmp_path / "eval")
+    assert not (tmp_path / "eval" / "rollouts").exists()  # it fails before any agent plays
+    assert main(["eval", "--input", str(tmp_path / "old"), "--output", str(tmp_path / "eval2")]) == 2
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if "held_out" in line]
+    assert len(said) == 1 and "re-run `envscale tasks`" in said[0] and "Traceback" not in err, err
 
 
 def test_the_cli_says_what_is_wrong(tmp_path, capsys):

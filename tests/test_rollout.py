@@ -17,8 +17,8 @@ from datasets import load_dataset
 import envscale.rollout.run as rollout_module
 from envscale.cli import main
 from envscale.env import Environment
+from envscale.judge import check_format, check_trajectory, exact_match, verdict
 from envscale.rollout.backends import BackendConfig
-from envscale.rollout.checks import check_format, check_trajectory, exact_match, verdict
 from envscale.rollout.episode import run_episode
 from envscale.rollout.run import PARTS_FILE, RolloutConfig, rollout
 from envscale.rollout.scripted import STOP, ScriptedAgent, ScriptedUser

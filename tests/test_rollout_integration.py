@@ -522,11 +522,10 @@ def test_the_filter_judges_the_state_the_episode_reached_not_calls_it_refused(ta
 
     from envscale.artifacts import resolve_input
     from envscale.env import Environment
+    from envscale.judge import check_trajectory, reset_env
     from envscale.llm import ChatResult, ToolCall
-    from envscale.rollout.checks import check_trajectory
     from envscale.rollout.episode import run_episode, write_tool_names
     from envscale.rollout.scripted import ScriptedUser
-    from envscale.tasks.score import reset_env
 
     envs = {r["name"]: r for r in resolve_input(tasks, "environments").load("environments")}
     writes = {name: write_tool_names(Environment.from_row(row).spec) for name, row in envs.items()}

@@ -11,9 +11,9 @@ import random
 import pytest
 
 from envscale.env import Environment
+from envscale.judge import score_trajectory
 from envscale.stages.tasks import TasksConfig, generate_tasks
 from envscale.tasks.generate import env_tasks
-from envscale.tasks.score import score_trajectory
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Scoring trajectories, the quality gates and policies as rules (envscale.tasks.score/gates/policy).
+"""Scoring trajectories, the quality gates and policies as rules (envscale.judge.score, tasks.gates/policy).
 
 Every task here is built the way the `tasks` stage builds one: gold calls run on a reset of the
 real fixture environment, the gold state hash read from it.
@@ -10,9 +10,9 @@ import json
 import pytest
 
 from envscale.env import Environment, load_spec
+from envscale.judge import EnvironmentCache, answer_matches, reset_env, score_row, score_trajectory
 from envscale.tasks.gates import Deduper, empty_passes, leaks, replay_differs
 from envscale.tasks.policy import policy_rules, rule_sentence, violating_rows
-from envscale.tasks.score import EnvironmentCache, answer_matches, reset_env, score_row, score_trajectory
 
 SHOP = "tests/fixtures/envs/shop.yaml"
 STORE = "tests/fixtures/envs/store.yaml"

@@ -186,6 +186,15 @@ def test_splits_are_deterministic_per_environment_and_do_not_depend_on_the_order
     assert 0 < len(held) < 40 and forward.manifest["stats"]["held_out_environments"] == len(held)
     by_env = splits_by_env(forward)
     assert all(by_env[name] == {"test"} for name in held)  # held out whole
+    # each row says why it is held out: its whole environment, the task alone, or not at all (train)
+    why = {
+        (r["environment"], r["split"], r["held_out"])
+        for s in ("train", "test")
+        for r in forward.load("tasks", s)
+    }
+    assert {h for _, s, h in why if s == "train"} == {""}
+    assert {e for e, s, h in why if s == "test" and h == "environment"} == held
+    assert {h for e, s, h in why if s == "test" and e not in held} == {"task"}
     kept_envs = [name for name in by_env if name not in held]
     # from the other environments, some tasks go to test (by task): most of them keep both splits
     assert sum(by_env[n] == {"train", "test"} for n in kept_envs) > len(kept_envs) / 2
@@ -334,7 +343,7 @@ def test_the_card_shows_the_mix_splits_per_environment_counts_and_drops(tasks_ar
     assert "| environment failed | 1 |" in card and "| replay differs | 11 |" in card
     assert "tasks per environment | min 0, median 3.0, max 3" in card
     assert 'load_dataset("' in card and '"tasks", split="test")' in card
-    assert "envscale.tasks.score.score_trajectory" in card
+    assert "envscale.judge.score_trajectory" in card
     # both splits are in the card's configs metadata, so `datasets` loads each from the folder
     assert "split: test" in card and "split: train" in card
     assert load_dataset(tasks_art.location, "tasks", split="train").num_rows == stats["per_split"]["train"]

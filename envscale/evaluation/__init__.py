@@ -3,7 +3,7 @@
 - `envscale.evaluation.metrics`: success, pass^k (tau-bench), tool-call validity, grouped summaries and
   the before/after comparison table;
 - `envscale.evaluation.harness`: held-out tasks through the rollout run loop (`envscale.rollout.run`),
-  each trajectory scored by the filter's checks (`envscale.rollout.checks`);
+  each trajectory judged as the filter judges it (`envscale.judge`);
 - `envscale.evaluation.bfcl`: BFCL's single-turn categories, scored by BFCL's own AST checker;
 - `envscale.evaluation.report`: `report.md` and PNG plots.
 

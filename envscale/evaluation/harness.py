@@ -3,14 +3,14 @@
 **Held-out tasks** (`benchmark: tasks`). Each agent plays the `test` split of a tasks artifact through
 the rollout stage itself (:func:`envscale.rollout.run.rollout`, with the configured simulated user),
 into `<eval output>/rollouts/<agent>`: resumable, recorded as a `trajectories` artifact, and reused when
-complete with the same config and tasks. Every trajectory is then checked as `filter` checks it
-(:func:`envscale.rollout.checks.check_trajectory`: the calls replayed on a fresh copy of the task's
-environment) and succeeds when every check of `levels` holds (a check the task is not scored on holds),
-so success follows each task's own scoring basis (state, answer facts, required or forbidden actions).
+complete with the same config and tasks. Every trajectory is then judged as `filter` judges it
+(:func:`envscale.judge.judge_trajectory`: the calls replayed on a fresh copy of the task's environment)
+and succeeds when every check of `levels` holds (a check the task is not scored on holds), so success
+follows each task's own scoring basis (state, answer facts, required or forbidden actions).
 
 A test task is `heldout_envs` when the tasks stage held its environment out whole (so training never saw
-it; decided again from the tasks artifact's `seed` and `test_env_share`, as the stage decided it) and
-`heldout_tasks` otherwise (a held-out task of a training environment). Difficulty is the task's
+it) and `heldout_tasks` when the task alone was held out: the task row's `held_out` column
+(`"environment"` or `"task"`, written by the tasks stage since tasks schema 1.1). Difficulty is the task's
 `difficulty.level`; tasks without one are grouped by their number of gold calls (`calls=N`), a proxy.
 
 **BFCL** (`benchmark: bfcl`): each question of the chosen categories is asked once per trial
@@ -37,14 +37,13 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, is_complete, iter_rows, resolve_input
-from ..rollout.checks import check_trajectory, verdict
-from ..schemas import CHECKS
+from ..errors import ArtifactError
+from ..judge import EnvironmentCache, environment_error, judge_trajectory
 
 logger = logging.getLogger(__name__)
 
@@ -91,24 +90,23 @@ def agent_rollout(tasks_art: Artifact, name: str, agent: dict, config: Any, root
     return rollout(tasks_art, rc, out)
 
 
-def held_out_environments(tasks_art: Artifact) -> set[str]:
-    """The environments the tasks stage held out whole (every task of theirs is a test task).
+def require_held_out(tasks_art: Artifact) -> None:
+    """Fail in one line when the tasks' rows do not say why they are held out (tasks schema before 1.1).
 
-    Decided as the tasks stage decided it (:func:`envscale.stages.tasks.held_out`: a hash of the artifact's
-    `seed` and the environment's name against its `test_env_share`); for an artifact whose config lacks
-    them, the test environments that have no `train` task.
+    Raises:
+        `ArtifactError`: The `tasks` config has no `held_out` column; the way out is to re-run `envscale tasks`.
     """
-    from ..stages.tasks import held_out
+    test = tasks_art.load("tasks", "test")  # a local artifact made before 1.1 loads the column as nulls
+    if "held_out" not in test.column_names or None in test.select_columns(["held_out"])["held_out"]:
+        raise ArtifactError(
+            f"the tasks artifact {tasks_art.pinned} (tasks schema {tasks_art.manifest.get('schema_version')}) "
+            "has no `held_out` column, which eval reads; re-run `envscale tasks` to make the tasks again"
+        )
 
-    test_envs = set(tasks_art.load("tasks", "test").select_columns(["environment"])["environment"])
-    config = tasks_art.manifest.get("config") or {}
-    if "seed" in config and "test_env_share" in config:
-        rule = SimpleNamespace(seed=config["seed"], test_env_share=config["test_env_share"])
-        return {name for name in test_envs if held_out(name, rule)}
-    train: set[str] = set()
-    if tasks_art.splits.get("tasks", {}).get("train"):
-        train = set(tasks_art.load("tasks", "train").select_columns(["environment"])["environment"])
-    return test_envs - train
+
+def split_kind(task: dict) -> str:
+    """`heldout_envs` for a task whose environment was held out whole, else `heldout_tasks`."""
+    return "heldout_envs" if task["held_out"] == "environment" else "heldout_tasks"
 
 
 def difficulty_of(task: dict) -> str:
@@ -128,15 +126,12 @@ def score_rollout(
     tasks_art: Artifact,
     name: str,
     levels: Sequence[str],
-    held_envs: set[str] | None = None,
 ) -> list[dict]:
     """One `results` row per trajectory of `traj_art`: the filter's checks against each task."""
-    from ..tasks.score import EnvironmentCache
-
+    require_held_out(tasks_art)
     envs_art = resolve_input(tasks_art, "environments")
     test = tasks_art.load("tasks", "test")
     tasks = {t["task_id"]: t for t in iter_rows(test, batch_size=256)}
-    held_envs = held_out_environments(tasks_art) if held_envs is None else held_envs
     environments = envs_art.load("environments")
     env_index = {n: i for i, n in enumerate(environments["name"])}
     cache = EnvironmentCache(max_size=32)
@@ -157,11 +152,9 @@ def score_rollout(
             env_name = task["environment"]
             try:
                 env = cache.get(environments[env_index[env_name]])
-                checks = check_trajectory(traj, task, env)
-                passed, failed = verdict(checks, levels)
+                judged = judge_trajectory(traj, task, env, levels)
             except Exception as exc:  # noqa: BLE001 - a broken environment fails its episodes, not the run
-                checks = dict.fromkeys(CHECKS, False)
-                passed, failed = False, [f"environment_error: {type(exc).__name__}: {exc}"[:300]]
+                judged = environment_error(f"{type(exc).__name__}: {exc}")
             n_calls, n_valid = call_counts(_json(traj.get("calls")) or [])
             rows.append(
                 {
@@ -171,11 +164,11 @@ def score_rollout(
                     "trial": traj["trial"],
                     "kind": task["kind"],
                     "environment": env_name,
-                    "split_kind": "heldout_envs" if env_name in held_envs else "heldout_tasks",
+                    "split_kind": split_kind(task),
                     "difficulty": difficulty_of(task),
-                    "success": passed,
-                    "failed_checks": failed,
-                    "checks": checks,
+                    "success": judged.passed,
+                    "failed_checks": judged.failed,
+                    "checks": judged.checks,
                     "n_calls": n_calls,
                     "n_valid_calls": n_valid,
                     "status": traj["status"],

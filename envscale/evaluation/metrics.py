@@ -1,7 +1,7 @@
 """Metrics of an evaluation: success, pass^k, tool-call validity, per group, and the before/after table.
 
 - **success**: one episode (or BFCL question) reached its task's scoring basis: for a task, every check
-  of `levels` holds (`envscale.rollout.checks`, as `filter` applies them); for BFCL, the AST checker's
+  of `levels` holds (`envscale.judge`, as `filter` applies them); for BFCL, the AST checker's
   verdict.
 - **pass^k** (tau-bench): the probability that *all* of k independent trials of a task succeed,
   estimated without bias from n >= k trials with c successes as C(c, k) / C(n, k), averaged over tasks.

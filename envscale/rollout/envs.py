@@ -24,7 +24,7 @@ from typing import Any
 
 from ..env import Environment
 from ..env.runtime import openai_tools
-from ..tasks.score import reset_env
+from ..judge import reset_env
 from .episode import write_tool_names
 
 #: Builds take turns. They are rare (one per environment and seed) and mostly Python work that would not

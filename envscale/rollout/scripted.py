@@ -29,6 +29,7 @@ import random
 import re
 from typing import Any
 
+from ..judge import provenance_call, read_calls, resolve_provenance
 from ..llm import ChatResult, ToolCall
 from .backends import NOISE, Backend, Speaker
 
@@ -53,12 +54,6 @@ def _result(text: Any) -> tuple[bool, Any]:
     if isinstance(value, dict) and set(value) == {"error", "code"}:
         return False, value
     return True, value
-
-
-def _resolve(path: str, results: list[Any]) -> Any:
-    from ..tasks.generate import resolve_provenance as resolve
-
-    return resolve(path, results)
 
 
 def _words(name: str) -> str:
@@ -159,11 +154,13 @@ class ScriptedAgent:
         args = dict(call.get("arguments") or {})
         results = self._so_far()
         for name, source in (call.get("provenance") or {}).items():
-            if isinstance(source, str) and source.startswith("call["):
-                if results[int(source[5 : source.index("]")])] is None:
+            reads = provenance_call(source)
+            if reads is not None:
+                if results[reads] is None:
                     raise _Stuck(f"no result to take {name} from ({source})")
+                # when this episode's result lacks it, the gold value stays
                 with contextlib.suppress(LookupError, TypeError, ValueError):
-                    args[name] = _resolve(source, results)  # else this episode's result lacks it: gold value
+                    args[name] = resolve_provenance(source, results)
         return args
 
     def _draw(self, mistake: str) -> bool:
@@ -174,11 +171,7 @@ class ScriptedAgent:
         """Gold calls from `start` on that use no result of a call at or after `start`."""
         group = [start]
         for j in range(start + 1, len(self.gold)):
-            sources = (self.gold[j].get("provenance") or {}).values()
-            needs = {
-                int(s[5 : s.index("]")]) for s in sources if isinstance(s, str) and s.startswith("call[")
-            }
-            if any(i >= start for i in needs):
+            if any(i >= start for i in read_calls(self.gold[j].get("provenance"))):
                 break
             group.append(j)
         return group

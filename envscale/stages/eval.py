@@ -51,7 +51,7 @@ from ..artifacts import Artifact, ArtifactWriter, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..evaluation.bfcl import BFCL_REQUIREMENT, CATEGORIES
 from ..evaluation.harness import RUN_ONLY  # backend settings that say how to reach a server, not what answers
-from ..rollout.checks import DEFAULT_LEVELS
+from ..judge import DEFAULT_LEVELS
 from ..schemas import CHECKS, EVAL
 from . import Stage, print_report
 
@@ -208,11 +208,11 @@ def _evaluate(tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWr
     rows: list[dict] = []
     rollouts: dict[str, str] = {}
     if config.benchmark == "tasks":
-        held_envs = harness.held_out_environments(tasks_art)
+        harness.require_held_out(tasks_art)  # before any rollout: an old artifact fails at once
         for name, agent in agents.items():
             traj = harness.agent_rollout(tasks_art, name, agent, config, writer.root / "rollouts")
             rollouts[name] = traj.pinned
-            rows += harness.score_rollout(traj, tasks_art, name, config.levels, held_envs)
+            rows += harness.score_rollout(traj, tasks_art, name, config.levels)
     else:
         for name, agent in agents.items():
             answers = harness.bfcl_checkpoint(writer.root, name, agent, config)

@@ -1,11 +1,12 @@
 """Stage `filter`: `trajectories` -> `filtered`, the SFT data: episodes that reach the gold outcome.
 
-Every trajectory is checked against its task (`envscale.rollout.checks`: `ended`, `format`,
-`schema`, `state`, `answer`, `actions`, `policy`, `exact`), each check in its own column; the calls
-are replayed on a fresh copy of the task's environment (`score_trajectory`, the one way a task is
-checked). A trajectory passes when every check named in `levels` holds (a check the task is not
-scored on holds). Passing trajectories go to the `filtered` config, the others to `rejected` with
-their failed checks; the card shows pass rates per check, per kind and per environment.
+Every trajectory is judged against its task by `envscale.judge` (`judge_trajectory`: the checks
+`ended`, `format`, `schema`, `state`, `answer`, `actions`, `policy`, `exact`, each in its own
+column, and the verdict; the rules are in `envscale.judge`'s docstring). A trajectory passes when
+every check named in `levels` holds (a check the task is not scored on holds). Passing trajectories
+go to the `filtered` config, the others to `rejected` with their failed checks; this stage finds
+each trajectory's task and environment, writes the rows, and the card shows pass rates per check,
+per kind and per environment.
 
 The `filtered` rows keep `messages` and `tools` as `datasets.Json()` columns in OpenAI format, so TRL's
 `SFTTrainer` trains on them as `load_dataset` returns them. In `filtered` the user's last message
@@ -30,10 +31,9 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
-from ..rollout.checks import DEFAULT_LEVELS, check_trajectory, verdict
+from ..judge import DEFAULT_LEVELS, EnvironmentCache, environment_error, judge_trajectory
 from ..rollout.scripted import STOP
 from ..schemas import CHECKS, FILTERED, TRAJECTORY_FEATURES
-from ..tasks.score import EnvironmentCache
 from . import Stage
 
 logger = logging.getLogger(__name__)
@@ -124,11 +124,10 @@ def _filter(
                 broken[name] = f"{type(exc).__name__}: {exc}"
                 env = None
             if env is None:
-                checks = dict.fromkeys(CHECKS, False)
-                passed, failed = False, [*config.levels, f"environment_error: {broken[name]}"[:300]]
+                judged = environment_error(broken[name], config.levels)
             else:
-                checks = check_trajectory(traj, task, env)
-                passed, failed = verdict(checks, config.levels)
+                judged = judge_trajectory(traj, task, env, config.levels)
+            checks, passed, failed = judged.checks, judged.passed, judged.failed
             row: dict[str, Any] = {k: traj.get(k) for k in TRAJECTORY_FEATURES}
             row |= {f"check_{k}": v for k, v in checks.items()}
             row |= {"passed": passed, "failed_checks": failed}

@@ -16,8 +16,10 @@ the rejected candidates with their reasons. This module does the rest:
   environments are held out for `test` with probability `test_env_share`, decided by a hash of
   (seed, environment name), so the split of an environment does not depend on the order or the
   number of environments; from the others, a `test_task_share` of tasks (a hash of the task id)
-  also go to `test`. Each environment's generator gets its own seeded `random.Random` (seed and
-  name), so the same seed gives the same tasks.
+  also go to `test`. Each row records why it is in `test` (`held_out`: `"environment"` or
+  `"task"`; `""` in `train`), so evaluation reads the split kind instead of deciding it again.
+  Each environment's generator gets its own seeded `random.Random` (seed and name), so the same
+  seed gives the same tasks.
 - **resume**: each finished environment is checkpointed under the output's `.staging/` folder; an
   interrupted run, re-run with the same config and input, does not redo them.
 
@@ -66,7 +68,7 @@ logger = logging.getLogger(__name__)
 #: The default mix of task kinds (weights; see `envscale.tasks.model.KINDS`).
 DEFAULT_KIND_SHARES = {"read": 0.3, "write": 0.3, "mixed": 0.15, "policy": 0.1, "missing_info": 0.15}
 #: Columns of a `tasks` row that this stage fills; the generator returns every other one.
-STAGE_COLUMNS = ("task_id", "environment_ref", "split")
+STAGE_COLUMNS = ("task_id", "environment_ref", "split", "held_out")
 #: The checkpoint of finished environments, under the writer's `parts_dir`.
 PARTS_FILE = "environments.jsonl"
 #: Most held-out environment names listed in the manifest (all are counted).
@@ -178,6 +180,13 @@ def task_split(task_id: str, env_held_out: bool, config: TasksConfig) -> str:
     return "train"
 
 
+def held_out_as(split: str, env_held_out: bool) -> str:
+    """Why a task is in `split`: `"environment"` (held out whole), `"task"` (drawn alone), `""` (train)."""
+    if split == "train":
+        return ""
+    return "environment" if env_held_out else "task"
+
+
 def task_id(env_name: str, index: int, gold_calls: list[dict]) -> str:
     """`<environment>-<index:04d>-<8 hex of the gold calls' tools and arguments>`."""
     calls = [[c.get("tool"), c.get("arguments")] for c in gold_calls or []]
@@ -248,6 +257,7 @@ def _one_environment(
             if task["kind"] not in KINDS:
                 raise ValueError(f"env_tasks returned a task of unknown kind {task['kind']!r}")
             tid = task_id(name, index, task["gold_calls"])
+            split = task_split(tid, env_held_out, config)
             tasks.append(
                 {
                     **task,
@@ -255,7 +265,8 @@ def _one_environment(
                     "environment": task.get("environment") or name,
                     "environment_ref": env_ref,
                     "domain_id": task.get("domain_id", domain_id),
-                    "split": task_split(tid, env_held_out, config),
+                    "split": split,
+                    "held_out": held_out_as(split, env_held_out),
                 }
             )
         drops = [

@@ -6,9 +6,9 @@
 - `intent`: `write_instructions`, the simulated user's request from a draft, built with `wording` (the
   vocabulary), `naming` (entities, keys and `fact_name`) and `rewrite` (an optional LLM rewrite, checked);
 - `gates`: replay, empty trajectory, leaks and duplicates;
-- `score`: `score_trajectory`, a trajectory checked against a task (state, answer facts, actions);
 - `render`: one task as text a person reads (`envscale show tasks`).
 
-The stage itself is `envscale.stages.tasks` (`envscale tasks --input ENVIRONMENTS --output TASKS`).
+A trajectory is scored against a task by `envscale.judge` (`score_trajectory`). The stage itself is
+`envscale.stages.tasks` (`envscale tasks --input ENVIRONMENTS --output TASKS`).
 Nothing is imported here: each part loads on its own.
 """

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from envscale.env import Environment
-from envscale.tasks.score import call_parts, reset_env, score_trajectory
+from envscale.judge import call_parts, reset_env, score_trajectory
 
 __all__ = ["Deduper", "empty_passes", "leaks", "replay_differs"]
 

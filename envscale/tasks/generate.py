@@ -33,6 +33,7 @@ from typing import Any
 
 from ..env import Environment
 from ..env.verify import valid_call
+from ..judge import resolve_provenance
 from ..semantics import argument_role, key_entity, singular, verb_named
 from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, TaskDraft, to_json
@@ -1225,19 +1226,6 @@ def contradicts_row(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> str
 
 
 # -------------------------------------------------------------------------------------- gold run
-
-
-def resolve_provenance(path: str, results: list[Any]) -> Any:
-    """The value at `call[i].a[0].b` in the gold results so far."""
-    head, _, rest = path.partition(".")
-    value = results[int(head[len("call[") : head.index("]")])]
-    index = head[head.index("]") + 1 :]
-    while index.startswith("["):
-        value = value[int(index[1 : index.index("]")])]
-        index = index[index.index("]") + 1 :]
-    for part in rest.split(".") if rest else []:
-        value = value[part]
-    return value
 
 
 def invented_object(schema: Any, value: Any) -> str | None:

@@ -45,6 +45,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..judge import parse_provenance
 from ..semantics import STATUS_VERBS, key_entity, singular
 from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, Instructions, TaskDraft
@@ -271,19 +272,6 @@ class NP:
             det = article(body)
         having = [f"with {join(self.having)}"] if self.having else []
         return " ".join(p for p in [det, body, *self.post, *having] if p)
-
-
-_PATH = re.compile(r"^call\[(\d+)\](.*)$")
-
-
-def _parse_source(source: str) -> tuple[int, list[Any]] | None:
-    match = _PATH.match(source or "")
-    if not match:
-        return None
-    toks: list[Any] = []
-    for index, key in re.findall(r"\[(\d+)\]|([^.\[\]]+)", match.group(2)):
-        toks.append(int(index) if index else (int(key) if key.isdigit() else key))
-    return int(match.group(1)), toks
 
 
 def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | None]:
@@ -552,7 +540,7 @@ class Writer:
         return self._value_np(table, a.value, a.hidden and not show_hidden)
 
     def _derived_np(self, a: _Arg, table: str | None) -> NP:
-        parsed = _parse_source(a.source)
+        parsed = parse_provenance(a.source)
         if not parsed or parsed[0] >= len(self.steps):
             return NP(
                 entity_name(table, self.spec) if table else readable_words(a.arg), "the right", short="it"
@@ -976,7 +964,7 @@ class Writer:
     def _carried(self, step: _Step, a: _Arg) -> bool:
         """A field an update sends unchanged, read from the same row by an earlier call (a PUT of the whole
         row): not a change the user asks for. `/budgets/{budget_id}/...` path arguments are not either."""
-        parsed = _parse_source(a.source)
+        parsed = parse_provenance(a.source)
         if not parsed or not a.binding or a.binding.place != "set" or parsed[0] >= len(self.steps):
             return False
         src = self.steps[parsed[0]]
@@ -1270,7 +1258,7 @@ class Writer:
         feeding: set[int] = set()
         for step in self.steps:
             for a in step.args:
-                parsed = _parse_source(a.source)
+                parsed = parse_provenance(a.source)
                 if parsed and parsed[0] < step.index:
                     feeding.add(parsed[0])
         consumed = set()
@@ -1289,7 +1277,7 @@ class Writer:
         readers = [
             t
             for t in self.steps[i + 1 :]
-            if any((_parse_source(a.source) or (None,))[0] == i for a in t.args)
+            if any((parse_provenance(a.source) or (None,))[0] == i for a in t.args)
         ]
         return bool(readers) and all(
             t.kind in READS and t.table == self.steps[i].table and self._answers_in(t) for t in readers
@@ -1308,7 +1296,7 @@ class Writer:
         """The row a lookup finds for the next call, when that call acts on the row itself (its key)."""
         nxt = self.steps[step.index + 1] if step.index + 1 < len(self.steps) else None
         for a in nxt.args if nxt else []:
-            parsed = _parse_source(a.source)
+            parsed = parse_provenance(a.source)
             if not (a.binding and a.binding.place == "key" and a.binding.main and parsed):
                 continue
             if parsed[0] != step.index or nxt.table != step.table or not parsed[1]:

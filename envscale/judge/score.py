@@ -1,25 +1,25 @@
 """Score a trajectory against a task: the one way a task is checked.
 
 `score_trajectory(task, env, calls, final_answer)` resets the task's environment to the task's
-seed, replays the agent's calls in order through `Environment.step` (the only execution path) and
-checks what the task's `scoring` names:
+seed (`reset_env`), replays the agent's calls in order through `Environment.step` (the only
+execution path) and checks what the task's `scoring` names:
 
 - `state`: the final `state_hash()` equals the task's `gold_state_hash`;
-- `answer`: every answer fact appears in the final answer (case-insensitive, whole words, numbers
-  compared as numbers: `"42.0"` matches `42`, `"1,234.5"` matches `1234.5`);
+- `answer`: every answer fact appears in the final answer (`envscale.judge.answers.answer_matches`:
+  case-insensitive, whole words, numbers compared as numbers: `"42.0"` matches `42`, `"1,234.5"`
+  matches `1234.5`);
 - `required`: every required tool was called successfully at least once;
 - `forbidden`: no forbidden tool call succeeded (a refused call is fine: the environment said no).
 
 A check the task is not scored on is `None`; `passed` is true when every scored check is.
-`score_row` does the same from an `environments` dataset row; give it an `EnvironmentCache` when
-scoring many trajectories, so each environment is built once per process and every trajectory
-after the first costs a reset (the state is kept as a database image), the replay and a hash.
+`score_row` does the same from an `environments` dataset row; give it an
+`envscale.judge.cache.EnvironmentCache` when scoring many trajectories.
 
 Example:
 
 ```python
 >>> from envscale.env import Environment
->>> from envscale.tasks.score import score_trajectory
+>>> from envscale.judge.score import score_trajectory
 >>> env = Environment.from_yaml("tests/fixtures/envs/shop.yaml")
 >>> gold_calls = [{"tool": "cancel_order", "arguments": {"order_id": "ord_0009"}}]
 >>> env.step(**gold_calls[0])["ok"]
@@ -37,30 +37,16 @@ False
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections import OrderedDict
-from collections.abc import Iterable, Mapping
-from decimal import Decimal, InvalidOperation
+from collections.abc import Mapping
 from typing import Any
 
 from envscale.env import Environment
 
-__all__ = [
-    "EnvironmentCache",
-    "answer_matches",
-    "call_parts",
-    "normalize_answer",
-    "reset_env",
-    "score_row",
-    "score_trajectory",
-]
+from .answers import answer_matches
+from .cache import EnvironmentCache
 
-# A number standing on its own: not glued to a word or to another number's separator on its left.
-# `1,234,567.5` reads as one number (thousands separators), `ord_0042` and `v1.2` are left alone.
-_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\w)")
-_MAX_DIGITS = 40  # longer digit runs (hashes, card numbers) are kept as they are written
+__all__ = ["call_parts", "reset_env", "score_row", "score_trajectory"]
 
 
 def reset_env(env: Environment, seed: int | None, session_key: Any = None) -> None:
@@ -102,79 +88,6 @@ def call_parts(call: Any) -> tuple[Any, Any]:
     if isinstance(function, Mapping):
         return function.get("name"), function.get("arguments")
     return call.get("name"), call.get("arguments")
-
-
-def _canonical_number(match: re.Match[str]) -> str:
-    digits = match.group(1).replace(",", "")
-    if len(digits) > _MAX_DIGITS:
-        return match.group(0)
-    value = Decimal(digits + (match.group(2) or "")).normalize()
-    return format(value, "f")
-
-
-def normalize_answer(text: Any) -> str:
-    """Text as answer facts are matched: lower case, single spaces, every number in one canonical form.
-
-    `"Total: $1,234.50"` -> `"total: $1234.5"`; `"42.0 items"` -> `"42 items"`; ids such as
-    `ord_0042` are kept as written.
-    """
-    if isinstance(text, bool):
-        text = "true" if text else "false"
-    elif isinstance(text, int | float | Decimal):
-        try:
-            return format(Decimal(repr(text) if isinstance(text, float) else text).normalize(), "f")
-        except (InvalidOperation, ValueError):  # nan, inf
-            text = str(text)
-    elif not isinstance(text, str):
-        text = json.dumps(text, sort_keys=True, default=str)
-    return _NUMBER.sub(_canonical_number, " ".join(text.split()).lower())
-
-
-def _word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
-def _contains(haystack: str, needle: str) -> bool:
-    """`needle` occurs in `haystack` as a whole: no word character, nor `.5`/`,5`, continues it on either side."""
-    if not needle:
-        return True
-    start = haystack.find(needle)
-    n, end_max = len(needle), len(haystack)
-    while start != -1:
-        end = start + n
-        before_ok = start == 0 or not (
-            _word(haystack[start - 1])
-            or (start >= 2 and haystack[start - 1] in ".," and haystack[start - 2].isdigit())
-        )
-        after_ok = end == end_max or not (
-            _word(haystack[end])
-            or (end + 1 < end_max and haystack[end] in ".," and haystack[end + 1].isdigit())
-        )
-        if before_ok and after_ok:
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
-
-
-def answer_matches(facts: Iterable[Any], answer: str | None) -> bool:
-    """Whether every fact appears in `answer` (see `normalize_answer`; an empty fact list matches).
-
-    Example:
-
-    ```python
-    >>> answer_matches(["1,234.5", 42, "Ann Lee"], "ann lee owes 1234.50 on 42.0 orders")
-    True
-    >>> answer_matches(["42"], "order 421"), answer_matches(["5"], "5.5"), answer_matches(["ord_0001"], "ord_00012")
-    (False, False, False)
-    ```
-    """
-    facts = list(facts)
-    if not facts:
-        return True
-    if answer is None:
-        return False
-    text = normalize_answer(answer)
-    return all(_contains(text, normalize_answer(fact)) for fact in facts)
 
 
 def _mapping(value: Any, what: str) -> dict[str, Any]:
@@ -268,73 +181,6 @@ def score_trajectory(
         "state_hash": final_hash,
         "errors": errors,
     }
-
-
-class EnvironmentCache:
-    """Environments built from dataset rows, kept by spec so that each is built once per process.
-
-    Building an environment generates its initial state (1.4 s for the 33,000-row shop of
-    `bench/env_step.py`); a kept one is reset from its database image in well under a millisecond.
-    Rows are matched by the content of their `spec` (a digest of its JSON), or by identity when the
-    same spec object comes back. Not thread-safe: use one cache per worker.
-
-    Args:
-        max_size (`int`, *optional*, defaults to 8): Environments kept; the least recently used one
-            is closed when a new one does not fit.
-        **env_kwargs: Passed to `Environment.from_row` (`max_rows`, `time_limit_ms`).
-
-    Example:
-
-    ```python
-    >>> from envscale.env import load_spec
-    >>> envs = EnvironmentCache()
-    >>> row = {"name": "shop", "spec": load_spec("tests/fixtures/envs/shop.yaml")}
-    >>> envs.get(row) is envs.get(dict(row))  # built once
-    True
-    ```
-    """
-
-    def __init__(self, max_size: int = 8, **env_kwargs: Any):
-        if not isinstance(max_size, int) or max_size < 1:
-            raise ValueError(f"max_size must be a positive integer, got {max_size!r}")
-        self.max_size = max_size
-        self.env_kwargs = env_kwargs
-        self._envs: OrderedDict[str, tuple[Any, Environment]] = OrderedDict()
-
-    @staticmethod
-    def key(spec: Any) -> str:
-        """The digest a row's spec is kept under."""
-        text = spec if isinstance(spec, str) else json.dumps(spec, sort_keys=True, default=str)
-        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-    def get(self, row: Mapping[str, Any]) -> Environment:
-        """The environment of a dataset row (with a `spec` column), built on first use."""
-        spec = row.get("spec") if isinstance(row, Mapping) else None
-        for key, (held, env) in self._envs.items():
-            if held is spec and spec is not None:
-                self._envs.move_to_end(key)
-                return env
-        key = self.key(spec)
-        entry = self._envs.get(key)
-        if entry is not None:
-            self._envs[key] = (spec, entry[1])  # the newest object for the identity check
-            self._envs.move_to_end(key)
-            return entry[1]
-        env = Environment.from_row(row, **self.env_kwargs)
-        self._envs[key] = (spec, env)
-        while len(self._envs) > self.max_size:
-            _, (_, old) = self._envs.popitem(last=False)
-            old.close()
-        return env
-
-    def __len__(self) -> int:
-        return len(self._envs)
-
-    def close(self) -> None:
-        """Close every kept environment."""
-        for _, env in self._envs.values():
-            env.close()
-        self._envs.clear()
 
 
 def score_row(

@@ -1,9 +1,9 @@
-"""The checks `envscale filter` records for every trajectory, each in its own column.
+"""The checks `envscale filter` (and `envscale eval`) records for every trajectory, and the verdict.
 
 | check | holds when |
 |---|---|
 | `ended` | the episode ended normally (the user's stop marker), not by a limit or a failure |
-| `format` | the messages are well formed: roles in order, every tool call has an id, a name and an object of arguments, every tool call has exactly one `tool` answer |
+| `format` | the messages are well formed: roles in order, every tool call has an id, a name and an object of arguments, every tool call has exactly one `tool` answer whose content is a string |
 | `schema` | every call named an offered tool with schema-valid arguments (no `unknown_tool` or `invalid_arguments` error) |
 | `state` | replaying the calls on a fresh environment ends in the gold state hash |
 | `answer` | the final answer states every answer fact |
@@ -13,22 +13,52 @@
 
 A check the task is not scored on is `None` (holds for any level). `score_trajectory` (the one way
 a task is checked) does the replay; intermediate tool errors are allowed wherever the outcome is
-reached, as in AgentScaler. Which checks must hold is the filter's `levels`.
+reached, as in AgentScaler. Which checks must hold is the caller's `levels` (`DEFAULT_LEVELS`
+unless the filter's config names others); `judge_trajectory` gives the checks and the verdict.
+
+Example:
+
+```python
+>>> from envscale.judge.checks import check_format, verdict
+>>> messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+>>> check_format(messages)
+True
+>>> verdict({"ended": True, "format": True, "state": False, "answer": None}, ["format", "state", "answer"])
+(False, ['state'])
+```
 """
 
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass
 from typing import Any
 
-from ..env import Environment
-from ..schemas import CHECKS
-from ..tasks.score import score_trajectory
+from envscale.env import Environment
+from envscale.schemas import CHECKS
+
+from .answers import canonical_value
+from .provenance import read_calls
+from .score import score_trajectory
+
+__all__ = [
+    "DEFAULT_LEVELS",
+    "SCHEMA_ERRORS",
+    "Judgement",
+    "check_format",
+    "check_trajectory",
+    "environment_error",
+    "exact_match",
+    "judge_trajectory",
+    "required_arguments",
+    "verdict",
+]
 
 #: The checks required by default: the outcome, in a well-formed conversation that ended normally.
 DEFAULT_LEVELS = ("ended", "format", "state", "answer", "actions", "policy")
-_SCHEMA_ERRORS = {"unknown_tool", "invalid_arguments"}
+#: Error codes of calls that never reached the environment's tools (not offered, or arguments that do
+#: not fit the tool's schema): they fail `schema` and are left out of the replay.
+SCHEMA_ERRORS = frozenset({"unknown_tool", "invalid_arguments"})
 
 
 def _json(value: Any) -> Any:
@@ -70,38 +100,23 @@ def check_format(messages: Any) -> bool:
     return not open_calls
 
 
-def _canon(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"b:{value}"
-    if isinstance(value, int | float):
-        try:
-            return f"n:{Decimal(str(value)).normalize():f}"
-        except InvalidOperation:
-            return f"n:{value}"
-    if isinstance(value, str):
-        return f"s:{value.strip()}"
-    return "j:" + json.dumps(value, sort_keys=True, default=str)
-
-
 def _signature(tool: str, arguments: Any, keys: dict[str, list[str]]) -> str:
     args = arguments if isinstance(arguments, dict) else {}
     names = keys.get(tool)
     if names is None:
         names = sorted(args)
-    return json.dumps([tool, [[k, _canon(args.get(k))] for k in sorted(names)]])
-
-
-def _depends(gold: list[dict]) -> list[tuple[int, int]]:
-    pairs = []
-    for j, call in enumerate(gold):
-        for source in (call.get("provenance") or {}).values():
-            if isinstance(source, str) and source.startswith("call["):
-                pairs.append((int(source[5 : source.index("]")]), j))
-    return pairs
+    return json.dumps([tool, [[k, canonical_value(args.get(k))] for k in sorted(names)]])
 
 
 def exact_match(calls: list[dict], gold: list[dict], required_args: dict[str, list[str]]) -> bool:
-    """The successful calls equal the gold calls on tools and key arguments, data flow order kept."""
+    """The successful calls equal the gold calls on tools and key arguments, data flow order kept.
+
+    Args:
+        calls (`list[dict]`): The episode's calls (`{"tool", "arguments", "ok", ...}`), in order.
+        gold (`list[dict]`): The task's gold calls, with their `provenance`.
+        required_args (`dict`): Each tool's key arguments (`required_arguments`); a tool not in it is
+            compared on all its arguments.
+    """
     made = [c for c in calls if c.get("ok")]
     if len(made) != len(gold):
         return False
@@ -113,7 +128,8 @@ def exact_match(calls: list[dict], gold: list[dict], required_args: dict[str, li
         if j is None:
             return False
         position[j] = pos
-    return all(position[i] < position[j] for i, j in _depends(gold))
+    flow = [(i, j) for j, g in enumerate(gold) for i in read_calls(g.get("provenance"))]
+    return all(position[i] < position[j] for i, j in flow)
 
 
 def required_arguments(env: Environment) -> dict[str, list[str]]:
@@ -128,13 +144,13 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
     checks: dict[str, bool | None] = dict.fromkeys(CHECKS)
     checks["ended"] = trajectory.get("status") == "completed"
     checks["format"] = check_format(messages)
-    checks["schema"] = all(c.get("ok") or c.get("code") not in _SCHEMA_ERRORS for c in calls)
+    checks["schema"] = all(c.get("ok") or c.get("code") not in SCHEMA_ERRORS for c in calls)
     if not messages:  # the episode never ran (its environment failed): nothing to replay
         checks.update(state=False, answer=False, actions=False, policy=False, exact=False)
         return checks
     # calls the episode refused before they reached the environment (not offered, unparseable) never ran:
     # the replay leaves them out too (the environment refuses the others again, changing nothing)
-    ran = [c for c in calls if c.get("ok") or c.get("code") not in _SCHEMA_ERRORS]
+    ran = [c for c in calls if c.get("ok") or c.get("code") not in SCHEMA_ERRORS]
     score = score_trajectory(
         task,
         env,
@@ -154,3 +170,38 @@ def verdict(checks: dict[str, bool | None], levels: tuple[str, ...] | list[str])
     """(passed, the required checks that failed): a check that is `None` holds."""
     failed = [name for name in levels if checks.get(name) is False]
     return not failed, failed
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What judging one trajectory decides: every check, whether it passes, and why not.
+
+    Attributes:
+        checks (`dict`): Each check of `CHECKS`: `True`, `False` or `None` (not scored).
+        passed (`bool`): Every check of the levels holds.
+        failed (`list[str]`): The required checks that did not hold (and an `environment_error: ...`
+            entry when the environment could not be built).
+    """
+
+    checks: dict[str, bool | None]
+    passed: bool
+    failed: list[str]
+
+
+def judge_trajectory(
+    trajectory: dict, task: dict, env: Environment, levels: tuple[str, ...] | list[str]
+) -> Judgement:
+    """Check a trajectory of `task` on `env` (the task's environment) and decide: passed, or the failed checks."""
+    checks = check_trajectory(trajectory, task, env)
+    passed, failed = verdict(checks, levels)
+    return Judgement(checks, passed, failed)
+
+
+def environment_error(reason: str, levels: tuple[str, ...] | list[str] = ()) -> Judgement:
+    """The judgement of a trajectory whose environment could not be built (or failed while judging).
+
+    Every check is `False`; `failed` lists `levels` (the filter passes its levels, so the rejected row
+    names every required check; eval passes none) and then `"environment_error: <reason>"`, cut at 300
+    characters.
+    """
+    return Judgement(dict.fromkeys(CHECKS, False), False, [*levels, f"environment_error: {reason}"[:300]])

@@ -1,0 +1,89 @@
+"""Judging: how a trajectory is scored against its task, checked, and kept or dropped.
+
+The rules (what the code below does; `checks` has the table of checks):
+
+1. A criterion the task's `scoring` does not name is not scored: its check is `None`, and `None`
+   holds at every level. A task scored on nothing, on `state` without a `gold_state_hash`, or on
+   answer facts it does not list, or meant for another environment, is malformed (`ValueError`).
+2. A trajectory passes when every check named in the levels holds (`DEFAULT_LEVELS`: `ended`,
+   `format`, `state`, `answer`, `actions`, `policy`); a failed required check is a reason to drop.
+3. Replays run only the calls that reached the environment: calls refused as `unknown_tool` or
+   `invalid_arguments` are left out; the others run in order through `Environment.step` on a fresh
+   reset to the task's `seed` (and `session_key`). Refused calls change nothing and fail no outcome
+   check: intermediate errors are allowed wherever the outcome is reached.
+4. `state`: the replay's final state hash is the gold one. `answer`: every fact appears in the final
+   answer as a whole, case-insensitive, numbers by value (`answers`). `actions`: every required tool
+   succeeded at least once in the replay. `policy`: no forbidden tool succeeded, and when the task
+   is also scored on `state`, the state is the gold one too.
+5. `exact` compares the episode's own successful calls with the gold calls (tools and required
+   arguments, values compared by `answers.canonical_value`), in an order that keeps the data flow
+   of the gold calls' provenance (`provenance`); failed calls are ignored.
+6. An episode that never ran (no messages) fails `state`, `answer`, `actions`, `policy` and `exact`
+   whatever the task is scored on; a trajectory whose environment cannot be built fails every check.
+
+Modules (their public names are re-exported here):
+
+- `answers`: the one normaliser of answers and values (`normalize_answer`, `answer_matches`,
+  `canonical_number`, `canonical_value`);
+- `provenance`: the one parser of provenance paths `call[i][j].field` (`parse_provenance`,
+  `provenance_call`, `read_calls`, `resolve_provenance`);
+- `score`: `score_trajectory` / `score_row`, a trajectory replayed and scored against a task
+  (`reset_env`, `call_parts`);
+- `checks`: the filter's checks per trajectory and the verdict (`check_trajectory`, `verdict`,
+  `judge_trajectory`, `environment_error`);
+- `cache`: `EnvironmentCache`, each environment built once per process.
+
+Example:
+
+```python
+>>> from envscale.env import Environment
+>>> from envscale.judge import score_trajectory
+>>> env = Environment.from_yaml("tests/fixtures/envs/shop.yaml")
+>>> task = {"seed": None, "gold_state_hash": env.state_hash(), "scoring": {"state": True}}
+>>> score_trajectory(task, env, [])["passed"]  # doing nothing leaves the gold (initial) state
+True
+```
+"""
+
+from envscale.judge.answers import answer_matches, canonical_number, canonical_value, normalize_answer
+from envscale.judge.cache import EnvironmentCache
+from envscale.judge.checks import (
+    DEFAULT_LEVELS,
+    SCHEMA_ERRORS,
+    Judgement,
+    check_format,
+    check_trajectory,
+    environment_error,
+    exact_match,
+    judge_trajectory,
+    required_arguments,
+    verdict,
+)
+from envscale.judge.provenance import parse_provenance, provenance_call, read_calls, resolve_provenance
+from envscale.judge.score import call_parts, reset_env, score_row, score_trajectory
+
+__all__ = [
+    "DEFAULT_LEVELS",
+    "SCHEMA_ERRORS",
+    "EnvironmentCache",
+    "Judgement",
+    "answer_matches",
+    "call_parts",
+    "canonical_number",
+    "canonical_value",
+    "check_format",
+    "check_trajectory",
+    "environment_error",
+    "exact_match",
+    "judge_trajectory",
+    "normalize_answer",
+    "parse_provenance",
+    "provenance_call",
+    "read_calls",
+    "required_arguments",
+    "reset_env",
+    "resolve_provenance",
+    "score_row",
+    "score_trajectory",
+    "verdict",
+]
