@@ -43,7 +43,8 @@ from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
 from ..sources import SOURCE_KINDS, RawError, SourceError, SourceInfo, parse_source, read_source, resolve_spec
 from ..sources.base import clip_nesting
-from ..sources.normalize import NAME_MAX, Rejected, normalize_tool, sanitize_name
+from ..sources.normalize import Rejected, normalize_tool
+from ..words.names import NAME_MAX, sanitize_name
 from . import Stage
 
 logger = logging.getLogger(__name__)

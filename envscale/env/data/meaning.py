@@ -40,20 +40,10 @@ from typing import Any
 
 from envscale.env.data.vocabulary import norm
 from envscale.env.spec import GENERATORS
+from envscale.words.names import name_words
 
 # ----------------------------------------------------------------------------------------------
-# The words of a name.
-
-
-def name_words(name: str) -> list[str]:
-    """`shipToAddress2` -> `["ship", "to", "address"]` (digits dropped)."""
-    return list(_split_words(name))
-
-
-@functools.lru_cache(maxsize=65536)
-def _split_words(name: str) -> tuple[str, ...]:
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-    return tuple(w for w in re.split(r"[^a-z]+", text) if w)
+# The words of a name (split by `envscale.words.names.name_words`).
 
 
 def singular_word(word: str) -> str:
