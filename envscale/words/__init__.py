@@ -10,7 +10,7 @@ tool means read from its name.
   other readings of a tool built on the three above.
 
 A bottom layer: it imports nothing from the rest of `envscale`, and `sources`, `graph`, `env`, `tasks` and the
-stages read their words here. The data generator's Faker word lists stay with it (`envscale.env.data.vocabulary`).
+stages read their words here. The data generator's Faker word lists stay with it (`env.data.vocabulary`).
 Nothing is imported here: each part loads on its own.
 
 Example:
