@@ -128,7 +128,7 @@ def naive_baseline(pool) -> tuple[list[str], list[int]]:
     import networkx as nx
 
     from envscale.graph.communities import detect_domains
-    from envscale.sources.normalize import tokens
+    from envscale.words.names import tokens
 
     rows = list(pool)
     toks = [set(tokens(r["original_name"])) | set(r["parameters"].get("properties", {})) for r in rows]

@@ -6,7 +6,7 @@ from apitools import api_tool as _tool
 from envscale.env import Environment, validate_spec
 from envscale.env.data.filler import is_catch_phrase, is_filler
 from envscale.env.infer import infer_spec
-from envscale.semantics import agent_side
+from envscale.words.semantics import agent_side
 
 _S = {"type": "string"}
 
@@ -131,7 +131,7 @@ def test_catch_phrases_are_filler_and_titles_are_made_by_meaning():
 
 def test_a_time_zone_column_holds_time_zones_and_start_is_paging():
     from envscale.env.data import column_meaning
-    from envscale.semantics import argument_role
+    from envscale.words.semantics import argument_role
 
     assert column_meaning("users", "time_zone", {"type": "string"}) == "timezone"
     assert argument_role("start", {"type": "integer"}) == "pagination"
@@ -166,7 +166,7 @@ def test_a_session_column_that_names_the_object_is_not_prefixed_with_it_again():
 
 
 def test_http_clients_charts_and_date_arithmetic_are_computations_not_stored_rows():
-    from envscale.semantics import computation_reason
+    from envscale.words.semantics import computation_reason
 
     def props(**kinds):
         return {"properties": {name: {"type": kind} for name, kind in kinds.items()}}
@@ -187,7 +187,7 @@ def test_http_clients_charts_and_date_arithmetic_are_computations_not_stored_row
 
 
 def test_reserving_or_booking_a_thing_makes_the_act_and_adding_to_a_thing_makes_the_addition():
-    from envscale.semantics import tool_meaning
+    from envscale.words.semantics import tool_meaning
 
     def of(name):
         m = tool_meaning(name, "", {})
@@ -202,7 +202,7 @@ def test_reserving_or_booking_a_thing_makes_the_act_and_adding_to_a_thing_makes_
 
 
 def test_apis_is_the_plural_of_api():
-    from envscale.semantics import plural, singular
+    from envscale.words.inflect import plural, singular
 
     assert singular("apis") == "api" and plural("api") == "apis"  # never an `apises` table of "Apise" names
     assert singular("analysis") == "analysis" and singular("taxis") == "taxi"

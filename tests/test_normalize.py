@@ -6,7 +6,8 @@ import jsonschema
 import pytest
 
 from envscale.sources.base import RawTool
-from envscale.sources.normalize import Rejected, infer_kind, normalize_tool, sanitize_name
+from envscale.sources.normalize import Rejected, infer_kind, normalize_tool
+from envscale.words.names import sanitize_name
 
 
 def norm(parameters, name="t", description="A tool.", **kw):

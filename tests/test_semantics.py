@@ -1,8 +1,9 @@
-"""What a tool means: verbs, effects, entities, computations and argument roles (envscale.semantics)."""
+"""What a tool means: verbs, effects, entities, computations and argument roles (envscale.words.semantics)."""
 
 import pytest
 
-from envscale.semantics import argument_role, computation_reason, plural, range_column, singular, tool_meaning
+from envscale.words.inflect import plural, singular
+from envscale.words.semantics import argument_role, computation_reason, range_column, tool_meaning
 
 NUM = {"type": "number"}
 

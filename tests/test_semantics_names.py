@@ -1,11 +1,12 @@
-"""Tool names with a namespace, a provider or a relation in them (envscale.semantics), with real names from
+"""Tool names with a namespace, a provider or a relation in them (envscale.words.semantics), with real names from
 the quickstart pool (BFCL, APIs.guru's TVmaze, dev.to, Orbit, iZettle) as cases."""
 
 import pytest
 
 from envscale.env import Environment
 from envscale.env.infer import infer_spec
-from envscale.semantics import computation_reason, linked_entity, plural, singular, tool_meaning
+from envscale.words.inflect import plural, singular
+from envscale.words.semantics import computation_reason, linked_entity, tool_meaning
 
 S = {"type": "string"}
 

@@ -7,9 +7,9 @@ import random
 from apitools import api_tool
 
 from envscale.env.infer import infer_spec
-from envscale.semantics import verb_named
 from envscale.stages.tasks import TasksConfig
 from envscale.tasks.generate import asked_by, env_tasks, read_aloud
+from envscale.words.semantics import verb_named
 
 _S = {"type": "string"}
 _HEADER = {"type": "string", "x-in": "header"}
@@ -89,7 +89,7 @@ def test_tasks_never_state_headers_never_use_operation_tables_and_updates_state_
 
 
 def test_a_sort_direction_is_an_option_never_a_filter():
-    from envscale.semantics import argument_role
+    from envscale.words.semantics import argument_role
 
     assert argument_role("order_dir", {"type": "string"}) == "option"
     assert argument_role("sortDirection", {"type": "string"}) == "option"

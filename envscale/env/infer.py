@@ -1,7 +1,7 @@
 """Infer an environment spec from a domain's tools, by what each tool means.
 
 `materialize` calls `infer_spec` once per domain. Every decision reads the tool's meaning from
-`envscale.semantics` (verb, effect, entity, argument roles), so that a tool does what its name says:
+`envscale.words.semantics` (verb, effect, entity, argument roles), so that a tool does what its name says:
 
 - **computations stay out.** Calculators, converters, formatters and generators have no state;
   they are left out with their reason (`InferredSpec.excluded`). They stay in `api_pool`.
@@ -37,8 +37,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..semantics import (
-    RETIRED_STATUSES,
+from ..words.inflect import plural, singular
+from ..words.names import sanitize_name, tokens
+from ..words.semantics import (
     ToolMeaning,
     agent_side,
     argument_role,
@@ -47,12 +48,10 @@ from ..semantics import (
     linked_entity,
     name_key_entity,
     path_entities,
-    plural,
     range_column,
-    singular,
     tool_meaning,
 )
-from ..sources.normalize import sanitize_name, tokens
+from ..words.verbs import RETIRED_STATUSES
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
 _JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
@@ -233,7 +232,7 @@ def _names(column: str, obj: str) -> bool:
 
 
 def _without_agent_side(tool: dict) -> dict:
-    """The tool without its agent-side arguments (`envscale.semantics.agent_side`: headers, cookies,
+    """The tool without its agent-side arguments (`envscale.words.semantics.agent_side`: headers, cookies,
     credentials): the environment plays the server, the client sends them with every call, so they are
     never columns, filters or facts a user states. The `api_pool` tool keeps them."""
     params = tool.get("parameters")

@@ -567,8 +567,8 @@ def _state_cache_path(spec: dict[str, Any], seed: int) -> Path | None:
     """Where the generated state of `spec` and `seed` is cached, or None when caching is off.
 
     The key covers what generation reads (tables, data settings, tool bindings), the seed, the
-    Faker version and the source of the code that generates and stores states (an edit to it in
-    an editable install must not serve a stale state).
+    Faker version and the source of the code that generates and stores states, `envscale.words` included
+    (an edit to it in an editable install must not serve a stale state).
     """
     if os.environ.get("ENVSCALE_STATE_CACHE", "1") in ("0", "false", "no"):
         return None
@@ -592,7 +592,15 @@ def _generation_code() -> str | None:
     except PackageNotFoundError:
         return None
     here = Path(__file__).parent
+    words = here.parent / "words"  # the generator reads table and column names with `singular`, `name_words`
     digest = hashlib.blake2b(digest_size=16)
-    for source in sorted([*here.glob("data/*.py"), here / "state.py", here / "columns.py", here / "spec.py"]):
+    sources = [
+        *here.glob("data/*.py"),
+        *words.glob("*.py"),
+        here / "state.py",
+        here / "columns.py",
+        here / "spec.py",
+    ]
+    for source in sorted(sources):
         digest.update(source.read_bytes())
     return f"faker {faker}; code {digest.hexdigest()}"

@@ -23,12 +23,12 @@ other expressions (the clock, arithmetic) are taken as written, the tables of `e
 too, and a call refused by a guard (`invalid_state`) is drawn again, up to `_GUARD_ATTEMPTS` times.
 
 **Semantic** checks (`semantic:*`) hold a tool to the meaning of its *name*, read by
-`envscale.semantics.tool_meaning` independently of the operation a materializer chose (which may
+`envscale.words.semantics.tool_meaning` independently of the operation a materializer chose (which may
 be wrong: that is what they catch). They judge what the calls did to the state (`Environment.diff`),
 never how the operation is written:
 
 - `semantic:delete`: a delete verb, called with a key from the state, removes a row of its
-  entity's table or retires it (a status in `semantics.RETIRED_STATUSES`, `deleted`/`archived` set,
+  entity's table or retires it (a status in `envscale.words.verbs.RETIRED_STATUSES`, `deleted`/`archived` set,
   `active` unset), and adds no row to it;
 - `semantic:update`: an update verb changes an existing row of its entity and adds or removes none
   (rows of other tables may come and go through 1.1 effects: a withdrawal records a transaction);
@@ -88,17 +88,10 @@ import jsonschema
 from envscale.env.data import column_value, id_prefix, parse_now, schema_accepts, schema_value
 from envscale.env.runtime import PRECONDITION_OPS, Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
-from envscale.semantics import (
-    RETIRED_STATUSES,
-    STATUS_VERBS,
-    ToolMeaning,
-    argument_role,
-    computation_reason,
-    plural,
-    singular,
-    tool_meaning,
-)
-from envscale.sources.normalize import tokens
+from envscale.words.inflect import plural, singular
+from envscale.words.names import tokens
+from envscale.words.semantics import ToolMeaning, argument_role, computation_reason, tool_meaning
+from envscale.words.verbs import RETIRED_STATUSES, STATUS_VERBS
 
 _WRONG_TYPED = [12345, "not-a-valid-value", [1, 2], {"unexpected": 1}, True, None]
 

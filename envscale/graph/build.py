@@ -18,7 +18,7 @@ are listed in `duplicates` and take no part in edges or domains.
 
 Domains (`group_domains`) keep each source group (an API class, an OpenAPI document, an MCP server)
 whole, cut along its tags and then by Louvain only when it is larger than `max_domain_size`; tools of
-different groups share a domain only when they share an entity noun (`envscale.semantics`), and two
+different groups share a domain only when they share an entity noun (`envscale.words.semantics`), and two
 groups that could each be an environment on their own never do. Group-less tools are Louvain
 communities of the graph made of the kinds in `domain_signal` (seeded, `resolution` configurable,
 networkx or igraph), cut to `min_domain_size..max_domain_size`; one enters an API's domain only when
@@ -55,7 +55,7 @@ import numpy as np
 from ..artifacts import Artifact, ArtifactWriter
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import GRAPH
-from ..sources.normalize import tokens
+from ..words.names import tokens
 
 logger = logging.getLogger(__name__)
 MATCH_MODES = ("param", "tool", "both")
@@ -429,7 +429,7 @@ def _dedupe(tools: list[_Tool]) -> tuple[list[_Tool], list[dict]]:
 
 def _set_entities(tools: list[_Tool]) -> None:
     """Fill `entity` of every tool: the singular noun it acts on (`orders`: `order`), or None."""
-    from ..semantics import tool_meaning
+    from ..words.semantics import tool_meaning
 
     for t in tools:
         t.entity = tool_meaning(t.original_name, t.description, t.parameters, t.annotations).entity

@@ -40,9 +40,10 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, ShardWriter, file_changed, file_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import API_POOL, API_POOL_FEATURES, REJECTED_FEATURES
+from ..words.names import NAME_MAX, sanitize_name
 from . import RawError, SourceError, SourceInfo, parse_source, read_source, resolve_spec
 from .base import clip_nesting
-from .normalize import NAME_MAX, Rejected, normalize_tool, sanitize_name
+from .normalize import Rejected, normalize_tool
 
 logger = logging.getLogger(__name__)
 DONE = "DONE.json"

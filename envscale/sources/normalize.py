@@ -39,17 +39,15 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..words.names import sanitize_name, tokens
+from ..words.verbs import READ_VERBS, WRITE_VERBS
 from .base import MAX_NESTING, RawTool, nesting_depth
 
-#: Names of the OpenAI function-calling rule: ``^[a-zA-Z0-9_-]{1,64}$``.
-NAME_MAX = 64
-_NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # Control characters other than tab/newline/carriage return, and zero-width/format characters.
 _STRIP_CHARS = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]"
 )
-_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 # Type names met in BFCL, xLAM, ToolACE, Java/JS docs and Python annotations -> JSON Schema.
@@ -92,24 +90,6 @@ _KEYWORD_CLASS = {
     },
 }
 MAX_DEPTH = 48
-
-READ_VERBS = frozenset(
-    "get list search find fetch query read retrieve lookup look show view check count calculate compute "
-    "convert estimate describe display is has can validate verify predict recommend translate analyze "
-    "analyse summarize summarise detect identify classify extract parse format compare match explain "
-    "ls cat grep diff wc du tail head pwd stat info status inspect browse filter sort rank score "
-    "locate track monitor evaluate test download export preview resolve measure solve".split()
-)
-WRITE_VERBS = frozenset(
-    "create add insert post put update set modify change edit delete remove cancel book reserve order "
-    "purchase buy sell pay send transfer submit upload register assign approve reject move copy write "
-    "save rename enable disable start stop reset schedule publish like follow unfollow block unblock "
-    "close open mkdir touch rm rmdir mv cp echo cd archive restore refund return charge invite share "
-    "apply accept decline mark lock unlock activate deactivate subscribe unsubscribe comment play pause "
-    "reply retweet mute unmute link unlink attach detach deposit withdraw fill place execute commit "
-    "merge push checkout stage unstage tag init clear drop grant revoke login logout authenticate "
-    "increase decrease adjust toggle turn release allocate void".split()
-)
 
 
 @dataclass
@@ -183,17 +163,6 @@ def _clean_text(value: str, what: str, notes: list[str]) -> str:
     if cleaned != value:
         notes.append(f"{what}: removed {len(value) - len(cleaned)} control/zero-width characters")
     return unicodedata.normalize("NFC", cleaned)
-
-
-def tokens(name: str) -> list[str]:
-    """Lower-case word tokens of a name: `ChaDri.change_drink` -> ['cha', 'dri', 'change', 'drink']."""
-    return [t.lower() for t in _TOKEN.findall(name)]
-
-
-def sanitize_name(name: str) -> str:
-    """A name that satisfies the OpenAI function-name rule, or '' when nothing is left."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return _NAME_BAD.sub("_", ascii_name).strip("_")[:NAME_MAX]
 
 
 def infer_kind(name: str, description: str, hints: list[str]) -> tuple[str, list[str]]:

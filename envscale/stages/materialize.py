@@ -5,7 +5,7 @@ from its tools, every tool as a declarative read or write operation over it, and
 state generated from a seed. Nothing generated is executed as code: operations are data, run
 by `envscale.env.Environment` with parameterised statements.
 
-Inference (`envscale.env.infer`) reads what each tool *means* (`envscale.semantics`): pure
+Inference (`envscale.env.infer`) reads what each tool *means* (`envscale.words.semantics`): pure
 computations are left out with their reason (`excluded_tools`; a domain that is mostly
 computation is not materialised), entities are the objects of verbs or the resources of OpenAPI
 routes, other `*_id` arguments become foreign keys, and each verb gets the operation it names

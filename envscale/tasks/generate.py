@@ -34,8 +34,9 @@ from typing import Any
 from ..env import Environment
 from ..env.verify import valid_call
 from ..judge import resolve_provenance
-from ..semantics import argument_role, key_entity, singular, verb_named
-from ..sources.normalize import tokens
+from ..words.inflect import singular
+from ..words.names import tokens
+from ..words.semantics import argument_role, key_entity, verb_named
 from .model import KINDS, GoldCall, TaskDraft, to_json
 
 logger = logging.getLogger(__name__)

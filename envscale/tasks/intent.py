@@ -1,7 +1,7 @@
 """What the simulated user knows and says: persona, goal, facts, when they are done, the opening message.
 
 `write_instructions` turns a `TaskDraft` into `Instructions` offline, from templates, reading the *meaning*
-of every gold call (`envscale.semantics.tool_meaning` on the tool's original name, and the operation it
+of every gold call (`envscale.words.semantics.tool_meaning` on the tool's original name, and the operation it
 runs: a fixed status, a set column, the filters of a lookup) rather than its name. The user speaks in
 entities and values ("cancel my order ord_0007", "change the email address on my account to x@y.com"),
 never in tool or column names; a value the agent finds with an earlier call (provenance `call[i].FIELD`)
@@ -46,8 +46,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..judge import parse_provenance
-from ..semantics import STATUS_VERBS, key_entity, singular
-from ..sources.normalize import tokens
+from ..words.inflect import singular
+from ..words.names import tokens
+from ..words.semantics import key_entity
+from ..words.verbs import (
+    ACTION_VERBS,
+    CREATE_NATURAL,
+    DELETE_NATURAL,
+    GENERIC_UPDATES,
+    SIGN_VERBS,
+    STATUS_VERBS,
+    UNDO_VERBS,
+    UPDATE_NATURAL,
+)
 from .model import KINDS, GoldCall, Instructions, TaskDraft
 from .naming import (
     Binding,
@@ -70,14 +81,10 @@ from .naming import (
 )
 from .rewrite import REWRITE_PROMPT, check_rewrite, rewrite_instructions, rewrite_prompt
 from .wording import (
-    ACTION_VERBS,
     ADJECTIVES,
-    CREATE_NATURAL,
     DATE_COLUMNS,
-    DELETE_NATURAL,
     DESCRIBED_NOT_THINGS,
     GENERIC_DELTA,
-    GENERIC_UPDATES,
     NOMINAL_ENDINGS,
     NOTES,
     ON_ACCOUNT,
@@ -87,11 +94,8 @@ from .wording import (
     QUOTED,
     READS,
     ROLES,
-    SIGN_VERBS,
     STATUS_COLUMNS,
     UNCOUNTABLE,
-    UNDO_VERBS,
-    UPDATE_NATURAL,
     WHEN_OF,
     article,
     cap,

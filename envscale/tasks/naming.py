@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..semantics import key_entity, singular, tool_meaning
-from ..sources.normalize import tokens
+from ..words.inflect import singular
+from ..words.names import tokens
+from ..words.semantics import key_entity, tool_meaning
 from .wording import (
     GENERIC_COLUMNS,
     GENERIC_DELTA,

@@ -49,6 +49,7 @@ from typing import Any
 
 from envscale.env import Environment
 from envscale.env.operations import GUARD_TESTS, PRECONDITION_OPS
+from envscale.words.inflect import singular
 
 __all__ = ["policy_rules", "rule_sentence", "violating_rows"]
 
@@ -69,26 +70,10 @@ _RULE_WORDS = re.compile(
 )
 
 
-def _singular(word: str) -> str:
-    for plural, single in (
-        ("ies", "y"),
-        ("sses", "ss"),
-        ("uses", "us"),
-        ("xes", "x"),
-        ("ches", "ch"),
-        ("shes", "sh"),
-    ):
-        if word.endswith(plural) and len(word) > len(plural) + 1:
-            return word[: -len(plural)] + single
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 2:
-        return word[:-1]
-    return word
-
-
 def _entity(table: str) -> str:
     """`order_items` -> `order item`: what one row of a table is called in a sentence."""
     words = table.split("_")
-    return " ".join([*words[:-1], _singular(words[-1])])
+    return " ".join([*words[:-1], singular(words[-1])])
 
 
 def _words(column: str) -> str:

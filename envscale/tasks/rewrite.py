@@ -20,10 +20,10 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..semantics import tool_meaning
+from ..words.semantics import tool_meaning
+from ..words.verbs import ACTION_SYNONYMS
 from .model import GoldCall, Instructions, TaskDraft
 from .wording import (
-    ACTION_SYNONYMS,
     COLUMN_NAME,
     DATE_COLUMNS,
     format_value,

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..semantics import plural, singular
-from ..sources.normalize import tokens
+from ..words.inflect import plural, singular
+from ..words.names import tokens
 
 # ----------------------------------------------------------------------------- words
 
@@ -117,25 +117,7 @@ PEOPLE = (
 ).split()
 """Tables that hold the people a user could be, in order of preference (`customers` before `accounts`)."""
 
-CREATE_NATURAL = frozenset(
-    "create add place book reserve register schedule send submit open buy purchase rent hire invite "
-    "follow like subscribe enroll enrol post upload apply request file report issue raise".split()
-)
-UPDATE_NATURAL = frozenset(
-    "update change edit modify set rename move transfer assign reassign reset restore rate tag label "
-    "pin unpin mute unmute star upgrade downgrade extend reschedule renew fund deposit withdraw charge "
-    "pay refund release lock unlock mark toggle adjust increase decrease".split()
-)
-ACTION_VERBS = frozenset(
-    "play start stop run launch call order rate review track log restart pause resume retweet share "
-    "like star watch mute unmute archive publish unpublish activate deactivate enable disable check "
-    "approve reject confirm accept decline sign verify lock unlock open close fill empty clean".split()
-)
-"""Verbs that read naturally with their object ("play media", "retweet tweet 7")."""
 UNCOUNTABLE = frozenset("media music audio video sound data information content weather news traffic".split())
-DELETE_NATURAL = frozenset(
-    "delete remove erase discard cancel unsubscribe unfollow revoke detach uninstall".split()
-)
 _IRREGULAR = {
     "send": "sent",
     "make": "made",
@@ -157,13 +139,6 @@ _IRREGULAR = {
     "run": "run",
     "begin": "begun",
     "upload": "uploaded",
-}
-ACTION_SYNONYMS = {
-    "create": "create add place book reserve register schedule send submit open buy purchase order rent hire "
-    "new make set up sign up start put".split(),
-    "update": "update change edit modify set switch make correct replace move transfer adjust increase "
-    "decrease raise lower rename mark turn".split(),
-    "delete": "delete remove erase discard get rid drop cancel close take off".split(),
 }
 
 
@@ -485,13 +460,7 @@ ROLES = frozenset(
 """People named by their role ("stylist Vanessa Anderson")."""
 ADJECTIVES = frozenset("active public private visible hidden default primary open locked free".split())
 """One-word flags said as themselves ("public", "not active")."""
-SIGN_VERBS = {"logout": "log out of", "login": "log in to", "signout": "sign out of", "signin": "sign in to"}
-"""Verbs run together in tool names, as a person says them with their object."""
-UNDO_VERBS = frozenset("unpublish archive deactivate disable unassign unlink unregister unshare".split())
-"""Verbs that take a row away without deleting its idea: said as themselves ("unpublish the mock")."""
 DESCRIBED_NOT_THINGS = frozenset("api v1 v2 v3 new get post put by id all one my the a".split())
-GENERIC_UPDATES = frozenset("update change edit modify set put patch".split())
-"""Verbs that only say "change it": the request names what changes instead."""
 WHEN_OF = frozenset(
     "visit appointment event travel departure delivery booking reservation meeting session class lesson "
     "pickup flight trip show concert match game".split()

@@ -29,13 +29,13 @@ from envscale.env.data.meaning import (
     column_texts,
     item_meaning,
     lower_tokens,
-    name_words,
     named_values,
     string_meaning,
 )
 from envscale.env.data.schemas import bound_schemas
 from envscale.env.data.values import FILLER_OBJECT_KEY
 from envscale.env.data.vocabulary import STOCK, norm, word_data
+from envscale.words.names import name_words
 
 # ----------------------------------------------------------------------------------------------
 # Shapes of checkable values.

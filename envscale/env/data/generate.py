@@ -39,7 +39,6 @@ from envscale.env.data.meaning import (
     column_meaning,
     column_texts,
     implicit_references,
-    name_words,
     named_values,
     singular_word,
     string_meaning,
@@ -56,6 +55,7 @@ from envscale.env.data.values import (
 )
 from envscale.env.data.vocabulary import PLACES, PlaceRow, faker_for
 from envscale.env.spec import SpecError, check_row_counts, is_nullable, validate_spec, value_problem
+from envscale.words.names import name_words
 
 DEFAULT_ROWS = 10
 """Rows per table when `data.rows` does not say (at most `spec.MAX_ROWS_PER_TABLE` either way)."""

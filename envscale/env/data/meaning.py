@@ -40,30 +40,25 @@ from typing import Any
 
 from envscale.env.data.vocabulary import norm
 from envscale.env.spec import GENERATORS
+from envscale.words.inflect import singular
+from envscale.words.names import name_words
 
 # ----------------------------------------------------------------------------------------------
-# The words of a name.
+# The words of a name (split by `envscale.words.names.name_words`).
 
+KEPT_SINGULARS = {"apis": "apis", "movies": "movy", "sizes": "size", "statuses": "statuse", "uris": "uris"}
+"""The generator's own readings of five plurals, from before it read names with `words.inflect.singular`.
 
-def name_words(name: str) -> list[str]:
-    """`shipToAddress2` -> `["ship", "to", "address"]` (digits dropped)."""
-    return list(_split_words(name))
-
-
-@functools.lru_cache(maxsize=65536)
-def _split_words(name: str) -> tuple[str, ...]:
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-    return tuple(w for w in re.split(r"[^a-z]+", text) if w)
+The quickstart's generated data depends on each (its state hashes, and the gold states of the tasks made
+on them), so they are kept: a `movies` table's titles are made-up `Vega Movy` names (with `movie` they are
+film titles), `apis` rows are named `Argon Apis` (`Argon Api`), `sizes` lists hold clothing sizes (`siz`
+would give random words), and `statuses` and `uris` lists draw other values. Dropping an entry changes the
+data of every environment with such a table or column."""
 
 
 def singular_word(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("sses", "ches", "shes", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
+    """`envscale.words.inflect.singular`, but for the generator's own readings in `KEPT_SINGULARS`."""
+    return KEPT_SINGULARS.get(word) or singular(word)
 
 
 def lower_tokens(value: str) -> list[str]:

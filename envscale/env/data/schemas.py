@@ -37,13 +37,13 @@ from envscale.env.data.meaning import (
     NUMBER_RANGES,
     item_meaning,
     meaning_from_texts,
-    name_words,
     named_values,
     singular_word,
 )
 from envscale.env.data.values import Col, email_for, pick_first_name, pick_last_name, slug_of, string_value
 from envscale.env.data.vocabulary import word_data
 from envscale.env.spec import value_problem
+from envscale.words.names import name_words
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

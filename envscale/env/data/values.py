@@ -46,7 +46,6 @@ from envscale.env.data.meaning import (
     item_meaning,
     mapping,
     meaning_from_texts,
-    name_words,
     singular_word,
 )
 from envscale.env.data.vocabulary import (
@@ -81,6 +80,7 @@ from envscale.env.data.vocabulary import (
     norm,
     word_data,
 )
+from envscale.words.names import name_words
 
 # ----------------------------------------------------------------------------------------------
 # Values by meaning. A maker takes a column's context and returns the function of a row index.

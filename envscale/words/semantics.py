@@ -1,6 +1,7 @@
 """What a tool means, read from its name, description, parameters and HTTP route.
 
-One place for the vocabulary every stage shares: which verbs create, update, delete or change a
+One reading every stage shares, on the words of this package (`names.tokens`, `inflect.singular`, the
+shared verb lists of `verbs`): which verbs create, update, delete or change a
 status, which tools are pure computations (calculators, converters, formatters, generators) that
 have no place in a database-backed environment, what entity a tool acts on, and what role each
 argument plays (a key, a filter, a range bound, a text search, a pagination or output option).
@@ -19,7 +20,7 @@ it reads here independently of the operation `materialize` chose.
 Example:
 
 ```python
->>> from envscale.semantics import tool_meaning, argument_role
+>>> from envscale.words.semantics import tool_meaning, argument_role
 >>> m = tool_meaning("list_order_shipments")
 >>> m.effect, m.entity, m.parent
 ('read', 'shipment', 'order')
@@ -45,7 +46,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .sources.normalize import READ_VERBS, WRITE_VERBS, tokens
+from .inflect import singular
+from .names import tokens
+from .verbs import READ_VERBS, STATUS_VERBS, WRITE_VERBS
 
 EFFECTS = ("read", "create", "update", "delete", "status", "computation")
 """What a tool does to the state: reads it; adds a row of its entity; changes an existing row; removes
@@ -68,49 +71,6 @@ DELETE_VERBS = frozenset(
     "delete remove drop rm rmdir unlink destroy erase purge clear revoke unfollow unsubscribe "
     "detach discard trash uninstall unregister unenroll".split()
 )
-STATUS_VERBS: dict[str, tuple[str, ...]] = {
-    # verb -> status values it moves an entity to, most specific first (matched against the enum)
-    "cancel": ("cancelled", "canceled", "cancel"),
-    "close": ("closed", "close", "resolved", "done"),
-    "resolve": ("resolved", "closed", "done"),
-    "reopen": ("open", "reopened", "active"),
-    "approve": ("approved", "accepted", "active"),
-    "reject": ("rejected", "declined", "denied"),
-    "decline": ("declined", "rejected"),
-    "accept": ("accepted", "approved", "confirmed"),
-    "confirm": ("confirmed", "approved", "accepted"),
-    "complete": ("completed", "done", "closed", "finished"),
-    "finish": ("finished", "completed", "done"),
-    "ship": ("shipped", "in_transit", "sent"),
-    "deliver": ("delivered", "completed"),
-    "refund": ("refunded",),
-    "archive": ("archived", "inactive"),
-    "unarchive": ("active", "open"),
-    "enable": ("enabled", "active", "on"),
-    "disable": ("disabled", "inactive", "off"),
-    "activate": ("active", "activated", "enabled", "on"),
-    "deactivate": ("inactive", "deactivated", "disabled", "off"),
-    "suspend": ("suspended", "inactive", "paused"),
-    "lock": ("locked",),
-    "unlock": ("unlocked", "active"),
-    "block": ("blocked",),
-    "unblock": ("active", "unblocked"),
-    "publish": ("published", "live", "active"),
-    "unpublish": ("draft", "unpublished"),
-    "start": ("started", "running", "in_progress", "active", "on"),
-    "stop": ("stopped", "inactive", "off"),
-    "pause": ("paused",),
-    "resume": ("active", "running", "in_progress"),
-    "void": ("voided", "void", "cancelled"),
-    "capture": ("captured", "paid"),
-    "expire": ("expired",),
-}
-RETIRED_STATUSES = frozenset(
-    "deleted removed archived cancelled canceled closed inactive deactivated disabled retired "
-    "discontinued void voided revoked trashed".split()
-)
-"""Status values that mean a row is gone for its users: a delete verb may set one instead of deleting."""
-
 READ_ONLY_VERBS = frozenset(READ_VERBS) - {
     # read verbs that mostly compute rather than look something up
     "calculate",
@@ -207,68 +167,6 @@ class ToolMeaning:
     parent: str | None = None
     status_value: tuple[str, ...] = ()
     evidence: str = ""
-
-
-_IE_WORDS = frozenset(
-    "movie cookie calorie zombie tie pie lie rookie selfie hoodie genie smoothie brownie prairie sortie".split()
-)
-_E_WORDS = frozenset("cache niche headache avalanche moustache mustache quiche psyche cliche".split())
-_ES_WORDS = frozenset(
-    "status alias bus bonus campus virus census corpus canvas atlas bias gas focus radius".split()
-)
-
-
-_IRREGULAR = {
-    "people": "person",
-    "children": "child",
-    "men": "man",
-    "women": "woman",
-    # acronyms and words ending in -i whose plural ends in -is (`apis`, not a word like `analysis`)
-    "apis": "api",
-    "kpis": "kpi",
-    "uris": "uri",
-    "guis": "gui",
-    "emojis": "emoji",
-    "wikis": "wiki",
-    "taxis": "taxi",
-}
-_IRREGULAR_PLURAL = {one: many for many, one in _IRREGULAR.items()}
-
-
-def singular(word: str) -> str:
-    """`orders` -> `order`, `categories` -> `category`, `addresses` -> `address`, `people` -> `person`,
-    `status` stays."""
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if word.endswith(tuple(f"_{w}" for w in _IRREGULAR)):  # `sales_people`
-        head, _, last = word.rpartition("_")
-        return f"{head}_{_IRREGULAR[last]}"
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")) or word in ("news", "series", "species"):
-        return word
-    if word in _ES_WORDS:
-        return word
-    if word.endswith("ies"):
-        return word[:-1] if word[:-1] in _IE_WORDS else word[:-3] + "y"  # movies, categories
-    if word[:-1] in _E_WORDS or word[:-2] in _ES_WORDS:
-        return word[:-1] if word[:-1] in _E_WORDS else word[:-2]  # caches, statuses
-    if word.endswith(("ches", "shes", "xes", "sses", "zes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
-def plural(word: str) -> str:
-    """`order` -> `orders`, `category` -> `categories`, `box` -> `boxes`, `person` -> `people`; plural
-    words stay."""
-    head, _, last = word.rpartition("_")
-    if last in _IRREGULAR_PLURAL:
-        return f"{head}_{_IRREGULAR_PLURAL[last]}" if head else _IRREGULAR_PLURAL[last]
-    if singular(word) != word:
-        return word
-    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + ("es" if word.endswith(("s", "x", "ch", "sh", "z")) else "s")
 
 
 def key_entity(param: str) -> str | None:

@@ -1,0 +1,56 @@
+"""Identifiers as words: the words of a tool, column or table name, and a name that the OpenAI
+function-name rule accepts.
+
+Two splitters, for two readers (they differ on digits and on capitals run together, and each stage's
+outputs depend on its own one, so they stay two):
+
+- `tokens` reads a tool or argument name: digits are words of their own and a run of capitals is one
+  word (`getHTTPStatus2` -> `get http status 2`). Collect, graph, materialize and tasks read names with it.
+- `name_words` reads a column or table name for the data generator: digits are dropped and a run of
+  capitals is one word with what follows (`getHTTPStatus2` -> `get httpstatus`).
+
+Example:
+
+```python
+>>> from envscale.words.names import name_words, sanitize_name, tokens
+>>> tokens("ChaDri.change_drink"), tokens("getHTTPStatus2")
+(['cha', 'dri', 'change', 'drink'], ['get', 'http', 'status', '2'])
+>>> name_words("shipToAddress2"), name_words("getHTTPStatus2")
+(['ship', 'to', 'address'], ['get', 'httpstatus'])
+>>> sanitize_name("café.commander v2!")
+'cafe_commander_v2'
+```
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+NAME_MAX = 64
+"""The longest name the OpenAI function-calling rule accepts: ``^[a-zA-Z0-9_-]{1,64}$``."""
+_NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
+_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def tokens(name: str) -> list[str]:
+    """Lower-case word tokens of a name: `ChaDri.change_drink` -> ['cha', 'dri', 'change', 'drink']."""
+    return [t.lower() for t in _TOKEN.findall(name)]
+
+
+def sanitize_name(name: str) -> str:
+    """A name that satisfies the OpenAI function-name rule, or '' when nothing is left."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return _NAME_BAD.sub("_", ascii_name).strip("_")[:NAME_MAX]
+
+
+def name_words(name: str) -> list[str]:
+    """`shipToAddress2` -> `["ship", "to", "address"]` (digits dropped)."""
+    return list(_split_words(name))
+
+
+@functools.lru_cache(maxsize=65536)
+def _split_words(name: str) -> tuple[str, ...]:
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return tuple(w for w in re.split(r"[^a-z]+", text) if w)
