@@ -58,7 +58,7 @@ def _result(text: Any) -> tuple[bool, Any]:
 
 
 def _resolve(path: str, results: list[Any]) -> Any:
-    from ..tasks.generate import resolve_provenance as resolve
+    from ..tasks.gold import resolve_provenance as resolve
 
     return resolve(path, results)
 

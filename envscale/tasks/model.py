@@ -41,6 +41,10 @@ SHAPES = ("single", "linear", "dag", "branch")
 """Chain shapes: one call; a linear chain; two independent lookups feeding one write; a branch the
 agent must choose from what a read returns."""
 
+Drop = tuple[str, str]
+"""Why a candidate task is dropped: a short code the card counts and a detail for the `rejected` row,
+`("filler_value", "get_order.order_id = 'compact jacket' does not fit orders.order_id")`."""
+
 
 @dataclass
 class GoldCall:

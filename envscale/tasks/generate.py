@@ -1,0 +1,253 @@
+"""Verifiable tasks of one environment: the generation loop.
+
+`env_tasks(row, config, edges, rng)` builds up to `config.tasks_per_env` tasks in the environment of one
+`environments` row, by kind (`envscale.tasks.model.KINDS`):
+
+- **read**: a lookup the user asks about, answered from the state: one read, or two along a
+  foreign key (`get_order(order number)` -> `get_customer(call[0].customer_id)`: "what is the email
+  of the customer who placed order ord_0003?"); scored on answer facts.
+- **write**: one write addressed by a fact the user knows; or a lookup then the write, the key
+  flowing from the lookup's result (`list_customers(email=...)` -> `update_customer(customer_id=
+  call[0][0].customer_id)`); or a small DAG, two independent lookups feeding one write
+  (`create_order(customer from an email, product from a name)`); scored on the final state.
+- **mixed**: read a row, tell the user a fact of it, then write it; scored on both.
+- **policy**: the environment's rules (preconditions) forbid the write on a row the task picks;
+  the right outcome is to look the row up, refuse, and leave the state unchanged.
+- **missing_info**: a write whose key fact is withheld from the first message; the agent must ask.
+
+Each candidate goes through the task builder's parts in order:
+
+1. `envscale.tasks.chains`: the chain of gold calls along real data flow (`BUILDERS[kind]`);
+2. `envscale.tasks.arguments.tidy`: the arguments a person would state, and the checks of
+   `envscale.tasks.asks` ("would a person ask this"), with `asks.filler_fact` on the values;
+3. `envscale.tasks.gold.execute`: the gold run on the environment's own initial state (`Environment` is
+   the only execution path): results, state hash, diff, answer facts;
+4. `envscale.tasks.intent.write_instructions`: the simulated user's request (optionally reworded by an LLM);
+5. `envscale.tasks.gates`: duplicates, a gold tool named in the request, the empty trajectory passing, and
+   a replay on a second, fresh environment.
+
+Every check that drops a candidate returns a `Drop`, a short code and a detail; the candidate becomes a
+`rejected` row with its `code` and `reason` (`code: detail`), and the card counts the codes.
+
+Example:
+
+```python
+>>> import random
+>>> from envscale.env import load_spec
+>>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.generate import env_tasks
+>>> kept, rejected = env_tasks(
+...     {"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig(tasks_per_env=4), [], random.Random(0)
+... )
+>>> len(kept), sorted({r["code"] for r in rejected})
+(2, ['cannot_build'])
+```
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from ..env import Environment
+from .arguments import tidy
+from .asks import filler_fact
+from .chains import BUILDERS
+from .gates import Deduper, empty_passes, leaks, replay_differs
+from .gold import execute
+from .intent import write_instructions
+from .model import KINDS, Drop, TaskDraft, to_json
+from .policy import policy_rules
+from .prepared import Env
+from .rewrite import rewrite_instructions
+
+ATTEMPTS_PER_TASK = 12
+"""Candidates tried per task wanted (most are dropped by a check, each with its code)."""
+GIVE_UP = 4
+"""Builds of a kind that fail, with none succeeding, before an environment stops trying that kind."""
+
+
+class _Candidates:
+    """The candidates of one environment: each built, checked and worded, or dropped with its `Drop`."""
+
+    def __init__(self, e: Env, rng: random.Random, rewrite: Any, replay_env: Environment | None):
+        self.e, self.rng, self.rewrite, self.replay_env = e, rng, rewrite, replay_env
+        self.policy = policy_rules(e.spec)
+        self.dedupe = Deduper()
+        self.unbuilt: Counter = Counter()  # (kind, code, detail) -> attempts that built nothing
+        self.built: Counter = Counter()
+        self.failed: Counter = Counter()
+
+    def live(self, kinds: list[str], weights: list[float]) -> list[tuple[str, float]]:
+        """The kinds still worth an attempt: a kind the environment cannot pose (no write with a rule, no
+        get ...) stops costing attempts after `GIVE_UP` failed builds."""
+        return [
+            (k, w) for k, w in zip(kinds, weights, strict=True) if self.built[k] or self.failed[k] < GIVE_UP
+        ]
+
+    def attempt(self, kind: str) -> tuple[dict | None, Drop | None, list]:
+        """One candidate task: `(row, None, calls)` when kept, `(None, drop, calls)` when dropped, `(None, None,
+        [])` when nothing was built (counted in `unbuilt`)."""
+        e = self.e
+        draft = BUILDERS[kind](e, self.rng)
+        if isinstance(draft, str):
+            self.unbuilt[(kind, "cannot_build", draft)] += 1
+            self.failed[kind] += 1
+            return None, None, []
+        self.built[kind] += 1
+        if len(draft.calls) > e.config.max_chain_length:
+            self.unbuilt[(kind, "chain_too_long", "more calls than max_chain_length")] += 1
+            return None, None, []
+        drop = tidy(e, draft, self.rng) or filler_fact(e, draft) or execute(e, draft)
+        calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
+        if drop is not None:
+            return None, drop, calls
+        return self._worded(draft, calls)
+
+    def _worded(self, draft: TaskDraft, calls: list[dict]) -> tuple[dict | None, Drop | None, list]:
+        """A draft that ran: its instructions, then the gates on the finished task."""
+        e = self.e
+        # the wording draws from its own seeded source: a change of template never reshuffles the tasks
+        instructions = write_instructions(
+            draft, e.spec, random.Random(f"{e.spec['name']}:{draft.signature()}")
+        )
+        if self.rewrite is not None:
+            instructions, why = self.rewrite(instructions, draft)
+            draft.notes.append(f"kept the template's wording: {why}" if why else "reworded by the LLM")
+        drop = self.dedupe.seen(e.spec["name"], calls) or leaks(
+            instructions.first_message, to_json(instructions), [c.tool for c in draft.calls]
+        )
+        if drop is not None:
+            return None, drop, calls
+        task_row = _row(e, draft, instructions, self.policy, self.rng)
+        drop = empty_passes(task_row, e.env)
+        if drop is None and self.replay_env is not None:
+            results = [c.result for c in draft.calls]
+            drop = replay_differs(calls, self.replay_env, e.seed, draft.gold_state_hash, results)
+        return (None, drop, calls) if drop is not None else (task_row, None, calls)
+
+
+def env_tasks(
+    row: dict, config: Any, edges: list[dict] | None, rng: random.Random, *, rewrite: Any = None
+) -> tuple[list[dict], list[dict]]:
+    """Tasks of one environment row: `(kept rows, rejected {kind, code, reason, detail})`.
+
+    `rewrite(instructions, draft) -> (instructions, reason or None)`, when given, rewrites each
+    task's user instructions with an LLM (`Rewriter`); a rewrite that loses a fact is refused by
+    `envscale.tasks.rewrite.check_rewrite` and the template's wording is kept, with a note.
+
+    `edges` (the graph's dependency edges of the environment's domain) are accepted for chain
+    candidates; the chains built here follow the operations themselves (a result column feeding a
+    key of the same or a referenced table), and every link is checked by executing it.
+    """
+    del edges  # the operations' own links are used; see the docstring
+    e = Env(row, config)
+    kinds = [k for k in KINDS if config.kind_shares.get(k, 0) > 0]
+    if row.get("read_only") or not e.writes:
+        kinds = [k for k in kinds if k == "read"] or ["read"]
+    weights = [config.kind_shares.get(k, 0) or 1 for k in kinds]
+    wanted = config.tasks_per_env
+    if not e.grouped:
+        wanted = round(config.tasks_per_env * getattr(config, "loose_env_share", 1.0))
+    replay_env = Environment.from_row(row) if config.replay_check else None  # a second, fresh one
+    candidates = _Candidates(e, rng, rewrite, replay_env)
+    kept: list[dict] = []
+    rejected: list[dict] = []
+    try:
+        for _ in range(wanted * ATTEMPTS_PER_TASK):
+            if len(kept) >= wanted:
+                break
+            live = candidates.live(kinds, weights)
+            if not live:
+                break
+            kind = rng.choices([k for k, _ in live], [w for _, w in live])[0]
+            try:
+                task_row, drop, calls = candidates.attempt(kind)
+            except Exception as exc:  # noqa: BLE001 - one bad candidate never costs the others
+                task_row, drop, calls = None, ("candidate_failed", f"{type(exc).__name__}: {exc}"), []
+            if task_row is not None:
+                kept.append(task_row)
+            elif drop is not None:
+                rejected.append(_rejected(e, kind, drop, {"calls": calls}))
+    finally:
+        e.env.close()
+        if replay_env is not None:
+            replay_env.close()
+    for (kind, code, detail), n in candidates.unbuilt.items():  # builders that built nothing: one row each
+        rejected.append(_rejected(e, kind, (code, detail), {"attempts": n}))
+    return kept, rejected
+
+
+def _rejected(e: Env, kind: str, drop: Drop, detail: dict) -> dict:
+    """A `rejected` row: the candidate's kind, the code of why it was dropped, `code: detail` as its reason."""
+    code, why = drop
+    return {
+        "environment": e.spec["name"],
+        "domain_id": e.row.get("domain_id", -1),
+        "kind": kind,
+        "code": code,
+        "reason": f"{code}: {why}",
+        "detail": detail,
+    }
+
+
+def _row(e: Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.Random) -> dict:
+    needed = list(dict.fromkeys([c.tool for c in draft.calls] + draft.forbidden))
+    others = [t for t in e.tools if t not in needed]
+    distractors = rng.sample(others, min(e.config.distractors, len(others)))
+    n = len(draft.calls)
+    hard = draft.shape == "dag" or n >= 3 or draft.kind in ("policy", "missing_info")
+    level = "hard" if hard else "medium" if n == 2 else "easy"
+    return {
+        "environment": e.spec["name"],
+        "domain_id": e.row.get("domain_id", -1),
+        "kind": draft.kind,
+        "difficulty": {
+            "chain_length": n,
+            "n_writes": draft.n_writes,
+            "n_distractors": len(distractors),
+            "shape": draft.shape,
+            "level": level,
+        },
+        "scoring": draft.scoring(),
+        "instructions": to_json(instructions),
+        "first_message": instructions.first_message,
+        "tools": needed + distractors,
+        "gold_calls": [
+            {"tool": c.tool, "arguments": c.arguments, "provenance": c.provenance} for c in draft.calls
+        ],
+        "gold_results": [c.result for c in draft.calls],
+        "gold_state_hash": draft.gold_state_hash,
+        "gold_diff": draft.gold_diff,
+        "answer_facts": draft.answer_facts,
+        "policy": {**policy, "task_rule": draft.policy_rule},
+        "seed": draft.seed,
+        "notes": draft.notes,
+    }
+
+
+class Rewriter:
+    """`rewrite` for `env_tasks`: user instructions reworded by an OpenAI-compatible model.
+
+    One event loop and one `LLMClient` for the whole run; each call waits for its answer (the
+    stage is CPU-bound elsewhere; a rewrite costs one request per task). Close it when done.
+    """
+
+    def __init__(self, llm_config: Any):
+        import asyncio
+
+        from ..llm import LLMClient
+
+        self.loop = asyncio.new_event_loop()
+        self.client = LLMClient(llm_config)
+        self.model = llm_config.model
+
+    def __call__(self, instructions: Any, draft: TaskDraft) -> tuple[Any, str | None]:
+        return self.loop.run_until_complete(
+            rewrite_instructions(instructions, draft, self.client, self.model)
+        )
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.aclose())
+        self.loop.close()
