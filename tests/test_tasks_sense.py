@@ -592,12 +592,12 @@ def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
 def test_a_row_found_by_another_things_name_is_not_said_as_named():
     from types import SimpleNamespace
 
-    from envscale.tasks.intent import NP, Writer
+    from envscale.tasks.phrases import NP, Phrases
 
     def phrase(column, value, entity="sculpture"):
         np = NP(entity, "the", short=f"the {entity}")
-        writer = SimpleNamespace(_col=lambda op, c: {})
-        Writer._filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
+        writer = SimpleNamespace(column_spec=lambda op, c: {})
+        Phrases.filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
         return np.render()
 
     # "the title of the sculpture named "Robert Duffy"" read the artist's name as the sculpture's

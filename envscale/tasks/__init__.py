@@ -8,8 +8,10 @@
 - `asks`: "would a person ask this", the checks that drop a candidate with a code and a detail;
 - `arguments`: `tidy`, the arguments a person states, at most a few values per write;
 - `gold`: `execute`, the gold run (arguments aligned with what the chain read, results, state, answers);
-- `intent`: `write_instructions`, the simulated user's request from a draft, built with `wording` (the
-  vocabulary), `naming` (entities, keys and `fact_name`) and `rewrite` (an optional LLM rewrite, checked);
+- `intent`: `write_instructions`, the simulated user's request from a draft, built in layers: `wording`
+  (the vocabulary), `naming` (entities, keys and `fact_name`), `steps` (the draft read as steps),
+  `phrases` (noun phrases: a row, an entity, a value), `clauses` (how one step is said), and `rewrite`
+  (an optional LLM rewrite, checked);
 - `gates`: replay, empty trajectory, leaks and duplicates;
 - `score`: `score_trajectory`, a trajectory checked against a task (state, answer facts, actions);
 - `render`: one task as text a person reads (`envscale show tasks`).

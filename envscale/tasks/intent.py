@@ -1,0 +1,405 @@
+"""What the simulated user knows and says: persona, goal, facts, when they are done, the opening message.
+
+`write_instructions` turns a `TaskDraft` into `Instructions` offline, from templates, reading the *meaning*
+of every gold call (`envscale.semantics.tool_meaning` on the tool's original name, and the operation it
+runs: a fixed status, a set column, the filters of a lookup) rather than its name. The user speaks in
+entities and values ("cancel my order ord_0007", "change the email address on my account to x@y.com"),
+never in tool or column names; a value the agent finds with an earlier call (provenance `call[i].FIELD`)
+is described, not said ("my most recent pending order"); a withheld fact (`missing_info`) is left out of
+the first message and given only when asked.
+
+`fact_name` is the one naming rule for facts: the chain builder stores `TaskDraft.user_facts` under
+`fact_name(argument, tool, spec)` ("order number", "new email address", "customer id"), and the writer
+finds the facts of a call by those names (or, when the builder disambiguated a name, by value).
+
+The user's side of a task reads in layers, each module adding to the one before:
+
+- `envscale.tasks.wording`: the vocabulary (how identifiers, values, verbs and prepositions are said);
+- `envscale.tasks.naming`: how a spec's entities, keys and facts are named (`fact_name`);
+- `envscale.tasks.steps`: `Steps`, the draft read as steps (entity, kind, verb, facts) and who the user is;
+- `envscale.tasks.phrases`: `Phrases`, the noun phrases (a row, an entity, a column, a value);
+- `envscale.tasks.clauses`: `Clauses`, how one step is said, with the outcome the user expects;
+- this module: `Writer`, the whole request (which steps are said, in what order), the persona, the first
+  message, `done_when` and `write_instructions`;
+- `envscale.tasks.rewrite`: an LLM's rewrite of the request and `check_rewrite`, which keeps it honest.
+
+`fact_name`, `mentions`, `tool_names_in` and the rewrite's public names are importable from here.
+
+Example:
+
+```python
+>>> import random
+>>> from envscale.env import load_spec
+>>> from envscale.tasks.intent import fact_name, write_instructions
+>>> from envscale.tasks.model import GoldCall, TaskDraft
+>>> spec = load_spec("tests/fixtures/envs/shop.yaml")
+>>> tool = next(t for t in spec["tools"] if t["name"] == "cancel_order")
+>>> fact_name("order_id", tool, spec)
+'order number'
+>>> call = GoldCall("cancel_order", {"order_id": "ord_0007"}, {"order_id": "user"}, write=True)
+>>> draft = TaskDraft("shop", "write", [call], user_facts={"order number": "ord_0007"})
+>>> ins = write_instructions(draft, spec, random.Random(0))
+>>> "ord_0007" in ins.first_message, ins.done_when
+(True, 'when the assistant confirms that the order is cancelled')
+>>> # with an endpoint: `ins, reason = await rewrite_instructions(ins, draft, client, "Qwen/Qwen3-8B")`
+```
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ..semantics import singular
+from ..sources.normalize import tokens
+from .clauses import Clauses
+from .model import Instructions, TaskDraft
+from .naming import entity_name, fact_name, primary_key_of, spec_tables
+from .phrases import NP
+from .rewrite import REWRITE_PROMPT, check_rewrite, rewrite_instructions, rewrite_prompt
+from .steps import Step, parse_source
+from .wording import (
+    READS,
+    article,
+    cap,
+    format_value,
+    join,
+    mentions,
+    plural_phrase,
+    same_value,
+    same_words,
+    tool_names_in,
+)
+
+__all__ = [
+    "REWRITE_PROMPT",
+    "STYLES",
+    "check_rewrite",
+    "fact_name",
+    "mentions",
+    "rewrite_instructions",
+    "rewrite_prompt",
+    "tool_names_in",
+    "write_instructions",
+]
+
+STYLES = ("plain", "terse", "vague")
+"""How the user talks: `plain` (default), `terse` (no pleasantries), `vague` (hesitant, loosely worded)."""
+STYLE_WEIGHTS = (0.8, 0.1, 0.1)
+
+
+# ----------------------------------------------------------------------------- persona
+
+_DOMAIN_TABLE = """
+shop     | order product cart catalog catalogue shop store checkout purchase sku inventory coupon shipment walmart basket merchant | an online shop | a customer of {place} | someone who works in the back office of {place}
+car      | vehicle car engine brake door headlight tire tyre fuel climate cruise parking ignition trunk seatbelt windshield | a connected car | the driver of {place} | the driver of {place}
+tracker  | task project issue board sprint milestone todo epic backlog kanban | a task tracker | a member of a team that uses {place} | the project manager of a team that uses {place}
+travel   | flight hotel booking reservation room trip airline passenger itinerary airport rental | a travel booking service | a traveller who uses {place} | an agent who works at {place}
+bank     | bank transaction balance transfer card loan deposit withdrawal payee iban statement | a bank | a customer of {place} | a clerk who works at {place}
+trading  | stock trade trading portfolio watchlist ticker broker crypto | a trading platform | an investor who uses {place} | an operator of {place}
+social   | tweet post follower following comment like feed retweet hashtag | a social network | a user of {place} | a moderator of {place}
+messaging| message email mail inbox chat sms conversation contact | a messaging service | a user of {place} | an administrator of {place}
+files    | file directory folder disk document | a computer's file system | someone working with files on {place} | the administrator of {place}
+health   | patient appointment doctor clinic prescription medication diagnosis | a medical clinic | a patient of {place} | a receptionist at {place}
+food     | restaurant menu meal dish food delivery | a food ordering app | a customer of {place} | a staff member of {place}
+events   | event concert ticket festival venue show performance | an event ticketing service | a customer of {place} | an organiser who uses {place}
+rides    | ride taxi uber pickup | a ride-hailing app | a rider who uses {place} | an operator of {place}
+support  | ticket support incident case sla | a help desk | a customer who contacts {place} | a support agent at {place}
+music    | song playlist track album artist music podcast | a music streaming app | a listener who uses {place} | a curator at {place}
+home     | appliance device thermostat light lamp home sensor camera | a smart home system | a resident who controls {place} | the installer of {place}
+hr       | employee payroll leave department salary timesheet | a company's HR system | an employee who uses {place} | an HR officer who uses {place}
+school   | student course enrollment grade class teacher lesson exam | a school's course system | a student who uses {place} | a staff member of {place}
+library  | book loan library author borrower | a library | a member of {place} | a librarian at {place}
+weather  | weather forecast temperature precipitation | a weather service | a user of {place} | an operator of {place}
+"""  # noqa: E501
+"""Kinds of environment: name | words of tables, tool groups and descriptions that point to it | the place |
+who the user is when the task is about their own rows (or the domain is a personal one) | who they are
+otherwise (staff). `{place}` is filled in."""
+_DOMAINS: tuple[tuple[str, frozenset, str, str, str], ...] = tuple(
+    (name, frozenset(words.split()), place, user, staff)
+    for line in _DOMAIN_TABLE.strip().splitlines()
+    for name, words, place, user, staff in [[part.strip() for part in line.split("|")]]
+)
+_PERSONAL = frozenset(
+    "car tracker social messaging files music home weather trading travel events rides food".split()
+)
+"""Domains a person uses for themselves: without a people table the user is a user, not staff."""
+_PERSONA_TEMPLATES = (
+    "You are {who}.",
+    "You are {who}, writing to its assistant.",
+    "You are {who} and you need the assistant's help with something.",
+    "You are {who}, getting in touch with its assistant.",
+    "You are {who} with a request for its assistant.",
+)
+
+
+def _domain(spec: dict) -> tuple[str, str, str, str] | None:
+    """The best-matching `_DOMAINS` entry for the spec's tables, tool groups and description."""
+    words: list[str] = []
+    for table in spec_tables(spec):
+        words += [singular(w) for w in tokens(table)]
+    for tool in spec.get("tools") or []:
+        meta = (
+            tool.get("metadata") if isinstance(tool, dict) and isinstance(tool.get("metadata"), dict) else {}
+        )
+        if isinstance(meta.get("group"), str):
+            words += [singular(w) for w in tokens(meta["group"])]
+    words += [singular(w) for w in tokens(str(spec.get("description") or ""))]
+    words += [singular(w) for w in tokens(re.sub(r"^domain_\d+_?", "", str(spec.get("name") or "")))]
+    best, best_hits = None, 0
+    for entry in _DOMAINS:
+        hits = sum(w in entry[1] for w in words)
+        if hits > best_hits:
+            best, best_hits = entry, hits
+    return (best[0], best[2], best[3], best[4]) if best else None
+
+
+def _fallback_place(spec: dict) -> str:
+    entities = [plural_phrase(entity_name(t, spec)) for t in list(spec_tables(spec))[:3]]
+    return f"a system that keeps track of {join(entities)}" if entities else "an online service"
+
+
+class Writer(Clauses):
+    """Builds the instructions of one draft; every random choice goes through `rng`, in a fixed order."""
+
+    def __init__(self, draft: TaskDraft, spec: dict, rng: random.Random):
+        super().__init__(draft, spec, rng)
+        self.explicit: dict[int, bool] = {}  # lookups said as requests of their own (chosen once per task)
+
+    # -- the whole request
+
+    def _consumed(self) -> set[int]:
+        """Reads whose results only feed later calls: said as references, not as requests of their own."""
+        feeding: set[int] = set()
+        for step in self.steps:
+            for a in step.args:
+                parsed = parse_source(a.source)
+                if parsed and parsed[0] < step.index:
+                    feeding.add(parsed[0])
+        consumed = set()
+        for i in feeding:
+            s = self.steps[i]
+            if s.kind not in READS:
+                continue
+            # a lookup whose row a later read of the same row reads again ("the subject of organizer 12's
+            # webinar": list, then get): one request, said once, by the read that states the answer
+            if not self._answers_in(s) or self._reread(i):
+                consumed.add(i)
+        return consumed
+
+    def _reread(self, i: int) -> bool:
+        """Whether every later call fed by read `i` is a read of the same table stating the answers too."""
+        readers = [
+            t for t in self.steps[i + 1 :] if any((parse_source(a.source) or (None,))[0] == i for a in t.args)
+        ]
+        return bool(readers) and all(
+            t.kind in READS and t.table == self.steps[i].table and self._answers_in(t) for t in readers
+        )
+
+    def _answers_in(self, step: Step) -> bool:
+        rows = step.result if isinstance(step.result, list) else [step.result]
+        for ans in self.draft.answer_facts:
+            for row in rows:
+                values = row.values() if isinstance(row, dict) else [row]
+                if any(same_value(v, ans) for v in values):
+                    return True
+        return False
+
+    def _lookup_np(self, step: Step) -> NP | None:
+        """The row a lookup finds for the next call, when that call acts on the row itself (its key)."""
+        nxt = self.steps[step.index + 1] if step.index + 1 < len(self.steps) else None
+        for a in nxt.args if nxt else []:
+            parsed = parse_source(a.source)
+            if not (a.binding and a.binding.place == "key" and a.binding.main and parsed):
+                continue
+            if parsed[0] != step.index or nxt.table != step.table or not parsed[1]:
+                continue
+            if parsed[1][-1] != primary_key_of(self.spec, step.table):
+                continue
+            np = self.derived_np(a, nxt.table)
+            return np if np.row is not None else None
+        return None
+
+    def clauses(self, show_hidden: bool) -> tuple[list[str], list[str], list[str]]:
+        """(clauses, write outcomes, answers) of the request, in call order."""
+        consumed: set[int] = set()
+        if self.draft.kind == "policy":
+            steps = list(self.request_steps)  # the user asks for the forbidden write, nothing else
+        else:
+            consumed = self._consumed()
+            steps = list(self.steps)
+        clauses, outcomes, answers = [], [], []
+        prev_row = None
+        self.asked_attribute = False
+        self.show_hidden = show_hidden
+        for step in steps:
+            if step.index in consumed:
+                # a lookup that only finds the row the next call acts on: sometimes said ("look up my
+                # pending order and cancel it"), otherwise folded into that call ("cancel my pending order")
+                found = self._lookup_np(step)
+                if found is not None:
+                    if step.index not in self.explicit:
+                        # a lookup before a read of the same row is never a request of its own
+                        self.explicit[step.index] = self.rng.random() < 0.4 and not self._reread(step.index)
+                    if self.explicit[step.index]:
+                        clauses.append(f"look up {found.render()}")
+                        prev_row = found.row
+                continue
+            clause, outcome, row = self.clause(step, show_hidden, prev_row)
+            if step.kind in READS and any(same_words(clause, c) for c in clauses):
+                continue  # never ask for the same fact twice
+            clauses.append(clause)
+            (answers if step.kind in READS else outcomes).append(outcome)
+            self.asked_attribute = step.kind in READS and clause.split(" ")[0] in ("find", "check")
+            prev_row = row
+        if not clauses:
+            clauses, outcomes = ["get some help with my account"], ["the assistant has helped you"]
+        return clauses, outcomes, answers
+
+    def request(self, clauses: list[str]) -> str:
+        if len(clauses) == 1:
+            return clauses[0]
+        if len(clauses) == 2:
+            return f"{clauses[0]}{self.rng.choice((' and then ', ', then ', ' and '))}{clauses[1]}"
+        return ", ".join(clauses[:-1]) + ", and finally " + clauses[-1]
+
+    def persona(self) -> str:
+        domain = _domain(self.spec)
+        if domain:
+            name, place, user_who, staff_who = domain
+            personal = name in _PERSONAL
+        else:
+            place, user_who, staff_who, personal = _fallback_place(self.spec), "a user of {place}", "", False
+            if self.person:
+                person = entity_name(self.person, self.spec)
+                person = "account holder" if person == "account" else person  # never "an account of ..."
+                user_who = f"{article(person)} {person} of {{place}}"
+            staff_who = "someone who works with {place}"
+        who = user_who if self.customer or personal else staff_who
+        template = self.rng.choice(_PERSONA_TEMPLATES)
+        return template.format(who=who.format(place=place))
+
+    def extra_facts(self, text: str, style: str) -> list[str]:
+        """Sentences that give the known facts the request does not already state."""
+        sentences = []
+        for name, value in self.known.items():
+            if mentions(text, value) or isinstance(value, bool) or value is None:
+                continue
+            mine = self._fact_is_mine(name)
+            shown = format_value(value)
+            if style == "terse":
+                sentences.append(f"{cap(name)}: {shown}.")
+            elif mine:
+                sentences.append(
+                    self.rng.choice((f"My {name} is {shown}.", f"For reference, my {name} is {shown}."))
+                )
+            else:
+                sentences.append(f"The {name} is {shown}.")
+        return sentences
+
+    def _fact_is_mine(self, name: str) -> bool:
+        for step in self.steps + self.request_steps:
+            for a in step.args:
+                if a.fact == name and self.person and self.customer:
+                    table = self.key_table(a)
+                    if table == self.person or (a.binding and a.binding.table == self.person):
+                        return True
+        return bool(self.person and self.customer and name.startswith(entity_name(self.person, self.spec)))
+
+
+def _first_message(writer: Writer, request: str, style: str) -> str:
+    rng = writer.rng
+    if style == "terse":
+        body = cap(request) + "."
+    elif style == "vague":
+        body = rng.choice(
+            (
+                f"Hi, I'm not sure this is the right place, but I think I need to {request}.",
+                f"Um, hello. I was wondering if you could maybe {request}?",
+                f"Hey, so... I'd like to {request}, if that's possible.",
+            )
+        )
+    else:
+        opening = rng.choice(("Hi!", "Hello,", "Hi there.", "Good morning.", "Hello."))
+        frame = rng.choice(
+            (
+                f"could you {request}?",
+                f"I'd like to {request}.",
+                f"I need to {request}.",
+                f"can you help me {request}?",
+                f"please {request}.",
+                f"I was hoping you could {request}.",
+            )
+        )
+        body = f"{opening} {cap(frame) if not opening.endswith(',') else frame}"
+    extras = writer.extra_facts(body, style)
+    closing = "" if style == "terse" else rng.choice(("", "Thanks!", "Thank you.", "Thanks a lot."))
+    return " ".join(p for p in [body, *extras, closing] if p)
+
+
+def _second_person(text: str) -> str:
+    text = re.sub(r"\bI have\b", "you have", text)
+    return re.sub(r"\bmy\b", "your", text)
+
+
+def _done_when(writer: Writer, outcomes: list[str], answers: list[str]) -> str:
+    return _second_person(_done_text(writer, outcomes, answers))
+
+
+def _done_text(writer: Writer, outcomes: list[str], answers: list[str]) -> str:
+    kind = writer.draft.kind
+    if kind == "policy":
+        writer.brief = True
+        what = writer.clauses(show_hidden=True)[0][0] if writer.request_steps else "do what you asked"
+        writer.brief = False
+        return f"when the assistant explains that it cannot {what}, or tells you it is done"
+    parts = []
+    if answers:
+        parts.append(f"told you {join(answers)}")
+    if outcomes:
+        parts.append(f"confirmed that {join(outcomes)}")
+    if kind == "missing_info" and writer.hidden:
+        names = join(list(writer.hidden))
+        return f"when the assistant has asked for your {names} and then {join(parts) or 'done the request'}"
+    if answers and not outcomes:
+        return f"when the assistant tells you {join(answers)}"
+    if outcomes and not answers:
+        return f"when the assistant confirms that {join(outcomes)}"
+    return f"when the assistant has {join(parts)}"
+
+
+def write_instructions(draft: TaskDraft, spec: dict, rng: random.Random) -> Instructions:
+    """The simulated user's instructions for `draft`, offline and deterministic given `rng`.
+
+    Args:
+        draft (`TaskDraft`): The task: its kind, gold calls with argument provenance, the user's facts
+            (named by `fact_name`), withheld facts, answer facts, forbidden tools and policy rule.
+        spec (`dict`): The environment spec the gold calls ran in.
+        rng (`random.Random`): The only source of choices (templates, style).
+
+    Returns:
+        `Instructions`: `persona` from the environment's tables and tool groups; `goal` in the user's
+        words with every value (withheld ones too, for the simulator); `known_facts` (`user_facts` minus
+        `withheld`), `hidden_facts` (the withheld ones); `done_when` per kind; `first_message` carrying
+        every known fact and no withheld one, no tool or column name; `style` (`plain`, sometimes `terse`
+        or `vague`).
+
+    Raises:
+        `ValueError`: For a kind outside `KINDS` or a gold call of a tool the spec lacks.
+    """
+    writer = Writer(draft, spec, rng)
+    style = rng.choices(STYLES, weights=STYLE_WEIGHTS)[0]
+    persona = writer.persona()
+    full, outcomes, answers = writer.clauses(show_hidden=True)
+    goal = f"I want to {writer.request(full)}."
+    said, _, _ = writer.clauses(show_hidden=False) if writer.hidden else (full, None, None)
+    first_message = _first_message(writer, writer.request(said), style)
+    return Instructions(
+        persona=persona,
+        goal=goal,
+        known_facts=dict(writer.known),
+        hidden_facts=dict(writer.hidden),
+        done_when=_done_when(writer, outcomes, answers),
+        first_message=first_message,
+        style=style,
+    )
