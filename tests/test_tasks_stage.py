@@ -109,7 +109,7 @@ def fake_env_tasks(row, config, edges, rng):
             "domain_id": row["domain_id"],
             "kind": "write",
             "code": "replay_differs",
-            "reason": "replay_differs: the second run's state hash is another",
+            "reason": "replay differs: the second run's state hash is another",  # counted by code, not this
             "detail": {"calls": []},
         }
     ]
