@@ -62,9 +62,9 @@ from .policy import policy_rules
 from .prepared import Env
 from .rewrite import rewrite_instructions
 
-ATTEMPTS_PER_TASK = 12
+_ATTEMPTS_PER_TASK = 12
 """Candidates tried per task wanted (most are dropped by a check, each with its code)."""
-GIVE_UP = 4
+_GIVE_UP = 4
 """Builds of a kind that fail, with none succeeding, before an environment stops trying that kind."""
 
 
@@ -81,9 +81,9 @@ class _Candidates:
 
     def live(self, kinds: list[str], weights: list[float]) -> list[tuple[str, float]]:
         """The kinds still worth an attempt: a kind the environment cannot pose (no write with a rule, no
-        get ...) stops costing attempts after `GIVE_UP` failed builds."""
+        get ...) stops costing attempts after `_GIVE_UP` failed builds."""
         return [
-            (k, w) for k, w in zip(kinds, weights, strict=True) if self.built[k] or self.failed[k] < GIVE_UP
+            (k, w) for k, w in zip(kinds, weights, strict=True) if self.built[k] or self.failed[k] < _GIVE_UP
         ]
 
     def attempt(self, kind: str) -> tuple[dict | None, Drop | None, list]:
@@ -155,7 +155,7 @@ def env_tasks(
     kept: list[dict] = []
     rejected: list[dict] = []
     try:
-        for _ in range(wanted * ATTEMPTS_PER_TASK):
+        for _ in range(wanted * _ATTEMPTS_PER_TASK):
             if len(kept) >= wanted:
                 break
             live = candidates.live(kinds, weights)

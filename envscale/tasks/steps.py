@@ -68,6 +68,9 @@ from .wording import (
 
 @dataclass
 class Arg:
+    """One argument of a gold call: its value and provenance, its binding in the operation, the user's fact
+    behind it (by `fact_name`), and whether that fact is withheld from the first message."""
+
     arg: str
     value: Any
     source: str
@@ -78,6 +81,9 @@ class Arg:
 
 @dataclass
 class Step:
+    """One gold call as the request says it: its tool and operation, the table and the entity a person
+    names its rows by, its kind, verb and the status it sets, its arguments, result and meaning."""
+
     index: int
     call: GoldCall
     tool: dict
@@ -96,6 +102,8 @@ _PATH = re.compile(r"^call\[(\d+)\](.*)$")
 
 
 def parse_source(source: str) -> tuple[int, list[Any]] | None:
+    """A provenance `call[i]...` as `(i, path)`: `call[0][0].customer_id` -> `(0, [0, "customer_id"])`;
+    `None` for `user` and `constant`."""
     match = _PATH.match(source or "")
     if not match:
         return None
