@@ -236,14 +236,15 @@ TASKS_REJECTED_FEATURES = Features(
         "environment": Value("string"),
         "domain_id": Value("int32"),
         "kind": Value("string"),  # the kind the candidate was meant to be, or null (the environment failed)
-        "reason": Value("string"),  # "<short reason>: <detail>"; the card counts the part before ':'
+        "code": Value("string"),  # why it was dropped, short: "filler_value"; the card counts these
+        "reason": Value("string"),  # "<code>: <detail>", the detail naming the call, argument or value
         "detail": Json(),  # the candidate or the error, for debugging
     }
 )
 
 TASKS = ArtifactKind(
     name="tasks",
-    schema_version="1.1",  # 1.1: the `held_out` column of `tasks`
+    schema_version="1.1",  # 1.1: `held_out` in `tasks`, `code` in `rejected`
     configs={"tasks": TASKS_FEATURES, "rejected": TASKS_REJECTED_FEATURES},
     main_config="tasks",
     description="Verifiable tool-use tasks: gold calls with argument provenance, gold states, user intents.",

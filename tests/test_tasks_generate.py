@@ -46,6 +46,24 @@ def test_every_kept_task_replays_to_its_gold_state_and_the_empty_trajectory_fail
         assert not empty["passed"], (task["task_id"], task["kind"])
 
 
+def test_the_card_counts_the_codes_of_the_rejected_rows(tasks):
+    """Every rejected candidate carries the short code of the check that dropped it, its reason starts with
+    that code, and the card's statistics (and table) count the codes, not the sentences."""
+    from collections import Counter
+    from pathlib import Path
+
+    rejected = list(tasks.load("rejected"))
+    assert rejected, "the fixture environments always drop some candidates"
+    codes = Counter(r["code"] for r in rejected)
+    assert all(r["reason"].startswith(f"{r['code']}: ") for r in rejected)
+    assert all(code and code.replace("_", "").isalpha() and code.islower() for code in codes), codes
+    stats = tasks.manifest["stats"]["drop_reasons"]
+    assert stats == dict(codes.most_common(30))
+    card = (Path(tasks.location) / "README.md").read_text()
+    code, n = codes.most_common(1)[0]
+    assert f"| `{code}` | {n} |" in card
+
+
 def test_every_kind_is_posed_and_writes_mean_what_was_asked(environments, tasks):
     rows = _rows(tasks, "train") + _rows(tasks, "test")
     kinds = {r["kind"] for r in rows}
@@ -121,46 +139,43 @@ def test_with_an_llm_endpoint_every_rewrite_is_checked_and_a_bad_one_keeps_the_t
 
 
 @pytest.mark.parametrize(
-    ("gate", "category"),
+    ("gate", "code"),
     [
-        ("empty_passes", "empty trajectory passes"),
-        ("leaks", "instructions name a gold tool"),
-        ("replay_differs", "replay differs"),
+        ("empty_passes", "empty_passes"),
+        ("leaks", "gold_tool_named"),
+        ("replay_differs", "replay_differs"),
     ],
 )
-def test_the_generator_runs_every_gate(environments, monkeypatch, gate, category):
+def test_the_generator_runs_every_gate(environments, monkeypatch, gate, code):
     """A gate that refuses every candidate leaves no task and a rejected row per candidate with its
-    category: the gate is wired into the generator, not only tested on its own."""
-    import envscale.tasks.gates as gates
+    code: the gate is wired into the generator, not only tested on its own."""
+    import envscale.tasks.generate as generate
 
-    prefix = {
-        "empty_passes": "the empty trajectory passes: x",
-        "leaks": "the instructions name x",
-        "replay_differs": "the final state differs on replay: x",
-    }[gate]
-    monkeypatch.setattr(gates, gate, lambda *a, **k: prefix)
+    monkeypatch.setattr(generate, gate, lambda *a, **k: (code, "x"))
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
     assert kept == []
-    assert any(r["reason"].startswith(category + ":") for r in rejected)
+    assert any(r["code"] == code and r["reason"] == f"{code}: x" for r in rejected)
 
 
 def test_the_generator_drops_duplicates(environments, monkeypatch):
-    import envscale.tasks.gates as gates
+    import envscale.tasks.generate as generate
 
-    class Always(gates.Deduper):
+    class Always(generate.Deduper):
         def seen(self, *args, **kwargs):
-            return "exact duplicate of task #0"
+            return "exact_duplicate", "of task #0"
 
-    monkeypatch.setattr(gates, "Deduper", Always)
+    monkeypatch.setattr(generate, "Deduper", Always)
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
-    assert kept == [] and any(r["reason"].startswith("exact duplicate:") for r in rejected)
+    assert kept == [] and any(r["reason"] == "exact_duplicate: of task #0" for r in rejected)
 
 
 def test_requests_with_values_that_do_not_fit_their_column_are_dropped(environments):
     """A user would never say `start_date: "discuss"`; an answer that is an address in `email` is not asked."""
-    from envscale.tasks.generate import Env, GoldCall, TaskDraft, askable, filler_fact
+    from envscale.tasks.asks import askable, filler_fact
+    from envscale.tasks.model import GoldCall, TaskDraft
+    from envscale.tasks.prepared import Env
 
     assert not askable("contacts", "email", "5423 Kim Boulevard, Tampa, FL 37173")
     assert askable("contacts", "email", "kim@example.com") and askable("orders", "status", "shipped")
@@ -173,14 +188,14 @@ def test_requests_with_values_that_do_not_fit_their_column_are_dropped(environme
     good = TaskDraft(
         e.spec["name"], "read", [GoldCall(tool["name"], {"order_id": "ord_0003"}, {"order_id": "user"})]
     )
-    assert filler_fact(e, bad).startswith("filler value:") and filler_fact(e, good) is None
+    assert filler_fact(e, bad)[0] == "filler_value" and filler_fact(e, good) is None
     e.env.close()
 
 
 def test_one_failing_candidate_costs_only_itself(environments, monkeypatch):
     import envscale.tasks.generate as generate
 
-    real, calls = generate._execute, {"n": 0}
+    real, calls = generate.execute, {"n": 0}
 
     def flaky(e, draft):
         calls["n"] += 1
@@ -188,26 +203,27 @@ def test_one_failing_candidate_costs_only_itself(environments, monkeypatch):
             raise RuntimeError("boom")
         return real(e, draft)
 
-    monkeypatch.setattr(generate, "_execute", flaky)
+    monkeypatch.setattr(generate, "execute", flaky)
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
-    assert kept and any(r["reason"].startswith("candidate failed: RuntimeError: boom") for r in rejected)
+    assert kept and any(r["reason"] == "candidate_failed: RuntimeError: boom" for r in rejected)
 
 
 def test_the_generator_runs_the_filler_gate(environments, monkeypatch):
     import envscale.tasks.generate as generate
 
-    monkeypatch.setattr(generate, "filler_fact", lambda e, draft: "filler value: x")
+    monkeypatch.setattr(generate, "filler_fact", lambda e, draft: ("filler_value", "x"))
     row = next(r for r in environments.load("environments") if "orders" in r["tables"])
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=4), [], random.Random(0))
-    assert kept == [] and any(r["reason"].startswith("filler value:") for r in rejected)
+    assert kept == [] and any(r["code"] == "filler_value" for r in rejected)
 
 
 def test_kept_tasks_never_ask_for_what_a_person_would_not_say_and_their_chains_agree(environments, tasks):
     """Over every kept task of the real pipeline: no placeholder argument (`optional_param`), no name
     argument holding a key (`project_name: "pro_0008"`), and every argument of a later call that names a
     field of an earlier result row (bound to no column of its own) has that row's value."""
-    from envscale.tasks.generate import KEY_SHAPE, matching_field
+    from envscale.tasks.asks import KEY_SHAPE
+    from envscale.tasks.gold import matching_field
     from envscale.tasks.naming import tool_bindings
     from envscale.tasks.wording import is_placeholder
 

@@ -284,11 +284,12 @@ def test_replay_flags_a_generated_timestamp_that_differs(shop):
     task = make_task(shop, gold)
     recorded = copy.deepcopy(task["gold_results"])
     recorded[1]["created_at"] = "2025-06-01T12:00:07Z"  # as if the gold run read a clock
-    reason = replay_differs(gold, shop, None, task["gold_state_hash"], recorded)
-    assert reason.startswith("call 1 (create_order)") and "created_at" in reason and "12:00:07" in reason
+    code, reason = replay_differs(gold, shop, None, task["gold_state_hash"], recorded)
+    assert code == "replay_differs" and reason.startswith("call 1 (create_order)")
+    assert "created_at" in reason and "12:00:07" in reason
     recorded = copy.deepcopy(task["gold_results"])
     recorded[1]["order_id"] = "ord_9999"  # a generated id that is not reproduced
-    assert "call 1 (create_order)" in replay_differs(gold, shop, None, task["gold_state_hash"], recorded)
+    assert "call 1 (create_order)" in replay_differs(gold, shop, None, task["gold_state_hash"], recorded)[1]
 
 
 def test_replay_flags_a_result_that_depended_on_an_unreproduced_session(store):
@@ -296,7 +297,7 @@ def test_replay_flags_a_result_that_depended_on_an_unreproduced_session(store):
     store.reset(session_key="cus_0002")
     obs = store.step("get_my_profile", {})
     gold = [call("get_my_profile")]
-    reason = replay_differs(gold, store, None, store.state_hash(), [obs["result"]])
+    _, reason = replay_differs(gold, store, None, store.state_hash(), [obs["result"]])
     assert reason.startswith("call 0 (get_my_profile) returns another result") and "customer_id" in reason
     assert (
         replay_differs(gold, store, None, store.state_hash(), [obs["result"]], session_key="cus_0002") is None
@@ -308,7 +309,7 @@ def test_replay_flags_another_final_state_and_a_failing_call(shop):
     gold = [call("cancel_order", order_id=order["order_id"])]
     task = make_task(shop, gold)
     wrong_hash = make_task(shop, [call("cancel_order", order_id=other["order_id"])])["gold_state_hash"]
-    assert "final state differs" in replay_differs(gold, shop, None, wrong_hash, task["gold_results"])
+    assert "final state differs" in replay_differs(gold, shop, None, wrong_hash, task["gold_results"])[1]
     # a gold run made on another seed's state: the order it cancelled is not pending here
     reset_env(shop, None)
     here = {o["order_id"]: o["status"] for o in shop.dump()["orders"]}
@@ -320,8 +321,8 @@ def test_replay_flags_another_final_state_and_a_failing_call(shop):
     reason = replay_differs(
         on_seed["gold_calls"], shop, None, on_seed["gold_state_hash"], on_seed["gold_results"]
     )
-    assert reason is not None and reason.startswith("call 0 (cancel_order)")
-    assert replay_differs(gold, shop, None, task["gold_state_hash"], []).startswith(
+    assert reason is not None and reason[1].startswith("call 0 (cancel_order)")
+    assert replay_differs(gold, shop, None, task["gold_state_hash"], [])[1].startswith(
         "the task has 1 gold calls"
     )
 
@@ -334,7 +335,7 @@ def test_empty_trajectory_gate(shop):
     reset_env(shop, None)
     delivered = next(o for o in shop.dump()["orders"] if o["status"] == "delivered")["order_id"]
     lazy = make_task(shop, [call("get_order", order_id=delivered)], kind="policy", required=[])
-    assert empty_passes(lazy, shop) == "the empty trajectory passes: the state already equals gold"
+    assert empty_passes(lazy, shop) == ("empty_passes", "the state already equals gold")
     # a read task whose answer is in the user's own words
     read = make_task(
         shop,
@@ -346,7 +347,7 @@ def test_empty_trajectory_gate(shop):
     )
     assert empty_passes(read, shop) is None
     told = {**read, "first_message": f"My order is {order['status']}, right?"}
-    assert empty_passes(told, shop) == "the empty trajectory passes: answer facts are in the first message"
+    assert empty_passes(told, shop) == ("empty_passes", "answer facts are in the first message")
     via_instructions = {k: v for k, v in told.items() if k != "first_message"}
     via_instructions["instructions"] = {"first_message": told["first_message"]}
     assert empty_passes(via_instructions, shop) is not None
@@ -361,9 +362,9 @@ def test_leaks_of_gold_tool_names():
         "use cancel-order",
         "call cancelOrder()",
     ):
-        reason = leaks(text, instructions, ["get_order", "cancel_order"])
-        assert reason is not None and "'cancel_order'" in reason and "first message" in reason, text
-    reason = leaks("Hi", {"goal": "Make the get_order call"}, ["get_order"])
+        code, reason = leaks(text, instructions, ["get_order", "cancel_order"])
+        assert code == "gold_tool_named" and "'cancel_order'" in reason and "first message" in reason, text
+    _, reason = leaks("Hi", {"goal": "Make the get_order call"}, ["get_order"])
     assert "'get_order'" in reason and "goal" in reason
     assert leaks("Search for lamps", instructions, ["search"]) is None  # a one-word name is a word
     assert leaks("precancel_orders", instructions, ["cancel_order"]) is None
@@ -378,16 +379,16 @@ def test_deduper_exact_and_near_duplicates():
     ]
     assert dedupe.seen("shop", a, task_id="t1") is None
     reason = dedupe.seen("shop", copy.deepcopy(a))
-    assert reason == "exact duplicate of t1 (get_order -> update_order_status)"
+    assert reason == ("exact_duplicate", "of t1 (get_order -> update_order_status)")
     as_text = [{"tool": c["tool"], "arguments": json.dumps(c["arguments"])} for c in a]
-    assert dedupe.seen("shop", as_text).startswith("exact duplicate of t1")
+    assert dedupe.seen("shop", as_text) == reason
     assert dedupe.seen("other_env", a) is None  # another environment
     # one value differs (the status), the others are shared: a near duplicate
     near = copy.deepcopy(a)
     near[1]["arguments"]["status"] = "delivered"
-    assert (
-        dedupe.seen("shop", near)
-        == "near duplicate of t1: the same calls except update_order_status.status (call 1)"
+    assert dedupe.seen("shop", near) == (
+        "near_duplicate",
+        "of t1: the same calls except update_order_status.status (call 1)",
     )
     # two values differ: a different task
     far = copy.deepcopy(a)
@@ -401,9 +402,8 @@ def test_deduper_exact_and_near_duplicates():
     assert dedupe.seen("shop", [call("cancel_order", order_id="ord_0004")]) is None
     strict = Deduper(min_shared=0)
     assert strict.seen("shop", [call("cancel_order", order_id="ord_0003")]) is None
-    assert strict.seen("shop", [call("cancel_order", order_id="ord_0004")]).startswith(
-        "near duplicate of task #0"
-    )
+    code, reason = strict.seen("shop", [call("cancel_order", order_id="ord_0004")])
+    assert code == "near_duplicate" and reason.startswith("of task #0")
 
 
 def test_deduper_memory_is_bounded_per_environment():

@@ -8,7 +8,8 @@ from apitools import api_tool
 
 from envscale.env.infer import infer_spec
 from envscale.stages.tasks import TasksConfig
-from envscale.tasks.generate import asked_by, env_tasks, read_aloud
+from envscale.tasks.asks import asked_by, read_aloud
+from envscale.tasks.generate import env_tasks
 from envscale.words.semantics import verb_named
 
 _S = {"type": "string"}
@@ -70,8 +71,7 @@ def test_tasks_never_state_headers_never_use_operation_tables_and_updates_state_
     kept, rejected = _tasks()
     assert kept, rejected
     assert {r["kind"] for r in kept} >= {"read", "write"}
-    reasons = " | ".join(r["reason"] for r in rejected)
-    assert "table named after an operation" in reasons  # the gate records why
+    assert "operation_table" in {r["code"] for r in rejected}  # the gate records why
     for row in kept:
         calls = row["gold_calls"] if isinstance(row["gold_calls"], list) else json.loads(row["gold_calls"])
         text = row["first_message"].lower()
@@ -136,7 +136,7 @@ def _table(pk, *columns, refs=None):
 
 
 def test_loose_functions_on_the_session_row_or_stored_as_calls_are_not_posed():
-    from envscale.tasks.generate import loose_function
+    from envscale.tasks.asks import loose_function
 
     tables = {
         "accounts": _table("account_id", "text_start", "balance"),
@@ -154,20 +154,26 @@ def test_loose_functions_on_the_session_row_or_stored_as_calls_are_not_posed():
     paint = _spec_tool("painting_create", {"type": "insert", "table": "paintings"}, entity="painting")
     tools = [set_text, fund, login, markdown, end, paint]
     loose = _FakeEnv(tables, tools, session="accounts", grouped=False)
-    assert "session row" in loose_function(loose, set_text)  # "update the text start to 9.41"
-    assert "session row" in loose_function(loose, login)  # "the redirect URL of my account; the password is"
-    assert "stored as a row" in loose_function(loose, markdown)
-    assert "stored as a row" in loose_function(loose, end)
+    assert loose_function(loose, set_text)[0] == "session_row_function"  # "update the text start to 9.41"
+    assert loose_function(loose, login)[0] == "session_row_function"  # "the redirect URL of my account; ..."
+    assert loose_function(loose, markdown) == (
+        "function_rows",
+        "write_markdown_tool keeps tools rows (the call, not a thing)",
+    )
+    assert loose_function(loose, end)[0] == "function_rows"
     assert loose_function(loose, fund) is None and loose_function(loose, paint) is None
     # a real API keeps its session-row writes (`set_budget_limit`); a read there asks about another thing
     api = _FakeEnv(tables, tools, session="accounts", grouped=True)
     comments = _spec_tool("get_comments", {"type": "get", "table": "accounts"}, "read", entity="comment")
     assert loose_function(api, set_text) is None and loose_function(api, markdown) is None
-    assert "session row" in loose_function(api, comments)
+    assert loose_function(api, comments) == (
+        "session_row_function",
+        "get_comments acts on a comment, stored as columns of the account",
+    )
 
 
 def test_a_create_must_say_what_it_creates():
-    from envscale.tasks.generate import creates_from_nothing
+    from envscale.tasks.asks import creates_from_nothing
     from envscale.tasks.model import GoldCall
     from envscale.tasks.naming import tool_bindings
 
@@ -199,16 +205,16 @@ def test_a_create_must_say_what_it_creates():
             tool_bindings(tool),
         )
 
-    assert "nothing to create with" in why(mock)  # createMock({}) makes a row of nulls
-    assert "nothing to create with" in why(mock, type="personal")  # only a category
+    assert why(mock) == ("empty_create", "createMock makes a mock from no argument")  # a row of nulls
+    assert why(mock, type="personal")[0] == "empty_create"  # only a category
     assert why(mock, collection="Checkout API tests") is None
-    assert "nothing to create with" in why(version, apiId="api_0008")  # a nameless version of an API
+    assert why(version, apiId="api_0008")[0] == "empty_create"  # a nameless version of an API
     assert why(version, apiId="api_0008", name="2.0") is None
     assert why(follow, show_id="sho_0003") is None  # a link row is its references
 
 
 def test_an_act_written_as_a_word_is_not_a_change_a_status_is():
-    from envscale.tasks.generate import verb_as_value
+    from envscale.tasks.asks import verb_as_value
     from envscale.tasks.model import GoldCall
 
     tables = {"lots": _table("lot_id", "supply_lot", "status")}
@@ -222,7 +228,7 @@ def test_an_act_written_as_a_word_is_not_a_change_a_status_is():
     )
     env = _FakeEnv(tables, [transfer, close])
     call = GoldCall("TransferSupplyLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True)
-    assert "act stored as a word" in verb_as_value(env, transfer, call)
+    assert verb_as_value(env, transfer, call)[0] == "verb_as_value"
     assert (
         verb_as_value(env, close, GoldCall("CloseLot", {"lotId": "lot_0001"}, {"lotId": "user"}, write=True))
         is None
@@ -230,7 +236,7 @@ def test_an_act_written_as_a_word_is_not_a_change_a_status_is():
 
 
 def test_rows_a_write_names_must_belong_together_and_a_bare_route_id_is_not_a_value():
-    from envscale.tasks.generate import bare_id_value, references_disagree
+    from envscale.tasks.asks import bare_id_value, references_disagree
     from envscale.tasks.model import GoldCall
     from envscale.tasks.naming import tool_bindings
 
@@ -263,14 +269,16 @@ def test_rows_a_write_names_must_belong_together_and_a_bare_route_id_is_not_a_va
         return GoldCall(tool["name"], args, dict.fromkeys(args, "user"), write=True)
 
     wrong = call(relate, apiId="api_0013", apiVersionId="ver_0018", mock="m")
-    assert "references disagree" in references_disagree(env, relate, wrong, tool_bindings(relate))
+    assert references_disagree(env, relate, wrong, tool_bindings(relate))[0] == "references_disagree"
     right = call(relate, apiId="api_0010", apiVersionId="ver_0018", mock="m")
     assert references_disagree(env, relate, right, tool_bindings(relate)) is None
-    assert "misbound argument" in bare_id_value(env, tag, call(tag, id=5361, body="hi"), tool_bindings(tag))
+    assert (
+        bare_id_value(env, tag, call(tag, id=5361, body="hi"), tool_bindings(tag))[0] == "misbound_argument"
+    )
 
 
 def test_columns_no_one_sets_and_ids_the_session_row_ignores():
-    from envscale.tasks.generate import session_row_named, sets_what_no_one_asks
+    from envscale.tasks.asks import session_row_named, sets_what_no_one_asks
     from envscale.tasks.model import GoldCall
     from envscale.tasks.naming import tool_bindings
 
@@ -304,8 +312,8 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
             GoldCall(update["name"], {"id": "c", arg: "x"}, {}, write=True), binds, [arg], {}
         )
 
-    assert "system column" in sets("created")  # "update the created of my config"
-    assert "request body" in sets("update_fields")  # "set the update fields of repository ... to name ..."
+    assert sets("created")[0] == "system_column"  # "update the created of my config"
+    assert sets("update_fields")[0] == "request_body_column"  # "set the update fields of repository ..."
     assert sets("name") is None
     said = GoldCall(
         "Changetolerance",
@@ -313,13 +321,15 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
         {"value": "constant", "creditAccountId": "constant"},
         write=True,
     )
-    assert "session row" in session_row_named(env, tolerance, said, tool_bindings(tolerance))
+    code, detail = session_row_named(env, tolerance, said, tool_bindings(tolerance))
+    assert code == "misbound_argument" and "session row" in detail
     plain = GoldCall("Changetolerance", {"value": 129.5}, {"value": "constant"}, write=True)
     assert session_row_named(env, tolerance, plain, tool_bindings(tolerance)) is None
 
 
 def test_one_id_per_thing_clocks_readings_envelopes_repeats_and_range_words():
-    from envscale.tasks.generate import READINGS, askable, asked_by, clock_rows, two_ids_for_one
+    from envscale.tasks.asks import askable, asked_by, clock_rows, two_ids_for_one
+    from envscale.tasks.gold import READINGS
     from envscale.tasks.model import GoldCall, TaskDraft
 
     calls = [
@@ -330,7 +340,7 @@ def test_one_id_per_thing_clocks_readings_envelopes_repeats_and_range_words():
             {"invoiceId": "call[0].invoice_id", "creditAccountId": "user"},
         ),
     ]
-    assert "data flow broken" in two_ids_for_one(TaskDraft("fake", "read", calls))
+    assert two_ids_for_one(TaskDraft("fake", "read", calls))[0] == "data_flow_broken"
     calls[1].arguments["creditAccountId"] = "acc_0001"
     assert two_ids_for_one(TaskDraft("fake", "read", calls)) is None
     assert clock_rows({"name": "get_current_time", "operation": {"table": "times"}})
@@ -342,7 +352,7 @@ def test_one_id_per_thing_clocks_readings_envelopes_repeats_and_range_words():
 
 
 def test_a_list_said_with_an_item_twice_is_filler():
-    from envscale.tasks.generate import filler_fact
+    from envscale.tasks.asks import filler_fact
     from envscale.tasks.model import GoldCall, TaskDraft
 
     tables = {
@@ -366,7 +376,8 @@ def test_a_list_said_with_an_item_twice_is_filler():
         {"documentation": "user"},
         write=True,
     )
-    assert "repeats an item" in filler_fact(env, TaskDraft("fake", "write", [twice]))
+    code, detail = filler_fact(env, TaskDraft("fake", "write", [twice]))
+    assert code == "filler_value" and "repeats an item" in detail
     once = GoldCall(
         tool["name"],
         {"documentation": ["Checkout docs", "Billing docs"]},
@@ -407,7 +418,7 @@ def test_a_reservation_or_booking_is_said_as_the_act_on_its_thing():
 
 
 def test_a_list_of_objects_is_checked_for_repeats_without_failing():
-    from envscale.tasks.generate import filler_fact
+    from envscale.tasks.asks import filler_fact
     from envscale.tasks.model import GoldCall, TaskDraft
 
     tables = {
@@ -428,7 +439,8 @@ def test_a_list_of_objects_is_checked_for_repeats_without_failing():
     env = _FakeEnv(tables, [tool])
     body = [{"episode_id": 2767, "marked_at": 9}, {"episode_id": 2767, "marked_at": 9}]
     call = GoldCall(tool["name"], {"body": body}, {"body": "user"}, write=True)
-    assert "repeats an item" in filler_fact(env, TaskDraft("fake", "write", [call]))
+    code, detail = filler_fact(env, TaskDraft("fake", "write", [call]))
+    assert code == "filler_value" and "repeats an item" in detail
 
 
 def test_a_create_that_names_its_row_says_the_name():
@@ -462,7 +474,7 @@ def test_a_create_that_names_its_row_says_the_name():
     ).spec
     row = {"spec": spec, "domain_id": 4, "name": spec["name"], "read_only": False}
     kept, rejected = env_tasks(row, TasksConfig(tasks_per_env=20), None, random.Random(0))
-    assert not [r for r in rejected if r["reason"].startswith("candidate failed")], rejected
+    assert not [r for r in rejected if r["code"] == "candidate_failed"], rejected
     creates = [
         r["first_message"] for r in kept if r["kind"] == "write" and "create_asset" in str(r["gold_calls"])
     ]
@@ -473,7 +485,7 @@ def test_a_create_that_names_its_row_says_the_name():
 
 
 def test_a_column_asked_or_filtered_by_is_said_as_a_noun():
-    from envscale.tasks.generate import askable
+    from envscale.tasks.asks import askable
     from envscale.tasks.wording import readable_words, said_as_noun
 
     # "the creation date of status sta_0004", never "the created of status sta_0004"
@@ -509,7 +521,7 @@ def _sculpture_env():
 
 
 def test_a_stated_fact_must_agree_with_the_row_the_call_reads():
-    from envscale.tasks.generate import contradicts_row
+    from envscale.tasks.gold import contradicts_row
     from envscale.tasks.model import GoldCall, TaskDraft
 
     env, get = _sculpture_env()
@@ -522,7 +534,7 @@ def test_a_stated_fact_must_agree_with_the_row_the_call_reads():
 
     # "check the title of sculpture 10? The museum location is Pittsburgh, PA." on a Kansas City sculpture
     wrong = draft("Pittsburgh, PA", required=True)
-    assert "contradicts the row" in contradicts_row(env, wrong, 0, [])
+    assert contradicts_row(env, wrong, 0, [])[0] == "contradicts_row"
     optional = draft("Pittsburgh, PA", required=False)
     assert contradicts_row(env, optional, 0, []) is None
     assert "museum_location" not in optional.calls[0].arguments  # left out, and so is the user's fact
@@ -531,13 +543,13 @@ def test_a_stated_fact_must_agree_with_the_row_the_call_reads():
     assert contradicts_row(env, right, 0, []) is None and right.calls[0].arguments["museum_location"]
     # the row's own data disagree (its museum location Lagos, its location Lyon): the fact is not posed
     env.rows["sculptures"][0].update(location="Lyon, France", museum_location="Lagos, Nigeria")
-    assert "contradicts the row" in contradicts_row(env, draft("Lagos, Nigeria", required=True), 0, [])
+    assert contradicts_row(env, draft("Lagos, Nigeria", required=True), 0, [])[0] == "contradicts_row"
     # stated as the row's location, the fact agrees with the row
     assert contradicts_row(env, draft("Lyon, France", required=True), 0, []) is None
 
 
 def test_a_stated_text_fits_what_its_column_holds():
-    from envscale.tasks.generate import text_misfit
+    from envscale.tasks.asks import text_misfit
 
     assert "question" in text_misfit("projects", "description", "What will the weather be like in Oslo?")
     assert (
@@ -550,7 +562,7 @@ def test_a_stated_text_fits_what_its_column_holds():
 
 
 def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
-    from envscale.tasks.generate import session_row_named
+    from envscale.tasks.asks import session_row_named
     from envscale.tasks.model import GoldCall
     from envscale.tasks.naming import tool_bindings
 
@@ -571,7 +583,8 @@ def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
     binds = tool_bindings(read)
     # "find out the name on my account. The id is 6." reads account 1, whatever user 6 is
     other = GoldCall(read["name"], {"id": 6}, {"id": "user"})
-    assert "session row" in session_row_named(env, read, other, binds)
+    code, detail = session_row_named(env, read, other, binds)
+    assert code == "misbound_argument" and "session row" in detail
     own = GoldCall(read["name"], {"id": 1}, {"id": "user"})
     assert session_row_named(env, read, own, binds) is None
 
@@ -579,12 +592,12 @@ def test_a_read_of_the_session_row_is_never_said_with_another_rows_bare_id():
 def test_a_row_found_by_another_things_name_is_not_said_as_named():
     from types import SimpleNamespace
 
-    from envscale.tasks.intent import NP, Writer
+    from envscale.tasks.phrases import NP, Phrases
 
     def phrase(column, value, entity="sculpture"):
         np = NP(entity, "the", short=f"the {entity}")
-        writer = SimpleNamespace(_col=lambda op, c: {})
-        Writer._filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
+        writer = SimpleNamespace(column_spec=lambda op, c: {})
+        Phrases.filter_phrase(writer, np, SimpleNamespace(op={}, entity=entity), column, "eq", value)
         return np.render()
 
     # "the title of the sculpture named "Robert Duffy"" read the artist's name as the sculpture's

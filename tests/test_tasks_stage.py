@@ -108,7 +108,8 @@ def fake_env_tasks(row, config, edges, rng):
             "environment": row["name"],
             "domain_id": row["domain_id"],
             "kind": "write",
-            "reason": "replay differs: the second run's state hash is another",
+            "code": "replay_differs",
+            "reason": "replay differs: the second run's state hash is another",  # counted by code, not this
             "detail": {"calls": []},
         }
     ]
@@ -243,11 +244,12 @@ def test_a_broken_environment_row_is_a_rejected_row_and_the_others_keep_their_ta
     rejected = list(art.load("rejected"))
     broken = [r for r in rejected if r["environment"] == "env_02"]
     assert len(broken) == 1 and broken[0]["kind"] is None
-    assert broken[0]["reason"].startswith("environment failed: TypeError")
+    assert broken[0]["code"] == "environment_failed"
+    assert broken[0]["reason"].startswith("environment_failed: TypeError")
     assert "traceback" in broken[0]["detail"]
-    # the generator's own drops are kept with their kind and reason, and counted by reason
-    assert sum(r["reason"].startswith("replay differs") for r in rejected) == 5
-    assert stats["drop_reasons"] == {"replay differs": 5, "environment failed": 1}
+    # the generator's own drops are kept with their kind, code and reason, and counted by code
+    assert sum(r["code"] == "replay_differs" for r in rejected) == 5
+    assert stats["drop_reasons"] == {"replay_differs": 5, "environment_failed": 1}
     assert stats["per_environment"] == {"min": 0, "median": 3.0, "max": 3, "mean": 2.5}
     for split in ("train", "test"):
         for row in art.load("tasks", split):
@@ -340,7 +342,7 @@ def test_the_card_shows_the_mix_splits_per_environment_counts_and_drops(tasks_ar
     assert f"`train` {stats['per_split']['train']}, `test` {stats['per_split']['test']}" in card
     for kind, n in stats["per_kind"].items():
         assert f"| `{kind}` |" in card and f"| {n} |" in card
-    assert "| environment failed | 1 |" in card and "| replay differs | 11 |" in card
+    assert "| `environment_failed` | 1 |" in card and "| `replay_differs` | 11 |" in card
     assert "tasks per environment | min 0, median 3.0, max 3" in card
     assert 'load_dataset("' in card and '"tasks", split="test")' in card
     assert "envscale.judge.score_trajectory" in card

@@ -274,6 +274,7 @@ def _one_environment(
                 "environment": r.get("environment") or name,
                 "domain_id": r.get("domain_id", domain_id),
                 "kind": r.get("kind"),
+                "code": str(r.get("code") or "unexplained"),
                 "reason": str(r.get("reason") or "no reason given"),
                 "detail": r.get("detail"),
             }
@@ -287,7 +288,8 @@ def _one_environment(
                 "environment": name,
                 "domain_id": domain_id,
                 "kind": None,
-                "reason": f"environment failed: {type(exc).__name__}: {exc}"[:1000],
+                "code": "environment_failed",
+                "reason": f"environment_failed: {type(exc).__name__}: {exc}"[:1000],
                 "detail": {"error": type(exc).__name__, "traceback": traceback.format_exc(limit=-4)[-4000:]},
             }
         ]
@@ -388,8 +390,8 @@ def _generate(
                 per_level[str(difficulty.get("level"))] += 1
             for drop in drops:
                 rejected.write(drop)
-                reasons[drop["reason"].split(":")[0].strip()[:80]] += 1
-                failed_envs += drop["kind"] is None and drop["reason"].startswith("environment failed")
+                reasons[drop["code"]] += 1
+                failed_envs += drop["code"] == "environment_failed"
     counts = {"tasks": {split: w.close() for split, w in out.items()}, "rejected": rejected.close()}
     kept = sum(counts["tasks"].values())
     sizes = sorted(per_env.values())

@@ -1,10 +1,17 @@
 """Verifiable tasks over materialised environments (the `tasks` stage's parts).
 
-- `model`: the task record (`TaskDraft`, `GoldCall`, `Instructions`, `KINDS`, `SHAPES`);
-- `generate`: `env_tasks(row, config, edges, rng)`, one environment's kept and rejected tasks (chain
-  builders, argument tidying and alignment, quality gates on values and data flow);
-- `intent`: `write_instructions`, the simulated user's request from a draft, built with `wording` (the
-  vocabulary), `naming` (entities, keys and `fact_name`) and `rewrite` (an optional LLM rewrite, checked);
+- `model`: the task record (`TaskDraft`, `GoldCall`, `Instructions`, `KINDS`, `SHAPES`, `Drop`);
+- `generate`: `env_tasks(row, config, edges, rng)`, the loop: one environment's kept and rejected tasks,
+  each candidate built, tidied, run and worded by the modules below, or dropped with a code;
+- `prepared`: `Env`, one environment opened on its initial state, its rows and tools by what they do;
+- `chains`: the chain builders of each kind (single, link, fan-in), along real data flow;
+- `asks`: "would a person ask this", the checks that drop a candidate with a code and a detail;
+- `arguments`: `tidy`, the arguments a person states, at most a few values per write;
+- `gold`: `execute`, the gold run (arguments aligned with what the chain read, results, state, answers);
+- `intent`: `write_instructions`, the simulated user's request from a draft, built in layers: `wording`
+  (the vocabulary), `naming` (entities, keys and `fact_name`), `steps` (the draft read as steps),
+  `phrases` (noun phrases: a row, an entity, a value), `clauses` (how one step is said), and `rewrite`
+  (an optional LLM rewrite, checked);
 - `gates`: replay, empty trajectory, leaks and duplicates;
 - `render`: one task as text a person reads (`envscale show tasks`).
 

@@ -1,14 +1,15 @@
-"""Quality gates of the `tasks` stage: each returns the reason a task is dropped, or `None` to keep it.
+"""Quality gates of the `tasks` stage on a finished task: each returns `None` to keep it, or a `Drop`, a
+short code and a detail (`envscale.tasks.model.Drop`), when the task is dropped.
 
-- `replay_differs`: the gold calls, replayed on a fresh reset, give another result or final state
-  (something the gold run depended on is not reproduced: a clock, a generated id, a session);
-- `empty_passes`: doing nothing passes the task (the state already equals gold, or the answer
-  facts are in the first message);
-- `leaks`: the user's instructions name a gold tool (`cancel_order`, "cancel order");
-- `Deduper`: exact and near duplicates of an earlier task on the same environment.
+- `replay_differs` (`replay_differs`): the gold calls, replayed on a fresh reset, give another result or
+  final state (something the gold run depended on is not reproduced: a clock, a generated id, a session);
+- `empty_passes` (`empty_passes`): doing nothing passes the task (the state already equals gold, or the
+  answer facts are in the first message);
+- `leaks` (`gold_tool_named`): the user's instructions name a gold tool (`cancel_order`, "cancel order");
+- `Deduper` (`exact_duplicate`, `near_duplicate`): duplicates of an earlier task on the same environment.
 
-Reasons are sentences for the `rejected` config and the card's counts; they name the call index,
-the tool and the first differing value where there is one.
+The card counts the codes; the details name the call index, the tool and the first differing value
+where there is one.
 
 Example:
 
@@ -21,12 +22,12 @@ Example:
 >>> replay_differs(calls, env, None, env.state_hash(), [result]) is None
 True
 >>> replay_differs(calls, env, None, env.state_hash(), [{**result, "status": "paid"}])
-"call 0 (get_order) returns another result on replay: result.status is 'pending', gold 'paid'"
+('replay_differs', "call 0 (get_order) returns another result on replay: result.status is 'pending', gold 'paid'")
 >>> leaks("Please get_order ord_0009 for me", {"goal": "know my order"}, ["get_order"])
-"the instructions name the gold tool 'get_order' in the first message: 'Please get_order ord_0009 for me'"
+('gold_tool_named', "'get_order' in the first message: 'Please get_order ord_0009 for me'")
 >>> dedupe = Deduper()
 >>> dedupe.seen("shop", calls), dedupe.seen("shop", calls)
-(None, 'exact duplicate of task #0 of shop (get_order)')
+(None, ('exact_duplicate', 'of task #0 of shop (get_order)'))
 ```
 """
 
@@ -42,6 +43,7 @@ from typing import Any
 
 from envscale.env import Environment
 from envscale.judge import call_parts, reset_env, score_trajectory
+from envscale.tasks.model import Drop
 
 __all__ = ["Deduper", "empty_passes", "leaks", "replay_differs"]
 
@@ -93,7 +95,7 @@ def replay_differs(
     gold_results: list[Any] | None = None,
     *,
     session_key: Any = None,
-) -> str | None:
+) -> Drop | None:
     """Replay the gold calls on a fresh reset and say how the outcome differs from the gold run.
 
     The strongest check passes an environment other than the one the gold run used (a second one
@@ -109,17 +111,20 @@ def replay_differs(
         session_key (*optional*): The session row the gold run used, for a spec with a session.
 
     Returns:
-        `str` or `None`: The first difference (a call that now fails or returns another result,
-        naming its index and tool, or another final state), `None` when the replay matches.
+        `Drop` or `None`: `("replay_differs", the first difference)` (a call that now fails or returns
+        another result, naming its index and tool, or another final state), `None` when the replay matches.
     """
     if gold_results is not None and len(gold_results) != len(task_gold_calls):
-        return f"the task has {len(task_gold_calls)} gold calls but {len(gold_results)} gold results"
+        return (
+            "replay_differs",
+            f"the task has {len(task_gold_calls)} gold calls but {len(gold_results)} gold results",
+        )
     reset_env(env, seed, session_key)
     for i, call in enumerate(task_gold_calls):
         tool, arguments = call_parts(call)
         obs = env.step(tool, arguments)
         if not obs["ok"]:
-            return f"call {i} ({tool}) fails on replay: {obs['error']}"
+            return "replay_differs", f"call {i} ({tool}) fails on replay: {obs['error']}"
         if gold_results is not None:
             want = gold_results[i]
         elif isinstance(call, Mapping) and "result" in call:
@@ -128,14 +133,17 @@ def replay_differs(
             continue
         found = _first_difference(obs["result"], want)
         if found:
-            return f"call {i} ({tool}) returns another result on replay: {found}"
+            return "replay_differs", f"call {i} ({tool}) returns another result on replay: {found}"
     final = env.state_hash()
     if final != gold_state_hash:
-        return f"the final state differs on replay: state hash {final[:12]}, gold {str(gold_state_hash)[:12]}"
+        return (
+            "replay_differs",
+            f"the final state differs: state hash {final[:12]}, gold {str(gold_state_hash)[:12]}",
+        )
     return None
 
 
-def empty_passes(task: Mapping[str, Any], env: Environment) -> str | None:
+def empty_passes(task: Mapping[str, Any], env: Environment) -> Drop | None:
     """Whether the empty trajectory passes the task: no calls, the first message as the final answer.
 
     Answering with the user's own first message models answer facts that were already in the prompt.
@@ -146,7 +154,8 @@ def empty_passes(task: Mapping[str, Any], env: Environment) -> str | None:
         env (`Environment`): An environment of the task's spec (reset here).
 
     Returns:
-        `str` or `None`: Why the empty trajectory passes, or `None` when it fails (as it must).
+        `Drop` or `None`: `("empty_passes", why the empty trajectory passes)`, or `None` when it fails (as
+        it must).
     """
     first = task.get("first_message")
     if first is None:
@@ -164,7 +173,7 @@ def empty_passes(task: Mapping[str, Any], env: Environment) -> str | None:
         why.append("answer facts are in the first message")
     if not why:
         why.append("no scored check needs an action")
-    return "the empty trajectory passes: " + " and ".join(why)
+    return "empty_passes", " and ".join(why)
 
 
 _TOKENS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -182,7 +191,7 @@ def _name_pattern(tool: str) -> re.Pattern[str] | None:
 
 def leaks(
     first_message: str | None, instructions: Mapping[str, Any] | None, tool_names: list[str]
-) -> str | None:
+) -> Drop | None:
     """Whether the instructions name a gold tool (the agent would be told which call to make).
 
     The first message and the user's goal are searched, case-insensitively and as whole words, for
@@ -196,7 +205,8 @@ def leaks(
         tool_names (`list[str]`): The gold calls' tools.
 
     Returns:
-        `str` or `None`: The tool, where it is named and the text around it; `None` when nothing leaks.
+        `Drop` or `None`: `("gold_tool_named", the tool, where it is named and the text around it)`;
+        `None` when nothing leaks.
     """
     texts = [("first message", first_message)]
     if isinstance(instructions, Mapping):
@@ -212,7 +222,7 @@ def leaks(
             if match:
                 start, end = max(0, match.start() - 20), match.end() + 20
                 snippet = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
-                return f"the instructions name the gold tool {tool!r} in the {where}: {snippet!r}"
+                return "gold_tool_named", f"{tool!r} in the {where}: {snippet!r}"
     return None
 
 
@@ -257,7 +267,7 @@ class Deduper:
         self._near: dict[str, dict[bytes, str]] = {}
         self._counts: dict[str, int] = {}
 
-    def seen(self, env_name: str, calls: list[Any], task_id: str | None = None) -> str | None:
+    def seen(self, env_name: str, calls: list[Any], task_id: str | None = None) -> Drop | None:
         """Record a task's calls; the reason it duplicates an earlier task, or `None` (then it is kept).
 
         Args:
@@ -267,8 +277,8 @@ class Deduper:
                 N counting the tasks kept on that environment from 0).
 
         Returns:
-            `str` or `None`: `"exact duplicate of ..."` or `"near duplicate of ...: ..."` naming the
-            first task, or `None` for a new task.
+            `Drop` or `None`: `("exact_duplicate", "of ...")` or `("near_duplicate", "of ...: ...")` naming
+            the first task, or `None` for a new task.
         """
         shape: list[str] = []
         slots: list[tuple[int, str, str]] = []  # (call, argument, canonical value)
@@ -291,7 +301,7 @@ class Deduper:
         near = self._near.setdefault(env_name, {})
         tools = " -> ".join(str(call_parts(c)[0]) for c in calls) or "no calls"
         if exact in known:
-            return f"exact duplicate of {known[exact][0]} ({tools})"
+            return "exact_duplicate", f"of {known[exact][0]} ({tools})"
         masked = []
         if len(slots) >= 1 + self.min_shared:
             for j in range(len(slots)):
@@ -300,7 +310,7 @@ class Deduper:
                 if key in near:
                     i, arg, _ = slots[j]
                     tool = call_parts(calls[i])[0]
-                    return f"near duplicate of {near[key]}: the same calls except {tool}.{arg} (call {i})"
+                    return "near_duplicate", f"of {near[key]}: the same calls except {tool}.{arg} (call {i})"
         count = self._counts.get(env_name, 0)
         self._counts[env_name] = count + 1
         label = task_id or f"task #{count} of {env_name}"

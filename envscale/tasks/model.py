@@ -1,9 +1,10 @@
 """The task record shared by the `tasks` stage's parts (chains, intents, gates, scoring).
 
-A task is built in three steps: `chains` samples calls in one environment and executes them
-(`TaskDraft` with its `GoldCall`s, results, gold state and answer facts), `intent` writes what the
-simulated user knows and says (`Instructions`), and `gates` decides whether it is kept. `to_row`
-turns the finished task into a row of the `tasks` config.
+A task is built in steps (`envscale.tasks.generate`): `chains` samples calls in one environment,
+`arguments` and `asks` keep them to what a person would ask, `gold` executes them (`TaskDraft` with its
+`GoldCall`s, results, gold state and answer facts), `intent` writes what the simulated user knows and
+says (`Instructions`), and `gates` decides whether it is kept. A check that drops a candidate returns a
+`Drop`, a short code and a detail.
 
 Argument provenance says where every argument value of a gold call comes from:
 
@@ -40,6 +41,10 @@ is withheld from the first message; the right behaviour is to ask for it)."""
 SHAPES = ("single", "linear", "dag", "branch")
 """Chain shapes: one call; a linear chain; two independent lookups feeding one write; a branch the
 agent must choose from what a read returns."""
+
+Drop = tuple[str, str]
+"""Why a candidate task is dropped: a short code the card counts and a detail for the `rejected` row,
+`("filler_value", "get_order.order_id = 'compact jacket' does not fit orders.order_id")`."""
 
 
 @dataclass

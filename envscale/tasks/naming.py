@@ -1,8 +1,8 @@
 """How a spec's things are named to a person: its entities (`pickuppoints` -> "pickup point"), the keys
 that address rows ("order number", "webinar key"), and the facts behind each argument (`fact_name`).
 
-`envscale.tasks.intent` builds the user's request from these names; the chain builder
-(`envscale.tasks.generate`) stores `TaskDraft.user_facts` under `fact_name`, so both sides agree on them.
+`envscale.tasks.intent` builds the user's request from these names; the chain builders
+(`envscale.tasks.chains`) store `TaskDraft.user_facts` under `fact_name`, so both sides agree on them.
 Reading a spec is here too: each argument's binding in its tool's operation (`tool_bindings`), the people a
 user could be (`person_table`), and the tool's meaning (`declared_meaning`).
 

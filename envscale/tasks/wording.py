@@ -379,6 +379,11 @@ def norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower().replace("_", " ")).strip()
 
 
+def squash(name: str) -> str:
+    """A name with case and separators dropped: `organizerKey` and `organizer_key` are `organizerkey`."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
 def mentions(text: str, value: Any) -> bool:
     """Whether `text` states `value`: a number as any spelling of it (`120`, `120.0`), a string
     case-insensitively as a whole word (underscores read as spaces), a list or mapping when all its

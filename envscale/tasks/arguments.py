@@ -1,0 +1,325 @@
+"""The arguments a person states: a built chain's calls, tidied before they run.
+
+`tidy(e, draft, rng)` leaves out of the gold calls the arguments a person would never state (a
+placeholder, a deprecated or optional argument bound to no column, an option, a name holding a key),
+keeps each write to the few values a person asks to change at once (the rest of a full-row update
+flows from the read before it), and runs the checks on what each call does (`envscale.tasks.asks`). It
+returns `None`, or the `Drop` of the first call that cannot be posed: `("placeholder_argument",
+"create_order.optional_param is required but says nothing a person states")`.
+
+`drop_argument` leaves one argument out and takes its fact from the user when no other call states it
+(`envscale.tasks.gold.contradicts_row` uses it too).
+
+Example:
+
+```python
+>>> import random
+>>> from envscale.env import load_spec
+>>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.arguments import tidy
+>>> from envscale.tasks.model import GoldCall, TaskDraft
+>>> from envscale.tasks.prepared import Env
+>>> e = Env({"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig())
+>>> call = GoldCall("cancel_order", {"order_id": "ord_0003"}, {"order_id": "user"}, write=True)
+>>> tidy(e, TaskDraft("shop", "write", [call]), random.Random(0)) is None
+True
+>>> e.env.close()
+```
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from ..env.data import schema_accepts
+from ..words.inflect import singular
+from ..words.names import tokens
+from ..words.semantics import argument_role, key_entity
+from .asks import (
+    KEY_SHAPE,
+    bare_id_value,
+    clock_rows,
+    creates_from_nothing,
+    in_path,
+    loose_function,
+    operation_table,
+    picks_new_key,
+    read_aloud,
+    references_disagree,
+    session_row_named,
+    sets_what_no_one_asks,
+    verb_as_value,
+)
+from .model import Drop, GoldCall, TaskDraft
+from .naming import fact_name, tool_bindings
+from .prepared import Env
+from .wording import is_placeholder
+
+MAX_STATED = 2
+"""Most optional values one write states (the columns an update sets, the fields an insert fills beyond
+the required ones): a person asks for one or two changes at a time, not six."""
+MAX_REQUIRED_STATED = 4
+"""Most values one write may need stated at all: a request that must dictate more is dropped."""
+_NAME_WORDS = frozenset(("name", "title", "label", "displayname", "username"))
+_DEPRECATED = re.compile(r"\b(deprecated|obsolete|ignored|no longer (used|supported))\b", re.IGNORECASE)
+_VERB_TABLES = frozenset("create delete update get list remove patch put post batch add set".split())
+"""Tables named after a verb (`creates`, `deletes`): the environment stored a call as a row, and no request
+a person makes reads as "create a new delete"."""
+
+
+def _deprecated(arg: str, schema: Any) -> bool:
+    """An argument the API itself says not to use (`timeToRefill (deprecated)`, "Deprecated and ignored")."""
+    schema = schema if isinstance(schema, dict) else {}
+    text = f"{arg} {schema.get('description') or ''}"
+    return schema.get("deprecated") is True or _DEPRECATED.search(text) is not None
+
+
+def _names_a_key(arg: str, value: Any) -> bool:
+    """A name argument holding a key (`project_name: "pro_0008"`): a person says a name, not a key."""
+    words = tokens(arg)
+    return (
+        bool(words)
+        and (words[-1] in _NAME_WORDS or "".join(words[-2:]) in _NAME_WORDS)
+        and isinstance(value, str)
+        and KEY_SHAPE.match(value) is not None
+    )
+
+
+def _names_a_row(e: Env, bind: Any, arg: str, schema: Any) -> bool:
+    """An argument that says which row a write is about (`customer_id` of a new order): never one of the
+    values `MAX_STATED` counts."""
+    column = (e.spec["tables"].get(bind.table) or {}).get("columns", {}).get(bind.column) or {}
+    return bool(column.get("references")) or argument_role(arg, schema) in ("key", "reference")
+
+
+def _misnamed(arg: str, bind: Any) -> bool:
+    """A key or filter argument whose name names another thing than the column it addresses
+    (`user_id` bound to `alarm_time`): the request could only say one of the two."""
+    if bind is None or bind.place not in ("key", "filter") or not bind.column:
+        return False
+    entity = key_entity(arg)
+    return bool(entity) and not {singular(w) for w in entity.split("_")} & {
+        singular(w) for w in tokens(bind.column)
+    }
+
+
+def drop_argument(e: Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
+    """Leave `arg` out of `call`, and its fact out of what the user knows unless another call states it."""
+    value = call.arguments.pop(arg)
+    call.provenance.pop(arg, None)
+    name = fact_name(arg, e.tools[call.tool], e.spec)
+    still = any(
+        fact_name(a, e.tools[c.tool], e.spec) == name and v == value
+        for c in draft.calls
+        for a, v in c.arguments.items()
+        if not c.provenance.get(a, "user").startswith("call[")
+    )
+    if not still and name in draft.user_facts and draft.user_facts[name] == value:
+        del draft.user_facts[name]
+
+
+def addressed_row(e: Env, call: GoldCall) -> dict | None:
+    """The row a call addresses by its key (in the initial state), if it has one."""
+    tool = e.tools[call.tool]
+    karg = e.key_arg(tool)
+    if karg is None or karg not in call.arguments:
+        return None
+    table = tool["operation"]["table"]
+    pk = e.pk(table)
+    return next((r for r in e.rows.get(table, []) if r.get(pk) == call.arguments[karg]), None)
+
+
+# -------------------------------------------------------------------------------------- tidy
+
+
+def tidy(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
+    """Leave out of the gold calls the arguments a person would never state, or say why the task cannot
+    be posed: a placeholder (`optional_param`, `arg1`, see `envscale.tasks.wording.is_placeholder`), a
+    deprecated argument, an optional argument bound to no column or an option (paging, formats), a name
+    argument holding a key (`project_name: "pro_0008"`); and at most `MAX_STATED` optional values per write.
+    A required placeholder or a required name that holds a key drops the task (its `Drop` is returned), and
+    so does a call that fails a check of `envscale.tasks.asks`. A policy task's forbidden attempt is tidied
+    like its gold calls."""
+    calls = list(draft.calls)
+    attempt = (draft.policy_rule or {}).get("attempt")
+    if isinstance(attempt, dict) and attempt.get("tool") in e.tools:
+        calls.append(GoldCall(attempt["tool"], attempt["arguments"], attempt.setdefault("provenance", {})))
+    for call in calls:
+        drop = _tidy_call(e, draft, call, rng)
+        if drop:
+            return drop
+    return None
+
+
+def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> Drop | None:
+    """`tidy` of one call: the tool's checks, each argument, then the values it states."""
+    tool = e.tools[call.tool]
+    params = tool.get("parameters") or {}
+    props, required = params.get("properties") or {}, set(params.get("required") or [])
+    binds = tool_bindings(tool)
+    drop = (
+        operation_table(tool) or picks_new_key(e, tool, call) or loose_function(e, tool) or clock_rows(tool)
+    )
+    if drop:
+        return drop
+    for arg in list(call.arguments):
+        drop = _tidy_argument(e, draft, call, arg, binds, props, required)
+        if drop:
+            return drop
+    stated = [
+        a
+        for a in call.arguments
+        if binds.get(a) is not None
+        and binds[a].place in ("set", "value", "adjust")
+        and not call.provenance.get(a, "user").startswith("call[")
+        and not in_path(props.get(a))
+        and not _names_a_row(e, binds[a], a, props.get(a))
+    ]
+    for arg in stated:
+        if not read_aloud(binds[arg].column):
+            return "run_together_column", f"{call.tool}.{arg} sets {binds[arg].column}"
+        if tokens(arg)[-1:] in (["id"], ["ids"]):
+            return (
+                "misbound_argument",
+                f"{call.tool}.{arg} names rows but sets {binds[arg].column} as a value",
+            )
+    stated = _fewer_values(e, draft, call, stated, required, rng)
+    if len(stated) > MAX_REQUIRED_STATED:
+        return "too_many_values", f"{call.tool} needs {len(stated)} values stated ({', '.join(stated)})"
+    return (
+        creates_from_nothing(e, tool, call, binds)
+        or verb_as_value(e, tool, call)
+        or references_disagree(e, tool, call, binds)
+        or bare_id_value(e, tool, call, binds)
+        or sets_what_no_one_asks(call, binds, stated, props)
+        or session_row_named(e, tool, call, binds)
+        or _changes_nothing(call, tool["operation"], binds, props)
+    )
+
+
+def _tidy_argument(
+    e: Env, draft: TaskDraft, call: GoldCall, arg: str, binds: dict, props: dict, required: set[str]
+) -> Drop | None:
+    """Keep, leave out or refuse one argument the user would state (one that flows from an earlier call is
+    only checked for a key where a name goes)."""
+    tool = e.tools[call.tool]
+    value, bind = call.arguments[arg], binds.get(arg)
+    if call.provenance.get(arg, "user").startswith("call["):
+        if _names_a_key(arg, value):  # `rm(file_name=call[0][0].file_id)`: a key where a name goes
+            return "name_holds_key", f"{call.tool}.{arg} = {value!r} is a key, not a name"
+        return None
+    if call.write and singular(tool["operation"]["table"]) in _VERB_TABLES:
+        return "action_rows", f"{call.tool} writes a {tool['operation']['table']} row"
+    if _misnamed(arg, bind):
+        return "misbound_argument", f"{call.tool}.{arg} names a {key_entity(arg)} but addresses {bind.column}"
+    if is_placeholder(arg):
+        if arg in required:
+            return "placeholder_argument", f"{call.tool}.{arg} is required but says nothing a person states"
+        drop_argument(e, draft, call, arg)
+    elif _names_a_key(arg, value):
+        if arg in required or (bind is not None and bind.place in ("key", "filter")):
+            return "name_holds_key", f"{call.tool}.{arg} = {value!r} is a key, not a name"
+        drop_argument(e, draft, call, arg)
+    elif arg in required:
+        if bind is None and call.write and tool["operation"].get("type") == "insert":
+            return "value_not_stored", f"{call.tool}.{arg} is stated but the new row never records it"
+    elif (
+        bind is not None
+        and bind.place == "filter"
+        and isinstance(value, bool)
+        and any(b.place in ("key", "filter") for a, b in binds.items() if a in call.arguments and a != arg)
+    ):
+        drop_argument(e, draft, call, arg)  # "with safe search no": a flag, not what the user asks by
+    elif (
+        bind is None
+        or _deprecated(arg, props.get(arg))
+        or argument_role(arg, props.get(arg)) in ("option", "pagination")
+        and bind.place not in ("key", "set", "value", "adjust")
+    ):
+        drop_argument(e, draft, call, arg)
+    return None
+
+
+def _fewer_values(
+    e: Env, draft: TaskDraft, call: GoldCall, stated: list[str], required: set[str], rng: random.Random
+) -> list[str]:
+    """The values a write still states once the required fields of a full-row update flow from the read
+    before it, optional flags are left out, and at most `MAX_STATED` optional values are kept."""
+    tool = e.tools[call.tool]
+    # only a field the API requires is carried from the read; an optional one is simply not sent
+    carried = _carry_over(e, draft, call, [a for a in stated if a in required], rng)
+    stated = [a for a in stated if a not in carried]
+    optional = [a for a in stated if a not in required]
+    flags = [a for a in optional if isinstance(call.arguments[a], bool)]
+    if flags and (tool["operation"].get("type") != "update" or len(flags) < len(stated)):
+        for arg in flags:  # an optional flag ("request heartbeat", "hard lock") is the API's, not the ask
+            drop_argument(e, draft, call, arg)
+        optional = [a for a in optional if a not in flags]
+        stated = [a for a in stated if a not in flags]
+    room = max(MAX_STATED - (len(stated) - len(optional)), 0)
+    if tool["operation"].get("fixed"):
+        room = 0  # a status change ("stop the channel") states only what the API requires
+    elif tool["operation"].get("type") == "update" and len(stated) == len(optional):
+        room = max(room, 1)  # an update must still change something
+    if len(optional) > room:
+        for arg in sorted(rng.sample(optional, len(optional) - room)):
+            drop_argument(e, draft, call, arg)
+        stated = [a for a in stated if a in call.arguments]
+    return stated
+
+
+def _changes_nothing(call: GoldCall, op: dict, binds: dict, props: dict) -> Drop | None:
+    """An update called without a value to set (only computed columns would change), or `None`."""
+    sets = [a for a in call.arguments if binds.get(a) is not None and binds[a].place in ("set", "adjust")]
+    if (
+        op.get("type") == "update"
+        and not op.get("fixed")
+        and call.write
+        and not [a for a in sets if not in_path(props.get(a))]
+    ):
+        return (
+            "nothing_to_change",
+            f"{call.tool} is called without a value to set (only computed columns change)",
+        )
+    return None
+
+
+def _carry_over(e: Env, draft: TaskDraft, call: GoldCall, stated: list[str], rng: random.Random) -> list[str]:
+    """For an update that must send many fields (a PUT of the whole row) after an earlier call read that
+    row: all but `MAX_STATED` of them keep the row's current values, flowing from that read
+    (`call[j].COLUMN`), so that the request states only what it changes. Returns the carried arguments."""
+    tool = e.tools[call.tool]
+    if tool["operation"].get("type") != "update" or len(stated) <= MAX_STATED or call not in draft.calls:
+        return []
+    addressed = addressed_row(e, call)
+    index = draft.calls.index(call)
+    karg = e.key_arg(tool)
+    reader = next(
+        (
+            j
+            for j, c in enumerate(draft.calls[:index])
+            if e.tools[c.tool]["operation"].get("type") == "get"
+            and e.tools[c.tool]["operation"]["table"] == tool["operation"]["table"]
+            and c.arguments.get(e.key_arg(e.tools[c.tool])) == call.arguments.get(karg)
+        ),
+        None,
+    )
+    if addressed is None or reader is None:
+        return []
+    binds = tool_bindings(tool)
+    props = (tool.get("parameters") or {}).get("properties") or {}
+    carried = []
+    for arg in sorted(rng.sample(stated, len(stated) - MAX_STATED)):
+        column = binds[arg].column
+        value = addressed.get(column)
+        if value is None or not schema_accepts(props.get(arg, {}), value):
+            continue
+        old = call.arguments[arg]
+        call.arguments[arg], call.provenance[arg] = value, f"call[{reader}].{column}"
+        name = fact_name(arg, tool, e.spec)
+        if draft.user_facts.get(name) == old:
+            del draft.user_facts[name]
+        carried.append(arg)
+    return carried

@@ -1,0 +1,356 @@
+"""Noun phrases: how a request names a row, an entity, a column and a value.
+
+`Phrases` (on `envscale.tasks.steps.Steps`) names the rows a request is about, as a person would: by
+their key (`order ord_0007`, `my order ord_0007`), as their own (`my account`), by what an earlier call
+found (`my most recent pending order`, `the customer of order ord_0003`, `that product's price`), or by the
+filters of a lookup (`my pending orders`, `products in the books category that cost at most 30`). Each is an
+`NP` (determiner, words before the head, label, words after, `with ...`), rendered once the clause is
+built. A withheld value is left unsaid (`one of my orders`).
+
+Example:
+
+```python
+>>> from envscale.tasks.phrases import NP
+>>> NP("order", "my", pre=["pending"], label="ord_0007").render()
+'my pending order ord_0007'
+>>> NP("product", "the", plural=True, having=["brand Acme"]).render()
+'the products with brand Acme'
+```
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..judge import parse_provenance
+from ..words.inflect import singular
+from ..words.names import tokens
+from .model import TaskDraft
+from .naming import (
+    entity_name,
+    id_phrase,
+    keyed_by_id,
+    primary_key_of,
+    table_columns,
+)
+from .steps import Arg, Step, Steps
+from .wording import (
+    DATE_COLUMNS,
+    PEOPLE,
+    PRICE_COLUMNS,
+    ROLES,
+    STATUS_COLUMNS,
+    article,
+    col_words,
+    format_value,
+    free_text,
+    join,
+    plural_phrase,
+    readable_words,
+    same_value,
+    unwrap,
+)
+
+_OWN_NAMES = frozenset("display full person given first last nick short friendly common legal".split())
+"""Names a row goes by itself (`display_name`): "the contact named ..."; `artist_name` is another's."""
+
+
+@dataclass
+class NP:
+    """A noun phrase: `my most recent pending order`, `order ord_0007`, `the price of product pro_0001`."""
+
+    head: str
+    det: str = ""
+    pre: list[str] = field(default_factory=list)
+    label: str = ""
+    post: list[str] = field(default_factory=list)
+    plural: bool = False
+    row: Any = None  # identity of the row, for "it"
+    short: str = ""  # "the order", for done_when
+    having: list[str] = field(default_factory=list)  # "brand Acme", said once as "with brand Acme and ..."
+
+    def render(self) -> str:
+        head = plural_phrase(self.head) if self.plural else self.head
+        body = " ".join([*self.pre, head, self.label]).strip()
+        det = self.det
+        if det in ("a", "an"):
+            det = article(body)
+        having = [f"with {join(self.having)}"] if self.having else []
+        return " ".join(p for p in [det, body, *self.post, *having] if p)
+
+
+def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | None]:
+    """(row, field, rows, index) of a provenance path in a call result."""
+    node, rows, index = unwrap(result), None, None
+    steps = list(path)
+    field_ = steps.pop() if steps and isinstance(steps[-1], str) else None
+    if isinstance(node, list) and (not steps or not isinstance(steps[0], int)):
+        steps.insert(0, 0)  # "call[0].order_id" on a list result: its first row
+    for tok in steps:
+        try:
+            if isinstance(tok, int) and isinstance(node, list):
+                rows, index = node, tok
+            node = node[tok]
+        except (KeyError, IndexError, TypeError):
+            return None, field_, rows, index
+    return node, field_, rows, index
+
+
+class Phrases(Steps):
+    """The noun phrases of a request: a row, an entity, a column, a value as the user names them."""
+
+    def __init__(self, draft: TaskDraft, spec: dict, rng: random.Random):
+        super().__init__(draft, spec, rng)
+        self.said_rows: list[Any] = []  # rows the current clause has named (for "that product's price")
+        self.show_hidden = True  # whether withheld values are said (the goal) or not (the first message)
+
+    # -- noun phrases
+
+    def self_np(self, table: str) -> NP:
+        """The user's own row: `my account` for a table of people, else `my vehicle`, `my profile`."""
+        head = singular(table).split("_")[-1]
+        noun = "account" if head in PEOPLE or head == "account" else entity_name(table, self.spec)
+        return NP(noun, "my", row=(table, "self"), short=f"your {noun}")
+
+    def value_np(self, table: str | None, value: Any, hidden: bool) -> NP:
+        """A row named by its key: `my order ord_0007`, `order ord_0007`, `one of my orders`, `my account`."""
+        entity = entity_name(table, self.spec) if table else "record"
+        short = f"the {entity}"
+        if (
+            table
+            and table == self.person
+            and self.customer
+            and (self.session or same_value(value, self.self_value))
+        ):
+            return self.self_np(table)
+        pk = primary_key_of(self.spec, table)
+        natural = pk and not keyed_by_id(pk, key=True)
+        head = id_phrase(self.spec, table) if natural else entity
+        mine = self.customer and table in self.owned
+        if hidden:
+            if mine:
+                return NP(entity, "one of my", plural=True, row=(table, value), short=short)
+            return NP(entity, "a", row=(table, value), short=short)
+        label = format_value(value)
+        if isinstance(value, str) and free_text(value):
+            label = f'"{label}"'  # a row keyed by a sentence: 'the todo "Call the bank."'
+        return NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
+
+    def arg_np(self, a: Arg, show_hidden: bool) -> NP:
+        """The row an argument names, whatever its provenance."""
+        table = self.key_table(a)
+        if a.source.startswith("call["):
+            np = self.derived_np(a, table)
+            self.said_rows.append(np.row)
+            return np
+        return self.value_np(table, a.value, a.hidden and not show_hidden)
+
+    def derived_np(self, a: Arg, table: str | None) -> NP:
+        parsed = parse_provenance(a.source)
+        if not parsed or parsed[0] >= len(self.steps):
+            return NP(
+                entity_name(table, self.spec) if table else readable_words(a.arg), "the right", short="it"
+            )
+        src = self.steps[parsed[0]]
+        row, field_, rows, index = _locate(src.call.result, parsed[1])
+        base = self._row_np(src, row, rows, index)
+        if field_ is None or src.table is None:
+            return base
+        pk = primary_key_of(self.spec, src.table)
+        if field_ == pk or (table == src.table and field_ in (src.op.get("key") or {})):
+            return base
+        coldef = table_columns(self.spec, src.table).get(field_) or {}
+        ref = coldef.get("references")
+        if ref:
+            if ref == self.person and self.customer:
+                return self.self_np(ref)
+            value = row.get(field_) if isinstance(row, dict) else None
+            return NP(
+                entity_name(ref, self.spec),
+                "the",
+                post=[f"of {base.render()}"],
+                row=(ref, value),
+                short=f"the {entity_name(ref, self.spec)}",
+            )
+        if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
+            return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")
+        return NP(
+            readable_words(field_), "the", post=[f"of {base.render()}"], short=f"the {readable_words(field_)}"
+        )
+
+    def _row_np(self, src: Step, row: Any, rows: list | None, index: int | None) -> NP:
+        """The row an earlier call found or made: `the new order`, `my most recent pending order`."""
+        entity = src.entity
+        short = f"the {entity}"
+        if src.kind == "create":
+            return NP(entity, "the", pre=["new"], row=("new", src.index), short=f"the new {entity}")
+        if src.kind in ("list",) and isinstance(rows, list):
+            np = self.filters_np(src, show_hidden=self.show_hidden)
+            np.plural = False
+            np.row = ("row", src.index, index)
+            np.short = short
+            if np.det.startswith("up to"):  # one row of a capped list: "my ...", not "up to 5 of my ..."
+                np.det = "my" if np.det.endswith(" my") else "the"
+            if np.det in ("", "a", "all the"):
+                np.det = "the"
+            if len(rows) > 1:
+                pick = self._selector(src, rows, index or 0)
+                if pick[0] == "pre":
+                    np.pre.insert(0, pick[1])
+                else:
+                    np.post.append(pick[1])
+            return np
+        keyed = [a for a in src.args if a.binding and a.binding.place == "key" and a.binding.main]
+        if keyed:
+            return self.arg_np(keyed[0], show_hidden=self.show_hidden)
+        return NP(entity, "that", row=("row", src.index, index), short=short)
+
+    def _selector(self, src: Step, rows: list, index: int) -> tuple[str, str]:
+        """What singles out row `index` among `rows`: ("pre", "most recent") or ("post", "named Lamp")."""
+        if not (0 <= index < len(rows)) or not isinstance(rows[index], dict):
+            return "post", "in the list"
+        row = rows[index]
+        dicts = [r for r in rows if isinstance(r, dict)]
+        for column in row:
+            values = [r.get(column) for r in dicts]
+            mine = row.get(column)
+            if not isinstance(mine, str) or not all(isinstance(v, str) for v in values):
+                continue
+            if DATE_COLUMNS.search(column) and re.match(r"\d{4}-\d\d-\d\d", mine):
+                if values.count(mine) == 1 and mine == max(values):
+                    return "pre", "most recent"
+                if values.count(mine) == 1 and mine == min(values):
+                    return "pre", "oldest"
+        for column in row:
+            values = [r.get(column) for r in dicts]
+            mine = row.get(column)
+            if PRICE_COLUMNS.search(column) and isinstance(mine, (int, float)) and values.count(mine) == 1:
+                numbers = [v for v in values if isinstance(v, (int, float))]
+                if len(numbers) == len(values) and mine == min(numbers):
+                    return "pre", "cheapest"
+                if len(numbers) == len(values) and mine == max(numbers):
+                    return "pre", "most expensive"
+        pk = primary_key_of(self.spec, src.table)
+        ordered = sorted(
+            row, key=lambda c: (c not in ("name", "title", "label", "subject"), not STATUS_COLUMNS.search(c))
+        )
+        for column in ordered:
+            mine = row.get(column)
+            if (
+                column == pk
+                or column.endswith("_id")
+                or not isinstance(mine, str)
+                or not mine
+                or len(mine) > 40
+            ):
+                continue
+            if [r.get(column) for r in dicts].count(mine) != 1:
+                continue
+            if STATUS_COLUMNS.search(column):
+                return "pre", format_value(mine, enum=True)
+            if column in ("name", "title", "label"):
+                return "post", f'named "{mine}"'
+            return (
+                "post",
+                f"whose {readable_words(column)} is {format_value(mine, enum='enum' in self.column_spec(src.op, column))}",
+            )
+        ordinals = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+        return "pre", (ordinals[index] if index < len(ordinals) else f"number {index + 1}") + " listed"
+
+    def filters_np(self, step: Step, show_hidden: bool) -> NP:
+        """The rows a lookup asks for: `my pending orders`, `products in the books category that cost at most 30`."""
+        np = NP(step.entity, "the", plural=True, short=f"the {plural_phrase(step.entity)}")
+        mine = False
+        for flt in step.op.get("filters") or []:
+            expr = flt.get("value") if isinstance(flt, dict) else None
+            if isinstance(expr, dict) and "session" in json.dumps(expr):
+                mine = True
+            elif isinstance(expr, dict) and "value" in expr and isinstance(flt.get("column"), str):
+                self.filter_phrase(np, step, flt["column"], flt.get("op") or "eq", expr["value"])
+        for a in step.args:
+            b = a.binding
+            if b is None or b.place not in ("filter", "limit"):
+                continue
+            table = self.key_table(a)
+            if (
+                table == self.person
+                and self.customer
+                and (self.session or same_value(a.value, self.self_value))
+            ):
+                mine = True  # the user's own rows, whether or not they have said who they are yet
+                continue
+            if a.hidden and not show_hidden:
+                continue
+            if b.place == "limit":
+                np.det = f"up to {format_value(a.value)}"
+                continue
+            if table and table != step.table:
+                ref = self.arg_np(a, show_hidden)
+                np.post.append(f"of {ref.render()}")
+                continue
+            if a.source.startswith("call["):  # "products with the same category as product pro_0001"
+                ref = self.derived_np(a, table)
+                source = ref.post[-1][3:] if ref.post and ref.post[-1].startswith("of ") else ref.render()
+                np.post.append(f"with the same {col_words(b.column or a.arg, a.arg)} as {source}")
+                continue
+            self.filter_phrase(np, step, b.column or a.arg, b.op, a.value, a.arg)
+        if mine and step.table in self.owned:
+            np.det = "my" if not np.det.startswith("up to") else f"{np.det} of my"
+        return np
+
+    def filter_phrase(
+        self, np: NP, step: Step, column: str, op: str, value: Any, arg: str | None = None
+    ) -> None:
+        enum = "enum" in self.column_spec(step.op, column)
+        words = col_words(column, arg)
+        if isinstance(value, bool):
+            if value and " " not in words:
+                np.pre.append(words)  # "VIP customers"
+            else:
+                np.having.append(f"{words} {format_value(value)}")
+        elif STATUS_COLUMNS.search(column) and op in ("eq", "in") and isinstance(value, (str, list)):
+            np.pre.append(format_value(value, enum=True).replace(" and ", " or ").replace(", ", " or "))
+        elif op in ("le", "lt"):
+            np.post.append(
+                f"costing at most {format_value(value)}"
+                if PRICE_COLUMNS.search(column)
+                else f"with {words} at most {format_value(value)}"
+            )
+        elif op in ("ge", "gt"):
+            np.post.append(
+                f"costing at least {format_value(value)}"
+                if PRICE_COLUMNS.search(column)
+                else f"with {words} at least {format_value(value)}"
+            )
+        elif op == "contains":
+            np.post.append(f'whose {words} contains "{format_value(value)}"')
+        elif column in ("category", "type", "kind", "genre", "section", "department"):
+            np.post.append(f"in the {format_value(value, enum)} {words}")
+        elif (
+            op == "eq"
+            and isinstance(value, str)
+            and tokens(column)[-1:] == ["name"]
+            and len(tokens(column)) == 2
+            and tokens(column)[0] in ROLES
+        ):  # "the sculpture with artist Robert Duffy", never "the sculpture named Robert Duffy"
+            np.post.append(f"with {tokens(column)[0]} {format_value(value)}")
+        elif column in ("name", "title") or (
+            op == "eq"
+            and isinstance(value, str)
+            and tokens(column)[-1:] == ["name"]
+            and tokens(column)[:1] != ["user"]
+            and set(tokens(column)[:-1]) <= set(step.entity.split(" ")) | _OWN_NAMES
+        ):  # "the contact named Erica Davis", not "the contact with person name Erica Davis"; another
+            # thing's name is said as such ("the contact with company name Acme Corp")
+            np.post.append(f'named "{format_value(value)}"')
+        elif op == "in":
+            np.having.append(f"{words} {format_value(value, enum).replace(' and ', ' or ')}")
+        else:
+            shown = format_value(value, enum)
+            np.having.append(
+                f'{words} "{shown}"' if isinstance(value, str) and free_text(value) else f"{words} {shown}"
+            )

@@ -1,0 +1,81 @@
+"""One environment prepared for building tasks: its initial state, its rows, its tools by what they do.
+
+`Env(row, config)` opens the environment of an `environments` row on its own initial state (the spec's
+`initial_state`, or its data seed) and keeps what every part of the task builder reads: the rows of each
+table, the read and write tools, the `get` tool of each table (keyed by its primary key), and the session
+row. The chain builders (`envscale.tasks.chains`), the checks (`envscale.tasks.asks`), the argument
+tidying (`envscale.tasks.arguments`) and the gold run (`envscale.tasks.gold`) all take one.
+
+Example:
+
+```python
+>>> from envscale.env import load_spec
+>>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.prepared import Env
+>>> e = Env({"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig())
+>>> sorted(e.gets), e.key_arg(e.tools["cancel_order"])
+(['customers', 'orders', 'products'], 'order_id')
+>>> e.env.close()
+```
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..env import Environment
+from ..env.verify import valid_call
+from .naming import fact_name
+
+
+class Env:
+    """One environment prepared for task building: state, tools by meaning, lookups."""
+
+    def __init__(self, row: dict, config: Any):
+        self.row = row
+        self.spec = row["spec"]
+        self.env = Environment.from_row(row)
+        self.seed = None if "initial_state" in self.spec else (self.spec.get("data") or {}).get("seed", 0)
+        self.env.reset(seed=self.seed)
+        self.initial = self.env.snapshot()
+        self.initial_hash = self.env.state_hash()
+        self.session_row = self.env.session()
+        self.rows = self.env.dump()
+        self.config = config
+        self.tools = {t["name"]: t for t in self.spec["tools"]}
+        self.reads = [t for t in self.spec["tools"] if t["kind"] == "read"]
+        self.grouped = any((t.get("metadata") or {}).get("group") for t in self.spec["tools"])
+        self.writes = [t for t in self.spec["tools"] if t["kind"] == "write"]
+        self.gets = {}  # table -> get tool keyed by the primary key (an argument)
+        for t in self.reads:
+            op = t["operation"]
+            pk = self.spec["tables"][op["table"]]["primary_key"]
+            if op["type"] == "get" and isinstance(op["key"].get(pk), str) and len(op["key"]) == 1:
+                self.gets.setdefault(op["table"], t)
+
+    def pk(self, table: str) -> str:
+        return self.spec["tables"][table]["primary_key"]
+
+    def key_arg(self, tool: dict) -> str | None:
+        """The argument that addresses the tool's row by primary key, if any."""
+        op = tool["operation"]
+        binding = (op.get("key") or {}).get(self.pk(op["table"]))
+        return binding if isinstance(binding, str) and len(op.get("key") or {}) == 1 else None
+
+    def call(self, tool: dict, rng: random.Random) -> tuple[dict, dict | None] | None:
+        return valid_call(self.env, tool, self.rows, rng)
+
+    def provenance_user(
+        self, tool: dict, args: dict, draft_facts: dict, *, keys_from_user: bool = True
+    ) -> dict:
+        """Provenance of a standalone call: keys and filters are user facts; new values constants."""
+        op = tool["operation"]
+        addressing = {b for b in (op.get("key") or {}).values() if isinstance(b, str)}
+        addressing |= {f.get("arg") for f in op.get("filters", []) if f.get("arg")}
+        out = {}
+        for arg, value in args.items():
+            source = "user" if arg in addressing and keys_from_user else "constant"
+            out[arg] = source
+            draft_facts[fact_name(arg, tool, self.spec)] = value
+        return out
