@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from envscale.env import Environment, SpecError, load_spec, validate_spec, verify
+from envscale.env import Environment, SpecError, load_spec, validate_spec
 from envscale.env.spec import SPEC_VERSION, has_extensions, plain_operation, spec_problems
+from envscale.materialize.verify import verify
 
 STORE = "tests/fixtures/envs/store.yaml"
 SHOP = "tests/fixtures/envs/shop.yaml"

@@ -1,4 +1,4 @@
-"""Semantic verification (envscale.env.verify): every tool is held to the meaning of its name.
+"""Semantic verification (envscale.materialize.verify): every tool is held to the meaning of its name.
 
 Each case is a small spec whose operation contradicts its tool's name (a `todo_delete` that
 inserts, a `cancel_order` that leaves the order pending, a `get_order` that looks in the wrong
@@ -12,8 +12,8 @@ import copy
 
 import pytest
 
-from envscale.env import Environment, load_spec, verify
-from envscale.env.verify import verify_report
+from envscale.env import Environment, load_spec
+from envscale.materialize.verify import verify, verify_report
 
 ARG = {"type": "string"}
 

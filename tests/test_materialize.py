@@ -4,7 +4,7 @@ import pytest
 from datasets import load_dataset
 
 from envscale.env import Environment
-from envscale.env.infer import infer_spec
+from envscale.materialize.infer import infer_spec
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.graph import GraphConfig, build_graph
 from envscale.stages.materialize import MaterializeConfig, materialize

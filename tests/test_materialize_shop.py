@@ -8,7 +8,7 @@ import pytest
 
 from envscale.env import Environment
 from envscale.env.data import filler_share
-from envscale.env.verify import verify_report
+from envscale.materialize.verify import verify_report
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.graph import GraphConfig, build_graph
 from envscale.stages.materialize import MaterializeConfig, materialize

@@ -26,10 +26,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from envscale.artifacts import ArtifactWriter, open_artifact
 from envscale.cli import main
 from envscale.env import Environment, load_spec
-from envscale.env.render import WIDTH, describe_operation, render_environment
 from envscale.graph import draw
 from envscale.graph.draw import text_columns
 from envscale.schemas import ENVIRONMENTS
+from envscale.show.environment import WIDTH, describe_operation, render_environment
 from envscale.stages.collect import CollectConfig, collect
 from envscale.stages.graph import GraphConfig, build_graph
 

@@ -6,7 +6,7 @@ import random
 
 from apitools import api_tool
 
-from envscale.env.infer import infer_spec
+from envscale.materialize.infer import infer_spec
 from envscale.semantics import verb_named
 from envscale.stages.tasks import TasksConfig
 from envscale.tasks.generate import asked_by, env_tasks, read_aloud

@@ -32,7 +32,7 @@ from collections import Counter
 from typing import Any
 
 from ..env import Environment
-from ..env.verify import valid_call
+from ..materialize.verify import valid_call
 from ..semantics import argument_role, key_entity, singular, verb_named
 from ..sources.normalize import tokens
 from .model import KINDS, GoldCall, TaskDraft, to_json

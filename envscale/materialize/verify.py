@@ -58,8 +58,8 @@ and read.
 Example:
 
 ```python
->>> from envscale.env import load_spec, verify
->>> from envscale.env.verify import verify_report
+>>> from envscale.env import load_spec
+>>> from envscale.materialize.verify import verify, verify_report
 >>> spec = load_spec("tests/fixtures/envs/shop.yaml")
 >>> verify(spec)
 []
