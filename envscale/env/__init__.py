@@ -29,8 +29,9 @@ True
 ```
 """
 
+from envscale.env.arguments import ERROR_CODES
 from envscale.env.data import generate_state
-from envscale.env.runtime import ERROR_CODES, Environment
+from envscale.env.runtime import Environment
 from envscale.env.spec import SPEC_VERSION, SpecError, load_spec, spec_problems, validate_spec
 
 __all__ = [

@@ -86,7 +86,8 @@ from typing import Any
 import jsonschema
 
 from envscale.env.data import column_value, id_prefix, parse_now, schema_accepts, schema_value
-from envscale.env.runtime import PRECONDITION_OPS, Environment
+from envscale.env.operations import PRECONDITION_OPS
+from envscale.env.runtime import Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
 from envscale.semantics import (
     RETIRED_STATUSES,
