@@ -139,7 +139,10 @@ class Database:
         self.now, self.today = now.strftime("%Y-%m-%dT%H:%M:%SZ"), now.date().isoformat()
         session = spec.get("session")
         self.session_table: str | None = session["table"] if session else None
-        self._session_default = session.get("key") if session else None
+        self._session_default = None
+        if session:
+            tspec = self.tables[self.session_table]
+            self._session_default = encode(tspec["columns"][tspec["primary_key"]]["type"], session.get("key"))
         self.session_key: Any = None
         # `data.build_state` reads the tools' argument bindings only (1.0 operations).
         self._generation_spec = {
@@ -298,7 +301,7 @@ class Database:
             )
             if found is None:
                 raise ValueError(f"session_key: {table} has no row with {pk}={chosen!r:.80}")
-            return chosen
+            return encode(tspec["columns"][pk]["type"], chosen)  # 2.0 for an integer key is 2
         if self._session_default is not None:
             return self._session_default
         first = conn.execute(f"SELECT {q(pk)} FROM {q(table)} ORDER BY {q(pk)} LIMIT 1").fetchone()
