@@ -8,7 +8,7 @@ retires an item) or `computation` (a pure function of its arguments).
 
 For every environment, every tool is called the way a person would call it: keys and filter values
 taken from the environment's own initial state, other arguments filled with values that fit their
-JSON Schema (the argument builder of `envscale.env.verify`), each call from a fresh `reset()`. The
+JSON Schema (the argument builder of `envscale.materialize.verify`), each call from a fresh `reset()`. The
 state diff classifies what the call *did*: `create` (rows added, none removed), `delete` (a row
 removed, or a status/flag column set to a retired value such as cancelled/closed/archived), `update`
 (existing rows changed), `read` (nothing changed) or `error`. A tool's observed behaviour is the most
@@ -30,7 +30,6 @@ python bench/env_quality.py --calls 5 > bench/results/env_quality_after.txt
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import random
@@ -112,19 +111,23 @@ def classify_change(changes: dict[str, dict[str, list]], arguments: dict | None 
 
 def observe_tool(env, tool: dict, rows: dict, rng: random.Random, calls: int) -> dict[str, Any]:
     """Call one tool `calls` times, each from a fresh reset; its observed effect and the outcome of each call."""
-    build_call = importlib.import_module("envscale.env.verify")._valid_call  # verify's own argument builder
+    from envscale.materialize.verify import valid_call  # verify's own argument builder
+
     outcomes: list[str] = []
     errors: list[str] = []
     for _ in range(calls):
         env.reset()
         try:
-            args = build_call(env, tool, rows, rng)
-            if isinstance(args, tuple):  # newer verify returns (arguments, addressed row)
-                args = args[0]
-        except Exception as exc:  # no valid call can be built for this tool from this state
+            call = valid_call(env, tool, rows, rng)  # (arguments, addressed row), or None
+        except Exception as exc:
+            call, reason = None, str(exc)
+        else:
+            reason = "no valid call can be built from this state"
+        if call is None:
             outcomes.append("error")
-            errors.append(f"cannot call: {exc}")
+            errors.append(f"cannot call: {reason}")
             break
+        args = call[0]
         before_hash = env.state_hash()
         before = env.snapshot()
         obs = env.step(tool["name"], args)

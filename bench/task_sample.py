@@ -21,7 +21,7 @@ import random
 from typing import Any
 
 from envscale.artifacts import open_artifact
-from envscale.tasks.render import render_task
+from envscale.show.tasks import render_task
 
 
 def _json(value: Any) -> Any:

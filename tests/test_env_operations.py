@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from envscale.env import Environment, SpecError, load_spec, validate_spec, verify
+from envscale.env import Environment, SpecError, load_spec, validate_spec
 from envscale.env.spec import SPEC_VERSION, has_extensions, plain_operation, spec_problems
+from envscale.materialize.verify import verify
 
 STORE = "tests/fixtures/envs/store.yaml"
 SHOP = "tests/fixtures/envs/shop.yaml"
@@ -644,10 +645,7 @@ def test_spec_problems_lists_every_problem_at_once_spec_level_first():
     ]
     assert problems[0]["reason"].startswith("data.now must be an ISO datetime")
     assert "argument 'nope' is not declared" in problems[1]["reason"]
-    assert (
-        "filters[3].value: column products.price: expected a number value, got 'cheap'"
-        in problems[2]["reason"]
-    )
+    assert "filters[3].value: column products.price: expected a number, got 'cheap'" in problems[2]["reason"]
     assert "effects[0]: table 'nowhere' is not a table" in problems[3]["reason"]
     assert problems[4]["reason"] == "tool 'update_customer_email': duplicate tool name"
     with pytest.raises(SpecError, match="data.now must be an ISO datetime"):
@@ -665,7 +663,7 @@ def test_spec_problems_lists_every_problem_at_once_spec_level_first():
         ({"table": "clients"}, "session: table 'clients' is not a table"),
         (
             {"table": "customers", "key": 7},
-            "session: key 7 does not fit customers's primary key customer_id: expected a string value",
+            "session: key 7 does not fit customers's primary key customer_id: expected a string, got 7",
         ),
         ({"table": "customers", "user": "x"}, "session: unknown key(s) user"),
     ],

@@ -8,7 +8,8 @@ import sqlite3
 import pytest
 from datasets import Dataset, Features, Json, load_dataset
 
-from envscale.env import ERROR_CODES, Environment, SpecError, generate_state, load_spec, validate_spec, verify
+from envscale.env import ERROR_CODES, Environment, SpecError, generate_state, load_spec, validate_spec
+from envscale.materialize.verify import verify
 
 SHOP = "tests/fixtures/envs/shop.yaml"
 INJECTION = "x'); DROP TABLE orders;--"

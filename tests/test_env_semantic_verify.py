@@ -1,19 +1,20 @@
-"""Semantic verification (envscale.env.verify): every tool is held to the meaning of its name.
+"""Semantic verification (envscale.materialize.verify): every tool is held to the meaning of its name.
 
 Each case is a small spec whose operation contradicts its tool's name (a `todo_delete` that
 inserts, a `cancel_order` that leaves the order pending, a `get_order` that looks in the wrong
 table...), next to the same spec done right. Mechanical checks pass on all of them: only the
 semantic checks can tell them apart. The last tests prove the mechanical checks are live too, with
 a runtime broken on purpose (`Environment.step` wrapped): a read that writes, a write that changes
-more than it declares, invalid calls that succeed or change the state.
+more than it declares (another row, a table it does not write, more rows of an effect's table),
+invalid calls that succeed or change the state.
 """
 
 import copy
 
 import pytest
 
-from envscale.env import Environment, load_spec, verify
-from envscale.env.verify import verify_report
+from envscale.env import Environment, load_spec
+from envscale.materialize.verify import undeclared_changes, verify, verify_report
 
 ARG = {"type": "string"}
 
@@ -525,6 +526,80 @@ def test_a_write_that_changes_more_than_it_declares_fails_the_mechanical_write_c
     broken_step("update_customer", also_another_row)
     # still an update of existing customers (semantically fine), but not of the addressed row only
     assert _checks_of(_spec(right), "update_customer") == {"mechanical:write"}
+
+
+def _write_reasons(spec, tool):
+    return [p["reason"] for p in verify(spec) if p["tool"] == tool and p["check"] == "mechanical:write"]
+
+
+def test_a_write_that_changes_a_table_it_does_not_declare_fails_the_mechanical_write_check(broken_step):
+    def also_a_todo(step, env, tool, args):
+        obs = step(env, tool, args)
+        if obs["ok"]:
+            assert step(env, "create_todo", {"title": "written by an update of a customer"})["ok"]
+        return obs
+
+    broken_step("update_customer", also_a_todo)
+    reasons = _write_reasons(_spec(CASES["update_customer"][1]), "update_customer")
+    assert reasons and all(r.endswith(" changed other tables: todos") for r in reasons), reasons
+
+
+def test_a_write_that_changes_its_effect_table_beyond_its_effects_fails_the_mechanical_write_check(
+    broken_step,
+):
+    """`withdraw` records one transaction (its effect): a second one is a change it does not declare."""
+
+    def two_transactions(step, env, tool, args):
+        obs = step(env, tool, args)
+        if obs["ok"]:
+            assert step(env, "add_transaction", {"account_id": args["account_id"], "amount": 1.0})["ok"]
+        return obs
+
+    spec = copy.deepcopy(BANK)
+    spec["tools"].append(
+        _tool(
+            "add_transaction",
+            "write",
+            {"account_id": ARG, "amount": NUMBER},
+            ["account_id", "amount"],
+            {
+                "type": "insert",
+                "table": "transactions",
+                "values": {"account_id": "account_id", "amount": "amount"},
+                "generate": {"transaction_id": "id", "created_at": "now"},
+            },
+        )
+    )
+    assert _write_reasons(copy.deepcopy(spec), "withdraw") == []
+    broken_step("withdraw", two_transactions)
+    reasons = set(_write_reasons(spec, "withdraw"))
+    assert reasons and all(
+        r.endswith(
+            "changed transactions beyond its writes: 2 rows added, where its operation and "
+            "effects make at most 1"
+        )
+        for r in reasons
+    ), reasons
+
+
+def test_undeclared_changes_counts_the_rows_each_write_makes():
+    withdraw = next(t for t in BANK["tools"] if t["name"] == "withdraw")["operation"]
+    row = {"transaction_id": "t"}
+    one = {"added": [row], "removed": [], "changed": []}
+    assert undeclared_changes(withdraw, {"transactions": one}) is None
+    assert undeclared_changes(withdraw, {"transactions": {**one, "removed": [row]}}) == (
+        "transactions beyond its writes: 1 rows removed, where its operation and effects make at most 0"
+    )
+    assert undeclared_changes(withdraw, {"customers": one}) == "other tables: customers"
+    # a row deleted and inserted again under its key reads as changed
+    move = {
+        "type": "delete",
+        "table": "a",
+        "key": {"id": "id"},
+        "effects": [{"type": "insert", "table": "a"}],
+    }
+    changed = {"added": [], "removed": [], "changed": [{"key": "x", "before": row, "after": row}]}
+    assert undeclared_changes(move, {"a": changed}) is None
 
 
 def test_a_write_that_stores_other_values_fails_the_mechanical_write_check(broken_step):

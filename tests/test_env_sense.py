@@ -5,7 +5,7 @@ from apitools import api_tool as _tool
 
 from envscale.env import Environment, validate_spec
 from envscale.env.data.filler import is_catch_phrase, is_filler
-from envscale.env.infer import infer_spec
+from envscale.materialize.infer import infer_spec
 from envscale.words.semantics import agent_side
 
 _S = {"type": "string"}
@@ -233,7 +233,7 @@ def test_values_fit_days_of_the_week_stays_and_a_players_class():
 def test_a_text_search_is_typed_as_whole_words():
     import random
 
-    from envscale.env.verify import filter_value
+    from envscale.materialize.verify import filter_value
 
     text = "Supply chain delays, as discussed with Mary O'Neil on Tuesday."
     r = random.Random(0)

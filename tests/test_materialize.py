@@ -4,8 +4,8 @@ import pytest
 from datasets import load_dataset
 
 from envscale.env import Environment
-from envscale.env.infer import infer_spec
 from envscale.graph.build import GraphConfig, build_graph
+from envscale.materialize.infer import infer_spec
 from envscale.sources.collect import CollectConfig, collect
 from envscale.stages.materialize import MaterializeConfig, materialize
 

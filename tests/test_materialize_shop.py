@@ -8,8 +8,8 @@ import pytest
 
 from envscale.env import Environment
 from envscale.env.data import filler_share
-from envscale.env.verify import verify_report
 from envscale.graph.build import GraphConfig, build_graph
+from envscale.materialize.verify import verify_report
 from envscale.sources.collect import CollectConfig, collect
 from envscale.stages.materialize import MaterializeConfig, materialize
 

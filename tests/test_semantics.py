@@ -142,7 +142,7 @@ def test_singular_of_common_plurals(word, one):
 
 def test_a_delete_rule_on_a_table_keyed_by_a_natural_key_does_not_lose_the_domain():
     """`Refused while the customer has orders ...` on a tool keyed by email: no count guard, no crash."""
-    from envscale.env.infer import infer_spec
+    from envscale.materialize.infer import infer_spec
 
     def tool(name, method, props, required, description=""):
         return {

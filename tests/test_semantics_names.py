@@ -4,7 +4,7 @@ the quickstart pool (BFCL, APIs.guru's TVmaze, dev.to, Orbit, iZettle) as cases.
 import pytest
 
 from envscale.env import Environment
-from envscale.env.infer import infer_spec
+from envscale.materialize.infer import infer_spec
 from envscale.words.inflect import plural, singular
 from envscale.words.semantics import computation_reason, linked_entity, tool_meaning
 

@@ -26,11 +26,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from envscale.artifacts import ArtifactWriter, open_artifact
 from envscale.cli import main
 from envscale.env import Environment, load_spec
-from envscale.env.render import WIDTH, describe_operation, render_environment
 from envscale.graph import draw
 from envscale.graph.build import GraphConfig, build_graph
 from envscale.graph.draw import text_columns
 from envscale.schemas import ENVIRONMENTS
+from envscale.show.environment import WIDTH, describe_operation, render_environment
 from envscale.sources.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/graph"

@@ -6,7 +6,7 @@ import random
 
 from apitools import api_tool
 
-from envscale.env.infer import infer_spec
+from envscale.materialize.infer import infer_spec
 from envscale.stages.tasks import TasksConfig
 from envscale.tasks.asks import asked_by, read_aloud
 from envscale.tasks.generate import env_tasks

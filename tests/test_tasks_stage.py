@@ -17,10 +17,10 @@ import envscale.tasks.generate as generate_module
 from envscale.artifacts import ArtifactWriter, open_artifact
 from envscale.cli import main
 from envscale.schemas import ENVIRONMENTS
+from envscale.show.tasks import WIDTH, render_task
 from envscale.stages import PIPELINE
 from envscale.stages.tasks import TasksConfig, generate_tasks, held_out, task_id
 from envscale.tasks.model import KINDS
-from envscale.tasks.render import WIDTH, render_task
 
 GRAPH_FIX = Path(__file__).parent / "fixtures" / "graph"
 

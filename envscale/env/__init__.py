@@ -9,12 +9,16 @@ is checked by comparing database states (`state_hash`, `diff`).
 The runtime reads in three modules: `state` (the database, snapshots, the state hash),
 `operations` (tools compiled into plans and run) and `arguments` (argument checks, error
 observations); `columns` holds the column type rules, `spec` the format and its checks, and
-`runtime.Environment` is the facade over them.
+`runtime.Environment` is the facade over them; `data` generates the initial state, `adapters` and
+`mcp_server` serve an environment to agent frameworks. This package is the runtime and nothing else:
+it imports no other envscale package but `errors`, `safe_yaml`, `config` and `artifacts` (the last two
+only in `mcp_server`'s command line). Inferring a spec and verifying it live in `envscale.materialize`,
+reading one as text in `envscale.show.environment`.
 
 Example:
 
 ```python
->>> from envscale.env import Environment, verify
+>>> from envscale.env import Environment
 >>> env = Environment.from_yaml("tests/fixtures/envs/shop.yaml")
 >>> env.reset()["tables"]["orders"]
 40
@@ -22,15 +26,13 @@ Example:
 True
 >>> env.step("cancel_order", {"order_id": "nope"})
 {'ok': False, 'error': "cancel_order: no orders row with order_id='nope'", 'code': 'not_found'}
->>> verify(env.spec)
-[]
 ```
 """
 
+from envscale.env.arguments import ERROR_CODES
 from envscale.env.data import generate_state
-from envscale.env.runtime import ERROR_CODES, Environment
+from envscale.env.runtime import Environment
 from envscale.env.spec import SPEC_VERSION, SpecError, load_spec, spec_problems, validate_spec
-from envscale.env.verify import verify
 
 __all__ = [
     "ERROR_CODES",
@@ -41,5 +43,4 @@ __all__ = [
     "load_spec",
     "spec_problems",
     "validate_spec",
-    "verify",
 ]

@@ -27,6 +27,7 @@ import keyword
 import logging
 from typing import Any
 
+from .arguments import error
 from .runtime import Environment
 
 logger = logging.getLogger(__name__)
@@ -66,11 +67,7 @@ class GymEnvironment:
     def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
         """Apply one tool call; reward 1.0 and `terminated` when the state reaches the goal."""
         if not isinstance(action, dict) or "tool" not in action:
-            observation = {
-                "ok": False,
-                "error": "an action is {'tool': name, 'arguments': {...}}",
-                "code": "invalid_arguments",
-            }
+            observation = error("invalid_arguments", "an action is {'tool': name, 'arguments': {...}}")
         else:
             observation = self.env.step(action["tool"], action.get("arguments") or {})
         self.steps += 1

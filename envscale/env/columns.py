@@ -1,9 +1,10 @@
 """Column types, written once: what a column may hold, how a JSON value is stored in SQLite and read back.
 
-A column has one of `COLUMN_TYPES`. A JSON value fits a column when `value_problem` finds nothing
-wrong with it; `encode` turns it into the SQL value stored (numbers as floats, booleans as 0/1, json
-values as canonical JSON text) and `decode` turns a stored value back into the JSON value, so that
-a written row reads back exactly as it was written. `ACCEPTED_JSON_TYPES` says which JSON Schema
+A column has one of `COLUMN_TYPES`. `encode` turns a JSON value into the SQL value stored (numbers
+as floats, booleans as 0/1, json values as canonical JSON text) or refuses it, and `decode` turns a
+stored value back into the JSON value, so that a written row reads back exactly as it was written.
+A JSON value fits a column when `encode` takes it and it is in the column's enum: `value_problem`
+says why not, so a step's argument and a row of a state are held to the same rule. `ACCEPTED_JSON_TYPES` says which JSON Schema
 types an argument (or an expression) may have to be written to a column of each type, and
 `COLUMN_JSON_TYPES` which JSON types a column's values have when read.
 
@@ -73,21 +74,19 @@ def is_nullable(table_spec: dict[str, Any], column: str) -> bool:
 
 
 def value_problem(column_spec: dict[str, Any], value: Any) -> str | None:
-    """Why a non-null `value` does not fit a column (type, finiteness, enum), or `None` if it does."""
-    ctype = column_spec["type"]
-    ok = {
-        "string": isinstance(value, str),
-        "integer": isinstance(value, int) and not isinstance(value, bool),
-        "number": isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value),
-        "boolean": isinstance(value, bool),
-        "json": is_json(value),
-    }[ctype]
-    if not ok:
-        return f"expected a {ctype} value, got {value!r:.80}"
-    if ctype == "string":
-        problem = text_problem(value)
-        if problem:
-            return f"{value!r:.80} {problem}"
+    """Why `value` does not fit a column, or `None` if it does: what `encode` refuses, then the enum.
+
+    One rule for every way a value reaches a column (a call's argument in `step`, a row of
+    `reset(state=...)` or of a spec's `initial_state`, a generated value), so they never disagree:
+    an integral float such as `2.0` fits an integer column (stored as `2`), a boolean does not. Null
+    fits no column type here: whether a column takes null is `is_nullable`'s business.
+    """
+    if value is None:
+        return f"expected a {column_spec['type']}, got None"
+    try:
+        encode(column_spec["type"], value)
+    except TypeError as exc:
+        return str(exc)
     if "enum" in column_spec and value not in column_spec["enum"]:
         return f"{value!r:.80} is not one of {column_spec['enum']}"
     return None
@@ -154,24 +153,36 @@ def encode(column_type: str, value: Any) -> Any:
     """The SQL value stored for a JSON value in a column of `column_type`.
 
     Numbers are stored as floats and booleans as 0/1 so that a written row reads back exactly as
-    it was written; json values as canonical JSON text.
+    it was written; json values as canonical JSON text. An integer column takes an integral float
+    (`2.0`, what JSON clients often send for 2) as the integer; text must be encodable as UTF-8.
 
     Raises:
-        `TypeError`: The value does not fit the column type (or is out of SQLite's integer range).
+        `TypeError`: The value does not fit the column type (or is out of SQLite's integer range, or
+        is text holding an unpaired surrogate). `value_problem` reports exactly these refusals.
     """
     if value is None:
         return None
     if column_type == "string":
         if isinstance(value, str):
-            return value
+            if value.isascii():
+                return value
+            problem = text_problem(value)
+            if problem is None:
+                return value
+            raise TypeError(f"{short(value)} {problem}")
     elif column_type == "integer":
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool) and INT64[0] <= value < INT64[1]:
             return value
     elif column_type == "number":
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            return float(value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            try:
+                number = float(value)
+            except OverflowError:  # an integer beyond a float's range
+                number = math.inf
+            if math.isfinite(number):
+                return number
     elif column_type == "boolean":
         if isinstance(value, bool):
             return int(value)

@@ -44,11 +44,11 @@ from typing import Any
 
 import jsonschema
 
-from envscale.env.arguments import StepError, error, quick_check
+from envscale.env.arguments import StepError, quick_check
 from envscale.env.columns import decode, encode, is_nullable, short
 from envscale.env.data import format_id
 from envscale.env.spec import DEFAULT_RETURNS, row_form
-from envscale.env.state import Database, q
+from envscale.env.state import Database, key_where, q
 
 FILTER_SQL = {
     "eq": "{c} = ?",
@@ -441,8 +441,7 @@ class _Compiler:
         effect.generate = dict(spec.get("generate", {}))
         effect.guards = [self.guard(g, own) for g in spec.get("guards", [])]
         if effect.key:
-            where = " AND ".join(f"{q(b.column)} = ?" for b in effect.key)
-            effect.select = f"SELECT * FROM {q(table)} WHERE {where}"
+            effect.select = f"SELECT * FROM {q(table)} WHERE {key_where(b.column for b in effect.key)}"
         return effect
 
 
@@ -506,7 +505,7 @@ class Runner:
             params = [b.encode(v) for b, v in zip(plan.key, values, strict=True)]
         sql = plan.sql.get("select")
         if sql is None:
-            where = " AND ".join(f"{q(b.column)} = ?" for b in plan.key)
+            where = key_where(b.column for b in plan.key)
             sql = plan.sql["select"] = f"SELECT * FROM {q(plan.table)} WHERE {where}"
         row = self.db.conn.execute(sql, params).fetchone()
         if row is None:
@@ -614,7 +613,7 @@ class Runner:
         old, key_params = self._select_row(plan, args, call)
         sql = plan.sql.get("delete")
         if sql is None:
-            where = " AND ".join(f"{q(b.column)} = ?" for b in plan.key)
+            where = key_where(b.column for b in plan.key)
             sql = plan.sql["delete"] = f"DELETE FROM {q(plan.table)} WHERE {where}"
         self.db.conn.execute(sql, key_params)
         changes = [(plan.table, -1, old)]
@@ -671,7 +670,7 @@ class Runner:
         sql = cache.get(names)
         if sql is None:
             assignments = ", ".join(f"{q(c)} = ?" for c in (*names, *constants))
-            where = " AND ".join(f"{q(b.column)} = ?" for b in key)
+            where = key_where(b.column for b in key)
             sql = cache[names] = f"UPDATE {q(table)} SET {assignments} WHERE {where} RETURNING *"
         (new,) = self.db.conn.execute(sql, [*params, *constants.values(), *key_params]).fetchall()
         return self.db.as_read(table, new)
@@ -704,7 +703,7 @@ class Runner:
             else:
                 sql = effect.sql.get("delete")
                 if sql is None:
-                    where = " AND ".join(f"{q(b.column)} = ?" for b in effect.key)
+                    where = key_where(b.column for b in effect.key)
                     sql = effect.sql["delete"] = f"DELETE FROM {q(table)} WHERE {where}"
                 conn.execute(sql, params)
                 changes.append((table, -1, target))
@@ -713,23 +712,21 @@ class Runner:
 
     # Failures --------------------------------------------------------------------------------
 
-    def constraint_error(self, plan: Plan, args: dict[str, Any], exc: Exception) -> dict[str, Any]:
-        """An error observation for a constraint failure (after the rollback), naming the offending column and value."""
+    def constraint_error(self, plan: Plan, args: dict[str, Any], exc: Exception) -> StepError:
+        """The failure a constraint violation is (after the rollback), naming the offending column and value."""
         name = getattr(exc, "sqlite_errorname", "")
         if "CHECK" in name or "NOTNULL" in name or "cannot store" in str(exc):
             if self.effect is not None:
-                return error(
-                    "invalid_state", f"{plan.name}: invalid value written to {self.effect.table}: {exc}"
-                )
-            return error("invalid_arguments", f"{plan.name}: invalid arguments: {exc}")
+                return StepError("invalid_state", f"invalid value written to {self.effect.table}: {exc}")
+            return StepError("invalid_arguments", f"invalid arguments: {exc}")
         if "FOREIGNKEY" in name:
             try:
                 cause = self._missing_reference(plan, args)
             except Exception:  # the diagnosis is a courtesy; the generic message below still names the cause
                 cause = None
             if cause:
-                return error("conflict", f"{plan.name}: {cause}")
-        return error("conflict", f"{plan.name}: conflict: {exc}")
+                return StepError("conflict", cause)
+        return StepError("conflict", f"conflict: {exc}")
 
     def _missing_reference(self, plan: Plan, args: dict[str, Any]) -> str | None:
         """Which reference a failed write broke: a row still referenced, or a referenced row missing."""
@@ -740,7 +737,7 @@ class Runner:
             else (self.effect.table, self.effect.type, self.effect.key)
         )
         if otype == "delete":
-            where = " AND ".join(f"{q(b.column)} = ?" for b in key)
+            where = key_where(b.column for b in key)
             pk = db.tables[table]["primary_key"]
             (value,) = db.conn.execute(
                 f"SELECT {q(pk)} FROM {q(table)} WHERE {where}", self.key_params
@@ -757,7 +754,9 @@ class Runner:
             if ref and b.arg is not None and args.get(b.arg) is not None:
                 ref_pk = db.tables[ref]["primary_key"]
                 value = b.encode(args[b.arg])
-                if not db.conn.execute(f"SELECT 1 FROM {q(ref)} WHERE {q(ref_pk)} = ?", (value,)).fetchone():
+                if not db.conn.execute(
+                    f"SELECT 1 FROM {q(ref)} WHERE {key_where([ref_pk])}", (value,)
+                ).fetchone():
                     return f"{ref} has no row with {ref_pk}={short(args[b.arg])} (for {table}.{b.column})"
         return None
 

@@ -45,15 +45,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from envscale.env.arguments import ERROR_CODES, StepError, error, parse_arguments
-from envscale.env.columns import encode, short
-from envscale.env.operations import PRECONDITION_OPS, Plan, Runner, compile_plan
+from envscale.env.arguments import StepError, error, parse_arguments
+from envscale.env.columns import short
+from envscale.env.operations import Plan, Runner, compile_plan
 from envscale.env.spec import SpecError, load_spec, validate_spec
 from envscale.env.state import Database
-
-# `ERROR_CODES`, `PRECONDITION_OPS` and `encode` live in `arguments`, `operations` and `columns`;
-# importing them from here, where they used to be, still works.
-__all__ = ["ERROR_CODES", "PRECONDITION_OPS", "Environment", "encode"]
 
 
 def openai_tools(spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -253,17 +249,19 @@ class Environment:
             args = parse_arguments(arguments, compiled.properties, compiled.quick, compiled.validator)
             return self._run(compiled, args)
         except StepError as exc:
-            return error(exc.code, f"{compiled.name}: {exc}")
+            failure = exc
         except sqlite3.IntegrityError as exc:
-            return self._runner.constraint_error(compiled, args, exc)
+            failure = self._runner.constraint_error(compiled, args, exc)
         except sqlite3.OperationalError as exc:
             if str(exc) == "interrupted":
-                return error("limit", f"{compiled.name}: time limit of {self.time_limit_ms} ms exceeded")
-            return error("internal", f"{compiled.name}: database error: {exc}")
+                failure = StepError("limit", f"time limit of {self.time_limit_ms} ms exceeded")
+            else:
+                failure = StepError("internal", f"database error: {exc}")
         except (UnicodeEncodeError, OverflowError) as exc:
-            return error("invalid_arguments", f"{compiled.name}: invalid arguments: {exc}")
+            failure = StepError("invalid_arguments", f"invalid arguments: {exc}")
         except Exception as exc:  # a call must never raise out of step
-            return error("internal", f"{compiled.name}: internal error: {type(exc).__name__}: {exc}")
+            failure = StepError("internal", f"internal error: {type(exc).__name__}: {exc}")
+        return error(failure.code, f"{compiled.name}: {failure}")
 
     def _run(self, tool: Plan, args: dict[str, Any]) -> dict[str, Any]:
         """Execute a validated call: reads directly, writes inside a savepoint that a failure rolls back."""

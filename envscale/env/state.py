@@ -42,6 +42,7 @@ import tempfile
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,14 @@ _IMAGES = 8  # initial databases kept per environment (the spec's own plus recen
 def q(identifier: str) -> str:
     """Quote an identifier that the spec validated against `IDENTIFIER` (so it holds no quote)."""
     return f'"{identifier}"'
+
+
+def key_where(columns: Iterable[str]) -> str:
+    """The condition addressing one row by its key columns, one parameter each: `"a" = ? AND "b" = ?`.
+
+    Every statement that reads, updates or deletes a row by its key builds its `WHERE` with this.
+    """
+    return " AND ".join(f"{q(c)} = ?" for c in columns)
 
 
 def _literal(value: str | int | float) -> str:
@@ -130,7 +139,10 @@ class Database:
         self.now, self.today = now.strftime("%Y-%m-%dT%H:%M:%SZ"), now.date().isoformat()
         session = spec.get("session")
         self.session_table: str | None = session["table"] if session else None
-        self._session_default = session.get("key") if session else None
+        self._session_default = None
+        if session:
+            tspec = self.tables[self.session_table]
+            self._session_default = encode(tspec["columns"][tspec["primary_key"]]["type"], session.get("key"))
         self.session_key: Any = None
         # `data.build_state` reads the tools' argument bindings only (1.0 operations).
         self._generation_spec = {
@@ -285,11 +297,11 @@ class Database:
             found = (
                 None
                 if problem
-                else conn.execute(f"SELECT 1 FROM {q(table)} WHERE {q(pk)} = ?", (chosen,)).fetchone()
+                else conn.execute(f"SELECT 1 FROM {q(table)} WHERE {key_where([pk])}", (chosen,)).fetchone()
             )
             if found is None:
                 raise ValueError(f"session_key: {table} has no row with {pk}={chosen!r:.80}")
-            return chosen
+            return encode(tspec["columns"][pk]["type"], chosen)  # 2.0 for an integer key is 2
         if self._session_default is not None:
             return self._session_default
         first = conn.execute(f"SELECT {q(pk)} FROM {q(table)} ORDER BY {q(pk)} LIMIT 1").fetchone()
@@ -484,7 +496,8 @@ class Database:
             return None
         table = self.session_table
         row = self.conn.execute(
-            f"SELECT * FROM {q(table)} WHERE {q(self.tables[table]['primary_key'])} = ?", (self.session_key,)
+            f"SELECT * FROM {q(table)} WHERE {key_where([self.tables[table]['primary_key']])}",
+            (self.session_key,),
         ).fetchone()
         return None if row is None else self.decode(table, row)
 

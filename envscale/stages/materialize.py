@@ -5,7 +5,7 @@ from its tools, every tool as a declarative read or write operation over it, and
 state generated from a seed. Nothing generated is executed as code: operations are data, run
 by `envscale.env.Environment` with parameterised statements.
 
-Inference (`envscale.env.infer`) reads what each tool *means* (`envscale.words.semantics`): pure
+Inference (`envscale.materialize.infer`) reads what each tool *means* (`envscale.words.semantics`): pure
 computations are left out with their reason (`excluded_tools`; a domain that is mostly
 computation is not materialised), entities are the objects of verbs or the resources of OpenAPI
 routes, other `*_id` arguments become foreign keys, and each verb gets the operation it names
@@ -13,7 +13,7 @@ routes, other `*_id` arguments become foreign keys, and each verb gets the opera
 status value with a precondition; rules stated in descriptions become preconditions, guards and
 the environment's `policy`).
 
-Every environment is verified (`envscale.env.verify`): mechanically (reads leave the state alone,
+Every environment is verified (`envscale.materialize.verify`): mechanically (reads leave the state alone,
 writes change what they declare, results match their schemas, invalid calls change nothing) and
 semantically (each tool does what its *name* says; see `verify_report`). Each row carries its
 `semantic_score` and `read_only` (no write tool: later stages pose no state-checked task in it). A tool that fails
@@ -43,7 +43,7 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
-from ..env.infer import infer_spec
+from ..materialize.infer import infer_spec
 from ..schemas import ENVIRONMENTS
 from . import Stage
 
@@ -99,7 +99,7 @@ def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict],
     environment, dropped tools with their reasons, the last verification report).
     """
     from ..env.spec import spec_problems
-    from ..env.verify import verify_report
+    from ..materialize.verify import verify_report
 
     dropped: list[dict] = []
     report: dict = {}

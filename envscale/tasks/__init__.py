@@ -13,7 +13,7 @@
   `phrases` (noun phrases: a row, an entity, a value), `clauses` (how one step is said), and `rewrite`
   (an optional LLM rewrite, checked);
 - `gates`: replay, empty trajectory, leaks and duplicates;
-- `render`: one task as text a person reads (`envscale show tasks`).
+- one task as text a person reads: `envscale show tasks` (`envscale.show.tasks`).
 
 A trajectory is scored against a task by `envscale.judge` (`score_trajectory`). The stage itself is
 `envscale.stages.tasks` (`envscale tasks --input ENVIRONMENTS --output TASKS`).

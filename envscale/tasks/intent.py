@@ -1,7 +1,7 @@
 """What the simulated user knows and says: persona, goal, facts, when they are done, the opening message.
 
 `write_instructions` turns a `TaskDraft` into `Instructions` offline, from templates, reading the *meaning*
-of every gold call (`envscale.semantics.tool_meaning` on the tool's original name, and the operation it
+of every gold call (`envscale.words.semantics.tool_meaning` on the tool's original name, and the operation it
 runs: a fixed status, a set column, the filters of a lookup) rather than its name. The user speaks in
 entities and values ("cancel my order ord_0007", "change the email address on my account to x@y.com"),
 never in tool or column names; a value the agent finds with an earlier call (provenance `call[i].FIELD`)

@@ -25,7 +25,7 @@ import random
 from typing import Any
 
 from ..env import Environment
-from ..env.verify import valid_call
+from ..materialize.verify import valid_call
 from .naming import fact_name
 
 

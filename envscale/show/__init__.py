@@ -1,12 +1,13 @@
 """`envscale show KIND REF`: read or draw one part of an artifact.
 
-A small dispatcher over kinds, each living with the code that reads it:
+The renderers live together here, the top layer below `envscale.cli` (they may import any other
+package; none imports them). This module is the dispatcher over kinds:
 
 - `graph`: one domain of a `graph` artifact drawn to a PNG (`envscale.graph.draw`);
-- `environment`: one environment of an `environments` artifact as text (`envscale.env.render`);
-- `tasks`: one task of a `tasks` artifact as text (`envscale.tasks.render`);
+- `environment`: one environment of an `environments` artifact as text (`envscale.show.environment`);
+- `tasks`: one task of a `tasks` artifact as text (`envscale.show.tasks`);
 - `trajectory`: one episode of a `trajectories` or `filtered` artifact as text
-  (`envscale.rollout.render`);
+  (`envscale.show.trajectory`);
 - `eval`: the report of an `eval` artifact, its before/after table first (`envscale.evaluation.report`).
 
 A kind's own options are refused with the others (`--png` is for `graph` only), so a mistyped
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import argparse
 
-from .config import command_parser
+from ..config import command_parser
 
 KINDS = {
     "graph": "a domain of a graph artifact, drawn to a PNG",
@@ -107,36 +108,36 @@ def main(args: argparse.Namespace) -> int:
     if wrong:
         raise ValueError(f"{', '.join(wrong)} is not an option of `envscale show {args.what}`")
     if args.what == "graph":
-        from .graph import draw
+        from ..graph import draw
 
         return draw.main(args)
     if args.what == "trajectory":
-        from .rollout import render as trajectory_render
+        from . import trajectory
 
-        return trajectory_render.main(args)
+        return trajectory.main(args)
     if args.what == "tasks":
-        from .tasks import render as task_render
+        from . import tasks
 
-        return task_render.main(args)
+        return tasks.main(args)
     if args.what == "eval":
         if args.domain is not None:
             raise ValueError("--domain is not an option of `envscale show eval`")
         return show_eval(args.ref)
-    from .env import render
+    from . import environment
 
-    return render.main(args)
+    return environment.main(args)
 
 
 def show_eval(ref: str) -> int:
     """Print the report of an `eval` artifact (rendered again from its `summary` if the file is missing)."""
-    from .artifacts import open_artifact
+    from ..artifacts import open_artifact
 
     art = open_artifact(ref, expect_kind="eval")
     path = None if art.is_hub else art.data_dir / "report.md"
     if path is not None and path.is_file():
         text = path.read_text(encoding="utf-8")
     else:
-        from .evaluation.report import render_report
+        from ..evaluation.report import render_report
 
         stats = art.manifest.get("stats", {})
         meta = {

@@ -13,7 +13,8 @@ kinds of problems, each `{"tool": name or None, "check": ..., "reason": ...}`.
 - a read that changes the state (`mechanical:read_changed_state`);
 - a write that changes anything but what it declares (`mechanical:write`): an insert must add
   exactly one row of its table holding the given values, an update must change exactly the
-  addressed row as declared, a delete must remove exactly the addressed row;
+  addressed row as declared, a delete must remove exactly the addressed row, and no table may
+  change beyond the rows its operation and effects write (`undeclared_changes`);
 - an invalid call that succeeds, fails with another code than `invalid_arguments`, or fails but
   changes the state (`mechanical:invalid_call_succeeded`, `..._code`, `..._changed_state`).
 
@@ -58,8 +59,8 @@ and read.
 Example:
 
 ```python
->>> from envscale.env import load_spec, verify
->>> from envscale.env.verify import verify_report
+>>> from envscale.env import load_spec
+>>> from envscale.materialize.verify import verify, verify_report
 >>> spec = load_spec("tests/fixtures/envs/shop.yaml")
 >>> verify(spec)
 []
@@ -79,6 +80,7 @@ import json
 import math
 import random
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -86,7 +88,8 @@ from typing import Any
 import jsonschema
 
 from envscale.env.data import column_value, id_prefix, parse_now, schema_accepts, schema_value
-from envscale.env.runtime import PRECONDITION_OPS, Environment
+from envscale.env.operations import PRECONDITION_OPS
+from envscale.env.runtime import Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
 from envscale.words.inflect import plural, singular
 from envscale.words.names import tokens
@@ -646,18 +649,19 @@ def _check_write(
 
     Columns bound to arguments and literals are predicted exactly; columns computed by an
     expression (1.1: the clock, the session, arithmetic) are taken as the runtime wrote them. The
-    tables of the operation's `effects` may change too; when an effect writes the main table, that
-    table's rows are not counted.
+    tables of the operation's `effects` may change too, by at most the rows the effects write
+    (`undeclared_changes`); when an effect writes the main table, that table is held to the same
+    bound instead of an exact count. No other table may change.
     """
     op = tool["operation"]
     table, otype = op["table"], op["type"]
     pk = env.spec["tables"][table]["primary_key"]
     call = _text(args)
     effect_tables = {e.get("table") for e in op.get("effects", []) if isinstance(e, dict)}
-    other = sorted(set(changes) - {table} - effect_tables)
-    if other:
-        return [f"{otype} {call} changed other tables: {', '.join(other)}"]
-    strict = table not in effect_tables
+    strict = table not in effect_tables  # then the operation's table is held to its exact change below
+    undeclared = undeclared_changes(op, {t: c for t, c in changes.items() if not (strict and t == table)})
+    if undeclared:
+        return [f"{otype} {call} changed {undeclared}"]
     change = changes.get(table, {"added": [], "removed": [], "changed": []})
     counts = (len(change["added"]), len(change["removed"]), len(change["changed"]))
     if otype == "insert":
@@ -700,6 +704,36 @@ def _check_write(
     if op.get("returns", "none" if otype == "delete" else "row") == "row" and result != row:
         return [f"{otype} {call} returned {_text(result)}, not the row {_text(row)}"]
     return []
+
+
+_ROW_CHANGES = {"insert": "added", "update": "changed", "delete": "removed"}
+"""The row change (`Environment.diff`) each kind of write makes."""
+
+
+def undeclared_changes(operation: dict[str, Any], changes: dict[str, dict[str, list]]) -> str | None:
+    """What a write's `changes` (`Environment.diff`) hold beyond what its operation and effects declare,
+    or `None`: a table none of them writes (`other tables: ...`), or more rows of a table added,
+    removed or changed than its writes there make (each insert adds one row, each update changes
+    one, each delete removes one; a row deleted and inserted again under its key reads as changed).
+    """
+    declared: Counter = Counter()
+    for write in [operation, *(e for e in operation.get("effects", []) if isinstance(e, dict))]:
+        if write.get("type") in _ROW_CHANGES:
+            declared[write.get("table"), _ROW_CHANGES[write["type"]]] += 1
+    other = sorted(t for t in changes if not any(declared[t, kind] for kind in _ROW_CHANGES.values()))
+    if other:
+        return f"other tables: {', '.join(other)}"
+    for table, change in sorted(changes.items()):
+        for kind in ("added", "removed", "changed"):
+            allowed = declared[table, kind]
+            if kind == "changed":
+                allowed += min(declared[table, "added"], declared[table, "removed"])
+            if len(change[kind]) > allowed:
+                return (
+                    f"{table} beyond its writes: {len(change[kind])} rows {kind}, "
+                    f"where its operation and effects make at most {allowed}"
+                )
+    return None
 
 
 def _declared(bindings: dict[str, Any], args: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:

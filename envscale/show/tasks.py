@@ -14,7 +14,7 @@ Example:
 
 ```python
 >>> from envscale.artifacts import open_artifact
->>> from envscale.tasks.render import render_task
+>>> from envscale.show.tasks import render_task
 >>> row = open_artifact("outputs/quickstart/tasks").load("tasks", "test")[0]
 >>> print(render_task(row))
 ```

@@ -12,7 +12,7 @@ line fits in `WIDTH` columns.
 Example:
 
 ```python
->>> from envscale.env.render import describe_operation, render_environment
+>>> from envscale.show.environment import describe_operation, render_environment
 >>> from envscale.env.spec import load_spec
 >>> spec = load_spec("tests/fixtures/envs/store.yaml")
 >>> tool = next(t for t in spec["tools"] if t["name"] == "cancel_order")
@@ -41,9 +41,9 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..env.runtime import Environment
+from ..env.spec import READ_OPERATIONS, SpecError
 from ..graph.draw import text_columns
-from .runtime import Environment
-from .spec import READ_OPERATIONS, SpecError
 
 WIDTH = 100
 """Most columns a line of the text takes."""
