@@ -187,9 +187,9 @@ class Server:
 def build_tasks(root: Path):
     """collect (shop OpenAPI) -> graph -> materialize -> tasks under `root`, as `tests/test_rollout*.py` do."""
     from envscale.graph.build import GraphConfig, build_graph
+    from envscale.materialize.build import MaterializeConfig, materialize
     from envscale.sources.collect import CollectConfig, collect
-    from envscale.stages.materialize import MaterializeConfig, materialize
-    from envscale.stages.tasks import TasksConfig, generate_tasks
+    from envscale.tasks.build import TasksConfig, generate_tasks
 
     pool = collect(CollectConfig(sources=[SHOP]), root / "api_pool")
     graph_config = GraphConfig(embedding_cache=str(root / "emb"), min_domain_size=2, embedding_processes=1)

@@ -188,7 +188,7 @@ def _tasks_config(tasks_per_env: int | None) -> tuple[Any, str]:
     import importlib
 
     for module, name in [
-        ("envscale.stages.tasks", "TasksConfig"),
+        ("envscale.tasks.build", "TasksConfig"),
         ("envscale.tasks.generate", "TasksConfig"),
     ]:
         try:

@@ -251,6 +251,10 @@ TASKS = ArtifactKind(
     splits={"tasks": ("train", "test")},
 )
 
+#: What ends an episode: the simulated user's message contains it (tau-bench's marker). `filter` drops that
+#: last user message from the SFT data, so each conversation ends with the agent's answer.
+STOP = "###STOP###"
+
 TRAJECTORY_FEATURES = Features(
     {
         "trajectory_id": Value("string"),  # <task_id>#<trial>

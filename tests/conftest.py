@@ -136,8 +136,8 @@ FIXTURE_SOURCES = [
 def fixture_environments(tmp_path_factory):
     """The `environments` artifact of `FIXTURE_SOURCES` (read it; write outputs elsewhere)."""
     from envscale.graph.build import GraphConfig, build_graph
+    from envscale.materialize.build import MaterializeConfig, materialize
     from envscale.sources.collect import CollectConfig, collect
-    from envscale.stages.materialize import MaterializeConfig, materialize
 
     root = tmp_path_factory.mktemp("fixture_pipeline")
     pool = collect(CollectConfig(sources=FIXTURE_SOURCES), root / "api_pool")

@@ -268,7 +268,7 @@ def test_a_malformed_manifest_is_named_with_its_file(tmp_path, capsys, manifest,
 def test_an_artifact_input_resolves_relative_to_the_artifact_and_by_data_id(tmp_path, monkeypatch):
     from envscale.artifacts import resolve_input
     from envscale.graph.build import GraphConfig, build_graph
-    from envscale.stages.materialize import MaterializeConfig, materialize
+    from envscale.materialize.build import MaterializeConfig, materialize
 
     cache = str(tmp_path / "emb")
     run = tmp_path / "here"

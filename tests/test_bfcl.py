@@ -12,7 +12,7 @@ import pytest
 from datasets import load_dataset
 
 from envscale.evaluation import bfcl
-from envscale.stages.eval import EvalConfig, evaluate
+from envscale.evaluation.run import EvalConfig, evaluate
 
 
 @pytest.mark.parametrize(("category", "count"), [("simple", 400), ("multiple", 200), ("parallel", 200)])

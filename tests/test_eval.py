@@ -16,10 +16,11 @@ from envscale.artifacts import ArtifactWriter
 from envscale.cli import main
 from envscale.errors import ArtifactError
 from envscale.evaluation.metrics import comparison, pass_hat_k, summarize, summary_rows
+from envscale.evaluation.run import EvalConfig, evaluate
 from envscale.rollout.run import RolloutConfig
 from envscale.schemas import TASKS
-from envscale.stages.eval import EvalConfig, agent_flags, evaluate
-from envscale.stages.tasks import TasksConfig, generate_tasks, held_out
+from envscale.stages.eval import agent_flags
+from envscale.tasks.build import TasksConfig, generate_tasks, held_out
 
 PERFECT = {"kind": "scripted"}
 GIVE_UP = {"kind": "scripted", "noise": {"give_up": 1.0}}

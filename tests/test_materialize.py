@@ -5,9 +5,9 @@ from datasets import load_dataset
 
 from envscale.env import Environment
 from envscale.graph.build import GraphConfig, build_graph
+from envscale.materialize.build import MaterializeConfig, materialize
 from envscale.materialize.infer import infer_spec
 from envscale.sources.collect import CollectConfig, collect
-from envscale.stages.materialize import MaterializeConfig, materialize
 
 FIX = "tests/fixtures/graph"
 

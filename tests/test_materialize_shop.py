@@ -9,9 +9,9 @@ import pytest
 from envscale.env import Environment
 from envscale.env.data import filler_share
 from envscale.graph.build import GraphConfig, build_graph
+from envscale.materialize.build import MaterializeConfig, materialize
 from envscale.materialize.verify import verify_report
 from envscale.sources.collect import CollectConfig, collect
-from envscale.stages.materialize import MaterializeConfig, materialize
 
 SHOP = "recipes/sources/envscale_shop.openapi.yaml"
 

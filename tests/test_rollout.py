@@ -18,12 +18,13 @@ import envscale.rollout.run as rollout_module
 from envscale.cli import main
 from envscale.env import Environment
 from envscale.judge import check_format, check_trajectory, exact_match, verdict
+from envscale.judge.filter import FilterConfig, filter_trajectories
 from envscale.rollout.backends import BackendConfig
 from envscale.rollout.episode import run_episode
 from envscale.rollout.run import PARTS_FILE, RolloutConfig, rollout
-from envscale.rollout.scripted import STOP, ScriptedAgent, ScriptedUser
-from envscale.stages.filter import FilterConfig, filter_trajectories
-from envscale.stages.tasks import TasksConfig, generate_tasks
+from envscale.rollout.scripted import ScriptedAgent, ScriptedUser
+from envscale.schemas import STOP
+from envscale.tasks.build import TasksConfig, generate_tasks
 
 NOISE = {
     "wrong_argument": 0.15,

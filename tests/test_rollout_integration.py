@@ -37,12 +37,12 @@ from datasets import load_dataset
 from llmfake import Reply, completion, start_llm_fake, tool_call
 
 from envscale.graph.build import GraphConfig, build_graph
+from envscale.judge.filter import FilterConfig, filter_trajectories
+from envscale.materialize.build import MaterializeConfig, materialize
 from envscale.rollout.run import PARTS_FILE, RolloutConfig, episode_seed, rollout
-from envscale.rollout.scripted import STOP
+from envscale.schemas import STOP
 from envscale.sources.collect import CollectConfig, collect
-from envscale.stages.filter import FilterConfig, filter_trajectories
-from envscale.stages.materialize import MaterializeConfig, materialize
-from envscale.stages.tasks import TasksConfig, generate_tasks
+from envscale.tasks.build import TasksConfig, generate_tasks
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = ["openapi:recipes/sources/envscale_shop.openapi.yaml"]

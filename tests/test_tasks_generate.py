@@ -12,7 +12,7 @@ import pytest
 
 from envscale.env import Environment
 from envscale.judge import score_trajectory
-from envscale.stages.tasks import TasksConfig, generate_tasks
+from envscale.tasks.build import TasksConfig, generate_tasks
 from envscale.tasks.generate import env_tasks
 
 

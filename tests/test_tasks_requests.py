@@ -16,9 +16,9 @@ import re
 import pytest
 
 from envscale.env import load_spec
-from envscale.stages.tasks import TasksConfig
 from envscale.tasks.arguments import tidy
 from envscale.tasks.asks import filler_fact, invented_object
+from envscale.tasks.build import TasksConfig
 from envscale.tasks.gold import align, execute, flow_disagrees
 from envscale.tasks.intent import write_instructions
 from envscale.tasks.model import GoldCall, TaskDraft

@@ -7,8 +7,8 @@ import random
 from apitools import api_tool
 
 from envscale.materialize.infer import infer_spec
-from envscale.stages.tasks import TasksConfig
 from envscale.tasks.asks import asked_by, read_aloud
+from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
 from envscale.words.semantics import verb_named
 

@@ -19,7 +19,7 @@ from envscale.cli import main
 from envscale.schemas import ENVIRONMENTS
 from envscale.show.tasks import WIDTH, render_task
 from envscale.stages import PIPELINE
-from envscale.stages.tasks import TasksConfig, generate_tasks, held_out, task_id
+from envscale.tasks.build import TasksConfig, generate_tasks, held_out, task_id
 from envscale.tasks.model import KINDS
 
 GRAPH_FIX = Path(__file__).parent / "fixtures" / "graph"

@@ -7,7 +7,8 @@ runtime, `envscale.env`, which imports nothing from here:
 - `envscale.materialize.infer`: one domain's tools -> an environment spec, by what each tool means
   (`infer_spec`);
 - `envscale.materialize.verify`: every tool of a spec exercised from its initial state, held to the
-  operation it declares and to the meaning of its name (`verify`, `verify_report`, `valid_call`).
+  operation it declares and to the meaning of its name (`verify`, `verify_report`, `valid_call`);
+- `envscale.materialize.build`: `MaterializeConfig` and `materialize`, the stage's loop over domains.
 
 Example:
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from ..env import Environment
 from ..llm import ChatResult, LLMError
+from ..schemas import STOP
 from .backends import Speaker
-from .scripted import STOP
 from .user import check_user_reply
 
 #: How an episode can end (`status`).

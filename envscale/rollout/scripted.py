@@ -31,10 +31,8 @@ from typing import Any
 
 from ..judge import provenance_call, read_calls, resolve_provenance
 from ..llm import ChatResult, ToolCall
+from ..schemas import STOP
 from .backends import NOISE, Backend, Speaker
-
-#: What ends an episode: the user's message contains it.
-STOP = "###STOP###"
 
 
 class _Stuck(Exception):

@@ -17,8 +17,8 @@ import json
 from typing import Any
 
 from ..llm import ChatResult
+from ..schemas import STOP
 from .backends import Backend, Speaker
-from .scripted import STOP
 
 #: How each style changes the user's behaviour (appended to its instructions).
 STYLES = {

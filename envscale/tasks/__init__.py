@@ -15,7 +15,9 @@
 - `gates`: replay, empty trajectory, leaks and duplicates;
 - one task as text a person reads: `envscale show tasks` (`envscale.show.tasks`).
 
-A trajectory is scored against a task by `envscale.judge` (`score_trajectory`). The stage itself is
-`envscale.stages.tasks` (`envscale tasks --input ENVIRONMENTS --output TASKS`).
+- `build`: `TasksConfig` and `generate_tasks`, the stage's loop over environments (splits, held-out
+  environments, resumable per environment), run by `envscale tasks` (`envscale.stages.tasks`).
+
+A trajectory is scored against a task by `envscale.judge` (`score_trajectory`).
 Nothing is imported here: each part loads on its own.
 """

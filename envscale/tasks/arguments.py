@@ -15,7 +15,7 @@ Example:
 ```python
 >>> import random
 >>> from envscale.env import load_spec
->>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.build import TasksConfig
 >>> from envscale.tasks.arguments import tidy
 >>> from envscale.tasks.model import GoldCall, TaskDraft
 >>> from envscale.tasks.prepared import Env

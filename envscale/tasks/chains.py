@@ -22,7 +22,7 @@ Example:
 ```python
 >>> import random
 >>> from envscale.env import load_spec
->>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.build import TasksConfig
 >>> from envscale.tasks.chains import BUILDERS
 >>> from envscale.tasks.prepared import Env
 >>> e = Env({"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig())

@@ -34,7 +34,7 @@ Example:
 ```python
 >>> import random
 >>> from envscale.env import load_spec
->>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.build import TasksConfig
 >>> from envscale.tasks.generate import env_tasks
 >>> kept, rejected = env_tasks(
 ...     {"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig(tasks_per_env=4), [], random.Random(0)

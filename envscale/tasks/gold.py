@@ -13,7 +13,7 @@ Example:
 
 ```python
 >>> from envscale.env import load_spec
->>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.build import TasksConfig
 >>> from envscale.tasks.gold import execute
 >>> from envscale.tasks.model import GoldCall, TaskDraft
 >>> from envscale.tasks.prepared import Env

@@ -10,7 +10,7 @@ Example:
 
 ```python
 >>> from envscale.env import load_spec
->>> from envscale.stages.tasks import TasksConfig
+>>> from envscale.tasks.build import TasksConfig
 >>> from envscale.tasks.prepared import Env
 >>> e = Env({"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig())
 >>> sorted(e.gets), e.key_arg(e.tools["cancel_order"])
