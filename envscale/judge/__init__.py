@@ -31,7 +31,9 @@ Modules (their public names are re-exported here):
   (`reset_env`, `call_parts`);
 - `checks`: the filter's checks per trajectory and the verdict (`check_trajectory`, `verdict`,
   `judge_trajectory`, `environment_error`);
-- `cache`: `EnvironmentCache`, each environment built once per process.
+- `cache`: `EnvironmentCache`, each environment built once per process;
+- `filter`: `FilterConfig` and `filter_trajectories`, the `filter` stage's library (`envscale filter`):
+  every trajectory judged, the passing ones written as SFT data, the others as `rejected` with their checks.
 
 Example:
 
