@@ -66,4 +66,4 @@ bench: install
 	$(BIN)/python bench/embed_speed.py
 
 clean:
-	rm -rf $(VENV) outputs .pytest_cache .ruff_cache
+	rm -rf $(VENV) outputs .pytest_cache .ruff_cache .import_linter_cache
