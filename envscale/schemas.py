@@ -162,6 +162,9 @@ GRAPH = ArtifactKind(
     description="Tool dependency edges and domains (one API per domain, Louvain) over an api_pool.",
 )
 
+#: What an environment is (`environments.kind`): a world of state, or a set of functions with none to change.
+ENVIRONMENT_KINDS = ("world", "function_set")
+
 ENVIRONMENTS_FEATURES = Features(
     {
         "domain_id": Value("int32"),
@@ -179,6 +182,9 @@ ENVIRONMENTS_FEATURES = Features(
         "excluded_tools": Json(),  # pure computations left out of the state: [{"tool", "reason"}]
         "semantic_score": Value("float32"),  # share of tools that do what their names say (verify_report)
         "read_only": Value("bool"),  # no write tool: no state-checked task can be posed here
+        # "world" (tools that write a state others read) | "function_set" (no write tool: loose functions,
+        # lookups, computations; kept for single-call data, no state-checked task is posed; counted apart)
+        "kind": Value("string"),
         "written_and_read": List(Value("string")),  # tables some tool writes and another reads
         "policy": Value("string"),  # rules derived from the tools' descriptions, shown to agents
     }
@@ -197,7 +203,7 @@ ENV_REJECTED_FEATURES = Features(
 
 ENVIRONMENTS = ArtifactKind(
     name="environments",
-    schema_version="1.1",
+    schema_version="1.2",  # 1.2: `kind` (world | function_set)
     configs={"environments": ENVIRONMENTS_FEATURES, "rejected": ENV_REJECTED_FEATURES},
     main_config="environments",
     description="Executable SQLite-backed tool environments, one per domain, verified.",

@@ -175,7 +175,7 @@ def splits_by_env(art) -> dict[str, set[str]]:
 
 def test_splits_are_deterministic_per_environment_and_do_not_depend_on_the_order(tmp_path):
     rows = env_rows(40)
-    config = TasksConfig(test_env_share=0.3, test_task_share=0.3, tasks_per_env=4)
+    config = TasksConfig(test_env_share=0.3, test_task_share=0.3, tasks_per_env=4, function_sets=True)
     forward = generate_tasks(environments(tmp_path / "a", rows), config, tmp_path / "tasks_a")
     backward = generate_tasks(environments(tmp_path / "b", rows[::-1]), config, tmp_path / "tasks_b")
 
@@ -211,11 +211,33 @@ def test_splits_are_deterministic_per_environment_and_do_not_depend_on_the_order
     assert some_id.startswith("env_") and len(some_id.split("-")) == 3
     test = load_dataset(str(tmp_path / "tasks_a"), "tasks", split="test")
     assert test.num_rows == forward.splits["tasks"]["test"] == sum(v == "test" for v in ids(forward).values())
-    # read-only environments still give (read) tasks
+    # function sets (read-only environments), when posed, give read tasks only
     read_only = {
         r["kind"] for s in ("train", "test") for r in forward.load("tasks", s) if r["environment"] == "env_04"
     }
     assert read_only == {"read"}
+
+
+def test_function_sets_get_no_tasks_and_are_counted_apart(tmp_path):
+    rows = env_rows(10)  # env_04 and env_09 have no write tool: function sets
+    rows[3]["kind"], rows[4]["kind"] = "world", "function_set"  # environments 1.2 say it with `kind`
+    art = generate_tasks(environments(tmp_path / "e", rows), TasksConfig(tasks_per_env=3), tmp_path / "t")
+    posed = {r["environment"] for s in ("train", "test") for r in art.load("tasks", s)}
+    assert posed == {f"env_{i:02d}" for i in range(10)} - {"env_04", "env_09"}
+    stats = art.manifest["stats"]
+    assert (stats["worlds"], stats["function_sets"], stats["environments"]) == (8, 2, 10)
+    assert stats["tasks"] == 8 * 3
+    card = (tmp_path / "t" / "README.md").read_text()
+    assert "| worlds / function sets | 8 / 2 (function sets have no tasks: no state to check) |" in card
+    # asked for, function sets get read tasks, and the card says so
+    both = generate_tasks(
+        environments(tmp_path / "e2", rows), TasksConfig(tasks_per_env=3, function_sets=True), tmp_path / "t2"
+    )
+    assert {r["environment"] for s in ("train", "test") for r in both.load("tasks", s)} >= {
+        "env_04",
+        "env_09",
+    }
+    assert "read tasks posed in function sets too" in (tmp_path / "t2" / "README.md").read_text()
 
 
 def test_task_ids_are_stable_and_change_with_the_gold_calls():
@@ -232,7 +254,7 @@ def test_task_ids_are_stable_and_change_with_the_gold_calls():
 def test_a_broken_environment_row_is_a_rejected_row_and_the_others_keep_their_tasks(tmp_path):
     art = generate_tasks(
         environments(tmp_path / "envs", env_rows(6, broken=2)),
-        TasksConfig(tasks_per_env=3),
+        TasksConfig(tasks_per_env=3, function_sets=True),
         tmp_path / "tasks",
     )
     stats = art.manifest["stats"]
@@ -282,13 +304,13 @@ def test_an_interrupted_run_resumes_without_redoing_finished_environments(tmp_pa
 
     monkeypatch.setattr(generate_module, "env_tasks", interrupt_at_env_04)
     with pytest.raises(KeyboardInterrupt):
-        generate_tasks(envs, TasksConfig(tasks_per_env=2), tmp_path / "tasks")
+        generate_tasks(envs, TasksConfig(tasks_per_env=2, function_sets=True), tmp_path / "tasks")
     assert CALLS == ["env_00", "env_01", "env_02", "env_03"]
     monkeypatch.setattr(generate_module, "env_tasks", fake_env_tasks)
     CALLS.clear()
-    art = generate_tasks(envs, TasksConfig(tasks_per_env=2), tmp_path / "tasks")
+    art = generate_tasks(envs, TasksConfig(tasks_per_env=2, function_sets=True), tmp_path / "tasks")
     assert CALLS == ["env_04", "env_05"]
-    fresh = generate_tasks(envs, TasksConfig(tasks_per_env=2), tmp_path / "fresh")
+    fresh = generate_tasks(envs, TasksConfig(tasks_per_env=2, function_sets=True), tmp_path / "fresh")
     assert [r["task_id"] for r in art.load("tasks")] == [r["task_id"] for r in fresh.load("tasks")]
 
 
@@ -330,7 +352,9 @@ def tasks_art(tmp_path_factory):
     try:
         root = tmp_path_factory.mktemp("tasks")
         envs = environments(root / "envs", env_rows(12, broken=7))
-        return generate_tasks(envs, TasksConfig(tasks_per_env=3, test_env_share=0.3), root / "tasks")
+        return generate_tasks(
+            envs, TasksConfig(tasks_per_env=3, test_env_share=0.3, function_sets=True), root / "tasks"
+        )
     finally:
         mp.undo()
 

@@ -231,6 +231,7 @@ def _materialize(
                 "excluded_tools": excluded,
                 "semantic_score": semantic,
                 "read_only": read_only,
+                "kind": "function_set" if read_only else "world",
                 "written_and_read": report.get("written_and_read") or [],
                 "policy": spec.get("policy"),
             }
@@ -247,6 +248,8 @@ def _materialize(
         "drop_reasons": dict(dropped_reasons.most_common(20)),
         "tools_excluded_as_computations": excluded_count,
         "read_only_environments": read_only_count,
+        "function_sets": read_only_count,
+        "worlds": counts["environments"] - read_only_count,
         "mean_semantic_score": round(sum(scores) / len(scores), 4) if scores else 0.0,
     }
     art = writer.commit(counts, stats)

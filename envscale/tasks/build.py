@@ -102,6 +102,11 @@ class TasksConfig:
         ge=0,
         le=1,
     )
+    function_sets: bool = option(
+        False,
+        "Pose read tasks in function sets too (environments with no write tool: loose functions, lookups, "
+        "computations). Off: only worlds get tasks, and function sets are counted apart.",
+    )
     llm_base_url: str | None = option(
         None,
         "OpenAI-compatible endpoint that rewrites user instructions toward implicit references; "
@@ -225,6 +230,13 @@ def dependency_edges(graph: Artifact | None) -> dict[int, list[dict]]:
 
 def _env_name(row: dict) -> str:
     return row.get("name") or f"domain_{row.get('domain_id')}"
+
+
+def is_function_set(row: dict) -> bool:
+    """Whether an environment row is a function set (no write tool), by its `kind` (environments 1.2) or,
+    in an older artifact, its `read_only` flag."""
+    kind = row.get("kind")
+    return kind == "function_set" if kind else bool(row.get("read_only"))
 
 
 # ----------------------------------------------------------------------------- one environment
@@ -354,6 +366,7 @@ def _generate(
     test_from_held = 0
     reasons: Counter = Counter()
     failed_envs = 0
+    function_sets: list[str] = []
     from ..tasks.generate import Rewriter
 
     llm = config.llm_config()
@@ -364,6 +377,9 @@ def _generate(
         rows = iter_rows(environments, batch_size=64)
         for index, row in enumerate(tqdm(rows, total=environments.num_rows, desc="tasks", unit="env")):
             name = _env_name(row)
+            if not config.function_sets and is_function_set(row):
+                function_sets.append(name)  # no state to check: counted apart, no task posed
+                continue
             is_held = held_out(name, config)
             entry = finished.get((index, name))
             if entry is None:
@@ -394,7 +410,10 @@ def _generate(
     kept = sum(counts["tasks"].values())
     sizes = sorted(per_env.values())
     stats = {
-        "environments": len(per_env),
+        "environments": len(per_env) + len(function_sets),
+        "worlds": len(per_env),
+        "function_sets": len(function_sets),
+        "function_sets_posed": bool(config.function_sets),
         "environments_with_tasks": sum(n > 0 for n in sizes),
         "environments_failed": failed_envs,
         "held_out_environments": len(held),
