@@ -1,4 +1,5 @@
-"""Traces worth learning from (issue 19): the `consistent` check drops a final message that contradicts
+"""Traces worth learning from (issue 19): the scripted agent's messages are grounded in what its tools
+returned and vary by episode seed, and the `consistent` check drops a final message that contradicts
 the tool results (the "Done" with the old value, the success claimed after a refused call).
 
 Episodes run on the real fixture shop, with hand-made tasks in the format the task stage writes them.
@@ -58,6 +59,47 @@ def play(env, task, seed):
     env.reset()
     agent = ScriptedAgent(task, random.Random(seed), {})
     return asyncio.run(run_episode(task, env, agent, ScriptedUser(task, None)))
+
+
+# ----------------------------------------------------------------------------- the scripted agent's words
+
+
+def test_the_closing_after_a_write_says_what_was_done_to_which_row_with_the_values_returned(shop):
+    order = pending_order(shop)
+    task = write_task(shop, [{"tool": "cancel_order", "arguments": {"order_id": order}}])
+    closings = {play(shop, task, seed)["final_answer"] for seed in range(12)}
+    for text in closings:
+        assert order in text and "cancelled" in text  # the row and its new status, as the result shows
+        assert "everything you asked for" not in text
+    assert len(closings) >= 3  # a few phrasings, chosen by the episode's seed
+    assert play(shop, task, 5)["final_answer"] == play(shop, task, 5)["final_answer"]  # deterministic
+
+
+def test_the_closing_states_the_asked_facts_with_the_field_they_are_read_from(shop):
+    order = shop.dump()["orders"][0]
+    task = write_task(
+        shop, [{"tool": "get_order", "arguments": {"order_id": order["order_id"]}}], "read", [order["status"]]
+    )
+    text = play(shop, task, 0)["final_answer"]
+    assert f"status of order {order['order_id']} is {order['status']}" in text.lower()
+
+
+def test_a_clarifying_question_names_the_missing_fact_and_a_refusal_cites_the_policy_rule(shop):
+    order = pending_order(shop)
+    rule = {"tool": "cancel_order", "text": "refused: only pending orders can be cancelled"}
+    task = write_task(
+        shop,
+        [{"tool": "get_order", "arguments": {"order_id": order}}],
+        "policy",
+        ["pending"],
+        policy={"text": "...", "task_rule": rule},
+        instructions={"goal": "I want to cancel order 7.", "hidden_facts": {"order number": order}},
+    )
+    messages = play(shop, task, 0)["messages"]
+    assert "order number" in messages[2]["content"] and messages[2]["content"].endswith("?")
+    refusal = messages[-2]["content"] if messages[-1]["role"] == "user" else messages[-1]["content"]
+    assert "only pending orders can be cancelled" in refusal and "cancel order 7" in refusal
+    assert "pending" in refusal.replace("only pending orders", "")  # the fact that makes the rule apply
 
 
 # ----------------------------------------------------------------------------- the `consistent` check
@@ -133,3 +175,16 @@ def test_a_longer_field_is_not_read_as_its_last_word():
     assert check_consistent(messages)
     messages[-1]["content"] = "Its display name is now Rebecca Wilson and its name is now Rebecca Wilson."
     assert not check_consistent(messages)
+
+
+def test_a_fact_read_before_a_write_changed_it_is_said_in_the_past(shop):
+    order = pending_order(shop)
+    calls = [
+        {"tool": "get_order", "arguments": {"order_id": order}},
+        {"tool": "cancel_order", "arguments": {"order_id": order}},
+    ]
+    task = write_task(shop, calls, "mixed", ["pending"])
+    result = play(shop, task, 0)
+    text = result["final_answer"]
+    assert f"status of order {order} was pending" in text and "cancelled" in text
+    assert check_consistent(result["messages"])
