@@ -302,7 +302,7 @@ TRAJECTORIES = ArtifactKind(
 )
 
 #: The checks `filter` records per trajectory, one column each (`None`: the task is not scored on it).
-CHECKS = ("ended", "format", "schema", "state", "answer", "actions", "policy", "exact")
+CHECKS = ("ended", "format", "schema", "state", "answer", "actions", "policy", "exact", "consistent")
 
 FILTERED_FEATURES = Features(
     {
@@ -315,7 +315,7 @@ FILTERED_FEATURES = Features(
 
 FILTERED = ArtifactKind(
     name="filtered",
-    schema_version="1.0",
+    schema_version="1.1",  # 1.1: the `check_consistent` column
     configs={"filtered": FILTERED_FEATURES, "rejected": FILTERED_FEATURES},
     main_config="filtered",
     description="Trajectories that reach the gold outcome (SFT data), and the rejected ones with their failed checks.",

@@ -6,7 +6,8 @@ The rules (what the code below does; `checks` has the table of checks):
    holds at every level. A task scored on nothing, on `state` without a `gold_state_hash`, or on
    answer facts it does not list, or meant for another environment, is malformed (`ValueError`).
 2. A trajectory passes when every check named in the levels holds (`DEFAULT_LEVELS`: `ended`,
-   `format`, `state`, `answer`, `actions`, `policy`); a failed required check is a reason to drop.
+   `format`, `state`, `answer`, `actions`, `policy`, `consistent`); a failed required check is a reason
+   to drop.
 3. Replays run only the calls that reached the environment: calls refused as `unknown_tool` or
    `invalid_arguments` are left out; the others run in order through `Environment.step` on a fresh
    reset to the task's `seed` (and `session_key`). Refused calls change nothing and fail no outcome
@@ -18,8 +19,12 @@ The rules (what the code below does; `checks` has the table of checks):
 5. `exact` compares the episode's own successful calls with the gold calls (tools and required
    arguments, values compared by `answers.canonical_value`), in an order that keeps the data flow
    of the gold calls' provenance (`provenance`); failed calls are ignored.
-6. An episode that never ran (no messages) fails `state`, `answer`, `actions`, `policy` and `exact`
-   whatever the task is scored on; a trajectory whose environment cannot be built fails every check.
+6. `consistent`: the final answer contradicts no tool result of the episode: no success claimed after a
+   last call the environment refused, no value given to a field that the latest result of its row
+   shows otherwise (only what the episode's own results decide; `checks.check_consistent`).
+7. An episode that never ran (no messages) fails `state`, `answer`, `actions`, `policy`, `exact` and
+   `consistent` whatever the task is scored on; a trajectory whose environment cannot be built fails
+   every check.
 
 Modules (their public names are re-exported here):
 
@@ -53,6 +58,7 @@ from envscale.judge.checks import (
     DEFAULT_LEVELS,
     SCHEMA_ERRORS,
     Judgement,
+    check_consistent,
     check_format,
     check_trajectory,
     environment_error,
@@ -73,6 +79,7 @@ __all__ = [
     "call_parts",
     "canonical_number",
     "canonical_value",
+    "check_consistent",
     "check_format",
     "check_trajectory",
     "environment_error",

@@ -9,6 +9,7 @@
 | `answer` | the final answer states every answer fact |
 | `actions` | every required tool was called successfully |
 | `policy` | no forbidden call succeeded (and, scored on `state`, the state is what the policy leaves) |
+| `consistent` | the final answer does not contradict the tool results: it claims no success after a last call the environment refused, and states no value for a field that the latest result of that field's row shows otherwise (`check_consistent`) |
 | `exact` | the successful calls are the gold calls: same tools and key (required) arguments, in an order that respects the data flow between them (independent calls in any order); failed calls are ignored |
 
 A check the task is not scored on is `None` (holds for any level). `score_trajectory` (the one way
@@ -31,11 +32,13 @@ True
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from envscale.env import Environment
 from envscale.schemas import CHECKS
+from envscale.words.names import tokens
 
 from .answers import canonical_value
 from .provenance import read_calls
@@ -45,6 +48,7 @@ __all__ = [
     "DEFAULT_LEVELS",
     "SCHEMA_ERRORS",
     "Judgement",
+    "check_consistent",
     "check_format",
     "check_trajectory",
     "environment_error",
@@ -55,7 +59,7 @@ __all__ = [
 ]
 
 #: The checks required by default: the outcome, in a well-formed conversation that ended normally.
-DEFAULT_LEVELS = ("ended", "format", "state", "answer", "actions", "policy")
+DEFAULT_LEVELS = ("ended", "format", "state", "answer", "actions", "policy", "consistent")
 #: Error codes of calls that never reached the environment's tools (not offered, or arguments that do
 #: not fit the tool's schema): they fail `schema` and are left out of the replay.
 SCHEMA_ERRORS = frozenset({"unknown_tool", "invalid_arguments"})
@@ -98,6 +102,151 @@ def check_format(messages: Any) -> bool:
         elif not isinstance(m.get("content"), str):
             return False
     return not open_calls
+
+
+#: Words that claim a request succeeded, and words that say it did not (the latter win).
+_SUCCESS = re.compile(
+    r"\b(?:done|all set|taken care of|successfully|succeeded|(?:is|are) now)\b|"
+    r"\b(?:i|i've|i have|has been|have been|was|were)\s+(?:\w+ly\s+)?(?:updated|created|deleted|removed|"
+    r"cancell?ed|added|saved|changed|completed|booked|scheduled|set|made|sent)\b",
+    re.IGNORECASE,
+)
+_FAILURE = re.compile(
+    r"\b(?:sorry|unfortunately|couldn't|could not|can't|cannot|unable|not able|failed|fail|error|refused|"
+    r"denied|not allowed|wasn't|was not|didn't|did not|won't|isn't|is not|nothing was)\b",
+    re.IGNORECASE,
+)
+#: What joins a field to the value a message gives it: `status is now cancelled`, `email: a@b.c`. The
+#: strong ones claim the value the row has now, after the calls.
+_NOW = r"(?:is now|are now|now reads|now is|was changed to|was updated to|was set to|changed to|updated to|set to)"
+_IS = r"(?:is|are|:|=)"
+
+
+def _observation(content: Any) -> Any:
+    try:
+        return json.loads(content) if isinstance(content, str) else content
+    except (TypeError, ValueError):
+        return content
+
+
+def _refused(value: Any) -> bool:
+    """An error observation: `{"error", "code"}` (what the rollout records), or `{"ok": false, ...}`."""
+    return isinstance(value, dict) and (set(value) == {"error", "code"} or value.get("ok") is False)
+
+
+def _renderings(value: Any) -> set[str]:
+    """How a message may write `value` (lowercase)."""
+    if isinstance(value, bool):
+        return {"true", "yes"} if value else {"false", "no"}
+    if isinstance(value, int | float):
+        number = float(value)
+        out = {str(value), f"{number:g}", f"{number:.2f}"}
+        return out | ({str(int(number))} if number.is_integer() else set())
+    text = str(value).strip().lower()
+    return {text, text.replace("_", " ")} if text else set()
+
+
+def _states(text: str, values: set[str]) -> bool:
+    """`text` (what follows a field and its connector) starts with one of `values`, as a whole."""
+    text = text.lstrip("\"'\u201c`*( ").lower()
+    return any(
+        text.startswith(v) and (len(text) == len(v) or not (text[len(v)].isalnum() or text[len(v)] in "_-@"))
+        for v in values
+    )
+
+
+def _rows(result: Any) -> list[dict]:
+    rows = result if isinstance(result, list) else [result]
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def _identity(row: dict, position: int) -> Any:
+    """A row's identity: its first column when that is a key (`order_id`), else where it was read."""
+    first = next(iter(row), None)
+    if first is not None and re.search(r"(?:id|key|uuid|code)$", first, re.IGNORECASE):
+        return (first, json.dumps(row[first], default=str))
+    return ("at", position)
+
+
+def check_consistent(messages: Any) -> bool:
+    """The final assistant message does not contradict the tool results before it.
+
+    It fails when (1) the last tool answer is an error observation and the message claims success
+    ("done", "updated", "has been", ...) without a word of failure ("sorry", "couldn't", "refused",
+    ...); or (2) the message gives a field a value (`<field> is now <value>`, `<field> is <value>`)
+    that the field had in an earlier result or call argument of the episode while the latest result
+    of that row shows another, or (with `is now`, `set to`, ... ) any value other than what the last
+    result shows for it. Values the episode never showed and fields it never returned are not judged:
+    a message is wrong here only where the episode's own results say so.
+    """
+    if not isinstance(messages, list):
+        return False
+    last = next((i for i in range(len(messages) - 1, -1, -1) if _is_answer(messages[i])), None)
+    if last is None:
+        return True
+    answer = str(messages[last].get("content") or "")
+    tools = [
+        _observation(m.get("content"))
+        for m in messages[:last]
+        if isinstance(m, dict) and m.get("role") == "tool"
+    ]
+    if not tools:
+        return True
+    said = re.sub(r'"[^"]*"', '""', answer)  # quoted values (a result read back) claim nothing
+    if _refused(tools[-1]) and _SUCCESS.search(said) and not _FAILURE.search(said):
+        return False
+    known: dict[str, set[str]] = {}  # every value a field took in the episode (results and arguments)
+    latest: dict[Any, dict] = {}  # the latest result of each row
+    for position, value in enumerate(tools):
+        if _refused(value):
+            continue
+        for row in _rows(value):
+            latest[_identity(row, position)] = row
+    for m in messages[:last]:
+        for call in (m.get("tool_calls") or []) if isinstance(m, dict) else []:
+            arguments = (call.get("function") or {}).get("arguments") if isinstance(call, dict) else None
+            for name, value in (_observation(arguments) if isinstance(arguments, str | dict) else {}).items():
+                if not isinstance(value, dict | list) and value is not None:
+                    known.setdefault(name, set()).update(_renderings(value))
+    for value in tools:
+        for row in [] if _refused(value) else _rows(value):
+            for name, field in row.items():
+                if not isinstance(field, dict | list) and field is not None:
+                    known.setdefault(name, set()).update(_renderings(field))
+    now: dict[str, set[str]] = {}
+    for row in latest.values():
+        for name, field in row.items():
+            if not isinstance(field, dict | list):
+                now.setdefault(name, set()).update(
+                    _renderings(field) if field is not None else {"null", "none"}
+                )
+    last_row = _rows(tools[-1])
+    last_fields = set(last_row[0]) if len(last_row) == 1 else set()
+    phrases = {name: " ".join(tokens(name)) or name for name in known.keys() | now.keys()}
+    for name, values in now.items():
+        words = phrases[name]
+        if len(words) < 3:
+            continue
+        field = re.escape(words).replace("\\ ", "[\\s_]+")
+        # a longer field that ends with these words ("display name" for `name`) is that field, not this one
+        heads = [p[: -len(words)].strip() for p in phrases.values() if p.endswith(" " + words)]
+        for strong, connector in ((True, _NOW), (False, _IS)):
+            for match in re.finditer(rf"\b{field}\s*{connector}(?!\w)\s*", answer, re.IGNORECASE):
+                before = answer[: match.start()]
+                if any(re.search(rf"\b{re.escape(h)}[\s_]+$", before, re.IGNORECASE) for h in heads):
+                    continue
+                stated = answer[match.end() :]
+                if _states(stated, values):
+                    continue
+                if _states(stated, known.get(name, set()) - values):
+                    return False  # an old (or intended) value the latest result does not show
+                if strong and name in last_fields:
+                    return False  # "is now X", while the last result shows otherwise
+    return True
+
+
+def _is_answer(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("role") == "assistant" and not message.get("tool_calls")
 
 
 def _signature(tool: str, arguments: Any, keys: dict[str, list[str]]) -> str:
@@ -146,7 +295,7 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
     checks["format"] = check_format(messages)
     checks["schema"] = all(c.get("ok") or c.get("code") not in SCHEMA_ERRORS for c in calls)
     if not messages:  # the episode never ran (its environment failed): nothing to replay
-        checks.update(state=False, answer=False, actions=False, policy=False, exact=False)
+        checks.update(state=False, answer=False, actions=False, policy=False, exact=False, consistent=False)
         return checks
     # calls the episode refused before they reached the environment (not offered, unparseable) never ran:
     # the replay leaves them out too (the environment refuses the others again, changing nothing)
@@ -163,6 +312,7 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
         checks["policy"] = checks["policy"] and score["state"]
     gold = _json(task.get("gold_calls")) or []
     checks["exact"] = exact_match(calls, gold, required_arguments(env))
+    checks["consistent"] = check_consistent(messages)
     return checks
 
 

@@ -9,8 +9,12 @@ ends with the stop marker. It never stops before the agent has answered.
 **Scripted agent.** Asks for the held-back facts first (`missing_info` tasks), then makes the gold
 calls in order, independent consecutive calls in one turn (parallel tool calls). Arguments that the
 gold chain takes from an earlier result (`call[i].FIELD`) are read from *this* episode's results, so
-a mistake upstream propagates. After the calls it answers: the task's answer facts when its results
-match the gold results, else what its last result says; a `policy` task ends with a refusal. Noise
+a mistake upstream propagates. After the calls it answers from this episode's results
+(`envscale.rollout.closing`, a few phrasings chosen by the episode's seed): what each write did to
+which row with the values the tool returned (or what the environment answered when it refused); the
+task's answer facts with the fields that hold them when its results match the gold results, else what
+its last result says; a `policy` task ends with a refusal citing the rule (`policy.task_rule.text`).
+Its clarifying question names the held-back facts. Noise
 (`BackendConfig.noise`, probability per gold call, drawn from the episode's seed):
 
 - `wrong_argument`: one argument changed (not recovered);
@@ -33,6 +37,15 @@ from ..judge import provenance_call, read_calls, resolve_provenance
 from ..llm import ChatResult, ToolCall
 from ..schemas import STOP
 from .backends import NOISE, Backend, Speaker
+from .closing import (
+    describe_write,
+    facts_clause,
+    facts_sentence,
+    failure_sentence,
+    question,
+    refusal,
+    write_sentence,
+)
 
 
 class _Stuck(Exception):
@@ -113,6 +126,9 @@ class ScriptedAgent:
         self.write_tools = set(task["write_tools"]) if "write_tools" in task else None
         self.next = 0  # the next gold call not yet made
         self.results: dict[int, Any] = {}  # this episode's result of each gold call made (None: refused)
+        self.errors: dict[int, Any] = {}  # the error observation of a gold call the environment refused
+        self.made: dict[int, dict] = {}  # the arguments each gold call was last made with
+        self.closing: str | None = None  # the closing message, composed once
         self.pending: list[
             tuple[str, int | None, bool]
         ] = []  # (call id, gold index or None, broken on purpose)
@@ -132,10 +148,12 @@ class ScriptedAgent:
             ok, value = _result(by_id.get(call_id))
             if ok:
                 self.results[index] = value
+                self.errors.pop(index, None)
             elif broken:
                 self.retry.append(index)
             else:
                 self.results.setdefault(index, None)
+                self.errors[index] = value
         self.pending = []
 
     def _so_far(self) -> list[Any]:
@@ -204,6 +222,8 @@ class ScriptedAgent:
                 tool, target = self.rng.choice(offered), None  # not the gold call: the chain is off
         elif self._draw("wrong_argument"):
             args = self._mutate(args)
+        if target is not None:
+            self.made[index] = args
         out = [(self._call(tool, args), target, False)]
         harmless = self.write_tools is not None and tool not in self.write_tools
         if target is not None and harmless and self._draw("extra_call"):
@@ -213,6 +233,17 @@ class ScriptedAgent:
     # ------------------------------------------------------------------ answering
 
     def _answer(self) -> str:
+        if self.closing is None:
+            self.closing = self._compose()
+        return self.closing
+
+    def _is_write(self, tool: str) -> bool:
+        if self.write_tools is not None:
+            return tool in self.write_tools
+        return bool(_json(self.task.get("gold_diff"))) and tool == self.gold[-1]["tool"]
+
+    def _compose(self) -> str:
+        """The closing message, from this episode's results (see `envscale.rollout.closing`)."""
         kind = self.task.get("kind")
         facts = list(self.task.get("answer_facts") or [])
         got = self._so_far()
@@ -220,16 +251,29 @@ class ScriptedAgent:
             json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
             for a, b in zip(got, self.gold_results, strict=False)
         )
+        seen = json.dumps(got, ensure_ascii=False, default=str)
+        facts_hold = bool(facts) and (on_track or all(str(f) in seen for f in facts))
         if kind == "policy":
-            said = f" ({', '.join(facts)})" if facts and on_track else ""
-            return f"I'm sorry, but I can't do that: our policy does not allow it in this case{said}."
-        if facts:
-            seen = json.dumps(got, ensure_ascii=False, default=str)
-            if on_track or all(str(f) in seen for f in facts):  # what this episode's results say
-                return "Here is what I found: " + "; ".join(str(f) for f in facts) + "."
+            policy = _json(self.task.get("policy")) or {}
+            goal = str((_json(self.task.get("instructions")) or {}).get("goal") or "")
+            said = facts_clause(facts, got) if facts_hold else None
+            return refusal(policy.get("task_rule"), goal, said, self.rng)
+        parts: list[str] = []
+        diff = _json(self.task.get("gold_diff")) or {}
+        for i, call in enumerate(self.gold):
+            if not self._is_write(call["tool"]):
+                continue
+            if i in self.errors:
+                parts.append(failure_sentence(call["tool"], self.errors[i], self.rng))
+            elif i in self.results:
+                write = describe_write(call["tool"], self.made.get(i, {}), self.results[i], diff)
+                parts.append(write_sentence(write, self.rng))
+        if facts_hold:
+            parts.append(facts_sentence(facts, got, self.rng))
+        elif facts or not parts:
             last = next((r for r in reversed(got) if r is not None), None)
-            return "Here is what I found: " + _say(last)[:300]
-        return "Done: everything you asked for has been taken care of."
+            parts.append("Here is what the system answered: " + _say(last)[:300])
+        return " ".join(parts)
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> ChatResult:
         self._collect(messages)
@@ -237,8 +281,7 @@ class ScriptedAgent:
             return _chat(self._answer())
         if not self.asked:
             self.asked = True
-            names = ", ".join(f"your {_words(k)}" for k in self.hidden)
-            return _chat(f"I can help with that. Could you tell me {names}?")
+            return _chat(question([_words(k) for k in self.hidden], self.rng))
         if self.next >= len(self.gold) and not self.retry:
             self.done = True
             return _chat(self._answer())

@@ -1,0 +1,190 @@
+"""Traces worth learning from (issue 19): the scripted agent's messages are grounded in what its tools
+returned and vary by episode seed, and the `consistent` check drops a final message that contradicts
+the tool results (the "Done" with the old value, the success claimed after a refused call).
+
+Episodes run on the real fixture shop, with hand-made tasks in the format the task stage writes them.
+"""
+
+import asyncio
+import json
+import random
+
+import pytest
+
+from envscale.env import Environment
+from envscale.judge import DEFAULT_LEVELS, check_consistent, judge_trajectory
+from envscale.rollout.episode import run_episode, tool_content
+from envscale.rollout.scripted import ScriptedAgent, ScriptedUser
+
+SHOP = "tests/fixtures/envs/shop.yaml"
+
+
+@pytest.fixture
+def shop():
+    with Environment.from_yaml(SHOP) as env:
+        env.reset()
+        yield env
+
+
+def pending_order(env):
+    return next(r["order_id"] for r in env.dump()["orders"] if r["status"] == "pending")
+
+
+def write_task(env, calls, kind="write", answer_facts=(), **extra):
+    """A task whose gold is `calls` run on `env` from its initial state (the env is reset after)."""
+    env.reset()
+    before = env.snapshot()
+    results = [env.step(c["tool"], c["arguments"])["result"] for c in calls]
+    task = {
+        "task_id": "t1",
+        "kind": kind,
+        "seed": None,
+        "first_message": "Hello, can you help me?",
+        "tools": [t["name"] for t in env.spec["tools"]],
+        "write_tools": [t["name"] for t in env.spec["tools"] if t.get("kind") == "write"],
+        "gold_calls": [{**c, "provenance": {}} for c in calls],
+        "gold_results": results,
+        "gold_diff": env.diff(before),
+        "gold_state_hash": env.state_hash(),
+        "answer_facts": list(answer_facts),
+        "scoring": {"state": True, "answer_facts": bool(answer_facts), "required_actions": []},
+        "instructions": {"goal": "I want to cancel my order.", "hidden_facts": {}},
+        **extra,
+    }
+    env.reset()
+    return task
+
+
+def play(env, task, seed):
+    env.reset()
+    agent = ScriptedAgent(task, random.Random(seed), {})
+    return asyncio.run(run_episode(task, env, agent, ScriptedUser(task, None)))
+
+
+# ----------------------------------------------------------------------------- the scripted agent's words
+
+
+def test_the_closing_after_a_write_says_what_was_done_to_which_row_with_the_values_returned(shop):
+    order = pending_order(shop)
+    task = write_task(shop, [{"tool": "cancel_order", "arguments": {"order_id": order}}])
+    closings = {play(shop, task, seed)["final_answer"] for seed in range(12)}
+    for text in closings:
+        assert order in text and "cancelled" in text  # the row and its new status, as the result shows
+        assert "everything you asked for" not in text
+    assert len(closings) >= 3  # a few phrasings, chosen by the episode's seed
+    assert play(shop, task, 5)["final_answer"] == play(shop, task, 5)["final_answer"]  # deterministic
+
+
+def test_the_closing_states_the_asked_facts_with_the_field_they_are_read_from(shop):
+    order = shop.dump()["orders"][0]
+    task = write_task(
+        shop, [{"tool": "get_order", "arguments": {"order_id": order["order_id"]}}], "read", [order["status"]]
+    )
+    text = play(shop, task, 0)["final_answer"]
+    assert f"status of order {order['order_id']} is {order['status']}" in text.lower()
+
+
+def test_a_clarifying_question_names_the_missing_fact_and_a_refusal_cites_the_policy_rule(shop):
+    order = pending_order(shop)
+    rule = {"tool": "cancel_order", "text": "refused: only pending orders can be cancelled"}
+    task = write_task(
+        shop,
+        [{"tool": "get_order", "arguments": {"order_id": order}}],
+        "policy",
+        ["pending"],
+        policy={"text": "...", "task_rule": rule},
+        instructions={"goal": "I want to cancel order 7.", "hidden_facts": {"order number": order}},
+    )
+    messages = play(shop, task, 0)["messages"]
+    assert "order number" in messages[2]["content"] and messages[2]["content"].endswith("?")
+    refusal = messages[-2]["content"] if messages[-1]["role"] == "user" else messages[-1]["content"]
+    assert "only pending orders can be cancelled" in refusal and "cancel order 7" in refusal
+    assert "pending" in refusal.replace("only pending orders", "")  # the fact that makes the rule apply
+
+
+# ----------------------------------------------------------------------------- the `consistent` check
+
+
+def episode(env, steps, answer):
+    """A trajectory whose tool answers are what `env` returned for `steps` (`(tool, arguments)`)."""
+    messages = [{"role": "system", "content": "policy"}, {"role": "user", "content": "please"}]
+    calls = []
+    for i, (tool, arguments) in enumerate(steps):
+        obs = env.step(tool, arguments)
+        call = {"id": f"c{i}", "type": "function", "function": {"name": tool, "arguments": arguments}}
+        messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": tool_content(obs)})
+        calls.append({"tool": tool, "arguments": arguments, "ok": obs["ok"], "code": obs.get("code")})
+    messages.append({"role": "assistant", "content": answer})
+    return {"messages": messages, "calls": calls, "final_answer": answer, "status": "completed"}
+
+
+def test_a_final_message_with_the_old_value_is_rejected_and_the_true_one_kept(shop):
+    customer = shop.dump()["customers"][0]
+    old, new = customer["email"], "new.address@example.org"
+    steps = [
+        ("get_customer", {"customer_id": customer["customer_id"]}),
+        ("update_customer_email", {"customer_id": customer["customer_id"], "email": new}),
+    ]
+    shop.reset()
+    shop.step(*steps[1])
+    task = {"seed": None, "gold_state_hash": shop.state_hash(), "scoring": {"state": True}, "gold_calls": []}
+    for answer, holds in (
+        (f"Done: the email is now {old}.", False),  # the "Done" with the old value
+        (f"Done: your email is {old}.", False),
+        (f"Done: the email is now {new}.", True),
+        (f"I've updated it; your email address was {old} and is now {new}.", True),
+    ):
+        shop.reset()
+        trajectory = episode(shop, steps, answer)
+        judgement = judge_trajectory(trajectory, task, shop, DEFAULT_LEVELS)
+        assert judgement.checks["state"] is True  # the outcome is right either way
+        assert judgement.checks["consistent"] is holds, answer
+        assert judgement.passed is holds and judgement.failed == ([] if holds else ["consistent"])
+
+
+def test_success_claimed_after_a_refused_last_call_is_rejected(shop):
+    steps = [("cancel_order", {"order_id": "ord_9999"})]  # no such order: an error observation
+    for answer, holds in (
+        ("Done: everything you asked for has been taken care of.", False),
+        ("I've cancelled order ord_9999.", False),
+        ("I'm sorry, I couldn't cancel it: there is no order ord_9999.", True),
+        ('The system answered: {"note": "Order updated by Ann"}', True),  # a quoted result claims nothing
+    ):
+        shop.reset()
+        messages = episode(shop, steps, answer)["messages"]
+        assert json.loads(messages[-2]["content"])["code"]  # the last tool answer is an error
+        assert check_consistent(messages) is holds, answer
+
+
+def test_a_longer_field_is_not_read_as_its_last_word():
+    row = {"group_id": "gro_1", "display_name": "Rebecca Wilson", "name": "Vega Group"}
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "a", "function": {"name": "add", "arguments": {}}}],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": json.dumps(row)},
+        {
+            "role": "assistant",
+            "content": "Its display name is now Rebecca Wilson and its name is now Vega Group.",
+        },
+    ]
+    assert check_consistent(messages)
+    messages[-1]["content"] = "Its display name is now Rebecca Wilson and its name is now Rebecca Wilson."
+    assert not check_consistent(messages)
+
+
+def test_a_fact_read_before_a_write_changed_it_is_said_in_the_past(shop):
+    order = pending_order(shop)
+    calls = [
+        {"tool": "get_order", "arguments": {"order_id": order}},
+        {"tool": "cancel_order", "arguments": {"order_id": order}},
+    ]
+    task = write_task(shop, calls, "mixed", ["pending"])
+    result = play(shop, task, 0)
+    text = result["final_answer"]
+    assert f"status of order {order} was pending" in text and "cancelled" in text
+    assert check_consistent(result["messages"])
