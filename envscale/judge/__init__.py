@@ -40,7 +40,7 @@ Modules (their public names are re-exported here):
 - `provenance`: the one parser of provenance paths `call[i][j].field` (`parse_provenance`,
   `provenance_call`, `read_calls`, `resolve_provenance`);
 - `effects`: what a call did whatever its tool, its effect on the state and the rows it read
-  (`effect`, `rows_read`, `is_read`, `READ_OPERATIONS`, `Step`);
+  (`effect`, `rows_read`, `READ_OPERATIONS`, `Step`);
 - `score`: `score_trajectory` / `score_row`, a trajectory replayed and scored against a task
   (`reset_env`, `call_parts`, `replay`, `required_effects`, `effects_done`);
 - `checks`: the filter's checks per trajectory and the verdict (`check_trajectory`, `verdict`,
@@ -75,7 +75,7 @@ from envscale.judge.checks import (
     required_arguments,
     verdict,
 )
-from envscale.judge.effects import READ_OPERATIONS, Step, effect, is_read, rows_read
+from envscale.judge.effects import READ_OPERATIONS, Step, effect, rows_read
 from envscale.judge.provenance import parse_provenance, provenance_call, read_calls, resolve_provenance
 from envscale.judge.score import (
     call_parts,
@@ -104,7 +104,6 @@ __all__ = [
     "effects_done",
     "environment_error",
     "exact_match",
-    "is_read",
     "judge_trajectory",
     "normalize_answer",
     "parse_provenance",

@@ -37,7 +37,7 @@ from envscale.env import Environment
 
 from .answers import canonical_value
 
-__all__ = ["READ_OPERATIONS", "Step", "effect", "is_read", "rows_read"]
+__all__ = ["READ_OPERATIONS", "Step", "effect", "rows_read"]
 
 #: Operation types that read and change nothing.
 READ_OPERATIONS = frozenset({"get", "list", "count"})
@@ -67,12 +67,6 @@ def _operation(env: Environment, tool: Any) -> dict[str, Any] | None:
         if spec["name"] == tool:
             return spec["operation"]
     return None
-
-
-def is_read(env: Environment, tool: Any) -> bool:
-    """Whether `tool` is one of `env`'s tools and its operation reads (`READ_OPERATIONS`)."""
-    op = _operation(env, tool)
-    return op is not None and op["type"] in READ_OPERATIONS
 
 
 def rows_read(env: Environment, tool: Any, result: Any) -> tuple[str, frozenset[str]] | None:
