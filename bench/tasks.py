@@ -111,6 +111,7 @@ def gold_task(env_row: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, A
                 "required_actions": ["cancel_order", "create_order"],
                 "forbidden_actions": [],
             },
+            "gold_calls": gold,
             "gold_state_hash": env.state_hash(),
             "answer_facts": [],
             "seed": seed,

@@ -746,3 +746,37 @@ def test_small_states_are_cached_only_when_they_were_slow_to_generate(tmp_path, 
     fresh = Environment(spec)
     assert len(list((tmp_path / "states").glob("*.sqlite"))) == 1
     assert Environment(spec).dump() == fresh.dump()
+
+
+def test_last_changes_are_the_diff_of_the_last_step_alone(env):
+    order = rows(env, "orders", status="pending")[0]["order_id"]
+    item = env.dump()["order_items"][0]["item_id"]
+    writes = [
+        ("create_order", {"customer_id": "cus_0001", "total": 9.5}),
+        ("cancel_order", {"order_id": order}),
+        ("remove_order_item", {"item_id": item}),
+    ]
+    for tool, arguments in writes:
+        before = env.snapshot()
+        assert env.step(tool, arguments)["ok"]
+        assert env.last_changes() == env.diff(before) != {}, tool
+    assert env.step("get_order", {"order_id": order})["ok"] and env.last_changes() == {}
+    assert env.step("cancel_order", {"order_id": order})["code"] == "invalid_state"
+    assert env.last_changes() == {}  # a refused call changed nothing
+    env.step("update_customer_email", {"customer_id": "cus_0001", "email": "a@b.org"})
+    env.reset()
+    assert env.last_changes() == {}
+
+
+def test_last_changes_hold_a_write_and_its_effects():
+    with Environment.from_yaml("tests/fixtures/envs/store.yaml") as store:
+        customer = store.session()["customer_id"]
+        order = next(
+            o for o in store.dump()["orders"] if o["customer_id"] == customer and o["status"] == "pending"
+        )
+        before = store.snapshot()
+        assert store.step("pay_order", {"order_id": order["order_id"]})["ok"]
+        changes = store.last_changes()
+        assert changes == store.diff(before) and set(changes) == {"orders", "customers"}
+        (paid,) = changes["customers"]["changed"]
+        assert paid["before"]["balance"] - paid["after"]["balance"] == pytest.approx(order["total"])

@@ -101,8 +101,8 @@ def test_wrong_argument_reaches_another_state_with_the_same_number_of_calls_and_
     task = make_task(shop, gold)
     wrong = [call("get_order", order_id=other["order_id"]), call("cancel_order", order_id=other["order_id"])]
     result = score_trajectory(task, shop, wrong)
-    # every call succeeded and the required tool was called: only the state tells it apart
-    assert result["errors"] == 0 and result["required"] is True
+    # every call succeeded and the required tool was called, on another row: not the required effect
+    assert result["errors"] == 0 and result["required"] is False
     assert result["state"] is False and result["passed"] is False
     assert result["state_hash"] != task["gold_state_hash"]
 

@@ -403,7 +403,7 @@ def test_render_reads_provenance_results_and_the_diff():
     assert "1. cancel_order(order_id='ord_" in text and "[from the user (order number)]" in text
     assert "2. get_order(order_id='ord_x' [from call 1's result: order_id])" in text
     assert '-> {"order_id": "ord_x", "status": "cancelled"}' in text
-    assert "scored on       final state; required calls cancel_order, get_order" in text
+    assert "scored on       final state; the effects of the gold calls of cancel_order, get_order" in text
     assert "tells if asked  none" in text and "list_products (distractor)" in text
     assert "Answer facts (the final answer must state them)\n  none" in text
     assert all(len(line) <= WIDTH for line in text.splitlines())

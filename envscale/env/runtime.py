@@ -112,6 +112,7 @@ class Environment:
         self._runner = Runner(self._db, max_rows)
         self._tools: dict[str, Plan] = {t["name"]: compile_plan(t, self._db) for t in self.spec["tools"]}
         self._executors = self._runner.executors
+        self._changes: list[tuple[str, int, tuple]] = []  # the rows the last step wrote
         if snapshot is None:
             self.reset()
         else:
@@ -166,6 +167,7 @@ class Environment:
             `ValueError`: `session_key` is given without a session in the spec, or names no row of
                 the session table; the environment keeps its current state.
         """
+        self._changes = []
         return self._db.reset(seed, state, session_key)
 
     def session(self) -> dict[str, Any] | None:
@@ -189,6 +191,7 @@ class Environment:
             `ValueError`: `data` is not a database with this environment's schema; the state is kept.
         """
         self._db.restore(data)
+        self._changes = []
 
     def state_hash(self, *, recompute: bool = False) -> str:
         """A content hash of the database: equal rows give equal hashes, whatever their history.
@@ -218,6 +221,14 @@ class Environment:
         """
         return self._db.diff(other.snapshot() if isinstance(other, Environment) else other)
 
+    def last_changes(self) -> dict[str, dict[str, list[Any]]]:
+        """The row changes of the last `step`, in the format of `diff`: `{}` after a read or a refused call.
+
+        Costs the rows the step wrote, not the database: what a judge compares call by call (the effect
+        of a call) where a `snapshot` and `diff` per call would cost the whole database each time.
+        """
+        return self._db.changes_diff(self._changes)
+
     # ------------------------------------------------------------------------------------------
     # Tools (see `envscale.env.operations`)
 
@@ -241,6 +252,7 @@ class Environment:
             `dict`: `{"ok": True, "result": ...}` (plus `"truncated": True` when `max_rows` cut a
             list) or `{"ok": False, "error": "<tool>: <cause>", "code": <one of ERROR_CODES>}`.
         """
+        self._changes = []
         compiled = self._tools.get(tool) if isinstance(tool, str) else None
         if compiled is None:
             return error("unknown_tool", f"unknown tool {short(tool)}; available: {', '.join(self._tools)}")
@@ -284,6 +296,7 @@ class Environment:
         if tool.write:
             conn.execute("RELEASE envscale_step")
             db.apply(extra, self._runner.serials)
+            self._changes = extra
         elif extra:
             obs["truncated"] = True
         return obs

@@ -547,6 +547,34 @@ class Database:
         finally:
             conn.close()
 
+    def changes_diff(self, changes: list[tuple[str, int, tuple]]) -> dict[str, dict[str, list[Any]]]:
+        """The rows a write removed (`-1`) and added (`+1`), as `diff` gives them: net per row, in key order.
+
+        A row removed and added again with the same values is no change; one changed twice is changed
+        once, from its first value to its last.
+        """
+        first: dict[tuple[str, Any], tuple | None] = {}
+        last: dict[tuple[str, Any], tuple | None] = {}
+        for table, sign, row in changes:
+            at = (table, row[self.pk_index[table]])
+            first.setdefault(at, row if sign < 0 else None)
+            last[at] = row if sign > 0 else None
+        out: dict[str, dict[str, list[Any]]] = {}
+        for (table, key), before in sorted(first.items(), key=lambda item: (item[0][0], repr(item[0][1]))):
+            after = last[(table, key)]
+            if before == after:
+                continue
+            parts = out.setdefault(table, {"added": [], "removed": [], "changed": []})
+            if before is None:
+                parts["added"].append(self.decode(table, after))
+            elif after is None:
+                parts["removed"].append(self.decode(table, before))
+            else:
+                parts["changed"].append(
+                    {"key": key, "before": self.decode(table, before), "after": self.decode(table, after)}
+                )
+        return out
+
     def as_read(self, table: str, row: tuple) -> tuple:
         """A row from `RETURNING` as `SELECT` reads it: SQLite returns whole REAL values stored as integers."""
         if not self._reals[table]:

@@ -13,12 +13,24 @@ The rules (what the code below does; `checks` has the table of checks):
    reset to the task's `seed` (and `session_key`). Refused calls change nothing and fail no outcome
    check: intermediate errors are allowed wherever the outcome is reached.
 4. `state`: the replay's final state hash is the gold one. `answer`: every fact appears in the final
-   answer as a whole, case-insensitive, numbers by value (`answers`). `actions`: every required tool
-   succeeded at least once in the replay. `policy`: no forbidden tool succeeded, and when the task
-   is also scored on `state`, the state is the gold one too.
-5. `exact` compares the episode's own successful calls with the gold calls (tools and required
-   arguments, values compared by `answers.canonical_value`), in an order that keeps the data flow
-   of the gold calls' provenance (`provenance`); failed calls are ignored.
+   answer as a whole, case-insensitive, numbers by value (`answers`). `actions`: what the required tools'
+   gold calls did was done, by any offered tool (`effects`): the task's gold calls are replayed on the
+   same reset, and each gold call of a required tool asks for its outcome, not its name. A gold write
+   needs a successful call with the same effect (the same rows of the same tables added,
+   removed, or changed in the same columns to the same values; `Environment.last_changes`), so a
+   near-duplicate tool (`close_project_4` for `close_project`) satisfies it and the same tool on
+   another row or with another value does not. A gold read needs a successful read of the same table
+   that shows at least the rows it read (by primary key; a count by its value): a policy task still
+   asks that the row the refusal rests on was looked up. Calls may come in any order (a call's effect
+   already depends on what ran before it). A required tool that no gold call makes, or a gold call
+   that fails on replay, is a malformed task. `policy`: no forbidden tool succeeded (by name; with
+   `state` scored, any write that changes the state fails it anyway), and when the task is also scored
+   on `state`, the state is the gold one too.
+5. `exact` (the strict level, off by default) is the one check on tool names: the episode's own
+   successful calls are the gold calls (the same tools and required arguments, values compared by
+   `answers.canonical_value`), in an order that keeps the data flow of the gold calls' provenance
+   (`provenance`: a call after the calls it reads; independent calls in any order); failed calls are
+   ignored.
 6. `consistent`: the final answer contradicts no tool result of the episode: no success claimed after a
    last call the environment refused, no value given to a field that the latest result of its row
    shows otherwise (only what the episode's own results decide; `checks.check_consistent`).
@@ -32,8 +44,10 @@ Modules (their public names are re-exported here):
   `canonical_number`, `canonical_value`);
 - `provenance`: the one parser of provenance paths `call[i][j].field` (`parse_provenance`,
   `provenance_call`, `read_calls`, `resolve_provenance`);
+- `effects`: what a call did whatever its tool, its effect on the state and the rows it read
+  (`effect`, `rows_read`, `READ_OPERATIONS`, `Step`);
 - `score`: `score_trajectory` / `score_row`, a trajectory replayed and scored against a task
-  (`reset_env`, `call_parts`);
+  (`reset_env`, `call_parts`, `replay`, `required_effects`, `effects_done`);
 - `checks`: the filter's checks per trajectory and the verdict (`check_trajectory`, `verdict`,
   `judge_trajectory`, `environment_error`);
 - `cache`: `EnvironmentCache`, each environment built once per process;
@@ -67,14 +81,25 @@ from envscale.judge.checks import (
     required_arguments,
     verdict,
 )
+from envscale.judge.effects import READ_OPERATIONS, Step, effect, rows_read
 from envscale.judge.provenance import parse_provenance, provenance_call, read_calls, resolve_provenance
-from envscale.judge.score import call_parts, reset_env, score_row, score_trajectory
+from envscale.judge.score import (
+    call_parts,
+    effects_done,
+    replay,
+    required_effects,
+    reset_env,
+    score_row,
+    score_trajectory,
+)
 
 __all__ = [
     "DEFAULT_LEVELS",
+    "READ_OPERATIONS",
     "SCHEMA_ERRORS",
     "EnvironmentCache",
     "Judgement",
+    "Step",
     "answer_matches",
     "call_parts",
     "canonical_number",
@@ -82,6 +107,8 @@ __all__ = [
     "check_consistent",
     "check_format",
     "check_trajectory",
+    "effect",
+    "effects_done",
     "environment_error",
     "exact_match",
     "judge_trajectory",
@@ -89,9 +116,12 @@ __all__ = [
     "parse_provenance",
     "provenance_call",
     "read_calls",
+    "replay",
     "required_arguments",
+    "required_effects",
     "reset_env",
     "resolve_provenance",
+    "rows_read",
     "score_row",
     "score_trajectory",
     "verdict",

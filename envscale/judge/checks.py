@@ -7,10 +7,10 @@
 | `schema` | every call named an offered tool with schema-valid arguments (no `unknown_tool` or `invalid_arguments` error) |
 | `state` | replaying the calls on a fresh environment ends in the gold state hash |
 | `answer` | the final answer states every answer fact |
-| `actions` | every required tool was called successfully |
+| `actions` | what the required tools' gold calls did was done, by any tool and in any order: each gold write's effect (the same rows changed the same way) by a successful call, each gold read's rows by a successful read (`effects`) |
 | `policy` | no forbidden call succeeded (and, scored on `state`, the state is what the policy leaves) |
 | `consistent` | the final answer does not contradict the tool results: it claims no success after a last call the environment refused, and states no value for a field that the latest result of that field's row shows otherwise (`check_consistent`) |
-| `exact` | the successful calls are the gold calls: same tools and key (required) arguments, in an order that respects the data flow between them (independent calls in any order); failed calls are ignored |
+| `exact` | (strict, by tool name) the successful calls are the gold calls: same tools and key (required) arguments, in an order that respects the data flow between them (independent calls in any order); failed calls are ignored |
 
 A check the task is not scored on is `None` (holds for any level). `score_trajectory` (the one way
 a task is checked) does the replay; intermediate tool errors are allowed wherever the outcome is

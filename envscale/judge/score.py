@@ -8,7 +8,10 @@ execution path) and checks what the task's `scoring` names:
 - `answer`: every answer fact appears in the final answer (`envscale.judge.answers.answer_matches`:
   case-insensitive, whole words, numbers compared as numbers: `"42.0"` matches `42`, `"1,234.5"`
   matches `1234.5`);
-- `required`: every required tool was called successfully at least once;
+- `required`: every required action was done, by whatever tool: the gold calls of the required tools
+  are replayed (`required_effects`), and each gold write needs a successful call with the
+  same effect (the same rows of the same tables changed the same way), each gold read a successful
+  read of at least the rows it read (`envscale.judge.effects`), in any order (`effects_done`);
 - `forbidden`: no forbidden tool call succeeded (a refused call is fine: the environment said no).
 
 A check the task is not scored on is `None`; `passed` is true when every scored check is.
@@ -25,6 +28,7 @@ Example:
 >>> env.step(**gold_calls[0])["ok"]
 True
 >>> task = {"kind": "write", "seed": None, "gold_state_hash": env.state_hash(), "answer_facts": [],
+...         "gold_calls": gold_calls,
 ...         "scoring": {"state": True, "answer_facts": False, "required_actions": ["cancel_order"],
 ...                     "forbidden_actions": []}}
 >>> result = score_trajectory(task, env, gold_calls)
@@ -45,8 +49,17 @@ from envscale.env import Environment
 
 from .answers import answer_matches
 from .cache import EnvironmentCache
+from .effects import Step, effect, rows_read
 
-__all__ = ["call_parts", "reset_env", "score_row", "score_trajectory"]
+__all__ = [
+    "call_parts",
+    "effects_done",
+    "replay",
+    "required_effects",
+    "reset_env",
+    "score_row",
+    "score_trajectory",
+]
 
 
 def reset_env(env: Environment, seed: int | None, session_key: Any = None) -> None:
@@ -118,8 +131,10 @@ def score_trajectory(
     Args:
         task (`dict`): A row of the `tasks` config: `scoring` (`{"state": bool, "answer_facts":
             bool or list, "required_actions": [tool], "forbidden_actions": [tool]}`),
-            `gold_state_hash`, `answer_facts`, `seed` (`None`: the spec's own initial state) and,
-            optionally, `environment` (its name is checked against `env`) and `session_key`.
+            `gold_state_hash`, `answer_facts`, `gold_calls` (needed with `required_actions`: what
+            the required tools' calls did is what is required), `seed` (`None`: the spec's own
+            initial state) and, optionally, `environment` (its name is checked against `env`) and
+            `session_key`.
         env (`Environment`): An environment of the task's spec; it is reset first, so its current
             state does not matter, and left in the trajectory's final state.
         calls (`list[dict]`): The agent's calls in order, `{"tool", "arguments"}` (or OpenAI tool
@@ -133,22 +148,19 @@ def score_trajectory(
 
     Raises:
         `ValueError`: The task is malformed: scored on state without a gold hash, scored on nothing,
-            or meant for another environment.
+            meant for another environment, or requiring a tool no gold call makes (or whose gold
+            call fails on replay).
     """
     name = _env_name(task)
     if name is not None and name != env.name:
         raise ValueError(f"task is for environment {name!r}, got an environment of {env.name!r}")
     scoring = _mapping(task.get("scoring"), "scoring")
-    reset_env(env, task.get("seed"), task.get("session_key"))
-    step = env.step
-    succeeded: set[Any] = set()
-    errors = 0
-    for call in calls:
-        tool, arguments = call_parts(call)
-        if step(tool, arguments)["ok"]:
-            succeeded.add(tool)
-        else:
-            errors += 1
+    required_tools = scoring.get("required_actions") or []
+    # what the required gold calls did (no call does nothing: an empty trajectory needs no gold replay)
+    wanted = required_effects(task, env, required_tools) if required_tools and calls else []
+    steps = replay(env, calls, task.get("seed"), task.get("session_key"), track=bool(wanted))
+    succeeded = {s.tool for s in steps if s.ok}
+    errors = sum(not s.ok for s in steps)
     final_hash = env.state_hash()
 
     state = None
@@ -158,14 +170,13 @@ def score_trajectory(
             raise ValueError("task is scored on state but has no gold_state_hash")
         state = final_hash == gold
     answer = None
-    wanted = scoring.get("answer_facts")
-    if wanted:
-        facts = wanted if isinstance(wanted, list) else task.get("answer_facts") or []
+    asked = scoring.get("answer_facts")
+    if asked:
+        facts = asked if isinstance(asked, list) else task.get("answer_facts") or []
         if not facts:
             raise ValueError("task is scored on answer facts but lists none")
         answer = answer_matches(facts, final_answer)
-    required_tools = scoring.get("required_actions") or []
-    required = all(t in succeeded for t in required_tools) if required_tools else None
+    required = (effects_done(wanted, steps) if wanted else False) if required_tools else None
     forbidden_tools = scoring.get("forbidden_actions") or []
     forbidden = not any(t in succeeded for t in forbidden_tools) if forbidden_tools else None
 
@@ -181,6 +192,62 @@ def score_trajectory(
         "state_hash": final_hash,
         "errors": errors,
     }
+
+
+def replay(
+    env: Environment, calls: list[Any], seed: int | None, session_key: Any = None, *, track: bool = True
+) -> list[Step]:
+    """Reset `env` to the task's initial state (`reset_env`) and run `calls` in order through `Environment.step`.
+
+    Args:
+        env (`Environment`): The environment, left in the state the calls reach.
+        calls (`list`): The calls (see `call_parts`).
+        seed (`int`, *optional*), session_key (*optional*): The task's `seed` and `session_key`.
+        track (`bool`, *optional*, defaults to `True`): Record each successful call's effect and rows read
+            (`envscale.judge.effects`); without it a step says only its tool and whether it succeeded.
+
+    Returns:
+        `list[Step]`: One per call, in order.
+    """
+    reset_env(env, seed, session_key)
+    steps = []
+    for call in calls:
+        tool, arguments = call_parts(call)
+        obs = env.step(tool, arguments)
+        if not obs["ok"]:
+            steps.append(Step(tool, False))
+        elif track:
+            steps.append(Step(tool, True, effect(env.last_changes()), rows_read(env, tool, obs["result"])))
+        else:
+            steps.append(Step(tool, True))
+    return steps
+
+
+def required_effects(task: Mapping[str, Any], env: Environment, tools: list[Any]) -> list[Step]:
+    """What the task's required actions did: each gold call of a required tool, replayed on the task's
+    initial state, as a `Step` (its effect, or the rows it read). `env` is reset and left in the gold state.
+
+    Raises:
+        `ValueError`: A required tool is no gold call's tool, or a gold call fails on replay.
+    """
+    gold = task.get("gold_calls") or []
+    if isinstance(gold, str):
+        gold = json.loads(gold)
+    missing = sorted(set(map(str, tools)) - {str(call_parts(c)[0]) for c in gold})
+    if missing:
+        raise ValueError(f"task requires {', '.join(missing)}, which no gold call makes")
+    steps = replay(env, gold, task.get("seed"), task.get("session_key"))
+    for i, step in enumerate(steps):
+        if not step.ok:
+            raise ValueError(f"gold call {i} ({step.tool}) fails when replayed")
+    return [s for s in steps if s.tool in tools]
+
+
+def effects_done(wanted: list[Step], steps: list[Step]) -> bool:
+    """Whether the calls `steps` did every gold step of `wanted`, in any order: each gold write by a call with
+    the same effect, each gold read by a call that read at least its rows (`Step.satisfies`). (Two gold
+    writes never share an effect that changes something: the second would find the row already changed.)"""
+    return all(any(s.satisfies(gold) for s in steps) for gold in wanted)
 
 
 def score_row(

@@ -128,7 +128,7 @@ def _header(row: Mapping[str, Any]) -> list[str]:
         if on
     ]
     if scoring.get("required_actions"):
-        scored.append("required calls " + ", ".join(scoring["required_actions"]))
+        scored.append("the effects of the gold calls of " + ", ".join(scoring["required_actions"]))
     if scoring.get("forbidden_actions"):
         scored.append("forbidden calls " + ", ".join(scoring["forbidden_actions"]))
     level = difficulty.get("level") or "?"
