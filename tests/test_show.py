@@ -380,7 +380,11 @@ def test_show_environment_prints_policy_tables_rows_and_what_each_tool_does(env_
     text = capsys.readouterr().out
     spec = load_spec(STORE)
     assert text.startswith("environment store (domain 7: store domain)")
-    assert "not read-only" in text and "tables written and read (by different tools): orders" in text
+    assert (
+        "semantic score" in text
+        and " · world · " in text
+        and "tables written and read (by different tools): orders" in text
+    )
     flat = " ".join(text.split())
     assert " ".join(spec["policy"].split()) in flat  # the policy, whole
     assert "the customers row with customer_id = 'cus_0001'" in flat  # who the session is

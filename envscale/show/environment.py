@@ -493,7 +493,8 @@ def render_environment(row: Mapping[str, Any], *, rows: int = 3) -> str:
     if row.get("semantic_score") is not None:
         facts.append(f"semantic score {row['semantic_score']:.2f}")
     read_only = row.get("read_only", not writes)
-    facts.append("read-only (no write tool)" if read_only else "not read-only")
+    kind = row.get("kind") or ("function_set" if read_only else "world")
+    facts.append("function set (no write tool: no tasks are posed)" if kind == "function_set" else "world")
     facts.append(f"{len(reads)} read and {len(writes)} write tools")
     if state is not None:
         facts.append(f"{len(state)} tables, {sum(len(r) for r in state.values())} initial rows")
