@@ -165,6 +165,12 @@ GRAPH = ArtifactKind(
 #: What an environment is (`environments.kind`): a world of state, or a set of functions with none to change.
 ENVIRONMENT_KINDS = ("world", "function_set")
 
+
+def environment_kind(row: dict) -> str:
+    """An `environments` row's kind: its `kind` column (schema 1.2), or for an older row its `read_only` flag."""
+    return row.get("kind") or ("function_set" if row.get("read_only") else "world")
+
+
 ENVIRONMENTS_FEATURES = Features(
     {
         "domain_id": Value("int32"),

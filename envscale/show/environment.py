@@ -44,6 +44,7 @@ from typing import Any
 from ..env.runtime import Environment
 from ..env.spec import READ_OPERATIONS, SpecError
 from ..graph.draw import text_columns
+from ..schemas import environment_kind
 
 WIDTH = 100
 """Most columns a line of the text takes."""
@@ -492,9 +493,10 @@ def render_environment(row: Mapping[str, Any], *, rows: int = 3) -> str:
     facts = []
     if row.get("semantic_score") is not None:
         facts.append(f"semantic score {row['semantic_score']:.2f}")
-    read_only = row.get("read_only", not writes)
-    kind = row.get("kind") or ("function_set" if read_only else "world")
-    facts.append("function set (no write tool: no tasks are posed)" if kind == "function_set" else "world")
+    if environment_kind({"read_only": not writes, **row}) == "function_set":
+        facts.append("function set (no write tool: no tasks are posed)")
+    else:
+        facts.append("world")
     facts.append(f"{len(reads)} read and {len(writes)} write tools")
     if state is not None:
         facts.append(f"{len(state)} tables, {sum(len(r) for r in state.values())} initial rows")

@@ -58,7 +58,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..errors import EnvscaleError
-from ..schemas import TASKS, TASKS_FEATURES
+from ..schemas import TASKS, TASKS_FEATURES, environment_kind
 from .model import KINDS
 
 logger = logging.getLogger(__name__)
@@ -232,13 +232,6 @@ def _env_name(row: dict) -> str:
     return row.get("name") or f"domain_{row.get('domain_id')}"
 
 
-def is_function_set(row: dict) -> bool:
-    """Whether an environment row is a function set (no write tool), by its `kind` (environments 1.2) or,
-    in an older artifact, its `read_only` flag."""
-    kind = row.get("kind")
-    return kind == "function_set" if kind else bool(row.get("read_only"))
-
-
 # ----------------------------------------------------------------------------- one environment
 
 
@@ -377,7 +370,7 @@ def _generate(
         rows = iter_rows(environments, batch_size=64)
         for index, row in enumerate(tqdm(rows, total=environments.num_rows, desc="tasks", unit="env")):
             name = _env_name(row)
-            if not config.function_sets and is_function_set(row):
+            if not config.function_sets and environment_kind(row) == "function_set":
                 function_sets.append(name)  # no state to check: counted apart, no task posed
                 continue
             is_held = held_out(name, config)
