@@ -188,3 +188,58 @@ def test_a_fact_read_before_a_write_changed_it_is_said_in_the_past(shop):
     text = result["final_answer"]
     assert f"status of order {order} was pending" in text and "cancelled" in text
     assert check_consistent(result["messages"])
+
+
+def test_true_messages_the_check_was_not_written_for_are_kept(shop):
+    customer = shop.dump()["customers"][0]
+    cid, old, new = customer["customer_id"], customer["email"], "new.address@example.org"
+    change = [
+        ("get_customer", {"customer_id": cid}),
+        ("update_customer_email", {"customer_id": cid, "email": new}),
+    ]
+    for steps, answer in (
+        # a refused call after the one that did it: the order is cancelled all the same
+        (
+            [("cancel_order", {"order_id": pending_order(shop)}), ("cancel_order", {"order_id": "ord_9999"})],
+            "Your order has been cancelled.",
+        ),
+        (change, f'You said "my email is {old}". Done: the email is now {new}.'),  # the user's words, quoted
+        (change, f"Your previous email is {old}; the email is now {new}."),  # the old value, said as such
+        (change, f"Email: {old} -> {new}"),  # both values, in order
+        (
+            [("cancel_order", {"order_id": "ord_9999"})],
+            "Policy doesn't allow that; I have sent a note to the team.",
+        ),
+    ):
+        shop.reset()
+        assert check_consistent(episode(shop, steps, answer)["messages"]) is True, answer
+
+
+def test_false_messages_are_still_rejected(shop):
+    customer = shop.dump()["customers"][0]
+    cid, old, new = customer["customer_id"], customer["email"], "new.address@example.org"
+    change = [
+        ("get_customer", {"customer_id": cid}),
+        ("update_customer_email", {"customer_id": cid, "email": new}),
+    ]
+    for steps, answer in (
+        ([("cancel_order", {"order_id": "ord_9999"})], "Done, it is taken care of."),  # every call refused
+        (change, f"Done: the email is now {old}."),  # the old value as the new one
+        (change, f'Done. The email is now {old} ("{new}" was what you asked for).'),  # outside the quotes
+    ):
+        shop.reset()
+        assert check_consistent(episode(shop, steps, answer)["messages"]) is False, answer
+
+
+def test_malformed_calls_and_huge_numbers_never_crash_the_check(shop):
+    messages = episode(shop, [("cancel_order", {"order_id": pending_order(shop)})], "Done: it is cancelled.")[
+        "messages"
+    ]
+    call = messages[2]["tool_calls"][0]
+    for arguments in ('{"order_id": "ord_0009"', "[1, 2]", "null", "", 10**400):
+        call["function"]["arguments"] = arguments
+        assert check_consistent(messages) is True, arguments
+    call["function"] = "cancel_order"  # a function that is no object
+    assert check_consistent(messages) is True
+    messages[3]["content"] = json.dumps({"order_id": "x", "total": 10**400})
+    assert check_consistent(messages + [{"role": "assistant", "content": "the total is 5"}]) in (True, False)

@@ -113,13 +113,17 @@ _SUCCESS = re.compile(
 )
 _FAILURE = re.compile(
     r"\b(?:sorry|unfortunately|couldn't|could not|can't|cannot|unable|not able|failed|fail|error|refused|"
-    r"denied|not allowed|wasn't|was not|didn't|did not|won't|isn't|is not|nothing was)\b",
+    r"denied|not allowed|not permitted|wasn't|was not|didn't|did not|won't|isn't|is not|doesn't|does not|"
+    r"don't|do not|nothing was)\b",
     re.IGNORECASE,
 )
 #: What joins a field to the value a message gives it: `status is now cancelled`, `email: a@b.c`. The
 #: strong ones claim the value the row has now, after the calls.
 _NOW = r"(?:is now|are now|now reads|now is|was changed to|was updated to|was set to|changed to|updated to|set to)"
 _IS = r"(?:is|are|:|=)"
+#: Words before a field that say the value given is the old one; a value then an arrow names both.
+_OLD = re.compile(r"\b(?:previous|previously|old|former|original|originally|before)\b[^.;\n]*$", re.IGNORECASE)
+_CHANGE = re.compile(r"\S+\s*(?:->|\u2192|=>)")
 
 
 def _observation(content: Any) -> Any:
@@ -139,7 +143,10 @@ def _renderings(value: Any) -> set[str]:
     if isinstance(value, bool):
         return {"true", "yes"} if value else {"false", "no"}
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond a float's range is written as it is
+            return {str(value)}
         out = {str(value), f"{number:g}", f"{number:.2f}"}
         return out | ({str(int(number))} if number.is_integer() else set())
     text = str(value).strip().lower()
@@ -148,7 +155,8 @@ def _renderings(value: Any) -> set[str]:
 
 def _states(text: str, values: set[str]) -> bool:
     """`text` (what follows a field and its connector) starts with one of `values`, as a whole."""
-    text = text.lstrip("\"'\u201c`*( ").lower()
+    text = text.lstrip("\"'\u201c`*( $\u20ac\u00a3").lower()
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,234.50 is 1234.50
     return any(
         text.startswith(v) and (len(text) == len(v) or not (text[len(v)].isalnum() or text[len(v)] in "_-@"))
         for v in values
@@ -171,13 +179,15 @@ def _identity(row: dict, position: int) -> Any:
 def check_consistent(messages: Any) -> bool:
     """The final assistant message does not contradict the tool results before it.
 
-    It fails when (1) the last tool answer is an error observation and the message claims success
-    ("done", "updated", "has been", ...) without a word of failure ("sorry", "couldn't", "refused",
-    ...); or (2) the message gives a field a value (`<field> is now <value>`, `<field> is <value>`)
+    It fails when (1) every tool call of the agent's last turn (since the user last spoke) was refused
+    and the message claims success ("done", "updated", "has been", ...) without a word of failure
+    ("sorry", "couldn't", "refused", ...); or (2) the message gives a field a value (`<field> is now <value>`, `<field> is <value>`)
     that the field had in an earlier result or call argument of the episode while the latest result
     of that row shows another, or (with `is now`, `set to`, ... ) any value other than what the last
     result shows for it. Values the episode never showed and fields it never returned are not judged:
-    a message is wrong here only where the episode's own results say so.
+    a message is wrong here only where the episode's own results say so. Quoted text claims nothing, nor
+    does a value said as the old one ("previously pending", "pending -> cancelled"). Malformed calls
+    (arguments that are no JSON object) are skipped, never an error.
     """
     if not isinstance(messages, list):
         return False
@@ -193,8 +203,11 @@ def check_consistent(messages: Any) -> bool:
     if not tools:
         return True
     said = re.sub(r'"[^"]*"', '""', answer)  # quoted values (a result read back) claim nothing
-    if _refused(tools[-1]) and _SUCCESS.search(said) and not _FAILURE.search(said):
-        return False
+    # the agent's last turn: the tool answers since the user last spoke
+    turn_start = next((i for i in range(last - 1, -1, -1) if _role(messages[i]) == "user"), -1)
+    turn = [_observation(m.get("content")) for m in messages[turn_start + 1 : last] if _role(m) == "tool"]
+    if turn and all(_refused(t) for t in turn) and _SUCCESS.search(said) and not _FAILURE.search(said):
+        return False  # success claimed, and every call of the turn was refused
     known: dict[str, set[str]] = {}  # every value a field took in the episode (results and arguments)
     latest: dict[Any, dict] = {}  # the latest result of each row
     for position, value in enumerate(tools):
@@ -204,8 +217,9 @@ def check_consistent(messages: Any) -> bool:
             latest[_identity(row, position)] = row
     for m in messages[:last]:
         for call in (m.get("tool_calls") or []) if isinstance(m, dict) else []:
-            arguments = (call.get("function") or {}).get("arguments") if isinstance(call, dict) else None
-            for name, value in (_observation(arguments) if isinstance(arguments, str | dict) else {}).items():
+            function = call.get("function") if isinstance(call, dict) else None
+            arguments = _observation(function.get("arguments")) if isinstance(function, dict) else None
+            for name, value in arguments.items() if isinstance(arguments, dict) else ():
                 if not isinstance(value, dict | list) and value is not None:
                     known.setdefault(name, set()).update(_renderings(value))
     for value in tools:
@@ -231,11 +245,15 @@ def check_consistent(messages: Any) -> bool:
         # a longer field that ends with these words ("display name" for `name`) is that field, not this one
         heads = [p[: -len(words)].strip() for p in phrases.values() if p.endswith(" " + words)]
         for strong, connector in ((True, _NOW), (False, _IS)):
-            for match in re.finditer(rf"\b{field}\s*{connector}(?!\w)\s*", answer, re.IGNORECASE):
-                before = answer[: match.start()]
+            for match in re.finditer(rf"\b{field}\s*{connector}(?!\w)\s*", said, re.IGNORECASE):
+                before = said[: match.start()]
                 if any(re.search(rf"\b{re.escape(h)}[\s_]+$", before, re.IGNORECASE) for h in heads):
                     continue
-                stated = answer[match.end() :]
+                if _OLD.search(before[-40:]):
+                    continue  # "the previous status was pending": the old value, said as such
+                stated = said[match.end() :]
+                if _CHANGE.match(stated):
+                    continue  # "status: pending -> cancelled": both values, in order
                 if _states(stated, values):
                     continue
                 if _states(stated, known.get(name, set()) - values):
@@ -243,6 +261,10 @@ def check_consistent(messages: Any) -> bool:
                 if strong and name in last_fields:
                     return False  # "is now X", while the last result shows otherwise
     return True
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
 
 
 def _is_answer(message: Any) -> bool:
