@@ -206,6 +206,7 @@ def test_true_messages_the_check_was_not_written_for_are_kept(shop):
         (change, f'You said "my email is {old}". Done: the email is now {new}.'),  # the user's words, quoted
         (change, f"Your previous email is {old}; the email is now {new}."),  # the old value, said as such
         (change, f"Email: {old} -> {new}"),  # both values, in order
+        (change, f'Done: the email is now "{new}".'),  # the new value, quoted
         (
             [("cancel_order", {"order_id": "ord_9999"})],
             "Policy doesn't allow that; I have sent a note to the team.",

@@ -122,7 +122,9 @@ _FAILURE = re.compile(
 _NOW = r"(?:is now|are now|now reads|now is|was changed to|was updated to|was set to|changed to|updated to|set to)"
 _IS = r"(?:is|are|:|=)"
 #: Words before a field that say the value given is the old one; a value then an arrow names both.
-_OLD = re.compile(r"\b(?:previous|previously|old|former|original|originally|before)\b[^.;\n]*$", re.IGNORECASE)
+_OLD = re.compile(
+    r"\b(?:previous|previously|old|former|original|originally|before)\b[^.;\n]*$", re.IGNORECASE
+)
 _CHANGE = re.compile(r"\S+\s*(?:->|\u2192|=>)")
 
 
@@ -203,6 +205,7 @@ def check_consistent(messages: Any) -> bool:
     if not tools:
         return True
     said = re.sub(r'"[^"]*"', '""', answer)  # quoted values (a result read back) claim nothing
+    quoted = [m.span() for m in re.finditer(r'"[^"]*"', answer)]
     # the agent's last turn: the tool answers since the user last spoke
     turn_start = next((i for i in range(last - 1, -1, -1) if _role(messages[i]) == "user"), -1)
     turn = [_observation(m.get("content")) for m in messages[turn_start + 1 : last] if _role(m) == "tool"]
@@ -245,13 +248,15 @@ def check_consistent(messages: Any) -> bool:
         # a longer field that ends with these words ("display name" for `name`) is that field, not this one
         heads = [p[: -len(words)].strip() for p in phrases.values() if p.endswith(" " + words)]
         for strong, connector in ((True, _NOW), (False, _IS)):
-            for match in re.finditer(rf"\b{field}\s*{connector}(?!\w)\s*", said, re.IGNORECASE):
-                before = said[: match.start()]
+            for match in re.finditer(rf"\b{field}\s*{connector}(?!\w)\s*", answer, re.IGNORECASE):
+                if any(start < match.start() < end for start, end in quoted):
+                    continue  # inside quoted words (the user's, or a result read back): no claim
+                before = answer[: match.start()]
                 if any(re.search(rf"\b{re.escape(h)}[\s_]+$", before, re.IGNORECASE) for h in heads):
                     continue
                 if _OLD.search(before[-40:]):
                     continue  # "the previous status was pending": the old value, said as such
-                stated = said[match.end() :]
+                stated = answer[match.end() :]
                 if _CHANGE.match(stated):
                     continue  # "status: pending -> cancelled": both values, in order
                 if _states(stated, values):
