@@ -210,7 +210,11 @@ def test_effects_and_rows_read_on_their_own(shop):
     listed = shop.step("list_orders", {"customer_id": customer})["result"]
     table, keys = rows_read(shop, "list_orders", listed)
     assert table == "orders" and len(keys) == len(listed) > 0 and "s:" + order in keys
-    assert rows_read(shop, "count_orders", 3) == ("orders", frozenset({"=n:3"}))
+    # a count answers the question it was asked: the same number for other arguments is another read
+    asked = rows_read(shop, "count_orders", 3, {"status": "shipped"})
+    assert asked == rows_read(shop, "count_orders", 3, '{"status": "shipped"}')  # arguments as JSON text too
+    assert asked != rows_read(shop, "count_orders", 3, {"customer_id": "cus_0014"})
+    assert asked != rows_read(shop, "count_orders", 4, {"status": "shipped"})
     assert rows_read(shop, "cancel_order", {}) is None
 
 
@@ -267,3 +271,12 @@ def test_agents_that_change_nothing_fail_every_state_task(pipeline_tasks):
                 )
     for env in built.values():
         env.close()
+
+
+def test_a_gold_write_that_changed_nothing_is_not_done_by_a_read(shop):
+    shipped = orders(shop, "shipped")[0]["order_id"]
+    gold = [call("update_order_status", order_id=shipped, status="shipped")]  # it is shipped already
+    task = make_task(shop, gold, ["update_order_status"])
+    assert score_trajectory(task, shop, gold)["required"] is True
+    for calls in ([call("get_order", order_id=shipped)], [call("count_orders", status="shipped")], []):
+        assert score_trajectory(task, shop, calls)["required"] is False, calls

@@ -20,7 +20,8 @@ The rules (what the code below does; `checks` has the table of checks):
    removed, or changed in the same columns to the same values; `Environment.last_changes`), so a
    near-duplicate tool (`close_project_4` for `close_project`) satisfies it and the same tool on
    another row or with another value does not. A gold read needs a successful read of the same table
-   that shows at least the rows it read (by primary key; a count by its value): a policy task still
+   that shows at least the rows it read (by primary key; a count by its value and the arguments it was
+   asked with), and a gold write that changed nothing by a successful non-read that changes nothing: a policy task still
    asks that the row the refusal rests on was looked up. Calls may come in any order (a call's effect
    already depends on what ran before it). A required tool that no gold call makes, or a gold call
    that fails on replay, is a malformed task. `policy`: no forbidden tool succeeded (by name; with

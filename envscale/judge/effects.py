@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -69,9 +70,12 @@ def _operation(env: Environment, tool: Any) -> dict[str, Any] | None:
     return None
 
 
-def rows_read(env: Environment, tool: Any, result: Any) -> tuple[str, frozenset[str]] | None:
+def rows_read(
+    env: Environment, tool: Any, result: Any, arguments: Any = None
+) -> tuple[str, frozenset[str]] | None:
     """`(table, rows)`: the rows of its table a read's `result` shows, each its primary key's
-    `canonical_value`; a result that is no rows (a count, an empty list) is one entry, `=` and its value.
+    `canonical_value`; a result that is no rows (a count, an empty list) is one entry: `=`, its value and
+    the call's arguments (a count of 5 answers the question it was asked, not every count that is 5).
     `None` when `tool` is no read of `env`."""
     op = _operation(env, tool)
     if op is None or op["type"] not in READ_OPERATIONS:
@@ -81,7 +85,10 @@ def rows_read(env: Environment, tool: Any, result: Any) -> tuple[str, frozenset[
     rows = result if isinstance(result, list) else [result]
     keys = frozenset(canonical_value(r[pk]) for r in rows if isinstance(r, dict) and pk in r)
     if not keys:
-        keys = frozenset({"=" + canonical_value(result)})
+        if isinstance(arguments, str):
+            with contextlib.suppress(ValueError):
+                arguments = json.loads(arguments)
+        keys = frozenset({f"={canonical_value(result)} for {canonical_value(arguments or {})}"})
     return table, keys
 
 
@@ -97,9 +104,12 @@ class Step:
 
     def satisfies(self, wanted: Step) -> bool:
         """Whether this call does what the gold call `wanted` did: a successful read of at least its rows
-        (when `wanted` read), else a successful call with its effect."""
+        (when `wanted` read), else a successful call with its effect (a gold write that changed nothing: a
+        successful call that is no read and changes nothing either)."""
         if not self.ok:
             return False
         if wanted.read is not None:
             return self.read is not None and self.read[0] == wanted.read[0] and wanted.read[1] <= self.read[1]
+        if wanted.effect == "{}":  # a gold write that found its row as asked: a write that changes nothing
+            return self.read is None and self.effect == "{}"
         return self.effect == wanted.effect

@@ -217,7 +217,8 @@ def replay(
         if not obs["ok"]:
             steps.append(Step(tool, False))
         elif track:
-            steps.append(Step(tool, True, effect(env.last_changes()), rows_read(env, tool, obs["result"])))
+            read = rows_read(env, tool, obs["result"], arguments)
+            steps.append(Step(tool, True, effect(env.last_changes()), read))
         else:
             steps.append(Step(tool, True))
     return steps
