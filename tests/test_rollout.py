@@ -403,3 +403,26 @@ def test_cli_rollout_filter_and_show_trajectory(tasks, tmp_path, capsys):
     assert "USER" in text and "AGENT" in text and "checks:" in text and "passed: True" in text
     assert main(["show", "trajectory", str(out), "--task", "x"]) == 2  # a tasks option: refused
     assert main(["show", "trajectory", str(out), "--id", "nope"]) == 2
+
+
+def test_a_trajectory_that_cannot_be_judged_is_rejected_with_its_reason_and_the_run_goes_on(
+    clean, tmp_path, monkeypatch
+):
+    import envscale.judge.filter as filter_module
+
+    traj, before = clean
+    first = traj.load("trajectories")[0]["trajectory_id"]
+    real = filter_module.judge_trajectory
+
+    def judge(trajectory, *args, **kwargs):
+        if trajectory["trajectory_id"] == first:
+            raise ValueError("task is scored on state but has no gold_state_hash")
+        return real(trajectory, *args, **kwargs)
+
+    monkeypatch.setattr(filter_module, "judge_trajectory", judge)
+    after = filter_trajectories(
+        traj, FilterConfig(levels=before.manifest["config"]["levels"]), tmp_path / "f"
+    )
+    rejected = {r["trajectory_id"]: r for r in after.load("rejected")}
+    assert "no gold_state_hash" in rejected[first]["failed_checks"][-1]
+    assert after.manifest["counts"]["filtered"] == before.manifest["counts"]["filtered"] - 1

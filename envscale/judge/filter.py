@@ -123,7 +123,13 @@ def _filter(
             if env is None:
                 judged = environment_error(broken[name], config.levels)
             else:
-                judged = judge_trajectory(traj, task, env, config.levels)
+                try:
+                    judged = judge_trajectory(traj, task, env, config.levels)
+                except Exception as exc:  # noqa: BLE001 - one trajectory that cannot be judged never stops the run
+                    logger.warning("trajectory %s cannot be judged: %s", traj["trajectory_id"], exc)
+                    judged = environment_error(
+                        f"cannot be judged: {type(exc).__name__}: {exc}", config.levels
+                    )
             checks, passed, failed = judged.checks, judged.passed, judged.failed
             row: dict[str, Any] = {k: traj.get(k) for k in TRAJECTORY_FEATURES}
             row |= {f"check_{k}": v for k, v in checks.items()}
