@@ -3,7 +3,11 @@ hosted APIs) on `aiohttp` (the `POST {base_url}/chat/completions` route): bounde
 backoff on transient failures (connection errors, timeouts, 408, 429, 5xx), one error type that names the
 endpoint, and tool calls parsed alike whatever the server sends (`arguments` as a dict or a JSON string, or
 Hermes/Qwen-style `<tool_call>{...}</tool_call>` blocks in the content). A malformed tool call is kept, with
-its reason in `ToolCall.error`, instead of raising: it is data about the model, not a client failure.
+its reason in `ToolCall.error`, instead of raising: it is data about the model, not a client failure. A
+reply of any other shape (a list for a body, `choices` a dict, a message that is a string, JSON nested past
+what a parser can hold) is an `LLMError` quoting the reply's first bytes, never another exception; a reply
+larger than `max_reply_bytes` stops being read, and `timeout` bounds a whole attempt, a body trickled a byte
+at a time included.
 
 Example:
 
@@ -58,6 +62,9 @@ class LLMConfig:
     )
     timeout: float = option(
         60.0, "Seconds one request may take before it is abandoned (and retried).", gt=0, le=86_400
+    )
+    max_reply_bytes: int = option(
+        8 * 2**20, "Largest reply body read, in bytes; a larger one fails the request (not retried).", ge=1024
     )
     temperature: float = option(0.0, "Sampling temperature; a request may override it.", ge=0, le=2)
     max_tokens: int = option(
@@ -116,16 +123,40 @@ class LLMError(RuntimeError):
         self.status, self.attempts = status, attempts
 
 
+_MAX_RAW = 100_000
+"""Characters of a tool call's arguments kept as `raw_arguments` when they came as an object."""
+_MAX_DEPTH = 100
+"""Deepest nesting of tool-call arguments accepted (a JSON encoder recurses once per level)."""
+
+
+def _too_deep(value: Any, depth: int = 0) -> bool:
+    """Whether `value` nests dicts/lists deeper than `_MAX_DEPTH` (iterative: no recursion limit)."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > _MAX_DEPTH:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return False
+
+
 def parse_tool_call(call_id: Any, name: Any, arguments: Any, index: int = 0) -> ToolCall:
     """A `ToolCall` from `arguments` given as a dict (TGI), a JSON string (OpenAI) or nothing (none)."""
     call_id = call_id if isinstance(call_id, str) and call_id else f"call_{index}"
-    raw = arguments if arguments is None or isinstance(arguments, str) else json.dumps(arguments)
+    raw = arguments if arguments is None or isinstance(arguments, str) else _first_bytes(arguments, _MAX_RAW)
     parsed, error = ({} if arguments is None else arguments), None
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError as exc:
             error = f"arguments are not valid JSON ({exc})"
+        except RecursionError:
+            error = "arguments are nested too deeply to parse"
+    elif isinstance(arguments, dict) and _too_deep(arguments):
+        error = "arguments are nested too deeply to parse"
     if error is None and not isinstance(parsed, dict):
         error = f"arguments must be a JSON object, got {type(parsed).__name__}"
     if error is None and not (isinstance(name, str) and name):
@@ -144,6 +175,8 @@ def parse_content_tool_calls(content: str) -> tuple[str | None, list[ToolCall]]:
             error = None if isinstance(block, dict) else "<tool_call> block must be a JSON object"
         except json.JSONDecodeError as exc:
             error = f"<tool_call> block is not valid JSON ({exc})"
+        except RecursionError:
+            error = "<tool_call> block is nested too deeply to parse"
         if error:
             calls.append(ToolCall(f"call_{i}", "", None, text, error))
             continue
@@ -153,24 +186,73 @@ def parse_content_tool_calls(content: str) -> tuple[str | None, list[ToolCall]]:
     return rest or None, calls
 
 
-def _parse_output(output: dict, latency_s: float, attempts: int) -> ChatResult:
-    choices = output.get("choices") or []
-    if not choices:
-        raise ValueError(f"no choices in the response: {dict(output)}")
-    message = choices[0].get("message") or {}
-    content, tool_calls = message.get("content"), message.get("tool_calls") or []
-    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
-        content = "".join(p.get("text") or "" for p in content if isinstance(p, dict)) or None
-    elif content is not None and not isinstance(content, str):
-        raise ValueError(f"message content must be text, got {type(content).__name__}")
+def _text_of(content: Any) -> str | None:
+    """Message content as text: a string, or content parts (`[{"type": "text", "text": ...}]`) joined;
+    a part whose text is not a string counts by its printed value (`1` -> "1"), other parts are skipped."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("text") is not None]
+        return "".join(t if isinstance(t, str) else json.dumps(t) for t in texts) or None
+    raise ValueError(f"message content must be text or content parts, got {type(content).__name__}")
+
+
+def _tool_calls(raw: Any) -> list[ToolCall]:
+    """The `tool_calls` of a message, each parsed or kept with its `error` (never raising on a bad entry)."""
+    if raw is None or raw == []:
+        return []
+    if isinstance(raw, dict):  # one call sent bare instead of in a list
+        raw = [raw]
+    if not isinstance(raw, list):
+        return [
+            ToolCall(
+                "call_0", "", None, _first_bytes(raw), f"tool_calls must be a list, got {type(raw).__name__}"
+            )
+        ]
     calls = []
-    for i, call in enumerate(tool_calls):
-        function = call.get("function") or {}
+    for i, call in enumerate(raw):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            what = "the tool call" if not isinstance(call, dict) else "its `function`"
+            got = type(call if not isinstance(call, dict) else function).__name__
+            error = f"{what} must be a JSON object, got {got}"
+            calls.append(ToolCall(f"call_{i}", "", None, _first_bytes(call), error))
+            continue
         calls.append(parse_tool_call(call.get("id"), function.get("name"), function.get("arguments"), i))
+    return calls
+
+
+def _first_bytes(value: Any, limit: int = 200) -> str:
+    """The first `limit` characters of a value as the server sent it (for error messages)."""
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _parse_output(output: dict, latency_s: float, attempts: int) -> ChatResult:
+    """The first choice of a Chat Completions body; a body of another shape raises `ValueError` naming it."""
+    choices = output.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise ValueError(f"no list of choices in the response: {_first_bytes(output)}")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise ValueError(f"choices[0].message is not a JSON object: {_first_bytes(choice)}")
+    content, calls = _text_of(message.get("content")), _tool_calls(message.get("tool_calls"))
     if not calls and isinstance(content, str) and "<tool_call>" in content:
         content, calls = parse_content_tool_calls(content)
-    usage = dict(output["usage"]) if output.get("usage") else None
-    return ChatResult(content, calls, choices[0].get("finish_reason"), usage, latency_s, attempts)
+    usage = output.get("usage")
+    finish = choice.get("finish_reason")
+    return ChatResult(
+        content,
+        calls,
+        finish if isinstance(finish, str) else None,
+        dict(usage) if isinstance(usage, dict) and usage else None,
+        latency_s,
+        attempts,
+    )
 
 
 class _HTTPStatusError(Exception):
@@ -255,16 +337,30 @@ class LLMClient:
     async def _post(self, session: aiohttp.ClientSession, body: bytes) -> dict:
         async with session.post(self._url, data=body, headers=_JSON_HEADERS) as response:
             if response.status >= 400:
-                text = (await response.text(errors="replace"))[:500]
+                text = (await response.content.read(500)).decode("utf-8", errors="replace")
                 raise _HTTPStatusError(
                     response.status, text, _retry_after(response.headers.get("retry-after"))
                 )
+            cap = self.config.max_reply_bytes
+            if (response.content_length or 0) > cap:
+                raise ValueError(
+                    f"the reply is {response.content_length} bytes, over max_reply_bytes ({cap})"
+                )
+            data = bytearray()
+            async for chunk in response.content.iter_chunked(1 << 16):
+                data += chunk
+                if len(data) > cap:
+                    raise ValueError(
+                        f"the reply is over max_reply_bytes ({cap} bytes): {bytes(data[:200])!r}"
+                    )
             try:
-                output = await response.json(content_type=None)
+                output = json.loads(data.decode("utf-8"))
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise ValueError(f"the body is not JSON ({exc})") from None
+                raise ValueError(f"the body is not JSON ({exc}): {bytes(data[:200])!r}") from None
+            except RecursionError:
+                raise ValueError(f"the body is nested too deeply to parse: {bytes(data[:200])!r}") from None
             if not isinstance(output, dict):
-                raise ValueError(f"the body is not a JSON object: {str(output)[:200]}")
+                raise ValueError(f"the body is not a JSON object: {_first_bytes(output)}")
             return output
 
     async def aclose(self) -> None:

@@ -4,7 +4,7 @@ This is a deterministic FAKE OpenAI-compatible server for fault injection; it ru
 of `envscale.llm` uses `transformers serve` instead (see `tests/test_llm.py`).
 
 `POST /v1/chat/completions` answers, in order, the `Reply`s queued with `script(...)` (status, JSON or raw body,
-delay before answering, headers); once the queue is empty it asks `handler(body)`, which by default echoes the
+delay before answering, headers, a body trickled a byte at a time, or a streamed body of unknown length); once the queue is empty it asks `handler(body)`, which by default echoes the
 last user message. It records every request (`requests`: headers and JSON body) and the most requests it had in
 flight at once (`max_in_flight`). Any other route answers 404.
 
@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -38,6 +38,10 @@ class Reply:
     body: dict | str | None = None
     delay: float = 0.0
     headers: dict = field(default_factory=dict)
+    trickle: float = 0.0  # > 0: send the body a byte at a time, this many seconds apart
+    chunks: Callable[[], Iterable[bytes]] | None = (
+        None  # a streamed body of unknown length (no content-length)
+    )
 
 
 def completion(content=None, tool_calls=None, finish_reason="stop", model="fake-model") -> dict:
@@ -130,6 +134,8 @@ def _make_handler(fake: LLMFake) -> type[BaseHTTPRequestHandler]:
             self._send(reply)
 
         def _send(self, reply: Reply) -> None:
+            if reply.chunks is not None:
+                return self._stream(reply)
             data = reply.body if isinstance(reply.body, str) else json.dumps(reply.body or {})
             data = data.encode()
             try:
@@ -139,8 +145,27 @@ def _make_handler(fake: LLMFake) -> type[BaseHTTPRequestHandler]:
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if reply.trickle > 0:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.trickle)
+                else:
+                    self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+                pass
+
+        def _stream(self, reply: Reply) -> None:
+            """A body of unknown length: no content-length, the connection closes at its end."""
+            self.close_connection = True
+            try:
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for chunk in reply.chunks():
+                    self.wfile.write(chunk)
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading
                 pass
 
     return Handler

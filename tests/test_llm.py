@@ -393,3 +393,103 @@ def test_real_openai_compatible_server(transformers_serve):
         chat(LLMConfig(base_url=base_url, model="no-such-model", timeout=30))
     assert (info.value.status, info.value.attempts) == (400, 1)
     assert "no-such-model" in str(info.value) and base_url in str(info.value)
+
+
+def _deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+_GOOD = completion("fine")
+# Malformed replies that an OpenAI-compatible server (or a proxy in front of it) has been seen to send.
+# Each becomes an LLMError naming what was wrong with the reply's first bytes, never another exception.
+MALFORMED_BODIES = {
+    "body a list": [_GOOD],
+    "body a string": '"hello"',
+    "body a number": "42",
+    "choices a dict": {**_GOOD, "choices": {"0": _GOOD["choices"][0]}},
+    "choices empty": {**_GOOD, "choices": []},
+    "choice a string": {**_GOOD, "choices": ["hi"]},
+    "message a string": {**_GOOD, "choices": [{"index": 0, "message": "hi", "finish_reason": "stop"}]},
+    "message missing": {**_GOOD, "choices": [{"index": 0, "finish_reason": "stop"}]},
+    "content a dict": completion({"text": "hi"}),
+    "deep body": '{"choices": ' + _deep(100_000) + "}",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MALFORMED_BODIES))
+def test_a_malformed_reply_is_an_llm_error_with_its_first_bytes(fake, config, shape):
+    fake.script(Reply(body=MALFORMED_BODIES[shape]))
+    with pytest.raises(LLMError, match="invalid response") as info:
+        chat(config)
+    assert info.value.attempts == 1 and len(str(info.value)) < 1500
+    fake.script(Reply(body=_GOOD))  # the client still works afterwards
+    assert chat(config).content == "fine"
+
+
+def _reply_with(**message) -> dict:
+    body = completion("x")
+    body["choices"][0]["message"] = {"role": "assistant", "content": None, **message}
+    return body
+
+
+# Malformed tool calls are data about the model: kept as `ToolCall`s with their `error`, as the module says.
+MALFORMED_CALLS = {
+    "tool_calls a string": (_reply_with(tool_calls="get_weather(city=Paris)"), "must be a list"),
+    "tool_calls [null]": (_reply_with(tool_calls=[None]), "must be a JSON object, got NoneType"),
+    "function a string": (_reply_with(tool_calls=[{"id": "c", "function": "get_weather"}]), "got str"),
+    "function.name an int": (_reply_with(tool_calls=[call(7, "{}")]), "no function name"),
+    "deep arguments text": (
+        _reply_with(tool_calls=[call("get_weather", _deep(50_000))]),
+        "nested too deeply",
+    ),
+    "deep arguments object": (
+        _reply_with(tool_calls=[call("get_weather", json.loads('{"a": ' + _deep(900) + "}"))]),
+        "nested too deeply",
+    ),
+    "deep <tool_call>": (
+        completion("<tool_call>" + '{"name": "f", "arguments": ' + _deep(50_000) + "}</tool_call>"),
+        "nested too deeply",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MALFORMED_CALLS))
+def test_a_malformed_tool_call_is_kept_with_its_error(fake, config, shape):
+    body, why = MALFORMED_CALLS[shape]
+    fake.script(Reply(body=body))
+    (bad,) = chat(config).tool_calls
+    assert bad.arguments is None and why in bad.error
+
+
+def test_odd_but_usable_fields_are_read_or_dropped(fake, config):
+    body = completion([{"type": "text", "text": "a"}, {"type": "text", "text": 1}, {"type": "image"}])
+    body["usage"], body["choices"][0]["finish_reason"] = [1, 2], ["stop"]
+    body["choices"][0]["message"]["tool_calls"] = call("get_weather", {"city": "Paris"})  # one call, bare
+    fake.script(Reply(body=body))
+    result = chat(config)
+    assert (result.content, result.usage, result.finish_reason) == ("a1", None, None)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_a_reply_over_the_size_cap_fails_without_reading_it_all(fake, config):
+    sent = []
+
+    def chunks():  # 300 MB, streamed without a content-length
+        yield b'{"choices": [{"message": {"content": "'
+        for _ in range(300 * 16):
+            sent.append(1)
+            yield b"x" * (1 << 16)
+
+    fake.script(Reply(chunks=chunks))
+    with pytest.raises(LLMError, match="over max_reply_bytes"):
+        chat(replace(config, max_reply_bytes=1 << 20))
+    assert len(sent) < 300 * 16  # the client stopped reading: the server never sent it all
+
+
+def test_a_trickling_or_silent_reply_is_bounded_by_the_timeout(fake, config):
+    fake.script(Reply(body=_GOOD, trickle=0.05), Reply(body=_GOOD, delay=30))
+    for _ in range(2):
+        start = time.perf_counter()
+        with pytest.raises(LLMError, match="timed out after 0.5 s"):
+            chat(replace(config, timeout=0.5, max_retries=0))
+        assert time.perf_counter() - start < 5  # bounded by the deadline, not by the body (~30 s each)
