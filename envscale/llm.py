@@ -235,7 +235,7 @@ def _parse_output(output: dict, latency_s: float, attempts: int) -> ChatResult:
     """The first choice of a Chat Completions body; a body of another shape raises `ValueError` naming it."""
     choices = output.get("choices")
     if not isinstance(choices, list) or not choices:
-        raise ValueError(f"no list of choices in the response: {_first_bytes(output)}")
+        raise ValueError(f"no choices in the response (a non-empty list): {_first_bytes(output)}")
     choice = choices[0]
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(message, dict):

@@ -18,7 +18,9 @@ built once for the module as in `tests/test_rollout.py`.
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -35,10 +37,12 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 from llmfake import Reply, completion, start_llm_fake, tool_call
+from test_llm import MALFORMED_BODIES
 
 from envscale.graph.build import GraphConfig, build_graph
 from envscale.judge.filter import FilterConfig, filter_trajectories
 from envscale.materialize.build import MaterializeConfig, materialize
+from envscale.rollout.envs import EnvironmentPool
 from envscale.rollout.run import PARTS_FILE, RolloutConfig, episode_seed, rollout
 from envscale.schemas import STOP
 from envscale.sources.collect import CollectConfig, collect
@@ -432,6 +436,41 @@ def test_an_agent_server_that_is_down_fails_every_episode_with_its_reason_and_th
     assert stats["per_status"] == {"agent_error": 8} and stats["failed"] == 8
     if down == "always_500":
         assert len(fake.requests) == 16  # every episode tried twice
+
+
+@pytest.mark.timeout(120)
+def test_forty_episodes_of_malformed_replies_each_end_with_the_reply_quoted_and_the_pool_closes(
+    tasks, fake, tmp_path
+):
+    shapes = sorted(MALFORMED_BODIES)
+    served = itertools.count()
+    fake.handler = lambda body: Reply(body=MALFORMED_BODIES[shapes[next(served) % len(shapes)]])
+    agent = {"kind": "endpoint", "base_url": fake.url, "model": "m", "max_retries": 0, "timeout": 5.0}
+    trials = -(-40 // len(_task_rows(tasks)))
+    traj = rollout(
+        tasks, RolloutConfig(agent=agent, trials=trials, concurrency=16), tmp_path / "trajectories"
+    )
+    rows = _rows(traj)
+    assert len(rows) >= 40 and len({r["trajectory_id"] for r in rows}) == len(rows)
+    for row in rows:
+        assert (row["status"], row["failure_cause"]) == ("agent_error", "agent"), row["error"]
+        assert "invalid response" in row["error"] and len(row["error"]) < 1500, row["error"]
+    assert traj.manifest["stats"]["per_status"] == {"agent_error": len(rows)}
+
+
+def test_closing_a_pool_whose_build_was_cancelled_does_not_raise(tasks):
+    envs = load_dataset(  # the environments the tasks were made from
+        "parquet",
+        data_files=str(Path(tasks.location).parent / "environments/versions/v1/environments/*.parquet"),
+    )["train"]
+    with concurrent.futures.ThreadPoolExecutor(1) as executor:
+        blocker = executor.submit(time.sleep, 0.5)  # the build waits behind it, so it can be cancelled
+        pool = EnvironmentPool(envs, executor=executor)
+        env = pool.acquire(envs[0]["name"], 0)
+        assert env.ready.cancel()
+        pool.release(env)
+        pool.close()  # raised CancelledError from future.exception() before
+        blocker.result()
 
 
 @pytest.mark.timeout(60)

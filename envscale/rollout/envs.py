@@ -161,7 +161,8 @@ class EnvironmentPool:
 
     @staticmethod
     def _close(future: concurrent.futures.Future) -> None:
-        if future.exception() is None:
+        # a build cancelled when the run stopped early has nothing to close (and `exception()` would raise)
+        if not future.cancelled() and future.exception() is None:
             shared = future.result()
             with shared.lock:  # never under a step still running in a worker (a timed-out episode's)
                 shared.env.close()
