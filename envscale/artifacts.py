@@ -382,11 +382,34 @@ def count_rows(files: Iterable[Path], where: str) -> int:
     return total
 
 
-def check_data(folder: Path, manifest: dict, where: str) -> None:
-    """Every split of every config has parquet files holding exactly the rows the manifest counts.
+def data_files(folder: Path, manifest: dict) -> dict[str, dict]:
+    """Size, mtime and sha256 of every parquet shard of a version, keyed by `config/file name`."""
+    files = {}
+    for config, per_split in split_counts(manifest).items():
+        for split in per_split:
+            for path in shard_files(folder / config, split, manifest["data_id"]):
+                entry = file_input(path)
+                files[f"{config}/{path.name}"] = {k: entry[k] for k in ("size", "mtime_ns", "sha256")}
+    return files
 
-    Reads footers only (milliseconds). Raises :class:`ArtifactError` naming the version, the config
-    (and split, when the config has several), what was expected and found, and the way out.
+
+def _edited(folder: Path, recorded: dict[str, dict]) -> str | None:
+    """The first shard whose content is not what the manifest records (size and mtime unchanged: the same,
+    unhashed; otherwise its sha256 decides, so a copied version still opens)."""
+    for name, entry in recorded.items():
+        why = file_changed({"path": str(folder / name), **entry})
+        if why is not None:
+            return f"{name}: {why.removeprefix(str(folder / name) + ' ')}"
+    return None
+
+
+def check_data(folder: Path, manifest: dict, where: str) -> None:
+    """Every split of every config has parquet files holding exactly the rows the manifest counts, and,
+    for versions that record them (`files`), the content the manifest's sha256 digests say.
+
+    Reads footers, and hashes only shards whose size or mtime changed (milliseconds for a version opened
+    where it was written). Raises :class:`ArtifactError` naming the version, the config (and split, when the
+    config has several), what was expected and found, and the way out.
     """
     for config, per_split in split_counts(manifest).items():
         for split, expected in per_split.items():
@@ -400,6 +423,13 @@ def check_data(folder: Path, manifest: dict, where: str) -> None:
                     f"under {folder / config}. Re-run the stage that made it (a new version is written; "
                     f"`envscale run --force` for a recipe), or pin an earlier version with @vN."
                 )
+    recorded = manifest.get("files")
+    if isinstance(recorded, dict) and (why := _edited(folder, recorded)):
+        raise ArtifactError(
+            f"{where} is damaged: a data file was edited after it was written ({why}). Re-run the stage "
+            f"that made it (a new version is written; `envscale run --force` for a recipe), or pin an "
+            f"earlier version with @vN."
+        )
 
 
 def read_manifest(path: Path, where: str) -> dict:
@@ -452,7 +482,7 @@ def open_artifact(ref: str | os.PathLike, expect_kind: str | None = None, *, che
     if not versions:
         hint = (
             " (an interrupted run left work in .staging/; re-run the stage to resume)"
-            if (root / ".staging").exists()
+            if any(p.is_file() for p in (root / ".staging").rglob("*"))
             else ""
         )
         raise ArtifactNotFoundError(f"no complete envscale artifact at {root}{hint}")
@@ -872,6 +902,7 @@ class ArtifactWriter:
         manifest["version"] = version
         self._remove_strays(splits)
         check_data(self.staging, manifest, f"{self.root} (new version {version}, not committed)")
+        manifest["files"] = data_files(self.staging, manifest)  # an in-place edit is caught on the next read
         # The card is rendered before the resumable parts are removed: a failure here loses no work.
         _write_version_files(self.staging, self.kind, manifest, str(versions_dir / version))
         shutil.rmtree(self.staging / "_parts", ignore_errors=True)

@@ -22,6 +22,7 @@ from envscale.artifacts import (
     MANIFEST,
     ArtifactError,
     ArtifactLockedError,
+    ArtifactNotFoundError,
     ArtifactWriter,
     local_versions,
     open_artifact,
@@ -185,12 +186,30 @@ def test_a_copied_artifact_edited_on_disk_is_never_served_from_a_stale_cache(tmp
     for path in (
         copy.data_dir / MANIFEST,
         tmp_path / "b" / "pool" / MANIFEST,
-    ):  # someone fixes the counts too
+    ):  # someone fixes the counts too, and drops the digests of the files
         manifest = json.loads(path.read_text())
         manifest["counts"]["api_pool"] = 5
+        manifest.pop("files")
         path.write_text(json.dumps(manifest))
     assert open_artifact(tmp_path / "b" / "pool").load("api_pool").num_rows == 5  # the files, not the cache
     assert open_artifact(tmp_path / "a" / "pool").load("api_pool").num_rows == 41
+
+
+def test_a_data_file_edited_in_place_with_the_same_row_count_is_caught_by_its_digest(tmp_path):
+    source = tools_file(tmp_path / "tools.jsonl", [f"t{i}" for i in range(5)])
+    art = collect(CollectConfig(sources=[f"json:{source}"]), tmp_path / "pool")
+    (shard,) = art.data_files("api_pool")
+    shutil.copytree(tmp_path / "pool", tmp_path / "copy")  # a copy (new mtimes, same bytes) still opens
+    assert open_artifact(tmp_path / "copy").load("api_pool").num_rows == 5
+    table = pq.read_table(shard)
+    names = table.column("name").to_pylist()
+    table = table.set_column(table.schema.get_field_index("name"), "name", [[n + "_x" for n in names]])
+    pq.write_table(table, shard)  # the same 5 rows, other names
+    with pytest.raises(
+        ArtifactError, match=r"damaged: a data file was edited .*api_pool/train-.*parquet: changed"
+    ):
+        open_artifact(tmp_path / "pool")
+    assert main(["info", str(tmp_path / "pool")]) == 2
 
 
 def test_a_half_truncated_parquet_file_is_a_clear_error(tmp_path):
@@ -423,3 +442,15 @@ def test_rewriting_one_split_keeps_the_other_and_strays_of_an_earlier_attempt_ar
     assert art.splits["tasks"] == {"train": 2, "test": 1}
     names = sorted(p.name.split("-")[1] for p in (art.data_dir / "tasks").iterdir())
     assert set(names) == {art.data_id}
+
+
+def test_the_interrupted_run_hint_is_given_only_when_work_was_left(tmp_path):
+    root = tmp_path / "pool"
+    (root / ".staging" / "api_pool").mkdir(parents=True)  # an empty staging folder: nothing to resume
+    with pytest.raises(ArtifactNotFoundError) as info:
+        open_artifact(root)
+    assert "no complete envscale artifact" in str(info.value) and ".staging" not in str(info.value)
+    (root / ".staging" / "_parts").mkdir()
+    (root / ".staging" / "_parts" / "done.jsonl").write_text("{}\n")
+    with pytest.raises(ArtifactNotFoundError, match=r"left work in \.staging/"):
+        open_artifact(root)
