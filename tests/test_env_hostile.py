@@ -10,6 +10,7 @@ import copy
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -31,9 +32,9 @@ ANSWER_TIMEOUT = 60  # seconds to wait for an answer before calling it missing (
 class McpProcess:
     """`envscale serve-mcp SPEC` in a subprocess, spoken to in newline-delimited JSON-RPC."""
 
-    def __init__(self, spec: str = SHOP):
+    def __init__(self, spec: str = SHOP, *flags: str):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "envscale.cli", "serve-mcp", spec],
+            [sys.executable, "-m", "envscale.cli", "serve-mcp", spec, *flags],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -181,6 +182,25 @@ def test_lines_that_are_not_json_rpc_get_json_rpc_errors_and_the_server_goes_on(
     assert server.request(21, "no/such/method")["error"]["code"] == -32601
     assert "error" in server.request(22, "tools/call", {})
     assert server.call(23, "get_customer", {"customer_id": "cus_0001"})["ok"]
+
+
+@pytest.mark.slow
+def test_a_line_over_the_limit_is_refused_unread_and_the_server_goes_on():
+    server = McpProcess(SHOP, "--max-line-bytes", "65536")
+    try:
+        server.initialize()
+        chunk = b"x" * (1 << 20)
+        for _ in range(64):  # a 64 MiB line, 1,024 times the limit, written in pieces
+            server.proc.stdin.write(chunk)
+        server.send(b'"}')
+        answer = server.receive()
+        assert answer["id"] is None and answer["error"]["code"] == INVALID_REQUEST, answer
+        assert "over the 65536-byte limit" in answer["error"]["message"], answer
+        peak_kb = int(re.search(rb"VmHWM:\s+(\d+)", Path(f"/proc/{server.proc.pid}/status").read_bytes())[1])
+        assert peak_kb < 400_000  # the line was never held whole (64 MiB, and its decoded copies)
+        assert server.call(2, "get_customer", {"customer_id": "cus_0001"})["ok"]
+    finally:
+        server.close()
 
 
 @pytest.mark.slow

@@ -19,7 +19,8 @@ answers) and every request gets an answer: a line that is not JSON gets a parse 
 `"id": null`), one that is JSON but not a usable JSON-RPC message (not an object, no method,
 a bad id, an unpaired UTF-16 surrogate such as `"\\ud800"` that UTF-8 cannot carry) gets an
 invalid-request error (-32600) with its id when it has a usable one. Notifications are never
-answered (JSON-RPC); an unusable one is logged on stderr. Blank lines are skipped. All output
+answered (JSON-RPC); an unusable one is logged on stderr. Blank lines are skipped. A line longer than
+`max_line_bytes` (16 MiB) is read to its end in pieces, never held whole, and refused (-32600). All output
 goes through one writer, so answers never interleave; while serving, the process's file
 descriptors 0 and 1 are pointed at /dev/null and stderr, so stray prints cannot corrupt the wire.
 
@@ -316,6 +317,36 @@ def parse_line(line: bytes) -> Any:
     return _refusal(line, text)
 
 
+MAX_LINE_BYTES = 16 * 2**20
+"""The longest line `serve_stdio` reads; a longer one is skipped to its end and refused (-32600)."""
+
+
+def read_line(stdin: BinaryIO, limit: int = MAX_LINE_BYTES) -> tuple[bytes, int]:
+    """The next line of `stdin` (b"" at its end) and, when it was longer than `limit` bytes, its length
+    (the line is then read to its end in pieces and dropped, so memory stays bounded); else 0."""
+    line = stdin.readline(limit + 1)
+    if len(line) <= limit or line.endswith(b"\n"):
+        return line, 0
+    size = len(line)
+    while (piece := stdin.readline(1 << 20)) and not piece.endswith(b"\n"):
+        size += len(piece)
+    return b"", size + len(piece)
+
+
+def too_long(size: int, limit: int) -> Any:
+    """The error answering a line longer than `limit` (its id is unknown: never parsed)."""
+    import mcp_types as types
+
+    return types.JSONRPCError(
+        jsonrpc="2.0",
+        id=None,
+        error=types.ErrorData(
+            code=INVALID_REQUEST,
+            message=f"Invalid Request: a line of {size} bytes, over the {limit}-byte limit",
+        ),
+    )
+
+
 def _has_id(text: str) -> bool:
     try:
         data = json.loads(text)
@@ -444,7 +475,9 @@ def _write(stdout: BinaryIO, data: bytes) -> None:
     stdout.flush()
 
 
-async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> int | None:
+async def serve_streams(
+    server: Any, stdin: BinaryIO, stdout: BinaryIO, max_line_bytes: int = MAX_LINE_BYTES
+) -> int | None:
     """Serve one MCP client speaking newline-delimited JSON-RPC on binary files, until `stdin` ends.
 
     Lines are read by a daemon thread (a blocked read never keeps the process alive), checked by
@@ -458,6 +491,7 @@ async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> int |
         server (`fastmcp.FastMCP`): The server, e.g. from `build_server`.
         stdin (`BinaryIO`): Where the client's lines come from.
         stdout (`BinaryIO`): Where the answers go.
+        max_line_bytes (`int`): The longest line read; a longer one is refused without being held in memory.
     """
     import threading
 
@@ -488,8 +522,11 @@ async def serve_streams(server: Any, stdin: BinaryIO, stdout: BinaryIO) -> int |
 
     def pump() -> None:
         try:
-            while line := stdin.readline():
-                item = parse_line(line)
+            while True:
+                line, size = read_line(stdin, max_line_bytes)
+                if not line and not size:
+                    break
+                item = too_long(size, max_line_bytes) if size else parse_line(line)
                 if item is None:
                     continue
                 try:
@@ -576,17 +613,18 @@ def _stdio_wire() -> Iterator[tuple[BinaryIO, BinaryIO]]:
             out.close()
 
 
-def serve_stdio(env: Environment) -> None:
+def serve_stdio(env: Environment, max_line_bytes: int = MAX_LINE_BYTES) -> None:
     """Run the environment's MCP server on stdin/stdout until the client closes stdin.
 
     Args:
         env (`Environment`): The environment (see `build_server`).
+        max_line_bytes (`int`): The longest request line read (a longer one is refused, -32600).
     """
     import anyio
 
     server = build_server(env)
     with _stdio_wire() as (stdin, stdout):
-        stopped_by = anyio.run(serve_streams, server, stdin, stdout)
+        stopped_by = anyio.run(serve_streams, server, stdin, stdout, max_line_bytes)
     if stopped_by == signal.SIGTERM:
         raise Terminated()
     if stopped_by == signal.SIGINT:
@@ -607,11 +645,19 @@ def make_parser(subparsers=None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--env", help="environment name (default: the first one)")
     parser.add_argument("--seed", type=int, help="initial state seed (default: the spec's)")
+    parser.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=MAX_LINE_BYTES,
+        help=f"longest request line read; a longer one is refused unread (default {MAX_LINE_BYTES})",
+    )
     parser.set_defaults(func=main)
     return parser
 
 
 def main(args: argparse.Namespace) -> int:
     """Run `envscale serve-mcp`: load the environment (a bad one is a `SpecError`), then serve it."""
-    serve_stdio(load_environment(args.ref, args.env, seed=args.seed))
+    if args.max_line_bytes < 1024:
+        raise ValueError(f"--max-line-bytes must be at least 1024, got {args.max_line_bytes}")
+    serve_stdio(load_environment(args.ref, args.env, seed=args.seed), args.max_line_bytes)
     return 0
