@@ -31,6 +31,7 @@ from envscale.graph.build import GraphConfig, build_graph
 from envscale.graph.draw import text_columns
 from envscale.schemas import ENVIRONMENTS
 from envscale.show.environment import WIDTH, describe_operation, render_environment
+from envscale.show.trajectory import MESSAGE_CHARS, render_trajectory
 from envscale.sources.collect import CollectConfig, collect
 
 FIX = "tests/fixtures/graph"
@@ -522,3 +523,16 @@ def test_render_is_a_pure_function_of_the_row_and_wide_tables_wrap_into_blocks()
     assert blocks[0].split()[0] == "order_id" and blocks[1].split()[0] == "order_id"  # the key leads each
     assert "updated_at" in blocks[1] and "updated_at" not in blocks[0]
     assert max(text_columns(line) for line in text.splitlines()) <= WIDTH
+
+
+def test_a_huge_message_is_shown_cut_with_what_was_left_out_counted():
+    huge = "word " * 2_000_000  # 10 MB: wrapping it whole took minutes
+    row = {
+        "trajectory_id": "t#0",
+        "messages": [{"role": "user", "content": huge}, {"role": "assistant", "content": "ok " + huge}],
+        "status": "completed",
+    }
+    text = render_trajectory(row)
+    assert len(text) < 4 * MESSAGE_CHARS
+    assert text.count(f"({len(huge) - MESSAGE_CHARS:,} more characters)") == 1
+    assert text.count(f"({len(huge) + 3 - MESSAGE_CHARS:,} more characters)") == 1

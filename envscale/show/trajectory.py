@@ -17,6 +17,8 @@ from typing import Any
 
 WIDTH = 100
 RESULT_CHARS = 300
+MESSAGE_CHARS = 4_000
+"""Characters of one message shown; the rest is counted (a 10 MB message must not take minutes to wrap)."""
 
 
 def _json(value: Any) -> Any:
@@ -28,6 +30,9 @@ def _cut(text: str, n: int) -> str:
 
 
 def _block(label: str, text: str, indent: str = "  ") -> list[str]:
+    text = text or ""
+    if len(text) > MESSAGE_CHARS:
+        text = f"{text[:MESSAGE_CHARS]} ... ({len(text) - MESSAGE_CHARS:,} more characters)"
     lines = []
     for i, para in enumerate((text or "").splitlines() or [""]):
         head = f"{indent}{label:<7}" if i == 0 else indent + " " * 7
