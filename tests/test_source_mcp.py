@@ -188,3 +188,39 @@ def test_server_exiting_while_its_child_holds_stdout_fails_at_once_with_its_stat
 def test_timeout_that_would_never_end_or_ends_at_once_is_refused(timeout):
     with pytest.raises(ValueError, match="finite number of seconds above 0"):
         read_mcp("mcp-server-time", SourceInfo(source="mcp:mcp-server-time", source_kind="mcp"), timeout)
+
+
+GARBAGE_SERVER = """
+import sys
+from fastmcp import FastMCP
+
+for i in range(50):  # a banner and debug prints on stdout, where only JSON-RPC belongs
+    print(f"garbage line {i}, not json", flush=True)
+server = FastMCP("noisy")
+
+
+@server.tool()
+def add_note(text: str) -> str:
+    \"\"\"Add a note.\"\"\"
+    return "ok"
+
+
+server.run()
+"""
+
+
+def test_a_server_printing_garbage_on_stdout_is_listed_with_one_warning_and_no_traceback(tmp_path):
+    script = tmp_path / "noisy.py"
+    script.write_text(GARBAGE_SERVER)
+    proc = subprocess.run(
+        [sys.executable, "-m", "envscale.cli", "collect", "--sources", f"mcp:{sys.executable} {script}"]
+        + ["--output", str(tmp_path / "pool")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    warnings = [line for line in proc.stderr.replace("\r", "\n").splitlines() if "not JSON-RPC" in line]
+    assert len(warnings) == 1 and "printed 50 line(s)" in warnings[0] and "garbage line 0" in warnings[0]
+    assert [r["name"] for r in open_artifact(tmp_path / "pool").load("api_pool")] == ["add_note"]

@@ -5,7 +5,9 @@ The server is started with the official `mcp` SDK, initialised, asked for `tools
 (`readOnlyHint`, `destructiveHint`, ...) are kept; annotations are evidence for read/write.
 A server that crashes, hangs or does not speak MCP gives a :class:`SourceError` naming the
 command, with the end of its stderr; one that exits before listing its tools is reported at once,
-with its exit status, even when a child of it still holds its stdout.
+with its exit status, even when a child of it still holds its stdout. Lines a server prints on
+stdout that are not JSON-RPC (banners, debug prints) are skipped and counted in one warning, instead
+of the SDK's traceback per line.
 
 On POSIX the server is started through a small guard (:mod:`envscale.sources._mcp_guard`) that
 leads the server's process group: when envscale ends (normally, on SIGTERM or Ctrl-C, or killed
@@ -27,9 +29,11 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import math
 import numbers
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -49,6 +53,27 @@ from .base import RawError, RawTool, SourceError, SourceInfo, annotation_hints
 GUARD = Path(__file__).with_name("_mcp_guard.py")
 #: File (in the server's scratch folder) where the guard writes the server's own exit status.
 _STATUS_FILE = "server-exit-status"
+
+
+logger = logging.getLogger(__name__)
+
+
+class StrayLines(logging.Filter):
+    """Counts, and keeps off stderr, the mcp SDK's traceback for each line a server printed on stdout
+    that is not JSON-RPC (a banner, a debug print): the listing goes on, and one warning says so."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count, self.first = 0, None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("Failed to parse JSONRPC message"):
+            return True
+        self.count += 1
+        if self.first is None and record.exc_info and record.exc_info[1] is not None:
+            found = re.search(r"input_value=('.{0,80}?'|\".{0,80}?\")", str(record.exc_info[1]))
+            self.first = found.group(1) if found else None
+        return False
 
 
 class _ServerExited(Exception):
@@ -187,6 +212,17 @@ def read_mcp(command: str, info: SourceInfo, timeout: float = 30.0) -> Iterator[
     return _read_mcp(command, info, _check_timeout(timeout))
 
 
+def _warn_stray(stray: StrayLines, command: str) -> None:
+    if stray.count:
+        first = f" (the first: {stray.first})" if stray.first else ""
+        logger.warning(
+            "MCP server %r printed %d line(s) on stdout that are not JSON-RPC%s; they were skipped",
+            command,
+            stray.count,
+            first,
+        )
+
+
 def _read_mcp(command: str, info: SourceInfo, timeout: float) -> Iterator[RawTool | RawError]:
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="envscale-mcp-")))
@@ -203,6 +239,11 @@ def _read_mcp(command: str, info: SourceInfo, timeout: float) -> Iterator[RawToo
             with anyio.fail_after(timeout):
                 return await _list_tools(_guarded(argv, status_file), str(tmp), errlog, status_file)
 
+        stray = StrayLines()
+        sdk_logger = logging.getLogger("mcp.client.stdio")
+        sdk_logger.addFilter(stray)
+        stack.callback(sdk_logger.removeFilter, stray)
+        stack.callback(_warn_stray, stray, command)
         try:
             server_info, tools = anyio.run(run)
         except BaseException as exc:  # noqa: BLE001 - exception groups from anyio task groups
