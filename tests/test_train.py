@@ -12,6 +12,7 @@ training template. Each test trains a handful of steps: the file runs in well un
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -603,3 +604,19 @@ def test_accelerate_config_relaunches_through_accelerate(monkeypatch, tmp_path):
     ]
     with pytest.raises(ValueError, match="unknown accelerate config 'zero9'"):
         resolve_accelerate_config("zero9")
+
+
+@pytest.mark.parametrize(
+    "trackers, message",
+    [
+        (["wandb_typo"], "'wandb_typo' is not a tracker transformers knows"),
+        (["clearml"], r"'clearml' is not installed here \(pip install clearml\)"),
+    ],
+)
+def test_a_tracker_that_cannot_run_is_one_line_before_anything_loads(trackers, message, capsys):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(report_to=trackers)
+    rc = cli_main(["train", "--input", "nowhere", "--output", "x", "--report_to", trackers[0]])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err and re.search(message, err), err
+    assert TrainConfig(report_to=["none"]).report_to == ["none"]

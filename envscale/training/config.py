@@ -143,6 +143,31 @@ class TrainConfig:
             )
         if self.push_to_hub is not None and self.push_to_hub.count("/") != 1:
             raise ValueError(f"TrainConfig.push_to_hub must be a repo id org/name, got {self.push_to_hub!r}")
+        self._check_trackers()
+
+    def _check_trackers(self) -> None:
+        """Each `report_to` tracker is one transformers knows and is installed: said now, in one line, not
+        after the model has loaded."""
+        trackers = [t for t in self.report_to if t not in ("none", "all")]
+        if not trackers:
+            return
+        from transformers.integrations.integration_utils import (
+            INTEGRATION_TO_CALLBACK,
+            get_available_reporting_integrations,
+        )
+
+        installed = set(get_available_reporting_integrations())
+        for tracker in trackers:
+            if tracker not in INTEGRATION_TO_CALLBACK:
+                raise ValueError(
+                    f"TrainConfig.report_to: {tracker!r} is not a tracker transformers knows; "
+                    f"one of {', '.join(sorted(INTEGRATION_TO_CALLBACK))}"
+                )
+            if tracker not in installed:
+                raise ValueError(
+                    f"TrainConfig.report_to: {tracker!r} is not installed here (pip install {tracker}), "
+                    "or leave it out of report_to"
+                )
 
     def lr(self, stage: int) -> float:
         """The learning rate of `stage`."""
