@@ -454,3 +454,18 @@ def test_the_interrupted_run_hint_is_given_only_when_work_was_left(tmp_path):
     (root / ".staging" / "_parts" / "done.jsonl").write_text("{}\n")
     with pytest.raises(ArtifactNotFoundError, match=r"left work in \.staging/"):
         open_artifact(root)
+
+
+def test_the_load_line_is_printed_only_for_a_config_that_loads(tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"name": "", "description": "a tool without a name"}\n')  # rejected: no rows kept
+    assert main(["collect", "--sources", f"json:{empty}", "--output", str(tmp_path / "none")]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "load: datasets.load_dataset" not in out and "nothing to load: config 'api_pool' has no rows" in out
+    )
+    source = tools_file(tmp_path / "tools.jsonl", ["one"])
+    assert main(["collect", "--sources", f"json:{source}", "--output", str(tmp_path / "one")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "load: " in x)
+    call = line.split("load: ", 1)[1]
+    assert eval(call, {"datasets": __import__("datasets")}).num_rows == 1  # the printed call works as printed

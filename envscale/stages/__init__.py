@@ -141,9 +141,15 @@ class Stage:
         return 1 if failed(art) else 0
 
 
-def load_line(art: Artifact, split: str = "train") -> str:
-    """The `datasets.load_dataset(...)` call that reads one split of an artifact's main config."""
-    return f"datasets.load_dataset({art.location!r}, {art.kind.main_config!r}, split={split!r})"
+def load_line(art: Artifact) -> str:
+    """The `datasets.load_dataset(...)` call that reads a split with rows of an artifact's main config (`train`
+    when it has rows), or what to say when the main config is empty (`load_dataset` would fail on it)."""
+    config = art.kind.main_config
+    per_split = art.splits.get(config) or {"train": art.manifest["counts"].get(config, 0)}
+    split = next((s for s in ("train", *per_split) if per_split.get(s)), None)
+    if split is None:
+        return f"nothing to load: config {config!r} has no rows"
+    return f"datasets.load_dataset({art.location!r}, {config!r}, split={split!r})"
 
 
 def splits_line(art: Artifact) -> str | None:
@@ -171,7 +177,8 @@ def print_report(art: Artifact) -> None:
     splits = splits_line(art)
     if splits:
         print(f"  {splits}")
-    print(f"  load: {load_line(art)}")
+    line = load_line(art)
+    print(f"  load: {line}" if line.startswith("datasets.") else f"  {line}")
 
 
 def failed(art: Artifact) -> bool:
