@@ -16,6 +16,8 @@ write a small `environments` artifact from the hand-written specs in `tests/fixt
 import itertools
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib.figure
@@ -33,6 +35,8 @@ from envscale.schemas import ENVIRONMENTS
 from envscale.show.environment import WIDTH, describe_operation, render_environment
 from envscale.show.trajectory import MESSAGE_CHARS, render_trajectory
 from envscale.sources.collect import CollectConfig, collect
+
+REPO = Path(__file__).resolve().parent.parent
 
 FIX = "tests/fixtures/graph"
 LONG = "export_all_invoices_for_customer_accounting_period_to_csv_format"
@@ -536,3 +540,28 @@ def test_a_huge_message_is_shown_cut_with_what_was_left_out_counted():
     assert len(text) < 4 * MESSAGE_CHARS
     assert text.count(f"({len(huge) - MESSAGE_CHARS:,} more characters)") == 1
     assert text.count(f"({len(huge) + 3 - MESSAGE_CHARS:,} more characters)") == 1
+
+
+def test_graph_shows_one_progress_bar_for_embeddings_not_a_nested_one_per_batch(tmp_path):
+    pool = collect(
+        CollectConfig(sources=[f"openapi:{REPO / 'recipes/sources/envscale_shop.openapi.yaml'}"]),
+        tmp_path / "p",
+    )
+    proc = subprocess.run(  # a process of its own: logging as a newcomer's run configures it
+        [
+            sys.executable,
+            "-m",
+            "envscale.cli",
+            "graph",
+            "--input",
+            str(pool.location),
+            "--output",
+            str(tmp_path / "g"),
+        ]
+        + ["--embedding-cache", str(tmp_path / "emb"), "--embedding-processes", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0 and "embed" in proc.stderr, proc.stderr[-2000:]
+    assert "Batches" not in proc.stderr, proc.stderr[-2000:]

@@ -74,7 +74,14 @@ def _load_model(model: str, device: str):
 
 
 def _encode(model, texts: list[str], *, batch_size: int) -> np.ndarray:
-    vecs = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    # our own bar counts the texts; sentence-transformers would nest a "Batches" bar per chunk at INFO
+    vecs = model.encode(
+        texts,
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
     return np.asarray(vecs, dtype=np.float32)
 
 
