@@ -311,3 +311,37 @@ def test_llm_confirms_edges_and_names_domains(pool, cache_dir, tmp_path):
     names = {d["name"] for d in art.load("domains")}
     assert "Online shop" in names
     assert all(e["llm_verdict"] is None for e in art.load("edges") if e["kind"] == "semantic")
+
+
+def test_a_failing_llm_keeps_the_offline_graph_and_says_so_once_per_step(pool, cache_dir, tmp_path, caplog):
+    # The FAKE server (tests/llmfake.py) answers malformed replies and errors, never a verdict or a name.
+    from llmfake import Reply, start_llm_fake
+    from test_llm import MALFORMED_BODIES
+
+    bad = [Reply(body=b) for b in MALFORMED_BODIES.values()] + [Reply(500, {"error": "down"})]
+    served = iter(range(10**6))
+    fake = start_llm_fake()
+    fake.handler = lambda body: bad[next(served) % len(bad)]
+    offline = build_graph(pool, GraphConfig(embedding_cache=cache_dir), tmp_path / "offline")
+    try:
+        with caplog.at_level("WARNING", logger="envscale.graph.build"):
+            art = build_graph(
+                pool,
+                GraphConfig(
+                    embedding_cache=cache_dir, llm_base_url=fake.url, llm_model="m", llm_max_retries=0
+                ),
+                tmp_path / "graph",
+            )
+    finally:
+        fake.stop()
+    said = [r.getMessage() for r in caplog.records if "LLM requests failed" in r.getMessage()]
+    assert len(said) == 2 and "llm edge check" in said[0] and "llm domain names" in said[1], said
+
+    def edges(a):
+        return sorted((e["source_name"], e["target_name"], e["kind"]) for e in a.load("edges"))
+
+    assert edges(art) == edges(offline)  # no edge lost for an LLM that failed
+    assert sorted(d["name"] for d in art.load("domains")) == sorted(
+        d["name"] for d in offline.load("domains")
+    )
+    assert art.manifest["stats"]["llm_edge_verdicts"].get("error", 0) >= 1

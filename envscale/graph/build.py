@@ -155,6 +155,8 @@ class GraphConfig:
         2000, "At most this many (best-scored) dependency edges are sent to the LLM.", ge=0, le=10_000_000
     )
     llm_max_concurrency: int = option(8, "Concurrent LLM requests.", ge=1, le=1024)
+    llm_timeout: float = option(60.0, "Seconds one LLM request may take (then retried).", gt=0, le=86_400)
+    llm_max_retries: int = option(3, "Retries of a failed LLM request (0: none).", ge=0, le=100)
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -176,6 +178,7 @@ class GraphConfig:
 
     def fingerprint(self, input_key: str) -> str:
         ignore = ("embedding_cache", "embedding_batch_size", "embedding_processes", "llm_max_concurrency")
+        ignore += ("llm_timeout", "llm_max_retries")
         return fingerprint(self, GRAPH, inputs=[input_key], ignore=ignore)
 
 
@@ -544,9 +547,26 @@ def _llm_client(config: GraphConfig):
             base_url=config.llm_base_url,
             model=config.llm_model,
             max_concurrency=config.llm_max_concurrency,
+            timeout=config.llm_timeout,
+            max_retries=config.llm_max_retries,
             max_tokens=32,
         )
     )
+
+
+def _say_failures(results: list, what: str, fallback: str) -> int:
+    """Log one warning when some LLM requests failed for good (how many, the first error, what was kept)."""
+    failed = [r for r in results if isinstance(r, Exception)]
+    if failed:
+        logger.warning(
+            "%s: %d of %d LLM requests failed (the first: %s); %s",
+            what,
+            len(failed),
+            len(results),
+            str(failed[0])[:300],
+            fallback,
+        )
+    return len(failed)
 
 
 def _llm_check(edges: list[dict], tools: list[_Tool], config: GraphConfig, stats: dict) -> None:
@@ -563,6 +583,9 @@ def _llm_check(edges: list[dict], tools: list[_Tool], config: GraphConfig, stats
         )
         requests.append({"messages": [{"role": "user", "content": prompt}]})
     results = _llm_client(config).chat_many_sync(requests, desc="llm edge check")
+    _say_failures(
+        results, "llm edge check", "their edges are kept on the embedding and field-match evidence alone"
+    )
     verdicts = Counter()
     for e, res in zip(deps, results, strict=True):
         answer = (getattr(res, "content", None) or "").strip().lower()
@@ -586,9 +609,9 @@ def _llm_names(domains: list[dict], config: GraphConfig) -> None:
         }
         for d in domains
     ]
-    for d, res in zip(
-        domains, _llm_client(config).chat_many_sync(requests, desc="llm domain names"), strict=True
-    ):
+    results = _llm_client(config).chat_many_sync(requests, desc="llm domain names")
+    _say_failures(results, "llm domain names", "those domains keep their offline names")
+    for d, res in zip(domains, results, strict=True):
         name = (getattr(res, "content", None) or "").strip().strip('"').splitlines()
         if name and 0 < len(name[0]) <= 60:
             d["name"] = name[0]
