@@ -1,0 +1,264 @@
+"""Effects that hold a world together (envscale.materialize.effects) and unique constraints only on keys.
+
+Each rule is shown as tool calls on a fresh `Environment` built from an inferred spec: the second
+table changes (or the call is refused with the API's words), as a person reading the tool would expect.
+"""
+
+import re
+
+import pytest
+from apitools import api_tool
+
+from envscale.env import Environment, validate_spec
+from envscale.materialize.effects import add_effects, multi_table_effects
+from envscale.materialize.infer import declared_unique, infer_spec
+from envscale.materialize.verify import verify
+
+S = {"type": "string"}
+I = {"type": "integer"}  # noqa: E741
+
+
+def _path(schema):
+    return {**schema, "x-in": "path"}
+
+
+def _spec(tools, name="shop"):
+    inferred = infer_spec(
+        {"domain_id": 0, "name": name, "groups": {"Shop": len(tools)}}, tools, rows=6, seed=0
+    )
+    spec = add_effects(inferred.spec)
+    validate_spec(spec)
+    return spec
+
+
+def _t(*args, **kw):
+    return api_tool(*args, group="Shop", **kw)
+
+
+def _env(spec):
+    env = Environment(spec)
+    env.reset(seed=0)
+    return env
+
+
+_PRODUCT = {"type": "object", "properties": {"product_id": S, "name": S, "stock": I}}
+_ORDER = {
+    "type": "object",
+    "properties": {
+        "order_id": S,
+        "product_id": S,
+        "quantity": I,
+        "status": {"type": "string", "enum": ["pending", "shipped", "cancelled"]},
+        "cancelled_at": S,
+    },
+}
+
+
+def _shop_tools():
+    return [
+        _t("create_product", "POST", "/products", {"name": S, "stock": I}, ["name"], _PRODUCT),
+        _t("list_products", "GET", "/products", {}, [], {"type": "array", "items": _PRODUCT}),
+        _t(
+            "get_product", "GET", "/products/{product_id}", {"product_id": _path(S)}, ["product_id"], _PRODUCT
+        ),
+        _t(
+            "create_order",
+            "POST",
+            "/orders",
+            {"product_id": S, "quantity": I},
+            ["product_id", "quantity"],
+            _ORDER,
+        ),
+        _t("get_order", "GET", "/orders/{order_id}", {"order_id": _path(S)}, ["order_id"], _ORDER),
+        _t("cancel_order", "POST", "/orders/{order_id}/cancel", {"order_id": _path(S)}, ["order_id"], _ORDER),
+    ]
+
+
+def test_placing_an_order_takes_its_quantity_out_of_stock_and_never_below_zero():
+    spec = _spec(_shop_tools())
+    assert multi_table_effects(spec) == [("create_order", "products")]
+    env = _env(spec)
+    product = env.dump()["products"][0]
+    assert isinstance(product["stock"], int)  # a stock is a number, never null
+    obs = env.step("create_order", {"product_id": product["product_id"], "quantity": 1})
+    assert obs["ok"], obs
+    after = env.step("get_product", {"product_id": product["product_id"]})["result"]
+    assert after["stock"] == product["stock"] - 1
+    before = env.state_hash()
+    obs = env.step("create_order", {"product_id": product["product_id"], "quantity": after["stock"] + 1})
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "not enough stock" in obs["error"]
+    assert env.state_hash() == before
+    # a new product without a stock starts at 0, and nothing can be ordered of it
+    new = env.step("create_product", {"name": "Desk lamp"})["result"]
+    assert new["stock"] == 0
+    assert not env.step("create_order", {"product_id": new["product_id"], "quantity": 1})["ok"]
+    assert verify(spec, semantic=False) == []
+
+
+def test_a_restock_is_not_an_order():
+    restock = {"type": "object", "properties": {"restock_id": S, "product_id": S, "quantity": I}}
+    tools = _shop_tools()[:3] + [
+        _t(
+            "create_restock",
+            "POST",
+            "/restocks",
+            {"product_id": S, "quantity": I},
+            ["product_id", "quantity"],
+            restock,
+        )
+    ]
+    assert multi_table_effects(_spec(tools)) == []
+
+
+def test_a_status_change_sets_its_timestamp():
+    spec = _spec(_shop_tools())
+    env = _env(spec)
+    order = next(o for o in env.dump()["orders"] if o["status"] != "cancelled")
+    result = env.step("cancel_order", {"order_id": order["order_id"]})["result"]
+    assert result["status"] == "cancelled"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["cancelled_at"])  # the clock
+    assert result["cancelled_at"] != order["cancelled_at"]
+
+
+_LIST = {"type": "object", "properties": {"list_id": S, "title": S}}
+_TASK = {"type": "object", "properties": {"task_id": S, "list_id": S, "title": S}}
+
+
+def _list_tools(description="Delete a list."):
+    lid = _path(S)
+    tools = [
+        _t("create_list", "POST", "/lists", {"title": S}, ["title"], _LIST),
+        _t("get_list", "GET", "/lists/{list_id}", {"list_id": lid}, ["list_id"], _LIST),
+        _t("delete_list", "DELETE", "/lists/{list_id}", {"list_id": lid}, ["list_id"], None),
+        _t(
+            "create_task",
+            "POST",
+            "/lists/{list_id}/tasks",
+            {"list_id": lid, "title": S},
+            ["list_id", "title"],
+            _TASK,
+        ),
+        _t(
+            "list_tasks",
+            "GET",
+            "/lists/{list_id}/tasks",
+            {"list_id": lid},
+            ["list_id"],
+            {"type": "array", "items": _TASK},
+        ),
+    ]
+    tools[2]["description"] = description
+    return tools
+
+
+def test_deleting_a_parent_removes_the_children_nested_under_it():
+    spec = _spec(_list_tools())
+    assert ("delete_list", "tasks") in multi_table_effects(spec)
+    env = _env(spec)
+    tasks = env.dump()["tasks"]
+    parent = next(t["list_id"] for t in tasks if t["list_id"])
+    obs = env.step("delete_list", {"list_id": parent})
+    assert obs["ok"], obs
+    assert not [t for t in env.dump()["tasks"] if t["list_id"] == parent]
+    assert len(env.dump()["tasks"]) == len([t for t in tasks if t["list_id"] != parent])
+    assert verify(spec, semantic=False) == []
+
+
+def test_a_delete_the_api_refuses_while_children_exist_is_guarded_with_its_words():
+    spec = _spec(_list_tools("Delete a list. A list cannot be deleted while it still has tasks."))
+    op = next(t for t in spec["tools"] if t["name"] == "delete_list")["operation"]
+    assert "effects" not in op and op["guards"]
+    env = _env(spec)
+    parent = next(t["list_id"] for t in env.dump()["tasks"] if t["list_id"])
+    before = env.state_hash()
+    obs = env.step("delete_list", {"list_id": parent})
+    assert not obs["ok"] and obs["code"] == "invalid_state"
+    assert "cannot be deleted while it still has tasks" in obs["error"]
+    assert env.state_hash() == before
+    empty = env.step("create_list", {"title": "Errands"})["result"]["list_id"]
+    assert env.step("delete_list", {"list_id": empty})["ok"]
+
+
+def test_an_optional_reference_is_detached_when_its_row_is_deleted():
+    company = {"type": "object", "properties": {"company_id": S, "name": S}}
+    contact = {"type": "object", "properties": {"contact_id": S, "name": S, "company_id": S}}
+    tools = [
+        _t("create_company", "POST", "/companies", {"name": S}, ["name"], company),
+        _t("delete_company", "DELETE", "/companies/{company_id}", {"company_id": _path(S)}, ["company_id"]),
+        _t("create_contact", "POST", "/contacts", {"name": S, "company_id": S}, ["name"], contact),
+        _t("get_contact", "GET", "/contacts/{contact_id}", {"contact_id": _path(S)}, ["contact_id"], contact),
+    ]
+    spec = _spec(tools, "crm")
+    env = _env(spec)
+    contact_row = next(c for c in env.dump()["contacts"] if c["company_id"])
+    assert env.step("delete_company", {"company_id": contact_row["company_id"]})["ok"]
+    after = env.step("get_contact", {"contact_id": contact_row["contact_id"]})["result"]
+    assert after["company_id"] is None and after["name"] == contact_row["name"]  # the contact stays
+
+
+def test_a_new_child_counts_in_its_parent():
+    user = {"type": "object", "properties": {"username": S, "tweet_count": I}}
+    tweet = {"type": "object", "properties": {"tweet_id": S, "username": S, "content": S}}
+    tools = [
+        _t("get_user", "GET", "/users/{username}", {"username": _path(S)}, ["username"], user),
+        _t("post_tweet", "POST", "/tweets", {"username": S, "content": S}, ["username", "content"], tweet),
+        _t("list_tweets", "GET", "/tweets", {"username": S}, [], {"type": "array", "items": tweet}),
+    ]
+    spec = _spec(tools, "posting")
+    assert ("post_tweet", "users") in multi_table_effects(spec)
+    env = _env(spec)
+    name = env.dump()["users"][0]["username"]
+    before = env.step("get_user", {"username": name})["result"]["tweet_count"]
+    assert env.step("post_tweet", {"username": name, "content": "hello"})["ok"]
+    assert env.step("post_tweet", {"username": name, "content": "hello"})["ok"]  # the same text twice
+    assert env.step("get_user", {"username": name})["result"]["tweet_count"] == before + 2
+
+
+# ----------------------------------------------------------------------------------------------
+# Unique constraints
+
+
+def test_a_required_field_of_a_create_is_not_unique_unless_it_is_a_key_or_declared_so():
+    tweet = {"type": "object", "properties": {"tweet_id": S, "content": S}}
+    tools = [
+        _t("post_tweet", "POST", "/tweets", {"content": S}, ["content"], tweet),
+        _t("list_tweets", "GET", "/tweets", {}, [], {"type": "array", "items": tweet}),
+    ]
+    spec = _spec(tools, "posting")
+    assert not [c for t in spec["tables"].values() for c, s in t["columns"].items() if s.get("unique")]
+    env = _env(spec)
+    assert (
+        env.step("post_tweet", {"content": "same"})["ok"]
+        and env.step("post_tweet", {"content": "same"})["ok"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("column", "entity", "schema", "unique"),
+    [
+        ("email", "subscriber", S, True),
+        ("customer_email", "customer", S, True),
+        ("slug", "post", S, True),
+        ("workspace_slug", "member", S, False),  # names another row
+        ("username", "token", S, False),  # a record for a user: a user has many
+        ("name", "group", {"type": "string", "description": "The group's unique name."}, True),
+        ("location", "booking", S, False),
+        ("content", "tweet", S, False),
+    ],
+)
+def test_declared_unique(column, entity, schema, unique):
+    assert declared_unique(column, entity, schema) is unique
+
+
+def test_a_name_other_tools_address_rows_by_stays_a_unique_key():
+    item = {"type": "object", "properties": {"stock": S}}
+    tools = [
+        _t("add_stock_to_watchlist", "POST", "/watchlist", {"stock": S}, ["stock"], item),
+        _t("remove_stock_from_watchlist", "DELETE", "/watchlist", {"stock": S}, ["stock"], None),
+    ]
+    tools = [{**t, "annotations": {}} for t in tools]  # plain functions, as BFCL gives them
+    spec = _spec(tools, "trading")
+    table = next(iter(spec["tables"].values()))
+    assert table["columns"]["stock"].get("unique") is True
+    remove = next(t for t in spec["tools"] if t["name"] == "remove_stock_from_watchlist")
+    assert remove["operation"]["key"] == {"stock": "stock"}
