@@ -22,9 +22,9 @@ def _path(schema):
     return {**schema, "x-in": "path"}
 
 
-def _spec(tools, name="shop"):
+def _spec(tools, name="shop", rows=6):
     inferred = infer_spec(
-        {"domain_id": 0, "name": name, "groups": {"Shop": len(tools)}}, tools, rows=6, seed=0
+        {"domain_id": 0, "name": name, "groups": {"Shop": len(tools)}}, tools, rows=rows, seed=0
     )
     spec = add_effects(inferred.spec)
     validate_spec(spec)
@@ -262,3 +262,109 @@ def test_a_name_other_tools_address_rows_by_stays_a_unique_key():
     assert table["columns"]["stock"].get("unique") is True
     remove = next(t for t in spec["tools"] if t["name"] == "remove_stock_from_watchlist")
     assert remove["operation"]["key"] == {"stock": "stock"}
+
+
+_ORDER_STATES = {"type": "string", "enum": ["pending", "paid", "shipped", "delivered", "cancelled"]}
+
+
+def test_a_shipment_ships_its_order_and_a_cancelled_order_is_never_shipped():
+    order = {"type": "object", "properties": {"order_id": S, "status": _ORDER_STATES, "shipped_at": S}}
+    shipment = {"type": "object", "properties": {"shipment_id": S, "order_id": S, "carrier": S}}
+    oid = _path(S)
+    tools = [
+        _t("get_order", "GET", "/orders/{order_id}", {"order_id": oid}, ["order_id"], order),
+        _t("create_order", "POST", "/orders", {}, [], order),
+        _t("create_shipment", "POST", "/shipments", {"order_id": S, "carrier": S}, ["order_id"], shipment),
+        _t(
+            "get_shipment",
+            "GET",
+            "/shipments/{shipment_id}",
+            {"shipment_id": _path(S)},
+            ["shipment_id"],
+            shipment,
+        ),
+    ]
+    spec = _spec(tools, rows=30)
+    assert ("create_shipment", "orders") in multi_table_effects(spec)
+    env = _env(spec)
+    rows = env.dump()["orders"]
+    paid = next(o for o in rows if o["status"] in ("pending", "paid"))
+    assert env.step("create_shipment", {"order_id": paid["order_id"], "carrier": "UPS"})["ok"]
+    after = env.step("get_order", {"order_id": paid["order_id"]})["result"]
+    assert after["status"] == "shipped" and after["shipped_at"] and after["shipped_at"] != paid["shipped_at"]
+    gone = next(o for o in rows if o["status"] == "cancelled")
+    before = env.state_hash()
+    obs = env.step("create_shipment", {"order_id": gone["order_id"], "carrier": "UPS"})
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "cannot be shipped" in obs["error"]
+    assert env.state_hash() == before
+
+
+def test_a_comment_posted_under_a_ticket_touches_the_ticket_and_counts_in_it():
+    ticket = {
+        "type": "object",
+        "properties": {"ticket_id": S, "subject": S, "updated_at": S, "num_comments": I},
+    }
+    comment = {"type": "object", "properties": {"comment_id": S, "ticket_id": S, "body": S}}
+    tid = _path(S)
+    tools = [
+        _t("get_ticket", "GET", "/tickets/{ticket_id}", {"ticket_id": tid}, ["ticket_id"], ticket),
+        _t("create_ticket", "POST", "/tickets", {"subject": S}, ["subject"], ticket),
+        _t(
+            "add_comment",
+            "POST",
+            "/tickets/{ticket_id}/comments",
+            {"ticket_id": tid, "body": S},
+            ["ticket_id", "body"],
+            comment,
+        ),
+    ]
+    spec = _spec(tools, "helpdesk")
+    env = _env(spec)
+    row = env.dump()["tickets"][0]
+    assert env.step("add_comment", {"ticket_id": row["ticket_id"], "body": "Any news?"})["ok"]
+    after = env.step("get_ticket", {"ticket_id": row["ticket_id"]})["result"]
+    assert after["num_comments"] == row["num_comments"] + 1
+    assert after["updated_at"] != row["updated_at"] and after["subject"] == row["subject"]
+    assert env.step("create_ticket", {"subject": "Printer"})["result"]["num_comments"] == 0
+
+
+def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
+    state = {"type": "string", "enum": ["active", "archived"]}
+    project = {"type": "object", "properties": {"project_id": S, "name": S, "status": state}}
+    task = {"type": "object", "properties": {"task_id": S, "project_id": S, "title": S, "status": state}}
+    pid = _path(S)
+    tools = [
+        _t("delete_project", "DELETE", "/projects/{project_id}", {"project_id": pid}, ["project_id"]),
+        _t("get_project", "GET", "/projects/{project_id}", {"project_id": pid}, ["project_id"], project),
+        _t(
+            "create_task",
+            "POST",
+            "/projects/{project_id}/tasks",
+            {"project_id": pid, "title": S},
+            ["project_id", "title"],
+            task,
+        ),
+        _t(
+            "list_tasks",
+            "GET",
+            "/projects/{project_id}/tasks",
+            {"project_id": pid},
+            ["project_id"],
+            {"type": "array", "items": task},
+        ),
+    ]
+    spec = _spec(tools, "projects")
+    op = next(t for t in spec["tools"] if t["name"] == "delete_project")["operation"]
+    assert op["type"] == "update" and op["fixed"] == {"status": "archived"}  # a delete that retires
+    env = _env(spec)
+    project_id = next(
+        t["project_id"]
+        for t in env.dump()["tasks"]
+        if t["project_id"]
+        and t["status"] == "active"
+        and next(p for p in env.dump()["projects"] if p["project_id"] == t["project_id"])["status"]
+        == "active"
+    )
+    assert env.step("delete_project", {"project_id": project_id})["ok"]
+    assert {t["status"] for t in env.dump()["tasks"] if t["project_id"] == project_id} == {"archived"}
+    assert verify(spec, semantic=False) == []
