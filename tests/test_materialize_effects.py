@@ -95,19 +95,49 @@ def test_placing_an_order_takes_its_quantity_out_of_stock_and_never_below_zero()
     assert verify(spec, semantic=False) == []
 
 
-def test_a_restock_is_not_an_order():
-    restock = {"type": "object", "properties": {"restock_id": S, "product_id": S, "quantity": I}}
+@pytest.mark.parametrize("noun", ["restock", "favorite"])
+def test_a_restock_or_a_favourite_is_not_an_order(noun):
+    row = {"type": "object", "properties": {f"{noun}_id": S, "product_id": S, "quantity": I}}
+    args = {"product_id": S, "quantity": I}
     tools = _shop_tools()[:3] + [
-        _t(
-            "create_restock",
-            "POST",
-            "/restocks",
-            {"product_id": S, "quantity": I},
-            ["product_id", "quantity"],
-            restock,
-        )
+        _t(f"create_{noun}", "POST", f"/{noun}s", args, ["product_id", "quantity"], row)
     ]
-    assert multi_table_effects(_spec(tools)) == []
+    spec = _spec(tools)
+    assert f"{noun}s" in spec["tables"] and multi_table_effects(spec) == []
+
+
+def test_a_sale_return_gives_nothing_out_of_stock():
+    spec = {
+        "name": "s",
+        "tables": {
+            "products": {"primary_key": "product_id", "columns": {"product_id": S, "stock": I}},
+            "sale_returns": {
+                "primary_key": "return_id",
+                "columns": {"return_id": S, "product_id": {**S, "references": "products"}, "quantity": I},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_sale_return",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"product_id": S, "quantity": I},
+                    "required": ["product_id", "quantity"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "sale_returns",
+                    "values": {"product_id": "product_id", "quantity": "quantity"},
+                    "generate": {"return_id": "id"},
+                },
+            }
+        ],
+    }
+    assert multi_table_effects(add_effects(spec)) == []
+    spec["tables"]["sale_lines"] = spec["tables"].pop("sale_returns")
+    spec["tools"][0]["operation"]["table"] = "sale_lines"
+    assert multi_table_effects(add_effects(spec)) == [("create_sale_return", "products")]
 
 
 def test_a_status_change_sets_its_timestamp():
@@ -223,6 +253,14 @@ def test_a_required_field_of_a_create_is_not_unique_unless_it_is_a_key_or_declar
     tools = [
         _t("post_tweet", "POST", "/tweets", {"content": S}, ["content"], tweet),
         _t("list_tweets", "GET", "/tweets", {}, [], {"type": "array", "items": tweet}),
+        _t(
+            "search_tweets",
+            "GET",
+            "/tweets/search",
+            {"keyword": S},
+            ["keyword"],
+            {"type": "array", "items": tweet},
+        ),
     ]
     spec = _spec(tools, "posting")
     assert not [c for t in spec["tables"].values() for c, s in t["columns"].items() if s.get("unique")]
