@@ -249,19 +249,17 @@ def test_a_new_child_counts_in_its_parent():
 
 
 def test_a_required_field_of_a_create_is_not_unique_unless_it_is_a_key_or_declared_so():
-    tweet = {"type": "object", "properties": {"tweet_id": S, "content": S}}
+    tweet = {"type": "object", "properties": {"id": I, "username": S, "content": S}}
+    page = {"type": "object", "properties": {"tweets": {"type": "array", "items": tweet}}}
     tools = [
-        _t("post_tweet", "POST", "/tweets", {"content": S}, ["content"], tweet),
-        _t("list_tweets", "GET", "/tweets", {}, [], {"type": "array", "items": tweet}),
-        _t(
-            "search_tweets",
-            "GET",
-            "/tweets/search",
-            {"keyword": S},
-            ["keyword"],
-            {"type": "array", "items": tweet},
-        ),
+        _t("post_tweet", "POST", "", {"content": S}, ["content"], tweet),
+        # each looks tweets up by something else, never addresses one by its text
+        _t("get_user_tweets", "GET", "", {"username": S}, ["username"], page),
+        _t("search_tweets", "GET", "", {"keyword": S}, ["keyword"], page),
+        _t("get_tweet", "GET", "", {"tweet_id": I}, ["tweet_id"], tweet),
     ]
+    tools = [{**t, "annotations": None} for t in tools]  # plain functions, as BFCL gives them
+    tools.append(_t("get_space_tweets", "GET", "/{space}/tweets", {"space": _path(S)}, ["space"], page))
     spec = _spec(tools, "posting")
     assert not [c for t in spec["tables"].values() for c, s in t["columns"].items() if s.get("unique")]
     env = _env(spec)

@@ -549,7 +549,7 @@ def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
             and "enum" not in (use.props.get(strings[0]) or {})
             and (
                 declared_unique(use.values[strings[0]], t["entity"], use.props.get(strings[0]))
-                or _addressed_by_name(uses, use.table, tables)
+                or _addressed_by_name(uses, use.table, use.values[strings[0]])
             )
         ):
             natural.setdefault(use.table, use.values[strings[0]])
@@ -601,20 +601,31 @@ def declared_unique(column: str, entity: str | None, schema: Any) -> bool:
     return False
 
 
-def _addressed_by_name(uses: list[_Use], table: str, tables: _Tables) -> bool:
+def _names_parent(path: Any, arg: str) -> bool:
+    """Whether a route parameter names a row the route goes on from (`/{workspace_slug}/members`,
+    `/lists/{list}/tasks`), not the route's own resource."""
+    segments = str(path or "").strip("/").split("/")
+    return "{" + arg + "}" in segments[:-1]
+
+
+def _addressed_by_name(uses: list[_Use], table: str, column: str) -> bool:
     """Whether a tool other than a create addresses a row of `table` by one required string, as
     `_operation` keys it on a natural key (`remove_stock_from_watchlist(symbol)`)."""
-    entity = tables.tables[table]["entity"]
     for use in uses:
         if use.table != table or use.meaning.effect == "create" or use.key or use.composite:
             continue
-        if use.meaning.verb in ("list", "search", "find", "query", "filter"):
-            continue  # `search_tweets(keyword)` looks rows up by their text, it does not name one
         strings = [a for a in use.required if json_type(use.props.get(a)) == "string"]
         notes = use.tool.get("annotations") if isinstance(use.tool.get("annotations"), dict) else {}
-        route = path_entities(notes.get("path"))
-        if len(strings) == 1 and strings[0] not in use.searches and route.get(strings[0], entity) == entity:
-            return True  # never `/{workspace_slug}/members`: the slug names the workspace, not a member
+        if (
+            len(strings) == 1
+            and strings[0] not in use.searches  # `search_tweets(keyword)` looks rows up by their text
+            and not _names_parent(notes.get("path"), strings[0])  # `/{workspace_slug}/members`
+            and (
+                use.values.get(strings[0]) == column
+                or not (key_entity(strings[0]) or name_key_entity(strings[0]))
+            )  # `get_user_tweets(username)` names the user, not a tweet
+        ):
+            return True
     return False
 
 
