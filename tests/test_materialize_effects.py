@@ -10,7 +10,7 @@ import pytest
 from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
-from envscale.materialize.effects import add_effects, multi_table_effects
+from envscale.materialize.effects import add_effects, deletes_its_row, multi_table_effects
 from envscale.materialize.infer import declared_unique, infer_spec
 from envscale.materialize.verify import verify
 
@@ -404,3 +404,27 @@ def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
     assert env.step("delete_project", {"project_id": project_id})["ok"]
     assert {t["status"] for t in env.dump()["tasks"] if t["project_id"] == project_id} == {"archived"}
     assert verify(spec, semantic=False) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "deletes"),
+    [
+        ("user_api_delete_managed_user", "users", True),
+        ("filesDelete", "files", True),
+        ("remove_team_from_user", "users", False),  # removes a team, whatever row infer addressed
+        ("tasks_tasks_clear", "lists", False),
+        ("cancelBooking", "bookings", False),
+    ],
+)
+def test_deletes_its_row(name, table, deletes):
+    assert deletes_its_row({"name": name}, table) is deletes
+
+
+def test_children_go_only_with_a_parent_the_tool_means_to_delete():
+    tools = _list_tools()
+    tools[2] = {**tools[2], "name": "clear_list", "original_name": "clear_list"}
+    spec = _spec(tools)
+    assert next(t for t in spec["tools"] if t["name"] == "clear_list")["operation"]["type"] == "delete"
+    assert (
+        multi_table_effects(spec) == []
+    )  # `clear` empties a list in the API's words, it does not delete one

@@ -382,13 +382,41 @@ def _refusal_sentence(description: str, words: set[str], only_child: bool) -> st
     return None
 
 
+DELETE_VERBS = frozenset(
+    {"delete", "remove", "destroy", "drop", "erase", "purge", "del", "archive", "retire"}
+)
+"""Verbs by which a tool's name says it removes (or retires) the row it addresses."""
+
+
+def deletes_its_row(tool: dict[str, Any], table: str) -> bool:
+    """Whether a tool's name says it deletes a row of `table`: a delete verb and the table's entity, before any
+    `from` (`delete_managed_user`, `filesDelete`; never `remove_team_from_user` on users, `tasks_clear` on lists,
+    `cancelBooking`), so that children go only with a parent the tool means to delete.
+
+    Example:
+
+    ```python
+    >>> deletes_its_row({"name": "remove_team_from_user"}, "users")
+    False
+    >>> deletes_its_row({"name": "user_api_delete_managed_user"}, "users")
+    True
+    ```
+    """
+    name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
+    words = [singular(w) for w in tokens(name)]
+    if "from" in words:
+        words = words[: words.index("from")]
+    entity = singular(tokens(table)[-1]) if tokens(table) else table
+    return bool(DELETE_VERBS & set(words)) and entity in words
+
+
 def _children_of_delete(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     """Refuse while children exist when the description says so; else remove or detach the children."""
     op, tables = tool["operation"], spec["tables"]
     table = op["table"]
     pk = tables[table]["primary_key"]
-    if op.get("guards"):
-        return  # already guarded (a rule infer read from the description)
+    if op.get("guards") or not deletes_its_row(tool, table):
+        return  # already guarded (a rule infer read from the description), or not a delete of this row
     children = [
         (child, column)
         for child, tspec in sorted(tables.items())
@@ -439,7 +467,9 @@ def _retire_children(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     op, tables = tool["operation"], spec["tables"]
     table = op["table"]
     pk = tables[table]["primary_key"]
-    if not any(v in RETIRED_STATUSES for v in (op.get("fixed") or {}).values()):
+    if not any(v in RETIRED_STATUSES for v in (op.get("fixed") or {}).values()) or not deletes_its_row(
+        tool, table
+    ):
         return
     for child, tspec in sorted(tables.items()):
         if child == table:
