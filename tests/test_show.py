@@ -522,3 +522,33 @@ def test_render_is_a_pure_function_of_the_row_and_wide_tables_wrap_into_blocks()
     assert blocks[0].split()[0] == "order_id" and blocks[1].split()[0] == "order_id"  # the key leads each
     assert "updated_at" in blocks[1] and "updated_at" not in blocks[0]
     assert max(text_columns(line) for line in text.splitlines()) <= WIDTH
+
+
+def test_an_effect_on_every_matching_row_says_so():
+    from envscale.show.environment import describe_operation
+
+    spec = {
+        "tables": {"lists": {"primary_key": "list_id", "columns": {"list_id": {"type": "string"}}}},
+        "tools": [],
+    }
+    op = {
+        "type": "delete",
+        "table": "lists",
+        "key": {"list_id": "list_id"},
+        "effects": [
+            {
+                "type": "delete",
+                "table": "tasks",
+                "where": [{"column": "list_id", "value": {"column": "list_id"}}],
+            },
+            {
+                "type": "update",
+                "table": "notes",
+                "where": [{"column": "list_id", "value": {"column": "list_id"}}],
+                "set": {"list_id": {"value": None}},
+            },
+        ],
+    }
+    text = describe_operation(op, spec)
+    assert "then: removes every tasks row with list_id = lists.list_id" in text
+    assert "then: in every notes row with list_id = lists.list_id: sets list_id = null" in text
