@@ -9,16 +9,23 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   `rentals` ...) whose row names a product-like row by a required reference and holds a required
   quantity reduces that row's stock-like column (`stock`, `on_hand`, `quantity_available` ...) by
   the quantity, with a guard against going below zero ("refused: not enough stock ...");
-- **children of a deleted parent**: a delete whose description refuses it while children exist
-  ("cannot be deleted while it has open tickets", "fails if the folder is not empty") gets a
-  count guard with the description's own sentence; otherwise the children go with their parent:
-  children whose reference is required (a required argument of their create tool, or an id in
-  their route) are removed (or retired, when the parent is retired by a status rather than
-  removed), and children whose reference is optional are detached (the reference set to null);
+- **children of a deleted parent** (only when the tool's name says it deletes that row,
+  `deletes_its_row`): a delete whose description refuses it while children exist ("cannot be
+  deleted while it has open tickets", "fails if the folder is not empty") gets a count guard with
+  the description's own sentence; otherwise the children go with their parent: children whose
+  reference is required (a required argument of their create tool, or an id in their route) are
+  removed (or retired, when the parent is retired by a status rather than removed), and children
+  whose reference is optional are detached (the reference set to null). Effects on every matching
+  row are spec 1.1 `where` effects; a child that has children of its own is left alone (the delete
+  then stays refused by the reference, as before);
 - **a status change sets its timestamp**: a write that sets a status `v` sets the table's `v_at`
   (`cancelled_at`, `closed_at`, `shipped_at`, `resolved_at` ...) to the clock;
-- **counts**: the creation of a child adds one to its parent's count of such children
-  (`users.tweet_count` when `post_tweet` inserts a tweet of a user).
+- **a child moves its parent**: the creation of a child adds one to its parent's count of such
+  children (`users.tweet_count`, `tickets.num_comments`); a child created under its parent's
+  route (`POST /tickets/{id}/comments`) sets the parent's `updated_at`; a child that completes a
+  step of its parent (`CHILD_STATUS`: a shipment, a payment, a refund) moves the parent's status
+  (`create_shipment(order_id)` ships the order), only from the statuses before that one and never
+  from a retired one.
 
 Every effect is checked against the spec's schema here (a column that takes no null is made to
 always hold a number, with a default of 0 where a create tool leaves it out), so the verifier
