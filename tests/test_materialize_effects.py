@@ -412,6 +412,10 @@ def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
         ("user_api_delete_managed_user", "users", True),
         ("filesDelete", "files", True),
         ("remove_team_from_user", "users", False),  # removes a team, whatever row infer addressed
+        ("user_api_UserApi_remove_team_from_user", "users", False),
+        ("delete_user_tags_by_tag_id_shows_by_show_id", "shows", False),  # takes a show off a tag
+        ("delete_consumer_v1_customers_by_id", "customers", True),
+        ("collectionTicketsDelete", "tickets", True),
         ("tasks_tasks_clear", "lists", False),
         ("cancelBooking", "bookings", False),
     ],

@@ -395,10 +395,15 @@ DELETE_VERBS = frozenset(
 """Verbs by which a tool's name says it removes (or retires) the row it addresses."""
 
 
+_OBJECT_ENDS = frozenset({"from", "by", "for", "of", "in", "on", "with", "at"})
+"""Words that end a verb's object in a tool name (`remove_team_from_user`, `delete_customers_by_id`)."""
+
+
 def deletes_its_row(tool: dict[str, Any], table: str) -> bool:
     """Whether a tool's name says it deletes a row of `table`: a delete verb and the table's entity, before any
-    `from` (`delete_managed_user`, `filesDelete`; never `remove_team_from_user` on users, `tasks_clear` on lists,
-    `cancelBooking`), so that children go only with a parent the tool means to delete.
+    `from`/`by` (`delete_managed_user`, `filesDelete`; never `remove_team_from_user` on users,
+    `delete_user_tags_by_tag_id_shows_by_show_id` on shows, `tasks_clear` on lists, `cancelBooking`), so that
+    children go only with a parent the tool means to delete.
 
     Example:
 
@@ -411,10 +416,15 @@ def deletes_its_row(tool: dict[str, Any], table: str) -> bool:
     """
     name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
     words = [singular(w) for w in tokens(name)]
-    if "from" in words:
-        words = words[: words.index("from")]
+    verbs = [i for i, w in enumerate(words) if w in DELETE_VERBS]
+    if not verbs:
+        return False
+    after = words[verbs[-1] + 1 :]
+    cut = next((i for i, w in enumerate(after) if w in _OBJECT_ENDS), len(after))
+    # the verb's object follows it (`remove_team_from_user`: a team), or leads a name that ends with it (`filesDelete`)
+    obj = after[:cut] if after else words[: verbs[-1]]
     entity = singular(tokens(table)[-1]) if tokens(table) else table
-    return bool(DELETE_VERBS & set(words)) and entity in words
+    return entity in obj
 
 
 def _children_of_delete(spec: dict[str, Any], tool: dict[str, Any]) -> None:
