@@ -432,3 +432,45 @@ def test_children_go_only_with_a_parent_the_tool_means_to_delete():
     assert (
         multi_table_effects(spec) == []
     )  # `clear` empties a list in the API's words, it does not delete one
+
+
+def test_only_a_parent_the_tool_means_to_delete_retires_its_children():
+    state = {"type": "string", "enum": ["active", "archived"]}
+    spec = {
+        "name": "p",
+        "tables": {
+            "projects": {"primary_key": "project_id", "columns": {"project_id": S, "status": state}},
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {"task_id": S, "project_id": {**S, "references": "projects"}, "status": state},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_task",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"project_id": S}, "required": ["project_id"]},
+                "operation": {
+                    "type": "insert",
+                    "table": "tasks",
+                    "values": {"project_id": "project_id"},
+                    "generate": {"task_id": "id"},
+                },
+            },
+            {
+                "name": "hide_project_tasks",  # infer read a delete, but the name deletes no project
+                "kind": "write",
+                "metadata": {"effect": "delete"},
+                "parameters": {"type": "object", "properties": {"project_id": S}, "required": ["project_id"]},
+                "operation": {
+                    "type": "update",
+                    "table": "projects",
+                    "key": {"project_id": "project_id"},
+                    "fixed": {"status": "archived"},
+                },
+            },
+        ],
+    }
+    assert multi_table_effects(add_effects(spec)) == []
+    spec["tools"][1]["name"] = "delete_project"
+    assert multi_table_effects(add_effects(spec)) == [("delete_project", "tasks")]
