@@ -416,6 +416,7 @@ def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
         ("delete_user_tags_by_tag_id_shows_by_show_id", "shows", False),  # takes a show off a tag
         ("delete_consumer_v1_customers_by_id", "customers", True),
         ("collectionTicketsDelete", "tickets", True),
+        ("tasks_tasklists_delete", "lists", True),  # a compound noun ending with the entity
         ("tasks_tasks_clear", "lists", False),
         ("cancelBooking", "bookings", False),
     ],

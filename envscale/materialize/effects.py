@@ -424,7 +424,7 @@ def deletes_its_row(tool: dict[str, Any], table: str) -> bool:
     # the verb's object follows it (`remove_team_from_user`: a team), or leads a name that ends with it (`filesDelete`)
     obj = after[:cut] if after else words[: verbs[-1]]
     entity = singular(tokens(table)[-1]) if tokens(table) else table
-    return entity in obj
+    return any(w == entity or (len(entity) >= 3 and w.endswith(entity)) for w in obj)  # `tasklists` on lists
 
 
 def _children_of_delete(spec: dict[str, Any], tool: dict[str, Any]) -> None:
