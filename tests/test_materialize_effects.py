@@ -475,3 +475,53 @@ def test_only_a_parent_the_tool_means_to_delete_retires_its_children():
     assert multi_table_effects(add_effects(spec)) == []
     spec["tools"][1]["name"] = "delete_project"
     assert multi_table_effects(add_effects(spec)) == [("delete_project", "tasks")]
+
+
+def test_a_stock_left_out_of_a_create_starts_at_zero_whatever_its_binding():
+    spec = {
+        "name": "s",
+        "tables": {
+            "products": {
+                "primary_key": "product_id",
+                "columns": {"product_id": S, "stock": {**I, "nullable": True}},
+            },
+            "orders": {
+                "primary_key": "order_id",
+                "columns": {"order_id": S, "product_id": {**S, "references": "products"}, "quantity": I},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_product",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"stock": I}, "required": []},
+                "operation": {
+                    "type": "insert",
+                    "table": "products",
+                    "values": {"stock": {"arg": "stock"}},
+                    "generate": {"product_id": "id"},
+                },
+            },
+            {
+                "name": "create_order",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"product_id": S, "quantity": I},
+                    "required": ["product_id", "quantity"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "orders",
+                    "values": {"product_id": "product_id", "quantity": "quantity"},
+                    "generate": {"order_id": "id"},
+                },
+            },
+        ],
+    }
+    spec = add_effects(spec)
+    validate_spec(spec)
+    with Environment(spec) as env:
+        env.reset()
+        assert env.step("create_product", {})["result"]["stock"] == 0
+        assert env.step("create_product", {"stock": 4})["result"]["stock"] == 4

@@ -170,8 +170,13 @@ def _never_null(spec: dict[str, Any], table: str, column: str) -> None:
         op = tool["operation"]
         if op["type"] == "insert" and op["table"] == table:
             binding = (op.get("values") or {}).get(column)
-            if binding is None or _required_arg(tool, binding) is None and not isinstance(binding, dict):
+            computed = isinstance(binding, dict) and "arg" not in binding  # `{now: ...}`, arithmetic
+            if _required_arg(tool, binding) is None and not computed:  # unbound, or an optional argument
                 op.setdefault("defaults", {}).setdefault(column, 0)
+                if isinstance(
+                    binding, dict
+                ):  # `{arg: x}` would write null when x is not given; `x` leaves it
+                    op["values"][column] = binding["arg"]
         for effect in op.get("effects") or []:
             if effect.get("type") == "insert" and effect.get("table") == table:
                 effect.setdefault("values", {}).setdefault(column, {"value": 0})
