@@ -40,6 +40,8 @@ Environments (`environments/environments`):
   table (the same tool twice, told apart only by the number).
 - **unique constraint on a non-key column**: a column with `unique: true` that is not its table's primary key
   (those that are foreign keys counted beside); table-level `unique` column sets are counted apart.
+- **multi-table effect**: a tool's `operation.effects` holds a write on a table other than the tool's own
+  (`create_order` taking stock from `products`); the figure is the number of worlds with at least one.
 - **function set**: an environment with no write tool (a read-only lookup or computation: no state to change);
   a **world** has at least one. Counted with their tasks and kept trajectories.
 
@@ -327,6 +329,15 @@ def session_reads(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+def multi_table_effect(spec: dict[str, Any]) -> bool:
+    """Whether a tool of the spec has an effect (`operation.effects`) on a table other than its own."""
+    return any(
+        isinstance(e, dict) and e.get("table") != (t.get("operation") or {}).get("table")
+        for t in spec["tools"]
+        for e in (t.get("operation") or {}).get("effects") or []
+    )
+
+
 def environment_frames(envs: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
     """Rows per table, per foreign key, per tool and per unique column of every environment."""
     tables, fks, tools, uniques, sets = [], [], [], [], []
@@ -382,8 +393,14 @@ def environment_frames(envs: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
                 "environment": [e["name"] for e in envs],
                 "function_set": [is_function_set(e["spec"]) for e in envs],
                 "session": [bool(e["spec"].get("session")) for e in envs],
+                "multi_table_effect": [multi_table_effect(e["spec"]) for e in envs],
             },
-            schema={"environment": pl.String, "function_set": pl.Boolean, "session": pl.Boolean},
+            schema={
+                "environment": pl.String,
+                "function_set": pl.Boolean,
+                "session": pl.Boolean,
+                "multi_table_effect": pl.Boolean,
+            },
         ),
         "tables": pl.DataFrame(
             tables,
@@ -481,6 +498,9 @@ def environment_figures(envs: list[dict[str, Any]]) -> dict[str, Any]:
         "function_sets": {
             "function_sets": count_in(env_frame, "function_set")[0],
             "worlds": env_frame.height - count_in(env_frame, "function_set")[0],
+            "worlds_with_multi_table_effect": env_frame.filter(
+                ~pl.col("function_set") & pl.col("multi_table_effect")
+            ).height,
         },
     }
 
@@ -610,6 +630,7 @@ def render(figs: dict[str, Any]) -> str:
         if "function_set_kept" in f:
             text += f"; kept {f['function_set_kept']} / {f['world_kept']}"
         row("function sets / worlds", text)
+        row("worlds with a multi-table effect", f["worlds_with_multi_table_effect"])
     return "\n".join(lines)
 
 

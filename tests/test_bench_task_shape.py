@@ -4,6 +4,7 @@ The world `notes_world` (session: accounts) and the function set `calc` are smal
 each figure is checked where it must be non-zero and where it must be zero.
 """
 
+import copy
 import importlib.util
 from pathlib import Path
 
@@ -238,7 +239,7 @@ def test_environment_figures():
         "environments": 1,
         "column_sets": 1,
     }
-    assert figs["function_sets"] == {"function_sets": 1, "worlds": 1}
+    assert figs["function_sets"] == {"function_sets": 1, "worlds": 1, "worlds_with_multi_table_effect": 0}
 
 
 def test_environment_figures_zero():
@@ -248,7 +249,21 @@ def test_environment_figures_zero():
     assert figs["session_reads"]["session_row_reads"] == figs["session_reads"]["non_session_entity"] == 0
     assert figs["near_duplicates"]["near_duplicate"] == 0
     assert figs["unique_non_key"]["columns"] == figs["unique_non_key"]["column_sets"] == 0
-    assert figs["function_sets"] == {"function_sets": 1, "worlds": 0}
+    assert figs["function_sets"] == {"function_sets": 1, "worlds": 0, "worlds_with_multi_table_effect": 0}
+
+
+def test_a_world_with_an_effect_on_another_table_is_counted():
+    world = copy.deepcopy(WORLD)
+    add = next(t for t in world["tools"] if t["operation"]["type"] == "insert")
+    add["operation"]["effects"] = [{"type": "update", "table": "notes", "key": {"note_id": {"value": "x"}}}]
+    same = ts.figures(None, [{"name": "w", "spec": world}], None)["environments"]["function_sets"]
+    assert same["worlds_with_multi_table_effect"] == 0  # an effect on the tool's own table is not counted
+    add["operation"]["effects"][0]["table"] = "links"
+    other = ts.figures(None, [{"name": "w", "spec": world}], None)["environments"]["function_sets"]
+    assert other["worlds_with_multi_table_effect"] == 1
+    assert "worlds with a multi-table effect             1" in ts.render(
+        {"worlds_only": False, "environments": ts.environment_figures([{"name": "w", "spec": world}])}
+    )
 
 
 def test_closing_figures():
@@ -260,6 +275,7 @@ def test_closing_figures():
     assert figs["environments"]["function_sets"] == {
         "function_sets": 1,
         "worlds": 1,
+        "worlds_with_multi_table_effect": 0,
         "function_set_tasks": 1,
         "world_tasks": 4,
         "function_set_kept": 1,

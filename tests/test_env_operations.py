@@ -695,3 +695,116 @@ def test_a_1_1_spec_generates_states_from_seeds_and_verify_exercises_it(spec):
         assert env.step("list_my_orders")["ok"]
     problems = verify(spec)
     assert not any("crashed" in p["reason"] or "invalid spec" in p["reason"] for p in problems), problems
+
+
+# ----------------------------------------------------------------------------------------------
+# Effects on every matching row (`where`)
+
+
+def _lists_spec(effects):
+    return {
+        "name": "lists",
+        "spec_version": "1.1",
+        "tables": {
+            "lists": {"primary_key": "list_id", "columns": {"list_id": {"type": "string"}}},
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {
+                    "task_id": {"type": "string"},
+                    "list_id": {"type": "string", "references": "lists"},
+                    "status": {"type": "string", "enum": ["open", "archived"]},
+                },
+            },
+        },
+        "initial_state": {
+            "lists": [{"list_id": "a"}, {"list_id": "b"}],
+            "tasks": [
+                {"task_id": "t1", "list_id": "a", "status": "open"},
+                {"task_id": "t2", "list_id": "a", "status": "open"},
+                {"task_id": "t3", "list_id": "b", "status": "open"},
+            ],
+        },
+        "tools": [
+            {
+                "name": "delete_list",
+                "description": "Delete a list and its tasks.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"list_id": {"type": "string"}},
+                    "required": ["list_id"],
+                },
+                "operation": {
+                    "type": "delete",
+                    "table": "lists",
+                    "key": {"list_id": "list_id"},
+                    "effects": effects,
+                },
+            }
+        ],
+    }
+
+
+def test_a_where_effect_removes_every_child_before_its_parent_and_verifies():
+    effects = [
+        {"type": "delete", "table": "tasks", "where": [{"column": "list_id", "value": {"column": "list_id"}}]}
+    ]
+    spec = _lists_spec(effects)
+    validate_spec(spec)
+    with Environment(spec) as env:
+        env.reset()
+        obs = env.step("delete_list", {"list_id": "a"})
+        assert obs["ok"], obs
+        assert [t["task_id"] for t in env.dump()["tasks"]] == ["t3"]  # both children of `a` went first
+        assert [r["list_id"] for r in env.dump()["lists"]] == ["b"]
+        # a list without children: the effect writes no row, and the call still succeeds
+        env.step("delete_list", {"list_id": "b"})
+        assert env.dump() == {"lists": [], "tasks": []}
+    without = _lists_spec([])
+    with Environment(without) as env:  # without the effect the parent cannot go: its children hold it
+        env.reset()
+        assert env.step("delete_list", {"list_id": "a"})["code"] == "conflict"
+    assert verify(spec, semantic=False) == []  # the write check allows every row a `where` effect writes
+
+
+def test_a_where_effect_updates_every_match_and_its_guards_see_each_row():
+    effects = [
+        {
+            "type": "update",
+            "table": "tasks",
+            "where": [{"column": "list_id", "value": {"column": "list_id"}}],
+            "set": {"list_id": {"value": None}},
+            "guards": [
+                {"check": {"eq": [{"target": "status"}, {"value": "open"}]}, "error": "a task is archived"}
+            ],
+        }
+    ]
+    spec = _lists_spec(effects)
+    with Environment(spec) as env:
+        env.reset()
+        assert env.step("delete_list", {"list_id": "a"})["ok"]
+        assert {t["task_id"]: t["list_id"] for t in env.dump()["tasks"]} == {
+            "t1": None,
+            "t2": None,
+            "t3": "b",
+        }
+    spec["initial_state"]["tasks"][2]["status"] = "archived"
+    with Environment(spec) as env:
+        env.reset()
+        unchanged(env, ("delete_list", {"list_id": "b"}), "invalid_state", "a task is archived")
+
+
+def test_a_where_effect_is_checked_like_a_count():
+    bad = [{"type": "delete", "table": "tasks", "where": [{"column": "nope", "value": {"value": "a"}}]}]
+    with pytest.raises(SpecError, match="where"):
+        validate_spec(_lists_spec(bad))
+    both = [
+        {
+            "type": "delete",
+            "table": "tasks",
+            "key": {"task_id": {"value": "t1"}},
+            "where": [{"column": "list_id", "value": {"value": "a"}}],
+        }
+    ]
+    with pytest.raises(SpecError, match="not both"):
+        validate_spec(_lists_spec(both))

@@ -565,3 +565,33 @@ def test_graph_shows_one_progress_bar_for_embeddings_not_a_nested_one_per_batch(
     )
     assert proc.returncode == 0 and "embed" in proc.stderr, proc.stderr[-2000:]
     assert "Batches" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_an_effect_on_every_matching_row_says_so():
+    from envscale.show.environment import describe_operation
+
+    spec = {
+        "tables": {"lists": {"primary_key": "list_id", "columns": {"list_id": {"type": "string"}}}},
+        "tools": [],
+    }
+    op = {
+        "type": "delete",
+        "table": "lists",
+        "key": {"list_id": "list_id"},
+        "effects": [
+            {
+                "type": "delete",
+                "table": "tasks",
+                "where": [{"column": "list_id", "value": {"column": "list_id"}}],
+            },
+            {
+                "type": "update",
+                "table": "notes",
+                "where": [{"column": "list_id", "value": {"column": "list_id"}}],
+                "set": {"list_id": {"value": None}},
+            },
+        ],
+    }
+    text = describe_operation(op, spec)
+    assert "then: removes every tasks row with list_id = lists.list_id" in text
+    assert "then: in every notes row with list_id = lists.list_id: sets list_id = null" in text

@@ -200,8 +200,9 @@ class Effect:
     values: list[Binding] = field(default_factory=list)  # insert values / update set
     generate: dict[str, str] = field(default_factory=dict)
     guards: list[Guard] = field(default_factory=list)
-    select: str = ""  # the SQL reading the addressed row
+    select: str = ""  # the SQL reading the addressed row (or, with `where`, every matching row)
     sql: dict[Any, str] = field(default_factory=dict)
+    where: list[Binding] = field(default_factory=list)  # update/delete every matching row (0 or more)
 
 
 @dataclass
@@ -442,6 +443,14 @@ class _Compiler:
         effect.guards = [self.guard(g, own) for g in spec.get("guards", [])]
         if effect.key:
             effect.select = f"SELECT * FROM {q(table)} WHERE {key_where(b.column for b in effect.key)}"
+        if spec.get("where"):
+            effect.where = [
+                self.binding(table, c["column"], c["value"], rows, c.get("op", "eq")) for c in spec["where"]
+            ]
+            conditions = " AND ".join(FILTER_SQL[b.op].format(c=q(b.column)) for b in effect.where)
+            pk = q(self.db.tables[table]["primary_key"])
+            effect.select = f"SELECT * FROM {q(table)} WHERE {conditions} ORDER BY {pk}"
+            effect.key = [self.binding(table, self.db.tables[table]["primary_key"], {"value": None}, rows)]
         return effect
 
 
@@ -615,10 +624,13 @@ class Runner:
         if sql is None:
             where = key_where(b.column for b in plan.key)
             sql = plan.sql["delete"] = f"DELETE FROM {q(plan.table)} WHERE {where}"
+        changes: list[tuple[str, int, tuple]] = []
+        if any(e.where for e in plan.effects):  # children go first, so that no reference dangles
+            self._effects(plan, call, changes, [e for e in plan.effects if e.where])
         self.db.conn.execute(sql, key_params)
-        changes = [(plan.table, -1, old)]
-        if plan.effects:
-            self._effects(plan, call, changes)
+        changes.insert(0, (plan.table, -1, old))
+        if any(not e.where for e in plan.effects):
+            self._effects(plan, call, changes, [e for e in plan.effects if not e.where])
         return (self.db.decode(plan.table, old) if plan.returns == "row" else None), changes
 
     def _insert(
@@ -675,10 +687,16 @@ class Runner:
         (new,) = self.db.conn.execute(sql, [*params, *constants.values(), *key_params]).fetchall()
         return self.db.as_read(table, new)
 
-    def _effects(self, plan: Plan, call: Call, changes: list[tuple[str, int, tuple]]) -> None:
-        """Run the plan's effects in order, adding the rows they remove and add to `changes`."""
+    def _effects(
+        self,
+        plan: Plan,
+        call: Call,
+        changes: list[tuple[str, int, tuple]],
+        effects: list[Effect] | None = None,
+    ) -> None:
+        """Run the plan's effects (or `effects`) in order, adding the rows they remove and add to `changes`."""
         conn = self.db.conn
-        for effect in plan.effects:
+        for effect in plan.effects if effects is None else effects:
             self.effect = effect
             table = effect.table
             if effect.type == "insert":
@@ -686,29 +704,42 @@ class Runner:
                 values = {b.column: b.encode(b.expr(call)) for b in effect.values}
                 changes.append((table, 1, self._insert(table, values, effect.generate, effect.sql)))
                 continue
+            if effect.where:  # every matching row, each written as if addressed by its key
+                params = [b.encode(b.expr(call)) for b in effect.where]
+                index = self.db.pk_index[table]
+                for target in conn.execute(effect.select, params).fetchall():
+                    self._effect_row(effect, call, changes, target, [target[index]])
+                continue
             keys = [b.expr(call) for b in effect.key]
             params = [b.encode(v) for b, v in zip(effect.key, keys, strict=True)]
             target = conn.execute(effect.select, params).fetchone()
             if target is None:
                 key = ", ".join(f"{b.column}={short(v)}" for b, v in zip(effect.key, keys, strict=True))
                 raise StepError("not_found", f"no {table} row with {key}")
-            self.key_params = params
-            call.target = target
-            _check_guards(effect.guards, call)
-            if effect.type == "update":
-                values = [b.encode(b.expr(call)) for b in effect.values]
-                names = tuple(b.column for b in effect.values)
-                new = self._update(table, names, values, {}, effect.key, params, effect.sql)
-                changes += [(table, -1, target), (table, 1, new)]
-            else:
-                sql = effect.sql.get("delete")
-                if sql is None:
-                    where = key_where(b.column for b in effect.key)
-                    sql = effect.sql["delete"] = f"DELETE FROM {q(table)} WHERE {where}"
-                conn.execute(sql, params)
-                changes.append((table, -1, target))
-            call.target = None
+            self._effect_row(effect, call, changes, target, params)
         self.effect = None
+
+    def _effect_row(
+        self, effect: Effect, call: Call, changes: list[tuple[str, int, tuple]], target: tuple, params: list
+    ) -> None:
+        """Update or delete one row an effect addresses (`target`, keyed by `params`): guards, then the write."""
+        conn, table = self.db.conn, effect.table
+        self.key_params = params
+        call.target = target
+        _check_guards(effect.guards, call)
+        if effect.type == "update":
+            values = [b.encode(b.expr(call)) for b in effect.values]
+            names = tuple(b.column for b in effect.values)
+            new = self._update(table, names, values, {}, effect.key, params, effect.sql)
+            changes += [(table, -1, target), (table, 1, new)]
+        else:
+            sql = effect.sql.get("delete")
+            if sql is None:
+                where = key_where(b.column for b in effect.key)
+                sql = effect.sql["delete"] = f"DELETE FROM {q(table)} WHERE {where}"
+            conn.execute(sql, params)
+            changes.append((table, -1, target))
+        call.target = None
 
     # Failures --------------------------------------------------------------------------------
 

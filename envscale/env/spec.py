@@ -202,8 +202,8 @@ _OPERATION_KEYS = {
 }
 _EFFECT_KEYS = {
     "insert": {"values", "generate", "guards"},
-    "update": {"key", "set", "guards"},
-    "delete": {"key", "guards"},
+    "update": {"key", "where", "set", "guards"},
+    "delete": {"key", "where", "guards"},
 }
 # What a check of a wrongly shaped spec may raise (an unhashable name, a string where a mapping belongs).
 _MALFORMED = (TypeError, AttributeError, KeyError)
@@ -373,7 +373,11 @@ def validate_spec(spec: Any) -> None:
     delete effect whose table has X) the effect's own row; `{target: X}` is always the effect's
     own addressed row before the effect, and `{result: X}` the main row after the write. Effect
     expressions are evaluated when the effect runs, after the writes before it (a `{count}` sees
-    them). An effect whose row does not exist fails the whole call with
+    them). An update or delete effect may give `where` (`[{column, op, value: EXPR}]`, as a
+    `{count}`'s) instead of `key`: it then writes every matching row, none or many (a parent's
+    children: `{type: delete, table: tasks, where: [{column: list_id, value: {column: list_id}}]}`),
+    each with its guards and `{target}` read from that row; a delete's `where` effects run before
+    its own row is removed (children first, so that no reference dangles), its other effects after. An effect whose row does not exist fails the whole call with
     `not_found`, a failing guard with `invalid_state`, a broken constraint with `conflict`; a
     failed call changes nothing.
 
@@ -1056,6 +1060,22 @@ class _Checker:
         else:
             self.bind(table, col, expr, scope, where, plain=False)
 
+    def effect_where(self, conditions: Any, table: str, scope: _Scope, where: str) -> None:
+        """The `where` of an update/delete effect: `[{column, op, value: EXPR}, ...]`, at least one."""
+        if not isinstance(conditions, list) or not conditions:
+            raise SpecError(f"{where}.where must be a non-empty list of {{column, op, value}}")
+        for i, cond in enumerate(conditions):
+            here = f"{where}.where[{i}]"
+            if not isinstance(cond, dict):
+                raise SpecError(f"{here} must be a mapping {{column, op, value}}")
+            _unknown_keys(cond, {"column", "op", "value"}, here)
+            cspec = self.column(table, cond.get("column"), here)
+            op = cond.get("op", "eq")
+            _check_op(op, cspec, here)
+            if "value" not in cond:
+                raise SpecError(f"{here}: value (an expression) is missing")
+            self.filter_value(table, cond["column"], op, cond["value"], scope, f"{here}.value")
+
     def guards(self, guards: Any, scope: _Scope, prefix: str) -> None:
         if not isinstance(guards, list):
             raise SpecError(f"{prefix}guards must be a list of {{check, error}}")
@@ -1135,6 +1155,11 @@ class _Checker:
                         f"{where}: column {table}.{col} is not nullable: fill it from values (a required "
                         "argument or another expression) or generate"
                     )
+        elif "where" in effect:
+            own = replace(scope, target=table)
+            if "key" in effect:
+                raise SpecError(f"{where}: give a key (one row) or where (every matching row), not both")
+            self.effect_where(effect["where"], table, key_scope, where)
         else:
             own = replace(scope, target=table)
             self.key(effect, table, key_scope, where, plain=False)

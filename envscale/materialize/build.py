@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import ENVIRONMENTS
+from .effects import add_effects
 from .infer import infer_spec
 
 logger = logging.getLogger(__name__)
@@ -186,7 +187,7 @@ def _materialize(
             inferred = infer_spec(
                 domain, tools, rows=config.rows_per_table, seed=config.seed, max_columns=config.max_columns
             )
-            spec, excluded = inferred.spec, inferred.excluded
+            spec, excluded = (add_effects(inferred.spec) if inferred.spec else None), inferred.excluded
             if spec is None:
                 problems = [{"tool": None, "reason": f"not materialised: {'; '.join(inferred.notes)}"}]
             else:

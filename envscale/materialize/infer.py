@@ -529,7 +529,13 @@ def infer_spec(
 
 def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
     """Tables whose rows are named rather than numbered: `add_to_watchlist(stock)` with no id anywhere
-    makes `stock` the watchlist's unique natural key, by which its other tools address a row."""
+    makes `stock` the watchlist's unique natural key, by which its other tools address a row.
+
+    A column is made unique only when it is a key or the API declares it unique: another tool of the
+    table addresses a row by it (`remove_stock_from_watchlist(symbol)`), or it is the row's own email,
+    username, slug or handle, or its schema says unique. An ordinary field a create tool requires
+    (`post_tweet(content)`, `book_hotel(location)`) stays an ordinary column, so a second tweet with
+    the same text or a second booking in the same city is not refused."""
     natural: dict[str, str] = {}
     for use in uses:
         t = tables.tables[use.table]
@@ -541,9 +547,86 @@ def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
             and strings[0] in use.values
             and use.values[strings[0]] in t["columns"]
             and "enum" not in (use.props.get(strings[0]) or {})
+            and (
+                declared_unique(use.values[strings[0]], t["entity"], use.props.get(strings[0]))
+                or _addressed_by_name(uses, use.table, use.values[strings[0]])
+            )
         ):
             natural.setdefault(use.table, use.values[strings[0]])
     return natural
+
+
+UNIQUE_WORDS = ("email", "username", "slug", "handle", "login", "user_name", "email_address")
+"""Column names an API means as unique for its row (`email`, `user_email` of a user); see `declared_unique`."""
+_RECORD_NOUNS = frozenset(
+    {"token", "session", "message", "email", "notification", "invitation", "invite", "login", "log", "event"}
+    | {"request", "attempt", "verification", "reset", "otp", "mail", "sms"}
+)
+"""Entities that are records of an act for someone: their email or username names the person, not the row."""
+_SAYS_UNIQUE = re.compile(
+    r"\bunique\b|\bmust\s+not\s+(?:already\s+)?(?:exist|be\s+taken|be\s+in\s+use)", re.I
+)
+
+
+def declared_unique(column: str, entity: str | None, schema: Any) -> bool:
+    """Whether an API declares a column unique for its row: the row's own email, username, slug or handle
+    (`email`, `customer_email` of a customer; never `workspace_slug` of a member, which names another
+    row), or a schema saying so (`unique: true`, "a unique name").
+
+    Example:
+
+    ```python
+    >>> declared_unique("email", "customer", {"type": "string"})
+    True
+    >>> declared_unique("workspace_slug", "member", {"type": "string"})
+    False
+    >>> declared_unique("content", "tweet", {"type": "string"})
+    False
+    ```
+    """
+    if isinstance(schema, dict) and (
+        schema.get("unique") is True
+        or schema.get("x-unique") is True
+        or _SAYS_UNIQUE.search(str(schema.get("description") or ""))
+    ):
+        return True
+    if entity and set(tokens(entity)) & _RECORD_NOUNS:
+        return False  # a token or message for a username names its user, and a user has many
+    for word in UNIQUE_WORDS:
+        if column == word:
+            return True
+        owner = column[: -len(word) - 1] if column.endswith("_" + word) else None
+        if owner and entity and owner in (ident(entity), ident(singular(entity))):
+            return True
+    return False
+
+
+def _names_parent(path: Any, arg: str) -> bool:
+    """Whether a route parameter names a row the route goes on from (`/{workspace_slug}/members`,
+    `/lists/{list}/tasks`), not the route's own resource."""
+    segments = str(path or "").strip("/").split("/")
+    return "{" + arg + "}" in segments[:-1]
+
+
+def _addressed_by_name(uses: list[_Use], table: str, column: str) -> bool:
+    """Whether a tool other than a create addresses a row of `table` by one required string, as
+    `_operation` keys it on a natural key (`remove_stock_from_watchlist(symbol)`)."""
+    for use in uses:
+        if use.table != table or use.meaning.effect == "create" or use.key or use.composite:
+            continue
+        strings = [a for a in use.required if json_type(use.props.get(a)) == "string"]
+        notes = use.tool.get("annotations") if isinstance(use.tool.get("annotations"), dict) else {}
+        if (
+            len(strings) == 1
+            and strings[0] not in use.searches  # `search_tweets(keyword)` looks rows up by their text
+            and not _names_parent(notes.get("path"), strings[0])  # `/{workspace_slug}/members`
+            and (
+                use.values.get(strings[0]) == column
+                or not (key_entity(strings[0]) or name_key_entity(strings[0]))
+            )  # `get_user_tweets(username)` names the user, not a tweet
+        ):
+            return True
+    return False
 
 
 def _status_column(tspec: dict) -> str | None:

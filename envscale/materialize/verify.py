@@ -423,11 +423,20 @@ def _valid_call(
             elif isinstance(binding, dict) and "session" in binding and session is not None:
                 candidates = [r for r in candidates if r[column] == session.get(binding["session"])]
         if op["type"] == "delete":
+            # children that the delete's own `where` effects remove or detach do not hold the row
+            freed = {
+                (e.get("table"), c)
+                for e in op.get("effects", [])
+                if isinstance(e, dict) and "where" in e
+                for c in (
+                    tables.get(e.get("table"), {}).get("columns", {}) if e["type"] == "delete" else e["set"]
+                )
+            }
             referenced = {
                 child_row[column]
                 for child, cspec in tables.items()
                 for column, col in cspec["columns"].items()
-                if col.get("references") == table
+                if col.get("references") == table and (child, column) not in freed
                 for child_row in rows[child]
                 if child_row[column] is not None
             }
@@ -714,12 +723,13 @@ def undeclared_changes(operation: dict[str, Any], changes: dict[str, dict[str, l
     """What a write's `changes` (`Environment.diff`) hold beyond what its operation and effects declare,
     or `None`: a table none of them writes (`other tables: ...`), or more rows of a table added,
     removed or changed than its writes there make (each insert adds one row, each update changes
-    one, each delete removes one; a row deleted and inserted again under its key reads as changed).
+    one, each delete removes one, an effect with `where` any number; a row deleted and inserted again
+    under its key reads as changed).
     """
     declared: Counter = Counter()
     for write in [operation, *(e for e in operation.get("effects", []) if isinstance(e, dict))]:
-        if write.get("type") in _ROW_CHANGES:
-            declared[write.get("table"), _ROW_CHANGES[write["type"]]] += 1
+        if write.get("type") in _ROW_CHANGES:  # an effect with `where` writes every matching row
+            declared[write.get("table"), _ROW_CHANGES[write["type"]]] += math.inf if "where" in write else 1
     other = sorted(t for t in changes if not any(declared[t, kind] for kind in _ROW_CHANGES.values()))
     if other:
         return f"other tables: {', '.join(other)}"

@@ -296,8 +296,14 @@ def _write(op: Mapping[str, Any], spec: Mapping[str, Any], ctx: _Context) -> str
     otype, table = op.get("type"), op.get("table", "?")
     if otype == "insert":
         text = f"adds {_a(table)} row: {_assignments(op, spec, ctx)}"
+    elif otype == "update" and "where" in op:  # an effect on every matching row (1.1)
+        text = (
+            f"in every {table} row with {_conditions(op['where'], ctx)}: sets {_assignments(op, spec, ctx)}"
+        )
     elif otype == "update":
         text = f"in {_row(table, op.get('key', {}), spec, ctx)}: sets {_assignments(op, spec, ctx)}"
+    elif otype == "delete" and "where" in op:
+        text = f"removes every {table} row with {_conditions(op['where'], ctx)}"
     elif otype == "delete":
         text = f"removes {_row(table, op.get('key', {}), spec, ctx)}"
     else:

@@ -1,0 +1,527 @@
+"""Effects that hold a world together (envscale.materialize.effects) and unique constraints only on keys.
+
+Each rule is shown as tool calls on a fresh `Environment` built from an inferred spec: the second
+table changes (or the call is refused with the API's words), as a person reading the tool would expect.
+"""
+
+import re
+
+import pytest
+from apitools import api_tool
+
+from envscale.env import Environment, validate_spec
+from envscale.materialize.effects import add_effects, deletes_its_row, multi_table_effects
+from envscale.materialize.infer import declared_unique, infer_spec
+from envscale.materialize.verify import verify
+
+S = {"type": "string"}
+I = {"type": "integer"}  # noqa: E741
+
+
+def _path(schema):
+    return {**schema, "x-in": "path"}
+
+
+def _spec(tools, name="shop", rows=6):
+    inferred = infer_spec(
+        {"domain_id": 0, "name": name, "groups": {"Shop": len(tools)}}, tools, rows=rows, seed=0
+    )
+    spec = add_effects(inferred.spec)
+    validate_spec(spec)
+    return spec
+
+
+def _t(*args, **kw):
+    return api_tool(*args, group="Shop", **kw)
+
+
+def _env(spec):
+    env = Environment(spec)
+    env.reset(seed=0)
+    return env
+
+
+_PRODUCT = {"type": "object", "properties": {"product_id": S, "name": S, "stock": I}}
+_ORDER = {
+    "type": "object",
+    "properties": {
+        "order_id": S,
+        "product_id": S,
+        "quantity": I,
+        "status": {"type": "string", "enum": ["pending", "shipped", "cancelled"]},
+        "cancelled_at": S,
+    },
+}
+
+
+def _shop_tools():
+    return [
+        _t("create_product", "POST", "/products", {"name": S, "stock": I}, ["name"], _PRODUCT),
+        _t("list_products", "GET", "/products", {}, [], {"type": "array", "items": _PRODUCT}),
+        _t(
+            "get_product", "GET", "/products/{product_id}", {"product_id": _path(S)}, ["product_id"], _PRODUCT
+        ),
+        _t(
+            "create_order",
+            "POST",
+            "/orders",
+            {"product_id": S, "quantity": I},
+            ["product_id", "quantity"],
+            _ORDER,
+        ),
+        _t("get_order", "GET", "/orders/{order_id}", {"order_id": _path(S)}, ["order_id"], _ORDER),
+        _t("cancel_order", "POST", "/orders/{order_id}/cancel", {"order_id": _path(S)}, ["order_id"], _ORDER),
+    ]
+
+
+def test_placing_an_order_takes_its_quantity_out_of_stock_and_never_below_zero():
+    spec = _spec(_shop_tools())
+    assert multi_table_effects(spec) == [("create_order", "products")]
+    env = _env(spec)
+    product = env.dump()["products"][0]
+    assert isinstance(product["stock"], int)  # a stock is a number, never null
+    obs = env.step("create_order", {"product_id": product["product_id"], "quantity": 1})
+    assert obs["ok"], obs
+    after = env.step("get_product", {"product_id": product["product_id"]})["result"]
+    assert after["stock"] == product["stock"] - 1
+    before = env.state_hash()
+    obs = env.step("create_order", {"product_id": product["product_id"], "quantity": after["stock"] + 1})
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "not enough stock" in obs["error"]
+    assert env.state_hash() == before
+    # a new product without a stock starts at 0, and nothing can be ordered of it
+    new = env.step("create_product", {"name": "Desk lamp"})["result"]
+    assert new["stock"] == 0
+    assert not env.step("create_order", {"product_id": new["product_id"], "quantity": 1})["ok"]
+    assert verify(spec, semantic=False) == []
+
+
+@pytest.mark.parametrize("noun", ["restock", "favorite"])
+def test_a_restock_or_a_favourite_is_not_an_order(noun):
+    row = {"type": "object", "properties": {f"{noun}_id": S, "product_id": S, "quantity": I}}
+    args = {"product_id": S, "quantity": I}
+    tools = _shop_tools()[:3] + [
+        _t(f"create_{noun}", "POST", f"/{noun}s", args, ["product_id", "quantity"], row)
+    ]
+    spec = _spec(tools)
+    assert f"{noun}s" in spec["tables"] and multi_table_effects(spec) == []
+
+
+def test_a_sale_return_gives_nothing_out_of_stock():
+    spec = {
+        "name": "s",
+        "tables": {
+            "products": {"primary_key": "product_id", "columns": {"product_id": S, "stock": I}},
+            "sale_returns": {
+                "primary_key": "return_id",
+                "columns": {"return_id": S, "product_id": {**S, "references": "products"}, "quantity": I},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_sale_return",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"product_id": S, "quantity": I},
+                    "required": ["product_id", "quantity"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "sale_returns",
+                    "values": {"product_id": "product_id", "quantity": "quantity"},
+                    "generate": {"return_id": "id"},
+                },
+            }
+        ],
+    }
+    assert multi_table_effects(add_effects(spec)) == []
+    spec["tables"]["sale_lines"] = spec["tables"].pop("sale_returns")
+    spec["tools"][0]["operation"]["table"] = "sale_lines"
+    assert multi_table_effects(add_effects(spec)) == [("create_sale_return", "products")]
+
+
+def test_a_status_change_sets_its_timestamp():
+    spec = _spec(_shop_tools())
+    env = _env(spec)
+    order = next(o for o in env.dump()["orders"] if o["status"] != "cancelled")
+    result = env.step("cancel_order", {"order_id": order["order_id"]})["result"]
+    assert result["status"] == "cancelled"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["cancelled_at"])  # the clock
+    assert result["cancelled_at"] != order["cancelled_at"]
+
+
+_LIST = {"type": "object", "properties": {"list_id": S, "title": S}}
+_TASK = {"type": "object", "properties": {"task_id": S, "list_id": S, "title": S}}
+
+
+def _list_tools(description="Delete a list."):
+    lid = _path(S)
+    tools = [
+        _t("create_list", "POST", "/lists", {"title": S}, ["title"], _LIST),
+        _t("get_list", "GET", "/lists/{list_id}", {"list_id": lid}, ["list_id"], _LIST),
+        _t("delete_list", "DELETE", "/lists/{list_id}", {"list_id": lid}, ["list_id"], None),
+        _t(
+            "create_task",
+            "POST",
+            "/lists/{list_id}/tasks",
+            {"list_id": lid, "title": S},
+            ["list_id", "title"],
+            _TASK,
+        ),
+        _t(
+            "list_tasks",
+            "GET",
+            "/lists/{list_id}/tasks",
+            {"list_id": lid},
+            ["list_id"],
+            {"type": "array", "items": _TASK},
+        ),
+    ]
+    tools[2]["description"] = description
+    return tools
+
+
+def test_deleting_a_parent_removes_the_children_nested_under_it():
+    spec = _spec(_list_tools())
+    assert ("delete_list", "tasks") in multi_table_effects(spec)
+    env = _env(spec)
+    tasks = env.dump()["tasks"]
+    parent = next(t["list_id"] for t in tasks if t["list_id"])
+    obs = env.step("delete_list", {"list_id": parent})
+    assert obs["ok"], obs
+    assert not [t for t in env.dump()["tasks"] if t["list_id"] == parent]
+    assert len(env.dump()["tasks"]) == len([t for t in tasks if t["list_id"] != parent])
+    assert verify(spec, semantic=False) == []
+
+
+def test_a_delete_the_api_refuses_while_children_exist_is_guarded_with_its_words():
+    spec = _spec(_list_tools("Delete a list. A list cannot be deleted while it still has tasks."))
+    op = next(t for t in spec["tools"] if t["name"] == "delete_list")["operation"]
+    assert "effects" not in op and op["guards"]
+    env = _env(spec)
+    parent = next(t["list_id"] for t in env.dump()["tasks"] if t["list_id"])
+    before = env.state_hash()
+    obs = env.step("delete_list", {"list_id": parent})
+    assert not obs["ok"] and obs["code"] == "invalid_state"
+    assert "cannot be deleted while it still has tasks" in obs["error"]
+    assert env.state_hash() == before
+    empty = env.step("create_list", {"title": "Errands"})["result"]["list_id"]
+    assert env.step("delete_list", {"list_id": empty})["ok"]
+
+
+def test_an_optional_reference_is_detached_when_its_row_is_deleted():
+    company = {"type": "object", "properties": {"company_id": S, "name": S}}
+    contact = {"type": "object", "properties": {"contact_id": S, "name": S, "company_id": S}}
+    tools = [
+        _t("create_company", "POST", "/companies", {"name": S}, ["name"], company),
+        _t("delete_company", "DELETE", "/companies/{company_id}", {"company_id": _path(S)}, ["company_id"]),
+        _t("create_contact", "POST", "/contacts", {"name": S, "company_id": S}, ["name"], contact),
+        _t("get_contact", "GET", "/contacts/{contact_id}", {"contact_id": _path(S)}, ["contact_id"], contact),
+    ]
+    spec = _spec(tools, "crm")
+    env = _env(spec)
+    contact_row = next(c for c in env.dump()["contacts"] if c["company_id"])
+    assert env.step("delete_company", {"company_id": contact_row["company_id"]})["ok"]
+    after = env.step("get_contact", {"contact_id": contact_row["contact_id"]})["result"]
+    assert after["company_id"] is None and after["name"] == contact_row["name"]  # the contact stays
+
+
+def test_a_new_child_counts_in_its_parent():
+    user = {"type": "object", "properties": {"username": S, "tweet_count": I}}
+    tweet = {"type": "object", "properties": {"tweet_id": S, "username": S, "content": S}}
+    tools = [
+        _t("get_user", "GET", "/users/{username}", {"username": _path(S)}, ["username"], user),
+        _t("post_tweet", "POST", "/tweets", {"username": S, "content": S}, ["username", "content"], tweet),
+        _t("list_tweets", "GET", "/tweets", {"username": S}, [], {"type": "array", "items": tweet}),
+    ]
+    spec = _spec(tools, "posting")
+    assert ("post_tweet", "users") in multi_table_effects(spec)
+    env = _env(spec)
+    name = env.dump()["users"][0]["username"]
+    before = env.step("get_user", {"username": name})["result"]["tweet_count"]
+    assert env.step("post_tweet", {"username": name, "content": "hello"})["ok"]
+    assert env.step("post_tweet", {"username": name, "content": "hello"})["ok"]  # the same text twice
+    assert env.step("get_user", {"username": name})["result"]["tweet_count"] == before + 2
+
+
+# ----------------------------------------------------------------------------------------------
+# Unique constraints
+
+
+def test_a_required_field_of_a_create_is_not_unique_unless_it_is_a_key_or_declared_so():
+    tweet = {"type": "object", "properties": {"id": I, "username": S, "content": S}}
+    page = {"type": "object", "properties": {"tweets": {"type": "array", "items": tweet}}}
+    tools = [
+        _t("post_tweet", "POST", "", {"content": S}, ["content"], tweet),
+        # each looks tweets up by something else, never addresses one by its text
+        _t("get_user_tweets", "GET", "", {"username": S}, ["username"], page),
+        _t("search_tweets", "GET", "", {"keyword": S}, ["keyword"], page),
+        _t("get_tweet", "GET", "", {"tweet_id": I}, ["tweet_id"], tweet),
+    ]
+    tools = [{**t, "annotations": None} for t in tools]  # plain functions, as BFCL gives them
+    tools.append(_t("get_space_tweets", "GET", "/{space}/tweets", {"space": _path(S)}, ["space"], page))
+    spec = _spec(tools, "posting")
+    assert not [c for t in spec["tables"].values() for c, s in t["columns"].items() if s.get("unique")]
+    env = _env(spec)
+    assert (
+        env.step("post_tweet", {"content": "same"})["ok"]
+        and env.step("post_tweet", {"content": "same"})["ok"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("column", "entity", "schema", "unique"),
+    [
+        ("email", "subscriber", S, True),
+        ("customer_email", "customer", S, True),
+        ("slug", "post", S, True),
+        ("workspace_slug", "member", S, False),  # names another row
+        ("username", "token", S, False),  # a record for a user: a user has many
+        ("name", "group", {"type": "string", "description": "The group's unique name."}, True),
+        ("location", "booking", S, False),
+        ("content", "tweet", S, False),
+    ],
+)
+def test_declared_unique(column, entity, schema, unique):
+    assert declared_unique(column, entity, schema) is unique
+
+
+def test_a_name_other_tools_address_rows_by_stays_a_unique_key():
+    item = {"type": "object", "properties": {"stock": S}}
+    tools = [
+        _t("add_stock_to_watchlist", "POST", "/watchlist", {"stock": S}, ["stock"], item),
+        _t("remove_stock_from_watchlist", "DELETE", "/watchlist", {"stock": S}, ["stock"], None),
+    ]
+    tools = [{**t, "annotations": {}} for t in tools]  # plain functions, as BFCL gives them
+    spec = _spec(tools, "trading")
+    table = next(iter(spec["tables"].values()))
+    assert table["columns"]["stock"].get("unique") is True
+    remove = next(t for t in spec["tools"] if t["name"] == "remove_stock_from_watchlist")
+    assert remove["operation"]["key"] == {"stock": "stock"}
+
+
+_ORDER_STATES = {"type": "string", "enum": ["pending", "paid", "shipped", "delivered", "cancelled"]}
+
+
+def test_a_shipment_ships_its_order_and_a_cancelled_order_is_never_shipped():
+    order = {"type": "object", "properties": {"order_id": S, "status": _ORDER_STATES, "shipped_at": S}}
+    shipment = {"type": "object", "properties": {"shipment_id": S, "order_id": S, "carrier": S}}
+    oid = _path(S)
+    tools = [
+        _t("get_order", "GET", "/orders/{order_id}", {"order_id": oid}, ["order_id"], order),
+        _t("create_order", "POST", "/orders", {}, [], order),
+        _t("create_shipment", "POST", "/shipments", {"order_id": S, "carrier": S}, ["order_id"], shipment),
+        _t(
+            "get_shipment",
+            "GET",
+            "/shipments/{shipment_id}",
+            {"shipment_id": _path(S)},
+            ["shipment_id"],
+            shipment,
+        ),
+    ]
+    spec = _spec(tools, rows=30)
+    assert ("create_shipment", "orders") in multi_table_effects(spec)
+    env = _env(spec)
+    rows = env.dump()["orders"]
+    paid = next(o for o in rows if o["status"] in ("pending", "paid"))
+    assert env.step("create_shipment", {"order_id": paid["order_id"], "carrier": "UPS"})["ok"]
+    after = env.step("get_order", {"order_id": paid["order_id"]})["result"]
+    assert after["status"] == "shipped" and after["shipped_at"] and after["shipped_at"] != paid["shipped_at"]
+    gone = next(o for o in rows if o["status"] == "cancelled")
+    before = env.state_hash()
+    obs = env.step("create_shipment", {"order_id": gone["order_id"], "carrier": "UPS"})
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "cannot be shipped" in obs["error"]
+    assert env.state_hash() == before
+
+
+def test_a_comment_posted_under_a_ticket_touches_the_ticket_and_counts_in_it():
+    ticket = {
+        "type": "object",
+        "properties": {"ticket_id": S, "subject": S, "updated_at": S, "num_comments": I},
+    }
+    comment = {"type": "object", "properties": {"comment_id": S, "ticket_id": S, "body": S}}
+    tid = _path(S)
+    tools = [
+        _t("get_ticket", "GET", "/tickets/{ticket_id}", {"ticket_id": tid}, ["ticket_id"], ticket),
+        _t("create_ticket", "POST", "/tickets", {"subject": S}, ["subject"], ticket),
+        _t(
+            "add_comment",
+            "POST",
+            "/tickets/{ticket_id}/comments",
+            {"ticket_id": tid, "body": S},
+            ["ticket_id", "body"],
+            comment,
+        ),
+    ]
+    spec = _spec(tools, "helpdesk")
+    env = _env(spec)
+    row = env.dump()["tickets"][0]
+    assert env.step("add_comment", {"ticket_id": row["ticket_id"], "body": "Any news?"})["ok"]
+    after = env.step("get_ticket", {"ticket_id": row["ticket_id"]})["result"]
+    assert after["num_comments"] == row["num_comments"] + 1
+    assert after["updated_at"] != row["updated_at"] and after["subject"] == row["subject"]
+    assert env.step("create_ticket", {"subject": "Printer"})["result"]["num_comments"] == 0
+
+
+def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
+    state = {"type": "string", "enum": ["active", "archived"]}
+    project = {"type": "object", "properties": {"project_id": S, "name": S, "status": state}}
+    task = {"type": "object", "properties": {"task_id": S, "project_id": S, "title": S, "status": state}}
+    pid = _path(S)
+    tools = [
+        _t("delete_project", "DELETE", "/projects/{project_id}", {"project_id": pid}, ["project_id"]),
+        _t("get_project", "GET", "/projects/{project_id}", {"project_id": pid}, ["project_id"], project),
+        _t(
+            "create_task",
+            "POST",
+            "/projects/{project_id}/tasks",
+            {"project_id": pid, "title": S},
+            ["project_id", "title"],
+            task,
+        ),
+        _t(
+            "list_tasks",
+            "GET",
+            "/projects/{project_id}/tasks",
+            {"project_id": pid},
+            ["project_id"],
+            {"type": "array", "items": task},
+        ),
+    ]
+    spec = _spec(tools, "projects")
+    op = next(t for t in spec["tools"] if t["name"] == "delete_project")["operation"]
+    assert op["type"] == "update" and op["fixed"] == {"status": "archived"}  # a delete that retires
+    env = _env(spec)
+    project_id = next(
+        t["project_id"]
+        for t in env.dump()["tasks"]
+        if t["project_id"]
+        and t["status"] == "active"
+        and next(p for p in env.dump()["projects"] if p["project_id"] == t["project_id"])["status"]
+        == "active"
+    )
+    assert env.step("delete_project", {"project_id": project_id})["ok"]
+    assert {t["status"] for t in env.dump()["tasks"] if t["project_id"] == project_id} == {"archived"}
+    assert verify(spec, semantic=False) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "deletes"),
+    [
+        ("user_api_delete_managed_user", "users", True),
+        ("filesDelete", "files", True),
+        ("remove_team_from_user", "users", False),  # removes a team, whatever row infer addressed
+        ("user_api_UserApi_remove_team_from_user", "users", False),
+        ("delete_user_tags_by_tag_id_shows_by_show_id", "shows", False),  # takes a show off a tag
+        ("delete_consumer_v1_customers_by_id", "customers", True),
+        ("collectionTicketsDelete", "tickets", True),
+        ("tasks_tasklists_delete", "lists", True),  # a compound noun ending with the entity
+        ("tasks_tasks_clear", "lists", False),
+        ("cancelBooking", "bookings", False),
+    ],
+)
+def test_deletes_its_row(name, table, deletes):
+    assert deletes_its_row({"name": name}, table) is deletes
+
+
+def test_children_go_only_with_a_parent_the_tool_means_to_delete():
+    tools = _list_tools()
+    tools[2] = {**tools[2], "name": "clear_list", "original_name": "clear_list"}
+    spec = _spec(tools)
+    assert next(t for t in spec["tools"] if t["name"] == "clear_list")["operation"]["type"] == "delete"
+    assert (
+        multi_table_effects(spec) == []
+    )  # `clear` empties a list in the API's words, it does not delete one
+
+
+def test_only_a_parent_the_tool_means_to_delete_retires_its_children():
+    state = {"type": "string", "enum": ["active", "archived"]}
+    spec = {
+        "name": "p",
+        "tables": {
+            "projects": {"primary_key": "project_id", "columns": {"project_id": S, "status": state}},
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {"task_id": S, "project_id": {**S, "references": "projects"}, "status": state},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_task",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"project_id": S}, "required": ["project_id"]},
+                "operation": {
+                    "type": "insert",
+                    "table": "tasks",
+                    "values": {"project_id": "project_id"},
+                    "generate": {"task_id": "id"},
+                },
+            },
+            {
+                "name": "hide_project_tasks",  # infer read a delete, but the name deletes no project
+                "kind": "write",
+                "metadata": {"effect": "delete"},
+                "parameters": {"type": "object", "properties": {"project_id": S}, "required": ["project_id"]},
+                "operation": {
+                    "type": "update",
+                    "table": "projects",
+                    "key": {"project_id": "project_id"},
+                    "fixed": {"status": "archived"},
+                },
+            },
+        ],
+    }
+    assert multi_table_effects(add_effects(spec)) == []
+    spec["tools"][1]["name"] = "delete_project"
+    assert multi_table_effects(add_effects(spec)) == [("delete_project", "tasks")]
+
+
+def test_a_stock_left_out_of_a_create_starts_at_zero_whatever_its_binding():
+    spec = {
+        "name": "s",
+        "tables": {
+            "products": {
+                "primary_key": "product_id",
+                "columns": {"product_id": S, "stock": {**I, "nullable": True}},
+            },
+            "orders": {
+                "primary_key": "order_id",
+                "columns": {"order_id": S, "product_id": {**S, "references": "products"}, "quantity": I},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_product",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"stock": I}, "required": []},
+                "operation": {
+                    "type": "insert",
+                    "table": "products",
+                    "values": {"stock": {"arg": "stock"}},
+                    "generate": {"product_id": "id"},
+                },
+            },
+            {
+                "name": "create_order",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"product_id": S, "quantity": I},
+                    "required": ["product_id", "quantity"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "orders",
+                    "values": {"product_id": "product_id", "quantity": "quantity"},
+                    "generate": {"order_id": "id"},
+                },
+            },
+        ],
+    }
+    spec = add_effects(spec)
+    validate_spec(spec)
+    with Environment(spec) as env:
+        env.reset()
+        assert env.step("create_product", {})["result"]["stock"] == 0
+        assert env.step("create_product", {"stock": 4})["result"]["stock"] == 4
