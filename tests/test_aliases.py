@@ -102,3 +102,14 @@ def test_a_folded_spec_is_valid_and_runs():
         env.reset()
         offered = {t["function"]["name"] for t in env.openai_tools()}
     assert first["name"] in offered and copy_of["name"] not in offered
+
+
+def test_show_environment_names_the_aliases_of_a_tool():
+    from envscale.show.environment import render_environment
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    first = spec["tools"][0]
+    spec["tools"].append({**copy.deepcopy(first), "name": first["name"] + "_2", "description": "Same."})
+    fold_aliases(spec)
+    text = render_environment({"spec": spec})
+    assert f"aliases (the same act under other names): {first['name']}_2" in text
