@@ -60,6 +60,18 @@ def test_copies_of_one_tool_are_folded_into_the_one_without_a_copy_number():
     assert fold_aliases(spec) == {"close_project": "close_project_3"}
 
 
+def test_one_operation_listed_under_two_prefixes_is_one_tool_and_a_limit_is_no_other_effect():
+    op = {"type": "list", "table": "projects", "filters": [{"column": "owner", "arg": "owner", "op": "eq"}]}
+    short = _tool("ProjectApi_list_projects", op, params=("owner",), description="List projects.")
+    long = _tool(
+        "project_api_ProjectApi_list_projects", {**op, "limit_arg": "limit"}, params=("owner", "limit")
+    )
+    other = _tool("list_archived_projects", op, params=("owner",))  # another operation, one inferred effect
+    spec = {"tools": [long, short, other]}
+    assert fold_aliases(spec) == {"project_api_ProjectApi_list_projects": "ProjectApi_list_projects"}
+    assert [t["name"] for t in spec["tools"]] == ["ProjectApi_list_projects", "list_archived_projects"]
+
+
 def test_tools_whose_effects_differ_stay_apart():
     ship = {**UPDATE, "set": {}, "fixed": {"status": "shipped"}}
     cancel = {**UPDATE, "set": {}, "fixed": {"status": "cancelled"}}

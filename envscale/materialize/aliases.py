@@ -37,8 +37,8 @@ from typing import Any
 
 _COPY_NUMBER = re.compile(r"_\d+$")
 _PATH_PARAM = re.compile(r"\{[^{}]*\}")
-_TEXT_KEYS = frozenset({"error", "description", "returns"})
-"""Operation keys that say nothing about the effect (error texts, what the call answers with)."""
+_TEXT_KEYS = frozenset({"error", "description", "returns", "limit_arg", "order_by"})
+"""Operation keys that say nothing about the effect (error texts; how much and in what order a read answers)."""
 
 
 def effect_signature(tool: dict[str, Any]) -> str:
@@ -52,7 +52,7 @@ def effect_signature(tool: dict[str, Any]) -> str:
     def norm(value: Any, key: str | None = None) -> Any:
         if isinstance(value, dict):
             return {
-                k: ("<arg>" if k in ("arg", "limit_arg") and isinstance(v, str) else norm(v, k))
+                k: ("<arg>" if k == "arg" and isinstance(v, str) else norm(v, k))
                 for k, v in sorted(value.items())
                 if k not in _TEXT_KEYS
             }
@@ -80,6 +80,28 @@ def api_operation(tool: dict[str, Any]) -> str:
     return "name:" + near_name(str(meta.get("original_name") or tool.get("name") or ""))
 
 
+def _words(tool: dict[str, Any]) -> list[str]:
+    from ..words.names import name_words
+
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    return name_words(_COPY_NUMBER.sub("", str(meta.get("original_name") or tool.get("name") or "")))
+
+
+def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two tools are one operation of their API: one :func:`api_operation`, or (without paths) the
+    words of one name, three or more, a run of the other's (`ProjectApi_update_project` and
+    `project_api_ProjectApi_update_project`: one operation listed under two prefixes)."""
+    op_a, op_b = api_operation(a), api_operation(b)
+    if op_a == op_b:
+        return True
+    if op_a.startswith("path:") or op_b.startswith("path:"):
+        return False
+    short, long = sorted((_words(a), _words(b)), key=len)
+    return len(short) >= 3 and any(
+        long[i : i + len(short)] == short for i in range(len(long) - len(short) + 1)
+    )
+
+
 def _richness(tool: dict[str, Any]) -> tuple:
     """Sort key of the tool to keep: most descriptive first, then without a copy number, then by name."""
     params = (tool.get("parameters") or {}).get("properties") or {}
@@ -96,15 +118,15 @@ def _richness(tool: dict[str, Any]) -> tuple:
 
 
 def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
-    """Fold each set of tools of one :func:`api_operation` and one :func:`effect_signature` into its
-    richest tool, in place.
+    """Fold each set of tools of one :func:`effect_signature` that are one API operation
+    (:func:`same_api_operation`, linked pairwise) into its richest tool, in place.
 
     Tools of two API operations (other paths, other names) are never folded, even when inference gave
     them one effect (`Services_Delete` and `Applications_Delete` both deleting `applications` rows is an
     inference that merged two resources, not two names for one act): a person asked for one of them
     would look for it by its own name.
 
-    The kept tool stays where the first of its set was; each folded tool's name is appended to the kept
+    The kept tool keeps its place and the folded ones leave the list; each folded tool's name is appended to the kept
     tool's `metadata.aliases` (and `{name, description}` to `metadata.alias_tools`), and `policy` lines
     naming it name the kept tool (duplicate lines dropped).
 
@@ -117,10 +139,22 @@ def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
     tools = spec.get("tools") or []
     by_signature: dict[str, list[int]] = {}
     for i, tool in enumerate(tools):
-        by_signature.setdefault(f"{api_operation(tool)} {effect_signature(tool)}", []).append(i)
+        by_signature.setdefault(effect_signature(tool), []).append(i)
+    sets: list[list[int]] = []  # tools of one effect and one API operation (linked pairwise)
+    for same in by_signature.values():
+        owner = {i: i for i in same}
+        for x, i in enumerate(same):
+            for j in same[:x]:
+                if owner[j] != owner[i] and same_api_operation(tools[i], tools[j]):
+                    old, new = owner[i], owner[j]
+                    owner = {k: new if o == old else o for k, o in owner.items()}
+        groups: dict[int, list[int]] = {}
+        for i in same:
+            groups.setdefault(owner[i], []).append(i)
+        sets += groups.values()
     folded: dict[str, str] = {}
     drop: set[int] = set()
-    for members in by_signature.values():
+    for members in sets:
         if len(members) < 2:
             continue
         keep = min(members, key=lambda i: _richness(tools[i]))
