@@ -61,12 +61,12 @@ def test_copies_of_one_tool_are_folded_into_the_one_without_a_copy_number():
 
 
 def test_one_operation_listed_under_two_prefixes_is_one_tool_and_a_limit_is_no_other_effect():
-    op = {"type": "list", "table": "projects", "filters": [{"column": "owner", "arg": "owner", "op": "eq"}]}
-    short = _tool("ProjectApi_list_projects", op, params=("owner",), description="List projects.")
-    long = _tool(
-        "project_api_ProjectApi_list_projects", {**op, "limit_arg": "limit"}, params=("owner", "limit")
-    )
-    other = _tool("list_archived_projects", op, params=("owner",))  # another operation, one inferred effect
+    by = [{"column": "owner", "arg": "owner", "op": "eq"}, {"column": "team", "arg": "team", "op": "eq"}]
+    op = {"type": "list", "table": "projects", "filters": by}
+    short = _tool("ProjectApi_list_projects", op, params=("owner", "team"), description="List projects.")
+    reordered = {**op, "filters": by[::-1], "limit_arg": "limit"}  # the same filters in another order
+    long = _tool("project_api_ProjectApi_list_projects", reordered, params=("owner", "team", "limit"))
+    other = _tool("list_archived_projects", op, params=("owner", "team"))  # another operation, one effect
     spec = {"tools": [long, short, other]}
     assert fold_aliases(spec) == {"project_api_ProjectApi_list_projects": "ProjectApi_list_projects"}
     assert [t["name"] for t in spec["tools"]] == ["ProjectApi_list_projects", "list_archived_projects"]

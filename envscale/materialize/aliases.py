@@ -57,7 +57,13 @@ def effect_signature(tool: dict[str, Any]) -> str:
                 if k not in _TEXT_KEYS
             }
         if isinstance(value, list):
-            return [norm(v, key) for v in value]
+            items = [norm(v, key) for v in value]
+            # filters apply together: their order is no other effect
+            return (
+                sorted(items, key=lambda v: json.dumps(v, sort_keys=True, default=str))
+                if key == "filters"
+                else items
+            )
         if isinstance(value, str) and value in names and key not in ("type", "table", "column", "op"):
             return "<arg>"  # a binding by argument name (`{column: ARG}`)
         return value
