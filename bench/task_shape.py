@@ -35,9 +35,16 @@ Environments (`environments/environments`):
   answers with the logged-in account's row. It reads a **non-session entity** unless what it is about
   (`metadata.entity`, else the words of its name) is the session table itself (its name or singular), the
   `<session>` marker, or a word for the current user (`SELF_WORDS`: account, user, profile, me, self, login).
-- **near-duplicate tool**: a tool whose name is another tool's name of the same environment plus `_N` (`N`
-  digits: `get_hours_2` beside `get_hours`); counted with how many also share that tool's operation type and
-  table (the same tool twice, told apart only by the number).
+- **near-duplicate tool**: a tool with the same effect as another tool of its environment: the same kind,
+  operation type and table, the same key, set, value and filter columns, the same fixed values, defaults,
+  guards, preconditions and effects (argument names and error texts aside). Counted as the tools beyond the
+  first of each such set, split into those of **one API operation** as another tool of the set (the same
+  OpenAPI path, parameter names aside, or the same name up to case, separators and a `_N` copy number, or
+  a name of three or more words that is a run of the other's: PUT and PATCH of one path, copies of one
+  document, one operation under two prefixes; the issue's target is 0) and those of **other API operations** (two operations the
+  inference gave one effect: worth reading, often two resources merged into one table). Beside it, the old
+  count: a tool whose name is another tool's name of the environment plus `_N` (`get_hours_2` beside
+  `get_hours`), with how many share that tool's operation type and table.
 - **unique constraint on a non-key column**: a column with `unique: true` that is not its table's primary key
   (those that are foreign keys counted beside); table-level `unique` column sets are counted apart.
 - **multi-table effect**: a tool's `operation.effects` holds a write on a table other than the tool's own
@@ -45,12 +52,17 @@ Environments (`environments/environments`):
 - **function set**: an environment with no write tool (a read-only lookup or computation: no state to change);
   a **world** has at least one. Counted with their tasks and kept trajectories.
 
+**Source** (`--source`): an environment is `openapi` when most of its tools come from OpenAPI documents (their
+`metadata.annotations` carry an HTTP `method` and `path`), else `other` (BFCL, MCP, JSON docs); with `--source
+openapi` only those environments and their tasks and kept trajectories are counted.
+
 Deterministic (no sampling, no timing). Usage:
 
 ```bash
 python bench/task_shape.py --run outputs/quickstart                       # the run's three folders
 python bench/task_shape.py --run outputs/quickstart --worlds-only --json shape.json
 python bench/task_shape.py --tasks T --environments E --filtered F        # any subset
+python bench/task_shape.py --run outputs/openapi-sample --source openapi --worlds-only
 ```
 """
 
@@ -102,6 +114,80 @@ def singular(word: str) -> str:
     if word.endswith(("ses", "xes", "ches", "shes")):
         return word[:-2]
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def source_of(spec: dict[str, Any]) -> str:
+    """`openapi` when most of an environment's tools carry an OpenAPI method and path, else `other`."""
+    tools = spec.get("tools") or []
+    http = 0
+    for tool in tools:
+        notes = (tool.get("metadata") or {}).get("annotations")
+        http += isinstance(notes, dict) and bool(notes.get("path")) and bool(notes.get("method"))
+    return "openapi" if tools and 2 * http > len(tools) else "other"
+
+
+def _no_text(value: Any) -> Any:
+    """An operation part without error texts and with argument names blanked (`{arg: x}` -> `{arg: ?}`)."""
+    if isinstance(value, dict):
+        return {k: "?" if k == "arg" else _no_text(v) for k, v in sorted(value.items()) if k != "error"}
+    if isinstance(value, list):
+        return [_no_text(v) for v in value]
+    return value
+
+
+def effect_key(tool: dict[str, Any]) -> str:
+    """What a tool does, argument names and texts aside: kind, type, table, the columns it keys, sets,
+    fills and filters, its fixed values, defaults, guards, preconditions and effects."""
+    op = tool.get("operation") or {}
+
+    def columns(part: Any) -> list[str]:
+        return sorted(part) if isinstance(part, dict) else []
+
+    filters = sorted(
+        (str(f.get("column")), str(f.get("op", "eq")), json.dumps(_no_text(f.get("value")), default=str))
+        for f in op.get("filters") or []
+        if isinstance(f, dict)
+    )
+    parts = [
+        tool.get("kind"),
+        op.get("type"),
+        op.get("table"),
+        columns(op.get("key")),
+        columns(op.get("set")),
+    ]
+    parts += [columns(op.get("values")), filters, op.get("fixed"), op.get("defaults")]
+    parts += [_no_text(op.get(k)) for k in ("guards", "preconditions", "effects")]
+    return json.dumps(parts, sort_keys=True, default=str)
+
+
+def api_operation_key(tool: dict[str, Any]) -> str:
+    """Which API operation a tool is: its OpenAPI path (parameter names aside), else its name up to case,
+    separators and a `_N` copy number."""
+    meta = tool.get("metadata") or {}
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    if notes.get("path"):
+        return "path " + re.sub(r"\{[^{}]*\}", "{}", str(notes["path"]).rstrip("/").lower())
+    name = str(meta.get("original_name") or tool["name"])
+    return "name " + re.sub(r"[^a-z0-9]", "", re.sub(r"_\d+$", "", name).lower())
+
+
+def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """One API operation: one :func:`api_operation_key`, or (both without a path) the words of one name, three
+    or more, a run of the other's (`ProjectApi_update_project` in `project_api_ProjectApi_update_project`)."""
+    key_a, key_b = api_operation_key(a), api_operation_key(b)
+    if key_a == key_b:
+        return True
+    if key_a.startswith("path") or key_b.startswith("path"):
+        return False
+
+    def name_words(tool: dict[str, Any]) -> list[str]:
+        name = str((tool.get("metadata") or {}).get("original_name") or tool["name"])
+        return words(re.sub(r"_\d+$", "", name))
+
+    short, long = sorted((name_words(a), name_words(b)), key=len)
+    return len(short) >= 3 and any(
+        long[i : i + len(short)] == short for i in range(len(long) - len(short) + 1)
+    )
 
 
 def is_function_set(spec: dict[str, Any]) -> bool:
@@ -370,15 +456,22 @@ def environment_frames(envs: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
             sets.extend({"environment": name, "table": table, "columns": g} for g in tspec.get("unique", []))
         by_name = {t["name"]: t for t in spec["tools"]}
         reads = {r["tool"]: r for r in session_reads(spec)}
+        met: dict[str, list[dict[str, Any]]] = {}  # effect -> the tools met with it
         for tool in spec["tools"]:
             op = tool.get("operation") or {}
             match = NEAR_DUPLICATE.match(tool["name"])
             base = by_name.get(match["base"]) if match else None
             base_op = (base or {}).get("operation") or {}
+            effect = effect_key(tool)
+            same_effect = effect in met
+            same_api_op = any(same_api_operation(tool, other) for other in met.get(effect, []))
+            met.setdefault(effect, []).append(tool)
             tools.append(
                 {
                     "environment": name,
                     "tool": tool["name"],
+                    "same_effect": same_effect,
+                    "same_effect_same_api_operation": same_api_op,
                     "kind": tool.get("kind"),
                     "session_read": tool["name"] in reads,
                     "non_session_read": reads.get(tool["name"], {}).get("non_session", False),
@@ -420,6 +513,8 @@ def environment_frames(envs: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
                 "environment": pl.String,
                 "tool": pl.String,
                 "kind": pl.String,
+                "same_effect": pl.Boolean,
+                "same_effect_same_api_operation": pl.Boolean,
                 "session_read": pl.Boolean,
                 "non_session_read": pl.Boolean,
                 "near_duplicate": pl.Boolean,
@@ -460,6 +555,8 @@ def environment_figures(envs: list[dict[str, Any]]) -> dict[str, Any]:
     non_session_n, non_session_envs = count_in(tools, "non_session_read")
     near_n, near_envs = count_in(tools, "near_duplicate")
     same_n, _ = count_in(tools, "same_operation")
+    effect_n, effect_envs = count_in(tools, "same_effect")
+    effect_op_n, effect_op_envs = count_in(tools, "same_effect_same_api_operation")
     uniques = frames["uniques"]
     env_frame = frames["environments"]
     return {
@@ -488,6 +585,10 @@ def environment_figures(envs: list[dict[str, Any]]) -> dict[str, Any]:
             "near_duplicate": near_n,
             "near_duplicate_environments": near_envs,
             "same_operation_and_table": same_n,
+            "same_effect": effect_n,
+            "same_effect_environments": effect_envs,
+            "same_effect_same_api_operation": effect_op_n,
+            "same_effect_same_api_operation_environments": effect_op_envs,
         },
         "unique_non_key": {
             "columns": uniques.height,
@@ -613,6 +714,15 @@ def render(figs: dict[str, Any]) -> str:
         )
         d = e["near_duplicates"]
         row(
+            "near-duplicate tools: same effect (envs)",
+            f"{d['same_effect']} ({d['same_effect_environments']}) of {d['tools']} tools",
+        )
+        row(
+            "... one API operation / other operations",
+            f"{d['same_effect_same_api_operation']} ({d['same_effect_same_api_operation_environments']}) / "
+            f"{d['same_effect'] - d['same_effect_same_api_operation']}",
+        )
+        row(
             "near-duplicate _N tools (envs)",
             f"{d['near_duplicate']} ({d['near_duplicate_environments']}), "
             f"{d['same_operation_and_table']} with the same operation and table",
@@ -646,6 +756,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--filtered", default=None, help="filtered artifact (default: RUN/filtered)")
     parser.add_argument("--json", default=None, help="also write every figure here")
     parser.add_argument("--worlds-only", action="store_true", help="leave function sets out of task figures")
+    parser.add_argument(
+        "--source",
+        choices=("all", "openapi", "other"),
+        default="all",
+        help="count only environments of this source (and their tasks and kept trajectories)",
+    )
     args = parser.parse_args(argv)
     run = Path(args.run)
     paths = {
@@ -668,8 +784,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--worlds-only needs the environments (which ones are function sets)")
     configs = {"tasks": "tasks", "environments": "environments", "filtered": "filtered"}
     rows = {name: load_rows(path, configs[name]) for name, path in present.items()}
+    if args.source != "all":
+        if "environments" not in present:
+            parser.error("--source needs the environments (where each one's tools come from)")
+        rows["environments"] = [e for e in rows["environments"] if source_of(e["spec"]) == args.source]
+        keep = {e["name"] for e in rows["environments"]}
+        for name in ("tasks", "filtered"):
+            if name in rows:
+                rows[name] = [r for r in rows[name] if r.get("environment") in keep]
     figs = figures(rows.get("tasks"), rows.get("environments"), rows.get("filtered"), args.worlds_only)
     figs["inputs"] = {name: str(path) for name, path in present.items()}
+    figs["source"] = args.source
+    if args.source != "all":
+        print(f"source: {args.source} environments only ({len(rows['environments'])})")
     print(render(figs))
     if args.json:
         Path(args.json).write_text(json.dumps(figs, indent=1, sort_keys=True) + "\n")

@@ -292,3 +292,29 @@ def test_render_names_every_block():
     text = ts.render(ts.figures(TASKS, ENVS, FILTERED, worlds_only=True))
     for line in ("tasks (worlds only): 4", "closing messages: 2 kept", "environments: 2", "near-duplicate"):
         assert line in text
+
+
+def test_near_duplicates_by_effect_and_api_operation():
+    dup = ts.figures(None, ENVS, None)["environments"]["near_duplicates"]
+    # get_note_2 repeats get_note (one operation); find_note_2 repeats get_note_3's effect and get_me,
+    # get_profile get_settings' (other operations)
+    assert (dup["same_effect"], dup["same_effect_environments"]) == (4, 1)
+    assert (dup["same_effect_same_api_operation"], dup["same_effect_same_api_operation_environments"]) == (
+        1,
+        1,
+    )
+    prefixed = tool(
+        "notes_api_NotesApi_get_note_by_key", "read", {"type": "get", "table": "results", "key": {}}
+    )
+    assert ts.same_api_operation(prefixed, tool("NotesApi_get_note_by_key", "read", {}))
+    assert not ts.same_api_operation(prefixed, tool("get_note_by_key_and_tag", "read", {}))
+
+
+def test_source_of_an_environment():
+    def http(t, path):
+        return {**t, "metadata": {**t["metadata"], "annotations": {"method": "GET", "path": path}}}
+
+    spec = {"tools": [http(t, f"/notes/{{id}}/{i}") for i, t in enumerate(WORLD["tools"])]}
+    assert ts.source_of(spec) == "openapi" and ts.source_of(WORLD) == ts.source_of(CALC) == "other"
+    a, b = http(WORLD["tools"][0], "/notes/{id}"), http(WORLD["tools"][1], "/notes/{note}")
+    assert ts.same_api_operation(a, b) and not ts.same_api_operation(a, http(b, "/tags/{id}"))

@@ -98,6 +98,7 @@ def test_a_giant_community_is_cut_to_max_size(pool, cache_dir, tmp_path):
         semantic_threshold=-1.0,
         semantic_top_k=14,
         max_domain_size=4,
+        max_group_size=4,  # a source group larger than this is cut too
         min_domain_size=2,
     )
     art = build_graph(pool, config, tmp_path / "graph")

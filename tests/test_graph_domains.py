@@ -14,8 +14,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from envscale.graph.build import GraphConfig, build_graph, near_name
-from envscale.graph.communities import detect_domains, purity
+from envscale.graph.build import GraphConfig, build_graph, near_name, resource_keys
+from envscale.graph.communities import detect_domains, purity, resource_clusters
 from envscale.sources.collect import CollectConfig, collect
 
 
@@ -275,17 +275,28 @@ def test_purity_is_reported_per_domain_and_in_the_stats_and_card(pool, graph):
     assert f"mean purity {stats['mean_purity']}" in card and "near-duplicates dropped" in card
 
 
-def test_a_group_larger_than_the_limit_is_split_along_its_tags(pool, cache_dir, tmp_path):
+def test_an_api_up_to_max_group_size_is_one_world_whatever_max_domain_size_says(pool, cache_dir, tmp_path):
     art = build_graph(pool, GraphConfig(embedding_cache=cache_dir, max_domain_size=5), tmp_path / "graph")
-    tag_of = {t["name"]: t["annotations"]["tags"][0] for t in SHOP if t["name"] != "getProduct"}
+    shop_domains = [d for d in art.load("domains") if d["groups"].get("shop")]
+    assert len(shop_domains) == 1 and shop_domains[0]["groups"]["shop"] == 8
+    assert art.manifest["stats"]["groups"]["split_groups"] == 0
+
+
+def test_a_group_larger_than_max_group_size_is_split_along_its_resources(pool, cache_dir, tmp_path):
+    config = GraphConfig(embedding_cache=cache_dir, max_domain_size=5, max_group_size=5)
+    art = build_graph(pool, config, tmp_path / "graph")
     shop_domains = [d for d in art.load("domains") if d["groups"].get("shop")]
     assert len(shop_domains) >= 2 and all(d["n_tools"] <= 5 for d in art.load("domains"))
-    for tag in ("orders", "customers", "products"):
-        holding = [d for d in shop_domains if any(tag_of.get(n) == tag for n in d["tool_names"])]
-        assert len(holding) == 1, tag  # a tag is never cut
-    assert all("split along its tags" in d["split_reason"] for d in shop_domains)
+    resources = {
+        "order": ["list_orders", "get_order", "cancel_order"],
+        "customer": ["get_customer", "update_customer"],
+    }
+    for names in resources.values():  # a resource's tools are never cut apart
+        holding = [d for d in shop_domains if set(names) & set(d["tool_names"])]
+        assert len(holding) == 1 and set(names) <= set(holding[0]["tool_names"]), names
+    assert all("resource clusters" in d["split_reason"] for d in shop_domains)
     split = art.manifest["stats"]["groups"]["split_group_list"]
-    assert split[0]["group"] == "shop" and split[0]["tools"] == 8 and "too large" in split[0]["reason"]
+    assert split[0]["group"] == "shop" and split[0]["tools"] == 8 and "max_group_size 5" in split[0]["reason"]
     assert art.manifest["stats"]["groups"]["split_groups"] == 1
 
 
@@ -331,16 +342,16 @@ def test_two_groups_large_enough_never_merge_even_sharing_an_entity():
     ]
     g = _graph(edges)
     groups = {n: n[0].upper() for n in g}
-    tags = {"a1": "x", "a2": "x", "a3": "x", "a4": "y"}
+    resources = {"a1": ("x",), "a2": ("x",), "a3": ("x",), "a4": ("y",)}  # A's two resources
     result = detect_domains(
-        g, min_size=2, max_size=3, groups=groups, tags=tags, entities=dict.fromkeys(g, "order")
+        g, min_size=2, max_size=3, groups=groups, resources=resources, entities=dict.fromkeys(g, "order")
     )
     assert sorted(result.domains) == [["a1", "a2", "a3"], ["b1", "b2"]]
     assert "a piece of 1 tool of group 'A'" in result.isolated["a4"]
     # the same left-over joins a small group sharing its entity (B has 1 tool: not an environment alone)
     g.remove_node("b2")
     result = detect_domains(
-        g, min_size=2, max_size=3, groups=groups, tags=tags, entities=dict.fromkeys(g, "order")
+        g, min_size=2, max_size=3, groups=groups, resources=resources, entities=dict.fromkeys(g, "order")
     )
     assert sorted(result.domains) == [["a1", "a2", "a3"], ["a4", "b1"]]
 
@@ -418,3 +429,79 @@ def test_offline_domain_names_do_not_depend_on_the_hash_seed():
         for seed in ("1", "2", "3", "4", "5", "6")
     }
     assert len(names) == 1, names
+
+
+def test_resource_clusters_keep_a_resource_and_the_resources_it_refers_to_together():
+    # create_order is linked to the customers far more than to its own resource: Louvain over the group
+    # (or a cut along tags `orders`/`order-items`) would take it away from get_order; resources do not.
+    edges = [
+        ("create_order", "create_customer", 9),
+        ("create_order", "get_customer", 9),
+        ("create_customer", "get_customer", 1),
+        ("get_order", "get_item", 1),
+        ("get_item", "list_items", 1),
+        ("get_product", "list_products", 1),
+        ("get_product", "get_customer", 0.5),
+    ]
+    g = _graph(edges)
+    groups = dict.fromkeys(g, "shop")
+    resources = {
+        "create_order": ("order", "customer"),
+        "get_order": ("order",),
+        "get_item": ("item", "order"),
+        "list_items": ("item", "order"),
+        "create_customer": ("customer",),
+        "get_customer": ("customer",),
+        "get_product": ("product",),
+        "list_products": ("product",),
+    }
+    assert resource_clusters(sorted(g), {k: v[:1] for k, v in resources.items()}) == [
+        ["create_customer", "get_customer"],
+        ["create_order", "get_order"],
+        ["get_item", "list_items"],
+        ["get_product", "list_products"],
+    ]
+    # order refers to customer and item to order: one cluster of 6 > max 4 is cut back to its resources
+    result = detect_domains(g, seed=0, min_size=2, max_size=4, groups=groups, resources=resources)
+    domain = {n: i for i, d in enumerate(result.domains) for n in d}
+    assert domain["create_order"] == domain["get_order"] and domain["get_item"] == domain["list_items"]
+    assert (
+        domain["create_customer"] == domain["get_customer"]
+        and domain["get_product"] == domain["list_products"]
+    )
+    assert len(result.domains) == 2 and all(len(d) == 4 for d in result.domains)
+    # with room for the whole cluster, order, item and customer stay in one domain
+    result = detect_domains(
+        g, seed=0, min_size=2, max_size=6, max_group_size=6, groups=groups, resources=resources
+    )
+    assert sorted(map(len, result.domains)) == [2, 6]
+    # up to max_group_size the API is one domain, larger than max_size or not
+    result = detect_domains(
+        g, seed=0, min_size=2, max_size=4, max_group_size=8, groups=groups, resources=resources
+    )
+    assert [len(d) for d in result.domains] == [8]
+
+
+def test_resource_keys_read_the_resource_from_the_path_and_the_key_arguments():
+    from types import SimpleNamespace
+
+    def tool(i, path, *params):
+        inputs = [(p, "", "string") for p in params]
+        return SimpleNamespace(
+            id=f"t{i}", group="shop", inputs=inputs, annotations={"path": path}, entity=None
+        )
+
+    tools = [
+        tool(0, "/v1/orders"),
+        tool(1, "/v1/orders/{orderId}", "orderId"),
+        tool(2, "/v1/orders/{orderId}/cancel", "orderId"),
+        tool(3, "/v1/orders/{orderId}/lineItems/{itemId}", "orderId", "itemId"),
+        tool(4, "/v1/orders/{orderId}/lineItems", "orderId"),
+        tool(5, "/v1/customers/{customer}"),
+        tool(6, "/v1/reports", "customer_id", "limit"),
+        tool(7, "/v1/orders/{orderId}/notes", "orderId"),  # `notes` is keyed nowhere: an order's notes
+    ]
+    keys = resource_keys(tools)
+    assert keys["t0"][0] == keys["t1"][0] == keys["t2"][0] == keys["t7"][0] == "order"
+    assert keys["t3"][:2] == keys["t4"][:2] == ("line_item", "order")
+    assert keys["t5"] == ("customer",) and keys["t6"] == ("report", "customer")

@@ -55,7 +55,7 @@ import numpy as np
 from ..artifacts import Artifact, ArtifactWriter
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import GRAPH
-from ..words.names import tokens
+from ..words.names import name_words, tokens
 
 logger = logging.getLogger(__name__)
 MATCH_MODES = ("param", "tool", "both")
@@ -126,7 +126,17 @@ class GraphConfig:
         3, "Smaller communities merge into their best-connected neighbour or stay isolated.", ge=1, le=100_000
     )
     max_domain_size: int = option(
-        50, "Larger communities (and larger source groups) are cut again.", ge=1, le=100_000
+        50,
+        "Larger communities are cut again; the size of the pieces a too-large source group is cut into.",
+        ge=1,
+        le=100_000,
+    )
+    max_group_size: int = option(
+        60,
+        "A source group (one API) of at most this many tools is one domain, whatever max_domain_size says "
+        "(a 60-operation API is one world); a larger one is cut along its resource clusters.",
+        ge=1,
+        le=100_000,
     )
     dedupe_tools: bool = option(
         True,
@@ -136,7 +146,8 @@ class GraphConfig:
     group_domains: bool = option(
         True,
         "Keep each source group (API class, OpenAPI document, MCP server) in one domain, split along its "
-        "tags only when larger than max_domain_size; other tools join it only when they share an entity. "
+        "resource clusters only when larger than max_group_size; other tools join it only when they share "
+        "an entity. "
         "false: Louvain over all tools, groups ignored.",
     )
     community_backend: str = option(
@@ -436,6 +447,80 @@ def _set_entities(tools: list[_Tool]) -> None:
 
     for t in tools:
         t.entity = tool_meaning(t.original_name, t.description, t.parameters, t.annotations).entity
+
+
+# ----------------------------------------------------------------------------- resources
+
+_PATH_PARAM = re.compile(r"^\{[^{}]*\}$")
+
+
+def _noun(text: str) -> str:
+    """`lineItems` -> `line_item`: a resource key, singular, or '' for a segment without letters."""
+    from ..words.inflect import singular
+
+    words = name_words(text)
+    return "_".join([*words[:-1], singular(words[-1])]) if words else ""
+
+
+def _ref(param: str) -> str:
+    """The resource a key argument names (`customer_id`, `orderId` -> `customer`, `order`), or ''."""
+    words = name_words(param)
+    return _noun("_".join(words[:-1])) if len(words) > 1 and words[-1] in ("id", "ids", "key") else ""
+
+
+def resource_keys(tools: list[Any]) -> dict[str, tuple[str, ...]]:
+    """Each tool's resource and the resources it refers to, for cutting an API along resource clusters.
+
+    A tool is anything with `id`, `group`, `annotations` (the OpenAPI `path`), `inputs` (`(name, text,
+    type)` of each parameter) and `entity` (the graph's tool records).
+
+    For a tool with an OpenAPI path: its resource is the last literal segment when the API keys that
+    collection somewhere (`/orders/{id}/items` with `/orders/{id}/items/{item_id}` elsewhere: `item`),
+    else the last literal segment followed by a parameter (`/orders/{id}/cancel`: `order`), else the
+    last literal segment; it refers to the keyed resource before its own on the path (`order`) and to
+    the resource of every key argument (`customer_id`: `customer`). A tool without a path: its entity,
+    and its key arguments. See :func:`envscale.graph.communities.resource_clusters`.
+
+    Example:
+
+    ```python
+    >>> from types import SimpleNamespace
+    >>> t = SimpleNamespace(id="t1", group="shop", entity=None, inputs=[("customer_id", "", None)],
+    ...                     annotations={"path": "/orders/{order_id}/items"})
+    >>> resource_keys([t])  # `items` is keyed nowhere in this API: an order's items belong to the order
+    {'t1': ('order', 'customer')}
+    ```
+    """
+    keyed: dict[str | None, set[str]] = defaultdict(set)
+    paths: dict[str, list[str]] = {}
+    for t in tools:
+        path = t.annotations.get("path") if isinstance(t.annotations, dict) else None
+        if isinstance(path, str) and path.strip("/"):
+            segs = [s for s in path.split("/") if s]
+            paths[t.id] = segs
+            keyed[t.group].update(
+                _noun(s) for s, nxt in zip(segs, segs[1:], strict=False) if _PATH_PARAM.match(nxt)
+            )
+    out: dict[str, tuple[str, ...]] = {}
+    for t in tools:
+        refs = [_ref(p) for p, _, _ in t.inputs]
+        segs = paths.get(t.id)
+        if segs is None:
+            own, chain = t.entity or "", []
+        else:
+            literal = [i for i, s in enumerate(segs) if not _PATH_PARAM.match(s)]
+            chain = [_noun(segs[i]) for i in literal if i + 1 < len(segs) and _PATH_PARAM.match(segs[i + 1])]
+            last = _noun(segs[literal[-1]]) if literal else ""
+            ends_literal = bool(literal) and literal[-1] == len(segs) - 1
+            if ends_literal and (last in keyed[t.group] or not chain):
+                own = last
+            else:
+                own = chain[-1] if chain else last
+            before = [c for c in chain if c != own]
+            refs = before[-1:] + refs
+        keys = [k for k in dict.fromkeys([own, *refs]) if k]
+        out[t.id] = tuple(keys) if own else ()
+    return out
 
 
 # ----------------------------------------------------------------------------- edges
@@ -778,6 +863,8 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
         groups={t.id: t.group for t in tools} if config.group_domains else None,
         tags={t.id: t.tag for t in tools},
         entities={t.id: t.entity for t in tools},
+        resources=resource_keys(tools) if config.group_domains else None,
+        max_group_size=config.max_group_size,
     )
     timings["communities_s"] = round(time.perf_counter() - t0, 3)
     stats["communities"] = result.stats

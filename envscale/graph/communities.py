@@ -1,7 +1,8 @@
 """Cut a weighted tool graph into domains: one API per domain, Louvain, then size rules.
 
 A source group (an API class, an OpenAPI document, an MCP server) stays in one domain unless it is
-larger than `max_size`; then it is cut along its tags and, inside a tag still too large, by
+larger than `max_group_size`; then it is cut along its resource clusters (resources that reference
+each other stay together), packed into as few domains as fit, and only a cluster still too large by
 Louvain. Group-less tools are clustered by Louvain (igraph's multilevel, or networkx's in pure
 Python; both seeded) and may join a group's domain only when they share its entity noun. A
 community larger than `max_size` is cut again at a higher resolution (and, if it will not split,
@@ -156,37 +157,102 @@ def _pack(graph: nx.Graph, parts: list[tuple[set, str]], *, min_size: int, max_s
     return [(p, r) for p, r in parts if p]
 
 
+def resource_clusters(nodes: list[str], resources: dict[str, tuple[str, ...]]) -> list[list[str]]:
+    """Group a source group's tools into resource clusters: resources that reference each other stay together.
+
+    `resources[node]` is the tool's own resource first (`order`), then the resources it refers to (the
+    parent resource of its path, `/orders/{id}/items` -> `order`; a key argument, `customer_id` ->
+    `customer`). Two tools of one resource are always in one cluster, and a resource joins every
+    resource of the group it refers to (references to resources the group does not have are ignored).
+    A tool without a resource is a cluster of its own. Clusters come largest first, then by first node.
+    """
+    owners: dict[str, list[str]] = defaultdict(list)
+    for n in nodes:
+        if resources.get(n):
+            owners[resources[n][0]].append(n)
+    parent = {r: r for r in owners}
+
+    def find(r: str) -> str:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for n in nodes:
+        own, *refs = resources.get(n) or ("",)
+        for ref in refs:
+            if own in parent and ref in parent:
+                a, b = sorted((find(own), find(ref)))
+                parent[b] = a
+    clusters: dict[str, list[str]] = defaultdict(list)
+    for n in nodes:
+        key = resources[n][0] if resources.get(n) else None
+        clusters[find(key) if key else f"\x00{n}"].append(n)
+    return sorted((sorted(c) for c in clusters.values()), key=lambda c: (-len(c), c[0]))
+
+
+def _bin_pack(graph: nx.Graph, clusters: list[set], *, max_size: int) -> list[set]:
+    """Fewest pieces of at most `max_size`: each cluster, largest first, joins the piece with room it shares
+    the most edge weight with (then the fullest), or opens a new piece. A cluster is never cut here."""
+    bins: list[set] = []
+    for cluster in sorted(clusters, key=lambda c: (-len(c), min(c))):
+        room = [i for i, b in enumerate(bins) if len(b) + len(cluster) <= max_size]
+        if not room:
+            bins.append(set(cluster))
+            continue
+        weight: Counter = Counter()
+        for node in cluster:
+            for nbr, data in graph[node].items():
+                for i in room:
+                    if nbr in bins[i]:
+                        weight[i] += data.get("weight", 1.0)
+        best = min(room, key=lambda i: (-weight.get(i, 0.0), -len(bins[i]), i))
+        bins[best] |= cluster
+    return bins
+
+
 def _split_group(
     graph: nx.Graph,
     group: str,
     nodes: list[str],
-    tags: dict,
+    resources: dict,
     *,
     min_size: int,
     max_size: int,
+    limit: int,
     resolution: float,
     seed: int,
     backend: str,
 ) -> tuple[list[tuple[set, str]], str]:
-    """Cut a group larger than `max_size` along its tags, then by Louvain inside the group."""
-    by_tag: dict[str, list[str]] = defaultdict(list)
-    for n in nodes:
-        by_tag[tags.get(n) or ""].append(n)
-    head = f"group {group!r} has {len(nodes)} tools (> max_domain_size {max_size})"
+    """Cut a group larger than `limit` into pieces of at most `max_size` along its resource clusters.
+
+    Resource clusters (:func:`resource_clusters`) are packed into as few pieces as fit; only a cluster
+    larger than `max_size` is cut, by Louvain inside it. So a resource's create and read never land in
+    two worlds, unlike a cut along tags or Louvain over the whole group.
+    """
+    head = f"group {group!r} has {len(nodes)} tools (> max_group_size {limit})"
+    whole: list[set] = []
+    loose: list[set] = []  # single resources of a cluster too large to keep whole
     parts: list[tuple[set, str]] = []
     how = set()
-    for tag, members in sorted(by_tag.items()) if len(by_tag) > 1 else [("", nodes)]:
-        label = f"tag {tag!r}" if tag else "its untagged tools"
-        if len(by_tag) > 1 and len(members) <= max_size:
-            parts.append((set(members), f"{head}: split along its tags ({label})"))
-            how.add("tags")
+    own_only = {n: r[:1] for n, r in resources.items()}
+    for cluster in resource_clusters(nodes, resources):
+        if len(cluster) <= max_size:
+            whole.append(set(cluster))
             continue
-        how.add("communities")
-        where = f" of {label}" if len(by_tag) > 1 else ""
-        for piece in _within(
-            graph, members, max_size=max_size, resolution=resolution, seed=seed, backend=backend
-        ):
-            parts.append((piece, f"{head}: split by community detection{where} inside the group"))
+        for single in resource_clusters(cluster, own_only):
+            if len(single) <= max_size:
+                loose.append(set(single))
+                continue
+            how.add("communities")
+            for piece in _within(
+                graph, single, max_size=max_size, resolution=resolution, seed=seed, backend=backend
+            ):
+                parts.append((piece, f"{head}: a resource of {len(single)} tools cut by community detection"))
+    if whole or loose:
+        how.add("resources")
+        packed = _bin_pack(graph, whole + loose, max_size=max_size)
+        parts += [(b, f"{head}: split along its resource clusters") for b in packed]
     return _pack(graph, parts, min_size=min_size, max_size=max_size), "+".join(sorted(how))
 
 
@@ -201,16 +267,21 @@ def detect_domains(
     groups: dict[str, str | None] | None = None,
     tags: dict[str, str | None] | None = None,
     entities: dict[str, str | None] | None = None,
+    resources: dict[str, tuple[str, ...]] | None = None,
+    max_group_size: int | None = None,
 ) -> DomainResult:
     """Domains of `graph` with `min_size` <= size <= `max_size`, one source group (API) per domain.
 
     Without `groups` (or where every node's group is None) this is Louvain plus the size rules. With
     groups (the API class, OpenAPI document or MCP server of each node):
 
-    1. a group of at most `max_size` nodes is one piece, whatever its edges; a larger group is cut
-       along its tags (`tags[node]`, e.g. the first OpenAPI tag), a tag still too large (or a group
-       without tags) by Louvain inside the group; pieces of the group smaller than `min_size` are
-       packed into another piece of the same group;
+    1. a group of at most `max_group_size` nodes (default `max_size`) is one piece, whatever its edges:
+       one API, one world; a larger group is cut into pieces of at most `max_size` along its resource
+       clusters (`resources[node]`: the tool's resource, then those it refers to; see
+       :func:`resource_clusters`), packed into as few pieces as fit; only a cluster larger than
+       `max_size` is cut by Louvain inside it. A node without `resources` falls back to its entity
+       (`entities[node]`), then its tag (`tags[node]`); pieces smaller than `min_size` are packed into
+       another piece of the same group;
     2. group-less nodes: Louvain over the edges between them, each community cut to `max_size`; a
        node linked to grouped nodes only is a piece of its own;
     3. a piece smaller than `min_size` joins the piece it shares the most edge weight with, among
@@ -227,6 +298,12 @@ def detect_domains(
     Deterministic: nodes, groups and candidates are visited in sorted order; Louvain is seeded.
     """
     groups, tags, entities = groups or {}, tags or {}, entities or {}
+    limit = max(max_group_size or max_size, max_size)
+    keys = {
+        n: (resources or {}).get(n)
+        or ((entities.get(n) or tags.get(n) or "",) if entities.get(n) or tags.get(n) else ())
+        for n in graph.nodes
+    }
     start = time.perf_counter()
     group_of = {n: groups.get(n) for n in graph.nodes}
     group_size = Counter(g for g in group_of.values() if g is not None)
@@ -240,16 +317,17 @@ def detect_domains(
     split_groups: dict[str, dict] = {}
     for g in sorted(members):
         nodes = members[g]
-        if len(nodes) <= max_size:
+        if len(nodes) <= limit:
             pieces.append((set(nodes), None))
             continue
         parts, how = _split_group(
             graph,
             g,
             nodes,
-            tags,
+            keys,
             min_size=min_size,
             max_size=max_size,
+            limit=limit,
             resolution=resolution,
             seed=seed,
             backend=backend,
@@ -258,7 +336,7 @@ def detect_domains(
             "tools": len(nodes),
             "domains": len(parts),
             "by": how,
-            "reason": f"too large: {len(nodes)} tools > max_domain_size {max_size}",
+            "reason": f"too large: {len(nodes)} tools > max_group_size {limit}",
         }
         pieces.extend(parts)
 

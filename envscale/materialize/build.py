@@ -16,7 +16,9 @@ the environment's `policy`).
 Every environment is verified (`envscale.materialize.verify`): mechanically (reads leave the state alone,
 writes change what they declare, results match their schemas, invalid calls change nothing) and
 semantically (each tool does what its *name* says; see `verify_report`). Each row carries its
-`semantic_score` and `read_only` (no write tool: later stages pose no state-checked task in it). A tool that fails
+`semantic_score` and `read_only` (no write tool: later stages pose no state-checked task in it). Tools of one API
+operation with one effect (PUT and PATCH of a path, copies `_N`) are folded into one, the others recorded as its
+`metadata.aliases` (`envscale.materialize.aliases`). A tool that fails
 is left out and recorded with its reason in the row's `dropped_tools` (`keep_failed_tools`); an
 environment with an environment-level problem or fewer than `min_tools` passing tools goes to
 `rejected` with every problem and the spec that failed.
@@ -43,6 +45,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..schemas import ENVIRONMENTS
+from .aliases import fold_aliases
 from .effects import add_effects
 from .infer import infer_spec
 
@@ -166,7 +169,7 @@ def _materialize(
     reasons: Counter = Counter()
     dropped_reasons: Counter = Counter()
     scores: list[float] = []
-    excluded_count = read_only_count = 0
+    excluded_count = read_only_count = aliased_count = 0
     for domain in tqdm(graph_artifact.load("domains"), desc="materialize", unit="domain"):
         tools = [pool[t] for t in domain["tool_ids"] if t in pool]
         base = {"domain_id": domain["domain_id"], "domain_name": domain["name"]}
@@ -192,6 +195,7 @@ def _materialize(
                 problems = [{"tool": None, "reason": f"not materialised: {'; '.join(inferred.notes)}"}]
             else:
                 problems, dropped, report = _verify_dropping(spec, config)
+                fold_aliases(spec)  # one act under several names: one tool, the others its aliases
         except Exception as exc:  # noqa: BLE001 - one bad domain never stops the run; kept with its reason
             problems = [{"tool": None, "reason": f"materialisation failed: {type(exc).__name__}: {exc}"}]
         dropped_reasons.update(d["reason"].split(":")[0][:80] for d in dropped)
@@ -216,6 +220,7 @@ def _materialize(
         semantic = report.get("semantic_score")
         scores.append(semantic if semantic is not None else 0.0)
         read_only_count += read_only
+        aliased_count += sum(len((t.get("metadata") or {}).get("aliases") or []) for t in spec["tools"])
         envs.write(
             {
                 **base,
@@ -248,6 +253,7 @@ def _materialize(
         "tools_dropped": sum(dropped_reasons.values()),
         "drop_reasons": dict(dropped_reasons.most_common(20)),
         "tools_excluded_as_computations": excluded_count,
+        "tools_folded_as_aliases": aliased_count,
         "read_only_environments": read_only_count,
         "function_sets": read_only_count,
         "worlds": counts["environments"] - read_only_count,

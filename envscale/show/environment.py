@@ -542,6 +542,17 @@ def render_environment(row: Mapping[str, Any], *, rows: int = 3) -> str:
         for tool in group:
             lines += ["", *_tool_head(tool)]
             lines += describe_operation(tool.get("operation", {}), spec, indent=INDENT).split("\n")
+            aliases = (
+                (tool.get("metadata") or {}).get("aliases")
+                if isinstance(tool.get("metadata"), Mapping)
+                else None
+            )
+            if aliases:  # other names of this one act, folded into it (envscale.materialize.aliases)
+                lines += _wrap(
+                    f"aliases (the same act under other names): {', '.join(map(str, aliases))}",
+                    INDENT,
+                    INDENT,
+                )
     lines += _left_out("DROPPED TOOLS: failed verification", row.get("dropped_tools"))
     lines += _left_out("EXCLUDED TOOLS: computations, not part of the state", row.get("excluded_tools"))
     return "\n".join(lines) + "\n"

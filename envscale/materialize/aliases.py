@@ -1,0 +1,189 @@
+"""Near-duplicate tools of one world folded into one tool, the others kept as its aliases.
+
+An API often offers one act under several names: `tasks_tasks_update` and `tasks_tasks_patch` (PUT
+and PATCH of one path), `close_project` and `close_project_4` (two copies of one document). Once
+inferred, such tools have the same operation on the same table: the same type, table, key, columns set
+or filtered, fixed values, guards and effects, told apart only by their argument names. A world
+offers that act once. :func:`fold_aliases` keeps the most descriptive tool of each such set
+(the longest description, then the most documented parameters, then a name without a copy number
+`_N`, then the first name in order) and records the others on it as `metadata.aliases` (names) and
+`metadata.alias_tools` (name and description), so a card or `envscale show environment` can say what
+was folded. Tools whose operations differ in anything but argument names (another column set, a fixed
+status value, another guard) stay distinct. The environment's `policy` lines naming a folded tool
+are rewritten to the kept one.
+
+Example:
+
+```python
+>>> from envscale.materialize.aliases import fold_aliases
+>>> op = {"type": "delete", "table": "orders", "key": {"order_id": "id"}}
+>>> spec = {"tools": [
+...     {"name": "delete_order", "description": "Delete an order.", "kind": "write",
+...      "parameters": {"properties": {"id": {}}}, "operation": op},
+...     {"name": "delete_order_2", "description": "Delete.", "kind": "write",
+...      "parameters": {"properties": {"order": {}}}, "operation": {**op, "key": {"order_id": "order"}}},
+... ]}
+>>> folded = fold_aliases(spec)
+>>> [t["name"] for t in spec["tools"]], spec["tools"][0]["metadata"]["aliases"], folded
+(['delete_order'], ['delete_order_2'], {'delete_order_2': 'delete_order'})
+```
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_COPY_NUMBER = re.compile(r"_\d+$")
+_PATH_PARAM = re.compile(r"\{[^{}]*\}")
+_TEXT_KEYS = frozenset({"error", "description", "returns", "limit_arg", "order_by"})
+"""Operation keys that say nothing about the effect (error texts; how much and in what order a read answers)."""
+
+
+def effect_signature(tool: dict[str, Any]) -> str:
+    """The tool's operation with its argument names abstracted (`<arg>`) and its texts left out, as text.
+
+    Two tools with one signature do the same thing to the same rows for the same inputs.
+    """
+    params = (tool.get("parameters") or {}).get("properties") or {}
+    names = set(params) if isinstance(params, dict) else set()
+
+    def norm(value: Any, key: str | None = None) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: ("<arg>" if k == "arg" and isinstance(v, str) else norm(v, k))
+                for k, v in sorted(value.items())
+                if k not in _TEXT_KEYS
+            }
+        if isinstance(value, list):
+            items = [norm(v, key) for v in value]
+            # filters apply together: their order is no other effect
+            return (
+                sorted(items, key=lambda v: json.dumps(v, sort_keys=True, default=str))
+                if key == "filters"
+                else items
+            )
+        if isinstance(value, str) and value in names and key not in ("type", "table", "column", "op"):
+            return "<arg>"  # a binding by argument name (`{column: ARG}`)
+        return value
+
+    op = tool.get("operation") or {}
+    return json.dumps([tool.get("kind"), norm(op)], sort_keys=True, default=str)
+
+
+def api_operation(tool: dict[str, Any]) -> str:
+    """Which operation of its API a tool is: its OpenAPI path with parameter names abstracted
+    (`/orders/{}`: PUT and PATCH of one path are one resource's update), else its name up to case,
+    separators and a copy number (`close_project_4` is `closeproject`)."""
+    from ..graph.build import near_name
+
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    path = notes.get("path")
+    if isinstance(path, str) and path.strip():
+        return "path:" + _PATH_PARAM.sub("{}", path.rstrip("/").lower())
+    return "name:" + near_name(str(meta.get("original_name") or tool.get("name") or ""))
+
+
+def _words(tool: dict[str, Any]) -> list[str]:
+    from ..words.names import name_words
+
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    return name_words(_COPY_NUMBER.sub("", str(meta.get("original_name") or tool.get("name") or "")))
+
+
+def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two tools are one operation of their API: one :func:`api_operation`, or (without paths) the
+    words of one name, three or more, a run of the other's (`ProjectApi_update_project` and
+    `project_api_ProjectApi_update_project`: one operation listed under two prefixes)."""
+    op_a, op_b = api_operation(a), api_operation(b)
+    if op_a == op_b:
+        return True
+    if op_a.startswith("path:") or op_b.startswith("path:"):
+        return False
+    short, long = sorted((_words(a), _words(b)), key=len)
+    return len(short) >= 3 and any(
+        long[i : i + len(short)] == short for i in range(len(long) - len(short) + 1)
+    )
+
+
+def _richness(tool: dict[str, Any]) -> tuple:
+    """Sort key of the tool to keep: most descriptive first, then without a copy number, then by name."""
+    params = (tool.get("parameters") or {}).get("properties") or {}
+    documented = sum(
+        1 for p in params.values() if isinstance(p, dict) and str(p.get("description") or "").strip()
+    )
+    name = str(tool.get("name"))
+    return (
+        -len(str(tool.get("description") or "").strip()),
+        -documented,
+        bool(_COPY_NUMBER.search(name)),
+        name,
+    )
+
+
+def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
+    """Fold each set of tools of one :func:`effect_signature` that are one API operation
+    (:func:`same_api_operation`, linked pairwise) into its richest tool, in place.
+
+    Tools of two API operations (other paths, other names) are never folded, even when inference gave
+    them one effect (`Services_Delete` and `Applications_Delete` both deleting `applications` rows is an
+    inference that merged two resources, not two names for one act): a person asked for one of them
+    would look for it by its own name.
+
+    The kept tool keeps its place and the folded ones leave the list; each folded tool's name is appended to the kept
+    tool's `metadata.aliases` (and `{name, description}` to `metadata.alias_tools`), and `policy` lines
+    naming it name the kept tool (duplicate lines dropped).
+
+    Args:
+        spec: an environment spec (its `tools`, and `policy` when present).
+
+    Returns:
+        `{folded tool name: kept tool name}` (empty when no two tools share an effect).
+    """
+    tools = spec.get("tools") or []
+    by_signature: dict[str, list[int]] = {}
+    for i, tool in enumerate(tools):
+        by_signature.setdefault(effect_signature(tool), []).append(i)
+    sets: list[list[int]] = []  # tools of one effect and one API operation (linked pairwise)
+    for same in by_signature.values():
+        owner = {i: i for i in same}
+        for x, i in enumerate(same):
+            for j in same[:x]:
+                if owner[j] != owner[i] and same_api_operation(tools[i], tools[j]):
+                    old, new = owner[i], owner[j]
+                    owner = {k: new if o == old else o for k, o in owner.items()}
+        groups: dict[int, list[int]] = {}
+        for i in same:
+            groups.setdefault(owner[i], []).append(i)
+        sets += groups.values()
+    folded: dict[str, str] = {}
+    drop: set[int] = set()
+    for members in sets:
+        if len(members) < 2:
+            continue
+        keep = min(members, key=lambda i: _richness(tools[i]))
+        kept = tools[keep]
+        if not isinstance(kept.get("metadata"), dict):
+            kept["metadata"] = {}
+        meta = kept["metadata"]
+        for i in sorted(members):
+            if i == keep:
+                continue
+            alias = tools[i]
+            meta.setdefault("aliases", []).append(alias["name"])
+            meta.setdefault("alias_tools", []).append(
+                {"name": alias["name"], "description": alias.get("description") or ""}
+            )
+            folded[alias["name"]] = kept["name"]
+            drop.add(i)
+    if not folded:
+        return folded
+    spec["tools"] = [t for i, t in enumerate(tools) if i not in drop]
+    if isinstance(spec.get("policy"), str) and spec["policy"]:
+        names = "|".join(re.escape(n) for n in sorted(folded, key=len, reverse=True))
+        pattern = re.compile(rf"(?<![\w-])({names})(?![\w-])")
+        lines = [pattern.sub(lambda m: folded[m.group(1)], line) for line in spec["policy"].split("\n")]
+        spec["policy"] = "\n".join(dict.fromkeys(lines))
+    return folded

@@ -1,0 +1,127 @@
+"""One act, one tool: tools of one API operation with one effect are folded, the others kept as aliases.
+
+Each rule here has a test that fails when the rule is switched off: folding at all (PUT/PATCH of one
+path, `_N` copies), the effect signature (other columns, another fixed status, another guard stay
+apart), the API operation (two paths with one inferred effect stay apart), the choice of the kept tool
+and the policy rewrite. The folded spec is still a valid, runnable environment.
+"""
+
+import copy
+
+from envscale.env import Environment
+from envscale.env.spec import load_spec, spec_problems
+from envscale.materialize.aliases import api_operation, effect_signature, fold_aliases
+
+
+def _tool(name, op, *, description="", params=("order_id",), path=None, method="PUT", kind="write"):
+    meta = {"original_name": name}
+    if path:
+        meta["annotations"] = {"method": method, "path": path}
+    return {
+        "name": name,
+        "description": description,
+        "kind": kind,
+        "parameters": {"type": "object", "properties": {p: {"type": "string"} for p in params}},
+        "operation": op,
+        "metadata": meta,
+    }
+
+
+UPDATE = {"type": "update", "table": "orders", "key": {"order_id": "order_id"}, "set": {"note": "note"}}
+
+
+def test_put_and_patch_of_one_path_are_one_tool_and_the_richest_is_kept():
+    put = _tool("orders_update", UPDATE, params=("order_id", "note"), path="/orders/{orderId}")
+    patch = _tool(
+        "orders_patch",
+        {**UPDATE, "key": {"order_id": "id"}, "set": {"note": "text"}},  # other argument names, one effect
+        description="Change the note of an order.",
+        params=("id", "text"),
+        path="/orders/{id}",
+        method="PATCH",
+    )
+    spec = {"tools": [put, patch], "policy": "orders_update: refused: the order is closed.\nBe polite."}
+    assert fold_aliases(spec) == {"orders_update": "orders_patch"}
+    assert [t["name"] for t in spec["tools"]] == ["orders_patch"]
+    meta = spec["tools"][0]["metadata"]
+    assert meta["aliases"] == ["orders_update"] and meta["alias_tools"][0]["name"] == "orders_update"
+    assert spec["policy"] == "orders_patch: refused: the order is closed.\nBe polite."
+
+
+def test_copies_of_one_tool_are_folded_into_the_one_without_a_copy_number():
+    op = {"type": "delete", "table": "projects", "key": {"project_id": "project_id"}}
+    spec = {"tools": [_tool("close_project_4", op), _tool("close_project", op), _tool("closeProject_2", op)]}
+    folded = fold_aliases(spec)
+    assert [t["name"] for t in spec["tools"]] == ["close_project"]
+    assert folded == {"close_project_4": "close_project", "closeProject_2": "close_project"}
+    # the most descriptive copy wins over a name without a copy number
+    rich = _tool("close_project_3", op, description="Close a project: it is archived and read-only.")
+    spec = {"tools": [_tool("close_project", op), rich]}
+    assert fold_aliases(spec) == {"close_project": "close_project_3"}
+
+
+def test_one_operation_listed_under_two_prefixes_is_one_tool_and_a_limit_is_no_other_effect():
+    by = [{"column": "owner", "arg": "owner", "op": "eq"}, {"column": "team", "arg": "team", "op": "eq"}]
+    op = {"type": "list", "table": "projects", "filters": by}
+    short = _tool("ProjectApi_list_projects", op, params=("owner", "team"), description="List projects.")
+    reordered = {**op, "filters": by[::-1], "limit_arg": "limit"}  # the same filters in another order
+    long = _tool("project_api_ProjectApi_list_projects", reordered, params=("owner", "team", "limit"))
+    other = _tool("list_archived_projects", op, params=("owner", "team"))  # another operation, one effect
+    spec = {"tools": [long, short, other]}
+    assert fold_aliases(spec) == {"project_api_ProjectApi_list_projects": "ProjectApi_list_projects"}
+    assert [t["name"] for t in spec["tools"]] == ["ProjectApi_list_projects", "list_archived_projects"]
+
+
+def test_tools_whose_effects_differ_stay_apart():
+    ship = {**UPDATE, "set": {}, "fixed": {"status": "shipped"}}
+    cancel = {**UPDATE, "set": {}, "fixed": {"status": "cancelled"}}
+    guarded = {
+        **UPDATE,
+        "guards": [{"check": {"eq": [{"column": "status"}, {"value": "open"}]}, "error": "closed"}],
+    }
+    other_column = {**UPDATE, "set": {"total": "note"}}
+    tools = [
+        _tool(f"orders_{i}", op, path="/orders/{id}")
+        for i, op in enumerate([UPDATE, ship, cancel, guarded, other_column])
+    ]
+    spec = {"tools": copy.deepcopy(tools)}
+    assert fold_aliases(spec) == {} and spec["tools"] == tools
+    assert len({effect_signature(t) for t in tools}) == 5
+
+
+def test_one_inferred_effect_of_two_api_operations_is_not_folded():
+    # inference gave both deletes one table; the API has two resources, a person asks for one by name
+    op = {"type": "delete", "table": "applications", "key": {"application_id": "name"}}
+    services = _tool(
+        "Services_Delete", op, params=("name",), path="/apps/{app}/services/{name}", method="DELETE"
+    )
+    apps = _tool("Applications_Delete", op, params=("name",), path="/apps/{name}", method="DELETE")
+    assert effect_signature(services) == effect_signature(apps)
+    assert api_operation(services) != api_operation(apps)
+    spec = {"tools": [services, apps]}
+    assert fold_aliases(spec) == {} and len(spec["tools"]) == 2
+
+
+def test_a_folded_spec_is_valid_and_runs():
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    first = spec["tools"][0]
+    copy_of = {**copy.deepcopy(first), "name": first["name"] + "_2", "description": "Same."}
+    spec["tools"].append(copy_of)
+    assert fold_aliases(spec) == {copy_of["name"]: first["name"]}
+    assert spec_problems(spec) == []
+    assert spec["tools"][0]["metadata"]["aliases"] == [copy_of["name"]]
+    with Environment(spec) as env:
+        env.reset()
+        offered = {t["function"]["name"] for t in env.openai_tools()}
+    assert first["name"] in offered and copy_of["name"] not in offered
+
+
+def test_show_environment_names_the_aliases_of_a_tool():
+    from envscale.show.environment import render_environment
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    first = spec["tools"][0]
+    spec["tools"].append({**copy.deepcopy(first), "name": first["name"] + "_2", "description": "Same."})
+    fold_aliases(spec)
+    text = render_environment({"spec": spec})
+    assert f"aliases (the same act under other names): {first['name']}_2" in text
