@@ -267,3 +267,45 @@ def test_the_model_user_is_told_its_requests_in_order():
     )
     assert "requests" not in user_system_prompt({"goal": "g"}, "plain", ["Cancel my order."])
     assert json.dumps(prompt)  # plain text
+
+
+def test_a_request_made_twice_is_no_conversation(store):
+    e = Env(store_row(), TasksConfig())
+    look = part(
+        store,
+        [call("get_order", order_id="ord_0005")],
+        "What is the status of my order ord_0005?",
+        None,
+        ["pending"],
+    )
+    look_and_cancel = part(
+        store,
+        [call("get_order", order_id="ord_0005"), call("cancel_order", order_id="ord_0005")],
+        "Please check the status of my order ord_0005, then cancel it.",
+        None,
+        ["pending"],
+    )
+    cancel = part(store, [call("cancel_order", order_id="ord_0005")], "Please cancel my order ord_0005.")
+    # asking again for the status just told: not a conversation; the status, then the cancellation: one
+    rows, _ = compose_conversations(e, [look, look_and_cancel], 2, random.Random(0))
+    assert rows == []
+    rows, _ = compose_conversations(e, [look, cancel], 2, random.Random(0))
+    assert [[c["tool"] for c in r["gold_calls"]] for r in rows] == [["get_order", "cancel_order"]]
+    e.env.close()
+
+
+def test_every_answer_of_a_conversation_is_held_to_its_own_turn(store):
+    e = Env(store_row(), TasksConfig())
+    cancel = part(store, [call("cancel_order", order_id="ord_0005")], "Please cancel my order ord_0005.")
+    stock = part(store, [call("adjust_stock", sku="inv_0002", delta=10)], "Add 10 to the stock of inv_0002.")
+    task, drop = compose(e, [cancel, stock], random.Random(0))
+    e.env.close()
+    assert drop is None
+    trajectory = play(store, task)
+    assert judge_trajectory(trajectory, task, store, DEFAULT_LEVELS).passed
+    # the first answer says the order is now paid, while the cancel it made returned it cancelled
+    messages = [dict(m) for m in trajectory["messages"]]
+    first = next(i for i, m in enumerate(messages) if m["role"] == "assistant" and not m.get("tool_calls"))
+    messages[first]["content"] = "I've updated order ord_0005; its status is now paid."
+    judged = judge_trajectory({**trajectory, "messages": messages}, task, store, DEFAULT_LEVELS)
+    assert judged.checks["consistent"] is False
