@@ -197,6 +197,12 @@ def test_follow_up_reads_like_the_next_message():
         said,
     )
     assert text.endswith("please pay my order ord_0001.") and "Hi" not in text and "Thanks!" not in text
+    for opening in (
+        "Um, hello. I was wondering",
+        "Hi, I'm not sure this is the right place, but I was wondering",
+    ):
+        text = follow_up(f"{opening} if you could pay my order ord_0001?", random.Random(0), False)
+        assert text.endswith(": I was wondering if you could pay my order ord_0001?"), text
 
 
 # ----------------------------------------------------------------------------- rollout and judge

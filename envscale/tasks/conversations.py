@@ -72,7 +72,8 @@ _KEY = re.compile(
 )
 _HEAD = re.compile(r"call\[(\d+)\]")
 _GREETING = re.compile(
-    r"^\s*(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))(?: there)?[!.,]?\s+)?(?:so\.\.\.\s*|um,?\s*)?",
+    r"^\s*(?:um,?\s*)?(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))(?: there)?[!.,]?\s+)?"
+    r"(?:so\.\.\.\s*)?(?:I'm not sure this is the right place, but\s+)?",
     re.IGNORECASE,
 )
 _THANKS = re.compile(
