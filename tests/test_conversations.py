@@ -315,3 +315,16 @@ def test_every_answer_of_a_conversation_is_held_to_its_own_turn(store):
     messages[first]["content"] = "I've updated order ord_0005; its status is now paid."
     judged = judge_trajectory({**trajectory, "messages": messages}, task, store, DEFAULT_LEVELS)
     assert judged.checks["consistent"] is False
+
+
+def test_show_reads_each_request_of_a_conversation(conversations):
+    from envscale.show.tasks import render_task
+
+    task = conversations[0]
+    text = " ".join(render_task({**task, "task_id": "store-0001-abcd1234", "split": "train"}).split())
+    message = " ".join(task["requests"][1]["message"].split())
+    assert "shape conversation" in text and f'"{message}"' in text
+    start, end = task["requests"][1]["calls"]
+    assert "then request 2" in text and (
+        f"gold call {end})" in text or f"gold calls {start + 1}-{end})" in text
+    )

@@ -180,9 +180,8 @@ def _user(row: Mapping[str, Any]) -> list[str]:
     requests = _json(row.get("requests")) or []
     for n, request in enumerate(requests[1:], 2):  # a conversation: each next request, once one is done
         start, end = (request.get("calls") or [0, 0])[:2]
-        lines += _field(
-            f"then request {n}", f'"{request.get("message") or ""}" (gold calls {start + 1}-{end})'
-        )
+        calls = f"gold call {end}" if end - start == 1 else f"gold calls {start + 1}-{end}"
+        lines += _field(f"then request {n}", f'"{request.get("message") or ""}" ({calls})')
     lines += _field("knows", _facts(ins.get("known_facts")))
     lines += _field("tells if asked", _facts(ins.get("hidden_facts")))
     lines += _field("done when", ins.get("done_when") or "-")

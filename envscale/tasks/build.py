@@ -86,7 +86,7 @@ class TasksConfig:
         "environments give read tasks whatever the weights. Flag: --kind-shares read=1 write=2.",
     )
     conversation_share: float = option(
-        0.25,
+        0.5,
         "Conversations composed per world, as a share of tasks_per_env, on top of them: two or three of its "
         "kept requests about related rows, asked in a row by one user (envscale.tasks.conversations); 0: none.",
         ge=0,
