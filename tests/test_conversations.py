@@ -328,3 +328,47 @@ def test_show_reads_each_request_of_a_conversation(conversations):
     assert "then request 2" in text and (
         f"gold call {end})" in text or f"gold calls {start + 1}-{end})" in text
     )
+
+
+# ----------------------------------------------------------------------------- the stages
+
+
+def test_rollout_and_filter_play_conversations_and_a_tasks_artifact_of_schema_1_1_still_rolls_out(
+    fixture_environments, tmp_path
+):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    from envscale.artifacts import open_artifact
+    from envscale.judge.filter import FilterConfig, filter_trajectories
+    from envscale.rollout.run import RolloutConfig, rollout
+    from envscale.tasks.build import generate_tasks
+
+    tasks = generate_tasks(
+        fixture_environments, TasksConfig(tasks_per_env=10, test_env_share=0.0), tmp_path / "t"
+    )
+    assert tasks.manifest["schema_version"] == "1.2"
+    rows = list(tasks.load("tasks", "train"))
+    conversations = {t["task_id"] for t in rows if t["requests"]}
+    assert conversations
+    trajectories = rollout(tasks, RolloutConfig(), tmp_path / "traj")
+    played = [t for t in trajectories.load("trajectories") if t["task_id"] in conversations]
+    assert played and all(t["status"] == "completed" and t["turns"] >= 3 for t in played)
+    kept = filter_trajectories(trajectories, FilterConfig(), tmp_path / "filtered")
+    assert any(t["task_id"] in conversations for t in kept.load("filtered"))
+
+    # the same artifact as tasks schema 1.1 wrote it: no `requests` column; every task is one request
+    old = tmp_path / "old"
+    shutil.copytree(tasks.location, old)
+    for path in old.rglob("tasks/*.parquet"):
+        table = pq.read_table(path)
+        table = table.drop(["requests"]).replace_schema_metadata(None)
+        pq.write_table(table, path)
+    for path in old.rglob("envscale.json"):
+        text = path.read_text().replace('"schema_version": "1.2"', '"schema_version": "1.1"')
+        path.write_text(text)
+    old_tasks = open_artifact(old)
+    assert set(old_tasks.load("tasks", "train")["requests"]) == {None}  # the column is missing: read as null
+    replayed = rollout(old_tasks, RolloutConfig(max_tasks=6), tmp_path / "old_traj")
+    assert all(t["status"] == "completed" for t in replayed.load("trajectories"))
