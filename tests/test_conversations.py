@@ -246,8 +246,9 @@ def test_a_trajectory_that_stops_after_the_first_request_fails(conversations, st
     for task in conversations:
         stops = {**task, "requests": task["requests"][:1]}  # a user who stops after the first request
         trajectory = play(store, task, user_task=stops)
-        assert trajectory["status"] == "completed"
-        judged = judge_trajectory(trajectory, task, store, DEFAULT_LEVELS)
+        # the episode knows the user stopped early; and whatever the status, the outcome is not reached
+        assert trajectory["status"] == "user_error" and "user_premature_stop" in trajectory["error"]
+        judged = judge_trajectory({**trajectory, "status": "completed"}, task, store, DEFAULT_LEVELS)
         assert not judged.passed and ({"state", "answer"} & set(judged.failed)), judged.failed
 
 
@@ -372,3 +373,14 @@ def test_rollout_and_filter_play_conversations_and_a_tasks_artifact_of_schema_1_
     assert set(old_tasks.load("tasks", "train")["requests"]) == {None}  # the column is missing: read as null
     replayed = rollout(old_tasks, RolloutConfig(max_tasks=6), tmp_path / "old_traj")
     assert all(t["status"] == "completed" for t in replayed.load("trajectories"))
+
+
+def test_a_model_user_that_stops_before_bringing_up_every_request_is_a_user_failure():
+    from envscale.rollout.user import check_user_reply
+
+    done = {"agent_asked": False, "writes_needed": True, "writes_done": 1}
+    # the second user message of a conversation of two requests cannot both bring up the second and stop
+    why = check_user_reply(f"Thanks! {STOP}", requests=2, message=2, **done)
+    assert why and why.startswith("user_premature_stop") and "2 requests" in why
+    assert check_user_reply(f"Thanks! {STOP}", requests=2, message=3, **done) is None
+    assert check_user_reply(f"Thanks! {STOP}", requests=1, message=2, **done) is None

@@ -169,6 +169,9 @@ async def run_episode(
     usage: dict[str, dict] = {}
     write_tools = write_tool_names(env.spec)
     writes_needed = any(c.get("tool") in write_tools for c in task.get("gold_calls") or [])
+    requests = task.get("requests")
+    requests = json.loads(requests) if isinstance(requests, str) else requests or []
+    n_requests = len(requests) or 1  # a conversation's requests (one for any other task)
     state = {"status": "completed", "cause": None, "error": None, "turns": 1, "waiting": "agent"}
 
     def end(status: str, cause: str | None, error: str | None) -> None:
@@ -240,6 +243,8 @@ async def run_episode(
                 agent_asked=agent_said.rstrip().endswith("?"),
                 writes_needed=writes_needed,
                 writes_done=writes_done,
+                requests=n_requests,
+                message=state["turns"] + 1,
             )
             messages.append({"role": "user", "content": content})
             state["turns"] += 1

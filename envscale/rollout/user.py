@@ -73,9 +73,9 @@ def user_system_prompt(
         listed = "\n".join(f"{i}. {message}" for i, message in enumerate(requests, 1))
         parts.append(
             f"You have {len(requests)} requests, to make one at a time, in this order (your first message "
-            f"already made request 1):\n{listed}\nWhen the assistant has finished a request, bring up the "
-            "next one in your own words (for example 'Thanks. One more thing: ...'), in a message without "
-            f"{STOP}. Never bring up two at once. Only after the last one is done, thank the assistant."
+            f"already made request 1):\n{listed}\nWhen the assistant has finished a request, or cannot do "
+            "it, bring up the next one in your own words (for example 'Thanks. One more thing: ...'), in a "
+            f"message without {STOP}. Never bring up two at once. Only after the last one, thank the assistant."
         )
     parts.append(
         f"You are done {instructions.get('done_when') or 'when the assistant has done what you asked'}. "
@@ -124,15 +124,25 @@ def user_speaker(backend: Backend, task: dict, seed: int, style: str) -> Speaker
 
 
 def check_user_reply(
-    content: str | None, *, agent_asked: bool, writes_needed: bool, writes_done: int
+    content: str | None,
+    *,
+    agent_asked: bool,
+    writes_needed: bool,
+    writes_done: int,
+    requests: int = 1,
+    message: int = 0,
 ) -> str | None:
     """Why a user reply is a failure of the simulator, or None.
 
     Empty; or a stop while the agent was still asking (its last message a question) before it made
-    any of the writes the task needs. A stop after the agent gave up or refused is the agent's doing.
+    any of the writes the task needs; or, in a conversation of `requests` requests, a stop in the user's
+    `message`-th message (the opening one is the first) before it can have brought them all up. A stop
+    after the agent gave up or refused is the agent's doing.
     """
     if not content or not content.strip():
         return "user_empty: the user simulator sent an empty message"
+    if STOP in content and requests > 1 and message <= requests:
+        return f"user_premature_stop: the user ended before bringing up all {requests} requests"
     if STOP in content and agent_asked and writes_needed and writes_done == 0:
         return "user_premature_stop: the user ended while the agent was asking, before any change was made"
     return None
