@@ -9,6 +9,10 @@ stop marker, or at `max_turns` user turns, `max_steps` tool rounds in one agent 
 `timeout`, or a backend failure; every message, tool call, result and error is kept either way, and
 `status`, `failure_cause` (agent or user) and `error` say how it ended.
 
+In a conversation (a task with several `requests`) the user brings up each next request after the agent
+has answered the one before; a user who stops before it can have brought them all up is a failure of the
+user simulator (`check_user_reply`).
+
 Tool results are given to the agent as JSON text: the result itself on success, `{"error", "code"}`
 when the environment refused the call (`tool_content`).
 """
