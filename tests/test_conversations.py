@@ -384,3 +384,19 @@ def test_a_model_user_that_stops_before_bringing_up_every_request_is_a_user_fail
     assert why and why.startswith("user_premature_stop") and "2 requests" in why
     assert check_user_reply(f"Thanks! {STOP}", requests=2, message=3, **done) is None
     assert check_user_reply(f"Thanks! {STOP}", requests=1, message=2, **done) is None
+
+
+def test_related_rows_share_a_key_a_number_only_with_its_entity():
+    from envscale.tasks.conversations import keys_of
+
+    def task(arguments, result):
+        return {"gold_calls": [{"tool": "t", "arguments": arguments}], "gold_results": [result]}
+
+    document = task({"id": 6}, {"document_id": 6, "partner_id": 16, "name": "Q3 report"})
+    product = task({"id": 6}, {"product_id": 6, "name": "Skillet"})
+    partner = task({"partnerId": 16}, {"partner_id": 16, "email": "ann@example.com"})
+    order = task({"order_id": "ord_0003"}, {"order_id": "ord_0003", "customer_id": "cus_0001"})
+    customer = task({"customer_id": "cus_0001"}, {"customer_id": "cus_0001", "email": "ann@example.com"})
+    assert not keys_of(document) & keys_of(product)  # document 6 and product 6 are no relation
+    assert keys_of(document) & keys_of(partner) == {"partner id=16"}  # the document's partner
+    assert keys_of(order) & keys_of(customer) == {"cus_0001"}  # the customer of the order

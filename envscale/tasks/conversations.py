@@ -71,6 +71,9 @@ _KEY = re.compile(
     re.IGNORECASE,
 )
 _HEAD = re.compile(r"call\[(\d+)\]")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+#: Key names that do not say which entity a number keys (`id` 6 of what?).
+_GENERIC = frozenset({"id", "key", "uuid", "code", "number", "sku", ""})
 _GREETING = re.compile(
     r"^\s*(?:um,?\s*)?(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))(?: there)?[!.,]?\s+)?"
     r"(?:so\.\.\.\s*)?(?:I'm not sure this is the right place, but\s+)?",
@@ -116,13 +119,23 @@ def _key_values(value: Any, name: str, out: set[str], depth: int = 0) -> None:
             _key_values(v, name, out, depth + 1)
     elif isinstance(value, str | int) and not isinstance(value, bool) and _is_key(name):
         text = str(value).strip()
-        if text and text.lower() not in ("none", "null", "0", "1"):
-            out.add(f"{text}")
+        if not text or text.lower() in ("none", "null"):
+            return
+        if not _NUMBER.fullmatch(text):
+            out.add(text)  # `ord_0003`, an email, a uuid: the value alone names the row
+        elif _words(name) not in _GENERIC:
+            # a number names a row only with its entity: `customer_id` 16 is not `product_id` 16
+            out.add(f"{_words(name)}={text}")
+
+
+def _words(name: str) -> str:
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|[_\W]+", " ", name).strip().lower()
 
 
 def keys_of(task: dict) -> set[str]:
     """The key values a task names or reads: those of its gold calls' key arguments and of its results'
-    key fields (`ord_0003`, a customer id a read returned). Two requests sharing one touch related rows."""
+    key fields (`ord_0003`, a customer id a read returned; a number with the entity its name says,
+    `customer id=16`, never a bare `id` 6). Two requests sharing one touch related rows."""
     out: set[str] = set()
     for call in _json(task.get("gold_calls")) or []:
         _key_values(call.get("arguments") or {}, "", out)
