@@ -7,6 +7,7 @@ the rules of composition, from hand-made one-request tasks in the format the gen
 """
 
 import asyncio
+import itertools
 import json
 import random
 
@@ -400,3 +401,18 @@ def test_related_rows_share_a_key_a_number_only_with_its_entity():
     assert not keys_of(document) & keys_of(product)  # document 6 and product 6 are no relation
     assert keys_of(document) & keys_of(partner) == {"partner id=16"}  # the document's partner
     assert keys_of(order) & keys_of(customer) == {"cus_0001"}  # the customer of the order
+
+
+def test_two_requests_are_asked_together_in_one_conversation_at_most():
+    for seed in (1, 2):
+        kept, _ = env_tasks(
+            store_row(), TasksConfig(tasks_per_env=12, conversation_share=1.0), [], random.Random(seed)
+        )
+        seen = set()
+        for task in (t for t in kept if t["requests"]):
+            calls = [
+                json.dumps(task["gold_calls"][slice(*r["calls"])], sort_keys=True) for r in task["requests"]
+            ]
+            pairs = {frozenset(p) for p in itertools.combinations(calls, 2)}
+            assert not pairs & seen, calls
+            seen |= pairs

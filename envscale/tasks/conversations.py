@@ -41,7 +41,7 @@ import json
 import random
 import re
 from collections import Counter
-from itertools import permutations
+from itertools import combinations, permutations
 from typing import Any
 
 from ..env import Environment
@@ -408,22 +408,25 @@ def compose_conversations(
 ) -> tuple[list[dict], list[Drop]]:
     """Up to `count` conversations composed from an environment's finished one-request tasks `kept`.
 
-    Each one-request task is a request of at most `MAX_USES` conversations; two requests whose user facts
-    disagree (a different "customer id" each: two people) are not one user's conversation. Returns `(conversation rows, drops)`,
-    a drop for each composition tried and dropped (its code and detail).
+    Each one-request task is a request of at most `MAX_USES` conversations, and two of them are asked
+    together in one conversation at most (no conversation is another plus one request); two requests
+    whose user facts disagree (a different "customer id" each: two people) are not one user's
+    conversation. Returns `(conversation rows, drops)`, a drop for each composition tried and dropped.
     """
     parts = [t for t in kept if t.get("kind") in PART_KINDS and not t.get("requests")]
     if count <= 0 or len(parts) < 2:
         return [], []
     keys = [keys_of(p) for p in parts]
     used: Counter = Counter()  # conversations each one-request task is a request of
+    paired: set[frozenset] = set()  # two requests asked together once are not asked together again
     rows: list[dict] = []
     drops: list[Drop] = []
     dedupe = Deduper()
     for order in _orders(parts, keys, rng):
         if len(rows) >= count or len(drops) > 6 * count:
             break
-        if any(used[i] >= MAX_USES for i in order):
+        pairs = {frozenset(p) for p in combinations(order, 2)}
+        if any(used[i] >= MAX_USES for i in order) or pairs & paired:
             continue
         chosen = [parts[i] for i in order]
         tools = [tuple(c["tool"] for c in _json(p["gold_calls"])) for p in chosen]
@@ -452,5 +455,6 @@ def compose_conversations(
             drops.append(drop)
             continue
         used.update(order)
+        paired |= pairs
         rows.append(row)
     return rows, drops
