@@ -230,6 +230,9 @@ TASKS_FEATURES = Features(
         "scoring": Json(),  # {"state", "answer_facts", "required_actions", "forbidden_actions"}
         "instructions": Json(),  # for the simulated user: persona, goal, known/hidden facts, done_when, ...
         "first_message": Value("string"),  # the user's opening message
+        # a conversation's requests in order, [{"message", "goal", "calls": [start, end), "answer_facts"}];
+        # the first message is the first one's; [] for a task of one request
+        "requests": Json(),
         "tools": List(Value("string")),  # the tools offered: the ones needed plus distractors
         # [{"tool", "arguments", "provenance": {argument: "user" | "constant" | "call[i].FIELD"}}]
         "gold_calls": Json(),
@@ -256,7 +259,8 @@ TASKS_REJECTED_FEATURES = Features(
 
 TASKS = ArtifactKind(
     name="tasks",
-    schema_version="1.1",  # 1.1: `held_out` in `tasks`, `code` in `rejected`
+    # 1.1: `held_out` in `tasks`, `code` in `rejected`; 1.2: `requests` (conversations; a 1.1 row has one)
+    schema_version="1.2",
     configs={"tasks": TASKS_FEATURES, "rejected": TASKS_REJECTED_FEATURES},
     main_config="tasks",
     description="Verifiable tool-use tasks: gold calls with argument provenance, gold states, user intents.",

@@ -243,6 +243,7 @@ def test_agents_that_change_nothing_fail_every_state_task(pipeline_tasks):
     tasks, env_rows = pipeline_tasks
     state_tasks = [t for t in tasks if t["scoring"]["state"]]
     assert len(state_tasks) >= 10 and {t["kind"] for t in state_tasks} >= {"write", "policy"}
+    assert any(t["requests"] for t in state_tasks)  # conversations too
     built = {}
     for task in state_tasks:
         env = built.get(task["environment"]) or built.setdefault(
@@ -254,7 +255,7 @@ def test_agents_that_change_nothing_fail_every_state_task(pipeline_tasks):
         reads = [call(t, **gold.get(t, {})) for t in task["tools"] if kinds[t] in READ_OPERATIONS]
         agents = {
             "do nothing": ([], "Done."),
-            "echo": ([], task["first_message"]),
+            "echo": ([], " ".join([task["first_message"]] + [r["message"] for r in task["requests"]])),
             "read everything": (reads, "I looked everything up for you."),
         }
         for name, (calls, answer) in agents.items():

@@ -13,7 +13,9 @@ The rules (what the code below does; `checks` has the table of checks):
    reset to the task's `seed` (and `session_key`). Refused calls change nothing and fail no outcome
    check: intermediate errors are allowed wherever the outcome is reached.
 4. `state`: the replay's final state hash is the gold one. `answer`: every fact appears in the final
-   answer as a whole, case-insensitive, numbers by value (`answers`). `actions`: what the required tools'
+   answer as a whole, case-insensitive, numbers by value (`answers`); in a conversation (a task of
+   several `requests`) in the agent's messages to the user, each request being answered when it is done
+   (`checks.answer_text`), so a trajectory that stops after the first request lacks the later facts. `actions`: what the required tools'
    gold calls did was done, by any offered tool (`effects`): the task's gold calls are replayed on the
    same reset, and each gold call of a required tool asks for its outcome, not its name. A gold write
    needs a successful call with the same effect (the same rows of the same tables added,
@@ -34,7 +36,8 @@ The rules (what the code below does; `checks` has the table of checks):
    ignored.
 6. `consistent`: the final answer contradicts no tool result of the episode: no success claimed after a
    last call the environment refused, no value given to a field that the latest result of its row
-   shows otherwise (only what the episode's own results decide; `checks.check_consistent`).
+   shows otherwise (only what the episode's own results decide; `checks.check_consistent`); in a
+   conversation, each request's answer, judged on its own turn.
 7. An episode that never ran (no messages) fails `state`, `answer`, `actions`, `policy`, `exact` and
    `consistent` whatever the task is scored on; a trajectory whose environment cannot be built fails
    every check.

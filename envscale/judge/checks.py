@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_LEVELS",
     "SCHEMA_ERRORS",
     "Judgement",
+    "answer_text",
     "check_consistent",
     "check_format",
     "check_trajectory",
@@ -313,6 +314,17 @@ def required_arguments(env: Environment) -> dict[str, list[str]]:
     return {t["name"]: list((t.get("parameters") or {}).get("required") or []) for t in env.spec["tools"]}
 
 
+def answer_text(trajectory: dict, task: dict) -> str:
+    """What the agent answered, checked for the task's answer facts: its final message; in a conversation
+    (a task of several `requests`), every message it wrote to the user, since each request is answered
+    when it is done (a trajectory that stops after the first request still lacks the later facts)."""
+    requests = _json(task.get("requests")) or []
+    if len(requests) < 2:
+        return trajectory.get("final_answer") or ""
+    messages = _json(trajectory.get("messages")) or []
+    return "\n".join(str(m.get("content") or "") for m in messages if _is_answer(m))
+
+
 def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str, bool | None]:
     """Every check of `CHECKS` for one trajectory of `task`, `env` being the task's environment."""
     calls = _json(trajectory.get("calls")) or []
@@ -331,7 +343,7 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
         task,
         env,
         [{"tool": c.get("tool"), "arguments": c.get("arguments")} for c in ran],
-        trajectory.get("final_answer"),
+        answer_text(trajectory, task),
     )
     checks["state"], checks["answer"], checks["actions"] = score["state"], score["answer"], score["required"]
     checks["policy"] = score["forbidden"]
@@ -340,6 +352,10 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
     gold = _json(task.get("gold_calls")) or []
     checks["exact"] = exact_match(calls, gold, required_arguments(env))
     checks["consistent"] = check_consistent(messages)
+    if len(_json(task.get("requests")) or []) > 1:  # a conversation: every request's answer, each in its turn
+        checks["consistent"] = all(
+            check_consistent(messages[: i + 1]) for i, m in enumerate(messages) if _is_answer(m)
+        )
     return checks
 
 

@@ -9,6 +9,10 @@ stop marker, or at `max_turns` user turns, `max_steps` tool rounds in one agent 
 `timeout`, or a backend failure; every message, tool call, result and error is kept either way, and
 `status`, `failure_cause` (agent or user) and `error` say how it ended.
 
+In a conversation (a task with several `requests`) the user brings up each next request after the agent
+has answered the one before; a user who stops before it can have brought them all up is a failure of the
+user simulator (`check_user_reply`).
+
 Tool results are given to the agent as JSON text: the result itself on success, `{"error", "code"}`
 when the environment refused the call (`tool_content`).
 """
@@ -169,6 +173,9 @@ async def run_episode(
     usage: dict[str, dict] = {}
     write_tools = write_tool_names(env.spec)
     writes_needed = any(c.get("tool") in write_tools for c in task.get("gold_calls") or [])
+    requests = task.get("requests")
+    requests = json.loads(requests) if isinstance(requests, str) else requests or []
+    n_requests = len(requests) or 1  # a conversation's requests (one for any other task)
     state = {"status": "completed", "cause": None, "error": None, "turns": 1, "waiting": "agent"}
 
     def end(status: str, cause: str | None, error: str | None) -> None:
@@ -240,6 +247,8 @@ async def run_episode(
                 agent_asked=agent_said.rstrip().endswith("?"),
                 writes_needed=writes_needed,
                 writes_done=writes_done,
+                requests=n_requests,
+                message=state["turns"] + 1,
             )
             messages.append({"role": "user", "content": content})
             state["turns"] += 1

@@ -4,10 +4,14 @@ the gold chain with configurable noise, so that filtering has real work to do.
 **Scripted user.** Opens with the task's first message (the episode sends it). When the agent asks a
 question, the user reveals the held-back facts the question names (all of them when it names none)
 and otherwise says to go ahead; when the agent answers without a question, the user thanks it and
-ends with the stop marker. It never stops before the agent has answered.
+ends with the stop marker. It never stops before the agent has answered. In a conversation (a task with
+several `requests`) it brings up the next request each time the agent answers without a question, and
+stops after the last.
 
 **Scripted agent.** Asks for the held-back facts first (`missing_info` tasks), then makes the gold
-calls in order, independent consecutive calls in one turn (parallel tool calls). Arguments that the
+calls in order, independent consecutive calls in one turn (parallel tool calls); in a conversation only
+the current request's gold calls, then that request's closing message, and the next request's calls once
+the user has brought it up. Arguments that the
 gold chain takes from an earlier result (`call[i].FIELD`) are read from *this* episode's results, so
 a mistake upstream propagates. After the calls it answers from this episode's results
 (`envscale.rollout.closing`, a few phrasings chosen by the episode's seed): what each write did to
@@ -81,6 +85,21 @@ def _chat(content: str | None = None, calls: list[ToolCall] | None = None) -> Ch
     return ChatResult(content, calls or [], "tool_calls" if calls else "stop", None, 0.0)
 
 
+def requests_of(task: dict) -> list[dict]:
+    """A task's requests in order, each `{"message", "calls": [start, end], "answer_facts"}`: a conversation's
+    (`requests` column), or the one request of any other task (a tasks artifact before schema 1.2 included)."""
+    requests = _json(task.get("requests")) or []
+    if requests:
+        return [dict(r) for r in requests]
+    return [
+        {
+            "message": task.get("first_message") or "",
+            "calls": [0, len(_json(task.get("gold_calls")) or [])],
+            "answer_facts": list(task.get("answer_facts") or []),
+        }
+    ]
+
+
 class ScriptedUser:
     """One episode's scripted user (see the module docstring)."""
 
@@ -88,6 +107,8 @@ class ScriptedUser:
         self.instructions = _json(task.get("instructions")) or {}
         self.hidden = dict(self.instructions.get("hidden_facts") or {})
         self.revealed: list[str] = []
+        self.requests = [r["message"] for r in requests_of(task)]
+        self.request = 0  # the request being worked on (the first is the episode's first message)
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> ChatResult:
         # The conversation as the episode keeps it: the agent's last message to the user.
@@ -107,6 +128,9 @@ class ScriptedUser:
                 facts = "; ".join(f"my {_words(k)} is {_say(v)}" for k, v in asked.items())
                 return _chat(f"Sure: {facts}.")
             return _chat("Yes, please go ahead.")
+        if self.request + 1 < len(self.requests):  # the agent has finished one: the next request
+            self.request += 1
+            return _chat(self.requests[self.request])
         return _chat(f"Thanks, that's all I needed. {STOP}")
 
 
@@ -124,6 +148,8 @@ class ScriptedAgent:
         self.asked = not self.hidden
         # set by the rollout from the environment; unknown: no extra calls (one might be a write)
         self.write_tools = set(task["write_tools"]) if "write_tools" in task else None
+        self.requests = requests_of(task)
+        self.request = 0  # the request being worked on: its gold calls are requests[request]["calls"]
         self.next = 0  # the next gold call not yet made
         self.results: dict[int, Any] = {}  # this episode's result of each gold call made (None: refused)
         self.errors: dict[int, Any] = {}  # the error observation of a gold call the environment refused
@@ -186,7 +212,7 @@ class ScriptedAgent:
     def _independent(self, start: int) -> list[int]:
         """Gold calls from `start` on that use no result of a call at or after `start`."""
         group = [start]
-        for j in range(start + 1, len(self.gold)):
+        for j in range(start + 1, self._end()):
             if any(i >= start for i in read_calls(self.gold[j].get("provenance"))):
                 break
             group.append(j)
@@ -242,14 +268,20 @@ class ScriptedAgent:
             return tool in self.write_tools
         return bool(_json(self.task.get("gold_diff"))) and tool == self.gold[-1]["tool"]
 
+    def _end(self) -> int:
+        """The end of the current request's gold calls (of all of them for a task of one request)."""
+        return min(int(self.requests[self.request]["calls"][1]), len(self.gold))
+
     def _compose(self) -> str:
-        """The closing message, from this episode's results (see `envscale.rollout.closing`)."""
+        """The closing message of the current request, from this episode's results of its gold calls (see
+        `envscale.rollout.closing`)."""
         kind = self.task.get("kind")
-        facts = list(self.task.get("answer_facts") or [])
-        got = self._so_far()
-        on_track = len(self.results) == len(self.gold) and all(
+        lo, hi = int(self.requests[self.request]["calls"][0]), self._end()
+        facts = list(self.requests[self.request].get("answer_facts") or [])
+        got = self._so_far()[lo:hi]
+        on_track = all(i in self.results for i in range(lo, hi)) and all(
             json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
-            for a, b in zip(got, self.gold_results, strict=False)
+            for a, b in zip(got, self.gold_results[lo:hi], strict=False)
         )
         seen = json.dumps(got, ensure_ascii=False, default=str)
         facts_hold = bool(facts) and (on_track or all(str(f) in seen for f in facts))
@@ -260,7 +292,7 @@ class ScriptedAgent:
             return refusal(policy.get("task_rule"), goal, said, self.rng)
         parts: list[str] = []
         diff = _json(self.task.get("gold_diff")) or {}
-        for i, call in enumerate(self.gold):
+        for i, call in enumerate(self.gold[lo:hi], start=lo):
             if not self._is_write(call["tool"]):
                 continue
             if i in self.errors:
@@ -277,12 +309,17 @@ class ScriptedAgent:
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> ChatResult:
         self._collect(messages)
+        if self.done and self.request + 1 < len(self.requests) and messages[-1].get("role") == "user":
+            # the user brought up the next request: its gold calls, then its own closing message
+            self.request += 1
+            self.done, self.closing = False, None
+            self.next = max(self.next, int(self.requests[self.request]["calls"][0]))
         if self.done:
             return _chat(self._answer())
         if not self.asked:
             self.asked = True
             return _chat(question([_words(k) for k in self.hidden], self.rng))
-        if self.next >= len(self.gold) and not self.retry:
+        if self.next >= self._end() and not self.retry:
             self.done = True
             return _chat(self._answer())
         if self._draw("give_up"):

@@ -5,6 +5,8 @@ facts it may give, the facts it gives only when asked, when it is done, and to e
 with the stop marker. It sees the conversation from its side: the agent's messages are its `user`
 turns and its own are `assistant` turns; tool calls and results are not shown to it. A style (a share
 of episodes, `RolloutConfig.user_styles`) makes it terse, vague, or change its mind once, GAIS-style.
+A conversation (a task with several `requests`) lists them in order: the user brings up each next one
+after the assistant has finished the one before, and stops only after the last.
 
 The episode checks the user's replies (`check_user_reply`): an empty reply, or a stop while the agent
 is still asking and before it has made any write the task needs, is a failure of the user simulator,
@@ -42,8 +44,18 @@ def _facts(facts: dict[str, Any]) -> str:
     )
 
 
-def user_system_prompt(instructions: dict[str, Any], style: str = "plain") -> str:
-    """The user model's system prompt from a task's `instructions`."""
+def user_system_prompt(
+    instructions: dict[str, Any], style: str = "plain", requests: list[str] | None = None
+) -> str:
+    """The user model's system prompt from a task's `instructions`.
+
+    Args:
+        instructions (`dict`): The task's `instructions` (persona, goal, known and hidden facts, done when).
+        style (`str`, *optional*, defaults to `"plain"`): One of `STYLES`.
+        requests (`list[str]`, *optional*): A conversation's requests in order (the task's `requests`
+            messages; the first is the opening message the episode sends): the user brings up each next one
+            only after the assistant has finished the one before, and ends only after the last.
+    """
     known = instructions.get("known_facts") or {}
     hidden = instructions.get("hidden_facts") or {}
     parts = [
@@ -57,6 +69,14 @@ def user_system_prompt(instructions: dict[str, Any], style: str = "plain") -> st
         parts.append("Facts you know and may give when they are needed:\n" + _facts(known))
     if hidden:
         parts.append("Facts you give ONLY when the assistant asks for them:\n" + _facts(hidden))
+    if requests and len(requests) > 1:
+        listed = "\n".join(f"{i}. {message}" for i, message in enumerate(requests, 1))
+        parts.append(
+            f"You have {len(requests)} requests, to make one at a time, in this order (your first message "
+            f"already made request 1):\n{listed}\nWhen the assistant has finished a request, or cannot do "
+            "it, bring up the next one in your own words (for example 'Thanks. One more thing: ...'), in a "
+            f"message without {STOP}. Never bring up two at once. Only after the last one, thank the assistant."
+        )
     parts.append(
         f"You are done {instructions.get('done_when') or 'when the assistant has done what you asked'}. "
         f"Then thank the assistant and end your message with {STOP}. Do not end before that: if the "
@@ -85,7 +105,9 @@ class ModelUser:
     def __init__(self, inner: Speaker, task: dict, style: str):
         instructions = task.get("instructions")
         self.instructions = json.loads(instructions) if isinstance(instructions, str) else instructions or {}
-        self.system = user_system_prompt(self.instructions, style)
+        requests = task.get("requests")
+        requests = json.loads(requests) if isinstance(requests, str) else requests or []
+        self.system = user_system_prompt(self.instructions, style, [r.get("message") or "" for r in requests])
         self.inner = inner
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> ChatResult:
@@ -102,15 +124,25 @@ def user_speaker(backend: Backend, task: dict, seed: int, style: str) -> Speaker
 
 
 def check_user_reply(
-    content: str | None, *, agent_asked: bool, writes_needed: bool, writes_done: int
+    content: str | None,
+    *,
+    agent_asked: bool,
+    writes_needed: bool,
+    writes_done: int,
+    requests: int = 1,
+    message: int = 0,
 ) -> str | None:
     """Why a user reply is a failure of the simulator, or None.
 
     Empty; or a stop while the agent was still asking (its last message a question) before it made
-    any of the writes the task needs. A stop after the agent gave up or refused is the agent's doing.
+    any of the writes the task needs; or, in a conversation of `requests` requests, a stop in the user's
+    `message`-th message (the opening one is the first) before it can have brought them all up. A stop
+    after the agent gave up or refused is the agent's doing.
     """
     if not content or not content.strip():
         return "user_empty: the user simulator sent an empty message"
+    if STOP in content and requests > 1 and message <= requests:
+        return f"user_premature_stop: the user ended before bringing up all {requests} requests"
     if STOP in content and agent_asked and writes_needed and writes_done == 0:
         return "user_premature_stop: the user ended while the agent was asking, before any change was made"
     return None

@@ -177,6 +177,11 @@ def _user(row: Mapping[str, Any]) -> list[str]:
     lines += _field("persona", ins.get("persona") or "-")
     lines += _field("goal", ins.get("goal") or "-")
     lines += _field("first message", f'"{row.get("first_message") or ins.get("first_message") or ""}"')
+    requests = _json(row.get("requests")) or []
+    for n, request in enumerate(requests[1:], 2):  # a conversation: each next request, once one is done
+        start, end = (request.get("calls") or [0, 0])[:2]
+        calls = f"gold call {end}" if end - start == 1 else f"gold calls {start + 1}-{end}"
+        lines += _field(f"then request {n}", f'"{request.get("message") or ""}" ({calls})')
     lines += _field("knows", _facts(ins.get("known_facts")))
     lines += _field("tells if asked", _facts(ins.get("hidden_facts")))
     lines += _field("done when", ins.get("done_when") or "-")

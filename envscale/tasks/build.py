@@ -85,6 +85,13 @@ class TasksConfig:
         f"Weight of each task kind ({', '.join(KINDS)}); a kind left out gets 0. Read-only "
         "environments give read tasks whatever the weights. Flag: --kind-shares read=1 write=2.",
     )
+    conversation_share: float = option(
+        0.5,
+        "Conversations composed per world, as a share of tasks_per_env, on top of them: two or three of its "
+        "kept requests about related rows, asked in a row by one user (envscale.tasks.conversations); 0: none.",
+        ge=0,
+        le=1,
+    )
     distractors: int = option(2, "Tools offered besides the ones a task needs.", ge=0, le=100)
     test_env_share: float = option(
         0.15,
@@ -254,6 +261,7 @@ def _one_environment(
         kept, rejected = generate.env_tasks(row, config, edges, env_rng(config.seed, name), **extra)
         tasks = []
         for index, task in enumerate(kept):
+            task.setdefault("requests", [])  # a task of one request (a generator that composes none)
             missing = [k for k in _TASK_KEYS if k not in task and k not in ("environment", "domain_id")]
             if missing:
                 raise ValueError(f"env_tasks returned a task without {missing}")

@@ -15,6 +15,10 @@
   the right outcome is to look the row up, refuse, and leave the state unchanged.
 - **missing_info**: a write whose key fact is withheld from the first message; the agent must ask.
 
+On top of them, **conversations** (`envscale.tasks.conversations`, `conversation_share` of `tasks_per_env`):
+two or three of the kept read, write and mixed tasks about related rows, asked in a row by one user, run
+together for one gold state; the row's `requests` lists them (empty for a task of one request).
+
 Each candidate goes through the task builder's parts in order:
 
 1. `envscale.tasks.chains`: the chain of gold calls along real data flow (`BUILDERS[kind]`);
@@ -54,6 +58,7 @@ from ..env import Environment
 from .arguments import tidy
 from .asks import filler_fact
 from .chains import BUILDERS
+from .conversations import compose_conversations
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .gold import execute
 from .intent import write_instructions
@@ -170,6 +175,11 @@ def env_tasks(
                 kept.append(task_row)
             elif drop is not None:
                 rejected.append(_rejected(e, kind, drop, {"calls": calls}))
+        # conversations: two or three of the kept requests in a row, on top of them
+        count = round(getattr(config, "conversation_share", 0.0) * wanted)
+        conversations, drops = compose_conversations(e, kept, count, rng, replay_env)
+        kept.extend(conversations)
+        rejected.extend(_rejected(e, "conversation", drop, {}) for drop in drops)
     finally:
         e.env.close()
         if replay_env is not None:
@@ -213,6 +223,7 @@ def _row(e: Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.
         "scoring": draft.scoring(),
         "instructions": to_json(instructions),
         "first_message": instructions.first_message,
+        "requests": [],  # one request; a conversation lists each (envscale.tasks.conversations)
         "tools": needed + distractors,
         "gold_calls": [
             {"tool": c.tool, "arguments": c.arguments, "provenance": c.provenance} for c in draft.calls
