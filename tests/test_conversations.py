@@ -367,9 +367,10 @@ def test_rollout_and_filter_play_conversations_and_a_tasks_artifact_of_schema_1_
         table = pq.read_table(path)
         table = table.drop(["requests"]).replace_schema_metadata(None)
         pq.write_table(table, path)
-    for path in old.rglob("envscale.json"):
-        text = path.read_text().replace('"schema_version": "1.2"', '"schema_version": "1.1"')
-        path.write_text(text)
+    for path in old.rglob("envscale.json"):  # 1.1 had no digests of its files either
+        manifest = json.loads(path.read_text().replace('"schema_version": "1.2"', '"schema_version": "1.1"'))
+        manifest.pop("files", None)
+        path.write_text(json.dumps(manifest))
     old_tasks = open_artifact(old)
     assert set(old_tasks.load("tasks", "train")["requests"]) == {None}  # the column is missing: read as null
     replayed = rollout(old_tasks, RolloutConfig(max_tasks=6), tmp_path / "old_traj")
