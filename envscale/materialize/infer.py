@@ -7,8 +7,10 @@
   they are left out with their reason (`InferredSpec.excluded`). They stay in `api_pool`.
 - **entities are the objects of verbs** (`create_order` -> `orders`, `list_order_shipments` ->
   `shipments`) or the resources of OpenAPI routes (`/repos/{owner}/{repo}/issues/{n}` -> `issues`
-  with a `repo` parent); every other `*_id` argument becomes a foreign key to a real table (one is
-  added for an entity no tool keys). Tools that address no row of their own (`fillFuelTank`,
+  with a `repo` parent); every other `*_id` argument becomes a foreign key to a real table: the table of
+  the entity it names, under another name where the environment has it (`parent_folder_id` -> folders,
+  `receiver_id`/`assignee_id` -> the people's table); one is added only for an entity nothing fits, and
+  holds what the API's schemas say of it (`customer_name` -> `customers.name`; a name at least). Tools that address no row of their own (`fillFuelTank`,
   `setHeadlights`, `get_account_info` in an API without account ids) act on the environment's
   *session* row: one row of a singleton table, the logged-in user or the device being controlled.
 - **arguments are sorted** into keys, references, filters, range bounds (`min_price` -> `price >=`,
@@ -48,7 +50,9 @@ from ..words.semantics import (
     linked_entity,
     name_key_entity,
     path_entities,
+    person_entity,
     range_column,
+    resolve_entity,
     tool_meaning,
 )
 from ..words.verbs import RETIRED_STATUSES
@@ -179,6 +183,8 @@ class _Tables:
         self.session: str | None = None  # the singleton table holding the session row
         self.explicit: dict[tuple[str, str], str] = {}  # (table, column) -> table a route names
         self.unique: dict[str, list[str]] = {}  # table -> columns that together name one row
+        self.known: set[str] = set()  # the entities tools act on
+        self.person: str | None = None  # the entity holding the environment's people
 
     def table(self, entity: str, pk: str | None = None) -> str:
         name = ident(plural(entity))
@@ -432,6 +438,20 @@ def infer_spec(
             }
         uses.append(use)
 
+    # 1b. a key naming an entity the environment has under another name references that entity's table:
+    # `parent_folder_id` -> folders, `receiver_id` -> users; a key-only table only when no entity fits
+    tables.known = {tables.tables[u.table]["entity"] for u in uses}
+    tables.person = person_entity(tables.known)
+    if tables.person is None and tables.session:
+        session_entity = tables.tables[tables.session]["entity"]
+        tables.person = session_entity if session_entity in ("account", "user", "profile") else None
+    for use in uses:
+        for param, ent in list(use.refs.items()):
+            target = resolve_entity(ent, tables.known, person=tables.person)
+            if target != ent:
+                use.refs[param] = target
+                tables.explicit[(use.table, ident(param))] = tables.table(target)
+
     # 2. columns: keys, references, values, output fields, ranges
     for use in uses:
         t = tables.tables[use.table]
@@ -473,6 +493,7 @@ def infer_spec(
                 use.status_col = ident("_".join(x for x in (m.parent, m.entity, "status") if x))
             tables.column(use.table, use.status_col, None)
 
+    _describe_stubs(tables, uses, [tool for tool, _ in kept])
     natural = _natural_keys(uses, tables)
     spec_tables = _finish_tables(tables, uses)
     for table, group in tables.unique.items():
@@ -525,6 +546,87 @@ def infer_spec(
         spec["session"] = {"table": table}
         spec["data"]["rows"][table] = 1
     return InferredSpec(spec, excluded, notes)
+
+
+_SCALARS = ("string", "integer", "number", "boolean")
+_KEY_WORDS = ("id", "key", "uuid", "gid", "ids", "type")
+
+
+def described_fields(entity: str, schemas: list[Any]) -> dict[str, Any]:
+    """The fields an API's own schemas give an entity that no tool reads or writes.
+
+    Two places say what a referenced thing holds: an object named after it (`"organizer": {"properties":
+    {"name": ..., "email": ...}}` in a response or a request body) and its fields flattened beside its key
+    (`customer_id`, `customer_name`, `customerEmail` -> the customer's `name` and `email`).
+
+    Args:
+        entity: the entity (`customer`).
+        schemas: the JSON schemas to read (output schemas, parameters).
+
+    Returns:
+        `{column: schema}`, first seen first; keys of other entities are left out.
+
+    Example:
+
+    ```python
+    >>> described_fields("customer", [{"properties": {"customer_id": {}, "customer_name": {"type": "string"}}}])
+    {'name': {'type': 'string'}}
+    ```
+    """
+    found: dict[str, Any] = {}
+    names = {entity, ident(plural(entity))}
+
+    def walk(schema: Any, depth: int) -> None:
+        if not isinstance(schema, dict) or depth > 8:
+            return
+        for part in ("allOf", "oneOf", "anyOf"):
+            for sub in schema.get(part) or []:
+                walk(sub, depth + 1)
+        walk(schema.get("items"), depth + 1)
+        props = schema.get("properties")
+        if not isinstance(props, dict):
+            return
+        for fname, sub in props.items():
+            column = ident(fname)
+            if column in names:
+                for inner, inner_schema in output_fields(sub).items():
+                    col = ident(inner)
+                    own_key = col in {f"{entity}_{k}" for k in _KEY_WORDS}
+                    if col != "id" and not key_entity(inner) and col not in names and not own_key:
+                        found.setdefault(col, inner_schema)
+            elif column.startswith(entity + "_") and json_type(sub) in _SCALARS:
+                attr = column[len(entity) + 1 :]
+                numbered = attr[:1].isdigit()  # `team_1`, `team_2`: two teams, not fields of one
+                if (
+                    attr not in ("id", "key", "uuid", "gid", "ids", "type")
+                    and not key_entity(attr)
+                    and not numbered
+                ):
+                    found.setdefault(attr, sub)
+            walk(sub, depth + 1)
+
+    for schema in schemas:
+        walk(schema, 0)
+    return found
+
+
+def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> None:
+    """A table no tool acts on (made for a key that names it) holds the columns the API's schemas give
+    its entity (`described_fields`), and at least a `name` a person can refer to it by."""
+    acted = {u.table for u in uses}
+    schemas = [s for tool in tools for s in (tool.get("output_schema"), tool.get("parameters")) if s]
+    for table, t in tables.tables.items():
+        if table in acted or set(t["columns"]) != {t["primary_key"]}:
+            continue
+        fields = described_fields(t["entity"], schemas)
+        if not any(json_type(s) == "string" for s in fields.values()):
+            fields.setdefault("name", {"type": "string", "description": f"The {t['entity']}'s name."})
+        for column, schema in fields.items():
+            tables.column(
+                table,
+                column,
+                {k: v for k, v in schema.items() if k != "x-in"} if isinstance(schema, dict) else None,
+            )
 
 
 def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
@@ -629,6 +731,8 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
             if (not ent and not explicit) or column == tspec["primary_key"]:
                 continue
             target = explicit or ident(plural(ent))
+            if target not in out and ent and not explicit:  # `parent_folder_id` in a row a tool returns
+                target = ident(plural(resolve_entity(ent, tables.known, person=tables.person)))
             if target not in out or target == table:
                 continue
             target_pk = out[target]["columns"][out[target]["primary_key"]]

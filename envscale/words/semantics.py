@@ -556,6 +556,66 @@ def path_entities(path: str | None) -> dict[str, str]:
     return out
 
 
+QUALIFIERS = frozenset(
+    "parent source target destination dest src new old primary secondary original current default main "
+    "previous next prev base root home from to linked related preferred assigned selected".split()
+)
+"""Words that say which one of an entity a key names, not what it is: `parent_folder_id` names a folder,
+`destination_account_id` an account."""
+PERSON_ROLES = frozenset(
+    "receiver recipient sender assignee assigner owner author creator reporter member organizer organiser "
+    "attendee participant requester requestor approver reviewer editor invitee inviter host follower "
+    "followee commenter poster uploader modifier updater".split()
+)
+"""Roles a person plays towards a row: a `receiver_id`, an `assignee_id` or an `owner_id` names a person."""
+PERSON_ENTITIES = ("user", "contact", "member", "person", "people", "customer", "employee")
+"""The entities that are people, in the order a role resolves to the first one an environment has."""
+_SYNONYMS = {"folder": "directory", "directory": "folder", "dir": "directory"}
+
+
+def resolve_entity(entity: str, known: Any, *, person: str | None = None) -> str:
+    """The entity of an environment a key names when it names it under another name.
+
+    Args:
+        entity: what the key says (`key_entity("parent_folder_id")` -> `parent_folder`).
+        known: the entities the environment has (tables its tools act on).
+        person: the environment's person entity (`user`, `contact` ...) when it has one; a person role
+            (`receiver`, `assignee`, `owner`) resolves to it when no entity of the role's own name exists.
+
+    Returns:
+        `entity` itself when the environment has it; else, in order, the entity left after the leading
+        qualifiers (`parent_folder` -> `folder`, `destination_account` -> `account`), its synonym
+        (`folder` -> `directory`), or the person entity for a person role; else `entity` unchanged.
+
+    Example:
+
+    ```python
+    >>> resolve_entity("parent_folder", {"folder", "file"})
+    'folder'
+    >>> resolve_entity("receiver", {"user", "message"}, person="user")
+    'user'
+    >>> resolve_entity("design", {"project"})
+    'design'
+    ```
+    """
+    if entity in known:
+        return entity
+    words = entity.split("_")
+    while len(words) > 1 and words[0] in QUALIFIERS:
+        words = words[1:]
+    for word in ("_".join(words), _SYNONYMS.get("_".join(words), "")):
+        if word in known:
+            return word
+    if person and person in known and "_".join(words) in PERSON_ROLES:
+        return person
+    return entity
+
+
+def person_entity(known: Any) -> str | None:
+    """The entity of an environment that holds its people (`user`, `contact`, `member` ...), or None."""
+    return next((p for p in PERSON_ENTITIES if p in known), None)
+
+
 def name_key_entity(param: str) -> str | None:
     """The entity a natural-key parameter names: `file_name` -> `file`, `username` -> `user`."""
     match = _NAME_KEYS.match(param)

@@ -1,0 +1,138 @@
+"""Entities resolved: a key naming an entity the environment has under another name references that
+entity's table (`parent_folder_id` -> folders, `receiver_id` -> users), and a table made for a key no tool
+acts on holds what the API's own schemas say of it (a name at least), never the key alone."""
+
+from apitools import api_tool
+
+from envscale.env import Environment, validate_spec
+from envscale.materialize.infer import described_fields, infer_spec
+from envscale.words.semantics import person_entity, resolve_entity
+
+_S = {"type": "string"}
+_ID = {"type": "string", "x-in": "path"}
+
+
+def _spec(tools, name="files"):
+    spec = infer_spec(
+        {"domain_id": 0, "name": name, "groups": {"Files API": len(tools)}}, tools, rows=5, seed=0
+    )
+    validate_spec(spec.spec)
+    return spec.spec
+
+
+def _file_tools():
+    file_ = {"type": "object", "properties": {"id": _S, "name": _S, "parent_folder_id": _S}}
+    folder = {"type": "object", "properties": {"id": _S, "name": _S}}
+    return [
+        api_tool("foldersAdd", "POST", "/folders", {"name": _S}, ["name"], folder, group="Files API"),
+        api_tool("foldersAll", "GET", "/folders", {}, [], folder, group="Files API"),
+        api_tool("filesOne", "GET", "/files/{id}", {"id": _ID}, ["id"], file_, group="Files API"),
+        api_tool(
+            "filesUpdate",
+            "PATCH",
+            "/files/{id}",
+            {"id": _ID, "name": _S, "parent_folder_id": _S},
+            ["id"],
+            file_,
+            group="Files API",
+        ),
+        api_tool("filesAll", "GET", "/files", {}, [], file_, group="Files API"),
+    ]
+
+
+def test_a_qualified_key_names_the_entity_after_its_qualifiers():
+    assert resolve_entity("parent_folder", {"folder", "file"}) == "folder"
+    assert resolve_entity("destination_account", {"account"}) == "account"
+    assert resolve_entity("parent_folder", {"directory", "file"}) == "directory"  # a synonym
+    assert resolve_entity("design", {"project"}) == "design"  # nothing fits: unchanged
+    assert resolve_entity("folder", {"folder"}) == "folder"
+
+
+def test_a_person_role_names_the_environment_s_person_entity():
+    known = {"message", "contact"}
+    assert person_entity(known) == "contact"
+    assert resolve_entity("receiver", known, person="contact") == "contact"
+    assert resolve_entity("new_owner", known, person="contact") == "contact"
+    assert resolve_entity("receiver", known) == "receiver"  # no person entity: unchanged
+    assert resolve_entity("owner", {"owner", "contact"}, person="contact") == "owner"  # its own entity wins
+
+
+def test_moving_a_file_to_a_folder_references_the_folders_table():
+    spec = _spec(_file_tools())
+    assert "parent_folders" not in spec["tables"]
+    assert spec["tables"]["files"]["columns"]["parent_folder_id"]["references"] == "folders"
+    env = Environment(spec)
+    env.reset()
+    state = env.dump()
+    file_id, folder_id = state["files"][0]["file_id"], state["folders"][-1]["folder_id"]
+    out = env.step("filesUpdate", {"id": file_id, "parent_folder_id": folder_id})
+    assert out["ok"], out
+    assert env.step("filesOne", {"id": file_id})["result"]["parent_folder_id"] == folder_id
+
+
+def test_messaging_a_receiver_references_the_users_table():
+    tools = [
+        {
+            "id": f"t{i}",
+            "name": name,
+            "description": desc,
+            "parameters": {"type": "object", "properties": props, "required": list(props)},
+        }
+        for i, (name, desc, props) in enumerate(
+            [
+                ("add_user", "Add a user.", {"user_name": _S}),
+                ("list_users", "List all users.", {}),
+                ("send_message", "Send a message to a user.", {"receiver_id": _S, "message": _S}),
+                ("delete_message", "Delete a message.", {"message_id": _S}),
+            ]
+        )
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "msg", "groups": {"Message API": 4}}, tools, rows=5, seed=0
+    ).spec
+    validate_spec(spec)
+    assert "receivers" not in spec["tables"]
+    assert spec["tables"]["messages"]["columns"]["receiver_id"]["references"] == "users"
+
+
+def test_a_table_no_tool_acts_on_holds_what_the_schemas_say_of_its_entity():
+    order = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "customer_id": _S,
+            "customer_name": _S,
+            "customerEmail": _S,
+            "hotel_id": _S,
+            "total": {"type": "number"},
+        },
+    }
+    tools = [
+        api_tool("ordersAdd", "POST", "/orders", {"customer_id": _S, "hotel_id": _S}, ["customer_id"], order),
+        api_tool("ordersOne", "GET", "/orders/{id}", {"id": _ID}, ["id"], order),
+        api_tool("ordersAll", "GET", "/orders", {}, [], order),
+    ]
+    spec = _spec(tools, "orders")
+    customers = spec["tables"]["customers"]["columns"]
+    assert {"name", "email"} <= set(customers) and customers["name"]["type"] == "string"
+    hotels = spec["tables"]["hotels"]["columns"]  # the API says nothing of hotels: a name to know it by
+    assert set(hotels) == {"hotel_id", "name"}
+    env = Environment(spec)
+    env.reset()
+    assert all(row["name"] for row in env.dump()["customers"])
+
+
+def test_described_fields_read_named_objects_and_flattened_fields_but_never_keys_or_numbered_twins():
+    schemas = [
+        {
+            "properties": {
+                "organizer": {"type": "object", "properties": {"email": _S, "organizer_key": _S, "id": _S}},
+                "organizer_name": _S,
+                "team_1": _S,
+                "team_2": _S,
+                "customer_id": _S,
+            }
+        }
+    ]
+    assert set(described_fields("organizer", schemas)) == {"email", "name"}
+    assert described_fields("team", schemas) == {}
