@@ -136,3 +136,73 @@ def test_described_fields_read_named_objects_and_flattened_fields_but_never_keys
     ]
     assert set(described_fields("organizer", schemas)) == {"email", "name"}
     assert described_fields("team", schemas) == {}
+
+
+def _tool(name, desc, props, output=None):
+    return {
+        "id": name,
+        "name": name,
+        "description": desc,
+        "parameters": {"type": "object", "properties": props, "required": list(props)},
+        "output_schema": output,
+    }
+
+
+def test_the_session_row_answers_only_reads_of_the_caller_s_own_data():
+    article = {"type": "object", "properties": {"id": {"type": "integer"}, "title": _S}}
+    comment = {"type": "object", "properties": {"body_html": _S, "article_id": {"type": "integer"}}}
+    tools = [
+        _tool("createArticle", "Create an article.", {"title": _S}, article),
+        _tool("getArticleById", "Get an article.", {"article_id": {"type": "integer"}}, article),
+        _tool(
+            "getCommentsByArticleId", "Comments of an article.", {"article_id": {"type": "integer"}}, comment
+        ),
+        _tool(
+            "retrieve_invoice", "Retrieve the invoice.", {}, {"type": "object", "properties": {"total": _S}}
+        ),
+        _tool("getMyProfile", "The caller's profile.", {}, {"type": "object", "properties": {"email": _S}}),
+        _tool("getTaxSettings", "The tax settings.", {}, {"type": "object", "properties": {"vat": _S}}),
+        _tool("getTags", "The tags.", {}),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "blog", "groups": {"Blog API": 6}}, tools, rows=5, seed=0).spec
+    validate_spec(spec)
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    session = spec["session"]["table"]
+    assert (
+        ops["getCommentsByArticleId"]["table"] == "comments"
+        and ops["getCommentsByArticleId"]["type"] == "list"
+    )
+    assert {"column": "article_id", "arg": "article_id", "op": "eq"} in ops["getCommentsByArticleId"][
+        "filters"
+    ]
+    assert spec["tables"]["comments"]["columns"]["article_id"]["references"] == "articles"
+    assert ops["retrieve_invoice"]["table"] == "invoices" and ops["retrieve_invoice"]["type"] == "list"
+    # a read that says nothing of its rows: a name to know them by
+    assert set(spec["tables"]["tags"]["columns"]) == {"tag_id", "name"}
+    for own in ("getMyProfile", "getTaxSettings"):
+        assert ops[own]["table"] == session and ops[own]["key"] == {"account_id": {"session": "account_id"}}
+    meta = {t["name"]: t["metadata"]["entity"] for t in spec["tools"]}
+    assert meta["getTaxSettings"] == "account"  # the account's settings, read from the account row
+    env = Environment(spec)
+    env.reset()
+    article_id = env.dump()["comments"][0]["article_id"]
+    rows = env.step("getCommentsByArticleId", {"article_id": article_id})["result"]
+    assert rows and all(r["article_id"] == article_id for r in rows)
+
+
+def test_every_keyless_read_of_a_controlled_device_reads_the_device():
+    tools = [
+        _tool("startEngine", "Start the engine.", {"mode": _S}),
+        _tool(
+            "check_tire_pressure",
+            "Check the tire pressure.",
+            {},
+            {"type": "object", "properties": {"psi": _S}},
+        ),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "car", "groups": {"Vehicle Control": 2}}, tools, rows=5, seed=0
+    ).spec
+    read = next(t for t in spec["tools"] if t["name"] == "check_tire_pressure")
+    assert read["operation"]["table"] == spec["session"]["table"] == "vehicles"
+    assert read["metadata"]["entity"] == "vehicle"

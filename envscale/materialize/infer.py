@@ -10,9 +10,12 @@
   with a `repo` parent); every other `*_id` argument becomes a foreign key to a real table: the table of
   the entity it names, under another name where the environment has it (`parent_folder_id` -> folders,
   `receiver_id`/`assignee_id` -> the people's table); one is added only for an entity nothing fits, and
-  holds what the API's schemas say of it (`customer_name` -> `customers.name`; a name at least). Tools that address no row of their own (`fillFuelTank`,
-  `setHeadlights`, `get_account_info` in an API without account ids) act on the environment's
-  *session* row: one row of a singleton table, the logged-in user or the device being controlled.
+  holds what the API's schemas say of it (`customer_name` -> `customers.name`; a name at least).
+  Writes that address no row of their own (`fillFuelTank`, `setHeadlights`) act on the environment's
+  *session* row: one row of a singleton table, the logged-in user or the device being controlled. A
+  read answers from it only when it reads the caller's own data (`reads_own`: "my", "current", account,
+  profile or settings, `/users/me`, anything of a controlled device); every other read reads its
+  entity (`getCommentsByArticleId` lists comments by article, `retrieve_invoice` lists invoices).
 - **arguments are sorted** into keys, references, filters, range bounds (`min_price` -> `price >=`,
   `created_after` -> `created_at >=`), text searches and options; pagination and output options
   (`page`, `limit`, `sort*`, `format`, `verbose`, `include_*`) never become columns or filters.
@@ -278,6 +281,68 @@ def _refine(tool: dict, m: ToolMeaning, ids: Counter) -> ToolMeaning:
     return m
 
 
+_SELF_WORDS = frozenset({"my", "me", "mine", "own", "self", "current", "whoami"})
+_OWN_NOUNS = frozenset(
+    {
+        "account",
+        "user",
+        "profile",
+        "setting",
+        "preference",
+        "me",
+        "self",
+        "identity",
+        "whoami",
+        "info",
+        "detail",
+    }
+)
+_DEVICES = frozenset({"vehicle", "car", "device", "robot", "home", "thermostat"})
+
+
+def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
+    """Whether a read with no row of its own reads the caller's own data, answered by the session row.
+
+    The caller's own data is what its name says is theirs ("my", "me", "current", "self"), their account,
+    profile or settings (`get_account_info`, `getTaxSettings`, `GET /users/me`, `GET /user`), an attribute of
+    the session row (`get_balance`), or anything of a controlled device (`check_tire_pressure` reads the
+    vehicle). Every other read reads its own entity: `getCommentsByArticleId` lists comments,
+    `retrieve_invoice` lists invoices, never the account row.
+
+    Args:
+        tool: the tool (its name and HTTP route).
+        m: its meaning.
+        singleton: the entity of the domain's session row (`account`, `vehicle` ...).
+
+    Returns:
+        True when the session row answers it.
+
+    Example:
+
+    ```python
+    >>> from envscale.words.semantics import tool_meaning
+    >>> reads_own({"name": "getCommentsByArticleId"}, tool_meaning("getCommentsByArticleId"), "account")
+    False
+    >>> reads_own({"name": "get_my_profile"}, tool_meaning("get_my_profile"), "account")
+    True
+    ```
+    """
+    if singleton in _DEVICES or m.entity in (_SESSION, singleton):
+        return True
+    words = set(tokens(tool.get("original_name") or tool.get("name") or ""))
+    if words & _SELF_WORDS:
+        return True
+    nouns = {m.entity, *(m.entity or "").split("_")[-1:]}
+    if nouns & (_OWN_NOUNS | _ATTRIBUTE_NOUNS):
+        return True
+    notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    segments = [seg for seg in str(notes.get("path") or "").strip("/").split("/") if seg]
+    statics = [singular(seg.lower()) for seg in segments if not seg.startswith("{")]
+    return "me" in statics or bool(
+        segments and not segments[-1].startswith("{") and statics[-1] in _OWN_NOUNS
+    )
+
+
 def _singleton_table(domain: dict) -> str:
     """The entity of a domain's session row: a device or account named by its API, else `account`."""
     groups = domain.get("groups") or {}
@@ -332,8 +397,10 @@ def infer_spec(
             keyed[m.entity] += 1
     singleton = None
 
-    def entity_table(m: ToolMeaning, props: dict, path_keys: dict) -> tuple[str, str | None]:
-        """(table, key argument) a tool acts on."""
+    def entity_table(
+        tool: dict, m: ToolMeaning, props: dict, path_keys: dict
+    ) -> tuple[str | None, str | None]:
+        """(table, key argument) a tool acts on; no table for a read of nothing the environment holds."""
         nonlocal singleton
         own = None
         for param, ent in path_keys.items():  # `/lists/{tasklist}/tasks/{task}`: `task` keys a task
@@ -363,6 +430,10 @@ def infer_spec(
                 ent = key_entity(param) or name_key_entity(param)
                 if ent:
                     return tables.table(ent, ident(param) if name_key_entity(param) else None), param
+        if m.effect == "read" and not reads_own(tool, m, _singleton_table(domain)):
+            if m.entity is None or m.entity == _SESSION:
+                return None, None  # reads nothing the environment holds
+            return tables.table(m.entity), None  # `getCommentsByArticleId`: comments, filtered by article
         if singleton is None:
             singleton = _singleton_table(domain)
             tables.session = ident(plural(singleton))
@@ -374,7 +445,13 @@ def infer_spec(
         props = params.get("properties") or {}
         notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
         path_keys = path_entities(notes.get("path"))
-        table, key = entity_table(m, props, path_keys)
+        table, key = entity_table(tool, m, props, path_keys)
+        if table is None:
+            excluded.append({"tool": tool["name"], "reason": "a read of nothing the environment holds"})
+            continue
+        if table == tables.session and m.effect == "read" and m.entity != _SESSION:
+            # what the caller's own row says of them: `check_tire_pressure` reads the vehicle's pressure
+            m = replace(m, entity=tables.tables[table]["entity"], parent=m.entity or m.parent)
         use = _Use(tool, m, table, props, set(params.get("required") or []), key=key)
         entity = tables.tables[table]["entity"]
         if (
@@ -611,12 +688,16 @@ def described_fields(entity: str, schemas: list[Any]) -> dict[str, Any]:
 
 
 def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> None:
-    """A table no tool acts on (made for a key that names it) holds the columns the API's schemas give
-    its entity (`described_fields`), and at least a `name` a person can refer to it by."""
-    acted = {u.table for u in uses}
+    """A table of keys alone (made for a key that names it, or read by tools that say nothing of its rows)
+    holds the columns the API's schemas give its entity (`described_fields`), and at least a `name` a
+    person can refer to it by. A table some tool writes keeps what its writes give it."""
+    written = {u.table for u in uses if u.meaning.effect != "read"}
     schemas = [s for tool in tools for s in (tool.get("output_schema"), tool.get("parameters")) if s]
     for table, t in tables.tables.items():
-        if table in acted or set(t["columns"]) != {t["primary_key"]}:
+        keys = {
+            c for c in t["columns"] if c == t["primary_key"] or key_entity(c) or (table, c) in tables.explicit
+        }
+        if table in written or set(t["columns"]) != keys:
             continue
         fields = described_fields(t["entity"], schemas)
         if not any(json_type(s) == "string" for s in fields.values()):
