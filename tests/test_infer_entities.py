@@ -206,3 +206,65 @@ def test_every_keyless_read_of_a_controlled_device_reads_the_device():
     read = next(t for t in spec["tools"] if t["name"] == "check_tire_pressure")
     assert read["operation"]["table"] == spec["session"]["table"] == "vehicles"
     assert read["metadata"]["entity"] == "vehicle"
+
+
+def test_a_post_to_an_existing_resource_s_path_updates_it_and_never_inserts():
+    service = {
+        "type": "object",
+        "properties": {
+            "sid": _S,
+            "friendly_name": _S,
+            "meta": {"type": "object"},
+            "links": {"type": "object"},
+        },
+    }
+    page = {
+        "type": "object",
+        "properties": {
+            "services": {"type": "array", "items": service},
+            "meta": {"type": "object", "properties": {"page_size": {"type": "integer"}, "next_page_url": _S}},
+        },
+    }
+    sid = {"type": "string", "x-in": "path"}
+    tools = [
+        api_tool("CreateService", "POST", "/v1/Services", {"FriendlyName": _S}, ["FriendlyName"], service),
+        api_tool("FetchService", "GET", "/v1/Services/{Sid}", {"Sid": sid}, ["Sid"], service),
+        api_tool(
+            "UpdateService", "POST", "/v1/Services/{Sid}", {"Sid": sid, "FriendlyName": _S}, ["Sid"], service
+        ),
+        api_tool("ListService", "GET", "/v1/Services", {"PageSize": {"type": "integer"}}, [], page),
+    ]
+    spec = _spec(tools, "twilio")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["UpdateService"]["type"] == "update" and ops["UpdateService"]["table"] == "services"
+    assert {op["table"] for op in ops.values()} == {"services"}  # one table per resource
+    # pagination and envelope fields are never columns
+    columns = set(spec["tables"]["services"]["columns"])
+    assert not columns & {"meta", "links", "page_size", "next_page_url", "services"}, columns
+    env = Environment(spec)
+    env.reset()
+    before = len(env.dump()["services"])
+    service_id = env.dump()["services"][0]["service_id"]
+    assert env.step("UpdateService", {"Sid": service_id, "FriendlyName": "Alerts"})["ok"]
+    assert len(env.dump()["services"]) == before
+    assert env.step("FetchService", {"Sid": service_id})["result"]["friendly_name"] == "Alerts"
+
+
+def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
+    from envscale.materialize.infer import output_fields
+
+    envelope = {
+        "properties": {
+            "status_code": {"type": "integer"},
+            "status": _S,
+            "service": _S,
+            "resource": _S,
+            "operation": _S,
+            "data": {"type": "object", "properties": {"id": _S, "name": _S}},
+        }
+    }
+    assert set(output_fields(envelope)) == {"id", "name"}
+    row = {
+        "properties": {"status": _S, "line_items": {"type": "array", "items": {"properties": {"sku": _S}}}}
+    }
+    assert set(output_fields(row)) == {"status", "line_items"}  # a row's own status and list stay

@@ -101,6 +101,73 @@ def column_type(schema: Any) -> str:
     return _JSON_TO_COLUMN.get(json_type(schema) or "", "json")
 
 
+PAGE_FIELDS = frozenset(
+    {
+        "links",
+        "meta",
+        "next_page_url",
+        "previous_page_url",
+        "prev_page_url",
+        "first_page_url",
+        "last_page_url",
+        "nextpageurl",
+        "page_size",
+        "pagesize",
+        "per_page",
+        "has_more",
+        "hasmore",
+        "next_cursor",
+        "nextcursor",
+        "next_page_token",
+        "nextpagetoken",
+        "cursor",
+        "cursors",
+        "pagination",
+        "paging",
+        "page_info",
+        "pageinfo",
+    }
+)
+"""Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""
+ENVELOPE_FIELDS = PAGE_FIELDS | {
+    "total",
+    "count",
+    "limit",
+    "offset",
+    "next",
+    "page",
+    "total_count",
+    "totalcount",
+    "previous",
+    "prev",
+    "status",
+    "status_code",
+    "statuscode",
+    "service",
+    "resource",
+    "operation",
+    "success",
+    "object",
+    "url",
+    "uri",
+    "first_page_uri",
+    "next_page_uri",
+    "previous_page_uri",
+    "page_size",
+    "start",
+    "end",
+    "_links",
+    "_meta",
+    "request_id",
+}
+"""The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
+_WRAPPERS = frozenset(
+    {"items", "data", "results", "records", "values", "result", "content", "entries", "payload"}
+)
+_ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "start", "end"})
+"""Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
+
+
 def output_fields(schema: Any) -> dict:
     """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages)."""
     if not isinstance(schema, dict):
@@ -115,36 +182,31 @@ def output_fields(schema: Any) -> dict:
                 props.update(part["properties"])
         if not props:
             return {}
-    page_fields = {
-        "total",
-        "count",
-        "limit",
-        "offset",
-        "cursor",
-        "next",
-        "next_cursor",
-        "page",
-        "per_page",
-        "has_more",
-        "next_page_token",
-        "links",
-        "meta",
-        "total_count",
-        "previous",
-        "prev",
-    }
-    for wrapper in ("items", "data", "results", "records", "values"):
-        inner = props.get(wrapper)
-        others = set(props) - {wrapper}
-        if isinstance(inner, dict) and inner.get("type") == "array" and others <= page_fields:
-            return output_fields(inner)  # a page of rows, not a row holding a list
+    payloads = [
+        f
+        for f, inner in props.items()
+        if isinstance(inner, dict)
+        and (inner.get("type") in ("array", "object") or "properties" in inner or "items" in inner)
+        and f.lower() not in ENVELOPE_FIELDS
+    ]
+    others = {f.lower() for f in props if f not in payloads}
+    wrapped = payloads and (
+        payloads[0].lower() in _WRAPPERS
+        or others & (ENVELOPE_FIELDS - _ROW_LIKE)  # `{services: [...], meta}`
+    )
+    if len(payloads) == 1 and others <= ENVELOPE_FIELDS and wrapped:
+        nested = output_fields(
+            props[payloads[0]]
+        )  # `{data: {...}, status_code, meta}`: the row, not the envelope
+        if nested:
+            return nested
     if len(props) == 1:
         (inner,) = props.values()
         if isinstance(inner, dict) and inner.get("type") in ("array", "object"):
             nested = output_fields(inner)
             if nested:
                 return nested
-    return props
+    return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
 
 
 @dataclass

@@ -274,15 +274,17 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     nouns: list[str] = []
     adjacent: set[int] = set()  # indexes of nouns that directly follow another noun segment
     last_is_param = False
-    for seg in segments:
+    for i, seg in enumerate(segments):
         if seg.startswith("{") or seg.startswith(":"):
             last_is_param = True
             continue
         words = tokens(seg)
+        keyed = i + 1 < len(segments) and segments[i + 1].startswith(("{", ":"))
         if (
             not words
             or seg.startswith("@")
-            or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|services?|me|self|current|public|admin", seg.lower())
+            or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|me|self|current|public|admin", seg.lower())
+            or (re.fullmatch(r"services?", seg.lower()) and not keyed)  # `/Services/{Sid}` names a service
         ):
             continue
         if nouns and not last_is_param:
@@ -719,6 +721,8 @@ def _meaning(
             effect, evidence = "delete", f"delete action {act!r} on one row"
         elif method == "PUT" and addressed and linked_entity(entity, parent):
             effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
+        elif method == "POST" and addressed and not action and not linked_entity(entity, parent):
+            effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
             effect, evidence = "update", f"HTTP {method} on one row"
         elif verb in READ_ONLY_VERBS and at == 0:
