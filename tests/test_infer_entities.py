@@ -268,3 +268,61 @@ def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
         "properties": {"status": _S, "line_items": {"type": "array", "items": {"properties": {"sku": _S}}}}
     }
     assert set(output_fields(row)) == {"status", "line_items"}  # a row's own status and list stay
+
+
+def _doc_tools():
+    doc = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "title": _S,
+            "payment_status": {"type": "string", "enum": ["outstanding", "paid", "cancelled"]},
+        },
+    }
+    return [
+        api_tool("DocumentsAdd", "POST", "/documents", {"title": _S}, ["title"], doc, group="Docs API"),
+        api_tool("DocumentsOne", "GET", "/documents/{id}", {"id": _ID}, ["id"], doc, group="Docs API"),
+        api_tool("SendDocument", "POST", "/documents/{id}/send", {"id": _ID}, ["id"], group="Docs API"),
+        api_tool("PayDocument", "POST", "/documents/{id}/pay", {"id": _ID}, ["id"], group="Docs API"),
+        api_tool(
+            "ActivateDocument", "POST", "/documents/{id}/activation", {"id": _ID}, ["id"], group="Docs API"
+        ),
+        api_tool("DocumentsDelete", "DELETE", "/documents/{id}", {"id": _ID}, ["id"], group="Docs API"),
+    ]
+
+
+def test_acts_change_the_row_they_act_on_and_never_insert_a_row_named_after_the_act():
+    from envscale.words.semantics import act_on_row
+
+    assert act_on_row(["orders", "{id}", "pay"], "pay")
+    assert act_on_row(["users", "{id}", "lifecycle", "unsuspend"], "unsuspend")
+    assert not act_on_row(["orders", "{id}", "payments"], "payment")  # a sub-resource
+    assert not act_on_row(["collections", "merge"], "merge")  # no row before it
+    spec = _spec(_doc_tools(), "docs")
+    assert set(spec["tables"]) == {"documents"}  # no `sends`, `pays`, `activations`
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["PayDocument"]["fixed"] == {"payment_status": "paid"}  # the status that holds `paid`
+    assert ops["SendDocument"]["fixed"] == {"status": "sent"}  # its own status, never `payment_status`
+    assert ops["ActivateDocument"]["fixed"] == {"status": "active"}
+    env = Environment(spec)
+    env.reset()
+    doc_id = next(d["document_id"] for d in env.dump()["documents"] if d["status"] != "sent")
+    assert env.step("SendDocument", {"id": doc_id})["ok"]
+    row = env.step("DocumentsOne", {"id": doc_id})["result"]
+    assert row["status"] == "sent"
+
+
+def test_a_delete_retires_a_row_by_its_own_status_and_never_by_another_one():
+    spec = _spec([t for t in _doc_tools() if t["name"] != "SendDocument" and "Activate" not in t["name"]])
+    delete = next(t for t in spec["tools"] if t["name"] == "DocumentsDelete")["operation"]
+    assert delete["type"] == "delete", delete  # `payment_status: cancelled` is not the document's own status
+
+
+def test_the_status_an_act_changes_is_kept_even_in_a_table_at_its_column_limit():
+    tools = [t for t in _doc_tools() if t["name"] in ("DocumentsAdd", "DocumentsOne", "SendDocument")]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "d", "groups": {"Docs API": 3}}, tools, rows=5, seed=0, max_columns=3
+    )
+    assert next(t for t in spec.spec["tools"] if t["name"] == "SendDocument")["operation"]["fixed"] == {
+        "status": "sent"
+    }

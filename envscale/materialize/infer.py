@@ -259,10 +259,10 @@ class _Tables:
             self.key_types[name] = Counter()
         return name
 
-    def column(self, table: str, column: str, schema: Any) -> str | None:
+    def column(self, table: str, column: str, schema: Any, *, force: bool = False) -> str | None:
         columns = self.tables[table]["columns"]
         if column not in columns:
-            if len(columns) >= self.max_columns:
+            if len(columns) >= self.max_columns and not force:
                 return None
             columns[column] = None
         if schema is not None:
@@ -627,10 +627,16 @@ def infer_spec(
             t = tables.tables[use.table]
             m = use.meaning
             if m.entity == t["entity"]:
-                use.status_col = _status_column(t) or "status"
+                enums = {
+                    c: [v for sch in tables.schemas.get((use.table, c), []) for v in _enum(sch)]
+                    for c in t["columns"]
+                }
+                use.status_col = (
+                    act_status_column(t["columns"], enums, t["entity"], m.status_value) or "status"
+                )
             else:  # `startEngine` on the vehicle: the engine's own status column
                 use.status_col = ident("_".join(x for x in (m.parent, m.entity, "status") if x))
-            tables.column(use.table, use.status_col, None)
+            tables.column(use.table, use.status_col, None, force=True)  # what the act changes, always
 
     _describe_stubs(tables, uses, [tool for tool, _ in kept])
     natural = _natural_keys(uses, tables)
@@ -789,6 +795,36 @@ def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
         ):
             natural.setdefault(use.table, use.values[strings[0]])
     return natural
+
+
+def _enum(schema: Any) -> list:
+    enum = schema.get("enum") if isinstance(schema, dict) else None
+    return enum if isinstance(enum, list) else []
+
+
+def act_status_column(columns: Any, enums: dict, entity: str, values: tuple) -> str | None:
+    """The status column an act on a row changes: the one whose values hold what the act sets (`pay` ->
+    `payment_status: paid`), else the row's own status (`status`, `state`, `<entity>_status`); never
+    another status of the row (`delete_appointment` never sets `payment_status`, `SendDocument` never
+    sets it to `sent`).
+
+    Args:
+        columns: the table's column names.
+        enums: `{column: values}` of its enum columns.
+        entity: the table's entity (`appointment`).
+        values: the status values the act sets, preferred first (empty for a delete).
+
+    Returns:
+        The column, or None when the row has no status of its own for the act.
+    """
+    own = (*_STATUS_NAMES, f"{entity}_status", f"{entity}_state")
+    statuses = [c for c in columns if c in own]
+    statuses += [c for c in columns if c not in own and c.endswith(("_status", "_state"))]
+    for value in values:
+        hit = next((c for c in statuses if value in (enums.get(c) or [])), None)
+        if hit:
+            return hit
+    return next((c for c in statuses if c in own), None)
 
 
 def _status_column(tspec: dict) -> str | None:
@@ -1005,8 +1041,9 @@ def _operation(
         return op, None
     if key is None:
         return None, f"{m.effect} tool without a key to address a row of {table}"
-    if m.effect == "delete":
-        status = _status_column(tspec)
+    if m.effect == "delete":  # retired by its own status (`status`, `order_status`), never `payment_status`
+        enums = {c: spec.get("enum") or [] for c, spec in columns.items()}
+        status = act_status_column(columns, enums, singular(table), ())
         retired = [v for v in columns[status].get("enum", []) if v in RETIRED_STATUSES] if status else []
         if retired:
             op = {"type": "update", "table": table, "key": key, "fixed": {status: retired[0]}}

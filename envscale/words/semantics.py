@@ -260,6 +260,56 @@ def _first_verb(words: list[str]) -> tuple[str | None, int]:
     return None, -1
 
 
+ACT_STATUS: dict[str, tuple[str, ...]] = {
+    "pay": ("paid",),
+    "send": ("sent",),
+    "resend": ("sent",),
+    "submit": ("submitted",),
+    "run": ("running", "started"),
+    "execute": ("executed", "running"),
+    "trigger": ("triggered", "running"),
+    "acknowledge": ("acknowledged",),
+    "unsuspend": ("active", "unsuspended"),
+    "merge": ("merged",),
+    "verify": ("verified",),
+    "sign": ("signed",),
+    "dispatch": ("dispatched", "shipped"),
+    "commit": ("committed",),
+    "stage": ("staged",),
+    "unstage": ("unstaged",),
+    "import": ("imported",),
+}
+"""Acts on a row that are not status verbs (`STATUS_VERBS`) but leave the row in a state of their own: a
+paid order, a sent document, a running monitor. An act changes the row it acts on; it is never a row."""
+_ACT_NOUNS = {
+    "activation": "activate",
+    "deactivation": "deactivate",
+    "acknowledgment": "acknowledge",
+    "acknowledgement": "acknowledge",
+    "cancellation": "cancel",
+    "approval": "approve",
+    "confirmation": "confirm",
+    "completion": "complete",
+    "publication": "publish",
+    "suspension": "suspend",
+    "submission": "submit",
+    "verification": "verify",
+}
+_ACT_SEPARATORS = frozenset({"lifecycle", "actions", "action"})
+
+
+def act_on_row(segments: list[str], tail: str) -> bool:
+    """Whether a route's last segment is an act on the row its parameter before names: `/orders/{id}/pay`,
+    `/users/{id}/lifecycle/unsuspend`, `/docks/{id}/activation` (a noun of a status verb); never a
+    sub-resource (`/orders/{id}/payments`) nor a collection's own route (`/collections/merge`)."""
+    if tail not in ACT_STATUS and tail not in _ACT_NOUNS and tail not in STATUS_VERBS:
+        return False
+    if not segments or "_".join(tokens(segments[-1])) != tail:
+        return False
+    before = [seg for seg in segments[:-1] if seg.lower() not in _ACT_SEPARATORS]
+    return bool(before) and before[-1].startswith(("{", ":"))
+
+
 def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str | None, bool, str | None]:
     """(entity, parent, addresses one row, action) of an OpenAPI route.
 
@@ -302,6 +352,13 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
         ):
             action = verb if verb and tail.startswith(verb) else tail
             nouns.pop()
+            last_is_param = True
+        elif act_on_row(segments, tail):
+            # `/orders/{id}/pay`, `/documents/{id}/send`, `/docks/{id}/activation`: an act on the row before
+            action = _ACT_NOUNS.get(tail, tail)
+            nouns.pop()
+            while nouns and nouns[-1] in _ACT_SEPARATORS:
+                nouns.pop()
             last_is_param = True
         elif tail in _LOOKUP_VERBS and nouns[-1] == tail and len(nouns) > 1:
             action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
@@ -717,6 +774,8 @@ def _meaning(
             effect, evidence = "delete", "HTTP DELETE"
         elif addressed and act in STATUS_VERBS:
             effect, status_values, evidence = "status", STATUS_VERBS[act], f"status action {act!r} on one row"
+        elif addressed and act in ACT_STATUS:
+            effect, status_values, evidence = "status", ACT_STATUS[act], f"act {act!r} on one row"
         elif addressed and act in DELETE_VERBS:
             effect, evidence = "delete", f"delete action {act!r} on one row"
         elif method == "PUT" and addressed and linked_entity(entity, parent):
