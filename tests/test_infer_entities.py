@@ -326,3 +326,14 @@ def test_the_status_an_act_changes_is_kept_even_in_a_table_at_its_column_limit()
     assert next(t for t in spec.spec["tools"] if t["name"] == "SendDocument")["operation"]["fixed"] == {
         "status": "sent"
     }
+
+
+def test_the_login_status_is_the_caller_s_own_data():
+    tools = [
+        _tool("create_ticket", "Create a ticket.", {"title": _S}),
+        _tool("get_ticket", "Get a ticket.", {"ticket_id": {"type": "integer"}}),
+        _tool("ticket_get_login_status", "Get the login status of the current user.", {}),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "t", "groups": {"Ticket API": 3}}, tools, rows=5, seed=0).spec
+    read = next(t for t in spec["tools"] if t["name"] == "ticket_get_login_status")["operation"]
+    assert read["table"] == spec["session"]["table"] and "logins" not in spec["tables"]

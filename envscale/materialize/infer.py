@@ -357,6 +357,11 @@ _OWN_NOUNS = frozenset(
         "whoami",
         "info",
         "detail",
+        "login",
+        "logon",
+        "auth",
+        "authentication",
+        "session",
     }
 )
 _DEVICES = frozenset({"vehicle", "car", "device", "robot", "home", "thermostat"})
