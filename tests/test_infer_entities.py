@@ -337,3 +337,31 @@ def test_the_login_status_is_the_caller_s_own_data():
     spec = infer_spec({"domain_id": 0, "name": "t", "groups": {"Ticket API": 3}}, tools, rows=5, seed=0).spec
     read = next(t for t in spec["tools"] if t["name"] == "ticket_get_login_status")["operation"]
     assert read["table"] == spec["session"]["table"] and "logins" not in spec["tables"]
+
+
+def test_moving_a_file_names_it_by_its_source_and_sets_the_directory_it_goes_to():
+    tools = [
+        _tool("touch", "Create a file in the current directory.", {"file_name": _S}),
+        _tool("cat", "Display the contents of a file.", {"file_name": _S}),
+        _tool("mkdir", "Create a directory.", {"dir_name": _S}),
+        _tool("rmdir", "Remove a directory.", {"dir_name": _S}),
+        _tool("mv", "Move a file to a directory.", {"source": _S, "destination": _S}),
+        _tool("cp", "Copy a file to a directory.", {"source": _S, "destination": _S}),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "fs", "groups": {"Gorilla File System": 5}}, tools, rows=5, seed=0
+    )
+    validate_spec(spec.spec)
+    mv = next(t for t in spec.spec["tools"] if t["name"] == "mv")["operation"]
+    pk = spec.spec["tables"]["files"]["primary_key"]
+    assert mv["type"] == "update" and mv["key"] == {pk: "source"}
+    assert mv["set"]["directory_id"] == "destination"
+    assert "cp" not in {t["name"] for t in spec.spec["tools"]}  # a copy never moves the original
+    assert spec.spec["tables"]["files"]["columns"]["directory_id"]["references"] == "directories"
+    env = Environment(spec.spec)
+    env.reset()
+    state = env.dump()
+    dpk = spec.spec["tables"]["directories"]["primary_key"]
+    name, folder = state["files"][0][pk], state["directories"][-1][dpk]
+    assert env.step("mv", {"source": name, "destination": folder})["ok"]
+    assert env.dump()["files"][0]["directory_id"] == folder

@@ -410,6 +410,34 @@ def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
     )
 
 
+_SOURCES = frozenset({"source", "src", "source_path", "source_file", "from_path"})
+_DESTINATIONS = frozenset({"destination", "dest", "target", "destination_path", "target_path", "to_path"})
+_CONTAINERS = ("directory", "folder")
+_MOVES = frozenset({"mv", "move", "relocate"})
+
+
+def _move(use: _Use, tables: _Tables) -> None:
+    """`mv(source, destination)` moves a row into a container: `source` names the row (its key) and
+    `destination` the directory or folder it goes to (a reference), so that a move changes where the row
+    is and never stores the words of the call."""
+    if use.meaning.effect != "update" or use.key is not None or use.meaning.verb not in _MOVES:
+        return  # a copy (`cp`) makes a new row; it never moves the original
+    strings = {p: "_".join(tokens(p)) for p, sch in use.props.items() if json_type(sch) in ("string", None)}
+    source = next((p for p, w in strings.items() if w in _SOURCES), None)
+    destination = next((p for p, w in strings.items() if w in _DESTINATIONS), None)
+    entity = tables.tables[use.table]["entity"]
+    container = next((c for c in _CONTAINERS if c in tables.known and c != entity), None)
+    if source is None or destination is None or container is None:
+        return
+    use.key = source
+    use.values.pop(source, None)
+    use.values.pop(destination, None)
+    column = ident(f"{container}_id")
+    use.refs.pop(destination, None)
+    use.values[destination] = column
+    tables.explicit[(use.table, column)] = tables.table(container)
+
+
 def _singleton_table(domain: dict) -> str:
     """The entity of a domain's session row: a device or account named by its API, else `account`."""
     groups = domain.get("groups") or {}
@@ -595,6 +623,7 @@ def infer_spec(
             if target != ent:
                 use.refs[param] = target
                 tables.explicit[(use.table, ident(param))] = tables.table(target)
+        _move(use, tables)
 
     # 2. columns: keys, references, values, output fields, ranges
     for use in uses:
