@@ -365,3 +365,29 @@ def test_moving_a_file_names_it_by_its_source_and_sets_the_directory_it_goes_to(
     name, folder = state["files"][0][pk], state["directories"][-1][dpk]
     assert env.step("mv", {"source": name, "destination": folder})["ok"]
     assert env.dump()["files"][0]["directory_id"] == folder
+
+
+def test_a_singleton_resource_is_one_row_that_its_update_changes():
+    settings = {"type": "object", "properties": {"currency": _S, "retries": {"type": "integer"}}}
+    tools = [
+        api_tool("GetSettings", "GET", "/api/rns/settings", {}, [], settings),
+        api_tool("EditSettings", "POST", "/api/rns/settings", {"currency": _S}, ["currency"], settings),
+        api_tool("GetFeedConfiguration", "GET", "/api/orders/feed/config", {}, [], settings),
+        api_tool(
+            "FeedConfiguration", "POST", "/api/orders/feed/config", {"retries": {"type": "integer"}}, []
+        ),
+        api_tool("PlansAll", "GET", "/api/rns/plans", {}, [], {"type": "object", "properties": {"id": _S}}),
+        api_tool("PlansAdd", "POST", "/api/rns/plans", {"name": _S}, ["name"]),
+    ]
+    spec = _spec(tools, "subs")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    session = spec["session"]["table"]
+    assert ops["EditSettings"]["type"] == "update" and ops["EditSettings"]["table"] == session
+    assert ops["GetSettings"]["type"] == "get" and ops["GetSettings"]["table"] == session
+    assert ops["FeedConfiguration"]["type"] == "update" and ops["GetFeedConfiguration"]["table"] == session
+    assert not {"settings", "configs"} & set(spec["tables"])
+    env = Environment(spec)
+    env.reset()
+    assert env.step("EditSettings", {"currency": "EUR"})["ok"]
+    row = env.step("GetSettings", {})["result"]
+    assert "EUR" in row.values() and len(env.dump()[session]) == 1

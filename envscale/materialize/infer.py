@@ -45,6 +45,7 @@ from typing import Any
 from ..words.inflect import plural, singular
 from ..words.names import sanitize_name, tokens
 from ..words.semantics import (
+    SINGLETON_RESOURCES,
     ToolMeaning,
     agent_side,
     argument_role,
@@ -363,6 +364,7 @@ _OWN_NOUNS = frozenset(
         "authentication",
         "session",
     }
+    | SINGLETON_RESOURCES
 )
 _DEVICES = frozenset({"vehicle", "car", "device", "robot", "home", "thermostat"})
 

@@ -260,6 +260,8 @@ def _first_verb(words: list[str]) -> tuple[str | None, int]:
     return None, -1
 
 
+SINGLETON_RESOURCES = frozenset({"setting", "preference", "config", "configuration", "profile"})
+"""Resources an account has one of (`/settings`, `/feed/config`): a write to one changes it, never adds one."""
 ACT_STATUS: dict[str, tuple[str, ...]] = {
     "pay": ("paid",),
     "send": ("sent",),
@@ -780,6 +782,8 @@ def _meaning(
             effect, evidence = "delete", f"delete action {act!r} on one row"
         elif method == "PUT" and addressed and linked_entity(entity, parent):
             effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
+        elif method == "POST" and not addressed and not action and entity in SINGLETON_RESOURCES:
+            effect, evidence = "update", "HTTP POST to a singleton resource"
         elif method == "POST" and addressed and not action and not linked_entity(entity, parent):
             effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
