@@ -13,6 +13,12 @@ object makes the act its entity with the provider as parent (`walmart_purchase` 
 `walmart`); a follow, vote or like of a thing is a row of its own (`/user/follows/networks/{id}` -> a
 `followed_network` keyed by the network), so unfollowing never deletes the network.
 
+A key names the entity an environment has under another name (`resolve_entity`: `parent_folder_id` ->
+folders, `receiver_id` -> the people's table). An HTTP route decides what a write does to a row: a POST
+to an existing resource's path (`/Services/{Sid}`) or to a singleton (`/settings`) updates it, and an act
+on a row (`/orders/{id}/pay`, `/documents/{id}/send`, `/docks/{id}/activation`) moves it to the status
+the act leaves it in (`ACT_STATUS`), never adding a row named after the act.
+
 `graph` uses the entities to decide which APIs may share a domain, `materialize` turns meanings
 into operations, and `verify` checks a tool's behaviour against the meaning of its *name*, which
 it reads here independently of the operation `materialize` chose.
