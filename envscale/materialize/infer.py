@@ -7,10 +7,15 @@
   they are left out with their reason (`InferredSpec.excluded`). They stay in `api_pool`.
 - **entities are the objects of verbs** (`create_order` -> `orders`, `list_order_shipments` ->
   `shipments`) or the resources of OpenAPI routes (`/repos/{owner}/{repo}/issues/{n}` -> `issues`
-  with a `repo` parent); every other `*_id` argument becomes a foreign key to a real table (one is
-  added for an entity no tool keys). Tools that address no row of their own (`fillFuelTank`,
-  `setHeadlights`, `get_account_info` in an API without account ids) act on the environment's
-  *session* row: one row of a singleton table, the logged-in user or the device being controlled.
+  with a `repo` parent); every other `*_id` argument becomes a foreign key to a real table: the table of
+  the entity it names, under another name where the environment has it (`parent_folder_id` -> folders,
+  `receiver_id`/`assignee_id` -> the people's table); one is added only for an entity nothing fits, and
+  holds what the API's schemas say of it (`customer_name` -> `customers.name`; a name at least).
+  Writes that address no row of their own (`fillFuelTank`, `setHeadlights`) act on the environment's
+  *session* row: one row of a singleton table, the logged-in user or the device being controlled. A
+  read answers from it only when it reads the caller's own data (`reads_own`: "my", "current", account,
+  profile or settings, `/users/me`, anything of a controlled device); every other read reads its
+  entity (`getCommentsByArticleId` lists comments by article, `retrieve_invoice` lists invoices).
 - **arguments are sorted** into keys, references, filters, range bounds (`min_price` -> `price >=`,
   `created_after` -> `created_at >=`), text searches and options; pagination and output options
   (`page`, `limit`, `sort*`, `format`, `verbose`, `include_*`) never become columns or filters.
@@ -40,6 +45,7 @@ from typing import Any
 from ..words.inflect import plural, singular
 from ..words.names import sanitize_name, tokens
 from ..words.semantics import (
+    SINGLETON_RESOURCES,
     ToolMeaning,
     agent_side,
     argument_role,
@@ -48,7 +54,9 @@ from ..words.semantics import (
     linked_entity,
     name_key_entity,
     path_entities,
+    person_entity,
     range_column,
+    resolve_entity,
     tool_meaning,
 )
 from ..words.verbs import RETIRED_STATUSES
@@ -94,6 +102,73 @@ def column_type(schema: Any) -> str:
     return _JSON_TO_COLUMN.get(json_type(schema) or "", "json")
 
 
+PAGE_FIELDS = frozenset(
+    {
+        "links",
+        "meta",
+        "next_page_url",
+        "previous_page_url",
+        "prev_page_url",
+        "first_page_url",
+        "last_page_url",
+        "nextpageurl",
+        "page_size",
+        "pagesize",
+        "per_page",
+        "has_more",
+        "hasmore",
+        "next_cursor",
+        "nextcursor",
+        "next_page_token",
+        "nextpagetoken",
+        "cursor",
+        "cursors",
+        "pagination",
+        "paging",
+        "page_info",
+        "pageinfo",
+    }
+)
+"""Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""
+ENVELOPE_FIELDS = PAGE_FIELDS | {
+    "total",
+    "count",
+    "limit",
+    "offset",
+    "next",
+    "page",
+    "total_count",
+    "totalcount",
+    "previous",
+    "prev",
+    "status",
+    "status_code",
+    "statuscode",
+    "service",
+    "resource",
+    "operation",
+    "success",
+    "object",
+    "url",
+    "uri",
+    "first_page_uri",
+    "next_page_uri",
+    "previous_page_uri",
+    "page_size",
+    "start",
+    "end",
+    "_links",
+    "_meta",
+    "request_id",
+}
+"""The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
+_WRAPPERS = frozenset(
+    {"items", "data", "results", "records", "values", "result", "content", "entries", "payload"}
+)
+_ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "start", "end"})
+"""Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
+
+
 def output_fields(schema: Any) -> dict:
     """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages)."""
     if not isinstance(schema, dict):
@@ -108,36 +183,31 @@ def output_fields(schema: Any) -> dict:
                 props.update(part["properties"])
         if not props:
             return {}
-    page_fields = {
-        "total",
-        "count",
-        "limit",
-        "offset",
-        "cursor",
-        "next",
-        "next_cursor",
-        "page",
-        "per_page",
-        "has_more",
-        "next_page_token",
-        "links",
-        "meta",
-        "total_count",
-        "previous",
-        "prev",
-    }
-    for wrapper in ("items", "data", "results", "records", "values"):
-        inner = props.get(wrapper)
-        others = set(props) - {wrapper}
-        if isinstance(inner, dict) and inner.get("type") == "array" and others <= page_fields:
-            return output_fields(inner)  # a page of rows, not a row holding a list
+    payloads = [
+        f
+        for f, inner in props.items()
+        if isinstance(inner, dict)
+        and (inner.get("type") in ("array", "object") or "properties" in inner or "items" in inner)
+        and f.lower() not in ENVELOPE_FIELDS
+    ]
+    others = {f.lower() for f in props if f not in payloads}
+    wrapped = payloads and (
+        payloads[0].lower() in _WRAPPERS
+        or others & (ENVELOPE_FIELDS - _ROW_LIKE)  # `{services: [...], meta}`
+    )
+    if len(payloads) == 1 and others <= ENVELOPE_FIELDS and wrapped:
+        nested = output_fields(
+            props[payloads[0]]
+        )  # `{data: {...}, status_code, meta}`: the row, not the envelope
+        if nested:
+            return nested
     if len(props) == 1:
         (inner,) = props.values()
         if isinstance(inner, dict) and inner.get("type") in ("array", "object"):
             nested = output_fields(inner)
             if nested:
                 return nested
-    return props
+    return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
 
 
 @dataclass
@@ -179,6 +249,8 @@ class _Tables:
         self.session: str | None = None  # the singleton table holding the session row
         self.explicit: dict[tuple[str, str], str] = {}  # (table, column) -> table a route names
         self.unique: dict[str, list[str]] = {}  # table -> columns that together name one row
+        self.known: set[str] = set()  # the entities tools act on
+        self.person: str | None = None  # the entity holding the environment's people
 
     def table(self, entity: str, pk: str | None = None) -> str:
         name = ident(plural(entity))
@@ -188,10 +260,10 @@ class _Tables:
             self.key_types[name] = Counter()
         return name
 
-    def column(self, table: str, column: str, schema: Any) -> str | None:
+    def column(self, table: str, column: str, schema: Any, *, force: bool = False) -> str | None:
         columns = self.tables[table]["columns"]
         if column not in columns:
-            if len(columns) >= self.max_columns:
+            if len(columns) >= self.max_columns and not force:
                 return None
             columns[column] = None
         if schema is not None:
@@ -272,6 +344,102 @@ def _refine(tool: dict, m: ToolMeaning, ids: Counter) -> ToolMeaning:
     return m
 
 
+_SELF_WORDS = frozenset({"my", "me", "mine", "own", "self", "current", "whoami"})
+_OWN_NOUNS = frozenset(
+    {
+        "account",
+        "user",
+        "profile",
+        "setting",
+        "preference",
+        "me",
+        "self",
+        "identity",
+        "whoami",
+        "info",
+        "detail",
+        "login",
+        "logon",
+        "auth",
+        "authentication",
+        "session",
+    }
+    | SINGLETON_RESOURCES
+)
+_DEVICES = frozenset({"vehicle", "car", "device", "robot", "home", "thermostat"})
+
+
+def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
+    """Whether a read with no row of its own reads the caller's own data, answered by the session row.
+
+    The caller's own data is what its name says is theirs ("my", "me", "current", "self"), their account,
+    profile or settings (`get_account_info`, `getTaxSettings`, `GET /users/me`, `GET /user`), an attribute of
+    the session row (`get_balance`), or anything of a controlled device (`check_tire_pressure` reads the
+    vehicle). Every other read reads its own entity: `getCommentsByArticleId` lists comments,
+    `retrieve_invoice` lists invoices, never the account row.
+
+    Args:
+        tool: the tool (its name and HTTP route).
+        m: its meaning.
+        singleton: the entity of the domain's session row (`account`, `vehicle` ...).
+
+    Returns:
+        True when the session row answers it.
+
+    Example:
+
+    ```python
+    >>> from envscale.words.semantics import tool_meaning
+    >>> reads_own({"name": "getCommentsByArticleId"}, tool_meaning("getCommentsByArticleId"), "account")
+    False
+    >>> reads_own({"name": "get_my_profile"}, tool_meaning("get_my_profile"), "account")
+    True
+    ```
+    """
+    if singleton in _DEVICES or m.entity in (_SESSION, singleton):
+        return True
+    words = set(tokens(tool.get("original_name") or tool.get("name") or ""))
+    if words & _SELF_WORDS:
+        return True
+    nouns = {m.entity, *(m.entity or "").split("_")[-1:]}
+    if nouns & (_OWN_NOUNS | _ATTRIBUTE_NOUNS):
+        return True
+    notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    segments = [seg for seg in str(notes.get("path") or "").strip("/").split("/") if seg]
+    statics = [singular(seg.lower()) for seg in segments if not seg.startswith("{")]
+    return "me" in statics or bool(
+        segments and not segments[-1].startswith("{") and statics[-1] in _OWN_NOUNS
+    )
+
+
+_SOURCES = frozenset({"source", "src", "source_path", "source_file", "from_path"})
+_DESTINATIONS = frozenset({"destination", "dest", "target", "destination_path", "target_path", "to_path"})
+_CONTAINERS = ("directory", "folder")
+_MOVES = frozenset({"mv", "move", "relocate"})
+
+
+def _move(use: _Use, tables: _Tables) -> None:
+    """`mv(source, destination)` moves a row into a container: `source` names the row (its key) and
+    `destination` the directory or folder it goes to (a reference), so that a move changes where the row
+    is and never stores the words of the call."""
+    if use.meaning.effect != "update" or use.key is not None or use.meaning.verb not in _MOVES:
+        return  # a copy (`cp`) makes a new row; it never moves the original
+    strings = {p: "_".join(tokens(p)) for p, sch in use.props.items() if json_type(sch) in ("string", None)}
+    source = next((p for p, w in strings.items() if w in _SOURCES), None)
+    destination = next((p for p, w in strings.items() if w in _DESTINATIONS), None)
+    entity = tables.tables[use.table]["entity"]
+    container = next((c for c in _CONTAINERS if c in tables.known and c != entity), None)
+    if source is None or destination is None or container is None:
+        return
+    use.key = source
+    use.values.pop(source, None)
+    use.values.pop(destination, None)
+    column = ident(f"{container}_id")
+    use.refs.pop(destination, None)
+    use.values[destination] = column
+    tables.explicit[(use.table, column)] = tables.table(container)
+
+
 def _singleton_table(domain: dict) -> str:
     """The entity of a domain's session row: a device or account named by its API, else `account`."""
     groups = domain.get("groups") or {}
@@ -326,8 +494,10 @@ def infer_spec(
             keyed[m.entity] += 1
     singleton = None
 
-    def entity_table(m: ToolMeaning, props: dict, path_keys: dict) -> tuple[str, str | None]:
-        """(table, key argument) a tool acts on."""
+    def entity_table(
+        tool: dict, m: ToolMeaning, props: dict, path_keys: dict
+    ) -> tuple[str | None, str | None]:
+        """(table, key argument) a tool acts on; no table for a read of nothing the environment holds."""
         nonlocal singleton
         own = None
         for param, ent in path_keys.items():  # `/lists/{tasklist}/tasks/{task}`: `task` keys a task
@@ -357,6 +527,10 @@ def infer_spec(
                 ent = key_entity(param) or name_key_entity(param)
                 if ent:
                     return tables.table(ent, ident(param) if name_key_entity(param) else None), param
+        if m.effect == "read" and not reads_own(tool, m, _singleton_table(domain)):
+            if m.entity is None or m.entity == _SESSION:
+                return None, None  # reads nothing the environment holds
+            return tables.table(m.entity), None  # `getCommentsByArticleId`: comments, filtered by article
         if singleton is None:
             singleton = _singleton_table(domain)
             tables.session = ident(plural(singleton))
@@ -368,7 +542,13 @@ def infer_spec(
         props = params.get("properties") or {}
         notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
         path_keys = path_entities(notes.get("path"))
-        table, key = entity_table(m, props, path_keys)
+        table, key = entity_table(tool, m, props, path_keys)
+        if table is None:
+            excluded.append({"tool": tool["name"], "reason": "a read of nothing the environment holds"})
+            continue
+        if table == tables.session and m.effect == "read" and m.entity != _SESSION:
+            # what the caller's own row says of them: `check_tire_pressure` reads the vehicle's pressure
+            m = replace(m, entity=tables.tables[table]["entity"], parent=m.entity or m.parent)
         use = _Use(tool, m, table, props, set(params.get("required") or []), key=key)
         entity = tables.tables[table]["entity"]
         if (
@@ -432,6 +612,21 @@ def infer_spec(
             }
         uses.append(use)
 
+    # 1b. a key naming an entity the environment has under another name references that entity's table:
+    # `parent_folder_id` -> folders, `receiver_id` -> users; a key-only table only when no entity fits
+    tables.known = {tables.tables[u.table]["entity"] for u in uses}
+    tables.person = person_entity(tables.known)
+    if tables.person is None and tables.session:
+        session_entity = tables.tables[tables.session]["entity"]
+        tables.person = session_entity if session_entity in ("account", "user", "profile") else None
+    for use in uses:
+        for param, ent in list(use.refs.items()):
+            target = resolve_entity(ent, tables.known, person=tables.person)
+            if target != ent:
+                use.refs[param] = target
+                tables.explicit[(use.table, ident(param))] = tables.table(target)
+        _move(use, tables)
+
     # 2. columns: keys, references, values, output fields, ranges
     for use in uses:
         t = tables.tables[use.table]
@@ -468,11 +663,18 @@ def infer_spec(
             t = tables.tables[use.table]
             m = use.meaning
             if m.entity == t["entity"]:
-                use.status_col = _status_column(t) or "status"
+                enums = {
+                    c: [v for sch in tables.schemas.get((use.table, c), []) for v in _enum(sch)]
+                    for c in t["columns"]
+                }
+                use.status_col = (
+                    act_status_column(t["columns"], enums, t["entity"], m.status_value) or "status"
+                )
             else:  # `startEngine` on the vehicle: the engine's own status column
                 use.status_col = ident("_".join(x for x in (m.parent, m.entity, "status") if x))
-            tables.column(use.table, use.status_col, None)
+            tables.column(use.table, use.status_col, None, force=True)  # what the act changes, always
 
+    _describe_stubs(tables, uses, [tool for tool, _ in kept])
     natural = _natural_keys(uses, tables)
     spec_tables = _finish_tables(tables, uses)
     for table, group in tables.unique.items():
@@ -525,6 +727,91 @@ def infer_spec(
         spec["session"] = {"table": table}
         spec["data"]["rows"][table] = 1
     return InferredSpec(spec, excluded, notes)
+
+
+_SCALARS = ("string", "integer", "number", "boolean")
+_KEY_WORDS = ("id", "key", "uuid", "gid", "ids", "type")
+
+
+def described_fields(entity: str, schemas: list[Any]) -> dict[str, Any]:
+    """The fields an API's own schemas give an entity that no tool reads or writes.
+
+    Two places say what a referenced thing holds: an object named after it (`"organizer": {"properties":
+    {"name": ..., "email": ...}}` in a response or a request body) and its fields flattened beside its key
+    (`customer_id`, `customer_name`, `customerEmail` -> the customer's `name` and `email`).
+
+    Args:
+        entity: the entity (`customer`).
+        schemas: the JSON schemas to read (output schemas, parameters).
+
+    Returns:
+        `{column: schema}`, first seen first; keys of other entities are left out.
+
+    Example:
+
+    ```python
+    >>> described_fields("customer", [{"properties": {"customer_id": {}, "customer_name": {"type": "string"}}}])
+    {'name': {'type': 'string'}}
+    ```
+    """
+    found: dict[str, Any] = {}
+    names = {entity, ident(plural(entity))}
+
+    def walk(schema: Any, depth: int) -> None:
+        if not isinstance(schema, dict) or depth > 8:
+            return
+        for part in ("allOf", "oneOf", "anyOf"):
+            for sub in schema.get(part) or []:
+                walk(sub, depth + 1)
+        walk(schema.get("items"), depth + 1)
+        props = schema.get("properties")
+        if not isinstance(props, dict):
+            return
+        for fname, sub in props.items():
+            column = ident(fname)
+            if column in names:
+                for inner, inner_schema in output_fields(sub).items():
+                    col = ident(inner)
+                    own_key = col in {f"{entity}_{k}" for k in _KEY_WORDS}
+                    if col != "id" and not key_entity(inner) and col not in names and not own_key:
+                        found.setdefault(col, inner_schema)
+            elif column.startswith(entity + "_") and json_type(sub) in _SCALARS:
+                attr = column[len(entity) + 1 :]
+                numbered = attr[:1].isdigit()  # `team_1`, `team_2`: two teams, not fields of one
+                if (
+                    attr not in ("id", "key", "uuid", "gid", "ids", "type")
+                    and not key_entity(attr)
+                    and not numbered
+                ):
+                    found.setdefault(attr, sub)
+            walk(sub, depth + 1)
+
+    for schema in schemas:
+        walk(schema, 0)
+    return found
+
+
+def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> None:
+    """A table of keys alone (made for a key that names it, or read by tools that say nothing of its rows)
+    holds the columns the API's schemas give its entity (`described_fields`), and at least a `name` a
+    person can refer to it by. A table some tool writes keeps what its writes give it."""
+    written = {u.table for u in uses if u.meaning.effect != "read"}
+    schemas = [s for tool in tools for s in (tool.get("output_schema"), tool.get("parameters")) if s]
+    for table, t in tables.tables.items():
+        keys = {
+            c for c in t["columns"] if c == t["primary_key"] or key_entity(c) or (table, c) in tables.explicit
+        }
+        if table in written or set(t["columns"]) != keys:
+            continue
+        fields = described_fields(t["entity"], schemas)
+        if not any(json_type(s) == "string" for s in fields.values()):
+            fields.setdefault("name", {"type": "string", "description": f"The {t['entity']}'s name."})
+        for column, schema in fields.items():
+            tables.column(
+                table,
+                column,
+                {k: v for k, v in schema.items() if k != "x-in"} if isinstance(schema, dict) else None,
+            )
 
 
 def _natural_keys(uses: list[_Use], tables: _Tables) -> dict[str, str]:
@@ -629,6 +916,36 @@ def _addressed_by_name(uses: list[_Use], table: str, column: str) -> bool:
     return False
 
 
+def _enum(schema: Any) -> list:
+    enum = schema.get("enum") if isinstance(schema, dict) else None
+    return enum if isinstance(enum, list) else []
+
+
+def act_status_column(columns: Any, enums: dict, entity: str, values: tuple) -> str | None:
+    """The status column an act on a row changes: the one whose values hold what the act sets (`pay` ->
+    `payment_status: paid`), else the row's own status (`status`, `state`, `<entity>_status`); never
+    another status of the row (`delete_appointment` never sets `payment_status`, `SendDocument` never
+    sets it to `sent`).
+
+    Args:
+        columns: the table's column names.
+        enums: `{column: values}` of its enum columns.
+        entity: the table's entity (`appointment`).
+        values: the status values the act sets, preferred first (empty for a delete).
+
+    Returns:
+        The column, or None when the row has no status of its own for the act.
+    """
+    own = (*_STATUS_NAMES, f"{entity}_status", f"{entity}_state")
+    statuses = [c for c in columns if c in own]
+    statuses += [c for c in columns if c not in own and c.endswith(("_status", "_state"))]
+    for value in values:
+        hit = next((c for c in statuses if value in (enums.get(c) or [])), None)
+        if hit:
+            return hit
+    return next((c for c in statuses if c in own), None)
+
+
 def _status_column(tspec: dict) -> str | None:
     return next((c for c in tspec["columns"] if c in _STATUS_NAMES or c.endswith("_status")), None)
 
@@ -712,6 +1029,8 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
             if (not ent and not explicit) or column == tspec["primary_key"]:
                 continue
             target = explicit or ident(plural(ent))
+            if target not in out and ent and not explicit:  # `parent_folder_id` in a row a tool returns
+                target = ident(plural(resolve_entity(ent, tables.known, person=tables.person)))
             if target not in out or target == table:
                 continue
             target_pk = out[target]["columns"][out[target]["primary_key"]]
@@ -841,8 +1160,9 @@ def _operation(
         return op, None
     if key is None:
         return None, f"{m.effect} tool without a key to address a row of {table}"
-    if m.effect == "delete":
-        status = _status_column(tspec)
+    if m.effect == "delete":  # retired by its own status (`status`, `order_status`), never `payment_status`
+        enums = {c: spec.get("enum") or [] for c, spec in columns.items()}
+        status = act_status_column(columns, enums, singular(table), ())
         retired = [v for v in columns[status].get("enum", []) if v in RETIRED_STATUSES] if status else []
         if retired:
             op = {"type": "update", "table": table, "key": key, "fixed": {status: retired[0]}}

@@ -13,6 +13,12 @@ object makes the act its entity with the provider as parent (`walmart_purchase` 
 `walmart`); a follow, vote or like of a thing is a row of its own (`/user/follows/networks/{id}` -> a
 `followed_network` keyed by the network), so unfollowing never deletes the network.
 
+A key names the entity an environment has under another name (`resolve_entity`: `parent_folder_id` ->
+folders, `receiver_id` -> the people's table). An HTTP route decides what a write does to a row: a POST
+to an existing resource's path (`/Services/{Sid}`) or to a singleton (`/settings`) updates it, and an act
+on a row (`/orders/{id}/pay`, `/documents/{id}/send`, `/docks/{id}/activation`) moves it to the status
+the act leaves it in (`ACT_STATUS`), never adding a row named after the act.
+
 `graph` uses the entities to decide which APIs may share a domain, `materialize` turns meanings
 into operations, and `verify` checks a tool's behaviour against the meaning of its *name*, which
 it reads here independently of the operation `materialize` chose.
@@ -260,6 +266,58 @@ def _first_verb(words: list[str]) -> tuple[str | None, int]:
     return None, -1
 
 
+SINGLETON_RESOURCES = frozenset({"setting", "preference", "config", "configuration", "profile"})
+"""Resources an account has one of (`/settings`, `/feed/config`): a write to one changes it, never adds one."""
+ACT_STATUS: dict[str, tuple[str, ...]] = {
+    "pay": ("paid",),
+    "send": ("sent",),
+    "resend": ("sent",),
+    "submit": ("submitted",),
+    "run": ("running", "started"),
+    "execute": ("executed", "running"),
+    "trigger": ("triggered", "running"),
+    "acknowledge": ("acknowledged",),
+    "unsuspend": ("active", "unsuspended"),
+    "merge": ("merged",),
+    "verify": ("verified",),
+    "sign": ("signed",),
+    "dispatch": ("dispatched", "shipped"),
+    "commit": ("committed",),
+    "stage": ("staged",),
+    "unstage": ("unstaged",),
+    "import": ("imported",),
+}
+"""Acts on a row that are not status verbs (`STATUS_VERBS`) but leave the row in a state of their own: a
+paid order, a sent document, a running monitor. An act changes the row it acts on; it is never a row."""
+_ACT_NOUNS = {
+    "activation": "activate",
+    "deactivation": "deactivate",
+    "acknowledgment": "acknowledge",
+    "acknowledgement": "acknowledge",
+    "cancellation": "cancel",
+    "approval": "approve",
+    "confirmation": "confirm",
+    "completion": "complete",
+    "publication": "publish",
+    "suspension": "suspend",
+    "submission": "submit",
+    "verification": "verify",
+}
+_ACT_SEPARATORS = frozenset({"lifecycle", "actions", "action"})
+
+
+def act_on_row(segments: list[str], tail: str) -> bool:
+    """Whether a route's last segment is an act on the row its parameter before names: `/orders/{id}/pay`,
+    `/users/{id}/lifecycle/unsuspend`, `/docks/{id}/activation` (a noun of a status verb); never a
+    sub-resource (`/orders/{id}/payments`) nor a collection's own route (`/collections/merge`)."""
+    if tail not in ACT_STATUS and tail not in _ACT_NOUNS and tail not in STATUS_VERBS:
+        return False
+    if not segments or "_".join(tokens(segments[-1])) != tail:
+        return False
+    before = [seg for seg in segments[:-1] if seg.lower() not in _ACT_SEPARATORS]
+    return bool(before) and before[-1].startswith(("{", ":"))
+
+
 def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str | None, bool, str | None]:
     """(entity, parent, addresses one row, action) of an OpenAPI route.
 
@@ -274,15 +332,17 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     nouns: list[str] = []
     adjacent: set[int] = set()  # indexes of nouns that directly follow another noun segment
     last_is_param = False
-    for seg in segments:
+    for i, seg in enumerate(segments):
         if seg.startswith("{") or seg.startswith(":"):
             last_is_param = True
             continue
         words = tokens(seg)
+        keyed = i + 1 < len(segments) and segments[i + 1].startswith(("{", ":"))
         if (
             not words
             or seg.startswith("@")
-            or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|services?|me|self|current|public|admin", seg.lower())
+            or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|me|self|current|public|admin", seg.lower())
+            or (re.fullmatch(r"services?", seg.lower()) and not keyed)  # `/Services/{Sid}` names a service
         ):
             continue
         if nouns and not last_is_param:
@@ -300,6 +360,13 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
         ):
             action = verb if verb and tail.startswith(verb) else tail
             nouns.pop()
+            last_is_param = True
+        elif act_on_row(segments, tail):
+            # `/orders/{id}/pay`, `/documents/{id}/send`, `/docks/{id}/activation`: an act on the row before
+            action = _ACT_NOUNS.get(tail, tail)
+            nouns.pop()
+            while nouns and nouns[-1] in _ACT_SEPARATORS:
+                nouns.pop()
             last_is_param = True
         elif tail in _LOOKUP_VERBS and nouns[-1] == tail and len(nouns) > 1:
             action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
@@ -556,6 +623,66 @@ def path_entities(path: str | None) -> dict[str, str]:
     return out
 
 
+QUALIFIERS = frozenset(
+    "parent source target destination dest src new old primary secondary original current default main "
+    "previous next prev base root home from to linked related preferred assigned selected".split()
+)
+"""Words that say which one of an entity a key names, not what it is: `parent_folder_id` names a folder,
+`destination_account_id` an account."""
+PERSON_ROLES = frozenset(
+    "receiver recipient sender assignee assigner owner author creator reporter member organizer organiser "
+    "attendee participant requester requestor approver reviewer editor invitee inviter host follower "
+    "followee commenter poster uploader modifier updater".split()
+)
+"""Roles a person plays towards a row: a `receiver_id`, an `assignee_id` or an `owner_id` names a person."""
+PERSON_ENTITIES = ("user", "contact", "member", "person", "people", "customer", "employee")
+"""The entities that are people, in the order a role resolves to the first one an environment has."""
+_SYNONYMS = {"folder": "directory", "directory": "folder", "dir": "directory"}
+
+
+def resolve_entity(entity: str, known: Any, *, person: str | None = None) -> str:
+    """The entity of an environment a key names when it names it under another name.
+
+    Args:
+        entity: what the key says (`key_entity("parent_folder_id")` -> `parent_folder`).
+        known: the entities the environment has (tables its tools act on).
+        person: the environment's person entity (`user`, `contact` ...) when it has one; a person role
+            (`receiver`, `assignee`, `owner`) resolves to it when no entity of the role's own name exists.
+
+    Returns:
+        `entity` itself when the environment has it; else, in order, the entity left after the leading
+        qualifiers (`parent_folder` -> `folder`, `destination_account` -> `account`), its synonym
+        (`folder` -> `directory`), or the person entity for a person role; else `entity` unchanged.
+
+    Example:
+
+    ```python
+    >>> resolve_entity("parent_folder", {"folder", "file"})
+    'folder'
+    >>> resolve_entity("receiver", {"user", "message"}, person="user")
+    'user'
+    >>> resolve_entity("design", {"project"})
+    'design'
+    ```
+    """
+    if entity in known:
+        return entity
+    words = entity.split("_")
+    while len(words) > 1 and words[0] in QUALIFIERS:
+        words = words[1:]
+    for word in ("_".join(words), _SYNONYMS.get("_".join(words), "")):
+        if word in known:
+            return word
+    if person and person in known and "_".join(words) in PERSON_ROLES:
+        return person
+    return entity
+
+
+def person_entity(known: Any) -> str | None:
+    """The entity of an environment that holds its people (`user`, `contact`, `member` ...), or None."""
+    return next((p for p in PERSON_ENTITIES if p in known), None)
+
+
 def name_key_entity(param: str) -> str | None:
     """The entity a natural-key parameter names: `file_name` -> `file`, `username` -> `user`."""
     match = _NAME_KEYS.match(param)
@@ -655,10 +782,16 @@ def _meaning(
             effect, evidence = "delete", "HTTP DELETE"
         elif addressed and act in STATUS_VERBS:
             effect, status_values, evidence = "status", STATUS_VERBS[act], f"status action {act!r} on one row"
+        elif addressed and act in ACT_STATUS:
+            effect, status_values, evidence = "status", ACT_STATUS[act], f"act {act!r} on one row"
         elif addressed and act in DELETE_VERBS:
             effect, evidence = "delete", f"delete action {act!r} on one row"
         elif method == "PUT" and addressed and linked_entity(entity, parent):
             effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
+        elif method == "POST" and not addressed and not action and entity in SINGLETON_RESOURCES:
+            effect, evidence = "update", "HTTP POST to a singleton resource"
+        elif method == "POST" and addressed and not action and not linked_entity(entity, parent):
+            effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
             effect, evidence = "update", f"HTTP {method} on one row"
         elif verb in READ_ONLY_VERBS and at == 0:

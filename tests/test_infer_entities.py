@@ -1,0 +1,393 @@
+"""Entities resolved: a key naming an entity the environment has under another name references that
+entity's table (`parent_folder_id` -> folders, `receiver_id` -> users), and a table made for a key no tool
+acts on holds what the API's own schemas say of it (a name at least), never the key alone."""
+
+from apitools import api_tool
+
+from envscale.env import Environment, validate_spec
+from envscale.materialize.infer import described_fields, infer_spec
+from envscale.words.semantics import person_entity, resolve_entity
+
+_S = {"type": "string"}
+_ID = {"type": "string", "x-in": "path"}
+
+
+def _spec(tools, name="files"):
+    spec = infer_spec(
+        {"domain_id": 0, "name": name, "groups": {"Files API": len(tools)}}, tools, rows=5, seed=0
+    )
+    validate_spec(spec.spec)
+    return spec.spec
+
+
+def _file_tools():
+    file_ = {"type": "object", "properties": {"id": _S, "name": _S, "parent_folder_id": _S}}
+    folder = {"type": "object", "properties": {"id": _S, "name": _S}}
+    return [
+        api_tool("foldersAdd", "POST", "/folders", {"name": _S}, ["name"], folder, group="Files API"),
+        api_tool("foldersAll", "GET", "/folders", {}, [], folder, group="Files API"),
+        api_tool("filesOne", "GET", "/files/{id}", {"id": _ID}, ["id"], file_, group="Files API"),
+        api_tool(
+            "filesUpdate",
+            "PATCH",
+            "/files/{id}",
+            {"id": _ID, "name": _S, "parent_folder_id": _S},
+            ["id"],
+            file_,
+            group="Files API",
+        ),
+        api_tool("filesAll", "GET", "/files", {}, [], file_, group="Files API"),
+    ]
+
+
+def test_a_qualified_key_names_the_entity_after_its_qualifiers():
+    assert resolve_entity("parent_folder", {"folder", "file"}) == "folder"
+    assert resolve_entity("destination_account", {"account"}) == "account"
+    assert resolve_entity("parent_folder", {"directory", "file"}) == "directory"  # a synonym
+    assert resolve_entity("design", {"project"}) == "design"  # nothing fits: unchanged
+    assert resolve_entity("folder", {"folder"}) == "folder"
+
+
+def test_a_person_role_names_the_environment_s_person_entity():
+    known = {"message", "contact"}
+    assert person_entity(known) == "contact"
+    assert resolve_entity("receiver", known, person="contact") == "contact"
+    assert resolve_entity("new_owner", known, person="contact") == "contact"
+    assert resolve_entity("receiver", known) == "receiver"  # no person entity: unchanged
+    assert resolve_entity("owner", {"owner", "contact"}, person="contact") == "owner"  # its own entity wins
+
+
+def test_moving_a_file_to_a_folder_references_the_folders_table():
+    spec = _spec(_file_tools())
+    assert "parent_folders" not in spec["tables"]
+    assert spec["tables"]["files"]["columns"]["parent_folder_id"]["references"] == "folders"
+    env = Environment(spec)
+    env.reset()
+    state = env.dump()
+    file_id, folder_id = state["files"][0]["file_id"], state["folders"][-1]["folder_id"]
+    out = env.step("filesUpdate", {"id": file_id, "parent_folder_id": folder_id})
+    assert out["ok"], out
+    assert env.step("filesOne", {"id": file_id})["result"]["parent_folder_id"] == folder_id
+
+
+def test_messaging_a_receiver_references_the_users_table():
+    tools = [
+        {
+            "id": f"t{i}",
+            "name": name,
+            "description": desc,
+            "parameters": {"type": "object", "properties": props, "required": list(props)},
+        }
+        for i, (name, desc, props) in enumerate(
+            [
+                ("add_user", "Add a user.", {"user_name": _S}),
+                ("list_users", "List all users.", {}),
+                ("send_message", "Send a message to a user.", {"receiver_id": _S, "message": _S}),
+                ("delete_message", "Delete a message.", {"message_id": _S}),
+            ]
+        )
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "msg", "groups": {"Message API": 4}}, tools, rows=5, seed=0
+    ).spec
+    validate_spec(spec)
+    assert "receivers" not in spec["tables"]
+    assert spec["tables"]["messages"]["columns"]["receiver_id"]["references"] == "users"
+
+
+def test_a_table_no_tool_acts_on_holds_what_the_schemas_say_of_its_entity():
+    order = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "customer_id": _S,
+            "customer_name": _S,
+            "customerEmail": _S,
+            "hotel_id": _S,
+            "total": {"type": "number"},
+        },
+    }
+    tools = [
+        api_tool("ordersAdd", "POST", "/orders", {"customer_id": _S, "hotel_id": _S}, ["customer_id"], order),
+        api_tool("ordersOne", "GET", "/orders/{id}", {"id": _ID}, ["id"], order),
+        api_tool("ordersAll", "GET", "/orders", {}, [], order),
+    ]
+    spec = _spec(tools, "orders")
+    customers = spec["tables"]["customers"]["columns"]
+    assert {"name", "email"} <= set(customers) and customers["name"]["type"] == "string"
+    hotels = spec["tables"]["hotels"]["columns"]  # the API says nothing of hotels: a name to know it by
+    assert set(hotels) == {"hotel_id", "name"}
+    env = Environment(spec)
+    env.reset()
+    assert all(row["name"] for row in env.dump()["customers"])
+
+
+def test_described_fields_read_named_objects_and_flattened_fields_but_never_keys_or_numbered_twins():
+    schemas = [
+        {
+            "properties": {
+                "organizer": {"type": "object", "properties": {"email": _S, "organizer_key": _S, "id": _S}},
+                "organizer_name": _S,
+                "team_1": _S,
+                "team_2": _S,
+                "customer_id": _S,
+            }
+        }
+    ]
+    assert set(described_fields("organizer", schemas)) == {"email", "name"}
+    assert described_fields("team", schemas) == {}
+
+
+def _tool(name, desc, props, output=None):
+    return {
+        "id": name,
+        "name": name,
+        "description": desc,
+        "parameters": {"type": "object", "properties": props, "required": list(props)},
+        "output_schema": output,
+    }
+
+
+def test_the_session_row_answers_only_reads_of_the_caller_s_own_data():
+    article = {"type": "object", "properties": {"id": {"type": "integer"}, "title": _S}}
+    comment = {"type": "object", "properties": {"body_html": _S, "article_id": {"type": "integer"}}}
+    tools = [
+        _tool("createArticle", "Create an article.", {"title": _S}, article),
+        _tool("getArticleById", "Get an article.", {"article_id": {"type": "integer"}}, article),
+        _tool(
+            "getCommentsByArticleId", "Comments of an article.", {"article_id": {"type": "integer"}}, comment
+        ),
+        _tool(
+            "retrieve_invoice", "Retrieve the invoice.", {}, {"type": "object", "properties": {"total": _S}}
+        ),
+        _tool("getMyProfile", "The caller's profile.", {}, {"type": "object", "properties": {"email": _S}}),
+        _tool("getTaxSettings", "The tax settings.", {}, {"type": "object", "properties": {"vat": _S}}),
+        _tool("getTags", "The tags.", {}),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "blog", "groups": {"Blog API": 6}}, tools, rows=5, seed=0).spec
+    validate_spec(spec)
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    session = spec["session"]["table"]
+    assert (
+        ops["getCommentsByArticleId"]["table"] == "comments"
+        and ops["getCommentsByArticleId"]["type"] == "list"
+    )
+    assert {"column": "article_id", "arg": "article_id", "op": "eq"} in ops["getCommentsByArticleId"][
+        "filters"
+    ]
+    assert spec["tables"]["comments"]["columns"]["article_id"]["references"] == "articles"
+    assert ops["retrieve_invoice"]["table"] == "invoices" and ops["retrieve_invoice"]["type"] == "list"
+    # a read that says nothing of its rows: a name to know them by
+    assert set(spec["tables"]["tags"]["columns"]) == {"tag_id", "name"}
+    for own in ("getMyProfile", "getTaxSettings"):
+        assert ops[own]["table"] == session and ops[own]["key"] == {"account_id": {"session": "account_id"}}
+    meta = {t["name"]: t["metadata"]["entity"] for t in spec["tools"]}
+    assert meta["getTaxSettings"] == "account"  # the account's settings, read from the account row
+    env = Environment(spec)
+    env.reset()
+    article_id = env.dump()["comments"][0]["article_id"]
+    rows = env.step("getCommentsByArticleId", {"article_id": article_id})["result"]
+    assert rows and all(r["article_id"] == article_id for r in rows)
+
+
+def test_every_keyless_read_of_a_controlled_device_reads_the_device():
+    tools = [
+        _tool("startEngine", "Start the engine.", {"mode": _S}),
+        _tool(
+            "check_tire_pressure",
+            "Check the tire pressure.",
+            {},
+            {"type": "object", "properties": {"psi": _S}},
+        ),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "car", "groups": {"Vehicle Control": 2}}, tools, rows=5, seed=0
+    ).spec
+    read = next(t for t in spec["tools"] if t["name"] == "check_tire_pressure")
+    assert read["operation"]["table"] == spec["session"]["table"] == "vehicles"
+    assert read["metadata"]["entity"] == "vehicle"
+
+
+def test_a_post_to_an_existing_resource_s_path_updates_it_and_never_inserts():
+    service = {
+        "type": "object",
+        "properties": {
+            "sid": _S,
+            "friendly_name": _S,
+            "meta": {"type": "object"},
+            "links": {"type": "object"},
+        },
+    }
+    page = {
+        "type": "object",
+        "properties": {
+            "services": {"type": "array", "items": service},
+            "meta": {"type": "object", "properties": {"page_size": {"type": "integer"}, "next_page_url": _S}},
+        },
+    }
+    sid = {"type": "string", "x-in": "path"}
+    tools = [
+        api_tool("CreateService", "POST", "/v1/Services", {"FriendlyName": _S}, ["FriendlyName"], service),
+        api_tool("FetchService", "GET", "/v1/Services/{Sid}", {"Sid": sid}, ["Sid"], service),
+        api_tool(
+            "UpdateService", "POST", "/v1/Services/{Sid}", {"Sid": sid, "FriendlyName": _S}, ["Sid"], service
+        ),
+        api_tool("ListService", "GET", "/v1/Services", {"PageSize": {"type": "integer"}}, [], page),
+    ]
+    spec = _spec(tools, "twilio")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["UpdateService"]["type"] == "update" and ops["UpdateService"]["table"] == "services"
+    assert {op["table"] for op in ops.values()} == {"services"}  # one table per resource
+    # pagination and envelope fields are never columns
+    columns = set(spec["tables"]["services"]["columns"])
+    assert not columns & {"meta", "links", "page_size", "next_page_url", "services"}, columns
+    env = Environment(spec)
+    env.reset()
+    before = len(env.dump()["services"])
+    service_id = env.dump()["services"][0]["service_id"]
+    assert env.step("UpdateService", {"Sid": service_id, "FriendlyName": "Alerts"})["ok"]
+    assert len(env.dump()["services"]) == before
+    assert env.step("FetchService", {"Sid": service_id})["result"]["friendly_name"] == "Alerts"
+
+
+def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
+    from envscale.materialize.infer import output_fields
+
+    envelope = {
+        "properties": {
+            "status_code": {"type": "integer"},
+            "status": _S,
+            "service": _S,
+            "resource": _S,
+            "operation": _S,
+            "data": {"type": "object", "properties": {"id": _S, "name": _S}},
+        }
+    }
+    assert set(output_fields(envelope)) == {"id", "name"}
+    row = {
+        "properties": {"status": _S, "line_items": {"type": "array", "items": {"properties": {"sku": _S}}}}
+    }
+    assert set(output_fields(row)) == {"status", "line_items"}  # a row's own status and list stay
+
+
+def _doc_tools():
+    doc = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "title": _S,
+            "payment_status": {"type": "string", "enum": ["outstanding", "paid", "cancelled"]},
+        },
+    }
+    return [
+        api_tool("DocumentsAdd", "POST", "/documents", {"title": _S}, ["title"], doc, group="Docs API"),
+        api_tool("DocumentsOne", "GET", "/documents/{id}", {"id": _ID}, ["id"], doc, group="Docs API"),
+        api_tool("SendDocument", "POST", "/documents/{id}/send", {"id": _ID}, ["id"], group="Docs API"),
+        api_tool("PayDocument", "POST", "/documents/{id}/pay", {"id": _ID}, ["id"], group="Docs API"),
+        api_tool(
+            "ActivateDocument", "POST", "/documents/{id}/activation", {"id": _ID}, ["id"], group="Docs API"
+        ),
+        api_tool("DocumentsDelete", "DELETE", "/documents/{id}", {"id": _ID}, ["id"], group="Docs API"),
+    ]
+
+
+def test_acts_change_the_row_they_act_on_and_never_insert_a_row_named_after_the_act():
+    from envscale.words.semantics import act_on_row
+
+    assert act_on_row(["orders", "{id}", "pay"], "pay")
+    assert act_on_row(["users", "{id}", "lifecycle", "unsuspend"], "unsuspend")
+    assert not act_on_row(["orders", "{id}", "payments"], "payment")  # a sub-resource
+    assert not act_on_row(["collections", "merge"], "merge")  # no row before it
+    spec = _spec(_doc_tools(), "docs")
+    assert set(spec["tables"]) == {"documents"}  # no `sends`, `pays`, `activations`
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["PayDocument"]["fixed"] == {"payment_status": "paid"}  # the status that holds `paid`
+    assert ops["SendDocument"]["fixed"] == {"status": "sent"}  # its own status, never `payment_status`
+    assert ops["ActivateDocument"]["fixed"] == {"status": "active"}
+    env = Environment(spec)
+    env.reset()
+    doc_id = next(d["document_id"] for d in env.dump()["documents"] if d["status"] != "sent")
+    assert env.step("SendDocument", {"id": doc_id})["ok"]
+    row = env.step("DocumentsOne", {"id": doc_id})["result"]
+    assert row["status"] == "sent"
+
+
+def test_a_delete_retires_a_row_by_its_own_status_and_never_by_another_one():
+    spec = _spec([t for t in _doc_tools() if t["name"] != "SendDocument" and "Activate" not in t["name"]])
+    delete = next(t for t in spec["tools"] if t["name"] == "DocumentsDelete")["operation"]
+    assert delete["type"] == "delete", delete  # `payment_status: cancelled` is not the document's own status
+
+
+def test_the_status_an_act_changes_is_kept_even_in_a_table_at_its_column_limit():
+    tools = [t for t in _doc_tools() if t["name"] in ("DocumentsAdd", "DocumentsOne", "SendDocument")]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "d", "groups": {"Docs API": 3}}, tools, rows=5, seed=0, max_columns=3
+    )
+    assert next(t for t in spec.spec["tools"] if t["name"] == "SendDocument")["operation"]["fixed"] == {
+        "status": "sent"
+    }
+
+
+def test_the_login_status_is_the_caller_s_own_data():
+    tools = [
+        _tool("create_ticket", "Create a ticket.", {"title": _S}),
+        _tool("get_ticket", "Get a ticket.", {"ticket_id": {"type": "integer"}}),
+        _tool("ticket_get_login_status", "Get the login status of the current user.", {}),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "t", "groups": {"Ticket API": 3}}, tools, rows=5, seed=0).spec
+    read = next(t for t in spec["tools"] if t["name"] == "ticket_get_login_status")["operation"]
+    assert read["table"] == spec["session"]["table"] and "logins" not in spec["tables"]
+
+
+def test_moving_a_file_names_it_by_its_source_and_sets_the_directory_it_goes_to():
+    tools = [
+        _tool("touch", "Create a file in the current directory.", {"file_name": _S}),
+        _tool("cat", "Display the contents of a file.", {"file_name": _S}),
+        _tool("mkdir", "Create a directory.", {"dir_name": _S}),
+        _tool("rmdir", "Remove a directory.", {"dir_name": _S}),
+        _tool("mv", "Move a file to a directory.", {"source": _S, "destination": _S}),
+        _tool("cp", "Copy a file to a directory.", {"source": _S, "destination": _S}),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "fs", "groups": {"Gorilla File System": 5}}, tools, rows=5, seed=0
+    )
+    validate_spec(spec.spec)
+    mv = next(t for t in spec.spec["tools"] if t["name"] == "mv")["operation"]
+    pk = spec.spec["tables"]["files"]["primary_key"]
+    assert mv["type"] == "update" and mv["key"] == {pk: "source"}
+    assert mv["set"]["directory_id"] == "destination"
+    assert "cp" not in {t["name"] for t in spec.spec["tools"]}  # a copy never moves the original
+    assert spec.spec["tables"]["files"]["columns"]["directory_id"]["references"] == "directories"
+    env = Environment(spec.spec)
+    env.reset()
+    state = env.dump()
+    dpk = spec.spec["tables"]["directories"]["primary_key"]
+    name, folder = state["files"][0][pk], state["directories"][-1][dpk]
+    assert env.step("mv", {"source": name, "destination": folder})["ok"]
+    assert env.dump()["files"][0]["directory_id"] == folder
+
+
+def test_a_singleton_resource_is_one_row_that_its_update_changes():
+    settings = {"type": "object", "properties": {"currency": _S, "retries": {"type": "integer"}}}
+    tools = [
+        api_tool("GetSettings", "GET", "/api/rns/settings", {}, [], settings),
+        api_tool("EditSettings", "POST", "/api/rns/settings", {"currency": _S}, ["currency"], settings),
+        api_tool("GetFeedConfiguration", "GET", "/api/orders/feed/config", {}, [], settings),
+        api_tool(
+            "FeedConfiguration", "POST", "/api/orders/feed/config", {"retries": {"type": "integer"}}, []
+        ),
+        api_tool("PlansAll", "GET", "/api/rns/plans", {}, [], {"type": "object", "properties": {"id": _S}}),
+        api_tool("PlansAdd", "POST", "/api/rns/plans", {"name": _S}, ["name"]),
+    ]
+    spec = _spec(tools, "subs")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    session = spec["session"]["table"]
+    assert ops["EditSettings"]["type"] == "update" and ops["EditSettings"]["table"] == session
+    assert ops["GetSettings"]["type"] == "get" and ops["GetSettings"]["table"] == session
+    assert ops["FeedConfiguration"]["type"] == "update" and ops["GetFeedConfiguration"]["table"] == session
+    assert not {"settings", "configs"} & set(spec["tables"])
+    env = Environment(spec)
+    env.reset()
+    assert env.step("EditSettings", {"currency": "EUR"})["ok"]
+    row = env.step("GetSettings", {})["result"]
+    assert "EUR" in row.values() and len(env.dump()[session]) == 1
