@@ -616,3 +616,22 @@ def test_settings_that_do_not_change_the_episodes_do_not_break_resume(setting):
     assert RolloutConfig(agent=agent).fingerprint("k") == RolloutConfig(agent=agent | setting).fingerprint(
         "k"
     )
+
+
+@pytest.mark.timeout(120)
+def test_a_reply_of_5000_tool_calls_runs_only_the_first_max_calls_per_reply(tasks, fake, tmp_path):
+    task = next(iter(_task_rows(tasks).values()))
+    tool = json.loads(task["tools"])[0] if isinstance(task["tools"], str) else task["tools"][0]
+    name = tool if isinstance(tool, str) else tool.get("name") or tool["function"]["name"]
+    flood = [tool_call(name, {}, call_id=f"c{i}") for i in range(5000)]
+    replies = iter([Reply(body=completion(None, flood, "tool_calls"))])
+    fake.handler = lambda body: next(replies, Reply(body=completion("Done.")))
+    agent = {"kind": "endpoint", "base_url": fake.url, "model": "m", "max_retries": 0, "timeout": 30.0}
+    config = RolloutConfig(agent=agent, max_tasks=1, max_calls_per_reply=10)
+    (row,) = _rows(rollout(tasks, config, tmp_path / "trajectories"))
+    codes = Counter(c["code"] for c in row["calls"])
+    assert len(row["calls"]) == 5000 and codes["too_many_calls"] == 4990, codes
+    assert all(c["code"] != "too_many_calls" for c in row["calls"][:10])
+    tool_messages = [m for m in row["messages"] if m["role"] == "tool"]
+    assert len(tool_messages) == 5000  # every call is answered, so the conversation stays well-formed
+    assert "not run: more than 10 tool calls in one reply" in tool_messages[-1]["content"]

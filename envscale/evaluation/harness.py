@@ -43,12 +43,11 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, is_complete, iter_rows, resolve_input
 from ..errors import ArtifactError
-from ..judge import EnvironmentCache, environment_error, judge_trajectory
+from ..judge import SCHEMA_ERRORS, EnvironmentCache, environment_error, judge_trajectory
 
 logger = logging.getLogger(__name__)
 
 #: Call error codes that make a call invalid (not well formed, unknown tool, schema-invalid arguments).
-INVALID_CODES = {"unknown_tool", "invalid_arguments"}
 
 
 def _json(value: Any) -> Any:
@@ -117,7 +116,7 @@ def difficulty_of(task: dict) -> str:
 
 def call_counts(calls: list[dict]) -> tuple[int, int]:
     """(calls, valid calls): a call is invalid when it was refused as unknown or with invalid arguments."""
-    valid = sum(1 for c in calls if c.get("ok") or c.get("code") not in INVALID_CODES)
+    valid = sum(1 for c in calls if c.get("ok") or c.get("code") not in SCHEMA_ERRORS)
     return len(calls), valid
 
 

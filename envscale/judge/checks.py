@@ -63,7 +63,8 @@ __all__ = [
 DEFAULT_LEVELS = ("ended", "format", "state", "answer", "actions", "policy", "consistent")
 #: Error codes of calls that never reached the environment's tools (not offered, or arguments that do
 #: not fit the tool's schema): they fail `schema` and are left out of the replay.
-SCHEMA_ERRORS = frozenset({"unknown_tool", "invalid_arguments"})
+SCHEMA_ERRORS = frozenset({"unknown_tool", "invalid_arguments", "too_many_calls"})
+"""Codes of calls the agent got wrong as calls (not run, or refused before the environment saw them)."""
 
 
 def _json(value: Any) -> Any:

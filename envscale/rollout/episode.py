@@ -45,6 +45,7 @@ class EpisodeLimits:
     max_turns: int = 10  # user messages, the first included
     max_steps: int = 10  # agent completions (tool rounds) in one agent turn
     timeout: float = 300.0  # seconds of wall clock for the whole episode
+    max_calls_per_reply: int = 64  # tool calls of one agent reply that run; the rest get an error observation
 
 
 #: Per environment spec (by identity; the spec is held so that its id stays its own), what episodes derive
@@ -194,9 +195,15 @@ async def run_episode(
                 messages.append(_assistant_message(turn))
                 if not turn.tool_calls:
                     break
-                for call in turn.tool_calls:
+                for index, call in enumerate(turn.tool_calls):
                     arguments = call.arguments if call.error is None else (call.raw_arguments or "")
-                    if call.error is not None:
+                    if index >= limits.max_calls_per_reply:  # a reply of 5,000 calls must not run them all
+                        obs = {
+                            "ok": False,
+                            "error": f"not run: more than {limits.max_calls_per_reply} tool calls in one reply",
+                            "code": "too_many_calls",
+                        }
+                    elif call.error is not None:
                         obs = {
                             "ok": False,
                             "error": f"{call.name or '?'}: {call.error}",

@@ -89,6 +89,12 @@ class RolloutConfig:
     )
     max_turns: int = option(10, "Most user messages per episode (the first included).", ge=1, le=1000)
     max_steps: int = option(10, "Most tool rounds in one agent turn.", ge=1, le=1000)
+    max_calls_per_reply: int = option(
+        64,
+        "Most tool calls of one agent reply that run; the rest get an error observation.",
+        ge=1,
+        le=100_000,
+    )
     episode_timeout: float = option(300.0, "Wall-clock seconds one episode may take.", gt=0, le=86_400)
     concurrency: int = option(32, "Episodes in flight at once.", ge=1, le=4096)
 
@@ -113,7 +119,12 @@ class RolloutConfig:
         return BackendConfig.from_value(dict(getattr(self, role)), f"{type(self).__name__}.{role}")
 
     def limits(self) -> EpisodeLimits:
-        return EpisodeLimits(max_turns=self.max_turns, max_steps=self.max_steps, timeout=self.episode_timeout)
+        return EpisodeLimits(
+            max_turns=self.max_turns,
+            max_steps=self.max_steps,
+            timeout=self.episode_timeout,
+            max_calls_per_reply=self.max_calls_per_reply,
+        )
 
     def fingerprint(self, input_key: str) -> str:
         """How fast a run goes, and where and how a server is reached, do not change what it makes: a
