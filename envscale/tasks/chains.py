@@ -523,12 +523,19 @@ def _branch(e: Env, rng: random.Random) -> TaskDraft | None:
     if isinstance(value, dict | list | bool) or value is None:
         return None
     built = e.call(tool, rng)  # a row the write accepts (its preconditions hold)
-    done = [r for r in e.rows[table] if r.get(column) == value]
+    get = e.gets[table]
+    garg = e.key_arg(get)
+    e.env.restore(e.initial)
+    pk = e.pk(table)
+    done = [  # rows already in that state, that the user may read (their own, where the get checks it)
+        r
+        for r in e.rows[table]
+        if r.get(column) == value and e.env.step(get["name"], {garg: r[pk]}).get("ok")
+    ]
     take = "tell" if done and (built is None or rng.random() < 0.5) else "act"
     if take == "act" and (built is None or built[1] is None or built[1].get(column) == value):
         return None
     row = rng.choice(done) if take == "tell" else built[1]
-    pk = e.pk(table)
     asks = [
         c
         for c, v in row.items()
@@ -542,8 +549,7 @@ def _branch(e: Env, rng: random.Random) -> TaskDraft | None:
     if not asks:
         return None
     ask = min(asks, key=lambda c: (not re.search(r"date|_at$|time", c), c))
-    get = e.gets[table]
-    garg, karg = e.key_arg(get), e.key_arg(tool)
+    karg = e.key_arg(tool)
     if set((get.get("parameters") or {}).get("required") or []) - {garg}:
         return None
     args = dict(built[0]) if built else {karg: row[pk]}

@@ -232,6 +232,8 @@ class Writer(Clauses):
             steps = list(self.request_steps)  # the user asks for the forbidden write, nothing else
         else:
             consumed = self._consumed()
+            if self.draft.branch:  # the read is the check the condition states, not a question of its own
+                consumed |= {s.index for s in self.steps if s.kind in READS}
             steps = list(self.steps)
         clauses, outcomes, answers = [], [], []
         prev_row = None
