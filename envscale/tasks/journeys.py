@@ -42,9 +42,10 @@ from typing import Any
 from ..env.data import is_filler
 from ..words.inflect import singular
 from ..words.names import tokens
+from ..words.semantics import argument_role
 from .asks import KEY_SHAPE, askable, asked_by
 from .model import Drop, GoldCall, TaskDraft
-from .naming import entity_name, fact_name, tool_bindings
+from .naming import entity_name, fact_name, implied_table, tool_bindings
 from .prepared import Env
 from .wording import readable_words
 
@@ -135,13 +136,22 @@ def _parent_args(e: Env, tool: dict, row: dict, rng: random.Random, depth: int) 
     params = tool.get("parameters") or {}
     required = set(params.get("required") or [])
     filters = {f["arg"]: f for f in op.get("filters", []) if f.get("arg")}
+    props = params.get("properties") or {}
     args, parents = {}, {}
+    paging = None
     for arg in sorted(required):
         flt = filters.get(arg)
+        if argument_role(arg, props.get(arg)) == "pagination" and (flt is None or not flt.get("column")):
+            paging = paging or e.call(tool, rng)  # a page of the list, as a valid call asks it
+            if paging is None or arg not in paging[0]:
+                return None
+            args[arg] = paging[0][arg]
+            continue
         if flt is None or flt.get("op", "eq") != "eq":
             return None
         column = flt["column"]
         ref = (e.spec["tables"][op["table"]]["columns"].get(column) or {}).get("references")
+        ref = ref or implied_table(e.spec, column, op["table"])  # `budget_id` with no `references`
         value = row.get(column)
         if value is None or ref is None or depth >= MAX_DEPTH:
             return None
@@ -205,6 +215,7 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
             prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
             facts.update(found.facts)
             offset += len(found.calls)
+        prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
         calls.append(GoldCall(tool["name"], dict(args), prov))
         options.append(Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"]))
     return rng.choice(options) if options else None
