@@ -150,3 +150,31 @@ def test_one_call_tasks_are_held_to_their_share(store):
     singles = [t for t in kept if t["difficulty"]["chain_length"] == 1]
     assert len(singles) <= 2
     assert any(r["code"] == "single_call_quota" for r in rejected)
+
+
+def test_the_request_singles_the_row_out_by_what_the_user_knows(shop):
+    # the most expensive product, known to the user by its name: the request says the name
+    products = shop.env.step("list_products", {})["result"]
+    index = max(range(len(products)), key=lambda i: products[i]["price"])
+    row = products[index]
+    order = shop.rows["orders"][0]["order_id"]
+    calls = [
+        GoldCall("list_products", {}, {}),
+        GoldCall(
+            "add_order_item",
+            {"order_id": order, "product_id": row["product_id"], "quantity": 1, "unit_price": 2.0},
+            {
+                "order_id": "user",
+                "product_id": f"call[0][{index}].product_id",
+                "quantity": "constant",
+                "unit_price": "constant",
+            },
+            write=True,
+        ),
+    ]
+    facts = {"order number": order, "product name": row["name"], "quantity": 1, "unit price": 2.0}
+    draft = TaskDraft("shop", "write", calls, user_facts=facts)
+    assert execute(shop, draft) is None
+    ins = write_instructions(draft, shop.spec, random.Random(0))
+    assert f'named "{row["name"]}"' in ins.first_message
+    assert "most expensive" not in ins.first_message
