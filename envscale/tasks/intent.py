@@ -248,7 +248,7 @@ class Writer(Clauses):
                     if step.index not in self.explicit:
                         # a lookup before a read of the same row is never a request of its own
                         self.explicit[step.index] = self.rng.random() < 0.4 and not self._reread(step.index)
-                    if self.explicit[step.index]:
+                    if self.explicit[step.index] and f"look up {found.render()}" not in clauses:
                         clauses.append(f"look up {found.render()}")
                         prev_row = found.row
                 continue

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..env.data import is_filler
+from ..env.data import column_meaning, is_filler
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import argument_role
@@ -54,6 +54,12 @@ PRINTED = frozenset(
 )
 """Things a real service prints a number of for its user (an order number on the receipt, a ticket number
 in the e-mail): the user may state that key. Every other key is internal and is looked up."""
+
+IDENTIFYING = frozenset(
+    "person email named title filename phone company date datetime url address username slug".split()
+)
+"""Meanings of a column (`envscale.env.data.column_meaning`) a person knows a row by: a name, an email, a
+title, a file name, a date ... never a time of day, a category, a count or free text."""
 
 MAX_DEPTH = 1
 """Parents found before a lookup (a budget by its name, then the budget's transactions), at most."""
@@ -116,6 +122,8 @@ def _human(e: Env, table: str, column: str, value: Any) -> bool:
     if column == e.pk(table) or cspec.get("references") or set(tokens(column)) & _ID_WORDS:
         return False
     if not isinstance(value, str) or not (2 <= len(value) <= 60) or KEY_SHAPE.match(value):
+        return False
+    if column_meaning(table, column, cspec).split(":")[0] not in IDENTIFYING:
         return False
     if not askable(table, column, value) or not asked_by(column, column, value):
         return False
