@@ -49,7 +49,7 @@ from .prepared import Env
 
 RELATED_SHARE = 0.5
 ACTING_SHARE = 0.75
-BRANCH_SHARE = 0.4
+BRANCH_SHARE = 0.5
 """Share of mixed candidates first tried as a decision on what a read returns (`_branch`)."""
 """Share of write candidates drawn among writes on rows the user names (keyed, or inserts referencing rows)
 rather than among every write (a bare create is one call)."""
@@ -503,6 +503,20 @@ def _related_writes(e: Env, rng: random.Random, kind: str = "write") -> TaskDraf
     return None
 
 
+def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
+    """`(column, argument)` of an update that sets one status-like column (a `status`/`state` column or an
+    enum) and nothing else, if it is one."""
+    op = tool["operation"]
+    sets = op.get("set") or {}
+    if op["type"] != "update" or len(sets) != 1:
+        return None
+    column, binding = next(iter(sets.items()))
+    cspec = e.spec["tables"][op["table"]]["columns"].get(column) or {}
+    if not isinstance(binding, str) or not (cspec.get("enum") or re.search(r"(^|_)(status|state)$", column)):
+        return None
+    return column, binding
+
+
 def _branch(e: Env, rng: random.Random) -> TaskDraft | None:
     """A decision on what a read returns: "cancel my appointment unless it is already cancelled, in which
     case tell me its date". A status change (an update whose operation fixes a column's value) on a row
@@ -512,17 +526,25 @@ def _branch(e: Env, rng: random.Random) -> TaskDraft | None:
     fixed = [
         t
         for t in e.writes
-        if e.key_arg(t) and t["operation"]["table"] in e.gets and len(t["operation"].get("fixed") or {}) == 1
+        if e.key_arg(t)
+        and t["operation"]["table"] in e.gets
+        and (len(t["operation"].get("fixed") or {}) == 1 or _status_set(e, t))
     ]
     if not fixed:
         return None
     tool = rng.choice(fixed)
     op = tool["operation"]
     table = op["table"]
-    column, value = next(iter(op["fixed"].items()))
+    built = e.call(tool, rng)  # a row the write accepts (its preconditions hold)
+    if op.get("fixed"):
+        column, value = next(iter(op["fixed"].items()))
+    else:  # the status the update sets, as this call sets it
+        column, arg = _status_set(e, tool)
+        if built is None or arg not in built[0]:
+            return None
+        value = built[0][arg]
     if isinstance(value, dict | list | bool) or value is None:
         return None
-    built = e.call(tool, rng)  # a row the write accepts (its preconditions hold)
     get = e.gets[table]
     garg = e.key_arg(get)
     e.env.restore(e.initial)

@@ -274,8 +274,9 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
         found = find_row(e, table, row, rng)
         if found is None:
             return "internal_id", f"{arg} = {value!r}: no lookup finds the {table} row by what a person knows"
-        finders[(table, value)] = (found, len(prepended))
-        prepended.extend(_shifted(c, len(prepended)) for c in found.calls)
+        base = len(prepended)
+        finders[(table, value)] = (found, base)
+        prepended.extend([_shifted(c, base) for c in found.calls])
         facts.update(found.facts)
         draft.notes.extend(found.notes)
     n = len(prepended)
@@ -311,11 +312,26 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
     if gone and set(draft.withheld) & set(gone):
         draft.withheld = [w for w in draft.withheld if w not in gone] + [next(iter(facts))]
     draft.lookups = n
-    if any(len(rows) >= 2 for rows in fed.values()) and draft.shape in ("single", "linear"):
-        draft.shape = "dag"
+    if any(len(rows) >= 2 for rows in fed.values()) or joins(draft.calls):
+        draft.shape = "dag" if draft.shape in ("single", "linear") else draft.shape
     elif draft.shape == "single":
         draft.shape = "linear"
     return None
+
+
+def joins(calls: list[GoldCall]) -> bool:
+    """Whether some call draws on two earlier calls neither of which depends on the other (two lookups
+    feeding one write: a DAG, not a line)."""
+    above: list[set[int]] = []
+    for call in calls:
+        sources = {int(m.group(1)) for p in call.provenance.values() if (m := _CALL.match(p))}
+        sources = {j for j in sources if j < len(above)}
+        for j in sources:
+            for k in sources:
+                if j < k and j not in above[k] and k not in above[j]:
+                    return True
+        above.append(set().union(sources, *(above[j] for j in sources)))
+    return False
 
 
 def read_first(e: Env, draft: TaskDraft) -> None:
