@@ -178,3 +178,43 @@ def test_the_request_singles_the_row_out_by_what_the_user_knows(shop):
     ins = write_instructions(draft, shop.spec, random.Random(0))
     assert f'named "{row["name"]}"' in ins.first_message
     assert "most expensive" not in ins.first_message
+
+
+def test_two_independent_lookups_feeding_one_call_make_a_dag():
+    a = GoldCall("list_files", {}, {})
+    b = GoldCall("list_folders", {}, {})
+    move = GoldCall("move_file", {}, {"file_id": "call[0][2].file_id", "folder_id": "call[1][0].folder_id"})
+    assert journeys.joins([a, b, move])
+    read = GoldCall("get_file", {}, {"file_id": "call[0][2].file_id"})
+    write = GoldCall("update_file", {}, {"file_id": "call[1].file_id", "name": "constant"})
+    assert not journeys.joins([a, read, write])  # a line: each call draws on the one before
+    again = GoldCall("update_file", {}, {"file_id": "call[1].file_id", "owner": "call[0][2].owner"})
+    assert not journeys.joins([a, read, again])  # call 1 depends on call 0: still one line of data
+
+
+def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
+    # orders are listed per customer (list_orders needs customer_id): the customer is found first, by name
+    monkeypatch.setattr(journeys, "PRINTED", frozenset())  # here the order's key is internal too
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tools"].append(
+        {
+            "name": "list_customers",
+            "description": "List the customers.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {}},
+            "operation": {"type": "list", "table": "customers"},
+        }
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    pending = [r for r in e.rows["orders"] if r["status"] == "pending"]
+    for order in pending:
+        call = GoldCall("cancel_order", {"order_id": order["order_id"]}, {"order_id": "user"}, write=True)
+        draft = TaskDraft("shop", "write", [call], user_facts={"order number": order["order_id"]})
+        if journeys.humanize(e, draft, random.Random(0)) is None:
+            break
+    assert [c.tool for c in draft.calls] == ["list_customers", "list_orders", "cancel_order"]
+    assert draft.calls[1].provenance["customer_id"].startswith("call[0][")
+    assert draft.calls[2].provenance["order_id"].startswith("call[1][")
+    assert order["order_id"] not in draft.user_facts.values()
+    assert execute(e, draft) is None  # every link flows from the call it names
+    e.env.close()
