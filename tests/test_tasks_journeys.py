@@ -6,7 +6,7 @@ import random
 import pytest
 
 from envscale.env import load_spec
-from envscale.tasks import chains, journeys
+from envscale.tasks import journeys
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
 from envscale.tasks.gold import execute
@@ -101,7 +101,7 @@ def test_a_branch_follows_the_state_and_says_the_condition(taken):
     store = Env({"spec": spec}, TasksConfig())
     drafts = []
     for seed in range(200):
-        d = chains._branch(store, random.Random(seed))
+        d = journeys.branch(store, random.Random(seed))
         # (a row of another customer is refused by the get: such a candidate is dropped, `gold_run_failed`)
         if d is not None and d.branch["taken"] == taken and execute(store, d) is None:
             drafts.append(d)
@@ -122,7 +122,7 @@ def test_a_branch_follows_the_state_and_says_the_condition(taken):
 def test_two_writes_on_related_rows_run_along_the_foreign_key(shop):
     built = []
     for seed in range(60):
-        d = chains._related_writes(shop, random.Random(seed))
+        d = journeys.related_writes(shop, random.Random(seed))
         if d is not None and execute(shop, d) is None:
             built.append(d)
     assert built
@@ -134,7 +134,7 @@ def test_two_writes_on_related_rows_run_along_the_foreign_key(shop):
 
 def test_a_new_row_then_a_row_added_to_it(shop):
     for seed in range(60):
-        d = chains._create_then_add(shop, random.Random(seed), "write")
+        d = journeys.create_then_add(shop, random.Random(seed), "write")
         if d is not None:
             break
     assert d is not None

@@ -38,22 +38,22 @@ Example:
 from __future__ import annotations
 
 import random
-import re
 from typing import Any
 
 from ..words.semantics import argument_role
-from .asks import askable, asked_by
+from .asks import asked_by
+from .journeys import branch, references, related_writes
 from .model import GoldCall, TaskDraft
-from .naming import fact_name, tool_bindings
+from .naming import fact_name
 from .prepared import Env
 
 RELATED_SHARE = 0.5
+"""Share of write and mixed candidates first tried as two writes on related rows (`journeys.related_writes`)."""
 ACTING_SHARE = 0.75
-BRANCH_SHARE = 0.5
-"""Share of mixed candidates first tried as a decision on what a read returns (`_branch`)."""
 """Share of write candidates drawn among writes on rows the user names (keyed, or inserts referencing rows)
 rather than among every write (a bare create is one call)."""
-"""Share of write and mixed candidates first tried as two writes on related rows (`_related_writes`)."""
+BRANCH_SHARE = 0.5
+"""Share of mixed candidates first tried as a decision on what a read returns (`journeys.branch`)."""
 
 
 def _lookup(e: Env, table: str, row: dict, rng: random.Random) -> tuple[dict, str, Any] | None:
@@ -191,7 +191,7 @@ def _write(e: Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | st
     if not e.writes:
         return "no write tool"
     tool = rng.choice(e.writes)
-    acting = [t for t in e.writes if e.key_arg(t) or _references(e, t)]
+    acting = [t for t in e.writes if e.key_arg(t) or references(e, t)]
     if acting and rng.random() < ACTING_SHARE:  # a write on rows the user names, more than a bare create
         tool = rng.choice(acting)
     built = e.call(tool, rng)
@@ -203,7 +203,7 @@ def _write(e: Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | st
     linked = karg and target is not None and e.config.max_chain_length >= 2
     draft = None
     if kind == "write" and e.config.max_chain_length >= 3 and rng.random() < RELATED_SHARE:
-        draft = _related_writes(e, rng)
+        draft = related_writes(e, rng)
         if draft is not None:
             return draft
     if linked and roll < 0.5:
@@ -312,301 +312,18 @@ def _write_fed_by_lookups(e: Env, tool: dict, args: dict, kind: str, rng: random
     return TaskDraft(e.spec["name"], kind, calls, shape="dag", user_facts=facts)
 
 
-def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
-    """Writes on a row related to the row `first` writes, along a foreign key: `(tool, how, column)` with
-    `how` one of `"holds"` (the first row references the second: an order's `payment_id` -> refund that
-    payment), `"adds"` (an insert of a row referencing the first: add a comment to the ticket) or
-    `"listed"` (the one row of another table referencing the first, found by a list filtered by it)."""
-    table = first["operation"]["table"]
-    columns = e.spec["tables"][table]["columns"]
-    out = []
-    for tool in e.writes:
-        op = tool["operation"]
-        other = op["table"]
-        if other == table or tool is first:
-            continue
-        key = e.key_arg(tool)
-        if key:
-            for column, cspec in columns.items():
-                if cspec.get("references") == other and column != e.pk(table):
-                    out.append((tool, "holds", column))
-            for lister in e.reads:
-                lop = lister["operation"]
-                if lop["type"] != "list" or lop["table"] != other:
-                    continue
-                required = set((lister.get("parameters") or {}).get("required") or [])
-                for flt in lop.get("filters", []):
-                    ref = (e.spec["tables"][other]["columns"].get(flt["column"]) or {}).get("references")
-                    if (
-                        flt.get("arg")
-                        and flt.get("op", "eq") == "eq"
-                        and ref == table
-                        and not required - {flt["arg"]}
-                    ):
-                        out.append((tool, f"listed:{lister['name']}:{flt['arg']}", flt["column"]))
-        elif op["type"] == "insert":
-            for column, binding in (op.get("values") or {}).items():
-                cspec = e.spec["tables"][other]["columns"].get(column) or {}
-                if isinstance(binding, str) and cspec.get("references") == table:
-                    out.append((tool, f"adds:{binding}", column))
-    return out
-
-
-def _references(e: Env, tool: dict) -> list[tuple[str, str]]:
-    """`(argument, referenced table)` of an insert's values that reference another table's rows."""
-    op = tool["operation"]
-    if op["type"] != "insert":
-        return []
-    columns = e.spec["tables"][op["table"]]["columns"]
-    return [
-        (binding, columns[c]["references"])
-        for c, binding in (op.get("values") or {}).items()
-        if isinstance(binding, str) and c in columns and columns[c].get("references") in e.rows
-    ]
-
-
-def _create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
-    """A new row, then a row added to it ("create a project, then add a task to it"): an insert, then an
-    insert whose reference takes the new row's key (`call[0].KEY`)."""
-    creates = [t for t in e.writes if t["operation"]["type"] == "insert"]
-    rng.shuffle(creates)
-    for first in creates[:4]:
-        table = first["operation"]["table"]
-        children = [
-            (t, binding)
-            for t in e.writes
-            if t is not first
-            for binding, ref in _references(e, t)
-            if ref == table
-        ]
-        built = e.call(first, rng) if children else None
-        if built is None:
-            continue
-        second, binding = rng.choice(children)
-        built2 = e.call(second, rng)
-        if built2 is None:
-            continue
-        facts: dict[str, Any] = {}
-        prov = e.provenance_user(first, built[0], facts, keys_from_user=False)
-        rest2 = {x: v for x, v in built2[0].items() if x != binding}
-        prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
-        pk = e.pk(table)
-        calls = [
-            GoldCall(first["name"], dict(built[0]), prov, write=True),
-            GoldCall(
-                second["name"], {binding: None, **rest2}, {binding: f"call[0].{pk}", **prov2}, write=True
-            ),
-        ]
-        return TaskDraft(e.spec["name"], kind, calls, shape="linear", user_facts=facts)
-    return None
-
-
-def _agree(e: Env, call: GoldCall, table: str) -> None:
-    """Give the other addressing arguments of a write on a chosen row (`merchant_id` beside the order's
-    key) that row's own values, so that the call names one row, not two."""
-    tool = e.tools[call.tool]
-    karg = e.key_arg(tool)
-    pk = e.pk(table)
-    row = next((r for r in e.rows[table] if r.get(pk) == call.arguments.get(karg)), None) if karg else None
-    if row is None:
-        return
-    for arg, bind in tool_bindings(tool).items():
-        if arg == karg or arg not in call.arguments or call.provenance.get(arg, "").startswith("call["):
-            continue
-        if bind.table == table and bind.place in ("key", "filter") and row.get(bind.column) is not None:
-            call.arguments[arg] = row[bind.column]
-
-
-def _related_writes(e: Env, rng: random.Random, kind: str = "write") -> TaskDraft | None:
-    """Two writes on related rows along a foreign key, the first row read first ("cancel my order and
-    refund its payment": get_order -> cancel_order -> refund_payment(call[0].payment_id)); with `kind`
-    `"mixed"` the read's fact is also asked. The user's row is found by what they know of it later
-    (`envscale.tasks.journeys.humanize`)."""
-    if kind == "write" and rng.random() < 0.3:
-        draft = _create_then_add(e, rng, kind)
-        if draft is not None:
-            return draft
-    firsts = [t for t in e.writes if e.key_arg(t) and t["operation"]["table"] in e.gets]
-    rng.shuffle(firsts)
-    for first in firsts[:4]:
-        pairs = _related_pairs(e, first)
-        if not pairs:
-            continue
-        second, how, column = rng.choice(pairs)
-        built = e.call(first, rng)
-        if built is None or built[1] is None:
-            continue
-        args, a = built
-        table = first["operation"]["table"]
-        pk, other = e.pk(table), second["operation"]["table"]
-        built2 = e.call(second, rng)
-        if built2 is None:
-            continue
-        args2 = dict(built2[0])
-        get = e.gets[table]
-        garg, karg = e.key_arg(get), e.key_arg(first)
-        extra = e.call(get, rng)
-        if extra is None:
-            continue
-        grest = {x: v for x, v in extra[0].items() if x != garg}
-        facts: dict[str, Any] = {}
-        rest = {x: v for x, v in args.items() if x != karg}
-        prov = e.provenance_user(first, rest, facts)
-        calls = [
-            GoldCall(get["name"], {garg: a[pk], **grest}, {garg: "user", **dict.fromkeys(grest, "constant")}),
-            GoldCall(first["name"], {karg: a[pk], **rest}, {karg: f"call[0].{pk}", **prov}, write=True),
-        ]
-        facts[fact_name(garg, get, e.spec)] = a[pk]
-        key2 = e.key_arg(second)
-        if how == "holds":
-            if a.get(column) is None or not any(r.get(e.pk(other)) == a[column] for r in e.rows[other]):
-                continue
-            rest2 = {x: v for x, v in args2.items() if x != key2}
-            prov2 = e.provenance_user(second, rest2, facts)
-            calls.append(
-                GoldCall(
-                    second["name"],
-                    {key2: a[column], **rest2},
-                    {key2: f"call[0].{column}", **prov2},
-                    write=True,
-                )
-            )
-        elif how.startswith("listed:"):
-            _, lister, larg = how.split(":")
-            children = [r for r in e.rows[other] if r.get(column) == a[pk]]
-            if len(children) != 1:
-                continue
-            rest2 = {x: v for x, v in args2.items() if x != key2}
-            prov2 = e.provenance_user(second, rest2, facts)
-            calls.append(GoldCall(lister, {larg: a[pk]}, {larg: f"call[0].{pk}"}))
-            opk = e.pk(other)
-            calls.append(
-                GoldCall(
-                    second["name"],
-                    {key2: children[0][opk], **rest2},
-                    {key2: f"call[2][0].{opk}", **prov2},
-                    write=True,
-                )
-            )
-        else:  # adds: the new row references the first
-            binding = how.split(":", 1)[1]
-            rest2 = {x: v for x, v in args2.items() if x != binding}
-            prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
-            calls.append(
-                GoldCall(
-                    second["name"], {binding: a[pk], **rest2}, {binding: f"call[0].{pk}", **prov2}, write=True
-                )
-            )
-        _agree(e, calls[-1], other)
-        notes = ["answer from call 0"] if kind == "mixed" else []
-        return TaskDraft(e.spec["name"], kind, calls, shape="linear", user_facts=facts, notes=notes)
-    return None
-
-
-def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
-    """`(column, argument)` of an update that sets one status-like column (a `status`/`state` column or an
-    enum) and nothing else, if it is one."""
-    op = tool["operation"]
-    sets = op.get("set") or {}
-    if op["type"] != "update" or len(sets) != 1:
-        return None
-    column, binding = next(iter(sets.items()))
-    cspec = e.spec["tables"][op["table"]]["columns"].get(column) or {}
-    if not isinstance(binding, str) or not (cspec.get("enum") or re.search(r"(^|_)(status|state)$", column)):
-        return None
-    return column, binding
-
-
-def _branch(e: Env, rng: random.Random) -> TaskDraft | None:
-    """A decision on what a read returns: "cancel my appointment unless it is already cancelled, in which
-    case tell me its date". A status change (an update whose operation fixes a column's value) on a row
-    read first; the gold calls follow the branch the row's state takes: the read and the write when the
-    row is not yet in that state (scored on the final state), the read alone otherwise (scored on the
-    unchanged state and the fact told)."""
-    fixed = [
-        t
-        for t in e.writes
-        if e.key_arg(t)
-        and t["operation"]["table"] in e.gets
-        and (len(t["operation"].get("fixed") or {}) == 1 or _status_set(e, t))
-    ]
-    if not fixed:
-        return None
-    tool = rng.choice(fixed)
-    op = tool["operation"]
-    table = op["table"]
-    built = e.call(tool, rng)  # a row the write accepts (its preconditions hold)
-    if op.get("fixed"):
-        column, value = next(iter(op["fixed"].items()))
-    else:  # the status the update sets, as this call sets it
-        column, arg = _status_set(e, tool)
-        if built is None or arg not in built[0]:
-            return None
-        value = built[0][arg]
-    if isinstance(value, dict | list | bool) or value is None:
-        return None
-    get = e.gets[table]
-    garg = e.key_arg(get)
-    e.env.restore(e.initial)
-    pk = e.pk(table)
-    done = [  # rows already in that state, that the user may read (their own, where the get checks it)
-        r
-        for r in e.rows[table]
-        if r.get(column) == value and e.env.step(get["name"], {garg: r[pk]}).get("ok")
-    ]
-    take = "tell" if done and (built is None or rng.random() < 0.5) else "act"
-    if take == "act" and (built is None or built[1] is None or built[1].get(column) == value):
-        return None
-    row = rng.choice(done) if take == "tell" else built[1]
-    asks = [
-        c
-        for c, v in row.items()
-        if c not in (pk, column)
-        and isinstance(v, str | int | float)
-        and not isinstance(v, bool)
-        and v != ""
-        and not c.endswith("_id")
-        and askable(table, c, v)
-    ]
-    if not asks:
-        return None
-    ask = min(asks, key=lambda c: (not re.search(r"date|_at$|time", c), c))
-    karg = e.key_arg(tool)
-    if set((get.get("parameters") or {}).get("required") or []) - {garg}:
-        return None
-    args = dict(built[0]) if built else {karg: row[pk]}
-    rest = {a: v for a, v in args.items() if a != karg}
-    facts: dict[str, Any] = {}
-    prov = e.provenance_user(tool, rest, facts)
-    facts[fact_name(garg, get, e.spec)] = row[pk]
-    write = GoldCall(tool["name"], {karg: row[pk], **rest}, {karg: f"call[0].{pk}", **prov}, write=True)
-    calls = [GoldCall(get["name"], {garg: row[pk]}, {garg: "user"})]
-    if take == "act":
-        calls.append(write)
-    draft = TaskDraft(
-        e.spec["name"], "write" if take == "act" else "mixed", calls, shape="branch", user_facts=facts
-    )
-    draft.branch = {"write": write, "column": column, "value": value, "ask": ask, "taken": take}
-    if take == "tell":
-        draft.answer_facts = [str(row[ask])]
-        draft.notes.append(f"branch: the {table} row is already {value}; the answer is its {ask}")
-    else:
-        draft.notes.append(f"branch: the {table} row is not {value} yet; the write is done")
-    return draft
-
-
 # -------------------------------------------------------------------------------------- mixed, policy, missing
 
 
 def _mixed(e: Env, rng: random.Random) -> TaskDraft | str:
     """Read a row and report a fact of it, then write the same row (and, sometimes, a row related to it);
-    or a decision on what the read returns (`_branch`)."""
+    or a decision on what the read returns (`journeys.branch`)."""
     if e.config.max_chain_length >= 2 and rng.random() < BRANCH_SHARE:
-        draft = _branch(e, rng)
+        draft = branch(e, rng)
         if draft is not None:
             return draft
     if e.config.max_chain_length >= 3 and rng.random() < RELATED_SHARE:
-        draft = _related_writes(e, rng, kind="mixed")
+        draft = related_writes(e, rng, kind="mixed")
         if draft is not None:
             return draft
     keyed = [t for t in e.writes if e.key_arg(t) and t["operation"]["table"] in e.gets]
