@@ -221,7 +221,7 @@ class Phrases(Steps):
             mine = row.get(column)
             if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
                 continue
-            if column in ("name", "title", "label"):
+            if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
                 return "post", f'named "{mine}"'
             enum = "enum" in self.column_spec(src.op, column)
             return "post", f"whose {readable_words(column)} is {format_value(mine, enum=enum)}"
