@@ -64,7 +64,7 @@ from .model import KINDS
 logger = logging.getLogger(__name__)
 
 #: The default mix of task kinds (weights; see `envscale.tasks.model.KINDS`).
-DEFAULT_KIND_SHARES = {"read": 0.2, "write": 0.35, "mixed": 0.3, "policy": 0.05, "missing_info": 0.1}
+DEFAULT_KIND_SHARES = {"read": 0.2, "write": 0.32, "mixed": 0.3, "policy": 0.08, "missing_info": 0.1}
 #: Columns of a `tasks` row that this stage fills; the generator returns every other one.
 STAGE_COLUMNS = ("task_id", "environment_ref", "split", "held_out")
 #: The checkpoint of finished environments, under the writer's `parts_dir`.
