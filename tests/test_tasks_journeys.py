@@ -218,3 +218,21 @@ def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
     assert order["order_id"] not in draft.user_facts.values()
     assert execute(e, draft) is None  # every link flows from the call it names
     e.env.close()
+
+
+def test_a_row_is_found_by_its_name_before_its_date():
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tools"].append(
+        {
+            "name": "list_customers",
+            "description": "List the customers.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {}},
+            "operation": {"type": "list", "table": "customers"},
+        }
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    for row in e.rows["customers"][:5]:
+        found = journeys.find_row(e, "customers", row, random.Random(0))
+        assert found is not None and list(found.facts.values()) == [row["name"]], found.facts
+    e.env.close()

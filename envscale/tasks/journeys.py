@@ -62,11 +62,21 @@ PRINTED = frozenset(
 """Things a real service prints a number of for its user (an order number on the receipt, a ticket number
 in the e-mail): the user may state that key. Every other key is internal and is looked up."""
 
-IDENTIFYING = frozenset(
-    "person email named title filename phone company date datetime url address username slug".split()
+IDENTIFYING = (
+    "named",
+    "title",
+    "person",
+    "email",
+    "filename",
+    "username",
+    "company",
+    "phone",
+    "date",
+    "datetime",
 )
-"""Meanings of a column (`envscale.env.data.column_meaning`) a person knows a row by: a name, an email, a
-title, a file name, a date ... never a time of day, a category, a count or free text."""
+"""Meanings of a column (`envscale.env.data.column_meaning`) a person knows a row by, the likeliest first: a
+name, a title, an email, a file name ... then a date; never a URL (`self_link`), a time of day, a category, a
+count or free text."""
 
 MAX_DEPTH = 1
 """Parents found before a lookup (a budget by its name, then the budget's transactions), at most."""
@@ -130,11 +140,18 @@ def _human(e: Env, table: str, column: str, value: Any) -> bool:
         return False
     if not isinstance(value, str) or not (2 <= len(value) <= 60) or KEY_SHAPE.match(value):
         return False
-    if column_meaning(table, column, cspec).split(":")[0] not in IDENTIFYING:
+    if _rank(e, table, column) >= len(IDENTIFYING):
         return False
     if not askable(table, column, value) or not asked_by(column, column, value):
         return False
     return not is_filler(table, column, cspec, value)
+
+
+def _rank(e: Env, table: str, column: str) -> int:
+    """How likely a person knows a row by this column (`IDENTIFYING`'s order; its length when never)."""
+    cspec = e.spec["tables"][table]["columns"].get(column) or {}
+    meaning = column_meaning(table, column, cspec).split(":")[0]
+    return IDENTIFYING.index(meaning) if meaning in IDENTIFYING else len(IDENTIFYING)
 
 
 def _run(e: Env, tool: str, args: dict) -> list | None:
@@ -193,7 +210,7 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
     }
     if not unique:
         return None
-    options: list[Found] = []
+    options: list[tuple[int, Found]] = []
     for tool in e.reads:
         op = tool["operation"]
         if op["type"] != "list" or op["table"] != table:
@@ -207,9 +224,8 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
             hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
             if result and len(result) == 1 and hits:
                 facts = {fact_name(arg, tool, e.spec): row[column]}
-                options.append(
-                    Found([GoldCall(tool["name"], {arg: row[column]}, {arg: "user"})], facts, (0, 0))
-                )
+                found = Found([GoldCall(tool["name"], {arg: row[column]}, {arg: "user"})], facts, (0, 0))
+                options.append((_rank(e, table, column), found))
         parents = _parent_args(e, tool, row, rng, depth)
         if parents is None:
             continue
@@ -222,7 +238,7 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
         said = [c for c in unique if [r.get(c) for r in listed].count(row[c]) == 1]
         if not said:
             continue
-        column = min(said, key=lambda c: (c not in ("name", "title", "label", "subject", "email"), c))
+        column = min(said, key=lambda c: (_rank(e, table, c), c))
         calls, prov, offset = [], {}, 0
         facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
         for arg, (found, ppk) in found_parents.items():
@@ -232,8 +248,12 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
             offset += len(found.calls)
         prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
         calls.append(GoldCall(tool["name"], dict(args), prov))
-        options.append(Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"]))
-    return rng.choice(options) if options else None
+        found = Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"])
+        options.append((_rank(e, table, column), found))
+    if not options:
+        return None
+    best = min(rank for rank, _ in options)  # by a name before a date, whichever list finds it
+    return rng.choice([found for rank, found in options if rank == best])
 
 
 def _shift(source: str, by: int) -> str:
