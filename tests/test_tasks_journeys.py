@@ -196,6 +196,7 @@ def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
     # orders are listed per customer (list_orders needs customer_id): the customer is found first, by name
     monkeypatch.setattr(journeys, "PRINTED", frozenset())  # here the order's key is internal too
     spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["orders"]["columns"]["title"] = {"type": "string"}  # what the user calls the order
     spec["tools"].append(
         {
             "name": "list_customers",

@@ -62,21 +62,10 @@ PRINTED = frozenset(
 """Things a real service prints a number of for its user (an order number on the receipt, a ticket number
 in the e-mail): the user may state that key. Every other key is internal and is looked up."""
 
-IDENTIFYING = (
-    "named",
-    "title",
-    "person",
-    "email",
-    "filename",
-    "username",
-    "company",
-    "phone",
-    "date",
-    "datetime",
-)
+IDENTIFYING = ("named", "title", "person", "email", "filename", "username", "company", "phone", "date")
 """Meanings of a column (`envscale.env.data.column_meaning`) a person knows a row by, the likeliest first: a
-name, a title, an email, a file name ... then a date; never a URL (`self_link`), a time of day, a category, a
-count or free text."""
+name, a title, an email, a file name ... then a date; never a URL (`self_link`), a timestamp to the second
+(`last_update`), a time of day, a category, a count or free text."""
 
 MAX_DEPTH = 1
 """Parents found before a lookup (a budget by its name, then the budget's transactions), at most."""
