@@ -318,3 +318,19 @@ def test_source_of_an_environment():
     assert ts.source_of(spec) == "openapi" and ts.source_of(WORLD) == ts.source_of(CALC) == "other"
     a, b = http(WORLD["tools"][0], "/notes/{id}"), http(WORLD["tools"][1], "/notes/{note}")
     assert ts.same_api_operation(a, b) and not ts.same_api_operation(a, http(b, "/tags/{id}"))
+
+
+def test_a_printed_number_is_not_an_internal_id():
+    from envscale.env import load_spec
+    from envscale.env.data import build_state
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    state = build_state(spec, (spec.get("data") or {}).get("seed", 0))
+    orders = {r["order_id"] for r in state["orders"]}
+    customers = {r["customer_id"] for r in state["customers"]}
+    strings, _ = ts.state_keys(spec, None)
+    assert orders and customers
+    assert not strings & orders  # the user's own order number
+    assert customers <= strings  # a customer's key is internal
+    task_row = task("t9", "shop", ["get_order"], "single", {"order number": min(orders)})
+    assert not ts.internal_ids(task_row, ts.state_keys(spec, None))[0]

@@ -33,8 +33,9 @@ def envs(fixture_environments):
 
 @pytest.fixture(scope="module")
 def tasks(envs, tmp_path_factory):
-    # seed 2: a test split with test tasks of training environments and one world held out whole (function sets get no tasks)
-    config = TasksConfig(tasks_per_env=6, test_env_share=0.3, test_task_share=0.3, seed=2)
+    # seed 9: a test split with test tasks of training environments and one world held out whole (function sets get no
+    # tasks; seed 2 held out a world where no journey is posed, once tasks named rows by what a person knows)
+    config = TasksConfig(tasks_per_env=6, test_env_share=0.3, test_task_share=0.3, seed=9)
     return generate_tasks(envs, config, tmp_path_factory.mktemp("tasks") / "tasks")
 
 

@@ -215,16 +215,19 @@ def _levels(checks):
 
 def test_hand_made_trajectories_perfect_noop_recovered_and_policy_breaking(tasks):
     envs, rows = _env_rows(tasks), list(tasks.load("tasks", "train"))
-    write = next(t for t in rows if t["kind"] == "write" and len(t["gold_calls"]) == 1)
+    # the shortest write task (a journey: the row is looked up and read before the write)
+    write = min((t for t in rows if t["kind"] == "write"), key=lambda t: len(t["gold_calls"]))
     env = Environment.from_row(envs[write["environment"]])
     gold = [{"tool": c["tool"], "arguments": c["arguments"]} for c in write["gold_calls"]]
+    kinds = {t["name"]: t["kind"] for t in env.spec["tools"]}
+    acting = next(c["tool"] for c in gold if kinds[c["tool"]] == "write")
 
     perfect = check_trajectory(_trajectory(write, gold, "Done."), write, env)
     assert _levels(perfect), perfect
     noop = check_trajectory(_trajectory(write, [], "Done."), write, env)
     assert noop["state"] is False and not _levels(noop)
 
-    broken = {"tool": gold[0]["tool"], "arguments": {}, "ok": False, "code": "invalid_arguments"}
+    broken = {"tool": acting, "arguments": {}, "ok": False, "code": "invalid_arguments"}
     recovered = check_trajectory(_trajectory(write, [broken, *gold], "Done."), write, env)
     assert recovered["state"] and recovered["exact"] and not recovered["schema"]
     assert verdict(recovered, FilterConfig().levels)[0]  # errors are allowed by default
@@ -244,7 +247,7 @@ def test_hand_made_trajectories_perfect_noop_recovered_and_policy_breaking(tasks
     text_only = {
         **write,
         "kind": "policy",
-        "scoring": {**write["scoring"], "forbidden_actions": [gold[0]["tool"]]},
+        "scoring": {**write["scoring"], "forbidden_actions": [acting]},
     }
     breaking = check_trajectory(_trajectory(text_only, gold, "Done."), text_only, env)
     assert breaking["policy"] is False and not verdict(breaking, FilterConfig().levels)[0]

@@ -64,7 +64,7 @@ from .model import KINDS
 logger = logging.getLogger(__name__)
 
 #: The default mix of task kinds (weights; see `envscale.tasks.model.KINDS`).
-DEFAULT_KIND_SHARES = {"read": 0.3, "write": 0.3, "mixed": 0.15, "policy": 0.1, "missing_info": 0.15}
+DEFAULT_KIND_SHARES = {"read": 0.2, "write": 0.32, "mixed": 0.3, "policy": 0.08, "missing_info": 0.1}
 #: Columns of a `tasks` row that this stage fills; the generator returns every other one.
 STAGE_COLUMNS = ("task_id", "environment_ref", "split", "held_out")
 #: The checkpoint of finished environments, under the writer's `parts_dir`.
@@ -79,7 +79,16 @@ class TasksConfig:
 
     seed: int = option(0, "Seed of task sampling and of the train/test split.", ge=0, le=2**32 - 1)
     tasks_per_env: int = option(8, "Tasks kept per environment, at most.", ge=1, le=10_000)
-    max_chain_length: int = option(3, "Most gold calls in one task.", ge=1, le=8)
+    max_chain_length: int = option(
+        8, "Most gold calls in one task (lookups of the rows the user names included).", ge=1, le=8
+    )
+    max_single_share: float = option(
+        0.2,
+        "Most share of an environment's tasks that are one call deep: once reached, further one-call "
+        "candidates are dropped (`single_call_quota`) and the attempts go to journeys.",
+        ge=0,
+        le=1,
+    )
     kind_shares: dict[str, float] = option(
         DEFAULT_KIND_SHARES,
         f"Weight of each task kind ({', '.join(KINDS)}); a kind left out gets 0. Read-only "

@@ -42,9 +42,18 @@ from typing import Any
 
 from ..words.semantics import argument_role
 from .asks import asked_by
+from .journeys import branch, references, related_writes
 from .model import GoldCall, TaskDraft
 from .naming import fact_name
 from .prepared import Env
+
+RELATED_SHARE = 0.5
+"""Share of write and mixed candidates first tried as two writes on related rows (`journeys.related_writes`)."""
+ACTING_SHARE = 0.75
+"""Share of write candidates drawn among writes on rows the user names (keyed, or inserts referencing rows)
+rather than among every write (a bare create is one call)."""
+BRANCH_SHARE = 0.5
+"""Share of mixed candidates first tried as a decision on what a read returns (`journeys.branch`)."""
 
 
 def _lookup(e: Env, table: str, row: dict, rng: random.Random) -> tuple[dict, str, Any] | None:
@@ -81,7 +90,7 @@ def _read(e: Env, rng: random.Random) -> TaskDraft | str:
         draft = _read_found_by_lookup(e, gets, rng)
         if draft is not None:
             return draft
-    if gets and roll < 0.8:
+    if gets and roll < 0.9:
         return _read_along_reference(e, gets, rng)
     return _single_read(e, rng)
 
@@ -182,6 +191,9 @@ def _write(e: Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | st
     if not e.writes:
         return "no write tool"
     tool = rng.choice(e.writes)
+    acting = [t for t in e.writes if e.key_arg(t) or references(e, t)]
+    if acting and rng.random() < ACTING_SHARE:  # a write on rows the user names, more than a bare create
+        tool = rng.choice(acting)
     built = e.call(tool, rng)
     if built is None:
         return f"{tool['name']}: no valid call"
@@ -190,6 +202,10 @@ def _write(e: Env, rng: random.Random, *, kind: str = "write") -> TaskDraft | st
     roll = rng.random()
     linked = karg and target is not None and e.config.max_chain_length >= 2
     draft = None
+    if kind == "write" and e.config.max_chain_length >= 3 and rng.random() < RELATED_SHARE:
+        draft = related_writes(e, rng)
+        if draft is not None:
+            return draft
     if linked and roll < 0.5:
         draft = _write_of_related_row(e, tool, args, target, karg, kind, rng)
     if draft is None and linked and roll < 0.7:
@@ -300,7 +316,16 @@ def _write_fed_by_lookups(e: Env, tool: dict, args: dict, kind: str, rng: random
 
 
 def _mixed(e: Env, rng: random.Random) -> TaskDraft | str:
-    """Read a row and report a fact of it, then write the same row."""
+    """Read a row and report a fact of it, then write the same row (and, sometimes, a row related to it);
+    or a decision on what the read returns (`journeys.branch`)."""
+    if e.config.max_chain_length >= 2 and rng.random() < BRANCH_SHARE:
+        draft = branch(e, rng)
+        if draft is not None:
+            return draft
+    if e.config.max_chain_length >= 3 and rng.random() < RELATED_SHARE:
+        draft = related_writes(e, rng, kind="mixed")
+        if draft is not None:
+            return draft
     keyed = [t for t in e.writes if e.key_arg(t) and t["operation"]["table"] in e.gets]
     if not keyed:
         return "no write addressed by a key that a get tool also reads"

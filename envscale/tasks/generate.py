@@ -62,12 +62,13 @@ from .conversations import compose_conversations
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .gold import execute
 from .intent import write_instructions
+from .journeys import humanize, read_first
 from .model import KINDS, Drop, TaskDraft, to_json
 from .policy import policy_rules
 from .prepared import Env
 from .rewrite import rewrite_instructions
 
-_ATTEMPTS_PER_TASK = 12
+_ATTEMPTS_PER_TASK = 16
 """Candidates tried per task wanted (most are dropped by a check, each with its code)."""
 _GIVE_UP = 4
 """Builds of a kind that fail, with none succeeding, before an environment stops trying that kind."""
@@ -101,10 +102,13 @@ class _Candidates:
             self.failed[kind] += 1
             return None, None, []
         self.built[kind] += 1
-        if len(draft.calls) > e.config.max_chain_length:
+        if kind in ("write", "missing_info"):
+            read_first(e, draft)
+        drop = tidy(e, draft, self.rng) or humanize(e, draft, self.rng)
+        if drop is None and len(draft.calls) > e.config.max_chain_length:
             self.unbuilt[(kind, "chain_too_long", "more calls than max_chain_length")] += 1
             return None, None, []
-        drop = tidy(e, draft, self.rng) or filler_fact(e, draft) or execute(e, draft)
+        drop = drop or filler_fact(e, draft) or execute(e, draft)
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if drop is not None:
             return None, drop, calls
@@ -159,6 +163,7 @@ def env_tasks(
     candidates = _Candidates(e, rng, rewrite, replay_env)
     kept: list[dict] = []
     rejected: list[dict] = []
+    singles = 0
     try:
         for _ in range(wanted * _ATTEMPTS_PER_TASK):
             if len(kept) >= wanted:
@@ -171,6 +176,11 @@ def env_tasks(
                 task_row, drop, calls = candidates.attempt(kind)
             except Exception as exc:  # noqa: BLE001 - one bad candidate never costs the others
                 task_row, drop, calls = None, ("candidate_failed", f"{type(exc).__name__}: {exc}"), []
+            if task_row is not None and task_row["difficulty"]["chain_length"] == 1:
+                if singles >= max(1, round(wanted * getattr(config, "max_single_share", 1.0))):
+                    task_row, drop = None, ("single_call_quota", "enough one-call tasks in this environment")
+                else:
+                    singles += 1
             if task_row is not None:
                 kept.append(task_row)
             elif drop is not None:

@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from typing import Any
@@ -306,6 +307,10 @@ def execute(e: Env, draft: TaskDraft) -> Drop | None:
     e.env.restore(e.initial)
     results: list[Any] = []
     for i, call in enumerate(draft.calls):
+        for arg, source in call.provenance.items():  # a key known only once an earlier call made its row
+            if call.arguments.get(arg) is None and source.startswith("call["):
+                with contextlib.suppress(IndexError, KeyError, TypeError, ValueError):
+                    call.arguments[arg] = resolve_provenance(source, results)
         drop = (
             align(e, draft, i, results)
             or flow_disagrees(e, draft, i, results)
@@ -347,7 +352,7 @@ def execute(e: Env, draft: TaskDraft) -> Drop | None:
 def _answer(e: Env, draft: TaskDraft) -> Drop | None:
     """The answer facts of a read or mixed task: the values of the read row a person asks about, or how
     many rows the read found; `nothing_to_ask` when there is no question in it."""
-    source = draft.calls[-1] if draft.kind == "read" else draft.calls[0]
+    source = draft.calls[-1] if draft.kind == "read" else draft.calls[draft.lookups]
     table = e.tools[source.tool]["operation"]["table"]
     table_rows = len(e.rows.get(table, []))
     if isinstance(source.result, list) and len(source.result) >= table_rows > 1:

@@ -47,6 +47,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 
@@ -67,6 +68,7 @@ from .wording import (
     join,
     mentions,
     plural_phrase,
+    readable_words,
     same_value,
     same_words,
     tool_names_in,
@@ -230,6 +232,8 @@ class Writer(Clauses):
             steps = list(self.request_steps)  # the user asks for the forbidden write, nothing else
         else:
             consumed = self._consumed()
+            if self.draft.branch:  # the read is the check the condition states, not a question of its own
+                consumed |= {s.index for s in self.steps if s.kind in READS}
             steps = list(self.steps)
         clauses, outcomes, answers = [], [], []
         prev_row = None
@@ -244,11 +248,24 @@ class Writer(Clauses):
                     if step.index not in self.explicit:
                         # a lookup before a read of the same row is never a request of its own
                         self.explicit[step.index] = self.rng.random() < 0.4 and not self._reread(step.index)
-                    if self.explicit[step.index]:
+                    if self.explicit[step.index] and f"look up {found.render()}" not in clauses:
                         clauses.append(f"look up {found.render()}")
                         prev_row = found.row
                 continue
             clause, outcome, row = self.clause(step, show_hidden, prev_row)
+            branch = self.draft.branch
+            if branch and step.call is branch["write"]:
+                # the decision, as a person states it: "cancel it, unless it is already cancelled: then ..."
+                asked = readable_words(branch["ask"])
+                clause = (
+                    f"{clause}, unless it is already {format_value(branch['value'], enum=True)}: in that case "
+                    f"just tell me its {asked}"
+                )
+                if branch["taken"] == "tell":
+                    clauses.append(clause)
+                    answers.append(f"the {asked}")
+                    prev_row = row
+                    continue
             if step.kind in READS and any(same_words(clause, c) for c in clauses):
                 continue  # never ask for the same fact twice
             clauses.append(clause)
@@ -390,6 +407,8 @@ def write_instructions(draft: TaskDraft, spec: dict, rng: random.Random) -> Inst
     Raises:
         `ValueError`: For a kind outside `KINDS` or a gold call of a tool the spec lacks.
     """
+    if draft.branch and draft.branch["taken"] == "tell":  # the request states the write it did not need
+        draft = dataclasses.replace(draft, calls=[*draft.calls, draft.branch["write"]])
     writer = Writer(draft, spec, rng)
     style = rng.choices(STYLES, weights=STYLE_WEIGHTS)[0]
     persona = writer.persona()

@@ -87,6 +87,11 @@ class TaskDraft:
         seed (`int`): The environment seed the gold run used.
         distractors (`list[str]`): Extra tools offered that the task does not need.
         notes (`list[str]`): How the task was built (for people reading it).
+        branch (`dict`): For a `branch` task, the decision the user states: `{"write": the conditional
+            GoldCall, "column", "value" (the write's outcome), "ask" (the column told otherwise), "taken":
+            "act" or "tell"}`; the gold calls follow the branch the state takes.
+        lookups (`int`): Calls prepended to find the rows the user names by what they know of them
+            (`envscale.tasks.journeys.humanize`); the chain as built starts after them.
     """
 
     env_name: str
@@ -104,6 +109,8 @@ class TaskDraft:
     seed: int = 0
     distractors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    lookups: int = 0
+    branch: dict[str, Any] | None = None
 
     @property
     def n_writes(self) -> int:

@@ -215,6 +215,16 @@ class Phrases(Steps):
             return "post", "in the list"
         row = rows[index]
         dicts = [r for r in rows if isinstance(r, dict)]
+        pk = primary_key_of(self.spec, src.table)
+        told = [v for v in self.draft.user_facts.values() if isinstance(v, str)]
+        for column in row:  # the value the user knows the row by (`envscale.tasks.journeys.find_row`)
+            mine = row.get(column)
+            if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
+                continue
+            if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
+                return "post", f'named "{mine}"'
+            enum = "enum" in self.column_spec(src.op, column)
+            return "post", f"whose {readable_words(column)} is {format_value(mine, enum=enum)}"
         for column in row:
             values = [r.get(column) for r in dicts]
             mine = row.get(column)
@@ -234,7 +244,6 @@ class Phrases(Steps):
                     return "pre", "cheapest"
                 if len(numbers) == len(values) and mine == max(numbers):
                     return "pre", "most expensive"
-        pk = primary_key_of(self.spec, src.table)
         ordered = sorted(
             row, key=lambda c: (c not in ("name", "title", "label", "subject"), not STATUS_COLUMNS.search(c))
         )

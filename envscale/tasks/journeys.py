@@ -1,0 +1,669 @@
+"""Journeys: the user names rows as a person does, and the agent looks them up.
+
+A person names a row by something they know about it (a name, an email, a title, a date), or by a number a
+real service prints for them (an order, ticket or invoice number); never by an internal key (`rec_0015`,
+`boo_0018`, the integer id of a contact). `humanize(e, draft, rng)` rewrites a built chain so: every key the
+user would have stated (provenance `user`) that is an internal id becomes the result of a lookup prepended
+to the chain, a list tool of that row's table called with what the user knows (`list_contacts(email=...)`,
+or the whole list, where the row is the one whose title, name or date singles it out). A list that needs a
+parent's key (`getTransactions(budget_id)`) finds the parent the same way first, so a chain reads
+"budget by name -> its transactions -> the one of 2024-03-02 -> delete it". Where no human attribute finds
+the row uniquely the task is not posed that way (`internal_id`).
+
+The journeys beyond one row, built here and drawn by `envscale.tasks.chains`: `related_writes` (two writes on
+rows related by a foreign key: "cancel the order and refund its payment", "update the ticket and add a
+comment to it"), `create_then_add` (a new row, then a row added to it) and `branch` (a decision on what a read
+returns: "pay my order, unless it is already paid: then tell me when it was created"; the gold calls follow
+the branch the state takes). `read_first` reads the row before the first write changes it, and `joins` tells
+a chain where two independent lookups feed one call (a `dag`).
+
+`printed_number(table)` says whether the users of a service hold that table's keys (orders, tickets,
+invoices ...); `internal_key(e, table, value)` whether a value is a key no user would state.
+
+Example:
+
+```python
+>>> import random
+>>> from envscale.env import load_spec
+>>> from envscale.tasks.build import TasksConfig
+>>> from envscale.tasks.journeys import find_row, printed_number
+>>> from envscale.tasks.prepared import Env
+>>> printed_number("orders"), printed_number("customers")
+(True, False)
+>>> e = Env({"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig())
+>>> row = e.rows["products"][3]
+>>> found = find_row(e, "products", row, random.Random(0))
+>>> [c.tool for c in found.calls], found.facts == {"product name": row["name"]}
+(['list_products'], True)
+>>> e.env.close()
+```
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..env.data import column_meaning, is_filler
+from ..words.inflect import singular
+from ..words.names import tokens
+from ..words.semantics import argument_role
+from .asks import KEY_SHAPE, askable, asked_by
+from .model import Drop, GoldCall, TaskDraft
+from .naming import entity_name, fact_name, implied_table, tool_bindings
+from .prepared import Env
+from .wording import readable_words
+
+PRINTED = frozenset(
+    "order ticket invoice booking reservation receipt confirmation case shipment bill quote estimate".split()
+)
+"""Things a real service prints a number of for its user (an order number on the receipt, a ticket number
+in the e-mail): the user may state that key. Every other key is internal and is looked up."""
+
+IDENTIFYING = ("named", "title", "person", "email", "filename", "username", "company", "phone", "date")
+"""Meanings of a column (`envscale.env.data.column_meaning`) a person knows a row by, the likeliest first: a
+name, a title, an email, a file name ... then a date; never a URL (`self_link`), a timestamp to the second
+(`last_update`), a time of day, a category, a count or free text."""
+
+MAX_DEPTH = 1
+"""Parents found before a lookup (a budget by its name, then the budget's transactions), at most."""
+
+_ID_WORDS = frozenset(("id", "ids", "key", "uuid", "guid", "sid"))
+_CALL = re.compile(r"call\[(\d+)\]")
+
+
+def printed_number(table: str) -> bool:
+    """Whether a service prints this table's keys for its users (`orders`, `support_tickets`, `invoices`)."""
+    words = tokens(table)
+    return bool(words) and singular(words[-1]) in PRINTED
+
+
+def internal_key(e: Env, table: str | None, value: Any) -> bool:
+    """Whether `value` is a key of a row of `table` that a user would not hold (see `PRINTED`)."""
+    if table is None or table not in e.rows or printed_number(table) or isinstance(value, bool):
+        return False
+    if not isinstance(value, str | int):
+        return False
+    pk = e.pk(table)
+    return any(r.get(pk) == value for r in e.rows[table])
+
+
+@dataclass
+class Found:
+    """How the agent finds one row: the calls (indices local to this finder), the facts the user states,
+    and where the row's key is in the results (`(call index, row index)`)."""
+
+    calls: list[GoldCall]
+    facts: dict[str, Any]
+    at: tuple[int, int]
+    notes: list[str] = field(default_factory=list)
+
+
+def _addressed_table(e: Env, tool: dict, arg: str, value: Any) -> str | None:
+    """The table whose row the argument's value is the key of: the tool's own row for its key, the
+    referenced table for a reference, else (a string key) the table that holds it."""
+    op = tool["operation"]
+    if e.key_arg(tool) == arg:
+        return op["table"]
+    bind = tool_bindings(tool).get(arg)
+    if bind is not None and bind.table in e.spec["tables"] and bind.column:
+        cspec = e.spec["tables"][bind.table]["columns"].get(bind.column) or {}
+        if cspec.get("references") in e.rows:
+            return cspec["references"]
+        if bind.column == e.pk(bind.table):
+            return bind.table
+    if isinstance(value, str) and KEY_SHAPE.match(value):
+        for table, rows in e.rows.items():
+            if any(r.get(e.pk(table)) == value for r in rows):
+                return table
+    return None
+
+
+def _human(e: Env, table: str, column: str, value: Any) -> bool:
+    """Whether a person knows a row by this value: a readable value of a column people talk about, not a
+    key, not filler."""
+    cspec = e.spec["tables"][table]["columns"].get(column) or {}
+    if column == e.pk(table) or cspec.get("references") or set(tokens(column)) & _ID_WORDS:
+        return False
+    if not isinstance(value, str) or not (2 <= len(value) <= 60) or KEY_SHAPE.match(value):
+        return False
+    if _rank(e, table, column) >= len(IDENTIFYING):
+        return False
+    if not askable(table, column, value) or not asked_by(column, column, value):
+        return False
+    return not is_filler(table, column, cspec, value)
+
+
+def _rank(e: Env, table: str, column: str) -> int:
+    """How likely a person knows a row by this column (`IDENTIFYING`'s order; its length when never)."""
+    cspec = e.spec["tables"][table]["columns"].get(column) or {}
+    meaning = column_meaning(table, column, cspec).split(":")[0]
+    return IDENTIFYING.index(meaning) if meaning in IDENTIFYING else len(IDENTIFYING)
+
+
+def _run(e: Env, tool: str, args: dict) -> list | None:
+    e.env.restore(e.initial)
+    obs = e.env.step(tool, args)
+    result = obs.get("result") if obs.get("ok") else None
+    return result if isinstance(result, list) else None
+
+
+def _parent_args(e: Env, tool: dict, row: dict, rng: random.Random, depth: int) -> tuple | None:
+    """The required arguments of a list tool other than its narrowing filter: each an eq filter on a
+    reference column whose parent is itself found (depth-first). `(args, provenance-by-arg, finders)`."""
+    op = tool["operation"]
+    params = tool.get("parameters") or {}
+    required = set(params.get("required") or [])
+    filters = {f["arg"]: f for f in op.get("filters", []) if f.get("arg")}
+    props = params.get("properties") or {}
+    args, parents = {}, {}
+    paging = None
+    for arg in sorted(required):
+        flt = filters.get(arg)
+        if argument_role(arg, props.get(arg)) == "pagination" and (flt is None or not flt.get("column")):
+            paging = paging or e.call(tool, rng)  # a page of the list, as a valid call asks it
+            if paging is None or arg not in paging[0]:
+                return None
+            args[arg] = paging[0][arg]
+            continue
+        if flt is None or flt.get("op", "eq") != "eq":
+            return None
+        column = flt["column"]
+        ref = (e.spec["tables"][op["table"]]["columns"].get(column) or {}).get("references")
+        ref = ref or implied_table(e.spec, column, op["table"])  # `budget_id` with no `references`
+        value = row.get(column)
+        if value is None or ref is None or depth >= MAX_DEPTH:
+            return None
+        parent = next((r for r in e.rows.get(ref, []) if r.get(e.pk(ref)) == value), None)
+        found = find_row(e, ref, parent, rng, depth + 1) if parent else None
+        if found is None:
+            return None
+        args[arg] = value
+        parents[arg] = (found, e.pk(ref))
+    return args, parents
+
+
+def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: int = 0) -> Found | None:
+    """How a person's description finds `row` of `table`: a list tool filtered by a value of the row only it
+    has (`list_customers(email=...)`), or a list tool whose result the row is in and singled out by such a
+    value (its title, its name). A list that needs a parent's key finds the parent first. `None` when no
+    human attribute finds the row."""
+    if row is None or table not in e.rows:
+        return None
+    pk = e.pk(table)
+    rows = e.rows[table]
+    unique = {
+        c: v for c, v in row.items() if _human(e, table, c, v) and sum(r.get(c) == v for r in rows) == 1
+    }
+    if not unique:
+        return None
+    options: list[tuple[int, Found]] = []
+    for tool in e.reads:
+        op = tool["operation"]
+        if op["type"] != "list" or op["table"] != table:
+            continue
+        required = set((tool.get("parameters") or {}).get("required") or [])
+        for flt in op.get("filters", []):  # a filter on the describing value
+            arg, column = flt.get("arg"), flt["column"]
+            if arg is None or flt.get("op", "eq") != "eq" or column not in unique or required - {arg}:
+                continue
+            result = _run(e, tool["name"], {arg: row[column]})
+            hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
+            if result and len(result) == 1 and hits:
+                facts = {fact_name(arg, tool, e.spec): row[column]}
+                found = Found([GoldCall(tool["name"], {arg: row[column]}, {arg: "user"})], facts, (0, 0))
+                options.append((_rank(e, table, column), found))
+        parents = _parent_args(e, tool, row, rng, depth)
+        if parents is None:
+            continue
+        args, found_parents = parents
+        result = _run(e, tool["name"], args)
+        hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
+        if not hits:
+            continue
+        listed = [r for r in result if isinstance(r, dict)]
+        said = [c for c in unique if [r.get(c) for r in listed].count(row[c]) == 1]
+        if not said:
+            continue
+        column = min(said, key=lambda c: (_rank(e, table, c), c))
+        calls, prov, offset = [], {}, 0
+        facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
+        for arg, (found, ppk) in found_parents.items():
+            calls.extend(_shifted(c, offset) for c in found.calls)
+            prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
+            facts.update(found.facts)
+            offset += len(found.calls)
+        prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
+        calls.append(GoldCall(tool["name"], dict(args), prov))
+        found = Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"])
+        options.append((_rank(e, table, column), found))
+    if not options:
+        return None
+    best = min(rank for rank, _ in options)  # by a name before a date, whichever list finds it
+    return rng.choice([found for rank, found in options if rank == best])
+
+
+def _shift(source: str, by: int) -> str:
+    return _CALL.sub(lambda m: f"call[{int(m.group(1)) + by}]", source, count=1)
+
+
+def _shifted(call: GoldCall, by: int) -> GoldCall:
+    prov = {a: _shift(p, by) if p.startswith("call[") else p for a, p in call.provenance.items()}
+    return GoldCall(call.tool, dict(call.arguments), prov, write=call.write)
+
+
+def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
+    """Replace every internal id the user would state with lookups prepended to the chain (see the module
+    docstring); `("internal_id", detail)` when a row cannot be found by what a person knows of it.
+
+    Sets `draft.lookups` (the calls prepended) and the shape: two rows found for one call is a `dag`."""
+    attempt = (draft.policy_rule or {}).get("attempt")
+    targets: list[tuple[GoldCall | dict, str, str, Any]] = []
+    calls: list[Any] = list(draft.calls)
+    if isinstance(attempt, dict) and attempt.get("tool") in e.tools:
+        calls.append(attempt)
+    for call in calls:
+        tool_name = call.tool if isinstance(call, GoldCall) else call["tool"]
+        arguments = call.arguments if isinstance(call, GoldCall) else call["arguments"]
+        provenance = call.provenance if isinstance(call, GoldCall) else call.setdefault("provenance", {})
+        tool = e.tools[tool_name]
+        for arg, value in arguments.items():
+            if provenance.get(arg, "user") not in ("user", "constant"):
+                continue  # a key the user states, or one the request sets (the folder a file moves to)
+            table = _addressed_table(e, tool, arg, value)
+            if table is None or not internal_key(e, table, value):
+                continue
+            if isinstance(value, int) and not (set(tokens(arg)) & _ID_WORDS or e.key_arg(tool) == arg):
+                continue
+            targets.append((call, arg, table, value))
+    if not targets:
+        return None
+    finders: dict[tuple[str, Any], tuple[Found, int]] = {}
+    prepended: list[GoldCall] = []
+    facts: dict[str, Any] = {}
+    for _, arg, table, value in targets:
+        if (table, value) in finders:
+            continue
+        row = next((r for r in e.rows[table] if r.get(e.pk(table)) == value), None)
+        found = find_row(e, table, row, rng)
+        if found is None:
+            return "internal_id", f"{arg} = {value!r}: no lookup finds the {table} row by what a person knows"
+        base = len(prepended)
+        finders[(table, value)] = (found, base)
+        prepended.extend([_shifted(c, base) for c in found.calls])
+        facts.update(found.facts)
+        draft.notes.extend(found.notes)
+    n = len(prepended)
+    for call in calls:  # the chain's own calls (and a policy attempt) keep their links, shifted by n
+        provenance = call.provenance if isinstance(call, GoldCall) else call["provenance"]
+        for a, p in list(provenance.items()):
+            if p.startswith("call["):
+                provenance[a] = _shift(p, n)
+    branch_write = (draft.branch or {}).get("write")
+    if branch_write is not None and all(c is not branch_write for c in draft.calls):
+        for a, p in list(branch_write.provenance.items()):  # the write a `tell` branch states, not runs
+            if p.startswith("call["):
+                branch_write.provenance[a] = _shift(p, n)
+    draft.calls = prepended + draft.calls
+    fed: dict[int, set] = {}
+    for call, arg, table, value in targets:
+        found, offset = finders[(table, value)]
+        source = f"call[{found.at[0] + offset}][{found.at[1]}].{e.pk(table)}"
+        if isinstance(call, GoldCall):
+            call.provenance[arg] = source
+            fed.setdefault(id(call), set()).add((table, value))
+        else:
+            call["provenance"][arg] = source
+    ids = {value for _, _, _, value in targets}
+    gone = [
+        n
+        for n, v in draft.user_facts.items()
+        if isinstance(v, str | int) and not isinstance(v, bool) and v in ids
+    ]
+    for name in gone:
+        del draft.user_facts[name]
+    draft.user_facts.update(facts)
+    if gone and set(draft.withheld) & set(gone):
+        draft.withheld = [w for w in draft.withheld if w not in gone] + [next(iter(facts))]
+    draft.lookups = n
+    if any(len(rows) >= 2 for rows in fed.values()) or joins(draft.calls):
+        draft.shape = "dag" if draft.shape in ("single", "linear") else draft.shape
+    elif draft.shape == "single":
+        draft.shape = "linear"
+    return None
+
+
+def joins(calls: list[GoldCall]) -> bool:
+    """Whether some call draws on two earlier calls neither of which depends on the other (two lookups
+    feeding one write: a DAG, not a line)."""
+    above: list[set[int]] = []
+    for call in calls:
+        sources = {int(m.group(1)) for p in call.provenance.values() if (m := _CALL.match(p))}
+        sources = {j for j in sources if j < len(above)}
+        for j in sources:
+            for k in sources:
+                if j < k and j not in above[k] and k not in above[j]:
+                    return True
+        above.append(set().union(sources, *(above[j] for j in sources)))
+    return False
+
+
+def read_first(e: Env, draft: TaskDraft) -> None:
+    """Read the row before the first write changes it, as an agent checks an order before cancelling it:
+    a `get` of the row the first write addresses by its key is put before that write (unless the chain
+    reads it already), and the write's key flows from what the get returned."""
+    for index, call in enumerate(draft.calls):
+        if not call.write:
+            continue
+        tool = e.tools[call.tool]
+        table, karg = tool["operation"]["table"], e.key_arg(tool)
+        get = e.gets.get(table)
+        if not karg or karg not in call.arguments or get is None or tool["operation"]["type"] == "insert":
+            return
+        garg, pk = e.key_arg(get), e.pk(table)
+        if any(c.tool == get["name"] and c.arguments.get(garg) == call.arguments[karg] for c in draft.calls):
+            return
+        params = get.get("parameters") or {}
+        if set(params.get("required") or []) - {garg}:
+            return  # a get that needs more than the key is left to the chain builders
+        source = call.provenance.get(karg, "user")
+        read = GoldCall(get["name"], {garg: call.arguments[karg]}, {garg: source})
+        for later in draft.calls[index:]:
+            for a, p in list(later.provenance.items()):
+                if p.startswith("call["):
+                    m = _CALL.match(p)
+                    if m and int(m.group(1)) >= index:
+                        later.provenance[a] = _shift(p, 1)
+        call.provenance[karg] = f"call[{index}].{pk}"
+        draft.calls.insert(index, read)
+        if draft.shape == "single":
+            draft.shape = "linear"
+        return
+
+
+# -------------------------------------------------------------------------------------- journey builders
+
+
+def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
+    """Writes on a row related to the row `first` writes, along a foreign key: `(tool, how, column)` with
+    `how` one of `"holds"` (the first row references the second: an order's `payment_id` -> refund that
+    payment), `"adds"` (an insert of a row referencing the first: add a comment to the ticket) or
+    `"listed"` (the one row of another table referencing the first, found by a list filtered by it)."""
+    table = first["operation"]["table"]
+    columns = e.spec["tables"][table]["columns"]
+    out = []
+    for tool in e.writes:
+        op = tool["operation"]
+        other = op["table"]
+        if other == table or tool is first:
+            continue
+        key = e.key_arg(tool)
+        if key:
+            for column, cspec in columns.items():
+                if cspec.get("references") == other and column != e.pk(table):
+                    out.append((tool, "holds", column))
+            for lister in e.reads:
+                lop = lister["operation"]
+                if lop["type"] != "list" or lop["table"] != other:
+                    continue
+                required = set((lister.get("parameters") or {}).get("required") or [])
+                for flt in lop.get("filters", []):
+                    ref = (e.spec["tables"][other]["columns"].get(flt["column"]) or {}).get("references")
+                    if (
+                        flt.get("arg")
+                        and flt.get("op", "eq") == "eq"
+                        and ref == table
+                        and not required - {flt["arg"]}
+                    ):
+                        out.append((tool, f"listed:{lister['name']}:{flt['arg']}", flt["column"]))
+        elif op["type"] == "insert":
+            for column, binding in (op.get("values") or {}).items():
+                cspec = e.spec["tables"][other]["columns"].get(column) or {}
+                if isinstance(binding, str) and cspec.get("references") == table:
+                    out.append((tool, f"adds:{binding}", column))
+    return out
+
+
+def references(e: Env, tool: dict) -> list[tuple[str, str]]:
+    """`(argument, referenced table)` of an insert's values that reference another table's rows."""
+    op = tool["operation"]
+    if op["type"] != "insert":
+        return []
+    columns = e.spec["tables"][op["table"]]["columns"]
+    return [
+        (binding, columns[c]["references"])
+        for c, binding in (op.get("values") or {}).items()
+        if isinstance(binding, str) and c in columns and columns[c].get("references") in e.rows
+    ]
+
+
+def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
+    """A new row, then a row added to it ("create a project, then add a task to it"): an insert, then an
+    insert whose reference takes the new row's key (`call[0].KEY`)."""
+    creates = [t for t in e.writes if t["operation"]["type"] == "insert"]
+    rng.shuffle(creates)
+    for first in creates[:4]:
+        table = first["operation"]["table"]
+        children = [
+            (t, binding)
+            for t in e.writes
+            if t is not first
+            for binding, ref in references(e, t)
+            if ref == table
+        ]
+        built = e.call(first, rng) if children else None
+        if built is None:
+            continue
+        second, binding = rng.choice(children)
+        built2 = e.call(second, rng)
+        if built2 is None:
+            continue
+        facts: dict[str, Any] = {}
+        prov = e.provenance_user(first, built[0], facts, keys_from_user=False)
+        rest2 = {x: v for x, v in built2[0].items() if x != binding}
+        prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
+        pk = e.pk(table)
+        calls = [
+            GoldCall(first["name"], dict(built[0]), prov, write=True),
+            GoldCall(
+                second["name"], {binding: None, **rest2}, {binding: f"call[0].{pk}", **prov2}, write=True
+            ),
+        ]
+        return TaskDraft(e.spec["name"], kind, calls, shape="linear", user_facts=facts)
+    return None
+
+
+def _agree(e: Env, call: GoldCall, table: str) -> None:
+    """Give the other addressing arguments of a write on a chosen row (`merchant_id` beside the order's
+    key) that row's own values, so that the call names one row, not two."""
+    tool = e.tools[call.tool]
+    karg = e.key_arg(tool)
+    pk = e.pk(table)
+    row = next((r for r in e.rows[table] if r.get(pk) == call.arguments.get(karg)), None) if karg else None
+    if row is None:
+        return
+    for arg, bind in tool_bindings(tool).items():
+        if arg == karg or arg not in call.arguments or call.provenance.get(arg, "").startswith("call["):
+            continue
+        if bind.table == table and bind.place in ("key", "filter") and row.get(bind.column) is not None:
+            call.arguments[arg] = row[bind.column]
+
+
+def related_writes(e: Env, rng: random.Random, kind: str = "write") -> TaskDraft | None:
+    """Two writes on related rows along a foreign key, the first row read first ("cancel my order and
+    refund its payment": get_order -> cancel_order -> refund_payment(call[0].payment_id)); with `kind`
+    `"mixed"` the read's fact is also asked. The user's row is found by what they know of it later
+    (`envscale.tasks.journeys.humanize`)."""
+    if kind == "write" and rng.random() < 0.3:
+        draft = create_then_add(e, rng, kind)
+        if draft is not None:
+            return draft
+    firsts = [t for t in e.writes if e.key_arg(t) and t["operation"]["table"] in e.gets]
+    rng.shuffle(firsts)
+    for first in firsts[:4]:
+        pairs = _related_pairs(e, first)
+        if not pairs:
+            continue
+        second, how, column = rng.choice(pairs)
+        built = e.call(first, rng)
+        if built is None or built[1] is None:
+            continue
+        args, a = built
+        table = first["operation"]["table"]
+        pk, other = e.pk(table), second["operation"]["table"]
+        built2 = e.call(second, rng)
+        if built2 is None:
+            continue
+        args2 = dict(built2[0])
+        get = e.gets[table]
+        garg, karg = e.key_arg(get), e.key_arg(first)
+        extra = e.call(get, rng)
+        if extra is None:
+            continue
+        grest = {x: v for x, v in extra[0].items() if x != garg}
+        facts: dict[str, Any] = {}
+        rest = {x: v for x, v in args.items() if x != karg}
+        prov = e.provenance_user(first, rest, facts)
+        calls = [
+            GoldCall(get["name"], {garg: a[pk], **grest}, {garg: "user", **dict.fromkeys(grest, "constant")}),
+            GoldCall(first["name"], {karg: a[pk], **rest}, {karg: f"call[0].{pk}", **prov}, write=True),
+        ]
+        facts[fact_name(garg, get, e.spec)] = a[pk]
+        key2 = e.key_arg(second)
+        if how == "holds":
+            if a.get(column) is None or not any(r.get(e.pk(other)) == a[column] for r in e.rows[other]):
+                continue
+            rest2 = {x: v for x, v in args2.items() if x != key2}
+            prov2 = e.provenance_user(second, rest2, facts)
+            calls.append(
+                GoldCall(
+                    second["name"],
+                    {key2: a[column], **rest2},
+                    {key2: f"call[0].{column}", **prov2},
+                    write=True,
+                )
+            )
+        elif how.startswith("listed:"):
+            _, lister, larg = how.split(":")
+            children = [r for r in e.rows[other] if r.get(column) == a[pk]]
+            if len(children) != 1:
+                continue
+            rest2 = {x: v for x, v in args2.items() if x != key2}
+            prov2 = e.provenance_user(second, rest2, facts)
+            calls.append(GoldCall(lister, {larg: a[pk]}, {larg: f"call[0].{pk}"}))
+            opk = e.pk(other)
+            calls.append(
+                GoldCall(
+                    second["name"],
+                    {key2: children[0][opk], **rest2},
+                    {key2: f"call[2][0].{opk}", **prov2},
+                    write=True,
+                )
+            )
+        else:  # adds: the new row references the first
+            binding = how.split(":", 1)[1]
+            rest2 = {x: v for x, v in args2.items() if x != binding}
+            prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
+            calls.append(
+                GoldCall(
+                    second["name"], {binding: a[pk], **rest2}, {binding: f"call[0].{pk}", **prov2}, write=True
+                )
+            )
+        _agree(e, calls[-1], other)
+        notes = ["answer from call 0"] if kind == "mixed" else []
+        return TaskDraft(e.spec["name"], kind, calls, shape="linear", user_facts=facts, notes=notes)
+    return None
+
+
+def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
+    """`(column, argument)` of an update that sets one status-like column (a `status`/`state` column or an
+    enum) and nothing else, if it is one."""
+    op = tool["operation"]
+    sets = op.get("set") or {}
+    if op["type"] != "update" or len(sets) != 1:
+        return None
+    column, binding = next(iter(sets.items()))
+    cspec = e.spec["tables"][op["table"]]["columns"].get(column) or {}
+    if not isinstance(binding, str) or not (cspec.get("enum") or re.search(r"(^|_)(status|state)$", column)):
+        return None
+    return column, binding
+
+
+def branch(e: Env, rng: random.Random) -> TaskDraft | None:
+    """A decision on what a read returns: "cancel my appointment unless it is already cancelled, in which
+    case tell me its date". A status change (an update whose operation fixes a column's value) on a row
+    read first; the gold calls follow the branch the row's state takes: the read and the write when the
+    row is not yet in that state (scored on the final state), the read alone otherwise (scored on the
+    unchanged state and the fact told)."""
+    fixed = [
+        t
+        for t in e.writes
+        if e.key_arg(t)
+        and t["operation"]["table"] in e.gets
+        and (len(t["operation"].get("fixed") or {}) == 1 or _status_set(e, t))
+    ]
+    if not fixed:
+        return None
+    tool = rng.choice(fixed)
+    op = tool["operation"]
+    table = op["table"]
+    built = e.call(tool, rng)  # a row the write accepts (its preconditions hold)
+    if op.get("fixed"):
+        column, value = next(iter(op["fixed"].items()))
+    else:  # the status the update sets, as this call sets it
+        column, arg = _status_set(e, tool)
+        if built is None or arg not in built[0]:
+            return None
+        value = built[0][arg]
+    if isinstance(value, dict | list | bool) or value is None:
+        return None
+    get = e.gets[table]
+    garg = e.key_arg(get)
+    e.env.restore(e.initial)
+    pk = e.pk(table)
+    done = [  # rows already in that state, that the user may read (their own, where the get checks it)
+        r
+        for r in e.rows[table]
+        if r.get(column) == value and e.env.step(get["name"], {garg: r[pk]}).get("ok")
+    ]
+    take = "tell" if done and (built is None or rng.random() < 0.5) else "act"
+    if take == "act" and (built is None or built[1] is None or built[1].get(column) == value):
+        return None
+    row = rng.choice(done) if take == "tell" else built[1]
+    asks = [
+        c
+        for c, v in row.items()
+        if c not in (pk, column)
+        and isinstance(v, str | int | float)
+        and not isinstance(v, bool)
+        and v != ""
+        and not c.endswith("_id")
+        and askable(table, c, v)
+    ]
+    if not asks:
+        return None
+    ask = min(asks, key=lambda c: (not re.search(r"date|_at$|time", c), c))
+    karg = e.key_arg(tool)
+    if set((get.get("parameters") or {}).get("required") or []) - {garg}:
+        return None
+    args = dict(built[0]) if built else {karg: row[pk]}
+    rest = {a: v for a, v in args.items() if a != karg}
+    facts: dict[str, Any] = {}
+    prov = e.provenance_user(tool, rest, facts)
+    facts[fact_name(garg, get, e.spec)] = row[pk]
+    write = GoldCall(tool["name"], {karg: row[pk], **rest}, {karg: f"call[0].{pk}", **prov}, write=True)
+    calls = [GoldCall(get["name"], {garg: row[pk]}, {garg: "user"})]
+    if take == "act":
+        calls.append(write)
+    draft = TaskDraft(
+        e.spec["name"], "write" if take == "act" else "mixed", calls, shape="branch", user_facts=facts
+    )
+    draft.branch = {"write": write, "column": column, "value": value, "ask": ask, "taken": take}
+    if take == "tell":
+        draft.answer_facts = [str(row[ask])]
+        draft.notes.append(f"branch: the {table} row is already {value}; the answer is its {ask}")
+    else:
+        draft.notes.append(f"branch: the {table} row is not {value} yet; the write is done")
+    return draft
