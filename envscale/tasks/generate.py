@@ -177,7 +177,9 @@ def env_tasks(
             except Exception as exc:  # noqa: BLE001 - one bad candidate never costs the others
                 task_row, drop, calls = None, ("candidate_failed", f"{type(exc).__name__}: {exc}"), []
             if task_row is not None and task_row["difficulty"]["chain_length"] == 1:
-                if singles >= max(1, round(wanted * getattr(config, "max_single_share", 1.0))):
+                # a refusal is one look at the row by nature: policy tasks count, but are never dropped
+                full = singles >= max(1, round(wanted * getattr(config, "max_single_share", 1.0)))
+                if full and kind != "policy":
                     task_row, drop = None, ("single_call_quota", "enough one-call tasks in this environment")
                 else:
                     singles += 1
