@@ -249,3 +249,35 @@ def test_kept_tasks_never_ask_for_what_a_person_would_not_say_and_their_chains_a
                     field = matching_field(arg, row) if isinstance(row, dict) else None
                     if field is not None and row[field] is not None:
                         assert value == row[field], (task["task_id"], arg, value, field, row[field])
+
+
+def test_an_llm_that_fails_every_rewrite_keeps_every_task_counts_them_and_says_so(
+    environments, tmp_path, caplog
+):
+    """Over a loopback FAKE OpenAI-compatible server answering malformed replies and errors: every task is
+    kept with the template's wording, the stage's stats count the failed rewrites, and one warning says so."""
+    from llmfake import Reply, start_llm_fake
+    from test_llm import MALFORMED_BODIES
+
+    bad = [Reply(body=b) for b in MALFORMED_BODIES.values()] + [Reply(500, {"error": "down"})]
+    served = iter(range(10**6))
+    fake = start_llm_fake()
+    fake.handler = lambda body: bad[next(served) % len(bad)]
+    config = TasksConfig(
+        tasks_per_env=4, test_env_share=0.0, llm_base_url=fake.url, llm_model="m", llm_max_retries=0
+    )
+    try:
+        with caplog.at_level("WARNING", logger="envscale.tasks.build"):
+            art = generate_tasks(environments, config, tmp_path / "tasks")
+    finally:
+        fake.stop()
+    offline = generate_tasks(
+        environments, TasksConfig(tasks_per_env=4, test_env_share=0.0), tmp_path / "offline"
+    )
+    assert sorted(t["task_id"] for t in _rows(art, "train")) == sorted(
+        t["task_id"] for t in _rows(offline, "train")
+    )
+    rewrites = art.manifest["stats"]["rewrites"]
+    assert rewrites["failed"] == rewrites["asked"] > 0 and rewrites["used"] == 0, rewrites
+    said = [r.getMessage() for r in caplog.records if "LLM rewrites failed" in r.getMessage()]
+    assert len(said) == 1 and f"{rewrites['failed']} of {rewrites['asked']}" in said[0], said

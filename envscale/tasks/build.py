@@ -129,6 +129,8 @@ class TasksConfig:
         "null = offline.",
     )
     llm_model: str | None = option(None, "Model id served at llm_base_url.")
+    llm_timeout: float = option(60.0, "Seconds one rewrite request may take (then retried).", gt=0, le=86_400)
+    llm_max_retries: int = option(3, "Retries of a failed rewrite request (0: none).", ge=0, le=100)
     replay_check: bool = option(
         True,
         "Replay every task's gold calls on a second, fresh environment; drop tasks whose outcome differs.",
@@ -167,10 +169,16 @@ class TasksConfig:
             raise ValueError("llm_model is set but llm_base_url is not (the endpoint serving it)")
         from ..llm import LLMConfig
 
-        return LLMConfig(base_url=self.llm_base_url, model=self.llm_model, seed=self.seed)
+        return LLMConfig(
+            base_url=self.llm_base_url,
+            model=self.llm_model,
+            seed=self.seed,
+            timeout=self.llm_timeout,
+            max_retries=self.llm_max_retries,
+        )
 
     def fingerprint(self, input_key: str) -> str:
-        return fingerprint(self, TASKS, inputs=[input_key])
+        return fingerprint(self, TASKS, inputs=[input_key], ignore=("llm_timeout", "llm_max_retries"))
 
 
 # ----------------------------------------------------------------------------- splits and ids
@@ -448,6 +456,15 @@ def _generate(
         "graph": graph_ref,
         "graph_dependency_edges": sum(len(v) for v in edges.values()),  # offered to the generator
     }
+    if rewriter is not None:
+        stats["rewrites"] = rewriter.counts()
+        if rewriter.failed:
+            logger.warning(
+                "%d of %d LLM rewrites failed (the first: %s); those tasks keep the template's wording",
+                rewriter.failed,
+                rewriter.asked,
+                rewriter.first_error,
+            )
     art = writer.commit(counts, stats)
     logger.info(
         "tasks %s: %d kept (train %d, test %d) over %d environments, %d rejected",

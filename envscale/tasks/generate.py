@@ -266,10 +266,25 @@ class Rewriter:
         self.client = LLMClient(llm_config)
         self.model = llm_config.model
 
+    asked = failed = kept_template = 0
+    first_error: str | None = None
+
     def __call__(self, instructions: Any, draft: TaskDraft) -> tuple[Any, str | None]:
-        return self.loop.run_until_complete(
+        result, why = self.loop.run_until_complete(
             rewrite_instructions(instructions, draft, self.client, self.model)
         )
+        self.asked += 1
+        if why and why.startswith("rewrite failed"):
+            self.failed += 1
+            self.first_error = self.first_error or why[:300]
+        elif why:
+            self.kept_template += 1
+        return result, why
+
+    def counts(self) -> dict[str, int]:
+        """Rewrites asked, used, refused by the checks (template kept), and failed as requests."""
+        used = self.asked - self.failed - self.kept_template
+        return {"asked": self.asked, "used": used, "refused": self.kept_template, "failed": self.failed}
 
     def close(self) -> None:
         self.loop.run_until_complete(self.client.aclose())
