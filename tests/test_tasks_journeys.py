@@ -237,3 +237,21 @@ def test_a_row_is_found_by_its_name_before_its_date():
         found = journeys.find_row(e, "customers", row, random.Random(0))
         assert found is not None and list(found.facts.values()) == [row["name"]], found.facts
     e.env.close()
+
+
+def test_a_row_is_never_known_by_who_created_it_or_by_its_own_noun(shop):
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    columns = spec["tables"]["customers"]["columns"]
+    columns.update(
+        {"created_by": {"type": "string"}, "creator": {"type": "string"}, "customer": {"type": "string"}}
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        row = e.rows["customers"][0]
+        assert journeys.knows_row_by(e, "customers", "name", row["name"])
+        assert journeys.knows_row_by(e, "customers", "email", row["email"])
+        for column in ("created_by", "creator", "customer"):  # "the customer whose customer is Ann Lee"
+            assert not journeys.knows_row_by(e, "customers", column, "Ann Lee"), column
+        assert not journeys.knows_row_by(e, "customers", "customer_id", row["customer_id"])
+    finally:
+        e.env.close()

@@ -42,7 +42,7 @@ from typing import Any
 
 from ..words.semantics import argument_role
 from .asks import asked_by
-from .journeys import branch, references, related_writes
+from .journeys import branch, knows_row_by, references, related_writes
 from .model import GoldCall, TaskDraft
 from .naming import fact_name
 from .prepared import Env
@@ -73,6 +73,10 @@ def _lookup(e: Env, table: str, row: dict, rng: random.Random) -> tuple[dict, st
             if required - {arg}:  # the lookup is called with this one argument
                 continue
             if isinstance(row[column], dict | list | bool) or not asked_by(arg, column, row[column]):
+                continue
+            if not knows_row_by(
+                e, table, column, row[column]
+            ):  # a name, a title ...: never a body or a creator
                 continue
             if sum(r.get(column) == row[column] for r in e.rows[table]) == 1:
                 options.append((tool, arg, row[column]))

@@ -121,11 +121,21 @@ def _addressed_table(e: Env, tool: dict, arg: str, value: Any) -> str | None:
     return None
 
 
-def _human(e: Env, table: str, column: str, value: Any) -> bool:
-    """Whether a person knows a row by this value: a readable value of a column people talk about, not a
-    key, not filler."""
+AUDIT_COLUMNS = re.compile(
+    r"^(?:(?:created|updated|modified|deleted|changed|last_modified|last_updated|last_changed)_by(?:_\w+)?"
+    r"|creator|modifier|updater)$"
+)
+"""Who created or last changed a row (`created_by`, `creator`): records a person never finds a row by."""
+
+
+def knows_row_by(e: Env, table: str, column: str, value: Any) -> bool:
+    """Whether a person knows a row of `table` by this value of `column`: a readable value of a column people
+    talk about (`IDENTIFYING`: a name, a title, an email ... a date), not a key, not filler, not who created
+    the row (`AUDIT_COLUMNS`), not the row's own noun (`users.user`: "the user whose user is ...")."""
     cspec = e.spec["tables"][table]["columns"].get(column) or {}
     if column == e.pk(table) or cspec.get("references") or set(tokens(column)) & _ID_WORDS:
+        return False
+    if AUDIT_COLUMNS.match(column) or column in (table, singular(table)):
         return False
     if not isinstance(value, str) or not (2 <= len(value) <= 60) or KEY_SHAPE.match(value):
         return False
@@ -195,7 +205,7 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
     pk = e.pk(table)
     rows = e.rows[table]
     unique = {
-        c: v for c, v in row.items() if _human(e, table, c, v) and sum(r.get(c) == v for r in rows) == 1
+        c: v for c, v in row.items() if knows_row_by(e, table, c, v) and sum(r.get(c) == v for r in rows) == 1
     }
     if not unique:
         return None
