@@ -25,7 +25,13 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   route (`POST /tickets/{id}/comments`) sets the parent's `updated_at`; a child that completes a
   step of its parent (`CHILD_STATUS`: a shipment, a payment, a refund) moves the parent's status
   (`create_shipment(order_id)` ships the order), only from the statuses before that one and never
-  from a retired one.
+  from a retired one; a child whose description says what its parent's status becomes ("With this call
+  you can set a reservation to the status inhouse", `check_in(reservation_number)`) sets that value of the
+  parent's status enum, under the same guard;
+- **a payment draws on its source**: an insert that buys, books or pays (its tool's name or its table says
+  so) naming by a required argument a card, account or wallet with a balance, and holding a required cost
+  or amount, takes the amount off that balance, never below zero (`purchase_insurance(card_id,
+  insurance_cost)`: "refused: not enough balance on this card ...").
 
 Every effect is checked against the spec's schema here (a column that takes no null is made to
 always hold a number, with a default of 0 where a create tool leaves it out), so the verifier
@@ -110,6 +116,8 @@ def add_effects(spec: dict[str, Any]) -> dict[str, Any]:
             _counts(spec, tool)
             _touch_parent(spec, tool)
             _parent_status(spec, tool)
+            _stated_status(spec, tool)
+            _charge(spec, tool)
         elif op["type"] == "delete":
             _children_of_delete(spec, tool)
         elif op["type"] == "update":
@@ -382,6 +390,141 @@ def _parent_status(spec: dict[str, Any], tool: dict[str, Any]) -> None:
             if cspec and cspec.get("type") == "string" and "enum" not in cspec:
                 effect["set"][f"{value}_{stem}"] = {"now": form}
                 break
+
+
+_SET_VERB = re.compile(r"\b(?:set|sets|change|changes|move|moves|mark|marks|put|puts|turn|turns)\b", re.I)
+
+
+def _stem(text: str) -> str:
+    """A status or phrase without case, separators or past-tense endings (`CheckedOut` and `checkout`)."""
+    words = [w[:-2] if w.endswith("ed") and len(w) > 4 else w for w in tokens(text)]
+    return "".join(words)
+
+
+def _stated_value(description: str, parent: str, enum: list[str]) -> str | None:
+    """The value of the parent's status enum a sentence of the description says the call sets it to
+    ("set a reservation to the checkout status" -> `CheckedOut`), else None."""
+    entity = singular(tokens(parent)[-1]) if tokens(parent) else parent
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", description or ""):
+        words = [singular(w) for w in tokens(sentence)]
+        if entity not in words or not {"status", "state"} & set(words) or not _SET_VERB.search(sentence):
+            continue
+        phrases = {_stem(w) for w in tokens(sentence)}
+        raw = tokens(sentence)
+        phrases |= {_stem(a + "_" + b) for a, b in zip(raw, raw[1:], strict=False)}
+        found = [v for v in enum if isinstance(v, str) and _stem(v) in phrases and v not in RETIRED_STATUSES]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def _steps(spec: dict[str, Any], parent: str, status: str) -> set[str]:
+    """The values of `parent.status` that some tool of the spec sets: an update's fixed value, or a child
+    whose description says so."""
+    found = set()
+    enum = spec["tables"][parent]["columns"][status].get("enum") or []
+    for tool in spec.get("tools") or []:
+        op = tool.get("operation") or {}
+        if op.get("table") == parent and op.get("type") == "update":
+            found.add((op.get("fixed") or {}).get(status))
+        elif (
+            op.get("type") == "insert"
+            and op.get("table") in spec["tables"]
+            and any(p == parent for _c, p, _a in _parents(tool, spec["tables"]))
+        ):
+            found.add(_stated_value(tool.get("description") or "", parent, enum))
+    return {v for v in found if v is not None}
+
+
+def _stated_status(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A child whose description says what its parent's status becomes sets it, from the statuses before
+    that one in the parent's enum and never from a retired one (see `_parent_status`)."""
+    op, tables = tool["operation"], spec["tables"]
+    for column, parent, _arg in _parents(tool, tables):
+        pcols = tables[parent]["columns"]
+        for status, cspec in pcols.items():
+            enum = cspec.get("enum") or []
+            if not (status in ("status", "state") or status.endswith("_status")) or not enum:
+                continue
+            value = _stated_value(tool.get("description") or "", parent, enum)
+            if value is None:
+                continue
+            effect = _update_effect(op, tables, parent, column)
+            if status in (effect.get("set") or {}):
+                continue
+            before = enum[: enum.index(value)]
+            steps = [v for v in before if v in _steps(spec, parent, status)]
+            # a later step follows the API's step before it (check out only what was checked in)
+            allowed = [
+                v for v in before[before.index(steps[-1]) if steps else 0 :] if v not in RETIRED_STATUSES
+            ]
+            if not allowed:
+                continue
+            thing = singular(parent).replace("_", " ")
+            effect.setdefault("set", {})[status] = {"value": value}
+            effect.setdefault("guards", []).append(
+                {
+                    "check": {"in": [{"target": status}, {"value": allowed}]},
+                    "error": f"refused: the {thing} is not {' or '.join(allowed)}, so it cannot be {value}",
+                }
+            )
+
+
+PAYMENT_SOURCES = frozenset({"card", "account", "wallet", "creditcard", "giftcard", "purse", "fund"})
+"""Words of a table whose rows pay for things (a card, an account, a wallet)."""
+BALANCE_COLUMNS = (
+    "balance",
+    "available_balance",
+    "current_balance",
+    "card_balance",
+    "account_balance",
+    "funds",
+)
+"""Columns holding how much a payment source has left, in the order they are preferred."""
+SPEND_WORDS = frozenset(
+    {"buy", "purchase", "pay", "payment", "charge", "book", "booking", "order", "rent", "rental", "checkout"}
+)
+"""Words of a tool's name or table that say the insert spends money."""
+_AMOUNT = re.compile(r"(?:^|_)(?:cost|amount|price|total|fee|charge)$")
+
+
+def _charge(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """An insert that pays with a card, account or wallet takes its amount off that source's balance."""
+    op, tables = tool["operation"], spec["tables"]
+    table = op["table"]
+    name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
+    if not (_words(name) | _words(table)) & SPEND_WORDS or {"refund", "return", "deposit"} & _words(name):
+        return
+    columns, values = tables[table]["columns"], op.get("values") or {}
+    amount = next(
+        (
+            c
+            for c, cs in columns.items()
+            if _AMOUNT.search(c) and _numeric(cs) and _required_arg(tool, values.get(c))
+        ),
+        None,
+    )
+    if amount is None:
+        return
+    for column, parent, _arg in _parents(tool, tables):
+        if not _words(parent) & PAYMENT_SOURCES:
+            continue
+        pcols = tables[parent]["columns"]
+        balance = next((c for c in BALANCE_COLUMNS if _numeric(pcols.get(c))), None)
+        if balance is None or (pcols[balance]["type"] == "integer" and columns[amount]["type"] == "number"):
+            continue
+        _never_null(spec, parent, balance)
+        thing = singular(parent).replace("_", " ")
+        effect = _update_effect(op, tables, parent, column)
+        effect.setdefault("set", {})[balance] = {"sub": [{"target": balance}, {"result": amount}]}
+        effect.setdefault("guards", []).append(
+            {
+                "check": {"ge": [{"target": balance}, {"result": amount}]},
+                "error": f"refused: not enough {balance.replace('_', ' ')} on this {thing} for the "
+                f"{amount.replace('_', ' ')}",
+            }
+        )
+        return
 
 
 def _refusal_sentence(description: str, words: set[str], only_child: bool) -> str | None:
