@@ -639,3 +639,15 @@ def test_a_purchase_paid_with_a_card_takes_its_cost_off_the_card_balance_never_b
 
 def test_only_a_purchase_draws_on_a_balance():
     assert multi_table_effects(_spec(_card_tools("add_insurance_note"))) == []
+
+
+def test_the_verifier_names_a_parent_the_effects_guard_lets_through():
+    # twelve statuses, one of which a check-out accepts: a reservation drawn at random is refused most times
+    many = [f"Stage{n}" for n in range(9)] + ["InHouse", "CheckedOut", "Cancelled"]
+    tools = _stay_tools()
+    tools[0]["output_schema"]["properties"]["reservation_status"] = {"type": "string", "enum": many}
+    tools[1]["output_schema"]["properties"]["reservation_status"] = {"type": "string", "enum": many}
+    spec = _spec(tools, rows=40)
+    effect = next(t for t in spec["tools"] if t["name"] == "Bookings_CheckOut")["operation"]["effects"][0]
+    assert effect["guards"][0]["check"]["in"][1] == {"value": ["InHouse"]}
+    assert verify(spec, semantic=False, calls_per_tool=10) == []  # each call draws again 8 times at most
