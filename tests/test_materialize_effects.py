@@ -651,3 +651,41 @@ def test_the_verifier_names_a_parent_the_effects_guard_lets_through():
     effect = next(t for t in spec["tools"] if t["name"] == "Bookings_CheckOut")["operation"]["effects"][0]
     assert effect["guards"][0]["check"]["in"][1] == {"value": ["InHouse"]}
     assert verify(spec, semantic=False, calls_per_tool=10) == []  # each call draws again 8 times at most
+
+
+def _posting_tools(description="Post a tweet for the authenticated user."):
+    user = {"type": "object", "properties": {"username": S, "tweet_count": I}}
+    account = {
+        "type": "object",
+        "properties": {"account_id": S, "username": S, "logged_in": {"type": "boolean"}},
+    }
+    tweet = {"type": "object", "properties": {"tweet_id": I, "username": S, "content": S}}
+    post = _t("post_tweet", "POST", "/tweets", {"content": S}, ["content"], tweet)
+    post["description"] = description
+    return [
+        _t("get_user", "GET", "/users/{username}", {"username": _path(S)}, ["username"], user),
+        _t("get_account", "GET", "/account", {}, [], account),
+        _t("get_tweet", "GET", "/tweets/{tweet_id}", {"tweet_id": _path(I)}, ["tweet_id"], tweet),
+        post,
+    ]
+
+
+def test_a_post_for_the_authenticated_user_is_theirs_and_counts_in_their_row():
+    spec = _spec(_posting_tools())
+    if (spec.get("session") or {}).get("table") != "accounts":
+        pytest.skip("the inference gave no session account")
+    assert ("post_tweet", "users") in multi_table_effects(spec)
+    env = _env(spec)
+    me = env.session()["username"]
+    before = env.step("get_user", {"username": me})["result"]["tweet_count"]
+    tweet = env.step("post_tweet", {"content": "hello"})["result"]
+    assert tweet["username"] == me
+    assert env.step("get_user", {"username": me})["result"]["tweet_count"] == before + 1
+    assert verify(spec, semantic=False) == []
+
+
+def test_a_post_not_said_to_be_the_callers_names_no_author():
+    spec = _spec(_posting_tools("Post a tweet."))
+    post = next(t for t in spec["tools"] if t["name"] == "post_tweet")
+    assert "username" not in post["operation"]["values"]
+    assert multi_table_effects(spec) == []

@@ -28,6 +28,9 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   from a retired one; a child whose description says what its parent's status becomes ("With this call
   you can set a reservation to the status inhouse", `check_in(reservation_number)`) sets that value of the
   parent's status enum, under the same guard;
+- **the caller's own creation**: a create whose description says it acts "for the authenticated user"
+  names the session's user in its one unbound reference to users (`post_tweet`: the tweet's author), so
+  it counts in that user's row (`users.tweet_count`) like any child;
 - **a payment draws on its source**: an insert that buys, books or pays (its tool's name or its table says
   so) naming by a required argument a card, account or wallet with a balance, and holding a required cost
   or amount, takes the amount off that balance, never below zero (`purchase_insurance(card_id,
@@ -112,6 +115,7 @@ def add_effects(spec: dict[str, Any]) -> dict[str, Any]:
         if tool.get("kind") != "write" or op.get("table") not in tables:
             continue
         if op["type"] == "insert":
+            _own_author(spec, tool)
             _stock(spec, tool)
             _counts(spec, tool)
             _touch_parent(spec, tool)
@@ -283,17 +287,49 @@ def _count_column(pcols: dict[str, Any], child: str) -> str | None:
     return None
 
 
-def _parents(tool: dict[str, Any], tables: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(column, parent table, argument) of each reference an insert fills from a required argument."""
+def _parents(
+    tool: dict[str, Any], tables: dict[str, Any], session: bool = False
+) -> list[tuple[str, str, str]]:
+    """(column, parent table, argument) of each reference an insert fills from a required argument; with
+    `session`, also those it fills from the session (`{session: user_id}`, argument `""`): the caller's own row."""
     op = tool["operation"]
     table, values = op["table"], op.get("values") or {}
     found = []
     for column, cspec in tables[table]["columns"].items():
         parent = cspec.get("references")
-        arg = _required_arg(tool, values.get(column))
+        binding = values.get(column)
+        arg = _required_arg(tool, binding)
+        if arg is None and session and isinstance(binding, dict) and "session" in binding:
+            arg = ""
         if parent and parent != table and parent in tables and arg is not None:
             found.append((column, parent, arg))
     return found
+
+
+_OWN = re.compile(
+    r"\b(?:for|as|by)\s+the\s+(?:authenticated|current|logged[- ]in|signed[- ]in)\s+user\b", re.I
+)
+
+
+def _own_author(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A create the description makes "for the authenticated user" names the caller in its one unbound
+    reference to the session's user (`post_tweet`: the tweet's `username` is the session's)."""
+    op, tables = tool["operation"], spec["tables"]
+    stable = (spec.get("session") or {}).get("table")
+    if stable not in tables or not _OWN.search(tool.get("description") or ""):
+        return
+    values = op.setdefault("values", {})
+    for column, cspec in tables[op["table"]]["columns"].items():
+        parent = cspec.get("references")
+        if not parent or parent == op["table"] or column in values or column in (op.get("defaults") or {}):
+            continue
+        if parent == stable:
+            source = [tables[stable]["primary_key"]]
+        else:
+            source = [c for c, cs in tables[stable]["columns"].items() if cs.get("references") == parent]
+        others = [c for c, cs in tables[op["table"]]["columns"].items() if cs.get("references") == parent]
+        if len(source) == 1 and others == [column]:
+            values[column] = {"session": source[0]}
 
 
 def _update_effect(op: dict[str, Any], tables: dict[str, Any], parent: str, column: str) -> dict[str, Any]:
@@ -309,7 +345,7 @@ def _update_effect(op: dict[str, Any], tables: dict[str, Any], parent: str, colu
 def _counts(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     """A child's creation adds one to its parent's count of such children (`users.tweet_count`)."""
     op, tables = tool["operation"], spec["tables"]
-    for column, parent, _arg in _parents(tool, tables):
+    for column, parent, _arg in _parents(tool, tables, session=True):
         count = _count_column(tables[parent]["columns"], op["table"])
         if count is None:
             continue
@@ -506,7 +542,7 @@ def _charge(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     )
     if amount is None:
         return
-    for column, parent, _arg in _parents(tool, tables):
+    for column, parent, _arg in _parents(tool, tables, session=True):
         if not _words(parent) & PAYMENT_SOURCES:
             continue
         pcols = tables[parent]["columns"]
