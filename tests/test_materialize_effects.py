@@ -689,3 +689,17 @@ def test_a_post_not_said_to_be_the_callers_names_no_author():
     post = next(t for t in spec["tools"] if t["name"] == "post_tweet")
     assert "username" not in post["operation"]["values"]
     assert multi_table_effects(spec) == []
+
+
+def test_a_deleted_child_leaves_its_parents_count():
+    tools = _posting_tools()
+    tools.append(_t("delete_tweet", "DELETE", "/tweets/{tweet_id}", {"tweet_id": _path(I)}, ["tweet_id"]))
+    spec = _spec(tools)
+    assert ("delete_tweet", "users") in multi_table_effects(spec)
+    env = _env(spec)
+    me = env.session()["username"]
+    before = env.step("get_user", {"username": me})["result"]["tweet_count"]
+    tweet = env.step("post_tweet", {"content": "hello"})["result"]
+    assert env.step("delete_tweet", {"tweet_id": tweet["tweet_id"]})["ok"]
+    assert env.step("get_user", {"username": me})["result"]["tweet_count"] == before
+    assert verify(spec, semantic=False) == []

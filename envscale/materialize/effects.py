@@ -28,6 +28,7 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   from a retired one; a child whose description says what its parent's status becomes ("With this call
   you can set a reservation to the status inhouse", `check_in(reservation_number)`) sets that value of the
   parent's status enum, under the same guard;
+- **a deleted child leaves its parent's count** (`unfollow_user`: `following_count - 1`, never below 0);
 - **the caller's own creation**: a create whose description says it acts "for the authenticated user"
   names the session's user in its one unbound reference to users (`post_tweet`: the tweet's author), so
   it counts in that user's row (`users.tweet_count`) like any child;
@@ -124,6 +125,7 @@ def add_effects(spec: dict[str, Any]) -> dict[str, Any]:
             _charge(spec, tool)
         elif op["type"] == "delete":
             _children_of_delete(spec, tool)
+            _uncount(spec, tool)
         elif op["type"] == "update":
             _timestamp(tables, op)
             if (tool.get("metadata") or {}).get("effect") == "delete":
@@ -352,6 +354,32 @@ def _counts(spec: dict[str, Any], tool: dict[str, Any]) -> None:
         _never_null(spec, parent, count)
         effect = _update_effect(op, tables, parent, column)
         effect.setdefault("set", {})[count] = {"add": [{"target": count}, {"value": 1}]}
+
+
+def _uncount(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A deleted child leaves its parent's count of such children (`unfollow_user`: `following_count - 1`),
+    never below zero."""
+    op, tables = tool["operation"], spec["tables"]
+    table = op["table"]
+    for column, cspec in tables[table]["columns"].items():
+        parent = cspec.get("references")
+        if not parent or parent == table or parent not in tables:
+            continue
+        count = _count_column(tables[parent]["columns"], table)
+        if count is None:
+            continue
+        _never_null(spec, parent, count)
+        op.setdefault("effects", []).append(
+            {
+                "type": "update",
+                "table": parent,
+                "where": [
+                    {"column": tables[parent]["primary_key"], "value": {"column": column}},
+                    {"column": count, "op": "gt", "value": {"value": 0}},
+                ],
+                "set": {count: {"sub": [{"target": count}, {"value": 1}]}},
+            }
+        )
 
 
 def _touch_parent(spec: dict[str, Any], tool: dict[str, Any]) -> None:
