@@ -357,16 +357,19 @@ def _counts(spec: dict[str, Any], tool: dict[str, Any]) -> None:
 
 
 def _uncount(spec: dict[str, Any], tool: dict[str, Any]) -> None:
-    """A deleted child leaves its parent's count of such children (`unfollow_user`: `following_count - 1`),
-    never below zero."""
+    """A deleted child leaves the count its creation added to (`unfollow_user`: `following_count - 1`),
+    never below zero; only by the one reference its creates count by."""
     op, tables = tool["operation"], spec["tables"]
     table = op["table"]
-    for column, cspec in tables[table]["columns"].items():
-        parent = cspec.get("references")
-        if not parent or parent == table or parent not in tables:
-            continue
+    counted = {  # the references a create of this table counts by (one per parent, as `_counts` adds)
+        (column, parent)
+        for other in spec["tools"]
+        if other["operation"]["type"] == "insert" and other["operation"]["table"] == table
+        for column, parent, _arg in _parents(other, tables, session=True)
+    }
+    for column, parent in sorted(counted):
         count = _count_column(tables[parent]["columns"], table)
-        if count is None:
+        if count is None or sum(p == parent for _c, p in counted) > 1:
             continue
         _never_null(spec, parent, count)
         op.setdefault("effects", []).append(
