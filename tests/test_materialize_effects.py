@@ -692,8 +692,8 @@ def test_a_post_not_said_to_be_the_callers_names_no_author():
 
 
 def test_a_deleted_child_leaves_its_parents_count():
-    tools = _posting_tools()
-    tools.append(_t("delete_tweet", "DELETE", "/tweets/{tweet_id}", {"tweet_id": _path(I)}, ["tweet_id"]))
+    tools = _posting_tools()  # the delete listed before the create that names the caller
+    tools.insert(0, _t("delete_tweet", "DELETE", "/tweets/{tweet_id}", {"tweet_id": _path(I)}, ["tweet_id"]))
     spec = _spec(tools)
     assert ("delete_tweet", "users") in multi_table_effects(spec)
     env = _env(spec)

@@ -111,12 +111,17 @@ def add_effects(spec: dict[str, Any]) -> dict[str, Any]:
     """
     spec = copy.deepcopy(spec)
     tables = spec.get("tables") or {}
-    for tool in spec.get("tools") or []:
-        op = tool.get("operation") or {}
-        if tool.get("kind") != "write" or op.get("table") not in tables:
-            continue
-        if op["type"] == "insert":
+    writes = [
+        t
+        for t in spec.get("tools") or []
+        if t.get("kind") == "write" and (t.get("operation") or {}).get("table") in tables
+    ]
+    for tool in writes:  # first: every other rule sees whose row a create is
+        if tool["operation"]["type"] == "insert":
             _own_author(spec, tool)
+    for tool in writes:
+        op = tool["operation"]
+        if op["type"] == "insert":
             _stock(spec, tool)
             _counts(spec, tool)
             _touch_parent(spec, tool)
