@@ -525,3 +525,181 @@ def test_a_stock_left_out_of_a_create_starts_at_zero_whatever_its_binding():
         env.reset()
         assert env.step("create_product", {})["result"]["stock"] == 0
         assert env.step("create_product", {"stock": 4})["result"]["stock"] == 4
+
+
+_STAY_STATES = {"type": "string", "enum": ["Tentative", "Guaranteed", "InHouse", "CheckedOut", "Cancelled"]}
+
+
+def _stay_tools():
+    reservation = {"type": "object", "properties": {"reservation_id": S, "reservation_status": _STAY_STATES}}
+    rid = {"reservation_id": _path(S)}
+    check_in = _t(
+        "Bookings_CheckIn",
+        "POST",
+        "/reservations/{reservation_id}/actions/checkin",
+        {**rid, "client_identity": S},
+        ["reservation_id"],
+    )
+    check_in["description"] = (
+        "Performs a check in. With this call you can set a reservation to the status inhouse."
+    )
+    check_out = _t(
+        "Bookings_CheckOut",
+        "POST",
+        "/reservations/{reservation_id}/actions/checkout",
+        {**rid, "client_identity": S},
+        ["reservation_id"],
+    )
+    check_out["description"] = (
+        "Performs a check out. With this call you can set a reservation to the checkout status."
+    )
+    return [
+        _t("get_reservation", "GET", "/reservations/{reservation_id}", rid, ["reservation_id"], reservation),
+        _t("create_reservation", "POST", "/reservations", {}, [], reservation),
+        check_in,
+        check_out,
+    ]
+
+
+def test_a_call_whose_description_sets_its_parents_status_sets_it_in_the_apis_order():
+    spec = _spec(_stay_tools(), rows=30)
+    assert {("Bookings_CheckIn", "reservations"), ("Bookings_CheckOut", "reservations")} <= set(
+        multi_table_effects(spec)
+    )
+    env = _env(spec)
+    rows = env.dump()["reservations"]
+    booked = next(r for r in rows if r["reservation_status"] in ("Tentative", "Guaranteed"))
+    key = {"reservation_id": booked["reservation_id"]}
+    before = env.state_hash()
+    obs = env.step("Bookings_CheckOut", key)  # not checked in yet: the API checks out only what it checked in
+    assert not obs["ok"] and obs["code"] == "invalid_state" and "cannot be CheckedOut" in obs["error"]
+    assert env.state_hash() == before
+    assert env.step("Bookings_CheckIn", key)["ok"]
+    assert env.step("get_reservation", key)["result"]["reservation_status"] == "InHouse"
+    assert env.step("Bookings_CheckOut", key)["ok"]
+    assert env.step("get_reservation", key)["result"]["reservation_status"] == "CheckedOut"
+    gone = next(r for r in rows if r["reservation_status"] == "Cancelled")
+    obs = env.step("Bookings_CheckIn", {"reservation_id": gone["reservation_id"]})
+    assert not obs["ok"] and "cannot be InHouse" in obs["error"]
+    assert verify(spec, semantic=False) == []
+
+
+def test_a_status_named_without_a_set_verb_or_its_parent_is_not_an_effect():
+    tools = _stay_tools()
+    tools[2]["description"] = "Performs a check in. The reservation must have the status inhouse afterwards."
+    tools[3]["description"] = "Performs a check out of the room in checkout status."
+    assert multi_table_effects(_spec(tools, rows=30)) == []
+
+
+def _card_tools(name="purchase_insurance"):
+    card = {"type": "object", "properties": {"card_id": S, "card_number": S, "balance": {"type": "number"}}}
+    insurance = {
+        "type": "object",
+        "properties": {
+            "insurance_id": S,
+            "card_id": S,
+            "insurance_type": S,
+            "insurance_cost": {"type": "number"},
+        },
+    }
+    return [
+        _t("register_card", "POST", "/cards", {"card_number": S}, ["card_number"], card),
+        _t("get_card", "GET", "/cards/{card_id}", {"card_id": _path(S)}, ["card_id"], card),
+        _t(
+            name,
+            "POST",
+            "/insurances",
+            {"card_id": S, "insurance_type": S, "insurance_cost": {"type": "number"}},
+            ["card_id", "insurance_type", "insurance_cost"],
+            insurance,
+        ),
+    ]
+
+
+def test_a_purchase_paid_with_a_card_takes_its_cost_off_the_card_balance_never_below_zero():
+    spec = _spec(_card_tools())
+    assert multi_table_effects(spec) == [("purchase_insurance", "cards")]
+    env = _env(spec)
+    card = env.dump()["cards"][0]
+    assert isinstance(card["balance"], (int, float))
+    args = {"card_id": card["card_id"], "insurance_type": "travel"}
+    assert env.step("purchase_insurance", {**args, "insurance_cost": 10.5})["ok"]
+    after = env.step("get_card", {"card_id": card["card_id"]})["result"]
+    assert after["balance"] == pytest.approx(card["balance"] - 10.5)
+    before = env.state_hash()
+    obs = env.step("purchase_insurance", {**args, "insurance_cost": after["balance"] + 1})
+    assert (
+        not obs["ok"] and obs["code"] == "invalid_state" and "not enough balance on this card" in obs["error"]
+    )
+    assert env.state_hash() == before
+    new = env.step("register_card", {"card_number": "4111"})["result"]
+    assert new["balance"] == 0  # a card registered without a balance has nothing to spend
+    assert verify(spec, semantic=False) == []
+
+
+def test_only_a_purchase_draws_on_a_balance():
+    assert multi_table_effects(_spec(_card_tools("add_insurance_note"))) == []
+
+
+def test_the_verifier_names_a_parent_the_effects_guard_lets_through():
+    # twelve statuses, one of which a check-out accepts: a reservation drawn at random is refused most times
+    many = [f"Stage{n}" for n in range(9)] + ["InHouse", "CheckedOut", "Cancelled"]
+    tools = _stay_tools()
+    tools[0]["output_schema"]["properties"]["reservation_status"] = {"type": "string", "enum": many}
+    tools[1]["output_schema"]["properties"]["reservation_status"] = {"type": "string", "enum": many}
+    spec = _spec(tools, rows=40)
+    effect = next(t for t in spec["tools"] if t["name"] == "Bookings_CheckOut")["operation"]["effects"][0]
+    assert effect["guards"][0]["check"]["in"][1] == {"value": ["InHouse"]}
+    assert verify(spec, semantic=False, calls_per_tool=10) == []  # each call draws again 8 times at most
+
+
+def _posting_tools(description="Post a tweet for the authenticated user."):
+    user = {"type": "object", "properties": {"username": S, "tweet_count": I}}
+    account = {
+        "type": "object",
+        "properties": {"account_id": S, "username": S, "logged_in": {"type": "boolean"}},
+    }
+    tweet = {"type": "object", "properties": {"tweet_id": I, "username": S, "content": S}}
+    post = _t("post_tweet", "POST", "/tweets", {"content": S}, ["content"], tweet)
+    post["description"] = description
+    return [
+        _t("get_user", "GET", "/users/{username}", {"username": _path(S)}, ["username"], user),
+        _t("get_account", "GET", "/account", {}, [], account),
+        _t("get_tweet", "GET", "/tweets/{tweet_id}", {"tweet_id": _path(I)}, ["tweet_id"], tweet),
+        post,
+    ]
+
+
+def test_a_post_for_the_authenticated_user_is_theirs_and_counts_in_their_row():
+    spec = _spec(_posting_tools())
+    if (spec.get("session") or {}).get("table") != "accounts":
+        pytest.skip("the inference gave no session account")
+    assert ("post_tweet", "users") in multi_table_effects(spec)
+    env = _env(spec)
+    me = env.session()["username"]
+    before = env.step("get_user", {"username": me})["result"]["tweet_count"]
+    tweet = env.step("post_tweet", {"content": "hello"})["result"]
+    assert tweet["username"] == me
+    assert env.step("get_user", {"username": me})["result"]["tweet_count"] == before + 1
+    assert verify(spec, semantic=False) == []
+
+
+def test_a_post_not_said_to_be_the_callers_names_no_author():
+    spec = _spec(_posting_tools("Post a tweet."))
+    post = next(t for t in spec["tools"] if t["name"] == "post_tweet")
+    assert "username" not in post["operation"]["values"]
+    assert multi_table_effects(spec) == []
+
+
+def test_a_deleted_child_leaves_its_parents_count():
+    tools = _posting_tools()  # the delete listed before the create that names the caller
+    tools.insert(0, _t("delete_tweet", "DELETE", "/tweets/{tweet_id}", {"tweet_id": _path(I)}, ["tweet_id"]))
+    spec = _spec(tools)
+    assert ("delete_tweet", "users") in multi_table_effects(spec)
+    env = _env(spec)
+    me = env.session()["username"]
+    before = env.step("get_user", {"username": me})["result"]["tweet_count"]
+    tweet = env.step("post_tweet", {"content": "hello"})["result"]
+    assert env.step("delete_tweet", {"tweet_id": tweet["tweet_id"]})["ok"]
+    assert env.step("get_user", {"username": me})["result"]["tweet_count"] == before
+    assert verify(spec, semantic=False) == []

@@ -25,7 +25,17 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   route (`POST /tickets/{id}/comments`) sets the parent's `updated_at`; a child that completes a
   step of its parent (`CHILD_STATUS`: a shipment, a payment, a refund) moves the parent's status
   (`create_shipment(order_id)` ships the order), only from the statuses before that one and never
-  from a retired one.
+  from a retired one; a child whose description says what its parent's status becomes ("With this call
+  you can set a reservation to the status inhouse", `check_in(reservation_number)`) sets that value of the
+  parent's status enum, under the same guard;
+- **a deleted child leaves its parent's count** (`unfollow_user`: `following_count - 1`, never below 0);
+- **the caller's own creation**: a create whose description says it acts "for the authenticated user"
+  names the session's user in its one unbound reference to users (`post_tweet`: the tweet's author), so
+  it counts in that user's row (`users.tweet_count`) like any child;
+- **a payment draws on its source**: an insert that buys, books or pays (its tool's name or its table says
+  so) naming by a required argument a card, account or wallet with a balance, and holding a required cost
+  or amount, takes the amount off that balance, never below zero (`purchase_insurance(card_id,
+  insurance_cost)`: "refused: not enough balance on this card ...").
 
 Every effect is checked against the spec's schema here (a column that takes no null is made to
 always hold a number, with a default of 0 where a create tool leaves it out), so the verifier
@@ -101,17 +111,26 @@ def add_effects(spec: dict[str, Any]) -> dict[str, Any]:
     """
     spec = copy.deepcopy(spec)
     tables = spec.get("tables") or {}
-    for tool in spec.get("tools") or []:
-        op = tool.get("operation") or {}
-        if tool.get("kind") != "write" or op.get("table") not in tables:
-            continue
+    writes = [
+        t
+        for t in spec.get("tools") or []
+        if t.get("kind") == "write" and (t.get("operation") or {}).get("table") in tables
+    ]
+    for tool in writes:  # first: every other rule sees whose row a create is
+        if tool["operation"]["type"] == "insert":
+            _own_author(spec, tool)
+    for tool in writes:
+        op = tool["operation"]
         if op["type"] == "insert":
             _stock(spec, tool)
             _counts(spec, tool)
             _touch_parent(spec, tool)
             _parent_status(spec, tool)
+            _stated_status(spec, tool)
+            _charge(spec, tool)
         elif op["type"] == "delete":
             _children_of_delete(spec, tool)
+            _uncount(spec, tool)
         elif op["type"] == "update":
             _timestamp(tables, op)
             if (tool.get("metadata") or {}).get("effect") == "delete":
@@ -275,17 +294,49 @@ def _count_column(pcols: dict[str, Any], child: str) -> str | None:
     return None
 
 
-def _parents(tool: dict[str, Any], tables: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(column, parent table, argument) of each reference an insert fills from a required argument."""
+def _parents(
+    tool: dict[str, Any], tables: dict[str, Any], session: bool = False
+) -> list[tuple[str, str, str]]:
+    """(column, parent table, argument) of each reference an insert fills from a required argument; with
+    `session`, also those it fills from the session (`{session: user_id}`, argument `""`): the caller's own row."""
     op = tool["operation"]
     table, values = op["table"], op.get("values") or {}
     found = []
     for column, cspec in tables[table]["columns"].items():
         parent = cspec.get("references")
-        arg = _required_arg(tool, values.get(column))
+        binding = values.get(column)
+        arg = _required_arg(tool, binding)
+        if arg is None and session and isinstance(binding, dict) and "session" in binding:
+            arg = ""
         if parent and parent != table and parent in tables and arg is not None:
             found.append((column, parent, arg))
     return found
+
+
+_OWN = re.compile(
+    r"\b(?:for|as|by)\s+the\s+(?:authenticated|current|logged[- ]in|signed[- ]in)\s+user\b", re.I
+)
+
+
+def _own_author(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A create the description makes "for the authenticated user" names the caller in its one unbound
+    reference to the session's user (`post_tweet`: the tweet's `username` is the session's)."""
+    op, tables = tool["operation"], spec["tables"]
+    stable = (spec.get("session") or {}).get("table")
+    if stable not in tables or not _OWN.search(tool.get("description") or ""):
+        return
+    values = op.setdefault("values", {})
+    for column, cspec in tables[op["table"]]["columns"].items():
+        parent = cspec.get("references")
+        if not parent or parent == op["table"] or column in values or column in (op.get("defaults") or {}):
+            continue
+        if parent == stable:
+            source = [tables[stable]["primary_key"]]
+        else:
+            source = [c for c, cs in tables[stable]["columns"].items() if cs.get("references") == parent]
+        others = [c for c, cs in tables[op["table"]]["columns"].items() if cs.get("references") == parent]
+        if len(source) == 1 and others == [column]:
+            values[column] = {"session": source[0]}
 
 
 def _update_effect(op: dict[str, Any], tables: dict[str, Any], parent: str, column: str) -> dict[str, Any]:
@@ -301,13 +352,42 @@ def _update_effect(op: dict[str, Any], tables: dict[str, Any], parent: str, colu
 def _counts(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     """A child's creation adds one to its parent's count of such children (`users.tweet_count`)."""
     op, tables = tool["operation"], spec["tables"]
-    for column, parent, _arg in _parents(tool, tables):
+    for column, parent, _arg in _parents(tool, tables, session=True):
         count = _count_column(tables[parent]["columns"], op["table"])
         if count is None:
             continue
         _never_null(spec, parent, count)
         effect = _update_effect(op, tables, parent, column)
         effect.setdefault("set", {})[count] = {"add": [{"target": count}, {"value": 1}]}
+
+
+def _uncount(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A deleted child leaves the count its creation added to (`unfollow_user`: `following_count - 1`),
+    never below zero; only by the one reference its creates count by."""
+    op, tables = tool["operation"], spec["tables"]
+    table = op["table"]
+    counted = {  # the references a create of this table counts by (one per parent, as `_counts` adds)
+        (column, parent)
+        for other in spec["tools"]
+        if other["operation"]["type"] == "insert" and other["operation"]["table"] == table
+        for column, parent, _arg in _parents(other, tables, session=True)
+    }
+    for column, parent in sorted(counted):
+        count = _count_column(tables[parent]["columns"], table)
+        if count is None or sum(p == parent for _c, p in counted) > 1:
+            continue
+        _never_null(spec, parent, count)
+        op.setdefault("effects", []).append(
+            {
+                "type": "update",
+                "table": parent,
+                "where": [
+                    {"column": tables[parent]["primary_key"], "value": {"column": column}},
+                    {"column": count, "op": "gt", "value": {"value": 0}},
+                ],
+                "set": {count: {"sub": [{"target": count}, {"value": 1}]}},
+            }
+        )
 
 
 def _touch_parent(spec: dict[str, Any], tool: dict[str, Any]) -> None:
@@ -382,6 +462,141 @@ def _parent_status(spec: dict[str, Any], tool: dict[str, Any]) -> None:
             if cspec and cspec.get("type") == "string" and "enum" not in cspec:
                 effect["set"][f"{value}_{stem}"] = {"now": form}
                 break
+
+
+_SET_VERB = re.compile(r"\b(?:set|sets|change|changes|move|moves|mark|marks|put|puts|turn|turns)\b", re.I)
+
+
+def _stem(text: str) -> str:
+    """A status or phrase without case, separators or past-tense endings (`CheckedOut` and `checkout`)."""
+    words = [w[:-2] if w.endswith("ed") and len(w) > 4 else w for w in tokens(text)]
+    return "".join(words)
+
+
+def _stated_value(description: str, parent: str, enum: list[str]) -> str | None:
+    """The value of the parent's status enum a sentence of the description says the call sets it to
+    ("set a reservation to the checkout status" -> `CheckedOut`), else None."""
+    entity = singular(tokens(parent)[-1]) if tokens(parent) else parent
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", description or ""):
+        words = [singular(w) for w in tokens(sentence)]
+        if entity not in words or not {"status", "state"} & set(words) or not _SET_VERB.search(sentence):
+            continue
+        phrases = {_stem(w) for w in tokens(sentence)}
+        raw = tokens(sentence)
+        phrases |= {_stem(a + "_" + b) for a, b in zip(raw, raw[1:], strict=False)}
+        found = [v for v in enum if isinstance(v, str) and _stem(v) in phrases and v not in RETIRED_STATUSES]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def _steps(spec: dict[str, Any], parent: str, status: str) -> set[str]:
+    """The values of `parent.status` that some tool of the spec sets: an update's fixed value, or a child
+    whose description says so."""
+    found = set()
+    enum = spec["tables"][parent]["columns"][status].get("enum") or []
+    for tool in spec.get("tools") or []:
+        op = tool.get("operation") or {}
+        if op.get("table") == parent and op.get("type") == "update":
+            found.add((op.get("fixed") or {}).get(status))
+        elif (
+            op.get("type") == "insert"
+            and op.get("table") in spec["tables"]
+            and any(p == parent for _c, p, _a in _parents(tool, spec["tables"]))
+        ):
+            found.add(_stated_value(tool.get("description") or "", parent, enum))
+    return {v for v in found if v is not None}
+
+
+def _stated_status(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A child whose description says what its parent's status becomes sets it, from the statuses before
+    that one in the parent's enum and never from a retired one (see `_parent_status`)."""
+    op, tables = tool["operation"], spec["tables"]
+    for column, parent, _arg in _parents(tool, tables):
+        pcols = tables[parent]["columns"]
+        for status, cspec in pcols.items():
+            enum = cspec.get("enum") or []
+            if not (status in ("status", "state") or status.endswith("_status")) or not enum:
+                continue
+            value = _stated_value(tool.get("description") or "", parent, enum)
+            if value is None:
+                continue
+            effect = _update_effect(op, tables, parent, column)
+            if status in (effect.get("set") or {}):
+                continue
+            before = enum[: enum.index(value)]
+            steps = [v for v in before if v in _steps(spec, parent, status)]
+            # a later step follows the API's step before it (check out only what was checked in)
+            allowed = [
+                v for v in before[before.index(steps[-1]) if steps else 0 :] if v not in RETIRED_STATUSES
+            ]
+            if not allowed:
+                continue
+            thing = singular(parent).replace("_", " ")
+            effect.setdefault("set", {})[status] = {"value": value}
+            effect.setdefault("guards", []).append(
+                {
+                    "check": {"in": [{"target": status}, {"value": allowed}]},
+                    "error": f"refused: the {thing} is not {' or '.join(allowed)}, so it cannot be {value}",
+                }
+            )
+
+
+PAYMENT_SOURCES = frozenset({"card", "account", "wallet", "creditcard", "giftcard", "purse", "fund"})
+"""Words of a table whose rows pay for things (a card, an account, a wallet)."""
+BALANCE_COLUMNS = (
+    "balance",
+    "available_balance",
+    "current_balance",
+    "card_balance",
+    "account_balance",
+    "funds",
+)
+"""Columns holding how much a payment source has left, in the order they are preferred."""
+SPEND_WORDS = frozenset(
+    {"buy", "purchase", "pay", "payment", "charge", "book", "booking", "order", "rent", "rental", "checkout"}
+)
+"""Words of a tool's name or table that say the insert spends money."""
+_AMOUNT = re.compile(r"(?:^|_)(?:cost|amount|price|total|fee|charge)$")
+
+
+def _charge(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """An insert that pays with a card, account or wallet takes its amount off that source's balance."""
+    op, tables = tool["operation"], spec["tables"]
+    table = op["table"]
+    name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
+    if not (_words(name) | _words(table)) & SPEND_WORDS or {"refund", "return", "deposit"} & _words(name):
+        return
+    columns, values = tables[table]["columns"], op.get("values") or {}
+    amount = next(
+        (
+            c
+            for c, cs in columns.items()
+            if _AMOUNT.search(c) and _numeric(cs) and _required_arg(tool, values.get(c))
+        ),
+        None,
+    )
+    if amount is None:
+        return
+    for column, parent, _arg in _parents(tool, tables, session=True):
+        if not _words(parent) & PAYMENT_SOURCES:
+            continue
+        pcols = tables[parent]["columns"]
+        balance = next((c for c in BALANCE_COLUMNS if _numeric(pcols.get(c))), None)
+        if balance is None or (pcols[balance]["type"] == "integer" and columns[amount]["type"] == "number"):
+            continue
+        _never_null(spec, parent, balance)
+        thing = singular(parent).replace("_", " ")
+        effect = _update_effect(op, tables, parent, column)
+        effect.setdefault("set", {})[balance] = {"sub": [{"target": balance}, {"result": amount}]}
+        effect.setdefault("guards", []).append(
+            {
+                "check": {"ge": [{"target": balance}, {"result": amount}]},
+                "error": f"refused: not enough {balance.replace('_', ' ')} on this {thing} for the "
+                f"{amount.replace('_', ' ')}",
+            }
+        )
+        return
 
 
 def _refusal_sentence(description: str, words: set[str], only_child: bool) -> str | None:

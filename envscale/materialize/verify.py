@@ -490,7 +490,10 @@ def _valid_call(
             continue
         current = target[column] if op["type"] == "update" else None
         accepts = functools.partial(_write_accepts, env, rows, table, column, current)
-        put(bound[column], _new_values(env, rows, table, column, current, rng), accepts, f"{table}.{column}")
+        candidates = _guarded_first(
+            op, tables, rows, column, _new_values(env, rows, table, column, current, rng)
+        )
+        put(bound[column], candidates, accepts, f"{table}.{column}")
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     for arg in sorted(required - set(args)):
@@ -501,6 +504,34 @@ def _valid_call(
     if error is not None:
         raise _CannotCall(f"generated arguments {_text(args)} do not match the parameters: {error.message}")
     return args, target
+
+
+def _guarded_first(
+    op: dict[str, Any],
+    tables: dict[str, Any],
+    rows: dict[str, list[dict]],
+    column: str,
+    candidates: list[Any],
+) -> list[Any]:
+    """Reference candidates for `column`, those whose row an effect keyed by it accepts first: a valid call
+    of `check_in(reservation_id)` names a reservation its guard (`status in [booked]`) lets through."""
+    for effect in op.get("effects") or []:
+        if not isinstance(effect, dict) or effect.get("key") is None or effect.get("table") not in tables:
+            continue
+        if list(effect["key"].values()) != [{"result": column}]:
+            continue
+        allowed = {}
+        for guard in effect.get("guards") or []:
+            check = guard.get("check") or {}
+            pair = check.get("in") if isinstance(check, dict) else None
+            if isinstance(pair, list) and len(pair) == 2 and "target" in pair[0] and "value" in pair[1]:
+                allowed[pair[0]["target"]] = pair[1]["value"]
+        if not allowed:
+            continue
+        pk = tables[effect["table"]]["primary_key"]
+        ok = {r[pk] for r in rows[effect["table"]] if all(r.get(c) in v for c, v in allowed.items())}
+        return sorted(candidates, key=lambda k: k not in ok)  # stable: the shuffled order within each
+    return candidates
 
 
 def _binding_arg(binding: Any) -> str | None:
