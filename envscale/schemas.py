@@ -188,8 +188,9 @@ ENVIRONMENTS_FEATURES = Features(
         "excluded_tools": Json(),  # pure computations left out of the state: [{"tool", "reason"}]
         "semantic_score": Value("float32"),  # share of tools that do what their names say (verify_report)
         "read_only": Value("bool"),  # no write tool: no state-checked task can be posed here
-        # "world" (tools that write a state others read) | "function_set" (no write tool: loose functions,
-        # lookups, computations; kept for single-call data, no state-checked task is posed; counted apart)
+        # "world" (tools that write a state others read) | "function_set" (no write tool, or loose functions
+        # that write only the session row: lookups, computations, setters; kept for single-call data, no
+        # state-checked task is posed; counted apart)
         "kind": Value("string"),
         "written_and_read": List(Value("string")),  # tables some tool writes and another reads
         "policy": Value("string"),  # rules derived from the tools' descriptions, shown to agents

@@ -79,3 +79,16 @@ def test_a_domain_that_cannot_be_materialised_is_rejected_with_its_reason(graph,
     assert art.manifest["stats"]["verified"] == 0
     rejected = art.load("rejected")
     assert all("min_tools" in r["reason"] for r in rejected)
+
+
+def test_loose_functions_that_write_only_the_session_row_are_a_function_set_not_a_world():
+    from envscale.materialize.build import world_or_loose
+
+    def spec(group, session="accounts"):
+        tool = {"name": "setText", "kind": "write", "metadata": {"group": group} if group else {}}
+        return {"tools": [tool], "session": {"table": session} if session else None}
+
+    assert world_or_loose(spec(None), ["accounts"]) == "function_set"  # setText sets accounts.text_start
+    assert world_or_loose(spec(None), []) == "function_set"
+    assert world_or_loose(spec(None), ["accounts", "alarms"]) == "world"  # rows of their own, written and read
+    assert world_or_loose(spec("GorillaFileSystem"), ["accounts"]) == "world"  # one API's session is its world

@@ -139,6 +139,16 @@ def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict],
     return problems, dropped, report
 
 
+def world_or_loose(spec: dict, written_and_read: list[str]) -> str:
+    """`world`, or `function_set` for loose functions that write only the session row: tools of no API
+    (`metadata.group` empty: single BFCL function docs) whose every table written and read again is the
+    logged-in account's row (`setText` sets `accounts.text_start`). They have state, but no rows of their
+    own that a person would ask about; they are kept for single-call data like read-only sets."""
+    grouped = any((t.get("metadata") or {}).get("group") for t in spec["tools"])
+    session = (spec.get("session") or {}).get("table")
+    return "world" if grouped or set(written_and_read) - {session} else "function_set"
+
+
 def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str | Path) -> Artifact:
     """Materialise and verify one environment per domain of `graph_artifact` at `output`.
 
@@ -169,7 +179,7 @@ def _materialize(
     reasons: Counter = Counter()
     dropped_reasons: Counter = Counter()
     scores: list[float] = []
-    excluded_count = read_only_count = aliased_count = 0
+    excluded_count = read_only_count = aliased_count = function_set_count = 0
     for domain in tqdm(graph_artifact.load("domains"), desc="materialize", unit="domain"):
         tools = [pool[t] for t in domain["tool_ids"] if t in pool]
         base = {"domain_id": domain["domain_id"], "domain_name": domain["name"]}
@@ -217,8 +227,10 @@ def _materialize(
             state_hash = env.state_hash()
         n_write = sum(t["kind"] == "write" for t in spec["tools"])
         read_only = bool(report.get("read_only", n_write == 0))
+        kind = "function_set" if read_only else world_or_loose(spec, report.get("written_and_read") or [])
         semantic = report.get("semantic_score")
         scores.append(semantic if semantic is not None else 0.0)
+        function_set_count += kind == "function_set"
         read_only_count += read_only
         aliased_count += sum(len((t.get("metadata") or {}).get("aliases") or []) for t in spec["tools"])
         envs.write(
@@ -237,7 +249,7 @@ def _materialize(
                 "excluded_tools": excluded,
                 "semantic_score": semantic,
                 "read_only": read_only,
-                "kind": "function_set" if read_only else "world",
+                "kind": kind,
                 "written_and_read": report.get("written_and_read") or [],
                 "policy": spec.get("policy"),
             }
@@ -255,8 +267,8 @@ def _materialize(
         "tools_excluded_as_computations": excluded_count,
         "tools_folded_as_aliases": aliased_count,
         "read_only_environments": read_only_count,
-        "function_sets": read_only_count,
-        "worlds": counts["environments"] - read_only_count,
+        "function_sets": function_set_count,
+        "worlds": counts["environments"] - function_set_count,
         "mean_semantic_score": round(sum(scores) / len(scores), 4) if scores else 0.0,
     }
     art = writer.commit(counts, stats)
