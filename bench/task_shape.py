@@ -192,7 +192,10 @@ def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
     )
 
 
-def is_function_set(spec: dict[str, Any]) -> bool:
+def is_function_set(spec: dict[str, Any], kind: str | None = None) -> bool:
+    """The environment's `kind` (environments schema 1.2) when given; for an older row, no write tool."""
+    if kind:
+        return kind == "function_set"
     return not any(t.get("kind") == "write" for t in spec.get("tools", []))
 
 
@@ -250,7 +253,11 @@ def internal_ids(task: dict[str, Any], keys: tuple[frozenset[str], frozenset[int
     return found, found_int
 
 
-def task_frame(tasks: list[dict[str, Any]], specs: dict[str, dict[str, Any]] | None) -> pl.DataFrame:
+def task_frame(
+    tasks: list[dict[str, Any]],
+    specs: dict[str, dict[str, Any]] | None,
+    kinds: dict[str, str | None] | None = None,
+) -> pl.DataFrame:
     """One row per task: environment, split, kind, shape, calls, writes, internal ids, function set."""
     key_cache: dict[tuple[str, int | None], tuple[frozenset[str], frozenset[int]]] = {}
     records = []
@@ -275,7 +282,7 @@ def task_frame(tasks: list[dict[str, Any]], specs: dict[str, dict[str, Any]] | N
         if spec is not None:
             kinds = {t["name"]: t.get("kind") for t in spec["tools"]}
             record["n_writes"] = sum(kinds.get(c.get("tool")) == "write" for c in gold)
-            record["function_set"] = is_function_set(spec)
+            record["function_set"] = is_function_set(spec, (kinds or {}).get(env))
             cache_key = (env, task.get("seed"))
             if cache_key not in key_cache:
                 key_cache[cache_key] = state_keys(spec, task.get("seed"))
@@ -490,7 +497,7 @@ def environment_frames(envs: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
         "environments": pl.DataFrame(
             {
                 "environment": [e["name"] for e in envs],
-                "function_set": [is_function_set(e["spec"]) for e in envs],
+                "function_set": [is_function_set(e["spec"], e.get("kind")) for e in envs],
                 "session": [bool(e["spec"].get("session")) for e in envs],
                 "multi_table_effect": [multi_table_effect(e["spec"]) for e in envs],
             },
@@ -626,12 +633,15 @@ def figures(
     if worlds_only and envs is None:
         raise ValueError("--worlds-only needs the environments (which ones are function sets)")
     specs = {e["name"]: e["spec"] for e in envs} if envs is not None else None
-    function_sets = {n for n, s in specs.items() if is_function_set(s)} if specs is not None else None
+    kinds = {e["name"]: e.get("kind") for e in envs} if envs is not None else None
+    function_sets = (
+        {n for n, s in specs.items() if is_function_set(s, kinds[n])} if specs is not None else None
+    )
     out: dict[str, Any] = {"worlds_only": worlds_only}
     if envs is not None:
         out["environments"] = environment_figures(envs)
     if tasks is not None:
-        frame = task_frame(tasks, specs)
+        frame = task_frame(tasks, specs, kinds)
         out["tasks"] = task_figures(frame, worlds_only)
         if function_sets is not None:
             fs = frame.filter(pl.col("function_set").fill_null(False)).height
