@@ -391,3 +391,33 @@ def test_a_singleton_resource_is_one_row_that_its_update_changes():
     assert env.step("EditSettings", {"currency": "EUR"})["ok"]
     row = env.step("GetSettings", {})["result"]
     assert "EUR" in row.values() and len(env.dump()[session]) == 1
+
+
+def test_a_parent_s_bare_route_id_is_stored_under_the_parent_s_key():
+    """`/categories/{id}/transactions` and `/users/{id}/transactions` list transactions of a category and
+    of a user: two filters on two columns, never one `id` column that makes them one read."""
+    txn = {"type": "object", "properties": {"id": _S, "amount": {"type": "number"}}}
+    ident_ = {"type": "object", "properties": {"id": _S, "name": _S}}
+    tools = [
+        api_tool("get_categories_by_id", "GET", "/categories/{id}", {"id": _ID}, ["id"], ident_),
+        api_tool("get_users_by_id", "GET", "/users/{id}", {"id": _ID}, ["id"], ident_),
+        api_tool(
+            "get_categories_by_id_transactions",
+            "GET",
+            "/categories/{id}/transactions",
+            {"id": _ID},
+            ["id"],
+            txn,
+        ),
+        api_tool("get_users_by_id_transactions", "GET", "/users/{id}/transactions", {"id": _ID}, ["id"], txn),
+        api_tool("post_transactions", "POST", "/transactions", {"amount": {"type": "number"}}, [], txn),
+    ]
+    spec = _spec(tools, "money")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    by_category, by_user = ops["get_categories_by_id_transactions"], ops["get_users_by_id_transactions"]
+    assert [f["column"] for f in by_category["filters"]] == ["category_id"], by_category
+    assert [f["column"] for f in by_user["filters"]] == ["user_id"], by_user
+    columns = spec["tables"]["transactions"]["columns"]
+    assert columns["category_id"].get("references") == "categories"
+    assert columns["user_id"].get("references") == "users"
+    assert "id" not in columns

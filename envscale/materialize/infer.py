@@ -57,6 +57,7 @@ from ..words.semantics import (
     person_entity,
     range_column,
     resolve_entity,
+    route_parent_column,
     tool_meaning,
 )
 from ..words.verbs import RETIRED_STATUSES
@@ -221,12 +222,17 @@ class _Use:
     required: set
     key: str | None = None  # the argument addressing the tool's own row
     refs: dict = field(default_factory=dict)  # argument -> referenced entity
+    ref_columns: dict = field(default_factory=dict)  # argument -> its column, where not `ident(argument)`
     values: dict = field(default_factory=dict)  # argument -> column
     ranges: list = field(default_factory=list)  # (argument, column, op)
     searches: list = field(default_factory=list)
     limit: str | None = None
     status_col: str | None = None  # the column a status verb sets
     composite: dict | None = None  # {column: argument} of a key made of several route ids
+
+    def ref_column(self, param: str) -> str:
+        """The column a reference argument is stored under (`/categories/{id}/transactions`: `category_id`)."""
+        return self.ref_columns.get(param) or ident(param)
 
 
 @dataclass
@@ -570,7 +576,10 @@ def infer_spec(
                 continue
             if param in path_keys and path_keys[param] != entity:  # a parent in the route
                 use.refs[param] = path_keys[param]
-                tables.explicit[(table, ident(param))] = ident(plural(path_keys[param]))
+                column = route_parent_column(notes.get("path"), param)  # `/categories/{id}/..`: category_id
+                if column:
+                    use.ref_columns[param] = ident(column)
+                tables.explicit[(table, use.ref_column(param))] = ident(plural(path_keys[param]))
                 keyed[path_keys[param]] += 1
                 continue
             role = argument_role(param, schema, entity=entity)
@@ -624,7 +633,7 @@ def infer_spec(
             target = resolve_entity(ent, tables.known, person=tables.person)
             if target != ent:
                 use.refs[param] = target
-                tables.explicit[(use.table, ident(param))] = tables.table(target)
+                tables.explicit[(use.table, use.ref_column(param))] = tables.table(target)
         _move(use, tables)
 
     # 2. columns: keys, references, values, output fields, ranges
@@ -635,7 +644,7 @@ def infer_spec(
         for param, entity in use.refs.items():
             ref_table = tables.table(entity)
             tables.key_types[ref_table][column_type(use.props[param])] += 0
-            tables.column(use.table, ident(param), use.props[param])
+            tables.column(use.table, use.ref_column(param), use.props[param])
         for param, column in list(use.values.items()):
             if column == t["primary_key"]:
                 continue
@@ -1114,7 +1123,7 @@ def _operation(
         }
 
     values = bind(use.values)
-    values.update(bind({arg: ident(arg) for arg in use.refs}))
+    values.update(bind({arg: use.ref_column(arg) for arg in use.refs}))
     if m.effect == "read":
         if key and m.verb not in ("list", "search", "find", "query", "filter"):
             return {"type": "get", "table": table, "key": key, "returns": "row"}, None
