@@ -125,3 +125,25 @@ def test_show_environment_names_the_aliases_of_a_tool():
     fold_aliases(spec)
     text = render_environment({"spec": spec})
     assert f"aliases (the same act under other names): {first['name']}_2" in text
+
+
+def test_one_read_named_in_two_word_orders_is_one_tool_and_other_objects_stay_apart():
+    """Without paths, names of one set of operation words (any order, fetch words, an `X_api_` prefix and
+    copy numbers aside) are one operation; a name with another word (`core` / `archival`) is another."""
+    read = {"type": "list", "table": "forecasts", "filters": [{"column": "city", "arg": "city"}]}
+    reads = [
+        _tool("get_weather_forecast", read, params=("city",), kind="read"),
+        _tool("weather_forecast_get", read, params=("city",), kind="read"),
+        _tool("weather_api_fetch_weather_forecasts_2", read, params=("city",), kind="read"),
+    ]
+    spec = {"tools": copy.deepcopy(reads)}
+    assert fold_aliases(spec) == {
+        "weather_forecast_get": "get_weather_forecast",
+        "weather_api_fetch_weather_forecasts_2": "get_weather_forecast",
+    }
+    add = {"type": "insert", "table": "memories", "values": {"content": "content"}}
+    adds = [
+        _tool("core_memory_add", add, params=("content",)),
+        _tool("archival_memory_add", add, params=("content",)),
+    ]
+    assert fold_aliases({"tools": adds}) == {}
