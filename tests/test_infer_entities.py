@@ -6,6 +6,7 @@ from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
 from envscale.materialize.infer import described_fields, infer_spec
+from envscale.materialize.verify import verify
 from envscale.words.semantics import person_entity, resolve_entity
 
 _S = {"type": "string"}
@@ -421,3 +422,7 @@ def test_a_parent_s_bare_route_id_is_stored_under_the_parent_s_key():
     assert columns["category_id"].get("references") == "categories"
     assert columns["user_id"].get("references") == "users"
     assert "id" not in columns
+    # verification calls each read with the values of a row under the columns the read binds its
+    # arguments to (`id` <- the row's `user_id`), so both reads find their rows
+    problems = [p for p in verify(spec) if p["tool"].endswith("_transactions")]
+    assert problems == [], problems

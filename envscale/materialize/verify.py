@@ -93,7 +93,13 @@ from envscale.env.runtime import Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
 from envscale.words.inflect import plural, singular
 from envscale.words.names import tokens
-from envscale.words.semantics import ToolMeaning, argument_role, computation_reason, tool_meaning
+from envscale.words.semantics import (
+    ToolMeaning,
+    argument_role,
+    computation_reason,
+    route_parent_column,
+    tool_meaning,
+)
 from envscale.words.verbs import RETIRED_STATUSES, STATUS_VERBS
 
 _WRONG_TYPED = [12345, "not-a-valid-value", [1, 2], {"unexpected": 1}, True, None]
@@ -1105,9 +1111,14 @@ def _check_read(
     props, required = params.get("properties", {}), set(params.get("required", []))
     fill: dict[str, str] = {}
     extra: dict[str, Any] = {}
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     for arg, schema in props.items():
         role = argument_role(arg, schema, entity=meaning.entity)
         column = _arg_column(arg, role, tspec) if role != "pagination" else None
+        parent = route_parent_column(notes.get("path"), arg)  # `/users/{id}/transactions`: `id` is user_id
+        if parent in tspec["columns"]:
+            column = parent
         if column is not None:
             fill[arg] = column
         elif arg in required:
