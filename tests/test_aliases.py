@@ -147,3 +147,23 @@ def test_one_read_named_in_two_word_orders_is_one_tool_and_other_objects_stay_ap
         _tool("archival_memory_add", add, params=("content",)),
     ]
     assert fold_aliases({"tools": adds}) == {}
+
+
+def test_a_route_and_its_versioned_twin_are_one_operation():
+    read = {"type": "list", "table": "products", "filters": []}
+    v1 = _tool(
+        "getAllProducts", read, params=(), path="/organizations/{org}/products", method="GET", kind="read"
+    )
+    v2 = _tool(
+        "getAllProductsV2",
+        read,
+        params=(),
+        path="/organizations/{org}/products/v2",
+        method="GET",
+        kind="read",
+    )
+    other = _tool(
+        "getAllPrices", read, params=(), path="/organizations/{org}/prices", method="GET", kind="read"
+    )
+    assert api_operation(v1) == api_operation(v2) != api_operation(other)
+    assert fold_aliases({"tools": [v1, v2, other]}) == {"getAllProductsV2": "getAllProducts"}

@@ -37,6 +37,8 @@ from typing import Any
 
 _COPY_NUMBER = re.compile(r"_\d+$")
 _PATH_PARAM = re.compile(r"\{[^{}]*\}")
+_VERSION = re.compile(r"/v\d+(?:\.\d+)*(?=/|$)")
+"""A version segment of a route (`/v2`, `/v1.1`): `/products` and `/products/v2` are one resource's read."""
 _TEXT_KEYS = frozenset({"error", "description", "returns", "limit_arg", "order_by"})
 """Operation keys that say nothing about the effect (error texts; how much and in what order a read answers)."""
 
@@ -74,7 +76,8 @@ def effect_signature(tool: dict[str, Any]) -> str:
 
 def api_operation(tool: dict[str, Any]) -> str:
     """Which operation of its API a tool is: its OpenAPI path with parameter names abstracted
-    (`/orders/{}`: PUT and PATCH of one path are one resource's update), else its name up to case,
+    (`/orders/{}`: PUT and PATCH of one path are one resource's update) without version segments
+    (`/products/v2` is `/products`), else its name up to case,
     separators and a copy number (`close_project_4` is `closeproject`)."""
     from ..graph.build import near_name
 
@@ -82,7 +85,7 @@ def api_operation(tool: dict[str, Any]) -> str:
     notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     path = notes.get("path")
     if isinstance(path, str) and path.strip():
-        return "path:" + _PATH_PARAM.sub("{}", path.rstrip("/").lower())
+        return "path:" + _VERSION.sub("", _PATH_PARAM.sub("{}", path.rstrip("/").lower()))
     return "name:" + near_name(str(meta.get("original_name") or tool.get("name") or ""))
 
 
