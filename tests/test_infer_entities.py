@@ -426,3 +426,33 @@ def test_a_parent_s_bare_route_id_is_stored_under_the_parent_s_key():
     # arguments to (`id` <- the row's `user_id`), so both reads find their rows
     problems = [p for p in verify(spec) if p["tool"].endswith("_transactions")]
     assert problems == [], problems
+
+
+def test_a_collection_route_of_the_session_entity_lists_its_rows_and_never_reads_the_session_row():
+    """`GET /accounts` and `GET /institutions/{id}/accounts` list accounts (all of them, those of an
+    institution); only `GET /me` reads the caller's own account."""
+    account = {"type": "object", "properties": {"id": _S, "name": _S}}
+    tools = [
+        api_tool("get_me", "GET", "/me", {}, [], account),
+        api_tool("get_accounts", "GET", "/accounts", {}, [], account),
+        api_tool(
+            "get_institutions_by_id_accounts",
+            "GET",
+            "/institutions/{id}/accounts",
+            {"id": _ID},
+            ["id"],
+            account,
+        ),
+        api_tool("get_accounts_by_id", "GET", "/accounts/{id}", {"id": _ID}, ["id"], account),
+        api_tool("get_institutions_by_id", "GET", "/institutions/{id}", {"id": _ID}, ["id"], account),
+    ]
+    spec = _spec(tools, "accounts")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["get_me"]["type"] == "get" and ops["get_me"]["key"] == {
+        "account_id": {"session": "account_id"}
+    }
+    assert ops["get_accounts"]["type"] == "list" and ops["get_accounts"]["table"] == "accounts"
+    by_institution = ops["get_institutions_by_id_accounts"]
+    assert by_institution["type"] == "list" and [f["column"] for f in by_institution["filters"]] == [
+        "institution_id"
+    ]
