@@ -1112,11 +1112,11 @@ def _check_read(
     fill: dict[str, str] = {}
     extra: dict[str, Any] = {}
     meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
-    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    route = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     for arg, schema in props.items():
         role = argument_role(arg, schema, entity=meaning.entity)
         column = _arg_column(arg, role, tspec) if role != "pagination" else None
-        parent = route_parent_column(notes.get("path"), arg)  # `/users/{id}/transactions`: `id` is user_id
+        parent = route_parent_column(route.get("path"), arg)  # `/users/{id}/transactions`: `id` is user_id
         if parent in tspec["columns"]:
             column = parent
         if column is not None:
