@@ -412,6 +412,7 @@ def test_a_parent_s_bare_route_id_is_stored_under_the_parent_s_key():
         ),
         api_tool("get_users_by_id_transactions", "GET", "/users/{id}/transactions", {"id": _ID}, ["id"], txn),
         api_tool("post_transactions", "POST", "/transactions", {"amount": {"type": "number"}}, [], txn),
+        api_tool("search_transactions", "GET", "/transactions/search", {"q": _S}, ["q"], txn),
     ]
     spec = _spec(tools, "money")
     ops = {t["name"]: t["operation"] for t in spec["tools"]}
@@ -424,8 +425,8 @@ def test_a_parent_s_bare_route_id_is_stored_under_the_parent_s_key():
     assert "id" not in columns
     # verification calls each read with the values of a row under the columns the read binds its
     # arguments to (`id` <- the row's `user_id`), so both reads find their rows
-    problems = [p for p in verify(spec) if p["tool"].endswith("_transactions")]
-    assert problems == [], problems
+    problems = verify(spec)
+    assert [p for p in problems if p["tool"].endswith("_transactions") or "crashed" in p["reason"]] == []
 
 
 def test_a_collection_route_of_the_session_entity_lists_its_rows_and_never_reads_the_session_row():
