@@ -457,3 +457,35 @@ def test_a_collection_route_of_the_session_entity_lists_its_rows_and_never_reads
     assert by_institution["type"] == "list" and [f["column"] for f in by_institution["filters"]] == [
         "institution_id"
     ]
+
+
+def test_a_key_declared_both_string_and_integer_holds_digits_that_both_tools_address():
+    """`getArticleById(id: integer)` and `updateArticle(id: string)` share one string key: its rows and
+    the rows inserts make are keyed by digits (`"7"`), so the integer tool addresses every one of them."""
+    article = {"type": "object", "properties": {"id": _S, "title": _S}}
+    tools = [
+        api_tool(
+            "getArticleById",
+            "GET",
+            "/articles/{id}",
+            {"id": {"type": "integer", "x-in": "path"}},
+            ["id"],
+            article,
+        ),
+        api_tool("updateArticle", "PUT", "/articles/{id}", {"id": _ID, "title": _S}, ["id"], article),
+        api_tool("createArticle", "POST", "/articles", {"title": _S}, ["title"], article),
+    ]
+    spec = _spec(tools, "articles")
+    table = spec["tables"]["articles"]
+    assert table["columns"][table["primary_key"]]["type"] == "string"
+    env = Environment(spec)
+    env.reset()
+    keys = [row["article_id"] for row in env.dump()["articles"]]
+    assert keys and all(isinstance(k, str) and k.isdigit() for k in keys), keys
+    assert env.step("getArticleById", {"id": int(keys[0])})["ok"]
+    created = env.step("createArticle", {"title": "New"})
+    assert created["ok"], created
+    new_key = created["result"]["article_id"]
+    assert new_key.isdigit() and new_key not in keys
+    assert env.step("getArticleById", {"id": int(new_key)})["result"]["title"] == "New"
+    assert [p for p in verify(spec) if p["tool"] == "getArticleById"] == []

@@ -1035,6 +1035,8 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
         pk_spec = {"type": pk_type}
         if pk_type == "string" and "integer" in key_types:
             pk_spec["description"] = "Key (digits: tools declare it both as a string and as an integer)."
+            # generated keys are digits (`"14"`), so the integer tools address them
+            pk_spec["generator"] = "digits"
         columns[pk] = pk_spec
         out[table] = {"primary_key": pk, "columns": columns}
     # status columns: an enum holding every value a status verb moves to
