@@ -1136,7 +1136,12 @@ def _check_read(
                 return None
 
     def value(arg: str, row: dict[str, Any]) -> Any:
-        for candidate in (row[fill[arg]], [row[fill[arg]]], as_argument(props[arg], row[fill[arg]])):
+        digits = tspec["columns"][fill[arg]]["type"] == "string"  # an integer argument of a digits key
+        for candidate in (
+            row[fill[arg]],
+            [row[fill[arg]]],
+            *([as_argument(props[arg], row[fill[arg]])] if digits else []),
+        ):
             if row[fill[arg]] is not None and schema_accepts(props[arg], candidate):
                 return candidate
         return _NO_VALUE
