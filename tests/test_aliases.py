@@ -125,3 +125,45 @@ def test_show_environment_names_the_aliases_of_a_tool():
     fold_aliases(spec)
     text = render_environment({"spec": spec})
     assert f"aliases (the same act under other names): {first['name']}_2" in text
+
+
+def test_one_read_named_in_two_word_orders_is_one_tool_and_other_objects_stay_apart():
+    """Without paths, names of one set of operation words (any order, fetch words, an `X_api_` prefix and
+    copy numbers aside) are one operation; a name with another word (`core` / `archival`) is another."""
+    read = {"type": "list", "table": "forecasts", "filters": [{"column": "city", "arg": "city"}]}
+    reads = [
+        _tool("get_weather_forecast", read, params=("city",), kind="read"),
+        _tool("weather_forecast_get", read, params=("city",), kind="read"),
+        _tool("weather_api_fetch_weather_forecasts_2", read, params=("city",), kind="read"),
+    ]
+    spec = {"tools": copy.deepcopy(reads)}
+    assert fold_aliases(spec) == {
+        "weather_forecast_get": "get_weather_forecast",
+        "weather_api_fetch_weather_forecasts_2": "get_weather_forecast",
+    }
+    add = {"type": "insert", "table": "memories", "values": {"content": "content"}}
+    adds = [
+        _tool("core_memory_add", add, params=("content",)),
+        _tool("archival_memory_add", add, params=("content",)),
+    ]
+    assert fold_aliases({"tools": adds}) == {}
+
+
+def test_a_route_and_its_versioned_twin_are_one_operation():
+    read = {"type": "list", "table": "products", "filters": []}
+    v1 = _tool(
+        "getAllProducts", read, params=(), path="/organizations/{org}/products", method="GET", kind="read"
+    )
+    v2 = _tool(
+        "getAllProductsV2",
+        read,
+        params=(),
+        path="/organizations/{org}/products/v2",
+        method="GET",
+        kind="read",
+    )
+    other = _tool(
+        "getAllPrices", read, params=(), path="/organizations/{org}/prices", method="GET", kind="read"
+    )
+    assert api_operation(v1) == api_operation(v2) != api_operation(other)
+    assert fold_aliases({"tools": [v1, v2, other]}) == {"getAllProductsV2": "getAllProducts"}

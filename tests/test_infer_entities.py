@@ -6,6 +6,7 @@ from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
 from envscale.materialize.infer import described_fields, infer_spec
+from envscale.materialize.verify import verify
 from envscale.words.semantics import person_entity, resolve_entity
 
 _S = {"type": "string"}
@@ -391,3 +392,100 @@ def test_a_singleton_resource_is_one_row_that_its_update_changes():
     assert env.step("EditSettings", {"currency": "EUR"})["ok"]
     row = env.step("GetSettings", {})["result"]
     assert "EUR" in row.values() and len(env.dump()[session]) == 1
+
+
+def test_a_parent_s_bare_route_id_is_stored_under_the_parent_s_key():
+    """`/categories/{id}/transactions` and `/users/{id}/transactions` list transactions of a category and
+    of a user: two filters on two columns, never one `id` column that makes them one read."""
+    txn = {"type": "object", "properties": {"id": _S, "amount": {"type": "number"}}}
+    ident_ = {"type": "object", "properties": {"id": _S, "name": _S}}
+    tools = [
+        api_tool("get_categories_by_id", "GET", "/categories/{id}", {"id": _ID}, ["id"], ident_),
+        api_tool("get_users_by_id", "GET", "/users/{id}", {"id": _ID}, ["id"], ident_),
+        api_tool(
+            "get_categories_by_id_transactions",
+            "GET",
+            "/categories/{id}/transactions",
+            {"id": _ID},
+            ["id"],
+            txn,
+        ),
+        api_tool("get_users_by_id_transactions", "GET", "/users/{id}/transactions", {"id": _ID}, ["id"], txn),
+        api_tool("post_transactions", "POST", "/transactions", {"amount": {"type": "number"}}, [], txn),
+        api_tool("search_transactions", "GET", "/transactions/search", {"q": _S}, ["q"], txn),
+    ]
+    spec = _spec(tools, "money")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    by_category, by_user = ops["get_categories_by_id_transactions"], ops["get_users_by_id_transactions"]
+    assert [f["column"] for f in by_category["filters"]] == ["category_id"], by_category
+    assert [f["column"] for f in by_user["filters"]] == ["user_id"], by_user
+    columns = spec["tables"]["transactions"]["columns"]
+    assert columns["category_id"].get("references") == "categories"
+    assert columns["user_id"].get("references") == "users"
+    assert "id" not in columns
+    # verification calls each read with the values of a row under the columns the read binds its
+    # arguments to (`id` <- the row's `user_id`), so both reads find their rows
+    problems = verify(spec)
+    assert [p for p in problems if p["tool"].endswith("_transactions") or "crashed" in p["reason"]] == []
+
+
+def test_a_collection_route_of_the_session_entity_lists_its_rows_and_never_reads_the_session_row():
+    """`GET /accounts` and `GET /institutions/{id}/accounts` list accounts (all of them, those of an
+    institution); only `GET /me` reads the caller's own account."""
+    account = {"type": "object", "properties": {"id": _S, "name": _S}}
+    tools = [
+        api_tool("get_me", "GET", "/me", {}, [], account),
+        api_tool("get_accounts", "GET", "/accounts", {}, [], account),
+        api_tool(
+            "get_institutions_by_id_accounts",
+            "GET",
+            "/institutions/{id}/accounts",
+            {"id": _ID},
+            ["id"],
+            account,
+        ),
+        api_tool("get_accounts_by_id", "GET", "/accounts/{id}", {"id": _ID}, ["id"], account),
+        api_tool("get_institutions_by_id", "GET", "/institutions/{id}", {"id": _ID}, ["id"], account),
+    ]
+    spec = _spec(tools, "accounts")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["get_me"]["type"] == "get" and ops["get_me"]["key"] == {
+        "account_id": {"session": "account_id"}
+    }
+    assert ops["get_accounts"]["type"] == "list" and ops["get_accounts"]["table"] == "accounts"
+    by_institution = ops["get_institutions_by_id_accounts"]
+    assert by_institution["type"] == "list" and [f["column"] for f in by_institution["filters"]] == [
+        "institution_id"
+    ]
+
+
+def test_a_key_declared_both_string_and_integer_holds_digits_that_both_tools_address():
+    """`getArticleById(id: integer)` and `updateArticle(id: string)` share one string key: its rows and
+    the rows inserts make are keyed by digits (`"7"`), so the integer tool addresses every one of them."""
+    article = {"type": "object", "properties": {"id": _S, "title": _S}}
+    tools = [
+        api_tool(
+            "getArticleById",
+            "GET",
+            "/articles/{id}",
+            {"id": {"type": "integer", "x-in": "path"}},
+            ["id"],
+            article,
+        ),
+        api_tool("updateArticle", "PUT", "/articles/{id}", {"id": _ID, "title": _S}, ["id"], article),
+        api_tool("createArticle", "POST", "/articles", {"title": _S}, ["title"], article),
+    ]
+    spec = _spec(tools, "articles")
+    table = spec["tables"]["articles"]
+    assert table["columns"][table["primary_key"]]["type"] == "string"
+    env = Environment(spec)
+    env.reset()
+    keys = [row["article_id"] for row in env.dump()["articles"]]
+    assert keys and all(isinstance(k, str) and k.isdigit() for k in keys), keys
+    assert env.step("getArticleById", {"id": int(keys[0])})["ok"]
+    created = env.step("createArticle", {"title": "New"})
+    assert created["ok"], created
+    new_key = created["result"]["article_id"]
+    assert new_key.isdigit() and new_key not in keys
+    assert env.step("getArticleById", {"id": int(new_key)})["result"]["title"] == "New"
+    assert [p for p in verify(spec) if p["tool"] == "getArticleById"] == []

@@ -647,7 +647,11 @@ class Runner:
             serial = current + 1
             for column, how in generate.items():
                 if how == "id":
-                    values[column] = serial if db.pk_is_int[table] else format_id(db.prefix[table], serial)
+                    values[column] = (
+                        serial
+                        if db.pk_is_int[table]
+                        else format_id(db.prefix[table], serial, digits=db.digits[table])
+                    )
                 elif how == "uuid":
                     values[column] = str(
                         uuid.uuid5(uuid.NAMESPACE_URL, f"envscale:{db.name}/{table}/{column}/{serial}")

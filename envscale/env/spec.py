@@ -169,6 +169,7 @@ GENERATORS = {
     "text": ("string",),
     "url": ("string",),
     "uuid": ("string",),
+    "digits": ("string",),  # a string key of digits (`"14"`): tools declare it both string and integer
     "word": ("string",),
     "boolean": ("boolean",),
     "integer": ("integer", "number"),

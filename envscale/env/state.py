@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from envscale.env.columns import SQL_TYPES, decode, encode, is_nullable, value_problem
-from envscale.env.data import build_state, id_prefix, parse_now, table_order
+from envscale.env.data import build_state, digit_keys, id_prefix, parse_now, table_order
 from envscale.env.spec import SpecError, check_state, plain_operation
 
 META = "envscale_meta"
@@ -118,6 +118,7 @@ class Database:
             t: s["columns"][s["primary_key"]]["type"] == "integer" for t, s in self.tables.items()
         }
         self.prefix = {t: id_prefix(t) for t in self.tables}
+        self.digits = {t: digit_keys(s) for t, s in self.tables.items()}  # string keys of digits (`"7"`)
         self._decoded = {
             t: [(c, cs["type"]) for c, cs in s["columns"].items() if cs["type"] in ("boolean", "json")]
             for t, s in self.tables.items()
@@ -400,6 +401,9 @@ class Database:
             pk = q(tspec["primary_key"])
             if tspec["columns"][tspec["primary_key"]]["type"] == "integer":
                 serials[table] = conn.execute(f"SELECT COALESCE(MAX({pk}), 0) FROM {q(table)}").fetchone()[0]
+            elif self.digits[table]:
+                keys = conn.execute(f"SELECT {pk} FROM {q(table)}")
+                serials[table] = max((int(k) for (k,) in keys if str(k).isdigit()), default=0)
             else:
                 prefix = self.prefix[table]
                 numbers = conn.execute(
@@ -478,6 +482,8 @@ class Database:
         key = row[self.pk_index[table]]
         if isinstance(key, int):
             return key
+        if self.digits[table]:
+            return int(key) if str(key).isdigit() else 0
         prefix = self.prefix[table] + "_"
         number = key[len(prefix) :]
         return int(number) if key.startswith(prefix) and number.isdigit() else 0

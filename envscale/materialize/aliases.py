@@ -37,6 +37,8 @@ from typing import Any
 
 _COPY_NUMBER = re.compile(r"_\d+$")
 _PATH_PARAM = re.compile(r"\{[^{}]*\}")
+_VERSION = re.compile(r"/v\d+(?:\.\d+)*(?=/|$)")
+"""A version segment of a route (`/v2`, `/v1.1`): `/products` and `/products/v2` are one resource's read."""
 _TEXT_KEYS = frozenset({"error", "description", "returns", "limit_arg", "order_by"})
 """Operation keys that say nothing about the effect (error texts; how much and in what order a read answers)."""
 
@@ -74,7 +76,8 @@ def effect_signature(tool: dict[str, Any]) -> str:
 
 def api_operation(tool: dict[str, Any]) -> str:
     """Which operation of its API a tool is: its OpenAPI path with parameter names abstracted
-    (`/orders/{}`: PUT and PATCH of one path are one resource's update), else its name up to case,
+    (`/orders/{}`: PUT and PATCH of one path are one resource's update) without version segments
+    (`/products/v2` is `/products`), else its name up to case,
     separators and a copy number (`close_project_4` is `closeproject`)."""
     from ..graph.build import near_name
 
@@ -82,7 +85,7 @@ def api_operation(tool: dict[str, Any]) -> str:
     notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     path = notes.get("path")
     if isinstance(path, str) and path.strip():
-        return "path:" + _PATH_PARAM.sub("{}", path.rstrip("/").lower())
+        return "path:" + _VERSION.sub("", _PATH_PARAM.sub("{}", path.rstrip("/").lower()))
     return "name:" + near_name(str(meta.get("original_name") or tool.get("name") or ""))
 
 
@@ -93,19 +96,55 @@ def _words(tool: dict[str, Any]) -> list[str]:
     return name_words(_COPY_NUMBER.sub("", str(meta.get("original_name") or tool.get("name") or "")))
 
 
+_FETCH_WORDS = frozenset(
+    "get list fetch retrieve read show view find search lookup look query browse all info information "
+    "detail details data".split()
+)
+"""Words of a read's name that say only that it fetches (`get`, `fetch`, `list`, `all`, `info`, `details`):
+`get_user_info` and `fetch_user_details` name one read."""
+
+
+def operation_words(tool: dict[str, Any]) -> frozenset[str]:
+    """The words that say which operation a tool is, in any order: its name's words after an API prefix
+    (`sce_api_get_products` -> `get products`: the words up to an `api` followed by a verb), singular,
+    without the words that only say it fetches (:data:`_FETCH_WORDS`) or a copy number.
+
+    Example:
+
+    ```python
+    >>> operation_words({"name": "weather_forecast_get"}) == operation_words({"name": "get_weather_forecast"})
+    True
+    >>> sorted(operation_words({"name": "website_configuration_api_get_websites"}))
+    ['website']
+    ```
+    """
+    from ..words.inflect import singular
+    from ..words.verbs import READ_VERBS, WRITE_VERBS
+
+    words = _words(tool)
+    starts = [
+        i + 1 for i in range(len(words) - 1) if words[i] == "api" and words[i + 1] in READ_VERBS | WRITE_VERBS
+    ]
+    words = words[starts[-1] :] if starts else words
+    return frozenset(singular(w) for w in words if w not in _FETCH_WORDS)
+
+
 def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether two tools are one operation of their API: one :func:`api_operation`, or (without paths) the
     words of one name, three or more, a run of the other's (`ProjectApi_update_project` and
-    `project_api_ProjectApi_update_project`: one operation listed under two prefixes)."""
+    `project_api_ProjectApi_update_project`: one operation listed under two prefixes), or one set of
+    :func:`operation_words` (`get_weather_forecast` and `weather_forecast_get`, `users_list` and
+    `get_all_user_list`: one read named in two word orders)."""
     op_a, op_b = api_operation(a), api_operation(b)
     if op_a == op_b:
         return True
     if op_a.startswith("path:") or op_b.startswith("path:"):
         return False
     short, long = sorted((_words(a), _words(b)), key=len)
-    return len(short) >= 3 and any(
-        long[i : i + len(short)] == short for i in range(len(long) - len(short) + 1)
-    )
+    if len(short) >= 3 and any(long[i : i + len(short)] == short for i in range(len(long) - len(short) + 1)):
+        return True
+    words = operation_words(a)
+    return bool(words) and words == operation_words(b)
 
 
 def _richness(tool: dict[str, Any]) -> tuple:

@@ -57,6 +57,7 @@ from ..words.semantics import (
     person_entity,
     range_column,
     resolve_entity,
+    route_parent_column,
     tool_meaning,
 )
 from ..words.verbs import RETIRED_STATUSES
@@ -221,12 +222,18 @@ class _Use:
     required: set
     key: str | None = None  # the argument addressing the tool's own row
     refs: dict = field(default_factory=dict)  # argument -> referenced entity
+    ref_columns: dict = field(default_factory=dict)  # argument -> its column, where not `ident(argument)`
     values: dict = field(default_factory=dict)  # argument -> column
     ranges: list = field(default_factory=list)  # (argument, column, op)
     searches: list = field(default_factory=list)
     limit: str | None = None
     status_col: str | None = None  # the column a status verb sets
     composite: dict | None = None  # {column: argument} of a key made of several route ids
+    collection: bool = False  # a read of a collection route (`GET /accounts`): rows, never the session row
+
+    def ref_column(self, param: str) -> str:
+        """The column a reference argument is stored under (`/categories/{id}/transactions`: `category_id`)."""
+        return self.ref_columns.get(param) or ident(param)
 
 
 @dataclass
@@ -396,7 +403,12 @@ def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
     True
     ```
     """
-    if singleton in _DEVICES or m.entity in (_SESSION, singleton):
+    if singleton in _DEVICES:
+        return True
+    notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    if m.entity and m.entity != _SESSION and collection_route(notes.get("path"), m.entity):
+        return False  # `GET /accounts`, `GET /users/{id}/accounts`: the API's collection, not the caller
+    if m.entity in (_SESSION, singleton):
         return True
     words = set(tokens(tool.get("original_name") or tool.get("name") or ""))
     if words & _SELF_WORDS:
@@ -404,12 +416,33 @@ def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
     nouns = {m.entity, *(m.entity or "").split("_")[-1:]}
     if nouns & (_OWN_NOUNS | _ATTRIBUTE_NOUNS):
         return True
-    notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
     segments = [seg for seg in str(notes.get("path") or "").strip("/").split("/") if seg]
     statics = [singular(seg.lower()) for seg in segments if not seg.startswith("{")]
     return "me" in statics or bool(
         segments and not segments[-1].startswith("{") and statics[-1] in _OWN_NOUNS
     )
+
+
+def collection_route(path: Any, entity: str) -> bool:
+    """Whether a route reads a collection of `entity`: it ends in the entity's plural (`/accounts`,
+    `/users/{id}/accounts`), no segment is `me` (`/me/accounts` is the caller's own) and the entity is no
+    singleton resource (`/settings` is one row).
+
+    Example:
+
+    ```python
+    >>> collection_route("/budgets/{budget_id}/accounts", "account"), collection_route("/user", "user")
+    (True, False)
+    ```
+    """
+    statics = [
+        seg.lower() for seg in str(path or "").strip("/").split("/") if seg and not seg.startswith("{")
+    ]
+    segments = [seg for seg in str(path or "").strip("/").split("/") if seg]
+    if not segments or segments[-1].startswith("{") or "me" in statics or entity in SINGLETON_RESOURCES:
+        return False  # `/settings` is one row however it is spelled
+    last = "_".join(tokens(segments[-1]))
+    return last != entity and last in (ident(plural(entity)), plural(entity))
 
 
 _SOURCES = frozenset({"source", "src", "source_path", "source_file", "from_path"})
@@ -551,6 +584,12 @@ def infer_spec(
             m = replace(m, entity=tables.tables[table]["entity"], parent=m.entity or m.parent)
         use = _Use(tool, m, table, props, set(params.get("required") or []), key=key)
         entity = tables.tables[table]["entity"]
+        use.collection = (
+            m.effect == "read"
+            and key is None
+            and entity not in _DEVICES
+            and collection_route(notes.get("path"), entity)
+        )
         if (
             key is None
             and len(path_keys) >= 2
@@ -570,7 +609,10 @@ def infer_spec(
                 continue
             if param in path_keys and path_keys[param] != entity:  # a parent in the route
                 use.refs[param] = path_keys[param]
-                tables.explicit[(table, ident(param))] = ident(plural(path_keys[param]))
+                column = route_parent_column(notes.get("path"), param)  # `/categories/{id}/..`: category_id
+                if column:
+                    use.ref_columns[param] = ident(column)
+                tables.explicit[(table, use.ref_column(param))] = ident(plural(path_keys[param]))
                 keyed[path_keys[param]] += 1
                 continue
             role = argument_role(param, schema, entity=entity)
@@ -624,7 +666,7 @@ def infer_spec(
             target = resolve_entity(ent, tables.known, person=tables.person)
             if target != ent:
                 use.refs[param] = target
-                tables.explicit[(use.table, ident(param))] = tables.table(target)
+                tables.explicit[(use.table, use.ref_column(param))] = tables.table(target)
         _move(use, tables)
 
     # 2. columns: keys, references, values, output fields, ranges
@@ -635,7 +677,7 @@ def infer_spec(
         for param, entity in use.refs.items():
             ref_table = tables.table(entity)
             tables.key_types[ref_table][column_type(use.props[param])] += 0
-            tables.column(use.table, ident(param), use.props[param])
+            tables.column(use.table, use.ref_column(param), use.props[param])
         for param, column in list(use.values.items()):
             if column == t["primary_key"]:
                 continue
@@ -993,6 +1035,8 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
         pk_spec = {"type": pk_type}
         if pk_type == "string" and "integer" in key_types:
             pk_spec["description"] = "Key (digits: tools declare it both as a string and as an integer)."
+            # generated keys are digits (`"14"`), so the integer tools address them
+            pk_spec["generator"] = "digits"
         columns[pk] = pk_spec
         out[table] = {"primary_key": pk, "columns": columns}
     # status columns: an enum holding every value a status verb moves to
@@ -1086,7 +1130,7 @@ def _operation(
     key_fits = use.key is not None and _fits(columns[pk], use.props[use.key])
     if use.key is not None and not key_fits and columns[pk]["type"] == "string":
         key_fits = json_type(use.props[use.key]) == "integer"  # digits in a string key: see _finish_tables
-    session_key = {pk: {"session": pk}} if not use.key and table == session else None
+    session_key = {pk: {"session": pk}} if not use.key and table == session and not use.collection else None
     key = {pk: use.key} if use.key and key_fits else session_key
     if key is None and use.composite and tspec.get("unique") == [list(use.composite)]:
         key = {col: arg for col, arg in use.composite.items()}
@@ -1114,7 +1158,7 @@ def _operation(
         }
 
     values = bind(use.values)
-    values.update(bind({arg: ident(arg) for arg in use.refs}))
+    values.update(bind({arg: use.ref_column(arg) for arg in use.refs}))
     if m.effect == "read":
         if key and m.verb not in ("list", "search", "find", "query", "filter"):
             return {"type": "get", "table": table, "key": key, "returns": "row"}, None

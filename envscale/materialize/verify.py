@@ -93,7 +93,13 @@ from envscale.env.runtime import Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
 from envscale.words.inflect import plural, singular
 from envscale.words.names import tokens
-from envscale.words.semantics import ToolMeaning, argument_role, computation_reason, tool_meaning
+from envscale.words.semantics import (
+    ToolMeaning,
+    argument_role,
+    computation_reason,
+    route_parent_column,
+    tool_meaning,
+)
 from envscale.words.verbs import RETIRED_STATUSES, STATUS_VERBS
 
 _WRONG_TYPED = [12345, "not-a-valid-value", [1, 2], {"unexpected": 1}, True, None]
@@ -448,7 +454,9 @@ def _valid_call(
         addressable = [
             r
             for r in candidates
-            if all(schema_accepts(props[a], r[c]) for c, a in key.items() if a is not None)
+            if all(
+                schema_accepts(props[a], as_argument(props[a], r[c])) for c, a in key.items() if a is not None
+            )
         ]
         if not addressable:
             raise _CannotCall(
@@ -456,7 +464,9 @@ def _valid_call(
                 f"{_text({a: props[a] for a in key.values() if a is not None})}"
             )
         target = rng.choice(addressable)
-        args.update({arg: target[column] for column, arg in key.items() if arg is not None})
+        args.update(
+            {arg: as_argument(props[arg], target[column]) for column, arg in key.items() if arg is not None}
+        )
     else:
         target = rng.choice(rows[table]) if rows[table] else None
     for flt in op.get("filters", []):
@@ -552,6 +562,9 @@ def _pick(
     for value in candidates:
         if accepts(value) and schema_accepts(prop, value):
             return value
+        digits = as_argument(prop, value)  # a key of digits passed as the integer its argument declares
+        if digits is not value and accepts(digits) and schema_accepts(prop, digits):
+            return digits
     for value in candidates:
         value = _fit(prop, value, rng)
         if accepts(value) and schema_accepts(prop, value):
@@ -1136,9 +1149,14 @@ def _check_read(
     props, required = params.get("properties", {}), set(params.get("required", []))
     fill: dict[str, str] = {}
     extra: dict[str, Any] = {}
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    route = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     for arg, schema in props.items():
         role = argument_role(arg, schema, entity=meaning.entity)
         column = _arg_column(arg, role, tspec) if role != "pagination" else None
+        parent = route_parent_column(route.get("path"), arg)  # `/users/{id}/transactions`: `id` is user_id
+        if parent in tspec["columns"]:
+            column = parent
         if column is not None:
             fill[arg] = column
         elif arg in required:
@@ -1149,7 +1167,12 @@ def _check_read(
                 return None
 
     def value(arg: str, row: dict[str, Any]) -> Any:
-        for candidate in (row[fill[arg]], [row[fill[arg]]]):
+        digits = tspec["columns"][fill[arg]]["type"] == "string"  # an integer argument of a digits key
+        for candidate in (
+            row[fill[arg]],
+            [row[fill[arg]]],
+            *([as_argument(props[arg], row[fill[arg]])] if digits else []),
+        ):
             if row[fill[arg]] is not None and schema_accepts(props[arg], candidate):
                 return candidate
         return _NO_VALUE
@@ -1179,6 +1202,19 @@ def _check_read(
         if not _finds(env, obs, row, pk, paged=bool(extra)):
             return f"{name} {_text(args)} ({where}) found nothing: {_text(obs['result'])}"
     return None
+
+
+def as_argument(schema: Any, value: Any) -> Any:
+    """A stored value as a tool's argument: a key of digits (`"14"`) as the integer an argument declared
+    `integer` passes (`14`; the runtime stores it back as its digits), any other value unchanged."""
+    if (
+        isinstance(value, str)
+        and value.isdigit()
+        and isinstance(schema, dict)
+        and schema.get("type") == "integer"
+    ):
+        return int(value)
+    return value
 
 
 def _arg_column(arg: str, role: str, tspec: dict[str, Any]) -> str | None:

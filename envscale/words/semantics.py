@@ -623,6 +623,53 @@ def path_entities(path: str | None) -> dict[str, str]:
     return out
 
 
+_KEY_WORDS = frozenset({"id", "uid", "uuid", "guid", "key", "slug", "code", "number", "name", "handle"})
+
+
+def route_parent_column(path: str | None, param: str) -> str | None:
+    """The column a route parameter naming a parent row is stored under when its own name does not say
+    which entity it keys: `/categories/{id}/transactions` -> `category_id`, `/users/{id}/transactions` ->
+    `user_id` (so that transactions of a category and of a user are two filters, not one `id`),
+    `/organizers/{key}/webinars` -> `organizer_key`.
+
+    Args:
+        path: the tool's OpenAPI route.
+        param: one of its path parameters.
+
+    Returns:
+        `<parent>_<key word>` when `param` is a parent's parameter (not the route's last segment), its
+        words name no entity (`id`, `groupid`, `uuid`) and no other parameter of the route names the same
+        parent (`/repos/{owner}/{repo}/issues` keeps `owner` and `repo`); else None (the column is the
+        parameter's own name).
+
+    Example:
+
+    ```python
+    >>> route_parent_column("/categories/{id}/transactions", "id")
+    'category_id'
+    >>> route_parent_column("/orgunits/{orgid}/usergroups/{groupid}/members", "groupid")
+    'usergroup_id'
+    >>> route_parent_column("/repos/{owner}/{repo}/issues", "repo") is None
+    True
+    ```
+    """
+    parents = path_entities(path)
+    segments = str(path or "").strip("/").split("/")
+    parent = parents.get(param)
+    if parent is None or "{" + param + "}" not in segments[:-1] or list(parents.values()).count(parent) > 1:
+        return None
+    words = tokens(param)
+    if not words or key_entity(param) or name_key_entity(param) or parent.replace("_", "") in "".join(words):
+        return None
+    last = words[-1]
+    word = next((k for k in sorted(_KEY_WORDS, key=len, reverse=True) if last.endswith(k)), None)
+    if word is None:
+        return None
+    if word in ("uid", "uuid", "guid") or last.endswith("id"):
+        word = "id"
+    return "_".join([*tokens(parent), word])
+
+
 QUALIFIERS = frozenset(
     "parent source target destination dest src new old primary secondary original current default main "
     "previous next prev base root home from to linked related preferred assigned selected".split()

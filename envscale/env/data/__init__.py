@@ -93,7 +93,7 @@ from envscale.env.data.schemas import (
     schema_accepts,
     schema_value,
 )
-from envscale.env.data.values import column_value, format_id, id_prefix
+from envscale.env.data.values import column_value, digit_keys, format_id, id_prefix
 from envscale.env.data.vocabulary import (
     LEXICONS,  # noqa: F401 (private, read by tests)
 )
@@ -109,6 +109,7 @@ __all__ = [
     "column_value",
     "filler_counts",
     "filler_share",
+    "digit_keys",
     "format_id",
     "generate_state",
     "id_prefix",

@@ -46,6 +46,7 @@ from envscale.env.data.meaning import (
 from envscale.env.data.schemas import acceptor, bound_schemas, fit_bound, schema_value
 from envscale.env.data.values import (
     Col,
+    digit_keys,
     format_id,
     id_prefix,
     pick_first_name,
@@ -188,7 +189,8 @@ def _distinct_sets(tspec: dict[str, Any], rows: list[dict[str, Any]]) -> list[di
 def _own_keys(table: str, tspec: dict[str, Any], n: int) -> list[Any]:
     prefix = id_prefix(table)
     string = tspec["columns"][tspec["primary_key"]]["type"] == "string"
-    return [format_id(prefix, i + 1) if string else i + 1 for i in range(n)]
+    digits = digit_keys(tspec)
+    return [format_id(prefix, i + 1, digits=digits) if string else i + 1 for i in range(n)]
 
 
 def _group(column: str, vocabulary: frozenset[str], table: str) -> str:

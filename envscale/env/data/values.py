@@ -894,9 +894,15 @@ def id_prefix(table: str) -> str:
     return "".join(w[0] for w in words) if len(words) > 1 else (words[0][:3] if words else "row")
 
 
-def format_id(prefix: str, number: int) -> str:
-    """A string id: `format_id("cus", 7)` -> `cus_0007`."""
-    return f"{prefix}_{number:04d}"
+def format_id(prefix: str, number: int, *, digits: bool = False) -> str:
+    """A string id: `format_id("cus", 7)` -> `cus_0007`; with `digits`, the number alone (`"7"`), for a
+    string key that tools also declare as an integer (its column's `generator` is `digits`)."""
+    return str(number) if digits else f"{prefix}_{number:04d}"
+
+
+def digit_keys(tspec: dict[str, Any]) -> bool:
+    """Whether a table's string primary key holds digits (`"7"`, not `cus_0007`): its `generator` is `digits`."""
+    return tspec["columns"][tspec["primary_key"]].get("generator") == "digits"
 
 
 def column_value(
