@@ -417,3 +417,20 @@ def test_two_requests_are_asked_together_in_one_conversation_at_most():
             pairs = {frozenset(p) for p in itertools.combinations(calls, 2)}
             assert not pairs & seen, calls
             seen |= pairs
+
+
+def test_a_later_request_acts_on_the_row_its_own_create_made_in_the_conversation():
+    """Request 2 creates a member and adds a note to it: alone its create made mem_0021, after request 1's
+    create it makes mem_0022, and the note must go to mem_0022 (a blind reading found it on mem_0021)."""
+    from envscale.tasks.conversations import rebind
+
+    note = {
+        "tool": "add_note",
+        "arguments": {"member_slug": "mem_0021", "body": "hi"},
+        "provenance": {"member_slug": "call[2].member_slug", "body": "user"},
+    }
+    results = [{"member_slug": "mem_0021"}, {"note_id": "not_1"}, {"member_slug": "mem_0022"}]
+    assert rebind(note, results) is None
+    assert note["arguments"] == {"member_slug": "mem_0022", "body": "hi"}
+    broken = {**note, "provenance": {"member_slug": "call[5].member_slug"}}
+    assert "call[5].member_slug" in rebind(broken, results)

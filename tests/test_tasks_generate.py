@@ -6,6 +6,7 @@ environment built from its dataset row and must reach the gold state hash, and t
 trajectory (no calls; the first message as the final answer) must fail every kept task.
 """
 
+import json
 import random
 
 import pytest
@@ -281,3 +282,24 @@ def test_an_llm_that_fails_every_rewrite_keeps_every_task_counts_them_and_says_s
     assert rewrites["failed"] == rewrites["asked"] > 0 and rewrites["used"] == 0, rewrites
     said = [r.getMessage() for r in caplog.records if "LLM rewrites failed" in r.getMessage()]
     assert len(said) == 1 and f"{rewrites['failed']} of {rewrites['asked']}" in said[0], said
+
+
+def test_every_flowing_argument_is_the_value_its_provenance_reads_in_the_gold_results(tasks):
+    """A gold call's argument that flows from an earlier result (`call[i]...`) holds exactly what that path
+    reads in the task's own gold results: in one-request tasks and in conversations alike."""
+    from envscale.judge.provenance import PREFIX, resolve_provenance
+
+    rows = _rows(tasks, "train") + _rows(tasks, "test")
+    checked = 0
+    for task in rows:
+        results = task["gold_results"]
+        results = json.loads(results) if isinstance(results, str) else results
+        for call in task["gold_calls"]:
+            for arg, source in (call.get("provenance") or {}).items():
+                if isinstance(source, str) and source.startswith(PREFIX):
+                    assert call["arguments"][arg] == resolve_provenance(source, results), (
+                        task["task_id"],
+                        arg,
+                    )
+                    checked += 1
+    assert checked >= 10 and any(t["requests"] for t in rows)

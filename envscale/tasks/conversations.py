@@ -45,6 +45,7 @@ from itertools import combinations, permutations
 from typing import Any
 
 from ..env import Environment
+from ..judge.provenance import PREFIX, resolve_provenance
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .model import Drop
@@ -57,6 +58,7 @@ __all__ = [
     "first_request_passes",
     "follow_up",
     "keys_of",
+    "rebind",
     "shift_provenance",
 ]
 
@@ -207,6 +209,23 @@ def _overwrites(earlier: set[tuple[str, str, str]], cells: set[tuple[str, str, s
     return any((t, k, c) in earlier or (t, k) in whole or (c == "*" and (t, k) in rows) for t, k, c in cells)
 
 
+def rebind(call: dict, results: list[Any]) -> str | None:
+    """Give `call` the values its provenance reads from this run's earlier results (in place). A value that
+    flowed from a call of its own request was fixed by that request's own run: when an earlier request has
+    created a row of the same table, the new row's key is another one here (`mem_0022`, not `mem_0021`).
+    Returns why a path cannot be read, else None."""
+    for arg, source in (call.get("provenance") or {}).items():
+        if not (isinstance(source, str) and source.startswith(PREFIX)):
+            continue
+        try:
+            value = resolve_provenance(source, results)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            return f"{arg} reads {source}, which this run does not give ({type(exc).__name__})"
+        if value != call["arguments"].get(arg):
+            call["arguments"] = {**call["arguments"], arg: value}
+    return None
+
+
 def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop | None]:
     """The conversation's gold run from the initial state: each call's result, or the `Drop` of what broke."""
     e.env.restore(e.initial)
@@ -219,6 +238,9 @@ def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop 
         mine: set[tuple[str, str, str]] = set()
         for j in range(len(_json(part["gold_calls"]))):
             call = calls[index]
+            rebound = rebind(call, results)
+            if isinstance(rebound, str):
+                return results, ("conversation_conflict", f"request {n + 1}, call {call['tool']}: {rebound}")
             obs = e.env.step(call["tool"], call["arguments"])
             if not obs["ok"]:
                 return results, (
