@@ -115,7 +115,9 @@ def test_an_id_in_the_route_names_the_resource_it_follows():
     spec = infer_spec({"domain_id": 0, "name": "money", "groups": {"Money": 3}}, tools, rows=5, seed=0).spec
     create = next(t for t in spec["tools"] if t["name"] == "post_users_by_id_institutions")["operation"]
     assert create["type"] == "insert" and create.get("generate") == {"institution_id": "id"}
-    assert spec["tables"]["institutions"]["columns"]["id"]["references"] == "users"
+    # the parent's bare route id is stored under the parent's key (`user_id`), never a shared `id` column
+    assert spec["tables"]["institutions"]["columns"]["user_id"]["references"] == "users"
+    assert "id" not in spec["tables"]["institutions"]["columns"]
 
 
 def test_catch_phrases_are_filler_and_titles_are_made_by_meaning():

@@ -174,12 +174,14 @@ def test_episodes_against_a_real_server_end_as_well_formed_trajectories(tasks, t
     assert len(rows) == 5 and len({r["trajectory_id"] for r in rows}) == 5
     for row in rows:
         _well_formed_start(row, by_id[row["task_id"]])
-        # the model's answer, then the scripted user's stop: a normal end
-        assert row["messages"][2:] == [
-            {"role": "assistant", "content": "All done."},
-            {"role": "user", "content": row["messages"][3]["content"]},
-        ]
-        assert STOP in row["messages"][3]["content"]
+        # the model's answer, then each next request of a conversation and its answer, then the scripted
+        # user's stop: a normal end
+        later = [r["message"] for r in (by_id[row["task_id"]]["requests"] or [])[1:]]
+        tail = row["messages"][2:]
+        assert tail[0::2] == [{"role": "assistant", "content": "All done."}] * (len(later) + 1)
+        assert [m["role"] for m in tail[1::2]] == ["user"] * (len(later) + 1)
+        assert [m["content"] for m in tail[1::2]][:-1] == later
+        assert STOP in row["messages"][-1]["content"]
         assert (row["status"], row["failure_cause"], row["error"]) == ("completed", None, None)
         assert row["final_answer"] == "All done." and row["calls"] == [] and row["final_state_hash"]
         # the backend as it ran: kind, served model id, generation settings
@@ -187,7 +189,8 @@ def test_episodes_against_a_real_server_end_as_well_formed_trajectories(tasks, t
         assert row["agent"]["base_url"] == serve["base_url"] and row["agent"]["max_tokens"] == 16
         assert "api_key" not in row["agent"] and row["user"]["kind"] == "scripted"
         usage = row["usage"]["agent"]
-        assert usage["requests"] == 1 and usage["completion_tokens"] == 2 and usage["prompt_tokens"] > 100
+        assert usage["requests"] == 1 + len(later) and usage["completion_tokens"] == 2 * (1 + len(later))
+        assert usage["prompt_tokens"] > 100
     stats = traj.manifest["stats"]
     assert stats["episodes"] == 5 and stats["per_status"] == {"completed": 5}
     assert stats["agent"]["model"] == serve["text"]
@@ -513,6 +516,7 @@ def test_rollout_killed_at_random_points_resumes_to_exactly_the_episodes_asked_f
     agent = f"kind=endpoint,base_url={fake.url},model=fake,max_retries=0"
     command = [sys.executable, "-m", "envscale.cli", "rollout", "--input", tasks.location]
     command += ["--output", str(out), "--agent", agent, "--concurrency", "4", "--trials", "2"]
+    command += ["--max-turns", "20"]  # the questions, and a conversation's next requests
     env = os.environ | {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     n_tasks = tasks.splits["tasks"]["train"]
     expected = sorted(f"{tid}#{k}" for tid in tasks.load("tasks", "train")["task_id"] for k in range(2))
@@ -550,7 +554,10 @@ def test_rollout_killed_at_random_points_resumes_to_exactly_the_episodes_asked_f
     assert len(ids) == len(set(ids)) and sorted(ids) == expected
     # every episode was played whole: none was cut short by a kill and kept
     assert {r["status"] for r in rows} == {"completed"}
-    assert {len(r["messages"]) for r in rows} == {2 + 2 * (QUESTIONS + 1)}
+    by_id = _task_rows(tasks)
+    for r in rows:  # the questions and the answer, then an answer to each next request of a conversation
+        later = max(len(by_id[r["task_id"]]["requests"] or []) - 1, 0)
+        assert len(r["messages"]) == 2 + 2 * (QUESTIONS + 1) + 2 * later, r["trajectory_id"]
     assert all(r["final_answer"] == "All done." for r in rows)
 
 
