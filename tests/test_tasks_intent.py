@@ -613,3 +613,33 @@ def replace_message(ins: Instructions, message: str) -> Instructions:
     return Instructions(
         ins.persona, ins.goal, ins.known_facts, ins.hidden_facts, ins.done_when, message, ins.style
     )
+
+
+@pytest.mark.parametrize(
+    ("tables", "group", "place"),
+    [
+        (["leads", "opportunities", "companies"], "CRM API", "a CRM"),
+        (["budgets", "categories", "payees", "transactions"], "YNAB API", "a budgeting app"),
+        (["jobs", "applicants", "candidates"], "ATS API", "a recruiting system"),
+    ],
+)
+def test_the_persona_fits_the_kind_of_system(tables, group, place):
+    """A blind reading found 'a shop customer' running a CRM and creating taxes: the kinds of system a
+    persona is drawn from include a CRM, a budgeting app, a recruiting system (and more)."""
+    table = tables[0]
+    pk = f"{table[:-1]}_id"
+    spec = {
+        "name": "domain_1_x",
+        "tables": {t: {"primary_key": f"{t[:-1]}_id", "columns": {f"{t[:-1]}_id": {}}} for t in tables},
+        "tools": [
+            {
+                "name": f"get_{table[:-1]}",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {pk: {"type": "string"}}},
+                "operation": {"type": "get", "table": table, "key": {pk: pk}},
+                "metadata": {"group": group},
+            }
+        ],
+    }
+    draft = TaskDraft(spec["name"], "read", [GoldCall(f"get_{table[:-1]}", {pk: "x_0001"}, {pk: "user"})])
+    assert place in write_instructions(draft, spec, random.Random(0)).persona

@@ -114,6 +114,13 @@ hr       | employee payroll leave department salary timesheet | a company's HR s
 school   | student course enrollment grade class teacher lesson exam | a school's course system | a student who uses {place} | a staff member of {place}
 library  | book loan library author borrower | a library | a member of {place} | a librarian at {place}
 weather  | weather forecast temperature precipitation | a weather service | a user of {place} | an operator of {place}
+crm      | lead opportunity deal pipeline crm prospect | a CRM | a salesperson who uses {place} | a sales manager who uses {place}
+accounting| invoice tax ledger bill expense partner receipt vat | an accounting system | a bookkeeper who uses {place} | an accountant who uses {place}
+budget   | budget payee category month goal | a budgeting app | someone who keeps their budget in {place} | someone who keeps their budget in {place}
+identity | role permission factor credential authenticator usergroup | an identity and access management system | an administrator of {place} | an administrator of {place}
+cloud    | server cluster pod deployment instance container namespace vm replica kubernetes docker | a cloud platform | an engineer who uses {place} | an operator of {place}
+community| member community | a community platform | a community manager who uses {place} | a community manager who uses {place}
+recruiting| job applicant candidate interview offer | a recruiting system | a recruiter who uses {place} | a recruiter who uses {place}
 """  # noqa: E501
 """Kinds of environment: name | words of tables, tool groups and descriptions that point to it | the place |
 who the user is when the task is about their own rows (or the domain is a personal one) | who they are
