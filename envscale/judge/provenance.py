@@ -31,7 +31,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["PREFIX", "parse_provenance", "provenance_call", "read_calls", "resolve_provenance"]
+__all__ = [
+    "PREFIX",
+    "parse_provenance",
+    "provenance_call",
+    "read_calls",
+    "resolve_provenance",
+    "shift_provenance",
+]
 
 #: How every path into an earlier result begins (`"user"` and `"constant"` do not).
 PREFIX = "call["
@@ -60,6 +67,20 @@ def provenance_call(source: Any) -> int | None:
     """The index of the gold call whose result `source` reads, or `None` when it reads none."""
     parsed = parse_provenance(source)
     return None if parsed is None else parsed[0]
+
+
+def shift_provenance(source: Any, by: int) -> Any:
+    """`source` with its call index moved by `by` (`call[1].id` -> `call[3].id` for 2), for calls put before
+    the chain or a request's calls after another's; a source that is no path is returned as it is.
+
+    ```python
+    >>> shift_provenance("call[1][0].id", 2), shift_provenance("user", 2)
+    ('call[3][0].id', 'user')
+    ```
+    """
+    if not isinstance(source, str) or not source.startswith(PREFIX):
+        return source
+    return _HEAD.sub(lambda m: f"call[{int(m.group(1)) + by}]", source, count=1)
 
 
 def read_calls(provenance: Mapping[str, Any] | None) -> list[int]:

@@ -45,7 +45,7 @@ from itertools import combinations, permutations
 from typing import Any
 
 from ..env import Environment
-from ..judge.provenance import PREFIX, resolve_provenance
+from ..judge.provenance import PREFIX, resolve_provenance, shift_provenance
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .model import Drop
@@ -59,7 +59,7 @@ __all__ = [
     "follow_up",
     "keys_of",
     "rebind",
-    "shift_provenance",
+    "shift_request",
 ]
 
 #: Kinds of one-request task a conversation is made of (a refusal or a clarifying question stays alone).
@@ -72,7 +72,6 @@ _KEY = re.compile(
     r"(?:^|[_\s])(?:id|key|uuid|code|number|slug|email|sku)$|(?<=[a-z])(?:Id|Key|Uuid|ID|Number)$",
     re.IGNORECASE,
 )
-_HEAD = re.compile(r"call\[(\d+)\]")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 #: Key names that do not say which entity a number keys (`id` 6 of what?).
 _GENERIC = frozenset({"id", "key", "uuid", "code", "number", "sku", ""})
@@ -146,14 +145,9 @@ def keys_of(task: dict) -> set[str]:
     return out
 
 
-def shift_provenance(provenance: dict, offset: int) -> dict:
+def shift_request(provenance: dict, offset: int) -> dict:
     """A later request's provenance in the conversation: `call[i]` becomes `call[i + offset]`."""
-    return {
-        name: _HEAD.sub(lambda m: f"call[{int(m.group(1)) + offset}]", source, count=1)
-        if isinstance(source, str)
-        else source
-        for name, source in (provenance or {}).items()
-    }
+    return {name: shift_provenance(source, offset) for name, source in (provenance or {}).items()}
 
 
 def follow_up(message: str, rng: random.Random, last: bool, said: str = "") -> str:
@@ -283,7 +277,7 @@ def compose(e: Env, parts: list[dict], rng: random.Random) -> tuple[dict | None,
                 {
                     "tool": call["tool"],
                     "arguments": call["arguments"],
-                    "provenance": shift_provenance(call.get("provenance") or {}, start),
+                    "provenance": shift_request(call.get("provenance") or {}, start),
                 }
             )
         last = n == len(parts) - 1 and n >= 2

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..env.data import column_meaning, is_filler
+from ..judge.provenance import provenance_call, read_calls, shift_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import argument_role
@@ -71,7 +72,6 @@ MAX_DEPTH = 1
 """Parents found before a lookup (a budget by its name, then the budget's transactions), at most."""
 
 _ID_WORDS = frozenset(("id", "ids", "key", "uuid", "guid", "sid"))
-_CALL = re.compile(r"call\[(\d+)\]")
 
 
 def printed_number(table: str) -> bool:
@@ -255,12 +255,8 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
     return rng.choice([found for rank, found in options if rank == best])
 
 
-def _shift(source: str, by: int) -> str:
-    return _CALL.sub(lambda m: f"call[{int(m.group(1)) + by}]", source, count=1)
-
-
 def _shifted(call: GoldCall, by: int) -> GoldCall:
-    prov = {a: _shift(p, by) if p.startswith("call[") else p for a, p in call.provenance.items()}
+    prov = {a: shift_provenance(p, by) for a, p in call.provenance.items()}
     return GoldCall(call.tool, dict(call.arguments), prov, write=call.write)
 
 
@@ -309,13 +305,11 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
     for call in calls:  # the chain's own calls (and a policy attempt) keep their links, shifted by n
         provenance = call.provenance if isinstance(call, GoldCall) else call["provenance"]
         for a, p in list(provenance.items()):
-            if p.startswith("call["):
-                provenance[a] = _shift(p, n)
+            provenance[a] = shift_provenance(p, n)
     branch_write = (draft.branch or {}).get("write")
     if branch_write is not None and all(c is not branch_write for c in draft.calls):
         for a, p in list(branch_write.provenance.items()):  # the write a `tell` branch states, not runs
-            if p.startswith("call["):
-                branch_write.provenance[a] = _shift(p, n)
+            branch_write.provenance[a] = shift_provenance(p, n)
     draft.calls = prepended + draft.calls
     fed: dict[int, set] = {}
     for call, arg, table, value in targets:
@@ -350,7 +344,7 @@ def joins(calls: list[GoldCall]) -> bool:
     feeding one write: a DAG, not a line)."""
     above: list[set[int]] = []
     for call in calls:
-        sources = {int(m.group(1)) for p in call.provenance.values() if (m := _CALL.match(p))}
+        sources = set(read_calls(call.provenance))
         sources = {j for j in sources if j < len(above)}
         for j in sources:
             for k in sources:
@@ -382,10 +376,8 @@ def read_first(e: Env, draft: TaskDraft) -> None:
         read = GoldCall(get["name"], {garg: call.arguments[karg]}, {garg: source})
         for later in draft.calls[index:]:
             for a, p in list(later.provenance.items()):
-                if p.startswith("call["):
-                    m = _CALL.match(p)
-                    if m and int(m.group(1)) >= index:
-                        later.provenance[a] = _shift(p, 1)
+                if (source := provenance_call(p)) is not None and source >= index:
+                    later.provenance[a] = shift_provenance(p, 1)
         call.provenance[karg] = f"call[{index}].{pk}"
         draft.calls.insert(index, read)
         if draft.shape == "single":
