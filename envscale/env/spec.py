@@ -1065,8 +1065,12 @@ class _Checker:
         """The `where` of an update/delete effect: `[{column, op, value: EXPR}, ...]`, at least one."""
         if not isinstance(conditions, list) or not conditions:
             raise SpecError(f"{where}.where must be a non-empty list of {{column, op, value}}")
+        self.conditions(conditions, table, scope, f"{where}.where")
+
+    def conditions(self, conditions: list, table: str, scope: _Scope, where: str) -> None:
+        """Each `{column, op, value: EXPR}` of a `where` (of a `{count}` or of an effect) on `table`."""
         for i, cond in enumerate(conditions):
-            here = f"{where}.where[{i}]"
+            here = f"{where}[{i}]"
             if not isinstance(cond, dict):
                 raise SpecError(f"{here} must be a mapping {{column, op, value}}")
             _unknown_keys(cond, {"column", "op", "value"}, here)
@@ -1236,17 +1240,7 @@ class _Checker:
             conditions = arg.get("where", [])
             if not isinstance(conditions, list):
                 raise SpecError(f"{where}.count.where must be a list of {{column, op, value}}")
-            for i, cond in enumerate(conditions):
-                here = f"{where}.count.where[{i}]"
-                if not isinstance(cond, dict):
-                    raise SpecError(f"{here} must be a mapping {{column, op, value}}")
-                _unknown_keys(cond, {"column", "op", "value"}, here)
-                cspec = self.column(table, cond.get("column"), here)
-                op = cond.get("op", "eq")
-                _check_op(op, cspec, here)
-                if "value" not in cond:
-                    raise SpecError(f"{here}: value (an expression) is missing")
-                self.filter_value(table, cond["column"], op, cond["value"], scope, f"{here}.value")
+            self.conditions(conditions, table, scope, f"{where}.count.where")
             return frozenset({"integer"})
         raise AssertionError(form)
 
