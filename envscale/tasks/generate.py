@@ -158,7 +158,7 @@ def env_tasks(
     weights = [config.kind_shares.get(k, 0) or 1 for k in kinds]
     wanted = config.tasks_per_env
     if not e.grouped:
-        wanted = round(config.tasks_per_env * getattr(config, "loose_env_share", 1.0))
+        wanted = round(config.tasks_per_env * config.loose_env_share)
     replay_env = Environment.from_row(row) if config.replay_check else None  # a second, fresh one
     candidates = _Candidates(e, rng, rewrite, replay_env)
     kept: list[dict] = []
@@ -178,7 +178,7 @@ def env_tasks(
                 task_row, drop, calls = None, ("candidate_failed", f"{type(exc).__name__}: {exc}"), []
             if task_row is not None and task_row["difficulty"]["chain_length"] == 1:
                 # a refusal is one look at the row by nature: policy tasks count, but are never dropped
-                full = singles >= max(1, round(wanted * getattr(config, "max_single_share", 1.0)))
+                full = singles >= max(1, round(wanted * config.max_single_share))
                 if full and kind != "policy":
                     task_row, drop = None, ("single_call_quota", "enough one-call tasks in this environment")
                 else:
@@ -188,7 +188,7 @@ def env_tasks(
             elif drop is not None:
                 rejected.append(_rejected(e, kind, drop, {"calls": calls}))
         # conversations: two or three of the kept requests in a row, on top of them
-        count = round(getattr(config, "conversation_share", 0.0) * wanted)
+        count = round(config.conversation_share * wanted)
         conversations, drops = compose_conversations(e, kept, count, rng, replay_env)
         kept.extend(conversations)
         rejected.extend(_rejected(e, "conversation", drop, {}) for drop in drops)
@@ -265,9 +265,8 @@ class Rewriter:
         self.loop = asyncio.new_event_loop()
         self.client = LLMClient(llm_config)
         self.model = llm_config.model
-
-    asked = failed = kept_template = 0
-    first_error: str | None = None
+        self.asked = self.failed = self.kept_template = 0  # see `counts`
+        self.first_error: str | None = None
 
     def __call__(self, instructions: Any, draft: TaskDraft) -> tuple[Any, str | None]:
         result, why = self.loop.run_until_complete(
