@@ -395,7 +395,7 @@ def first_request_passes(row: dict, env: Environment) -> Drop | None:
     start, end = row["requests"][0]["calls"]
     calls = row["gold_calls"][start:end]
     said = json.dumps(row["gold_results"][start:end], ensure_ascii=False, default=str)
-    if score_trajectory(row, env, calls, said)["passed"]:
+    if score_trajectory(row, env, calls, said, precision=False)["passed"]:
         return "first_request_passes", "stopping after the first request passes the whole conversation"
     return None
 
