@@ -46,6 +46,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -53,7 +54,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -296,19 +297,37 @@ class Artifact:
         if splits.get(split, 0) == 0:
             empty = Dataset.from_dict({name: [] for name in features}, features=features, split=split)
             return empty.to_iterable_dataset() if streaming else empty
-        if self.is_hub:
+        with no_datasets_bars():  # a stage shows one bar of its own, not `datasets`' "Generating train split"
+            if self.is_hub:
+                return load_dataset(
+                    self.location, config, revision=self.revision, split=split, streaming=streaming, **kwargs
+                )
+            files = [str(p) for p in self.data_files(config, split)]
             return load_dataset(
-                self.location, config, revision=self.revision, split=split, streaming=streaming, **kwargs
+                "parquet",
+                data_files={split: files},
+                features=features,
+                split=split,
+                streaming=streaming,
+                **kwargs,
             )
-        files = [str(p) for p in self.data_files(config, split)]
-        return load_dataset(
-            "parquet",
-            data_files={split: files},
-            features=features,
-            split=split,
-            streaming=streaming,
-            **kwargs,
-        )
+
+
+@contextlib.contextmanager
+def no_datasets_bars() -> Iterator[None]:
+    """`datasets`' own progress bars off inside the block (its "Generating train split" bar when a version
+    is first read into its cache), as they were after. A user who set `HF_DATASETS_DISABLE_PROGRESS_BARS=0`
+    keeps them (that variable wins, and `datasets` would warn about turning them off)."""
+    import datasets
+
+    if datasets.config.HF_DATASETS_DISABLE_PROGRESS_BARS is False or datasets.are_progress_bars_disabled():
+        yield
+        return
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        datasets.enable_progress_bars()
 
 
 def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) -> None:
