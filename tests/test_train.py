@@ -641,13 +641,19 @@ def test_a_trainer_option_error_is_one_line_before_the_model_loads(filtered, tmp
 
 
 def test_a_lora_stage_shows_the_trainers_bar_only_and_no_future_warning(filtered, tiny, tmp_path, capsys):
-    """No TRL dataset-preparation bars ("Tokenizing train dataset"...) and no FutureWarning: PEFT reads
-    `is_gradient_checkpointing`, which transformers deprecated (filtered where we call, by its message)."""
+    """No TRL dataset-preparation bars ("Tokenizing train dataset"...) and no FutureWarning, training the
+    adapter or loading it as an agent: PEFT reads `is_gradient_checkpointing`, which transformers deprecated
+    (filtered where we call, by its message)."""
     import warnings
+
+    from envscale.models import load_pretrained
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        train(filtered, _config(tiny, use_peft=True, lora_r=4, lora_alpha=8, stages=[1]), tmp_path / "m")
+        result = train(
+            filtered, _config(tiny, use_peft=True, lora_r=4, lora_alpha=8, stages=[1]), tmp_path / "m"
+        )
+        load_pretrained(str(result.stages[0].folder))  # the adapter merged onto its base
     err = capsys.readouterr().err
     assert [str(w.message) for w in caught if issubclass(w.category, FutureWarning)] == []
     assert "Tokenizing train dataset" not in err and "Building labels" not in err, err

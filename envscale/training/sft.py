@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import time
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from ..models import (
     TRAINING_RECORD,
     is_adapter,
     load_pretrained,
+    peft_warnings_off,
     resolve_model_name,
 )
 from .config import TrainConfig
@@ -260,14 +260,10 @@ def make_trainer(
 def library_noise_off() -> Iterator[None]:
     """What the libraries under a training stage print that says nothing to its user, off inside the block:
     TRL's dataset preparation bars (`datasets` maps: "Tokenizing", "Building labels", "Truncating", "Dropping
-    fully masked examples"), so the trainer's own bar is the stage's one bar; and the FutureWarning
-    "`is_gradient_checkpointing` is deprecated" that transformers raises when PEFT's `PeftModel.__init__`
-    (peft/peft_model.py) and TRL read that property of the model (our code never does).
+    fully masked examples"), so the trainer's own bar is the stage's one bar; and the two warnings PEFT's
+    internals raise (see :func:`envscale.models.peft_warnings_off`).
     """
-    with no_datasets_bars(), warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning
-        )
+    with no_datasets_bars(), peft_warnings_off():
         yield
 
 
@@ -299,7 +295,8 @@ def train_stage(
             else "no checkpoint to resume from (set save_steps to save them)",
         )
         raise
-    trainer.save_model(str(folder))
+    with library_noise_off():
+        trainer.save_model(str(folder))
     (folder / "README.md").unlink(missing_ok=True)  # PEFT's blank card; envscale writes the real one
     return trainer, output
 
