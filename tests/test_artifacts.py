@@ -257,27 +257,40 @@ def test_an_environment_spec_edited_in_place_is_refused_by_the_stages_that_read_
     assert not (tmp_path / "tasks2").exists() and not (tmp_path / "trajectories").exists()
 
 
-def test_a_stage_run_shows_its_own_bar_only_and_no_warning_of_ours(fixture_environments, tmp_path):
-    """A newcomer's view of one stage: `envscale tasks` as a process, with the warnings a newcomer would
-    see turned into errors (FutureWarning, UserWarning, and DeprecationWarning from envscale's own code),
-    reading an environments version that is not yet in the `datasets` cache: one progress bar (the
-    stage's), no `datasets` "Generating train split" bar, no warning line."""
+def test_stage_runs_show_their_own_bar_only_and_no_warning_of_ours(fixture_environments, tmp_path):
+    """A newcomer's view of `tasks`, `rollout` and `filter`, each as a process, with the warnings a newcomer
+    would see turned into errors (FutureWarning, UserWarning, and DeprecationWarning from envscale's own
+    code), each reading a version that is not yet in the `datasets` cache: one progress bar (the stage's),
+    no `datasets` "Generating train split" bar, no warning line."""
     envs = tmp_path / "environments"
     shutil.copytree(fixture_environments.location, envs)  # a new path: `datasets` generates its cache again
     warnings_as_errors = ["-W", "error::FutureWarning", "-W", "error::UserWarning"]
     warnings_as_errors += ["-W", r"error::DeprecationWarning:envscale\..*"]
-    done = subprocess.run(
-        [sys.executable, *warnings_as_errors, "-m", "envscale.cli", "tasks", "--input", str(envs)]
-        + ["--output", str(tmp_path / "tasks"), "--tasks-per-env", "2"],
-        capture_output=True,
-        text=True,
-        env={k: v for k, v in os.environ.items() if not k.endswith("_PROGRESS_BARS")}
-        | {"PYTHONPATH": os.getcwd()},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Generating train split" not in done.stderr, done.stderr[-2000:]
-    assert "tasks:" in done.stderr  # the stage's own bar
-    assert "Warning" not in done.stderr, done.stderr[-2000:]
+    for stage, source, output, *flags in (
+        ("tasks", envs, "tasks", "--tasks-per-env", "2"),
+        ("rollout", "tasks", "trajectories", "--max-tasks", "4"),
+        ("filter", "trajectories", "filtered"),
+    ):
+        done = subprocess.run(
+            [
+                sys.executable,
+                *warnings_as_errors,
+                "-m",
+                "envscale.cli",
+                stage,
+                "--input",
+                str(tmp_path / source),
+            ]
+            + ["--output", str(tmp_path / output), *flags],
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if not k.endswith("_PROGRESS_BARS")}
+            | {"PYTHONPATH": os.getcwd()},
+        )
+        assert done.returncode == 0, (stage, done.stderr[-3000:])
+        assert "Generating train split" not in done.stderr, (stage, done.stderr[-2000:])
+        assert f"{stage}:" in done.stderr  # the stage's own bar
+        assert "Warning" not in done.stderr, (stage, done.stderr[-2000:])
 
 
 def test_a_half_truncated_parquet_file_is_a_clear_error(tmp_path):
