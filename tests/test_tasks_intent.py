@@ -662,3 +662,19 @@ def test_a_row_known_by_a_withheld_value_is_not_named_by_it_in_the_first_message
         assert ins.hidden_facts == {"order date": when}
         assert when not in ins.first_message and when[:10] not in ins.first_message, ins.first_message
         assert "order" in ins.first_message, ins.first_message
+
+
+def test_a_row_just_named_is_its_in_the_next_clause(shop):
+    """ "find out the status of order ord_0003, then the email of its customer", never "... the email of the
+    customer of order ord_0003" (the row said twice in one request)."""
+    first = run(SHOP, [GoldCall("get_order", {"order_id": "ord_0003"}, {"order_id": "user"})])[0]
+    owner = first.result["customer_id"]
+    then = GoldCall("get_customer", {"customer_id": owner}, {"customer_id": "call[0].customer_id"})
+    calls = run(SHOP, [GoldCall("get_order", {"order_id": "ord_0003"}, {"order_id": "user"}), then])
+    facts = [calls[0].result["status"], calls[1].result["email"]]
+    draft = TaskDraft(
+        shop["name"], "read", calls, user_facts=named(shop, calls), answer_facts=facts, shape="linear"
+    )
+    for seed in range(6):
+        message = write_instructions(draft, shop, random.Random(seed)).first_message
+        assert message.count("ord_0003") == 1 and "its customer" in message, message

@@ -259,6 +259,7 @@ class Writer(Clauses):
                         clauses.append(f"look up {found.render()}")
                         prev_row = found.row
                 continue
+            self.prev_row = prev_row
             clause, outcome, row = self.clause(step, show_hidden, prev_row)
             branch = self.draft.branch
             if branch and step.call is branch["write"]:
@@ -279,6 +280,7 @@ class Writer(Clauses):
             (answers if step.kind in READS else outcomes).append(outcome)
             self.asked_attribute = step.kind in READS and clause.split(" ")[0] in ("find", "check")
             prev_row = row
+        self.prev_row = None
         if not clauses:
             clauses, outcomes = ["get some help with my account"], ["the assistant has helped you"]
         return clauses, outcomes, answers

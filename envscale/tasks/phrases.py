@@ -107,6 +107,7 @@ class Phrases(Steps):
         super().__init__(draft, spec, rng)
         self.said_rows: list[Any] = []  # rows the current clause has named (for "that product's price")
         self.show_hidden = True  # whether withheld values are said (the goal) or not (the first message)
+        self.prev_row: Any = None  # the row the clause before named: "look up X, then ... its partner"
 
     # -- noun phrases
 
@@ -169,6 +170,9 @@ class Phrases(Steps):
             if ref == self.person and self.customer:
                 return self.self_np(ref)
             value = row.get(field_) if isinstance(row, dict) else None
+            if base.row is not None and base.row == self.prev_row:  # "look up the document, then its partner"
+                noun = entity_name(ref, self.spec)
+                return NP(noun, "its", row=(ref, value), short=f"the {noun}")
             return NP(
                 entity_name(ref, self.spec),
                 "the",
@@ -204,6 +208,10 @@ class Phrases(Steps):
                     return np
                 if pick[0] == "pre":
                     np.pre.insert(0, pick[1])
+                elif any(p.startswith("of ") for p in np.post):
+                    # "the meeting whose email is X among those of the organizer named Y", never "the
+                    # meeting of the organizer named Y whose email is X" (whose whose?)
+                    np.post = [pick[1], *(f"among those {p}" if p.startswith("of ") else p for p in np.post)]
                 else:
                     np.post.append(pick[1])
             return np
