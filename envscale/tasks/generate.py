@@ -253,31 +253,39 @@ def _row(e: Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.
 class Rewriter:
     """`rewrite` for `env_tasks`: user instructions reworded by an OpenAI-compatible model.
 
-    One event loop and one `LLMClient` for the whole run; each call waits for its answer (the
-    stage is CPU-bound elsewhere; a rewrite costs one request per task). Close it when done.
+    One event loop (in a thread of its own) and one `LLMClient` for the whole run; each call waits for its
+    answer, and calls from several threads (environments worded at once, see `TasksConfig.llm_max_concurrency`)
+    are in flight together, up to the client's `max_concurrency`. Close it when done: requests still in flight
+    are cancelled, and their callers get `CancelledError`.
     """
 
     def __init__(self, llm_config: Any):
         import asyncio
+        import threading
 
         from ..llm import LLMClient
 
         self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="rewriter", daemon=True)
+        self._thread.start()
+        self._lock = threading.Lock()
         self.client = LLMClient(llm_config)
         self.model = llm_config.model
         self.asked = self.failed = self.kept_template = 0  # see `counts`
         self.first_error: str | None = None
 
     def __call__(self, instructions: Any, draft: TaskDraft) -> tuple[Any, str | None]:
-        result, why = self.loop.run_until_complete(
-            rewrite_instructions(instructions, draft, self.client, self.model)
-        )
-        self.asked += 1
-        if why and why.startswith("rewrite failed"):
-            self.failed += 1
-            self.first_error = self.first_error or why[:300]
-        elif why:
-            self.kept_template += 1
+        import asyncio
+
+        coroutine = rewrite_instructions(instructions, draft, self.client, self.model)
+        result, why = asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        with self._lock:
+            self.asked += 1
+            if why and why.startswith("rewrite failed"):
+                self.failed += 1
+                self.first_error = self.first_error or why[:300]
+            elif why:
+                self.kept_template += 1
         return result, why
 
     def counts(self) -> dict[str, int]:
@@ -286,5 +294,18 @@ class Rewriter:
         return {"asked": self.asked, "used": used, "refused": self.kept_template, "failed": self.failed}
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.client.aclose())
+        import asyncio
+
+        async def shut() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:  # requests still in flight (a run stopped early): their callers are released
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.client.aclose()
+
+        if self.loop.is_closed():
+            return
+        asyncio.run_coroutine_threadsafe(shut(), self.loop).result()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
         self.loop.close()
