@@ -358,6 +358,49 @@ def test_with_an_endpoint_environments_are_worded_at_once_up_to_llm_max_concurre
     assert TasksConfig(llm_max_concurrency=4).fingerprint("x") == TasksConfig().fingerprint("x")
 
 
+@pytest.mark.timeout(60)
+def test_closing_the_rewriter_releases_the_rewrites_in_flight_and_refuses_later_ones():
+    # What a Ctrl-C does to a run wording environments in threads: the rewriter is closed, and each thread
+    # waiting on a silent endpoint (a loopback FAKE server, tests/llmfake.py) gets RewriterClosed at once, a
+    # BaseException that ends its environment instead of failing its candidates one by one.
+    import threading
+
+    from llmfake import Reply, completion, start_llm_fake
+
+    from envscale.tasks.generate import Rewriter, RewriterClosed
+
+    fake = start_llm_fake()
+    fake.handler = lambda body: Reply(body=completion("late"), delay=3600)
+    rewriter = Rewriter(TasksConfig(llm_base_url=fake.url, llm_model="m", llm_timeout=3600).llm_config())
+    raised = []
+
+    def ask():
+        try:
+            rewriter(None, None)
+        except BaseException as exc:  # noqa: BLE001 - what the thread got is the test
+            raised.append(exc)
+
+    async def rewrite(instructions, draft, client, model):
+        await client.chat([{"role": "user", "content": "hi"}], model=model)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(generate_module, "rewrite_instructions", rewrite)
+            threads = [threading.Thread(target=ask) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            while fake.in_flight < 3:  # every request reached the server, which keeps quiet
+                threading.Event().wait(0.05)
+            rewriter.close()
+            for thread in threads:
+                thread.join()
+            assert len(raised) == 3 and all(isinstance(e, RewriterClosed) for e in raised), raised
+            with pytest.raises(RewriterClosed):
+                rewriter(None, None)
+    finally:
+        fake.stop()
+
+
 # ----------------------------------------------------------------------------- config
 
 
