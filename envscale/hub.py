@@ -5,7 +5,8 @@ Every Hub request envscale makes has a time limit. huggingface_hub's shared HTTP
 `envscale info org/x` or an `hf:` source forever. Before talking to the Hub, envscale's functions call
 :func:`ensure_hub_timeouts`, which installs (with `huggingface_hub.set_client_factory`) a client that
 keeps huggingface_hub's request hooks and gives up on a request after `ENVSCALE_HUB_TIMEOUT` seconds
-without data (default 60; connecting: at most 10). This happens on first use, never at import, and
+without data (default 60; connecting: at most 10), or when its answer comes slower than `MIN_RATE` (1 KiB)
+a second over such a window (a body trickled a byte at a time). This happens on first use, never at import, and
 only while huggingface_hub's own default client factory is in place: a factory you set yourself is
 left alone. A request that timed out is not retried (huggingface_hub would retry it 5 times with
 backoff, and datasets up to 20 times), so against a silent Hub an envscale step fails after about one
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
@@ -43,6 +45,10 @@ from .errors import HubError
 TIMEOUT_ENV = "ENVSCALE_HUB_TIMEOUT"
 DEFAULT_TIMEOUT = 60.0
 MAX_CONNECT_TIMEOUT = 10.0
+MIN_RATE = 1024
+"""Bytes a second a Hub answer must bring, over each window of `ENVSCALE_HUB_TIMEOUT` seconds (as curl's
+`--speed-limit`/`--speed-time`): a body trickled a byte at a time is cut, a large download on a slow link is not."""
+_TOO_SLOW = f"its answer came slower than {MIN_RATE} bytes a second"
 _CHECK = "check HF_ENDPOINT / your network"
 _WAY_OUT = f"{_CHECK}, or raise {TIMEOUT_ENV}"
 _PHASES = {  # timeout type: (what the request was doing, its limit's key)
@@ -117,14 +123,26 @@ def hub_endpoint() -> str:
 
 
 class _DeadlineStream(httpx2.SyncByteStream):
-    """A response body whose read timeouts surface as :class:`HubTimeoutError` (not retried)."""
+    """A response body whose read timeouts surface as :class:`HubTimeoutError` (not retried), and which is cut
+    with one when it comes slower than `MIN_RATE` bytes a second over a window of `setting` seconds."""
 
     def __init__(self, inner: httpx2.SyncByteStream, request: httpx2.Request, setting: float) -> None:
         self._inner, self._request, self._setting = inner, request, setting
 
     def __iter__(self) -> Iterator[bytes]:
+        start, got = time.monotonic(), 0
         try:
-            yield from self._inner
+            for chunk in self._inner:
+                got += len(chunk)
+                now = time.monotonic()
+                if now - start >= self._setting:  # a window ended: did it bring enough?
+                    if got < MIN_RATE * self._setting:
+                        request = self._request
+                        raise HubTimeoutError(
+                            str(request.url), request.method, self._setting, _TOO_SLOW, setting=self._setting
+                        )
+                    start, got = now, 0
+                yield chunk
         except httpx2.TimeoutException as exc:
             raise _timeout_error(self._request, exc, self._setting) from None
 
@@ -145,7 +163,8 @@ class HubClient(httpx2.Client):
 
     huggingface_hub passes `timeout=None` explicitly on many calls (which disables a client's default), so
     the limits are applied per request here: each of connect / read / write / pool is at most `seconds`
-    (connect at most 10 s), and a shorter limit a caller asked for is kept. A timeout raises
+    (connect at most 10 s), and a shorter limit a caller asked for is kept; an answer's body must also come
+    at `MIN_RATE` bytes a second or more over each window of `seconds` (streamed or not). A timeout raises
     :class:`HubTimeoutError`, which is not an httpx2 error, so neither huggingface_hub's `http_backoff` nor
     datasets' streaming retries multiply the wait.
 
@@ -172,11 +191,16 @@ class HubClient(httpx2.Client):
         }
         request.extensions = {**request.extensions, "timeout": timeout}
         try:
-            response = super().send(request, stream=stream, **kwargs)
+            response = super().send(request, stream=True, **kwargs)
         except httpx2.TimeoutException as exc:
             raise _timeout_error(request, exc, self.seconds) from None
-        if stream:
-            response.stream = _DeadlineStream(response.stream, request, self.seconds)
+        response.stream = _DeadlineStream(response.stream, request, self.seconds)
+        if not stream:  # read here, through the deadline (httpx2 would read it without)
+            try:
+                response.read()
+            except BaseException:
+                response.close()
+                raise
         return response
 
 

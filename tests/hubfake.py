@@ -481,6 +481,9 @@ class SilentServer:
         stall_body (`bool`, *optional*, defaults to `False`):
             Answer each request's head with `200 OK`, `Content-Length: 1000` and 10 bytes of body, then stall
             (a download that stops in the middle) instead of sending nothing at all.
+        trickle (`float`, *optional*, defaults to `0`):
+            With `stall_body`: after the 10 bytes, send the rest of the body a byte every `trickle` seconds
+            (a download that never stops long enough for a read timeout, and never ends in practice).
 
     Attributes:
         endpoint (`str`):
@@ -489,8 +492,8 @@ class SilentServer:
             How many connections were accepted so far (each attempt of a client shows up here).
     """
 
-    def __init__(self, stall_body: bool = False) -> None:
-        self.stall_body = stall_body
+    def __init__(self, stall_body: bool = False, trickle: float = 0.0) -> None:
+        self.stall_body, self.trickle = stall_body, trickle
         self.accepted = 0
         self._connections: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -514,6 +517,8 @@ class SilentServer:
                 self._connections.append(conn)
             if self.stall_body:
                 self._answer_partly(conn)
+                if self.trickle > 0:
+                    threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
             # Otherwise the request bytes stay unread in the socket buffer: nothing is ever sent back.
 
     @staticmethod
@@ -533,6 +538,15 @@ class SilentServer:
         except OSError:
             pass
 
+    def _trickle(self, conn: socket.socket) -> None:
+        for _ in range(990):
+            if self._stopped.wait(self.trickle):
+                return
+            try:
+                conn.sendall(b"x")
+            except OSError:  # the client hung up
+                return
+
     def stop(self) -> None:
         """Close the listener and every accepted connection (a waiting client then sees the connection drop)."""
         self._stopped.set()
@@ -544,17 +558,19 @@ class SilentServer:
             self._connections.clear()
 
 
-def start_silent_server(stall_body: bool = False) -> SilentServer:
+def start_silent_server(stall_body: bool = False, trickle: float = 0.0) -> SilentServer:
     """Start a server on a free port of 127.0.0.1 that accepts connections and never answers.
 
     Args:
         stall_body (`bool`, *optional*, defaults to `False`):
             Send the head of an answer and the start of its body, then stall (see [`SilentServer`]).
+        trickle (`float`, *optional*, defaults to `0`):
+            With `stall_body`, then send a byte every `trickle` seconds (see [`SilentServer`]).
 
     Returns:
         [`SilentServer`]: the running server, with `.endpoint`, `.accepted` and `.stop()`.
     """
-    return SilentServer(stall_body)
+    return SilentServer(stall_body, trickle)
 
 
 class RefusingEndpoint:

@@ -70,6 +70,10 @@ def echo(body: dict) -> Reply:
     return Reply(body=completion(f"echo:{user[-1]['content'] if user else ''}"))
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default 5 drops the connections of a burst of concurrent episodes
+
+
 class LLMFake:
     def __init__(self):
         self.replies: deque[Reply] = deque()
@@ -78,7 +82,7 @@ class LLMFake:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._server = _Server(("127.0.0.1", 0), _make_handler(self))
         self._server.daemon_threads = True  # slow replies must not hold up stop()
         self._server.block_on_close = False
         self._thread = threading.Thread(

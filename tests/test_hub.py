@@ -235,6 +235,28 @@ def test_hub_client_gives_up_on_a_body_that_stops_coming_without_retrying():
         server.stop()
 
 
+@pytest.mark.timeout(60)
+def test_hub_client_cuts_a_body_trickled_a_byte_at_a_time_streamed_or_not():
+    # A byte every 0.2 s never lets the read timeout (1 s) run out; 1000 bytes would take over 3 minutes.
+    from hubfake import start_silent_server
+
+    from envscale.hub import HubClient, HubTimeoutError
+
+    server = start_silent_server(stall_body=True, trickle=0.2)
+    try:
+        with HubClient(1) as client, client.stream("GET", server.endpoint + "/some/file") as response:
+            assert response.status_code == 200
+            with pytest.raises(
+                HubTimeoutError, match=r"within 1s \(its answer came slower than 1024 bytes a"
+            ):
+                response.read()
+        with HubClient(1) as client, pytest.raises(HubTimeoutError, match="slower than .* GET /api/x"):
+            client.get(server.endpoint + "/api/x", timeout=None)
+        assert server.accepted == 2
+    finally:
+        server.stop()
+
+
 def test_ensure_hub_timeouts_leaves_a_client_factory_set_by_the_user_alone(monkeypatch):
     import httpx2
     from huggingface_hub import set_client_factory

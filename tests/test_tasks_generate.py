@@ -144,6 +144,25 @@ def test_with_an_llm_endpoint_every_rewrite_is_checked_and_a_bad_one_keeps_the_t
     assert len(notes) == len(singles) and all("rewrite failed" not in n for n in notes), notes
 
 
+def test_a_duplicate_candidate_is_dropped_before_its_rewrite_is_asked(environments):
+    """A rewrite costs a request: a candidate whose calls repeat an earlier task's is dropped first."""
+    asked, env = [], {}
+
+    def rewrite(instructions, draft):
+        calls = [[c.tool, c.arguments] for c in draft.calls]
+        asked.append(json.dumps([env["name"], calls], sort_keys=True, default=str))
+        return instructions, "kept for the test"
+
+    config = TasksConfig(tasks_per_env=8)
+    dropped = 0
+    for row in environments.load("environments"):
+        env["name"] = row["name"]
+        _, rejected = env_tasks(row, config, [], random.Random(1), rewrite=rewrite)
+        dropped += sum(r["code"] == "exact_duplicate" for r in rejected)
+    assert dropped > 0, "the fixture environments make duplicates"  # the check below means something
+    assert len(asked) == len(set(asked))  # no exact duplicate (in its environment) was sent to the rewrite
+
+
 @pytest.mark.parametrize(
     ("gate", "code"),
     [

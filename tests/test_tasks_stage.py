@@ -314,6 +314,93 @@ def test_an_interrupted_run_resumes_without_redoing_finished_environments(tmp_pa
     assert [r["task_id"] for r in art.load("tasks")] == [r["task_id"] for r in fresh.load("tasks")]
 
 
+def test_with_an_endpoint_environments_are_worded_at_once_up_to_llm_max_concurrency(tmp_path, monkeypatch):
+    # A loopback FAKE OpenAI-compatible server (tests/llmfake.py) answers each rewrite; with
+    # llm_max_concurrency 4 it holds a request until a second one is in flight (10 s at most).
+    import threading
+
+    from llmfake import Reply, completion, start_llm_fake
+
+    fake, overlap = start_llm_fake(), threading.Event()
+
+    def answer(body):
+        if fake.in_flight >= 2:
+            overlap.set()
+        overlap.wait(10 if body["model"] == "wait" else 0)
+        return Reply(body=completion("fine"))
+
+    async def rewrite(instructions, draft, client, model):  # one request per environment
+        await client.chat([{"role": "user", "content": draft}], model=model)
+        return instructions, None
+
+    def env_tasks(row, config, edges, rng, rewrite=None):
+        rewrite(None, row["name"])
+        return fake_env_tasks(row, config, edges, rng)
+
+    monkeypatch.setattr(generate_module, "rewrite_instructions", rewrite)
+    monkeypatch.setattr(generate_module, "env_tasks", env_tasks)
+    fake.handler = answer
+    envs = environments(tmp_path / "envs", env_rows(8))
+    ids = {}
+    try:
+        for workers, model in [(1, "m"), (4, "wait")]:
+            fake.max_in_flight = 0
+            config = TasksConfig(
+                tasks_per_env=2, llm_base_url=fake.url, llm_model=model, llm_max_concurrency=workers
+            )
+            art = generate_tasks(envs, config, tmp_path / f"tasks-{workers}")
+            ids[workers] = [r["task_id"] for s in ("train", "test") for r in art.load("tasks", s)]
+            assert 1 <= fake.max_in_flight <= workers and art.manifest["stats"]["rewrites"]["asked"] == 7
+            assert (fake.max_in_flight > 1) is (workers > 1), (workers, fake.max_in_flight)
+    finally:
+        fake.stop()
+    assert ids[1] == ids[4] and len(ids[1]) == 14  # the same tasks, in order (env_04: a function set)
+    assert TasksConfig(llm_max_concurrency=4).fingerprint("x") == TasksConfig().fingerprint("x")
+
+
+@pytest.mark.timeout(60)
+def test_closing_the_rewriter_releases_the_rewrites_in_flight_and_refuses_later_ones():
+    # What a Ctrl-C does to a run wording environments in threads: the rewriter is closed, and each thread
+    # waiting on a silent endpoint (a loopback FAKE server, tests/llmfake.py) gets RewriterClosed at once, a
+    # BaseException that ends its environment instead of failing its candidates one by one.
+    import threading
+
+    from llmfake import Reply, completion, start_llm_fake
+
+    from envscale.tasks.generate import Rewriter, RewriterClosed
+
+    fake = start_llm_fake()
+    fake.handler = lambda body: Reply(body=completion("late"), delay=3600)
+    rewriter = Rewriter(TasksConfig(llm_base_url=fake.url, llm_model="m", llm_timeout=3600).llm_config())
+    raised = []
+
+    def ask():
+        try:
+            rewriter(None, None)
+        except BaseException as exc:  # noqa: BLE001 - what the thread got is the test
+            raised.append(exc)
+
+    async def rewrite(instructions, draft, client, model):
+        await client.chat([{"role": "user", "content": "hi"}], model=model)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(generate_module, "rewrite_instructions", rewrite)
+            threads = [threading.Thread(target=ask) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            while fake.in_flight < 3:  # every request reached the server, which keeps quiet
+                threading.Event().wait(0.05)
+            rewriter.close()
+            for thread in threads:
+                thread.join()
+            assert len(raised) == 3 and all(isinstance(e, RewriterClosed) for e in raised), raised
+            with pytest.raises(RewriterClosed):
+                rewriter(None, None)
+    finally:
+        fake.stop()
+
+
 # ----------------------------------------------------------------------------- config
 
 

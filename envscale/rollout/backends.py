@@ -177,7 +177,7 @@ def wire_messages(messages: list[dict]) -> list[dict]:
                 else:
                     try:
                         ok = isinstance(json.loads(args), dict)
-                    except (TypeError, ValueError):
+                    except (TypeError, ValueError, RecursionError):  # RecursionError: nested too deeply
                         ok = False
                     fn["arguments"] = args if ok else "{}"
                 fixed.append({**call, "function": fn})

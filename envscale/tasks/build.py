@@ -40,6 +40,7 @@ CLI: `envscale tasks --input outputs/quickstart/environments --output outputs/qu
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import json
@@ -48,7 +49,8 @@ import math
 import random
 import statistics
 import traceback
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,6 +133,12 @@ class TasksConfig:
     llm_model: str | None = option(None, "Model id served at llm_base_url.")
     llm_timeout: float = option(60.0, "Seconds one rewrite request may take (then retried).", gt=0, le=86_400)
     llm_max_retries: int = option(3, "Retries of a failed rewrite request (0: none).", ge=0, le=100)
+    llm_max_concurrency: int = option(
+        8,
+        "Rewrite requests in flight at once (with an endpoint, as many environments are worded at once).",
+        ge=1,
+        le=1024,
+    )
     replay_check: bool = option(
         True,
         "Replay every task's gold calls on a second, fresh environment; drop tasks whose outcome differs.",
@@ -175,10 +183,13 @@ class TasksConfig:
             seed=self.seed,
             timeout=self.llm_timeout,
             max_retries=self.llm_max_retries,
+            max_concurrency=self.llm_max_concurrency,
         )
 
     def fingerprint(self, input_key: str) -> str:
-        return fingerprint(self, TASKS, inputs=[input_key], ignore=("llm_timeout", "llm_max_retries"))
+        return fingerprint(
+            self, TASKS, inputs=[input_key], ignore=("llm_timeout", "llm_max_retries", "llm_max_concurrency")
+        )
 
 
 # ----------------------------------------------------------------------------- splits and ids
@@ -339,6 +350,24 @@ def _finished(path: Path) -> dict[tuple[int, str], dict]:
 # ----------------------------------------------------------------------------- stage
 
 
+def in_order(jobs: Iterable[Callable[[], Any]], workers: int, stack: contextlib.ExitStack) -> Iterator[Any]:
+    """The results of `jobs` in their order, up to `workers` of them running at once in threads (1: each
+    runs when its result is wanted). The thread pool is shut down by `stack`, without waiting for the jobs
+    still running (a run stopped early)."""
+    if workers <= 1:
+        yield from (run() for run in jobs)
+        return
+    pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tasks")
+    stack.callback(pool.shutdown, wait=False, cancel_futures=True)
+    window: deque = deque()
+    for run in jobs:
+        window.append(pool.submit(run))
+        if len(window) >= workers:
+            yield window.popleft().result()
+    while window:
+        yield window.popleft().result()
+
+
 def generate_tasks(env_artifact: Artifact, config: TasksConfig, output: str | Path) -> Artifact:
     """Generate, check and split the tasks of every environment of `env_artifact`, written at `output`.
 
@@ -389,22 +418,37 @@ def _generate(
 
     llm = config.llm_config()
     rewriter = Rewriter(llm) if llm is not None else None
+
+    def job(index: int, row: dict):
+        """What the loop below needs of one environment row, as a function run in order or in a thread."""
+        name = _env_name(row)
+        if not config.function_sets and environment_kind(row) == "function_set":
+            return lambda: (name, None, None, None)  # no state to check: counted apart, no task posed
+        is_held = held_out(name, config)
+        entry = finished.get((index, name))
+        if entry is not None:
+            return lambda: (name, is_held, entry, False)
+
+        def run():
+            tasks, drops = _one_environment(
+                row, config, edges.get(row.get("domain_id"), []), is_held, env_artifact.pinned, rewriter
+            )
+            return name, is_held, {"index": index, "name": name, "tasks": tasks, "rejected": drops}, True
+
+        return run
+
+    # with an endpoint, environments are worded in threads: their rewrite requests are in flight together
+    workers = config.llm_max_concurrency if rewriter is not None else 1
     with parts.open("a", encoding="utf-8") as checkpoint, contextlib.ExitStack() as stack:
         if rewriter is not None:
             stack.callback(rewriter.close)
-        rows = iter_rows(environments, batch_size=64)
-        for index, row in enumerate(tqdm(rows, total=environments.num_rows, desc="tasks", unit="env")):
-            name = _env_name(row)
-            if not config.function_sets and environment_kind(row) == "function_set":
-                function_sets.append(name)  # no state to check: counted apart, no task posed
-                continue
-            is_held = held_out(name, config)
-            entry = finished.get((index, name))
+        jobs = (job(index, row) for index, row in enumerate(iter_rows(environments, batch_size=64)))
+        done = in_order(jobs, workers, stack)
+        for name, is_held, entry, new in tqdm(done, total=environments.num_rows, desc="tasks", unit="env"):
             if entry is None:
-                tasks, drops = _one_environment(
-                    row, config, edges.get(row.get("domain_id"), []), is_held, env_artifact.pinned, rewriter
-                )
-                entry = {"index": index, "name": name, "tasks": tasks, "rejected": drops}
+                function_sets.append(name)
+                continue
+            if new:
                 checkpoint.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
                 checkpoint.flush()
             tasks, drops = entry["tasks"], entry["rejected"]

@@ -121,12 +121,13 @@ class _Candidates:
         instructions = write_instructions(
             draft, e.spec, random.Random(f"{e.spec['name']}:{draft.signature()}")
         )
+        drop = self.dedupe.seen(e.spec["name"], calls)  # before the rewrite: a duplicate costs no request
+        if drop is not None:
+            return None, drop, calls
         if self.rewrite is not None:
             instructions, why = self.rewrite(instructions, draft)
             draft.notes.append(f"kept the template's wording: {why}" if why else "reworded by the LLM")
-        drop = self.dedupe.seen(e.spec["name"], calls) or leaks(
-            instructions.first_message, to_json(instructions), [c.tool for c in draft.calls]
-        )
+        drop = leaks(instructions.first_message, to_json(instructions), [c.tool for c in draft.calls])
         if drop is not None:
             return None, drop, calls
         task_row = _row(e, draft, instructions, self.policy, self.rng)
@@ -250,34 +251,57 @@ def _row(e: Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.
     }
 
 
+class RewriterClosed(BaseException):
+    """A rewrite asked of a closed `Rewriter` (the run is stopping: Ctrl-C, an error elsewhere). A
+    `BaseException`, as `KeyboardInterrupt` is: it ends the environment's generation at once instead of
+    failing each of its candidates in turn."""
+
+
 class Rewriter:
     """`rewrite` for `env_tasks`: user instructions reworded by an OpenAI-compatible model.
 
-    One event loop and one `LLMClient` for the whole run; each call waits for its answer (the
-    stage is CPU-bound elsewhere; a rewrite costs one request per task). Close it when done.
+    One event loop (in a thread of its own) and one `LLMClient` for the whole run; each call waits for its
+    answer, and calls from several threads (environments worded at once, see `TasksConfig.llm_max_concurrency`)
+    are in flight together, up to the client's `max_concurrency`. Close it when done: requests still in flight
+    are cancelled, and their callers (and any later ones) get `RewriterClosed`.
     """
 
     def __init__(self, llm_config: Any):
         import asyncio
+        import threading
 
         from ..llm import LLMClient
 
         self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="rewriter", daemon=True)
+        self._thread.start()
+        self._lock = threading.Lock()
+        self._closed = False
         self.client = LLMClient(llm_config)
         self.model = llm_config.model
         self.asked = self.failed = self.kept_template = 0  # see `counts`
         self.first_error: str | None = None
 
     def __call__(self, instructions: Any, draft: TaskDraft) -> tuple[Any, str | None]:
-        result, why = self.loop.run_until_complete(
-            rewrite_instructions(instructions, draft, self.client, self.model)
-        )
-        self.asked += 1
-        if why and why.startswith("rewrite failed"):
-            self.failed += 1
-            self.first_error = self.first_error or why[:300]
-        elif why:
-            self.kept_template += 1
+        import asyncio
+        import concurrent.futures
+
+        with self._lock:
+            if self._closed:
+                raise RewriterClosed("the rewriter is closed")
+            coroutine = rewrite_instructions(instructions, draft, self.client, self.model)
+            future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        try:
+            result, why = future.result()
+        except concurrent.futures.CancelledError:  # `close` cancelled it
+            raise RewriterClosed("the rewriter was closed while this rewrite was in flight") from None
+        with self._lock:
+            self.asked += 1
+            if why and why.startswith("rewrite failed"):
+                self.failed += 1
+                self.first_error = self.first_error or why[:300]
+            elif why:
+                self.kept_template += 1
         return result, why
 
     def counts(self) -> dict[str, int]:
@@ -286,5 +310,22 @@ class Rewriter:
         return {"asked": self.asked, "used": used, "refused": self.kept_template, "failed": self.failed}
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.client.aclose())
+        """Cancel the rewrites in flight (their callers get `RewriterClosed`), close the client and the loop."""
+        import asyncio
+
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True  # no rewrite starts any more
+
+        async def shut() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:  # the rewrites in flight: their callers get RewriterClosed
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.client.aclose()
+
+        asyncio.run_coroutine_threadsafe(shut(), self.loop).result()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
         self.loop.close()

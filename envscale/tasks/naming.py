@@ -85,11 +85,12 @@ def entity_name(table: str, spec: dict | None = None) -> str:
         if isinstance(t, dict) and (t.get("operation") or {}).get("table") == table
     ]
     key = (spec.get("name"), table, tuple(str(t.get("description") or "")[:200] for t in tools))
-    if key not in _ENTITIES:
+    named = _ENTITIES.get(key)
+    if named is None:  # (read once: the tasks of several environments are made in threads at once)
         if len(_ENTITIES) > 20_000:
             _ENTITIES.clear()
-        _ENTITIES[key] = _described_entity(base, tools) or base
-    return _ENTITIES[key]
+        named = _ENTITIES[key] = _described_entity(base, tools) or base
+    return named
 
 
 def _described_entity(base: str, tools: list[dict]) -> str | None:
