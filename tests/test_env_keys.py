@@ -1,10 +1,16 @@
 """Key formats (envscale.env.data.keys): a key that is a name gets readable names, everywhere keys are made."""
 
+import random
 import re
 
 from envscale.env import Environment, generate_state
 from envscale.env.data import key_formats
+from envscale.materialize.verify import valid_call
+from envscale.tasks import journeys
 from envscale.tasks.asks import KEY_SHAPE, asked_by
+from envscale.tasks.build import TasksConfig
+from envscale.tasks.model import GoldCall, TaskDraft
+from envscale.tasks.prepared import Env
 
 NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_]?[a-z0-9]+)*$")
 
@@ -138,3 +144,56 @@ def test_the_tasks_stage_takes_a_name_key_as_a_name_a_person_says():
     assert not KEY_SHAPE.match(vault) and KEY_SHAPE.match("vau_0004")  # `name_holds_key` reads KEY_SHAPE
     assert asked_by("vault_name", "vault_name", vault)
     assert not asked_by("name", "name", "vau_0004")
+
+
+def _with_named_tools(spec):
+    """`put_vault`: a create that takes the new vault's name from the caller (`PUT .../vaults/{vaultName}`);
+    `get_vault_in_group`: a read whose path names the parent group without binding it."""
+    spec["tools"] += [
+        _tool(
+            "put_vault",
+            {
+                "type": "insert",
+                "table": "vaults",
+                "values": {"vault_name": "vaultName", "resource_group_name": "resourceGroupName"},
+            },
+            {"vaultName": {"type": "string"}, "resourceGroupName": {"type": "string"}},
+            ["vaultName", "resourceGroupName"],
+        ),
+        _tool(
+            "get_vault_in_group",
+            {"type": "get", "table": "vaults", "key": {"vault_name": "vaultName"}},
+            {"vaultName": {"type": "string"}, "resourceGroupName": {"type": "string"}},
+            ["vaultName", "resourceGroupName"],
+            kind="read",
+        ),
+    ]
+    return spec
+
+
+def test_a_call_names_a_new_resource_as_its_owner_would_and_its_parent_as_the_row_holds_it():
+    spec = _with_named_tools(_spec())
+    tools = {t["name"]: t for t in spec["tools"]}
+    with Environment(spec) as env:
+        rows = env.dump()
+        for seed in range(5):
+            args, _ = valid_call(env, tools["put_vault"], rows, random.Random(seed))
+            assert args["vaultName"].startswith("vault-") and not KEY_SHAPE.match(args["vaultName"]), args
+            assert args["vaultName"] not in {r["vault_name"] for r in rows["vaults"]}
+            assert env.step("put_vault", args)["ok"]
+            args, target = valid_call(env, tools["get_vault_in_group"], rows, random.Random(seed))
+            assert args["resourceGroupName"] == target["resource_group_name"], (args, target)
+
+
+def test_a_user_states_a_resource_by_its_name_and_nothing_is_looked_up_for_it():
+    e = Env({"spec": _with_named_tools(_spec())}, TasksConfig())
+    try:
+        vault, note = e.rows["vaults"][2]["vault_name"], e.rows["notes"][0]["note_id"]
+        assert not journeys.internal_key(e, "vaults", vault)
+        assert journeys.internal_key(e, "notes", note)  # an ordinary key stays internal
+        call = GoldCall("get_vault", {"vaultName": vault}, {"vaultName": "user"})
+        draft = TaskDraft("vaults", "read", [call], user_facts={"vault name": vault})
+        assert journeys.humanize(e, draft, random.Random(0)) is None
+        assert [c.tool for c in draft.calls] == ["get_vault"] and draft.user_facts == {"vault name": vault}
+    finally:
+        e.env.close()

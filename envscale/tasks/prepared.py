@@ -25,7 +25,6 @@ import random
 from typing import Any
 
 from ..env import Environment
-from ..env.data import key_formats
 from ..materialize.verify import valid_call
 from .naming import fact_name
 
@@ -45,9 +44,7 @@ class Env:
         self.rows = self.env.dump()
         self.config = config
         self.tools = {t["name"]: t for t in self.spec["tools"]}
-        self.key_format = key_formats(
-            self.spec
-        )  # per table: numbers, `cus_0007`, or names (`vault-data-dev-02`)
+        self.key_format = self.env.key_formats  # per table: numbers, `cus_0007`, or names (`rg-data-dev-02`)
         self.reads = [t for t in self.spec["tools"] if t["kind"] == "read"]
         self.grouped = any((t.get("metadata") or {}).get("group") for t in self.spec["tools"])
         self.writes = [t for t in self.spec["tools"] if t["kind"] == "write"]
