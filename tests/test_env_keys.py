@@ -197,3 +197,30 @@ def test_a_user_states_a_resource_by_its_name_and_nothing_is_looked_up_for_it():
         assert [c.tool for c in draft.calls] == ["get_vault"] and draft.user_facts == {"vault name": vault}
     finally:
         e.env.close()
+
+
+def test_a_key_of_people_that_is_a_name_is_a_handle_made_of_a_persons_name():
+    spec = {
+        "name": "chat",
+        "tables": {
+            "users": {"primary_key": "username", "columns": {"username": {"type": "string"}}},
+            "members": {"primary_key": "member_id", "columns": {"member_id": {"type": "string"}}},
+        },
+        "tools": [
+            _tool(
+                "get_member",
+                {"type": "get", "table": "members", "key": {"member_id": "memberName"}},
+                {"memberName": {"type": "string", "pattern": "^[a-z0-9_]{3,12}$"}},
+                ["memberName"],
+                kind="read",
+            )
+        ],
+    }
+    formats = key_formats(spec)
+    assert formats["users"].person and formats["members"].person
+    state = generate_state(spec, seed=0)
+    users = [r["username"] for r in state["users"]]
+    members = [r["member_id"] for r in state["members"]]
+    assert all(re.fullmatch(r"[a-z]+\.[a-z]+\d{2,}", u) for u in users), users  # `mary.lee01`
+    assert all(re.fullmatch(r"[a-z0-9_]{3,12}", m) for m in members), members
+    assert [formats["users"].serial(u) for u in users] == list(range(1, len(users) + 1))

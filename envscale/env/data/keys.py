@@ -3,14 +3,16 @@
 An API that addresses a resource by its name (`/groups/{groupName}/vaults/{vaultName}`) has tables whose
 key column holds names; a person says "the vault vault-finance-prod-02", never "vau_0002". A string
 key is a **name key** when its column, or a column referencing its table, is called a name (`name`,
-`vault_name`, `vaultName`), or an argument bound to it says so (a description "The name of the vault",
-a `pattern` of letters, digits and hyphens). Its generated keys read like names of the entity: the
-entity's word (`vault`, `event-hub`, or the initials of a longer one: `resource_group` -> `rg`), two words from a
-fixed word list chosen by the table and the number, and the number itself, lower-case and hyphenated,
-fitted to the `pattern`, `minLength` and `maxLength` of every argument bound to the key (the
-hyphens dropped or the words shortened when the schema asks; the `cus_0007` form when nothing fits).
-Every key ends with its number, which is how the runtime finds the next free one (`KeyFormat.serial`).
-The keys depend on the table and the number only, so the same spec always gets the same keys.
+`vault_name`, `vaultName`, `username`), or an argument bound to it says so (a description "The name of
+the vault", a `pattern` of letters, digits and hyphens). Its generated keys read like names of the
+entity: the entity's word (`vault`, `event-hub`, or the initials of a longer one: `resource_group` ->
+`rg`), two words from a fixed word list chosen by the table and the number, and the number itself,
+lower-case and hyphenated, fitted to the `pattern`, `minLength` and `maxLength` of every argument bound
+to the key (the hyphens dropped or the words shortened when the schema asks; the `cus_0007` form when
+nothing fits). A name key of people (`users.username`, a `handle` or `login`) is a handle made of a
+person's name (`mary.lee01`). Every key ends with its number, which is how the runtime finds the next
+free one (`KeyFormat.serial`). The keys depend on the table and the number only, so the same spec
+always gets the same keys.
 
 Example:
 
@@ -28,15 +30,18 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import random
 import re
 from typing import Any
 
 from envscale.env.data.schemas import bound_schemas
-from envscale.env.data.values import digit_keys, format_id, id_prefix
+from envscale.env.data.values import digit_keys, format_id, id_prefix, pick_first_name, pick_last_name
 from envscale.words.inflect import singular
 from envscale.words.names import name_words
+from envscale.words.semantics import PERSON_ENTITIES
 
-_NAME_WORD = "name"
+_NAME_WORDS = frozenset(("name", "username", "handle", "login"))
+_HANDLE_WORDS = frozenset(("username", "handle", "login"))
 _NAMED_BY = re.compile(r"^\s*(?:the\s+)?(?:\w+\s+)?name\s+of\b", re.IGNORECASE)
 """A description that says an argument is a name: "The name of the vault", "Name of the resource group",
 "The resource name of ...", never "The id of ..." nor "A display name" (which names no key)."""
@@ -96,12 +101,15 @@ class KeyFormat:
             (`vault-finance-prod-07`).
         stem (`str`): The entity's word of a name key (`vault`, `rg`); empty otherwise.
         schemas (`tuple`): The argument schemas bound to the key (their `pattern`s and lengths bind a name).
+        person (`bool`): A name key of people (`users.username`): a handle made of a person's name
+            (`maria.lopez07`) rather than the entity's word.
     """
 
     table: str
     kind: str
     stem: str = ""
     schemas: tuple[dict[str, Any], ...] = ()
+    person: bool = False
 
     def make(self, number: int) -> Any:
         """The key numbered `number` (from 1): `7`, `"7"`, `cus_0007` or a name ending in `07`."""
@@ -128,13 +136,24 @@ class KeyFormat:
         return int(number) if key.startswith(prefix) and number.isdigit() else 0
 
     def _name(self, number: int) -> str:
-        digest = hashlib.blake2b(f"{self.table}:{number}".encode(), digest_size=8).digest()
-        purpose, qualifier = _PURPOSES[digest[0] % len(_PURPOSES)], _QUALIFIERS[digest[1] % len(_QUALIFIERS)]
         n = f"{number:02d}"
         stem = self.stem
-        for words in ((stem, purpose, qualifier), (stem, purpose), (stem,)):
-            for sep in ("-", "", "_"):
-                name = sep.join((*words, n)).replace("-", sep)
+        if self.person:
+            rng = random.Random(f"key:{self.table}:{number}")  # str seeds are hashed deterministically
+            first, last = (
+                re.sub(r"[^a-z]", "", w.lower()) for w in (pick_first_name(rng), pick_last_name(rng))
+            )
+            options, seps = [(first, last), (first[:1] + last,), (first,)], (".", "_", "", "-")
+            stem = first
+        else:
+            digest = hashlib.blake2b(f"{self.table}:{number}".encode(), digest_size=8).digest()
+            purpose = _PURPOSES[digest[0] % len(_PURPOSES)]
+            qualifier = _QUALIFIERS[digest[1] % len(_QUALIFIERS)]
+            options, seps = [(stem, purpose, qualifier), (stem, purpose), (stem,)], ("-", "", "_")
+        for words in options:
+            for sep in seps:
+                # a handle ends in its number (`mary.lee07`), a resource's name in a part (`vault-data-07`)
+                name = sep.join(words) + n if self.person else sep.join((*words, n)).replace("-", sep)
                 if self._fits(name):
                     return name
         stem = stem.replace("-", "")
@@ -191,7 +210,11 @@ def key_formats(
             schemas = tuple(s for place in columns for s in bound.get(place, []) if isinstance(s, dict))
             names = [*(c for _, c in columns), *(a for place in columns for a in arguments.get(place, ()))]
             if _names(names, schemas):
-                out[table] = KeyFormat(table, "name", _stem(table, pk, [c for _, c in columns]), schemas)
+                person = singular(table.lower()).split("_")[-1] in PERSON_ENTITIES or any(
+                    set(name_words(name)[-1:]) & _HANDLE_WORDS for name in names
+                )
+                stem = _stem(table, pk, [c for _, c in columns])
+                out[table] = KeyFormat(table, "name", stem, schemas, person=person)
             else:
                 out[table] = KeyFormat(table, "id")
     return out
@@ -215,7 +238,7 @@ def _names(names: list[str], schemas: tuple) -> bool:
     a name (`vault_name`, `resourceGroupName`), or an argument's schema says it is one."""
     if any(s.get("format") in ("uuid", "uri", "email", "date", "date-time") for s in schemas):
         return False
-    if any(name_words(name)[-1:] == [_NAME_WORD] for name in names):
+    if any(set(name_words(name)[-1:]) & _NAME_WORDS for name in names):
         return True
     return any(
         isinstance(s.get("description"), str)
