@@ -1,4 +1,4 @@
-"""Key formats (envscale.env.data.keys): a key that is a name gets readable names, everywhere keys are made."""
+"""Key formats (envscale.env.data.keys): a key that is a name gets readable names wherever keys are made."""
 
 import random
 import re

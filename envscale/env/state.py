@@ -480,7 +480,7 @@ class Database:
         self._meta_current = False
 
     def serial_of(self, table: str, row: tuple) -> int:
-        """The number in a row's primary key (`42` for `ord_0042`, `42` or a name `vault-data-dev-42`), else 0."""
+        """The number in a row's primary key (`42` for `ord_0042`, `42`, `vault-data-dev-42`), else 0."""
         return self.key_format[table].serial(row[self.pk_index[table]])
 
     def state_hash(self, *, recompute: bool = False) -> str:

@@ -1,4 +1,4 @@
-"""The format of a table's generated keys: `cus_0007`, digits (`"7"`), or a readable name where the key is one.
+"""The format of a table's generated keys: `cus_0007`, digits (`"7"`), or a name where the key is a name.
 
 An API that addresses a resource by its name (`/groups/{groupName}/vaults/{vaultName}`) has tables whose
 key column holds names; a person says "the vault vault-finance-prod-02", never "vau_0002". A string
@@ -18,7 +18,8 @@ Example:
 
 ```python
 >>> from envscale.env.data.keys import key_formats
->>> spec = {"tables": {"vaults": {"primary_key": "vault_name", "columns": {"vault_name": {"type": "string"}}}}}
+>>> vaults = {"primary_key": "vault_name", "columns": {"vault_name": {"type": "string"}}}
+>>> spec = {"tables": {"vaults": vaults}}
 >>> fmt = key_formats(spec)["vaults"]
 >>> key = fmt.make(2)
 >>> key.startswith("vault-") and key.endswith("-02"), fmt.serial(key)
