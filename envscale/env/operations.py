@@ -46,7 +46,6 @@ import jsonschema
 
 from envscale.env.arguments import StepError, quick_check
 from envscale.env.columns import decode, encode, is_nullable, short
-from envscale.env.data import format_id
 from envscale.env.spec import DEFAULT_RETURNS, row_form
 from envscale.env.state import Database, key_where, q
 
@@ -647,11 +646,7 @@ class Runner:
             serial = current + 1
             for column, how in generate.items():
                 if how == "id":
-                    values[column] = (
-                        serial
-                        if db.pk_is_int[table]
-                        else format_id(db.prefix[table], serial, digits=db.digits[table])
-                    )
+                    values[column] = db.key_format[table].make(serial)  # 7, "7", `cus_0007` or a name
                 elif how == "uuid":
                     values[column] = str(
                         uuid.uuid5(uuid.NAMESPACE_URL, f"envscale:{db.name}/{table}/{column}/{serial}")

@@ -47,6 +47,7 @@ from typing import Any
 
 from envscale.env.arguments import StepError, error, parse_arguments
 from envscale.env.columns import short
+from envscale.env.data import KeyFormat
 from envscale.env.operations import Plan, Runner, compile_plan
 from envscale.env.spec import SpecError, load_spec, validate_spec
 from envscale.env.state import Database
@@ -228,6 +229,12 @@ class Environment:
         of a call) where a `snapshot` and `diff` per call would cost the whole database each time.
         """
         return self._db.changes_diff(self._changes)
+
+    @property
+    def key_formats(self) -> dict[str, KeyFormat]:
+        """Per table, how its generated keys look (`7`, `cus_0007`, a name `vault-data-dev-02`): see
+        `envscale.env.data.keys`."""
+        return self._db.key_format
 
     # ------------------------------------------------------------------------------------------
     # Tools (see `envscale.env.operations`)

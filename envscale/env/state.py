@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from envscale.env.columns import SQL_TYPES, decode, encode, is_nullable, value_problem
-from envscale.env.data import build_state, digit_keys, id_prefix, parse_now, table_order
+from envscale.env.data import build_state, digit_keys, id_prefix, key_formats, parse_now, table_order
 from envscale.env.spec import SpecError, check_state, plain_operation
 
 META = "envscale_meta"
@@ -119,6 +119,7 @@ class Database:
         }
         self.prefix = {t: id_prefix(t) for t in self.tables}
         self.digits = {t: digit_keys(s) for t, s in self.tables.items()}  # string keys of digits (`"7"`)
+        self.key_format = key_formats(spec)  # how a table's generated keys look (`cus_0007`, a name)
         self._decoded = {
             t: [(c, cs["type"]) for c, cs in s["columns"].items() if cs["type"] in ("boolean", "json")]
             for t, s in self.tables.items()
@@ -401,9 +402,10 @@ class Database:
             pk = q(tspec["primary_key"])
             if tspec["columns"][tspec["primary_key"]]["type"] == "integer":
                 serials[table] = conn.execute(f"SELECT COALESCE(MAX({pk}), 0) FROM {q(table)}").fetchone()[0]
-            elif self.digits[table]:
+            elif self.digits[table] or self.key_format[table].kind == "name":
+                fmt = self.key_format[table]
                 keys = conn.execute(f"SELECT {pk} FROM {q(table)}")
-                serials[table] = max((int(k) for (k,) in keys if str(k).isdigit()), default=0)
+                serials[table] = max((fmt.serial(k) for (k,) in keys), default=0)
             else:
                 prefix = self.prefix[table]
                 numbers = conn.execute(
@@ -478,15 +480,8 @@ class Database:
         self._meta_current = False
 
     def serial_of(self, table: str, row: tuple) -> int:
-        """The number in a row's primary key (`42` for `ord_0042` or `42`), else 0."""
-        key = row[self.pk_index[table]]
-        if isinstance(key, int):
-            return key
-        if self.digits[table]:
-            return int(key) if str(key).isdigit() else 0
-        prefix = self.prefix[table] + "_"
-        number = key[len(prefix) :]
-        return int(number) if key.startswith(prefix) and number.isdigit() else 0
+        """The number in a row's primary key (`42` for `ord_0042`, `42`, `vault-data-dev-42`), else 0."""
+        return self.key_format[table].serial(row[self.pk_index[table]])
 
     def state_hash(self, *, recompute: bool = False) -> str:
         """A content hash of the database; see `Environment.state_hash`."""

@@ -507,7 +507,17 @@ def _valid_call(
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     for arg in sorted(required - set(args)):
-        put(arg, [], lambda v: True, "not bound to a column")
+        # an argument the tool leaves unbound but that names a reference of the row it addresses (the parent
+        # `resourceGroupName` in a path that reads a vault) carries that row's value, not a made-up one
+        column = "_".join(tokens(arg)).lower()
+        parent = (tspec["columns"].get(column) or {}).get("references")
+        own = target.get(column) if target is not None and parent else None
+        put(
+            arg,
+            [] if own is None else [as_argument(props[arg], own)],
+            lambda v: True,
+            "not bound to a column",
+        )
     error = jsonschema.exceptions.best_match(
         jsonschema.validators.validator_for(params)(params).iter_errors(args)
     )
@@ -660,6 +670,9 @@ def _new_value(
     if column == tspec["primary_key"]:
         if cspec["type"] == "integer":
             return max(taken, default=0) + 1 + rng.randrange(1000)
+        fmt = env.key_formats[table]
+        if fmt.kind == "name":  # a new resource's name reads like the others (`vault-data-dev-23`)
+            return fmt.make(max(map(fmt.serial, taken), default=0) + 1 + rng.randrange(90))
         return f"{id_prefix(table)}_new_{rng.randrange(10**6)}"
     value = current
     for _ in range(20):

@@ -81,8 +81,11 @@ def printed_number(table: str) -> bool:
 
 
 def internal_key(e: Env, table: str | None, value: Any) -> bool:
-    """Whether `value` is a key of a row of `table` that a user would not hold (see `PRINTED`)."""
+    """Whether `value` is a key of a row of `table` that a user would not hold (see `PRINTED`; a key that is
+    a name, `rg-finance-prod-01`, is what its owner calls the resource, and holds)."""
     if table is None or table not in e.rows or printed_number(table) or isinstance(value, bool):
+        return False
+    if e.key_format[table].kind == "name":
         return False
     if not isinstance(value, str | int):
         return False

@@ -44,6 +44,7 @@ class Env:
         self.rows = self.env.dump()
         self.config = config
         self.tools = {t["name"]: t for t in self.spec["tools"]}
+        self.key_format = self.env.key_formats  # per table: numbers, `cus_0007`, or names (`rg-data-dev-02`)
         self.reads = [t for t in self.spec["tools"] if t["kind"] == "read"]
         self.grouped = any((t.get("metadata") or {}).get("group") for t in self.spec["tools"])
         self.writes = [t for t in self.spec["tools"] if t["kind"] == "write"]

@@ -45,6 +45,8 @@ The package, in the order a value is made:
 - `values`: the value makers by meaning, the key format (`id_prefix`, `format_id`), `column_value`;
 - `schemas`: the argument schemas bound to columns (`bound_schemas`), `schema_accepts`,
   `schema_value`, `pattern_value`;
+- `keys`: each table's key format (`key_formats`: numbers, `cus_0007`, or readable names where the key
+  is a name, `vault-finance-prod-02`), and the number a key ends with;
 - `generate`: `generate_state` and `build_state`, the table order, the clock (`parse_now`), the
   constants;
 - `filler`: `is_filler`, `filler_counts`, `filler_share`.
@@ -77,6 +79,7 @@ from envscale.env.data.generate import (
     parse_now,
     table_order,
 )
+from envscale.env.data.keys import KeyFormat, key_formats
 from envscale.env.data.meaning import (
     ENTITY_MEANINGS,  # noqa: F401 (private, read by tests)
     EXACT_MEANINGS,  # noqa: F401
@@ -103,6 +106,7 @@ __all__ = [
     "DEFAULT_ROWS",
     "NULL_SHARE",
     "PROGRESS_MIN_ROWS",
+    "KeyFormat",
     "bound_schemas",
     "build_state",
     "column_meaning",
@@ -116,6 +120,7 @@ __all__ = [
     "implicit_references",
     "infer_hint",
     "is_filler",
+    "key_formats",
     "named_values",
     "parse_now",
     "pattern_value",

@@ -32,6 +32,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from envscale.env.data.keys import key_formats
 from envscale.env.data.meaning import (
     PERSON_TOKENS,
     PLACE_TOKENS,
@@ -46,9 +47,6 @@ from envscale.env.data.meaning import (
 from envscale.env.data.schemas import acceptor, bound_schemas, fit_bound, schema_value
 from envscale.env.data.values import (
     Col,
-    digit_keys,
-    format_id,
-    id_prefix,
     pick_first_name,
     pick_last_name,
     typed,
@@ -144,7 +142,8 @@ def build_state(
     now = parse_now(spec)
     bound = bound_schemas(spec)
     implicit = implicit_references(spec)
-    keys = {t: _own_keys(t, s, counts[t]) for t, s in spec["tables"].items()}
+    formats = key_formats(spec, bound)
+    keys = {t: [formats[t].make(i + 1) for i in range(counts[t])] for t in spec["tables"]}
     state: dict[str, list[dict[str, Any]]] = {}
     # Progress in values (rows x columns), advanced column by column.
     total = sum(counts[t] * len(s["columns"]) for t, s in spec["tables"].items())
@@ -184,13 +183,6 @@ def _distinct_sets(tspec: dict[str, Any], rows: list[dict[str, Any]]) -> list[di
                 kept.append(row)
         rows = kept
     return rows
-
-
-def _own_keys(table: str, tspec: dict[str, Any], n: int) -> list[Any]:
-    prefix = id_prefix(table)
-    string = tspec["columns"][tspec["primary_key"]]["type"] == "string"
-    digits = digit_keys(tspec)
-    return [format_id(prefix, i + 1, digits=digits) if string else i + 1 for i in range(n)]
 
 
 def _group(column: str, vocabulary: frozenset[str], table: str) -> str:

@@ -1,0 +1,226 @@
+"""Key formats (envscale.env.data.keys): a key that is a name gets readable names wherever keys are made."""
+
+import random
+import re
+
+from envscale.env import Environment, generate_state
+from envscale.env.data import key_formats
+from envscale.materialize.verify import valid_call
+from envscale.tasks import journeys
+from envscale.tasks.asks import KEY_SHAPE, asked_by
+from envscale.tasks.build import TasksConfig
+from envscale.tasks.model import GoldCall, TaskDraft
+from envscale.tasks.prepared import Env
+
+NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_]?[a-z0-9]+)*$")
+
+
+def _tool(name, operation, properties, required=(), kind="write"):
+    return {
+        "name": name,
+        "kind": kind,
+        "parameters": {"type": "object", "properties": properties, "required": list(required)},
+        "operation": operation,
+    }
+
+
+def _spec():
+    """A name-keyed API: groups (keyed by an id column, but addressed as `resource_group_name`), vaults
+    keyed by `vault_name`, accounts whose name argument allows only 3-12 lower-case letters and digits,
+    and notes keyed by an ordinary id."""
+    name_of_group = {"type": "string", "description": "The name of the resource group."}
+    account = {"type": "string", "pattern": "^[a-z0-9]+$", "minLength": 3, "maxLength": 12}
+    return {
+        "name": "vaults",
+        "tables": {
+            "groups": {
+                "primary_key": "group_id",
+                "columns": {"group_id": {"type": "string"}, "location": {"type": "string", "nullable": True}},
+            },
+            "vaults": {
+                "primary_key": "vault_name",
+                "columns": {
+                    "vault_name": {"type": "string"},
+                    "resource_group_name": {"type": "string", "references": "groups"},
+                    "sku": {"type": "string", "nullable": True},
+                },
+            },
+            "accounts": {
+                "primary_key": "account_id",
+                "columns": {"account_id": {"type": "string"}, "owner": {"type": "string", "nullable": True}},
+            },
+            "notes": {
+                "primary_key": "note_id",
+                "columns": {"note_id": {"type": "string"}, "text": {"type": "string", "nullable": True}},
+            },
+        },
+        "tools": [
+            _tool(
+                "get_vault",
+                {"type": "get", "table": "vaults", "key": {"vault_name": "vaultName"}},
+                {"vaultName": {"type": "string"}, "resourceGroupName": name_of_group},
+                ["vaultName"],
+                kind="read",
+            ),
+            _tool(
+                "get_account",
+                {"type": "get", "table": "accounts", "key": {"account_id": "accountName"}},
+                {"accountName": account},
+                ["accountName"],
+                kind="read",
+            ),
+            _tool(
+                "create_vault",
+                {
+                    "type": "insert",
+                    "table": "vaults",
+                    "values": {"resource_group_name": "resourceGroupName", "sku": "sku"},
+                    "generate": {"vault_name": "id"},
+                },
+                {"resourceGroupName": name_of_group, "sku": {"type": "string"}},
+                ["resourceGroupName"],
+            ),
+            _tool(
+                "create_note",
+                {
+                    "type": "insert",
+                    "table": "notes",
+                    "values": {"text": "text"},
+                    "generate": {"note_id": "id"},
+                },
+                {"text": {"type": "string"}},
+                ["text"],
+            ),
+        ],
+    }
+
+
+def test_keys_that_are_names_read_as_names_of_their_entity_and_fit_the_schema():
+    formats = key_formats(_spec())
+    assert {t: f.kind for t, f in formats.items()} == {
+        "groups": "name",  # referenced by `resource_group_name`
+        "vaults": "name",  # its key column is a name
+        "accounts": "name",  # an argument's pattern of letters and digits: not named, but shaped as one
+        "notes": "id",
+    }
+    state = generate_state(_spec(), seed=3)
+    groups = [r["group_id"] for r in state["groups"]]
+    vaults = [r["vault_name"] for r in state["vaults"]]
+    accounts = [r["account_id"] for r in state["accounts"]]
+    assert all(g.startswith("rg-") for g in groups), groups  # `resource_group` said as its initials
+    assert all(v.startswith("vault-") for v in vaults), vaults
+    for key in groups + vaults + accounts:
+        assert NAME.match(key) and not KEY_SHAPE.match(key), key
+    assert len(set(vaults)) == len(vaults)
+    assert all(re.fullmatch(r"[a-z0-9]{3,12}", a) for a in accounts), accounts  # no hyphen, short enough
+    assert {r["resource_group_name"] for r in state["vaults"]} <= set(groups)
+    assert [r["note_id"] for r in state["notes"]][:2] == ["not_0001", "not_0002"]
+    # the same spec gives the same keys
+    assert [r["vault_name"] for r in generate_state(_spec(), seed=3)["vaults"]] == vaults
+
+
+def test_a_row_inserted_under_a_name_key_gets_a_new_name_that_survives_a_snapshot():
+    spec = _spec()
+    with Environment(spec) as env:
+        before = {r["vault_name"] for r in env.dump()["vaults"]}
+        group = env.dump()["groups"][0]["group_id"]
+        made = env.step("create_vault", {"resourceGroupName": group})
+        assert made["ok"], made
+        new = (set(r["vault_name"] for r in env.dump()["vaults"]) - before).pop()
+        assert new.startswith("vault-") and new not in before and not KEY_SHAPE.match(new)
+        assert key_formats(spec)["vaults"].serial(new) == len(before) + 1
+        assert env.step("get_vault", {"vaultName": new})["ok"]
+        saved = env.snapshot()
+        with Environment(spec, snapshot=saved) as copy_:  # the serial is read back from the names
+            copy_.step("create_vault", {"resourceGroupName": group})
+            names = [r["vault_name"] for r in copy_.dump()["vaults"]]
+            assert len(names) == len(set(names)) == len(before) + 2
+        assert env.step("create_note", {"text": "hi"})["ok"]
+        assert "not_0011" in {r["note_id"] for r in env.dump()["notes"]}
+
+
+def test_the_tasks_stage_takes_a_name_key_as_a_name_a_person_says():
+    vault = key_formats(_spec())["vaults"].make(4)
+    assert not KEY_SHAPE.match(vault) and KEY_SHAPE.match("vau_0004")  # `name_holds_key` reads KEY_SHAPE
+    assert asked_by("vault_name", "vault_name", vault)
+    assert not asked_by("name", "name", "vau_0004")
+
+
+def _with_named_tools(spec):
+    """`put_vault`: a create that takes the new vault's name from the caller (`PUT .../vaults/{vaultName}`);
+    `get_vault_in_group`: a read whose path names the parent group without binding it."""
+    spec["tools"] += [
+        _tool(
+            "put_vault",
+            {
+                "type": "insert",
+                "table": "vaults",
+                "values": {"vault_name": "vaultName", "resource_group_name": "resourceGroupName"},
+            },
+            {"vaultName": {"type": "string"}, "resourceGroupName": {"type": "string"}},
+            ["vaultName", "resourceGroupName"],
+        ),
+        _tool(
+            "get_vault_in_group",
+            {"type": "get", "table": "vaults", "key": {"vault_name": "vaultName"}},
+            {"vaultName": {"type": "string"}, "resourceGroupName": {"type": "string"}},
+            ["vaultName", "resourceGroupName"],
+            kind="read",
+        ),
+    ]
+    return spec
+
+
+def test_a_call_names_a_new_resource_as_its_owner_would_and_its_parent_as_the_row_holds_it():
+    spec = _with_named_tools(_spec())
+    tools = {t["name"]: t for t in spec["tools"]}
+    with Environment(spec) as env:
+        rows = env.dump()
+        for seed in range(5):
+            args, _ = valid_call(env, tools["put_vault"], rows, random.Random(seed))
+            assert args["vaultName"].startswith("vault-") and not KEY_SHAPE.match(args["vaultName"]), args
+            assert args["vaultName"] not in {r["vault_name"] for r in rows["vaults"]}
+            assert env.step("put_vault", args)["ok"]
+            args, target = valid_call(env, tools["get_vault_in_group"], rows, random.Random(seed))
+            assert args["resourceGroupName"] == target["resource_group_name"], (args, target)
+
+
+def test_a_user_states_a_resource_by_its_name_and_nothing_is_looked_up_for_it():
+    e = Env({"spec": _with_named_tools(_spec())}, TasksConfig())
+    try:
+        vault, note = e.rows["vaults"][2]["vault_name"], e.rows["notes"][0]["note_id"]
+        assert not journeys.internal_key(e, "vaults", vault)
+        assert journeys.internal_key(e, "notes", note)  # an ordinary key stays internal
+        call = GoldCall("get_vault", {"vaultName": vault}, {"vaultName": "user"})
+        draft = TaskDraft("vaults", "read", [call], user_facts={"vault name": vault})
+        assert journeys.humanize(e, draft, random.Random(0)) is None
+        assert [c.tool for c in draft.calls] == ["get_vault"] and draft.user_facts == {"vault name": vault}
+    finally:
+        e.env.close()
+
+
+def test_a_key_of_people_that_is_a_name_is_a_handle_made_of_a_persons_name():
+    spec = {
+        "name": "chat",
+        "tables": {
+            "users": {"primary_key": "username", "columns": {"username": {"type": "string"}}},
+            "members": {"primary_key": "member_id", "columns": {"member_id": {"type": "string"}}},
+        },
+        "tools": [
+            _tool(
+                "get_member",
+                {"type": "get", "table": "members", "key": {"member_id": "memberName"}},
+                {"memberName": {"type": "string", "pattern": "^[a-z0-9_]{3,12}$"}},
+                ["memberName"],
+                kind="read",
+            )
+        ],
+    }
+    formats = key_formats(spec)
+    assert formats["users"].person and formats["members"].person
+    state = generate_state(spec, seed=0)
+    users = [r["username"] for r in state["users"]]
+    members = [r["member_id"] for r in state["members"]]
+    assert all(re.fullmatch(r"[a-z]+\.[a-z]+\d{2,}", u) for u in users), users  # `mary.lee01`
+    assert all(re.fullmatch(r"[a-z0-9_]{3,12}", m) for m in members), members
+    assert [formats["users"].serial(u) for u in users] == list(range(1, len(users) + 1))
