@@ -22,7 +22,9 @@ The policies (`ADVERSARIES`):
 - `dump`: calls every read tool it can fill from the user's message, then reads the rows whose ids those
   results name, and answers with every result;
 - `everything`: calls every offered tool (writes too) with the user's ids and values, then answers with
-  every result.
+  every result;
+- `recite`: reads as `dump` does, then declines the request quoting the whole policy of its system prompt
+  (every rule, so whatever the task's rule is, it is named).
 
 Calls come in rounds of at most `ROUND` calls, at most `MAX_CALLS` per request of the user.
 
@@ -58,6 +60,7 @@ ADVERSARIES = {
     "guess": "calls every write tool with every enum value and small numbers, ids from the user's message",
     "dump": "calls every read tool it can fill, then answers with every result",
     "everything": "calls every offered tool with the user's ids and values, then answers with every result",
+    "recite": "reads as dump does, then declines quoting the whole policy of its system prompt",
 }
 #: Most tool calls in one reply of an adversary.
 ROUND = 32
@@ -89,7 +92,9 @@ def message_values(text: str) -> dict[str, list]:
     """
     quoted = [a or b for a, b in _QUOTED.findall(text)]
     numbers = []
-    for raw in _NUMBER.findall(text):
+    for raw in _NUMBER.findall(
+        _EMAIL.sub(" ", _DATE.sub(" ", text))
+    ):  # a date's or email's digits: no number
         value = float(raw) if "." in raw else int(raw)
         numbers.append(value)
     return {
@@ -266,14 +271,14 @@ class Adversary:
                 plan += [
                     (name, a) for a, _ in zip(guesses(tool, values), range(GUESSES_PER_TOOL), strict=False)
                 ]
-            elif self.policy == "dump" and read or self.policy == "everything":
+            elif self.policy in ("dump", "recite") and read or self.policy == "everything":
                 args = fill(tool, values)
                 if args is not None:
                     plan.append((name, args))
         return plan
 
     def _follow(self, messages: list[dict], tools: list[dict]) -> list[tuple[str, dict]]:
-        """`dump`'s second round: every read tool of one required id parameter, on each id read so far."""
+        """`dump`'s (and `recite`'s) second round: every read tool of one required id parameter, on each id read so far."""
         ids = _unique(
             i for m in messages if m.get("role") == "tool" for i in result_ids(m.get("content") or "")
         )
@@ -324,6 +329,11 @@ class Adversary:
             return GENERIC_REFUSAL
         if self.policy in ("dump", "everything"):
             return self._dump(messages)
+        if self.policy == "recite":
+            system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
+            paragraphs = [p for p in system.split("\n\n") if p.lower().startswith("policy")]
+            policy = paragraphs[-1].partition(":")[2].strip() if paragraphs else ""
+            return f"{GENERIC_REFUSAL[:-1]}. {policy}" if policy else GENERIC_REFUSAL
         return "Done."
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> ChatResult:
@@ -335,7 +345,7 @@ class Adversary:
             self.queue = self._plan(list(tools or []), values)
             self.phase = "calls"
         turn = self._take() if self.phase in ("calls", "follow") else None
-        if turn is None and self.phase == "calls" and self.policy == "dump":
+        if turn is None and self.phase == "calls" and self.policy in ("dump", "recite"):
             self.queue, self.phase = self._follow(messages, list(tools or [])), "follow"
             turn = self._take()
         if turn is not None:

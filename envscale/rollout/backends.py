@@ -40,7 +40,7 @@ from ..llm import ChatResult, LLMClient, LLMConfig
 #: The kinds of backend.
 BACKEND_KINDS = ("scripted", "endpoint", "transformers", "adversary")
 #: The policies of kind `adversary` (`envscale.rollout.adversaries.ADVERSARIES` says what each does).
-ADVERSARY_POLICIES = ("nothing", "echo", "system", "no", "guess", "dump", "everything")
+ADVERSARY_POLICIES = ("nothing", "echo", "system", "no", "guess", "dump", "everything", "recite")
 #: Other names of backend kinds: `{kind: openai, base_url, model}` is an OpenAI-compatible endpoint.
 KIND_ALIASES = {"openai": "endpoint"}
 

@@ -1,0 +1,265 @@
+"""Adversarial agents (`envscale.rollout.adversaries`) and `bench/hack.py`: scores that cannot be gamed.
+
+Two parts:
+
+- **The agents**, each played through the real episode loop (`run_episode`) in the shop fixture world with
+  the scripted user: what each calls and answers, from the user's message and the tools' schemas only.
+- **The bench on the fixture pipeline** (collect -> graph -> materialize -> tasks over `FIXTURE_SOURCES`, a
+  seed whose test split holds read, write, mixed, policy and missing_info tasks): every adversary and the
+  gold agent through the real `evaluate` (what `envscale eval` runs) and through `rollout` + `filter`. The
+  gold agent passes every task and `filter` keeps all its episodes; an adversary passes no task scored on
+  the state and `filter` keeps none of its episodes, unless it did what the task asks (its successful writes
+  are the gold writes: a blunt agent that cancels the order the user names, on a task that asks just that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from datasets import load_dataset
+
+from envscale.artifacts import open_artifact
+from envscale.env import Environment
+from envscale.judge import canonical_value
+from envscale.rollout.adversaries import (
+    ADVERSARIES,
+    GENERIC_REFUSAL,
+    MAX_CALLS,
+    ROUND,
+    Adversary,
+    message_values,
+)
+from envscale.rollout.backends import ADVERSARY_POLICIES, BackendConfig
+from envscale.rollout.episode import run_episode, write_tool_names
+from envscale.rollout.factory import make_backend
+from envscale.rollout.scripted import ScriptedUser
+from envscale.tasks.build import TasksConfig, generate_tasks
+
+REPO = Path(__file__).resolve().parent.parent
+SHOP = REPO / "tests" / "fixtures" / "envs" / "shop.yaml"
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("hack", REPO / "bench" / "hack.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hack = load_bench()
+
+
+# ----------------------------------------------------------------------------- the agents, one episode each
+
+
+def play(policy: str, message: str, env: Environment | None = None) -> dict:
+    """One episode of adversary `policy` in the shop world (every tool offered), the scripted user."""
+    env = env or Environment.from_yaml(SHOP)
+    env.reset(seed=0)
+    task = {"first_message": message, "policy": {"text": env.spec.get("policy")}, "gold_calls": []}
+    agent = Adversary(policy, set(write_tool_names(env.spec)))
+    user = ScriptedUser(task, random.Random(0))
+    return asyncio.run(run_episode(task, env, agent, user))
+
+
+def test_the_policies_are_the_backend_kind_s_models_and_an_unknown_one_fails_in_one_line():
+    assert tuple(ADVERSARIES) == ADVERSARY_POLICIES
+    backend = make_backend(BackendConfig(kind="adversary", model="dump"), "agent")
+    assert backend.info()["kind"] == "adversary" and backend.info()["model"] == "dump"
+    with pytest.raises(ValueError, match="kind 'adversary' needs model, one of nothing, echo"):
+        BackendConfig(kind="adversary", model="cheat")
+    with pytest.raises(ValueError, match="plays the agent"):
+        make_backend(BackendConfig(kind="adversary", model="dump"), "user")
+
+
+def test_values_are_read_from_the_user_s_message_by_shape():
+    values = message_values(
+        'Hi, cancel order ord_0019 of "Cascade Monitor" for Holly Vasquez (holly@example.org) on 2024-03-05, '
+        "category 13, price 16.5."
+    )
+    assert values["ids"] == ["ord_0019"]
+    assert values["numbers"] == [13, 16.5]
+    assert values["quoted"] == ["Cascade Monitor"]
+    assert values["emails"] == ["holly@example.org"]
+    assert values["dates"] == ["2024-03-05"]
+    assert "Holly Vasquez" in values["names"] and "Cascade Monitor" in values["names"]
+
+
+def test_the_do_nothing_echo_system_and_no_agents_call_nothing_and_say_what_they_say():
+    message = "Please cancel my order ord_0002."
+    said = {}
+    for policy in ("nothing", "echo", "system", "no"):
+        episode = play(policy, message)
+        assert episode["calls"] == [] and episode["status"] == "completed", policy
+        said[policy] = episode["final_answer"]
+    assert said["nothing"] == "Done."
+    assert said["echo"] == message
+    assert (
+        said["system"].startswith("You are a helpful assistant") and "Only pending orders" in said["system"]
+    )
+    assert said["no"] == GENERIC_REFUSAL
+
+
+def test_the_guesser_calls_every_write_tool_with_every_enum_value_and_small_numbers():
+    episode = play("guess", "Please set order ord_0002 to the right status.")
+    calls = episode["calls"]
+    env = Environment.from_yaml(SHOP)
+    writes = write_tool_names(env.spec)
+    assert calls and all(c["tool"] in writes for c in calls)
+    statuses = {c["arguments"]["status"] for c in calls if c["tool"] == "update_order_status"}
+    assert statuses == {"pending", "shipped", "delivered"}  # every value of the enum
+    assert all(c["arguments"]["order_id"] == "ord_0002" for c in calls if c["tool"] == "update_order_status")
+    quantities = {c["arguments"].get("quantity") for c in calls if c["tool"] == "add_order_item"}
+    assert {1, 2, 3} <= quantities  # small numbers for an integer
+    assert episode["final_answer"] == "Done."
+    assert max(Counter(c["turn"] for c in calls).values()) <= MAX_CALLS
+
+
+def test_the_dump_agent_reads_everything_it_can_fill_then_follows_the_ids_and_dumps_every_result():
+    episode = play("dump", "What is the email of customer cus_0001?")
+    env = Environment.from_yaml(SHOP)
+    writes = write_tool_names(env.spec)
+    calls = episode["calls"]
+    assert calls and not any(c["tool"] in writes for c in calls)  # reads only
+    first = {c["tool"] for c in calls[:ROUND]}
+    assert {"get_customer", "list_products", "count_orders", "list_orders"} <= first
+    # the second round reads the rows whose ids the first results name (products, orders)
+    assert any(c["tool"] == "get_product" and c["ok"] for c in calls)
+    answer = episode["final_answer"]
+    assert answer.startswith("Here is everything I found.") and "aortiz@example.net" in answer
+    assert "?" not in answer  # never a question: the user would go on instead of ending
+    for message in episode["messages"]:
+        if message["role"] == "tool" and message["content"].replace("?", "") not in answer:
+            raise AssertionError(f"result of {message['name']} not dumped")
+
+
+def test_the_call_everything_agent_calls_writes_too_and_the_recite_agent_declines_with_the_whole_policy():
+    episode = play("everything", "Please cancel my order ord_0002 for customer cus_0001.")
+    tools = {c["tool"] for c in episode["calls"]}
+    assert {"cancel_order", "get_order", "get_customer", "update_order_status"} <= tools
+    assert episode["final_answer"].startswith("Here is everything I found.")
+    recite = play("recite", "Please cancel my order ord_0002.")
+    assert recite["calls"] and all(c["tool"] not in {"cancel_order"} for c in recite["calls"])
+    answer = recite["final_answer"]
+    assert (
+        answer.startswith("I'm sorry, I can't do that") and "Only pending orders can be cancelled" in answer
+    )
+
+
+# ----------------------------------------------------------------------------- the bench on the fixture pipeline
+
+
+@pytest.fixture(scope="module")
+def tasks(fixture_environments, tmp_path_factory):
+    # seed 1: a test split of read, write, mixed, policy and missing_info tasks (the kinds the bench reads)
+    config = TasksConfig(tasks_per_env=12, test_env_share=0.3, test_task_share=0.5, seed=1)
+    art = generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("hack") / "tasks")
+    kinds = Counter(art.load("tasks", "test")["kind"])
+    assert {"read", "write", "policy"} <= set(kinds), (
+        f"the fixture's seed no longer gives these kinds: {kinds}"
+    )
+    return art
+
+
+def run_bench(tasks, root: Path, names: list[str]) -> tuple[dict, Path]:
+    # concurrency 1: episodes one at a time in this process (a monkeypatched judge applies to all of them)
+    return hack.run(tasks, root, names, train_tasks=None, concurrency=1), root
+
+
+@pytest.fixture(scope="module")
+def bench(tasks, tmp_path_factory):
+    return run_bench(tasks, tmp_path_factory.mktemp("bench"), [*ADVERSARIES, hack.GOLD])
+
+
+def _results(root: Path) -> list[dict]:
+    return list(load_dataset(str(root / "eval"), "results", split="train"))
+
+
+def _task_index(tasks) -> dict[str, dict]:
+    return {t["task_id"]: t for split in ("train", "test") for t in tasks.load("tasks", split)}
+
+
+def _writes(calls, write_tools) -> Counter:
+    """The successful writes of an episode (or the gold writes), as tool and canonical arguments."""
+    out = Counter()
+    for call in calls:
+        if call.get("ok", True) and call["tool"] in write_tools:
+            args = call["arguments"] if isinstance(call["arguments"], dict) else {}
+            out[
+                json.dumps([call["tool"], {k: canonical_value(v) for k, v in args.items()}], sort_keys=True)
+            ] += 1
+    return out
+
+
+def did_the_task(trajectory: dict, task: dict, write_tools: set[str]) -> bool:
+    """The episode's successful writes are the task's gold writes (at least one): it did what was asked."""
+    gold = _writes(task["gold_calls"], write_tools)
+    calls = trajectory["calls"] if isinstance(trajectory["calls"], list) else json.loads(trajectory["calls"])
+    return bool(gold) and _writes(calls, write_tools) == gold
+
+
+@pytest.fixture(scope="module")
+def write_tools(fixture_environments):
+    environments = fixture_environments.load("environments")
+    return {
+        t["name"]
+        for spec in environments["spec"]
+        for t in (json.loads(spec) if isinstance(spec, str) else spec)["tools"]
+        if t.get("kind") == "write"
+    }
+
+
+def test_the_bench_prints_every_agent_per_kind_and_the_gold_agent_passes_everything(bench):
+    figures, _ = bench
+    assert list(figures["agents"]) == [*ADVERSARIES, hack.GOLD]
+    gold = figures["agents"][hack.GOLD]
+    assert gold["kinds"]["overall"]["passed"] == gold["kinds"]["overall"]["episodes"] > 0
+    assert gold["filter"]["kept"] == gold["filter"]["episodes"] > 0
+    table = hack.format_table(figures)
+    assert table.splitlines()[0].startswith("| agent | ") and "| filter kept |" in table.splitlines()[0]
+    assert "| nothing | " in table and "0/" in table
+
+
+PENDING_JUDGE = pytest.mark.xfail(
+    strict=True, reason="the judge's precision and refusal checks (issue 23, Build 1) are not merged yet"
+)
+
+
+@PENDING_JUDGE
+def test_no_adversary_passes_a_state_task_it_did_not_do(tasks, bench, write_tools):
+    _, root = bench
+    index = _task_index(tasks)
+    trajectories = {
+        (name, t["task_id"]): t
+        for name in ADVERSARIES
+        for t in load_dataset(str(root / "eval" / "rollouts" / name), "trajectories", split="train")
+    }
+    gamed = [
+        (r["agent"], r["kind"], r["id"])
+        for r in _results(root)
+        if r["agent"] != hack.GOLD
+        and r["success"]
+        and index[r["id"]]["scoring"]["state"]
+        and not did_the_task(trajectories[(r["agent"], r["id"])], index[r["id"]], write_tools)
+    ]
+    assert gamed == []
+    nothing = [r for r in _results(root) if r["agent"] == "nothing"]
+    assert nothing and not any(r["success"] for r in nothing)  # do-nothing: 0%
+
+
+@PENDING_JUDGE
+def test_filter_keeps_no_adversary_episode_it_did_not_do(tasks, bench, write_tools):
+    _, root = bench
+    index = _task_index(tasks)
+    kept = []
+    for name in ADVERSARIES:
+        for t in open_artifact(root / "train" / "filtered" / name).load("filtered"):  # may be empty
+            if not did_the_task(t, index[t["task_id"]], write_tools):
+                kept.append((name, t["kind"], t["task_id"]))
+    assert kept == []
