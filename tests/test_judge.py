@@ -93,6 +93,15 @@ def policy_task(env, state: bool):
         "answer_facts": False,
         "required_actions": [],
         "forbidden_actions": ["cancel_order"],
+        "refusal": True,
+    }
+    rule = {
+        "tool": "cancel_order",
+        "table": "orders",
+        "column": "status",
+        "allowed": ["pending"],
+        "text": "only pending orders can be cancelled",
+        "attempt": {"tool": "cancel_order", "arguments": {"order_id": "ord_0010"}},  # shipped
     }
     return {
         "kind": "policy",
@@ -100,7 +109,12 @@ def policy_task(env, state: bool):
         "gold_state_hash": env.state_hash(),
         "scoring": scoring,
         "gold_calls": [],
+        "first_message": "Please cancel my order ord_0010.",
+        "policy": {"task_rule": rule, "rules": [rule]},
     }
+
+
+REFUSAL = "I'm sorry, I can't cancel order ord_0010: only pending orders can be cancelled."
 
 
 def test_policy_scored_on_state_fails_when_the_state_is_wrong_though_no_forbidden_call_succeeded(shop):
@@ -111,20 +125,37 @@ def test_policy_scored_on_state_fails_when_the_state_is_wrong_though_no_forbidde
     assert checks["state"] is False
     assert checks["policy"] is False  # no forbidden call, but not the state the policy leaves
     shop.reset()
-    assert check_trajectory(conversation([]), task, shop)["policy"] is True  # nothing done: the policy holds
+    assert (
+        check_trajectory(conversation([], REFUSAL), task, shop)["policy"] is True
+    )  # refused: the policy holds
+    assert check_trajectory(conversation([]), task, shop)["policy"] is False  # "Done.": nothing refused
+
+
+def test_a_policy_task_passes_only_on_a_refusal_that_names_the_rule_or_the_reason(shop):
+    task = policy_task(shop, state=True)
+    answers = {
+        REFUSAL: True,
+        "Unfortunately that is not possible: the order has already shipped.": True,
+        "Done.": False,  # never wrote, never refused
+        "Sorry, I can't do that.": False,  # declines, but names no rule or reason
+        "I can't cancel my order ord_0010.": False,  # the user's own words back, no reason
+        "Your order ord_0010 has shipped.": False,  # a reason, but no refusal
+    }
+    seen = {a: check_trajectory(conversation([], a), task, shop)["policy"] for a in answers}
+    assert seen == answers
 
 
 def test_policy_without_state_is_the_forbidden_check_alone(shop):
     task = policy_task(shop, state=False)
     other_write = [ran(shop, "update_customer_email", customer_id="cus_0001", email="new@example.org")]
-    checks = check_trajectory(conversation(other_write), task, shop)
+    checks = check_trajectory(conversation(other_write, REFUSAL), task, shop)
     assert checks["state"] is None  # not scored: the changed state does not count against the policy
     assert checks["policy"] is True
     assert verdict(checks, DEFAULT_LEVELS) == (True, [])
     shop.reset()
     cancelled = [ran(shop, "cancel_order", order_id="ord_0009")]  # a pending order: the shop allows it
     assert cancelled[0]["ok"]
-    breaking = check_trajectory(conversation(cancelled), task, shop)
+    breaking = check_trajectory(conversation(cancelled, REFUSAL), task, shop)
     assert breaking["state"] is None and breaking["policy"] is False
     assert verdict(breaking, DEFAULT_LEVELS) == (False, ["policy"])
 

@@ -281,3 +281,29 @@ def test_a_gold_write_that_changed_nothing_is_not_done_by_a_read(shop):
     assert score_trajectory(task, shop, gold)["required"] is True
     for calls in ([call("get_order", order_id=shipped)], [call("count_orders", status="shipped")], []):
         assert score_trajectory(task, shop, calls)["required"] is False, calls
+
+
+def test_reading_everything_and_dumping_it_fails_every_task_scored_on_its_answer(pipeline_tasks):
+    """Recall alone rewards a dump: the asked facts are in there somewhere. The answer is also checked for
+    what it states beyond the asked facts (`envscale.judge.precision`), so a dump of the tables fails,
+    while the facts in a sentence pass."""
+    tasks, env_rows = pipeline_tasks
+    answered = [t for t in tasks if t["scoring"]["answer_facts"]]
+    assert len(answered) >= 5 and {t["kind"] for t in answered} >= {"read"}
+    built = {}
+    for task in answered:
+        env = built.get(task["environment"]) or built.setdefault(
+            task["environment"], Environment.from_row(env_rows[task["environment"]])
+        )
+        calls = [call(c["tool"], **c["arguments"]) for c in task["gold_calls"]]
+        reset_env(env, task["seed"], task.get("session_key"))
+        results = [env.step(c["tool"], c["arguments"])["result"] for c in calls]
+        # what an agent that read every row could paste: the gold results, then every table
+        dump = json.dumps([results, env.dump()], default=str)
+        facts = "The answer: " + "; ".join(map(str, task["answer_facts"])) + "."
+        honest = judge_trajectory(recorded(env, task, task["gold_calls"], facts), task, env, DEFAULT_LEVELS)
+        assert honest.checks["answer"] is True, task["task_id"]
+        dumped = judge_trajectory(recorded(env, task, calls, dump), task, env, DEFAULT_LEVELS)
+        assert dumped.checks["answer"] is False and not dumped.passed, task["task_id"]
+    for env in built.values():
+        env.close()

@@ -90,5 +90,9 @@ def test_loose_functions_that_write_only_the_session_row_are_a_function_set_not_
 
     assert world_or_loose(spec(None), ["accounts"]) == "function_set"  # setText sets accounts.text_start
     assert world_or_loose(spec(None), []) == "function_set"
-    assert world_or_loose(spec(None), ["accounts", "alarms"]) == "world"  # rows of their own, written and read
-    assert world_or_loose(spec("GorillaFileSystem"), ["accounts"]) == "world"  # one API's session is its world
+    assert (
+        world_or_loose(spec(None), ["accounts", "alarms"]) == "world"
+    )  # rows of their own, written and read
+    assert (
+        world_or_loose(spec("GorillaFileSystem"), ["accounts"]) == "world"
+    )  # one API's session is its world

@@ -236,7 +236,9 @@ def test_hand_made_trajectories_perfect_noop_recovered_and_policy_breaking(tasks
     assert policy is not None, "the fixture tasks have a policy task"
     penv = Environment.from_row(envs[policy["environment"]])
     gold_p = [{"tool": c["tool"], "arguments": c["arguments"]} for c in policy["gold_calls"]]
-    refusal = " ".join(policy["answer_facts"]) + " - I can't do that under our policy."
+    refusal = (
+        "I can't do that under our policy: the order is already " + " and ".join(policy["answer_facts"]) + "."
+    )
     assert _levels(check_trajectory(_trajectory(policy, gold_p, refusal), policy, penv))
     # the environment refuses the forbidden call of a policy it enforces: trying is no breach
     forbidden = policy["scoring"]["forbidden_actions"][0]

@@ -39,6 +39,8 @@ def test_every_kept_task_replays_to_its_gold_state_and_the_empty_trajectory_fail
         env = Environment.from_row(envs[task["environment"]])
         calls = [{"tool": c["tool"], "arguments": c["arguments"]} for c in task["gold_calls"]]
         answer = " ".join(task["answer_facts"])
+        if task["kind"] == "policy":  # the gold answer of a policy task is a refusal citing its rule
+            answer = f"I can't do that: {task['policy']['task_rule']['text']}. {answer}"
         gold = score_trajectory(task, env, calls, final_answer=answer)
         assert gold["passed"], (task["task_id"], gold)
         if task["scoring"]["state"]:

@@ -27,8 +27,11 @@ The rules (what the code below does; `checks` has the table of checks):
    asks that the row the refusal rests on was looked up. Calls may come in any order (a call's effect
    already depends on what ran before it). A required tool that no gold call makes, or a gold call
    that fails on replay, is a malformed task. `policy`: no forbidden tool succeeded (by name; with
-   `state` scored, any write that changes the state fails it anyway), and when the task is also scored
-   on `state`, the state is the gold one too.
+   `state` scored, any write that changes the state fails it anyway), when the task is also scored
+   on `state`, the state is the gold one too, and the answer is a refusal the judge recognises: it
+   declines and names the rule or the reason (`refusal`), since never writing is not refusing.
+   `answer` is also scored for precision: an answer that names more than a few rows that were not
+   asked, or many fields of the asked row beyond the facts, is a dump and fails (`precision`).
 5. `exact` (the strict level, off by default) is the one check on tool names: the episode's own
    successful calls are the gold calls (the same tools and required arguments, values compared by
    `answers.canonical_value`), in an order that keeps the data flow of the gold calls' provenance
@@ -50,6 +53,8 @@ Modules (their public names are re-exported here):
   `provenance_call`, `read_calls`, `resolve_provenance`);
 - `effects`: what a call did whatever its tool, its effect on the state and the rows it read
   (`effect`, `rows_read`, `READ_OPERATIONS`, `Step`);
+- `precision`: `overstatement`, what an answer states beyond the asked facts (a dump of the tables);
+- `refusal`: `refusal_problem`, whether an answer declines and names the rule or the reason;
 - `score`: `score_trajectory` / `score_row`, a trajectory replayed and scored against a task
   (`reset_env`, `call_parts`, `replay`, `required_effects`, `effects_done`);
 - `checks`: the filter's checks per trajectory and the verdict (`check_trajectory`, `verdict`,
@@ -86,10 +91,13 @@ from envscale.judge.checks import (
     verdict,
 )
 from envscale.judge.effects import READ_OPERATIONS, Step, effect, rows_read
+from envscale.judge.precision import overstatement
 from envscale.judge.provenance import parse_provenance, provenance_call, read_calls, resolve_provenance
+from envscale.judge.refusal import refusal_problem
 from envscale.judge.score import (
     call_parts,
     effects_done,
+    efficiency,
     replay,
     required_effects,
     reset_env,
@@ -113,13 +121,16 @@ __all__ = [
     "check_trajectory",
     "effect",
     "effects_done",
+    "efficiency",
     "environment_error",
     "exact_match",
     "judge_trajectory",
     "normalize_answer",
+    "overstatement",
     "parse_provenance",
     "provenance_call",
     "read_calls",
+    "refusal_problem",
     "replay",
     "required_arguments",
     "required_effects",

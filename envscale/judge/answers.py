@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["answer_matches", "canonical_number", "canonical_value", "normalize_answer"]
+__all__ = ["answer_matches", "canonical_number", "canonical_value", "contains_fact", "normalize_answer"]
 
 # A number standing on its own: not glued to a word or to another number's separator on its left.
 # `1,234,567.5` reads as one number (thousands separators), `ord_0042` and `v1.2` are left alone.
@@ -91,8 +91,10 @@ def _word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-def _contains(haystack: str, needle: str) -> bool:
-    """`needle` occurs in `haystack` as a whole: no word character, nor `.5`/`,5`, continues it on either side."""
+def contains_fact(haystack: str, needle: str) -> bool:
+    """`needle` occurs in `haystack` as a whole: no word character, nor `.5`/`,5`, continues it on either side.
+
+    Both are compared as they are: normalise them first (`normalize_answer`)."""
     if not needle:
         return True
     start = haystack.find(needle)
@@ -131,7 +133,7 @@ def answer_matches(facts: Iterable[Any], answer: str | None) -> bool:
     if answer is None:
         return False
     text = normalize_answer(answer)
-    return all(_contains(text, normalize_answer(fact)) for fact in facts)
+    return all(contains_fact(text, normalize_answer(fact)) for fact in facts)
 
 
 def canonical_value(value: Any) -> str:

@@ -6,9 +6,9 @@
 | `format` | the messages are well formed: roles in order, every tool call has an id, a name and an object of arguments, every tool call has exactly one `tool` answer whose content is a string |
 | `schema` | every call named an offered tool with schema-valid arguments (no `unknown_tool` or `invalid_arguments` error) |
 | `state` | replaying the calls on a fresh environment ends in the gold state hash |
-| `answer` | the final answer states every answer fact |
+| `answer` | the final answer states every answer fact, and no dump of rows or fields that were not asked (`precision`) |
 | `actions` | what the required tools' gold calls did was done, by any tool and in any order: each gold write's effect (the same rows changed the same way) by a successful call, each gold read's rows by a successful read (`effects`) |
-| `policy` | no forbidden call succeeded (and, scored on `state`, the state is what the policy leaves) |
+| `policy` | no forbidden call succeeded (and, scored on `state`, the state is what the policy leaves), and the answer is a refusal that names the rule or the reason (`refusal`) |
 | `consistent` | the final answer does not contradict the tool results: it claims no success after a last call the environment refused, and states no value for a field that the latest result of that field's row shows otherwise (`check_consistent`) |
 | `exact` | (strict, by tool name) the successful calls are the gold calls: same tools and key (required) arguments, in an order that respects the data flow between them (independent calls in any order); failed calls are ignored |
 
@@ -350,6 +350,8 @@ def check_trajectory(trajectory: dict, task: dict, env: Environment) -> dict[str
     checks["policy"] = score["forbidden"]
     if checks["policy"] is not None and score["state"] is not None:
         checks["policy"] = checks["policy"] and score["state"]
+    if score["refusal"] is not None:  # a policy task: the agent must also say no, and why
+        checks["policy"] = score["refusal"] and checks["policy"] is not False
     gold = _json(task.get("gold_calls")) or []
     checks["exact"] = exact_match(calls, gold, required_arguments(env))
     checks["consistent"] = check_consistent(messages)

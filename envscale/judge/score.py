@@ -7,12 +7,18 @@ execution path) and checks what the task's `scoring` names:
 - `state`: the final `state_hash()` equals the task's `gold_state_hash`;
 - `answer`: every answer fact appears in the final answer (`envscale.judge.answers.answer_matches`:
   case-insensitive, whole words, numbers compared as numbers: `"42.0"` matches `42`, `"1,234.5"`
-  matches `1234.5`);
+  matches `1234.5`), and the answer is precise: it states no dump of rows or fields that were not
+  asked (`answer_is_precise`, `envscale.judge.precision`);
 - `required`: every required action was done, by whatever tool: the gold calls of the required tools
   are replayed (`required_effects`), and each gold write needs a successful call with the
   same effect (the same rows of the same tables changed the same way), each gold read a successful
   read of at least the rows it read (`envscale.judge.effects`), in any order (`effects_done`);
-- `forbidden`: no forbidden tool call succeeded (a refused call is fine: the environment said no).
+- `forbidden`: no forbidden tool call succeeded (a refused call is fine: the environment said no);
+- `refusal` (policy tasks): the final answer declines and names the rule or the reason
+  (`is_recognised_refusal`, `envscale.judge.refusal`): never writing is not the same as refusing.
+
+The result also carries `efficiency`, for rewards (not a check): 1.0 up to `k` times the gold calls,
+then falling linearly to 0.0 at `2k` times (PROVE's efficiency penalty, simplified).
 
 A check the task is not scored on is `None`; `passed` is true when every scored check is.
 `score_row` does the same from an `environments` dataset row; give it an
@@ -47,13 +53,19 @@ from typing import Any
 
 from envscale.env import Environment
 
-from .answers import answer_matches
+from .answers import answer_matches, canonical_value
 from .cache import EnvironmentCache
 from .effects import Step, effect, rows_read
+from .precision import overstatement
+from .refusal import refusal_problem
 
 __all__ = [
+    "acted_keys",
+    "answer_is_precise",
     "call_parts",
+    "efficiency",
     "effects_done",
+    "is_recognised_refusal",
     "replay",
     "required_effects",
     "reset_env",
@@ -120,11 +132,88 @@ def _env_name(task: Mapping[str, Any]) -> str | None:
     return env if isinstance(env, str) else None
 
 
+def answer_is_precise(
+    env: Environment, facts: list[Any], answer: str | None, task: Mapping[str, Any]
+) -> bool:
+    """Whether `answer` states no more than a person answering the task with `facts` would
+    (`precision.overstatement`: the user's words and the rows the task acts on never count against it)."""
+    return overstatement(env, facts, answer, given_values(task), acted_keys(task)) is None
+
+
+def acted_keys(task: Mapping[str, Any]) -> list[Any]:
+    """The rows a task acts on, by primary key: its gold calls' scalar arguments and the rows its gold run changed."""
+    keys: list[Any] = []
+    for call in _list(task.get("gold_calls")):
+        arguments = call_parts(call)[1]
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments)
+        if isinstance(arguments, Mapping):
+            keys += [v for v in arguments.values() if isinstance(v, str | int) and not isinstance(v, bool)]
+    for table in _mapping(task.get("gold_diff"), "gold_diff").values():
+        keys += [c.get("key") for c in table.get("changed") or [] if isinstance(c, Mapping)]
+        for row in [*(table.get("added") or []), *(table.get("removed") or [])]:
+            keys += [v for v in row.values() if isinstance(v, str | int) and not isinstance(v, bool)]
+    return keys
+
+
+def is_recognised_refusal(
+    answer: str | None, task: Mapping[str, Any], env: Environment | None = None
+) -> bool:
+    """Whether `answer` declines the task's request and names its rule or reason (`refusal.refusal_problem`).
+
+    With `env` (in the state the answer was given in), the value that the rule's column holds on the row
+    the request addresses (`"shipped"`) is a reason too."""
+    policy = _mapping(task.get("policy"), "policy")
+    rule = policy.get("task_rule")
+    given = " ".join(str(g) for g in given_values(task))
+    state = _addressed_value(env, rule) if env is not None and isinstance(rule, Mapping) else None
+    return refusal_problem(answer, rule, given, policy.get("rules") or [], state=state) is None
+
+
+def _addressed_value(env: Environment, rule: Mapping[str, Any]) -> Any:
+    """The rule's column on the row its attempted call addresses (the row holding one of the call's values)."""
+    table, column = rule.get("table"), rule.get("column")
+    arguments = (rule.get("attempt") or {}).get("arguments") or {}
+    values = {
+        canonical_value(v) for v in arguments.values() if isinstance(v, str | int) and not isinstance(v, bool)
+    }
+    key = env.spec.get("tables", {}).get(table, {}).get("primary_key")
+    for row in env.dump().get(table) or []:
+        if column in row and key in row and canonical_value(row[key]) in values:
+            return row[column]
+    return None
+
+
+def given_values(task: Mapping[str, Any]) -> list[Any]:
+    """What the user says in a task: its messages and the facts it knows (they never count against an answer)."""
+    instructions = _mapping(task.get("instructions"), "instructions")
+    values: list[Any] = [task.get("first_message"), instructions.get("first_message")]
+    values += [r.get("message") if isinstance(r, Mapping) else r for r in _list(task.get("requests"))]
+    values += list(instructions.get("requests") or [])
+    for name in ("known_facts", "hidden_facts"):
+        values += list((instructions.get(name) or {}).values())
+    return [v for v in values if v not in (None, "")]
+
+
+def efficiency(n_calls: int, n_gold: int, k: float = 2.0) -> float:
+    """1.0 up to `k` times the gold calls, then falling linearly to 0.0 at `2k` times (for rewards)."""
+    budget = k * max(n_gold, 1)
+    return 1.0 if n_calls <= budget else max(0.0, 1.0 - (n_calls - budget) / budget)
+
+
+def _list(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        value = json.loads(value)
+    return list(value or [])
+
+
 def score_trajectory(
     task: Mapping[str, Any],
     env: Environment,
     calls: list[Any],
     final_answer: str | None = None,
+    *,
+    precision: bool = True,
 ) -> dict[str, Any]:
     """Replay a trajectory's calls on a fresh reset of the task's environment and check the task.
 
@@ -140,11 +229,15 @@ def score_trajectory(
         calls (`list[dict]`): The agent's calls in order, `{"tool", "arguments"}` (or OpenAI tool
             calls, see `call_parts`).
         final_answer (`str`, *optional*): The agent's last message, checked for answer facts.
+        precision (`bool`, *optional*, defaults to `True`): Check that the answer states no dump of what
+            was not asked; `False` checks recall only (the tasks' own gates, which ask whether an answer
+            holding everything would pass).
 
     Returns:
-        `dict`: `{"state", "answer", "required", "forbidden"}` (each `True`, `False` or `None` when
-        the task is not scored on it), `"passed"` (every scored check holds), `"state_hash"` (of
-        the final state) and `"errors"` (calls the environment refused or could not run).
+        `dict`: `{"state", "answer", "required", "forbidden", "refusal"}` (each `True`, `False` or
+        `None` when the task is not scored on it), `"passed"` (every scored check holds),
+        `"state_hash"` (of the final state), `"errors"` (calls the environment refused or could not
+        run) and `"efficiency"` (see the module docstring).
 
     Raises:
         `ValueError`: The task is malformed: scored on state without a gold hash, scored on nothing,
@@ -176,11 +269,16 @@ def score_trajectory(
         if not facts:
             raise ValueError("task is scored on answer facts but lists none")
         answer = answer_matches(facts, final_answer)
+        if answer and precision:
+            answer = answer_is_precise(env, facts, final_answer, task)
     required = (effects_done(wanted, steps) if wanted else False) if required_tools else None
     forbidden_tools = scoring.get("forbidden_actions") or []
     forbidden = not any(t in succeeded for t in forbidden_tools) if forbidden_tools else None
+    refusal = None
+    if scoring.get("refusal", task.get("kind") == "policy" and bool(forbidden_tools)):
+        refusal = is_recognised_refusal(final_answer, task, env)
 
-    checks = [c for c in (state, answer, required, forbidden) if c is not None]
+    checks = [c for c in (state, answer, required, forbidden, refusal) if c is not None]
     if not checks:
         raise ValueError("task is scored on nothing: its scoring names no state, answer facts or actions")
     return {
@@ -188,9 +286,11 @@ def score_trajectory(
         "answer": answer,
         "required": required,
         "forbidden": forbidden,
+        "refusal": refusal,
         "passed": all(checks),
         "state_hash": final_hash,
         "errors": errors,
+        "efficiency": efficiency(len(calls), len(_list(task.get("gold_calls")))),
     }
 
 

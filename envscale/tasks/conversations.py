@@ -299,7 +299,8 @@ def compose(e: Env, parts: list[dict], rng: random.Random) -> tuple[dict | None,
     scorings = [_json(p.get("scoring")) or {} for p in parts]
     facts = _unique([f for p in parts for f in p.get("answer_facts") or []])
     state = any(s.get("state") for s in scorings)
-    if state and gold_hash == e.initial_hash:
+    writes = any(p.get("kind") != "read" for p in parts)
+    if writes and gold_hash == e.initial_hash:
         return None, ("writes_change_nothing", "the state after every request is the initial state")
     needed = _unique([c["tool"] for c in calls])
     others = _unique([t for p in parts for t in p["tools"] if t not in needed])
@@ -325,7 +326,7 @@ def compose(e: Env, parts: list[dict], rng: random.Random) -> tuple[dict | None,
         "requests": [r["message"] for r in requests],
     }
     n_writes = sum((p.get("difficulty") or {}).get("n_writes") or 0 for p in parts)
-    kind = "mixed" if state and facts else "write" if state else "read"
+    kind = "mixed" if writes and facts else "write" if writes else "read"
     row = {
         "environment": e.spec["name"],
         "domain_id": e.row.get("domain_id", -1),
@@ -395,7 +396,7 @@ def first_request_passes(row: dict, env: Environment) -> Drop | None:
     start, end = row["requests"][0]["calls"]
     calls = row["gold_calls"][start:end]
     said = json.dumps(row["gold_results"][start:end], ensure_ascii=False, default=str)
-    if score_trajectory(row, env, calls, said)["passed"]:
+    if score_trajectory(row, env, calls, said, precision=False)["passed"]:
         return "first_request_passes", "stopping after the first request passes the whole conversation"
     return None
 

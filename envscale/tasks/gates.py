@@ -163,7 +163,7 @@ def empty_passes(task: Mapping[str, Any], env: Environment) -> Drop | None:
         if isinstance(instructions, str):
             instructions = json.loads(instructions)
         first = (instructions or {}).get("first_message")
-    result = score_trajectory(task, env, [], final_answer=first or "")
+    result = score_trajectory(task, env, [], final_answer=first or "", precision=False)
     if not result["passed"]:
         return None
     why = []

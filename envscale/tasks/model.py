@@ -117,12 +117,15 @@ class TaskDraft:
         return sum(c.write for c in self.calls)
 
     def scoring(self) -> dict[str, Any]:
-        """What the task is checked on: state, answer facts, required and forbidden actions."""
+        """What the task is checked on: state, answer facts, required and forbidden actions, and (policy tasks)
+        a recognised refusal."""
         return {
-            "state": self.kind in ("write", "mixed", "policy", "missing_info") and bool(self.gold_state_hash),
+            # a read task too: a write it was not asked for changes the state and fails it
+            "state": bool(self.gold_state_hash),
             "answer_facts": bool(self.answer_facts),
             "required_actions": list(self.required),
             "forbidden_actions": list(self.forbidden),
+            "refusal": self.kind == "policy",
         }
 
     def signature(self) -> str:
