@@ -226,40 +226,88 @@ def test_the_bench_prints_every_agent_per_kind_and_the_gold_agent_passes_everyth
     assert "| nothing | " in table and "0/" in table
 
 
-PENDING_JUDGE = pytest.mark.xfail(
-    strict=True, reason="the judge's precision and refusal checks (issue 23, Build 1) are not merged yet"
-)
+#: Holes the judge still has, found by these agents, per test: an `xfail(strict=True)` each, so that the test
+#: fails the day its hole is closed and the mark is taken off.
+SYSTEM_FACT = "a read task's fact that the policy text holds (a status value) is found in a recital of the system prompt"
+HOLES = {
+    "state": {
+        "system": SYSTEM_FACT,
+        "everything": "a policy task passes on a dump that holds the environment's refusal of the forbidden write",
+        "recite": "a recital of a two-rule policy is taken for a refusal; " + SYSTEM_FACT,
+    },
+    "filter": {
+        "system": SYSTEM_FACT,
+        "dump": "a read task's answer may state every field of the rows its gold calls read (they count as acted on)",
+        "everything": "a policy task passes on a dump that holds the environment's refusal of the forbidden write",
+        "recite": "a recital of a two-rule policy is taken for a refusal",
+    },
+}
 
 
-@PENDING_JUDGE
-def test_no_adversary_passes_a_state_task_it_did_not_do(tasks, bench, write_tools):
+def adversaries_with_holes(test: str) -> list:
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=HOLES[test][name]))
+        if name in HOLES[test]
+        else name
+        for name in ADVERSARIES
+    ]
+
+
+@pytest.mark.parametrize("name", adversaries_with_holes("state"))
+def test_no_adversary_passes_a_state_task_it_did_not_do(name, tasks, bench, write_tools):
     _, root = bench
     index = _task_index(tasks)
     trajectories = {
-        (name, t["task_id"]): t
-        for name in ADVERSARIES
+        t["task_id"]: t
         for t in load_dataset(str(root / "eval" / "rollouts" / name), "trajectories", split="train")
     }
+    rows = [r for r in _results(root) if r["agent"] == name]
+    assert rows
     gamed = [
-        (r["agent"], r["kind"], r["id"])
-        for r in _results(root)
-        if r["agent"] != hack.GOLD
-        and r["success"]
+        (r["kind"], r["id"])
+        for r in rows
+        if r["success"]
         and index[r["id"]]["scoring"]["state"]
-        and not did_the_task(trajectories[(r["agent"], r["id"])], index[r["id"]], write_tools)
+        and not did_the_task(trajectories[r["id"]], index[r["id"]], write_tools)
     ]
     assert gamed == []
-    nothing = [r for r in _results(root) if r["agent"] == "nothing"]
-    assert nothing and not any(r["success"] for r in nothing)  # do-nothing: 0%
+    if name in ("nothing", "echo", "no"):  # they call nothing: no task at all
+        assert not any(r["success"] for r in rows)
 
 
-@PENDING_JUDGE
-def test_filter_keeps_no_adversary_episode_it_did_not_do(tasks, bench, write_tools):
+@pytest.mark.parametrize("name", adversaries_with_holes("filter"))
+def test_filter_keeps_no_adversary_episode_it_did_not_do(name, tasks, bench, write_tools):
     _, root = bench
     index = _task_index(tasks)
-    kept = []
-    for name in ADVERSARIES:
-        for t in open_artifact(root / "train" / "filtered" / name).load("filtered"):  # may be empty
-            if not did_the_task(t, index[t["task_id"]], write_tools):
-                kept.append((name, t["kind"], t["task_id"]))
+    kept = [
+        (t["kind"], t["task_id"])
+        for t in open_artifact(root / "train" / "filtered" / name).load("filtered")  # may be empty
+        if not did_the_task(t, index[t["task_id"]], write_tools)
+    ]
     assert kept == []
+
+
+# ----------------------------------------------------------------------------- the checks that hold them at 0
+
+
+def _dump_passes(tasks, root: Path, kind: str) -> tuple[int, int]:
+    figures = hack.run(tasks, root, ["dump"], train_tasks=0, concurrency=1)
+    c = figures["agents"]["dump"]["kinds"][kind]
+    return c["passed"], c["episodes"]
+
+
+@pytest.mark.parametrize(
+    ("check", "kind"), [("answer_is_precise", "read"), ("is_recognised_refusal", "policy")]
+)
+def test_the_dump_agent_is_held_at_0_by_the_precision_and_refusal_checks(
+    check, kind, tasks, bench, monkeypatch, tmp_path
+):
+    """With the check on (the bench), the dump agent passes no task of the kind; switched off, it passes some:
+    the check, not something else, is what holds it (precision: a read answer holding a dump of rows;
+    refusal: a policy task left alone, its row read, without declining)."""
+    figures, _ = bench
+    on = figures["agents"]["dump"]["kinds"][kind]
+    assert on["episodes"] > 0 and on["passed"] == 0
+    monkeypatch.setattr(f"envscale.judge.score.{check}", lambda *a, **k: True)
+    passed, episodes = _dump_passes(tasks, tmp_path / "off", kind)
+    assert episodes == on["episodes"] and passed > 0
