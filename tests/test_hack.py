@@ -25,6 +25,7 @@ import pytest
 from datasets import load_dataset
 
 from envscale.artifacts import open_artifact
+from envscale.cli import main
 from envscale.env import Environment
 from envscale.judge import canonical_value
 from envscale.rollout.adversaries import (
@@ -285,6 +286,35 @@ def test_filter_keeps_no_adversary_episode_it_did_not_do(name, tasks, bench, wri
         if not did_the_task(t, index[t["task_id"]], write_tools)
     ]
     assert kept == []
+
+
+def test_envscale_eval_probes_any_tasks_with_an_adversary(tasks, tmp_path, capsys):
+    code = main(
+        [
+            "eval",
+            "--input",
+            tasks.location,
+            "--output",
+            str(tmp_path / "e"),
+            "--agent",
+            "kind=adversary,model=nothing",
+        ]
+    )
+    assert code == 0
+    assert "| success | 0.000 |" in capsys.readouterr().out
+    code = main(
+        [
+            "eval",
+            "--input",
+            tasks.location,
+            "--output",
+            str(tmp_path / "x"),
+            "--agent",
+            "kind=adversary,model=cheat",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code != 0 and "kind 'adversary' needs model, one of nothing" in err and "Traceback" not in err
 
 
 # ----------------------------------------------------------------------------- the checks that hold them at 0

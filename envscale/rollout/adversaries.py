@@ -92,9 +92,8 @@ def message_values(text: str) -> dict[str, list]:
     """
     quoted = [a or b for a, b in _QUOTED.findall(text)]
     numbers = []
-    for raw in _NUMBER.findall(
-        _EMAIL.sub(" ", _DATE.sub(" ", text))
-    ):  # a date's or email's digits: no number
+    plain = _EMAIL.sub(" ", _DATE.sub(" ", text))  # a date's or an email's digits are no number
+    for raw in _NUMBER.findall(plain):
         value = float(raw) if "." in raw else int(raw)
         numbers.append(value)
     return {
