@@ -12,7 +12,10 @@ Every agent of `envscale.rollout.adversaries` (`nothing`, `echo`, `system`, `no`
   `kept` column is how many of the agent's episodes `filter` keeps as SFT data.
 
 A score that cannot be gamed holds every adversary at (about) 0 and the gold agent at 100%, and `filter`
-keeps none of the adversaries' episodes. Outputs go under `--output` (the eval artifact, each agent's
+keeps none of the adversaries' episodes. A blunt policy may still solve a task honestly (the guesser cancels
+the order the user names, on a task that asks just that): `not done` counts the passes (and `filter`'s
+keeps) of episodes whose successful writes are not the task's gold writes (`did_the_task`), the gaming
+proper. Outputs go under `--output` (the eval artifact, each agent's
 rollout and filtered artifacts); a second run reuses the complete rollouts of the same config.
 
 Usage:
@@ -33,7 +36,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from envscale.artifacts import Artifact, is_complete, open_artifact
+from envscale.artifacts import Artifact, is_complete, open_artifact, resolve_input
+from envscale.judge import canonical_value
 from envscale.rollout.adversaries import ADVERSARIES
 
 #: The gold agent's name and backend: the scripted agent without noise (must pass every task).
@@ -54,10 +58,49 @@ def agent_backends(names: list[str]) -> dict[str, dict]:
     return out
 
 
+def write_tools(tasks: Artifact) -> set[str]:
+    """The write tools of every environment of the tasks' environments artifact (by name)."""
+    environments = resolve_input(tasks, "environments").load("environments")
+    return {
+        t["name"]
+        for spec in environments["spec"]
+        for t in (json.loads(spec) if isinstance(spec, str) else spec)["tools"]
+        if t.get("kind") == "write"
+    }
+
+
+def _writes(calls: list[dict], writes: set[str]) -> Counter:
+    out: Counter = Counter()
+    for call in calls:
+        if call.get("ok", True) and call.get("tool") in writes:
+            args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+            canonical = {k: canonical_value(v) for k, v in args.items()}
+            out[json.dumps([call["tool"], canonical], sort_keys=True, default=str)] += 1
+    return out
+
+
+def did_the_task(trajectory: dict, task: dict, writes: set[str]) -> bool:
+    """Whether an episode did what its task asks: its successful writes are the task's gold writes (at least
+    one; the same tools with the same arguments, values compared canonically). A blunt agent that cancels
+    the order the user names, on a task that asks just that, did the task; any pass of a task without gold
+    writes (read, policy) is not one."""
+    gold = _writes(_json(task["gold_calls"]) or [], writes)
+    return bool(gold) and _writes(_json(trajectory["calls"]) or [], writes) == gold
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _tasks_by_id(tasks: Artifact) -> dict[str, dict]:
+    return {t["task_id"]: t for split in tasks.splits.get("tasks", {}) for t in tasks.load("tasks", split)}
+
+
 def eval_agents(
     tasks: Artifact, agents: dict[str, dict], output: Path, *, max_tasks: int | None, concurrency: int
 ) -> dict[str, dict[str, Counter]]:
-    """Every agent on the test split through `evaluate`: `{agent: {kind: Counter(episodes, passed)}}`."""
+    """Every agent on the test split through `evaluate`: `{agent: {kind: Counter(episodes, passed,
+    not_done)}}`, `not_done` the passes of episodes that did not do the task (`did_the_task`)."""
     from datasets import load_dataset
 
     from envscale.evaluation.run import EvalConfig, evaluate
@@ -65,17 +108,28 @@ def eval_agents(
     config = EvalConfig(agents=agents, max_tasks=max_tasks, concurrency=concurrency)
     art = evaluate(tasks, config, output)
     results = load_dataset(art.location, "results", split="train")
+    index, writes = _tasks_by_id(tasks), write_tools(tasks)
+    episodes = {
+        t["trajectory_id"]: t
+        for name in agents
+        for t in open_artifact(str(art.manifest["stats"]["rollouts"][name])).load("trajectories")
+    }
     table: dict[str, dict[str, Counter]] = {name: {} for name in agents}
     for row in results:
+        passed = bool(row["success"])
+        not_done = passed and not did_the_task(episodes[row["trajectory_id"]], index[row["id"]], writes)
         for kind in (row["kind"], "overall"):
-            table[row["agent"]].setdefault(kind, Counter()).update(episodes=1, passed=int(row["success"]))
+            table[row["agent"]].setdefault(kind, Counter()).update(
+                episodes=1, passed=int(passed), not_done=int(not_done)
+            )
     return table
 
 
 def filter_agent(
     tasks: Artifact, name: str, backend: dict, output: Path, *, max_tasks: int | None, concurrency: int
-) -> dict[str, int]:
-    """The agent on the train sample (`rollout`) then `filter`: `{"episodes", "kept"}`."""
+) -> dict[str, Any]:
+    """The agent on the train sample (`rollout`) then `filter`: `{"episodes", "kept", "not_done",
+    "kept_kinds"}`, `not_done` the kept episodes that did not do the task."""
     from envscale.judge.filter import FilterConfig, filter_trajectories
     from envscale.rollout.run import RolloutConfig, rollout
 
@@ -84,8 +138,14 @@ def filter_agent(
     traj = is_complete(folder, rc.fingerprint(tasks.content_key)) or rollout(tasks, rc, folder)
     filtered = filter_trajectories(traj, FilterConfig(), output / "filtered" / name)
     counts = filtered.manifest.get("counts") or {}
-    kept = counts.get("filtered", 0)
-    return {"episodes": kept + counts.get("rejected", 0), "kept": kept}
+    kept = list(filtered.load("filtered"))  # an empty config loads as an empty dataset
+    index, writes = _tasks_by_id(tasks), write_tools(tasks)
+    return {
+        "episodes": counts.get("filtered", 0) + counts.get("rejected", 0),
+        "kept": len(kept),
+        "not_done": sum(not did_the_task(t, index[t["task_id"]], writes) for t in kept),
+        "kept_kinds": dict(Counter(t["kind"] for t in kept)),
+    }
 
 
 def run(
@@ -104,7 +164,12 @@ def run(
     figures["agents"] = {}
     for name, backend in agents.items():
         kinds = {
-            kind: {"episodes": c["episodes"], "passed": c["passed"], "rate": _rate(c)}
+            kind: {
+                "episodes": c["episodes"],
+                "passed": c["passed"],
+                "rate": _rate(c),
+                "not_done": c["not_done"],
+            }
             for kind, c in sorted(table[name].items())
         }
         entry: dict[str, Any] = {"backend": backend, "kinds": kinds}
@@ -121,18 +186,21 @@ def _rate(c: Counter) -> float:
 
 
 def format_table(figures: dict[str, Any]) -> str:
-    """The agent x kind table (passes / episodes and the rate), with what `filter` kept per agent."""
+    """The agent x kind table: passes / episodes (the rate) per kind and overall; `not done`, the passes of
+    episodes that did not make the task's gold writes (gaming, not solving); what `filter` kept of the
+    agent's train episodes and, of those, how many did not do the task."""
     agents = figures["agents"]
     kinds = sorted({k for a in agents.values() for k in a["kinds"] if k != "overall"})
-    header = ["agent", *kinds, "overall", "filter kept"]
+    header = ["agent", *kinds, "overall", "not done", "filter kept", "kept, not done"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name, entry in agents.items():
         cells = [name]
         for kind in [*kinds, "overall"]:
             c = entry["kinds"].get(kind)
             cells.append(f"{c['passed']}/{c['episodes']} ({100 * c['rate']:.1f}%)" if c else "-")
+        cells.append(str(entry["kinds"]["overall"]["not_done"]))
         f = entry.get("filter")
-        cells.append(f"{f['kept']}/{f['episodes']}" if f else "-")
+        cells += [f"{f['kept']}/{f['episodes']}", str(f["not_done"])] if f else ["-", "-"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -7,27 +7,25 @@ Two parts:
 - **The bench on the fixture pipeline** (collect -> graph -> materialize -> tasks over `FIXTURE_SOURCES`, a
   seed whose test split holds read, write, mixed, policy and missing_info tasks): every adversary and the
   gold agent through the real `evaluate` (what `envscale eval` runs) and through `rollout` + `filter`. The
-  gold agent passes every task and `filter` keeps all its episodes; an adversary passes no task scored on
-  the state and `filter` keeps none of its episodes, unless it did what the task asks (its successful writes
-  are the gold writes: a blunt agent that cancels the order the user names, on a task that asks just that).
+  gold agent passes every task and `filter` keeps all its episodes; an adversary passes no task and `filter`
+  keeps none of its episodes, unless it did what the task asks (`hack.did_the_task`: its successful writes
+  are the gold writes, as when a blunt agent cancels the order the user names on a task that asks just that).
+  The holes the judge still has are strict xfails, each named (`HOLES`). The dump agent is held at 0 on
+  read and policy tasks by the precision and refusal checks: switched off, it passes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import random
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from datasets import load_dataset
 
-from envscale.artifacts import open_artifact
 from envscale.cli import main
 from envscale.env import Environment
-from envscale.judge import canonical_value
 from envscale.rollout.adversaries import (
     ADVERSARIES,
     GENERIC_REFUSAL,
@@ -168,52 +166,11 @@ def tasks(fixture_environments, tmp_path_factory):
     return art
 
 
-def run_bench(tasks, root: Path, names: list[str]) -> tuple[dict, Path]:
-    # concurrency 1: episodes one at a time in this process (a monkeypatched judge applies to all of them)
-    return hack.run(tasks, root, names, train_tasks=None, concurrency=1), root
-
-
 @pytest.fixture(scope="module")
 def bench(tasks, tmp_path_factory):
-    return run_bench(tasks, tmp_path_factory.mktemp("bench"), [*ADVERSARIES, hack.GOLD])
-
-
-def _results(root: Path) -> list[dict]:
-    return list(load_dataset(str(root / "eval"), "results", split="train"))
-
-
-def _task_index(tasks) -> dict[str, dict]:
-    return {t["task_id"]: t for split in ("train", "test") for t in tasks.load("tasks", split)}
-
-
-def _writes(calls, write_tools) -> Counter:
-    """The successful writes of an episode (or the gold writes), as tool and canonical arguments."""
-    out = Counter()
-    for call in calls:
-        if call.get("ok", True) and call["tool"] in write_tools:
-            args = call["arguments"] if isinstance(call["arguments"], dict) else {}
-            out[
-                json.dumps([call["tool"], {k: canonical_value(v) for k, v in args.items()}], sort_keys=True)
-            ] += 1
-    return out
-
-
-def did_the_task(trajectory: dict, task: dict, write_tools: set[str]) -> bool:
-    """The episode's successful writes are the task's gold writes (at least one): it did what was asked."""
-    gold = _writes(task["gold_calls"], write_tools)
-    calls = trajectory["calls"] if isinstance(trajectory["calls"], list) else json.loads(trajectory["calls"])
-    return bool(gold) and _writes(calls, write_tools) == gold
-
-
-@pytest.fixture(scope="module")
-def write_tools(fixture_environments):
-    environments = fixture_environments.load("environments")
-    return {
-        t["name"]
-        for spec in environments["spec"]
-        for t in (json.loads(spec) if isinstance(spec, str) else spec)["tools"]
-        if t.get("kind") == "write"
-    }
+    # concurrency 1: episodes one at a time in this process (a monkeypatched judge applies to all of them)
+    root = tmp_path_factory.mktemp("bench")
+    return hack.run(tasks, root, [*ADVERSARIES, hack.GOLD], train_tasks=None, concurrency=1), root
 
 
 def test_the_bench_prints_every_agent_per_kind_and_the_gold_agent_passes_everything(bench):
@@ -255,37 +212,43 @@ def adversaries_with_holes(test: str) -> list:
 
 
 @pytest.mark.parametrize("name", adversaries_with_holes("state"))
-def test_no_adversary_passes_a_state_task_it_did_not_do(name, tasks, bench, write_tools):
-    _, root = bench
-    index = _task_index(tasks)
-    trajectories = {
-        t["task_id"]: t
-        for t in load_dataset(str(root / "eval" / "rollouts" / name), "trajectories", split="train")
-    }
-    rows = [r for r in _results(root) if r["agent"] == name]
-    assert rows
-    gamed = [
-        (r["kind"], r["id"])
-        for r in rows
-        if r["success"]
-        and index[r["id"]]["scoring"]["state"]
-        and not did_the_task(trajectories[r["id"]], index[r["id"]], write_tools)
-    ]
-    assert gamed == []
+def test_no_adversary_passes_a_task_it_did_not_do(name, bench):
+    """An adversary passes no task unless its successful writes are the gold writes (`hack.did_the_task`)."""
+    figures, _ = bench
+    overall = figures["agents"][name]["kinds"]["overall"]
+    assert overall["episodes"] > 0 and overall["not_done"] == 0
     if name in ("nothing", "echo", "no"):  # they call nothing: no task at all
-        assert not any(r["success"] for r in rows)
+        assert overall["passed"] == 0
 
 
 @pytest.mark.parametrize("name", adversaries_with_holes("filter"))
-def test_filter_keeps_no_adversary_episode_it_did_not_do(name, tasks, bench, write_tools):
-    _, root = bench
-    index = _task_index(tasks)
-    kept = [
-        (t["kind"], t["task_id"])
-        for t in open_artifact(root / "train" / "filtered" / name).load("filtered")  # may be empty
-        if not did_the_task(t, index[t["task_id"]], write_tools)
+def test_filter_keeps_no_adversary_episode_it_did_not_do(name, bench):
+    figures, _ = bench
+    kept = figures["agents"][name]["filter"]
+    assert kept["episodes"] > 0 and kept["not_done"] == 0, kept["kept_kinds"]
+
+
+def test_an_episode_did_the_task_only_with_the_gold_writes_exactly():
+    writes = {"cancel_order", "refund_payment"}
+    task = {
+        "gold_calls": [
+            {"tool": "get_order", "arguments": {"order_id": "o1"}},
+            {"tool": "cancel_order", "arguments": {"order_id": "o1"}},
+        ]
+    }
+    blunt = [
+        {"tool": "cancel_order", "arguments": {"order_id": "o1"}, "ok": True},
+        {"tool": "refund_payment", "arguments": {"payment_id": "o1"}, "ok": False},
     ]
-    assert kept == []
+    assert hack.did_the_task({"calls": blunt}, task, writes)  # a refused extra write changed nothing
+    other = [{"tool": "cancel_order", "arguments": {"order_id": "o2"}, "ok": True}]
+    assert not hack.did_the_task({"calls": other}, task, writes)
+    twice = [*blunt, {"tool": "cancel_order", "arguments": {"order_id": "o1"}, "ok": True}]
+    assert not hack.did_the_task({"calls": twice}, task, writes)
+    read_only = {"gold_calls": [{"tool": "get_order", "arguments": {"order_id": "o1"}}]}
+    assert not hack.did_the_task(
+        {"calls": []}, read_only, writes
+    )  # a read or policy task: never "done" by writes
 
 
 def test_envscale_eval_probes_any_tasks_with_an_adversary(tasks, tmp_path, capsys):
