@@ -26,10 +26,11 @@ place only when complete, so a crash never leaves half a version. Every version 
 when it is opened: a version whose files were deleted, truncated or edited fails with an
 :class:`ArtifactError` naming the version and the way out, never with wrong data.
 
-Inputs of a stage are recorded by content, not by where the command ran: files with size, mtime and
-sha256; artifacts with their `data_id` (a token unique to one written version), their absolute
-path, and their path relative to the artifact that read them, so :func:`resolve_input` finds them
-from any working directory and refuses a different artifact that happens to sit at the same path.
+Inputs of a stage are recorded by content, not by where the command ran: files with size, mtime,
+ctime and sha256 (the content decides whenever size or a timestamp moved; ctime is the one a hand-set
+mtime cannot put back); artifacts with their `data_id` (a token unique to one written version), their
+absolute path, and their path relative to the artifact that read them, so :func:`resolve_input` finds
+them from any working directory and refuses a different artifact that happens to sit at the same path.
 
 Example:
 
@@ -45,6 +46,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -52,7 +54,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -146,7 +148,7 @@ def _local(location: str) -> str:
 
 
 def file_input(path: str | os.PathLike) -> dict:
-    """How a stage records a file it read: absolute path, size, mtime and sha256 of the content."""
+    """How a stage records a file it read: absolute path, size, mtime, ctime and sha256 of the content."""
     path = Path(path).absolute()
     stat = path.stat()
     with path.open("rb") as fh:
@@ -156,6 +158,7 @@ def file_input(path: str | os.PathLike) -> dict:
         "path": str(path),
         "size": stat.st_size,
         "mtime_ns": stat.st_mtime_ns,
+        "ctime_ns": stat.st_ctime_ns,
         "sha256": digest,
     }
 
@@ -163,15 +166,22 @@ def file_input(path: str | os.PathLike) -> dict:
 def file_changed(entry: dict) -> str | None:
     """Why a file recorded with :func:`file_input` is no longer the same, or None when it is.
 
-    Size and mtime unchanged count as unchanged (no re-hash); otherwise the content hash decides,
-    so touching a file without editing it does not invalidate anything.
+    Size, mtime and ctime unchanged count as unchanged (no re-hash); otherwise the content hash decides,
+    so touching or copying a file without editing it does not invalidate anything. ctime is part of the
+    shortcut because every write moves it and no caller can set it: an in-place edit of the same size
+    whose mtime was put back (`touch -r`, `os.utime`, a tool keeping timestamps) is still hashed and caught.
+    An entry recorded before ctime was (no `ctime_ns`) is always hashed.
     """
     path = Path(entry["path"])
     try:
         stat = path.stat()
     except OSError:
         return f"{path} is gone"
-    if stat.st_size == entry.get("size") and stat.st_mtime_ns == entry.get("mtime_ns"):
+    if (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == (
+        entry.get("size"),
+        entry.get("mtime_ns"),
+        entry.get("ctime_ns"),
+    ):
         return None
     if stat.st_size != entry.get("size"):
         return f"{path} changed ({entry.get('size')} -> {stat.st_size} bytes)"
@@ -287,19 +297,37 @@ class Artifact:
         if splits.get(split, 0) == 0:
             empty = Dataset.from_dict({name: [] for name in features}, features=features, split=split)
             return empty.to_iterable_dataset() if streaming else empty
-        if self.is_hub:
+        with no_datasets_bars():  # a stage shows one bar of its own, not `datasets`' "Generating train split"
+            if self.is_hub:
+                return load_dataset(
+                    self.location, config, revision=self.revision, split=split, streaming=streaming, **kwargs
+                )
+            files = [str(p) for p in self.data_files(config, split)]
             return load_dataset(
-                self.location, config, revision=self.revision, split=split, streaming=streaming, **kwargs
+                "parquet",
+                data_files={split: files},
+                features=features,
+                split=split,
+                streaming=streaming,
+                **kwargs,
             )
-        files = [str(p) for p in self.data_files(config, split)]
-        return load_dataset(
-            "parquet",
-            data_files={split: files},
-            features=features,
-            split=split,
-            streaming=streaming,
-            **kwargs,
-        )
+
+
+@contextlib.contextmanager
+def no_datasets_bars() -> Iterator[None]:
+    """`datasets`' own progress bars off inside the block (its "Generating train split" bar when a version
+    is first read into its cache), as they were after. A user who set `HF_DATASETS_DISABLE_PROGRESS_BARS=0`
+    keeps them (that variable wins, and `datasets` would warn about turning them off)."""
+    import datasets
+
+    if datasets.config.HF_DATASETS_DISABLE_PROGRESS_BARS is False or datasets.are_progress_bars_disabled():
+        yield
+        return
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        datasets.enable_progress_bars()
 
 
 def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) -> None:
@@ -383,19 +411,21 @@ def count_rows(files: Iterable[Path], where: str) -> int:
 
 
 def data_files(folder: Path, manifest: dict) -> dict[str, dict]:
-    """Size, mtime and sha256 of every parquet shard of a version, keyed by `config/file name`."""
+    """Size, mtime, ctime and sha256 of every parquet shard of a version, keyed by `config/file name`."""
     files = {}
     for config, per_split in split_counts(manifest).items():
         for split in per_split:
             for path in shard_files(folder / config, split, manifest["data_id"]):
                 entry = file_input(path)
-                files[f"{config}/{path.name}"] = {k: entry[k] for k in ("size", "mtime_ns", "sha256")}
+                files[f"{config}/{path.name}"] = {
+                    k: entry[k] for k in ("size", "mtime_ns", "ctime_ns", "sha256")
+                }
     return files
 
 
 def _edited(folder: Path, recorded: dict[str, dict]) -> str | None:
-    """The first shard whose content is not what the manifest records (size and mtime unchanged: the same,
-    unhashed; otherwise its sha256 decides, so a copied version still opens)."""
+    """The first shard whose content is not what the manifest records (size, mtime and ctime unchanged: the
+    same, unhashed; otherwise its sha256 decides, so a copied version still opens)."""
     for name, entry in recorded.items():
         why = file_changed({"path": str(folder / name), **entry})
         if why is not None:
@@ -407,9 +437,9 @@ def check_data(folder: Path, manifest: dict, where: str) -> None:
     """Every split of every config has parquet files holding exactly the rows the manifest counts, and,
     for versions that record them (`files`), the content the manifest's sha256 digests say.
 
-    Reads footers, and hashes only shards whose size or mtime changed (milliseconds for a version opened
-    where it was written). Raises :class:`ArtifactError` naming the version, the config (and split, when the
-    config has several), what was expected and found, and the way out.
+    Reads footers, and hashes only shards whose size, mtime or ctime changed (milliseconds for a version
+    opened where it was written). Raises :class:`ArtifactError` naming the version, the config (and split,
+    when the config has several), what was expected and found, and the way out.
     """
     for config, per_split in split_counts(manifest).items():
         for split, expected in per_split.items():

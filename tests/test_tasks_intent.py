@@ -643,3 +643,22 @@ def test_the_persona_fits_the_kind_of_system(tables, group, place):
     }
     draft = TaskDraft(spec["name"], "read", [GoldCall(f"get_{table[:-1]}", {pk: "x_0001"}, {pk: "user"})])
     assert place in write_instructions(draft, spec, random.Random(0)).persona
+
+
+def test_a_row_known_by_a_withheld_value_is_not_named_by_it_in_the_first_message(shop):
+    """missing_info on a journey: the user knows their order by its date, found in their list of orders, and
+    holds the date back; the first message asks for "an order" (the goal, for the simulator, says which)."""
+    lookup = GoldCall("list_orders", {"customer_id": "cus_0014"}, {"customer_id": "user"})
+    cancel = GoldCall(
+        "cancel_order", {"order_id": "ord_0019"}, {"order_id": "call[0][1].order_id"}, write=True
+    )
+    calls = run(SHOP, [lookup, cancel])
+    when = calls[0].result[1]["created_at"]
+    assert calls[0].result[1]["order_id"] == "ord_0019" and len(calls[0].result) > 2
+    facts = {"customer number": "cus_0014", "order date": when}
+    draft = TaskDraft(shop["name"], "missing_info", calls, user_facts=facts, withheld=["order date"])
+    for seed in range(8):
+        ins = write_instructions(draft, shop, random.Random(seed))
+        assert ins.hidden_facts == {"order date": when}
+        assert when not in ins.first_message and when[:10] not in ins.first_message, ins.first_message
+        assert "order" in ins.first_message, ins.first_message

@@ -620,3 +620,40 @@ def test_a_tracker_that_cannot_run_is_one_line_before_anything_loads(trackers, m
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err and re.search(message, err), err
     assert TrainConfig(report_to=["none"]).report_to == ["none"]
+
+
+def test_a_trainer_option_error_is_one_line_before_the_model_loads(filtered, tmp_path, monkeypatch, capsys):
+    """A scheduler name `transformers` does not know is refused by `SFTConfig`: built for every stage before
+    the model loads (a minute for the demo's model), not after."""
+    import envscale.training.sft as sft
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the model was loaded before the options were checked")
+
+    monkeypatch.setattr(sft, "load_pretrained", no_load)
+    out = tmp_path / "model"
+    rc = cli_main(
+        ["train", "--input", filtered.location, "--output", str(out), "--lr-scheduler-type", "bogus"]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "bogus is not a valid SchedulerType" in err and not out.exists()
+
+
+def test_a_lora_stage_shows_the_trainers_bar_only_and_no_future_warning(filtered, tiny, tmp_path, capsys):
+    """No TRL dataset-preparation bars ("Tokenizing train dataset"...) and no FutureWarning, training the
+    adapter or loading it as an agent: PEFT reads `is_gradient_checkpointing`, which transformers deprecated
+    (filtered where we call, by its message)."""
+    import warnings
+
+    from envscale.models import load_pretrained
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = train(
+            filtered, _config(tiny, use_peft=True, lora_r=4, lora_alpha=8, stages=[1]), tmp_path / "m"
+        )
+        load_pretrained(str(result.stages[0].folder))  # the adapter merged onto its base
+    err = capsys.readouterr().err
+    assert [str(w.message) for w in caught if issubclass(w.category, FutureWarning)] == []
+    assert "Tokenizing train dataset" not in err and "Building labels" not in err, err

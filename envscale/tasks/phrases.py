@@ -199,6 +199,9 @@ class Phrases(Steps):
                 np.det = "the"
             if len(rows) > 1:
                 pick = self._selector(src, rows, index or 0)
+                if pick[0] == "hidden":  # the user knows it by a value they hold back (`missing_info`)
+                    np.det, np.short = "a", f"that {entity}"
+                    return np
                 if pick[0] == "pre":
                     np.pre.insert(0, pick[1])
                 else:
@@ -210,17 +213,21 @@ class Phrases(Steps):
         return NP(entity, "that", row=("row", src.index, index), short=short)
 
     def _selector(self, src: Step, rows: list, index: int) -> tuple[str, str]:
-        """What singles out row `index` among `rows`: ("pre", "most recent") or ("post", "named Lamp")."""
+        """What singles out row `index` among `rows`: ("pre", "most recent") or ("post", "named Lamp"); or
+        ("hidden", "") when it is the value the user holds back from the first message (`missing_info`)."""
         if not (0 <= index < len(rows)) or not isinstance(rows[index], dict):
             return "post", "in the list"
         row = rows[index]
         dicts = [r for r in rows if isinstance(r, dict)]
         pk = primary_key_of(self.spec, src.table)
         told = [v for v in self.draft.user_facts.values() if isinstance(v, str)]
+        held = [] if self.show_hidden else [self.draft.user_facts.get(n) for n in self.draft.withheld]
         for column in row:  # the value the user knows the row by (`envscale.tasks.journeys.find_row`)
             mine = row.get(column)
             if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
                 continue
+            if mine in held:
+                return "hidden", ""
             if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
                 return "post", f'named "{mine}"'
             enum = "enum" in self.column_spec(src.op, column)

@@ -16,18 +16,20 @@ import json
 import logging
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..artifacts import Artifact
+from ..artifacts import Artifact, no_datasets_bars
 from ..config import to_dict
 from ..models import (
     SMOLLM2,
     TRAINING_RECORD,
     is_adapter,
     load_pretrained,
+    peft_warnings_off,
     resolve_model_name,
 )
 from .config import TrainConfig
@@ -254,6 +256,17 @@ def make_trainer(
     )
 
 
+@contextlib.contextmanager
+def library_noise_off() -> Iterator[None]:
+    """What the libraries under a training stage print that says nothing to its user, off inside the block:
+    TRL's dataset preparation bars (`datasets` maps: "Tokenizing", "Building labels", "Truncating", "Dropping
+    fully masked examples"), so the trainer's own bar is the stage's one bar; and the two warnings PEFT's
+    internals raise (see :func:`envscale.models.peft_warnings_off`).
+    """
+    with no_datasets_bars(), peft_warnings_off():
+        yield
+
+
 def train_stage(
     stage: int, model: Any, tokenizer: Any, examples: list[dict], config: TrainConfig, folder: Path
 ):
@@ -262,12 +275,14 @@ def train_stage(
     Returns (the trainer, the train output). Ctrl-C stops with a message naming the checkpoint to resume from.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    trainer = make_trainer(stage, model, tokenizer, examples, config, folder)
+    with library_noise_off():
+        trainer = make_trainer(stage, model, tokenizer, examples, config, folder)
     resume = last_checkpoint(folder) if config.save_steps else None
     if resume:
         logger.info("stage %d: resuming from %s", stage, resume)
     try:
-        output = trainer.train(resume_from_checkpoint=resume)
+        with library_noise_off():
+            output = trainer.train(resume_from_checkpoint=resume)
     except KeyboardInterrupt:
         step = trainer.state.global_step
         saved = last_checkpoint(folder)
@@ -280,7 +295,8 @@ def train_stage(
             else "no checkpoint to resume from (set save_steps to save them)",
         )
         raise
-    trainer.save_model(str(folder))
+    with library_noise_off():
+        trainer.save_model(str(folder))
     (folder / "README.md").unlink(missing_ok=True)  # PEFT's blank card; envscale writes the real one
     return trainer, output
 
@@ -325,6 +341,10 @@ def train(data: Artifact, config: TrainConfig, output: str | Path) -> TrainResul
         )
     check_quantization(config)
     output = Path(output).absolute()
+    for (
+        stage
+    ) in config.stages:  # the trainer's own option checks (a scheduler name...) before the model loads
+        _sft_config(stage, config, output / f"stage{stage}")
     examples = load_examples(data)
     if not examples:
         raise ValueError(f"{data.pinned} has no training example (config filtered, split train is empty)")
