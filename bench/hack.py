@@ -154,7 +154,7 @@ def run(
     names: list[str],
     *,
     max_tasks: int | None = None,
-    train_tasks: int | None = 200,
+    train_tasks: int | None = 100,
     concurrency: int = 8,
 ) -> dict[str, Any]:
     """Every figure: `{"agents": {name: {"kinds": {kind: {episodes, passed, rate}}, "filter": {...}}}}`."""
@@ -198,9 +198,12 @@ def format_table(figures: dict[str, Any]) -> str:
         for kind in [*kinds, "overall"]:
             c = entry["kinds"].get(kind)
             cells.append(f"{c['passed']}/{c['episodes']} ({100 * c['rate']:.1f}%)" if c else "-")
-        cells.append(str(entry["kinds"]["overall"]["not_done"]))
+        adversary = entry["backend"].get("kind") == "adversary"  # an honest agent's read passes are no gaming
+        cells.append(str(entry["kinds"]["overall"]["not_done"]) if adversary else "-")
         f = entry.get("filter")
-        cells += [f"{f['kept']}/{f['episodes']}", str(f["not_done"])] if f else ["-", "-"]
+        cells += (
+            [f"{f['kept']}/{f['episodes']}", str(f["not_done"]) if adversary else "-"] if f else ["-", "-"]
+        )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -221,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         "--max-tasks", type=int, default=None, help="at most this many test tasks (default: all)"
     )
     parser.add_argument(
-        "--train-tasks", type=int, default=200, help="train tasks rolled out and filtered per agent (0: skip)"
+        "--train-tasks", type=int, default=100, help="train tasks rolled out and filtered per agent (0: skip)"
     )
     parser.add_argument("--concurrency", type=int, default=8, help="episodes in flight at once")
     parser.add_argument("--json", default=None, help="also write every figure here")
