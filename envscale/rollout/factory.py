@@ -1,7 +1,8 @@
-"""`make_backend`: the backend of a config, whatever its kind (`endpoint`, `transformers`, `scripted`).
+"""`make_backend`: the backend of a config, whatever its kind (`endpoint`, `transformers`, `scripted`,
+`adversary`).
 
 The kinds live in their own modules (`backends` holds the contract and the endpoint client, `local` the
-`transformers` backend, `scripted` the offline agent and user); this factory sits above them, so each imports
+`transformers` backend, `scripted` the offline agent and user, `adversaries` the adversarial agents); this factory sits above them, so each imports
 only the contract.
 
 Example:
@@ -15,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+from .adversaries import AdversaryBackend
 from .backends import Backend, BackendConfig, EndpointBackend
 from .scripted import ScriptedAgentBackend, ScriptedUserBackend
 
@@ -29,4 +31,8 @@ def make_backend(config: BackendConfig, role: str, *, concurrency: int = 64) -> 
         from .local import TransformersBackend  # imports torch and transformers: only when asked for
 
         return TransformersBackend(config, role)
+    if config.kind == "adversary":
+        if role != "agent":
+            raise ValueError("kind 'adversary' plays the agent, not the user")
+        return AdversaryBackend(config, role)
     return ScriptedAgentBackend(config, role) if role == "agent" else ScriptedUserBackend(config, role)
