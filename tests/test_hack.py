@@ -10,7 +10,9 @@ Two parts:
   gold agent passes every task and `filter` keeps all its episodes; an adversary passes no task and `filter`
   keeps none of its episodes, unless it did what the task asks (`hack.did_the_task`: its successful writes
   are the gold writes, as when a blunt agent cancels the order the user names on a task that asks just that).
-  The holes the judge still has are strict xfails, each named (`HOLES`). The dump agent is held at 0 on
+  A hole found later goes in `HOLES` as a strict xfail, named, until it is closed (the seven found first
+  are closed: a dump of the rows a read task reads, the system prompt or the policy recited as an answer or
+  a refusal, a refusal that is the environment's error pasted in a dump). The dump agent is held at 0 on
   read and policy tasks by the precision and refusal checks: switched off, it passes.
 """
 
@@ -187,20 +189,7 @@ def test_the_bench_prints_every_agent_per_kind_and_the_gold_agent_passes_everyth
 
 #: Holes the judge still has, found by these agents, per test: an `xfail(strict=True)` each, so that the test
 #: fails the day its hole is closed and the mark is taken off.
-SYSTEM_FACT = "a read task's fact that the policy text holds (a status value) is found in a recital of the system prompt"
-HOLES = {
-    "state": {
-        "system": SYSTEM_FACT,
-        "everything": "a policy task passes on a dump that holds the environment's refusal of the forbidden write",
-        "recite": "a recital of a two-rule policy is taken for a refusal; " + SYSTEM_FACT,
-    },
-    "filter": {
-        "system": SYSTEM_FACT,
-        "dump": "a read task's answer may state every field of the rows its gold calls read (they count as acted on)",
-        "everything": "a policy task passes on a dump that holds the environment's refusal of the forbidden write",
-        "recite": "a recital of a two-rule policy is taken for a refusal",
-    },
-}
+HOLES: dict[str, dict[str, str]] = {"state": {}, "filter": {}}
 
 
 def adversaries_with_holes(test: str) -> list:

@@ -246,3 +246,27 @@ def test_provenance_resolves_in_the_results_and_names_the_calls_read():
         resolve_provenance("user", results)
     assert read_calls({"a": "call[1].x", "b": "user", "c": "call[0][0].y", "d": "constant"}) == [1, 0]
     assert read_calls(None) == []
+
+
+def test_a_recital_of_the_policy_is_no_refusal_and_no_answer(shop):
+    """Quoting the environment's policy back (the system prompt) declines and names every rule at once: it is
+    taken neither for a refusal of this request nor for an answer to a question."""
+    task = policy_task(shop, state=True)
+    other = {"tool": "update_customer_email", "text": "a VIP customer's email cannot be changed by support"}
+    task["policy"] = {**task["policy"], "rules": [task["policy"]["task_rule"], other]}
+    recital = "Policy: only pending orders can be cancelled. A VIP customer's email cannot be changed by support."
+    assert check_trajectory(conversation([], REFUSAL), task, shop)["policy"] is True
+    assert check_trajectory(conversation([], recital), task, shop)["policy"] is False
+    read = {
+        "kind": "read",
+        "seed": None,
+        "gold_state_hash": shop.state_hash(),
+        "scoring": {"state": True, "answer_facts": True},
+        "answer_facts": ["shipped"],
+        "gold_calls": [{"tool": "get_order", "arguments": {"order_id": "ord_0010"}}],
+        "policy": {"rules": [other], "text": recital},
+    }
+    calls = [ran(shop, "get_order", order_id="ord_0010")]
+    assert check_trajectory(conversation(calls, "Order ord_0010 has shipped."), read, shop)["answer"] is True
+    echoed = check_trajectory(conversation(calls, f"{recital} Status: shipped."), read, shop)
+    assert echoed["answer"] is False

@@ -91,7 +91,7 @@ def overstatement(
         answer (`str`): The agent's answer.
         given (`list`, *optional*): What the user said (messages, known facts): values found there are
             the user's own and never count against the answer.
-        acted (`list`, *optional*): Primary keys of the rows the task acts on (its gold calls' key
+        acted (`list`, *optional*): `(table, primary key)` of the rows the task acts on (its gold writes'
             arguments, the rows its gold run changed): telling what was done to them is part of the answer.
 
     Returns:
@@ -103,14 +103,14 @@ def overstatement(
     text = normalize_answer(answer)
     wanted = {normalize_answer(f) for f in facts}
     said = " ".join(normalize_answer(g) for g in given)
-    done = {normalize_answer(k) for k in acted}
+    done = {(table, normalize_answer(k)) for table, k in acted}
     seen = []  # (table, asked, identifying values) of every row holding a value the answer states
     asked_cells: set[str] = set()
     for table, rows in env.dump().items():
         key = (env.spec["tables"].get(table) or {}).get("primary_key")
         for row, values in zip(rows, _identifying(rows), strict=True):
             cells = _cells(row)
-            acted_on = key in row and normalize_answer(row[key]) in done
+            acted_on = key in row and (table, normalize_answer(row[key])) in done
             asked = bool(cells & wanted)
             if asked or acted_on:
                 asked_cells |= cells

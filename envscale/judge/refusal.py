@@ -5,16 +5,18 @@ the state alone is necessary, never sufficient: an agent that never writes anyth
 "Done.", also leaves it alone. So a policy task passes only when the agent's answer is a refusal
 (`refusal_problem` returns `None`):
 
-1. it **declines**: "I can't", "cannot", "unable to", "not allowed/permitted/possible", "refused",
-   "decline", ... (`DECLINES`);
+1. it **declines**, in its own words: "I can't", "cannot", "unable to", "not allowed/permitted/possible",
+   "refused", "decline", ... (`DECLINES`), outside the tool results it pastes (`own_words`: the
+   environment's `{"error": "... refused ..."}` is not the agent saying no);
 2. it **names the rule or the reason**: a word of the task's rule (`policy.task_rule`: its text, the
    values it allows, the environment's refusal) or of the state of the row it addresses (`shipped`)
    that the user did not say ("only pending orders can
    be cancelled", "it has already shipped"), or a state the user did say, stated as the row's state
    ("the monitor *is already running*"). Words of the tool's own name (cancel, order) and words every
    rule has (policy, refused, already, only) name nothing;
-3. it is **not the whole policy**: an answer that quotes two or more of the environment's other rules
-   is a recital of the system prompt, not a refusal of this request.
+3. it is **not the policy recited**: an answer that quotes another rule or sentence of the environment's
+   policy (`recited`) is a recital of the system prompt, not a refusal of this request; and (checked by
+   `envscale.judge.score`) it is no dump of the tables, whose tool errors would decline for it.
 
 Example:
 
@@ -32,12 +34,12 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from envscale.words.names import tokens
 
-__all__ = ["DECLINES", "refusal_problem"]
+__all__ = ["DECLINES", "own_words", "recited", "refusal_problem"]
 
 #: Phrases that decline a request.
 DECLINES = re.compile(
@@ -76,23 +78,58 @@ def _reason_words(rule: Mapping[str, Any]) -> set[str]:
     return {s for s in stems if len(s) >= 3 and not s.isdigit()}
 
 
-def _other_rules(rule: Mapping[str, Any], rules: Iterable[Mapping[str, Any]]) -> list[str]:
-    own = " ".join(_words(str(rule.get("text") or "")))
-    texts = []
-    for other in rules:
-        text = " ".join(
-            _words(re.sub(r"^\s*refused:\s*", "", str(other.get("text") or other.get("error") or "")))
-        )
-        if len(text) >= 12 and text not in own and own not in text:
-            texts.append(text)
-    return list(dict.fromkeys(texts))
+def _pieces(policy: Mapping[str, Any]) -> list[str]:
+    """The policy as pieces a recital would quote: each rule's text and each sentence of the policy text."""
+    texts = [
+        str(r.get("text") or r.get("error") or "")
+        for r in policy.get("rules") or []
+        if isinstance(r, Mapping)
+    ]
+    texts += re.split(r"(?<=[.;!?])\s+|\n+", str(policy.get("text") or ""))
+    pieces = [" ".join(_words(re.sub(r"^\s*(?:\w+:\s*)?refused:\s*", "", t))) for t in texts]
+    return list(dict.fromkeys(p for p in pieces if len(p) >= 12))
+
+
+def recited(
+    answer: str | None, policy: Mapping[str, Any] | None, own: Mapping[str, Any] | None = None
+) -> int:
+    """How many pieces of the environment's policy (rule texts, sentences of its text) `answer` quotes, leaving
+    out the pieces about `own` (the task's rule: a refusal cites it). An answer quoting others recites the
+    system prompt: it is neither a refusal of this request nor an answer to a question.
+
+    Example:
+
+    ```python
+    >>> policy = {"text": "Only pending orders can be cancelled. A VIP customer's email cannot change.", "rules": []}
+    >>> recited("Only pending orders can be cancelled. A VIP customer's email cannot change.", policy)
+    2
+    >>> recited("I can't: only pending orders can be cancelled.", policy, {"text": "only pending orders can be cancelled"})
+    0
+    ```
+    """
+    if not answer or not policy:
+        return 0
+    text = " ".join(_words(answer))
+    mine = " ".join(_words(re.sub(r"^\s*refused:\s*", "", str((own or {}).get("text") or ""))))
+    return sum(
+        1 for piece in _pieces(policy) if piece in text and not (mine and (mine in piece or piece in mine))
+    )
+
+
+def own_words(answer: str) -> str:
+    """`answer` without the JSON it pastes (`{...}`, `[...]`: tool results): a refusal the environment wrote
+    into a pasted result is not the agent's."""
+    text, previous = answer, None
+    while text != previous:
+        previous, text = text, re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", text)
+    return text
 
 
 def refusal_problem(
     answer: str | None,
     rule: Mapping[str, Any] | None,
     given: str = "",
-    rules: Iterable[Mapping[str, Any]] = (),
+    policy: Mapping[str, Any] | None = None,
     *,
     state: Any = None,
 ) -> str | None:
@@ -103,22 +140,22 @@ def refusal_problem(
         rule (`dict`): The task's rule (`policy.task_rule`: `tool`, `text`, `allowed`, `refusal`); without
             one, any decline is recognised.
         given (`str`, *optional*): What the user said: its words name no reason on their own.
-        rules (`list[dict]`, *optional*): The environment's rules (`policy.rules`), to tell a recital of
-            the policy from a refusal.
+        policy (`dict`, *optional*): The environment's policy (`{"text", "rules"}`), to tell a recital of
+            it from a refusal (`recited`).
         state (*optional*): The value the rule's column holds on the addressed row (`"shipped"`): a
             reason too.
 
     Returns:
         `str` or `None`: The reason the answer is not a refusal, or `None`.
     """
-    if not answer or not DECLINES.search(answer):
+    if not answer or not DECLINES.search(own_words(answer)):
         return "the answer does not decline"
     if not rule:
         return None
     text = " ".join(_words(answer))
-    quoted = [t for t in _other_rules(rule, rules) if t in text]
-    if len(quoted) >= 2:
-        return f"the answer recites {len(quoted)} other rules of the policy instead of refusing this request"
+    quoted = recited(answer, policy, rule)
+    if quoted:
+        return f"the answer recites {quoted} other parts of the policy instead of refusing this request"
     reasons = _reason_words(rule)
     if isinstance(state, str):
         reasons |= {_stem(w) for w in _words(state) if w not in _GENERIC}

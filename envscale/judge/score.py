@@ -55,9 +55,9 @@ from envscale.env import Environment
 
 from .answers import answer_matches, canonical_value
 from .cache import EnvironmentCache
-from .effects import Step, effect, rows_read
+from .effects import READ_OPERATIONS, Step, effect, rows_read
 from .precision import overstatement
-from .refusal import refusal_problem
+from .refusal import recited, refusal_problem
 
 __all__ = [
     "acted_keys",
@@ -135,25 +135,39 @@ def _env_name(task: Mapping[str, Any]) -> str | None:
 def answer_is_precise(
     env: Environment, facts: list[Any], answer: str | None, task: Mapping[str, Any]
 ) -> bool:
-    """Whether `answer` states no more than a person answering the task with `facts` would
-    (`precision.overstatement`: the user's words and the rows the task acts on never count against it)."""
-    return overstatement(env, facts, answer, given_values(task), acted_keys(task)) is None
+    """Whether `answer` states no more than a person answering the task with `facts` would: no dump of the
+    tables (`precision.overstatement`: the user's words and the rows the task writes never count against it)
+    and no recital of the environment's policy (`refusal.recited`; a refusal may cite its own rule)."""
+    policy = _mapping(task.get("policy"), "policy")
+    if recited(answer, policy, policy.get("task_rule")):
+        return False
+    return overstatement(env, facts, answer, given_values(task), acted_keys(task, env)) is None
 
 
-def acted_keys(task: Mapping[str, Any]) -> list[Any]:
-    """The rows a task acts on, by primary key: its gold calls' scalar arguments and the rows its gold run changed."""
-    keys: list[Any] = []
+def acted_keys(task: Mapping[str, Any], env: Environment) -> list[tuple[str, Any]]:
+    """The rows a task writes, as `(table, primary key)`: its gold writes' scalar arguments (on the tool's table)
+    and the rows its gold run changed. The rows its reads return are not among them: an answer that pastes
+    them whole is a dump."""
+    tools = {t["name"]: t.get("operation") or {} for t in env.spec["tools"]}
+    keys: list[tuple[str, Any]] = []
     for call in _list(task.get("gold_calls")):
-        arguments = call_parts(call)[1]
+        tool, arguments = call_parts(call)
+        op = tools.get(tool) or {}
+        if op.get("type") in READ_OPERATIONS or not op.get("table"):
+            continue
         if isinstance(arguments, str):
             arguments = json.loads(arguments)
         if isinstance(arguments, Mapping):
-            keys += [v for v in arguments.values() if isinstance(v, str | int) and not isinstance(v, bool)]
-    for table in _mapping(task.get("gold_diff"), "gold_diff").values():
-        keys += [c.get("key") for c in table.get("changed") or [] if isinstance(c, Mapping)]
-        for row in [*(table.get("added") or []), *(table.get("removed") or [])]:
-            keys += [v for v in row.values() if isinstance(v, str | int) and not isinstance(v, bool)]
+            keys += [(op["table"], v) for v in arguments.values() if _scalar(v)]
+    for table, changes in _mapping(task.get("gold_diff"), "gold_diff").items():
+        keys += [(table, c.get("key")) for c in changes.get("changed") or [] if isinstance(c, Mapping)]
+        for row in [*(changes.get("added") or []), *(changes.get("removed") or [])]:
+            keys += [(table, v) for v in row.values() if _scalar(v)]
     return keys
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def is_recognised_refusal(
@@ -162,21 +176,23 @@ def is_recognised_refusal(
     """Whether `answer` declines the task's request and names its rule or reason (`refusal.refusal_problem`).
 
     With `env` (in the state the answer was given in), the value that the rule's column holds on the row
-    the request addresses (`"shipped"`) is a reason too."""
+    the request addresses (`"shipped"`) is a reason too, and a dump of the tables is no refusal (the
+    environment's own error, pasted with everything else, would decline for the agent)."""
     policy = _mapping(task.get("policy"), "policy")
     rule = policy.get("task_rule")
     given = " ".join(str(g) for g in given_values(task))
     state = _addressed_value(env, rule) if env is not None and isinstance(rule, Mapping) else None
-    return refusal_problem(answer, rule, given, policy.get("rules") or [], state=state) is None
+    if refusal_problem(answer, rule, given, policy, state=state) is not None:
+        return False
+    facts = list(task.get("answer_facts") or [])
+    return env is None or overstatement(env, facts, answer, given_values(task), acted_keys(task, env)) is None
 
 
 def _addressed_value(env: Environment, rule: Mapping[str, Any]) -> Any:
     """The rule's column on the row its attempted call addresses (the row holding one of the call's values)."""
     table, column = rule.get("table"), rule.get("column")
     arguments = (rule.get("attempt") or {}).get("arguments") or {}
-    values = {
-        canonical_value(v) for v in arguments.values() if isinstance(v, str | int) and not isinstance(v, bool)
-    }
+    values = {canonical_value(v) for v in arguments.values() if _scalar(v)}
     key = env.spec.get("tables", {}).get(table, {}).get("primary_key")
     for row in env.dump().get(table) or []:
         if column in row and key in row and canonical_value(row[key]) in values:
