@@ -254,7 +254,9 @@ def test_a_recital_of_the_policy_is_no_refusal_and_no_answer(shop):
     task = policy_task(shop, state=True)
     other = {"tool": "update_customer_email", "text": "a VIP customer's email cannot be changed by support"}
     task["policy"] = {**task["policy"], "rules": [task["policy"]["task_rule"], other]}
-    recital = "Policy: only pending orders can be cancelled. A VIP customer's email cannot be changed by support."
+    recital = (
+        "Policy: only pending orders can be cancelled. A VIP customer's email cannot be changed by support."
+    )
     assert check_trajectory(conversation([], REFUSAL), task, shop)["policy"] is True
     assert check_trajectory(conversation([], recital), task, shop)["policy"] is False
     read = {
