@@ -1124,6 +1124,31 @@ def _operation(
     use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
 ) -> tuple[dict | None, str | None]:
     """The operation of one tool, and a policy sentence when one was derived."""
+    op, rule = _operation_of(use, tables, name, session, natural)
+    if op is not None and op["type"] in ("get", "update", "delete"):
+        # `enable_infra_alert_config`: a kind named in the name (an enum value of a column the tool does not
+        # set) is a precondition on the row it acts on, so that it differs from `enable_global_..._config`
+        columns, pk = tables[use.table]["columns"], tables[use.table]["primary_key"]
+        taken = {*(op.get("set") or {}), *(op.get("fixed") or {}), *(op.get("key") or {})}
+        kinds = [
+            {
+                "column": col,
+                "op": "eq",
+                "value": value,
+                "error": f"refused: not a {value} {singular(use.table)}",
+            }
+            for col, (cmp, value) in _qualifiers(use, columns, pk, taken).items()
+            if cmp == "eq" and not isinstance(value, dict)
+        ]
+        if kinds:
+            op["preconditions"] = [*kinds, *op.get("preconditions", [])]
+    return op, rule
+
+
+def _operation_of(
+    use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
+) -> tuple[dict | None, str | None]:
+    """:func:`_operation` before the kind preconditions are put first."""
     m, table = use.meaning, use.table
     tspec = tables[table]
     columns, pk = tspec["columns"], tspec["primary_key"]
@@ -1176,6 +1201,11 @@ def _operation(
         for arg in use.searches:
             if text:
                 op["filters"].append({"column": text, "arg": arg, "op": "contains"})
+        bound = {f["column"] for f in op["filters"]}
+        for col, (cmp, value) in _qualifiers(use, columns, pk, bound).items():
+            # `getUpcomingWebinars`, `/articles/me/unpublished`: which rows, a filter always applied
+            literal = value if isinstance(value, dict) else {"value": value}
+            op["filters"].append({"column": col, "op": cmp, "value": literal})
         if use.key and key_fits:  # a list keyed by its own id (`get_order_history(order_id)`)
             op["filters"].append({"column": pk, "arg": use.key, "op": "eq"})
         if use.limit and op["type"] == "list":
@@ -1198,6 +1228,12 @@ def _operation(
             enum = columns[status]["enum"]
             initial = next((v for v in _OPEN_STATUSES if v in enum), enum[0])
             op["defaults"] = {status: initial}
+        for col, (cmp, value) in _qualifiers(use, columns, pk, set(op["values"])).items():
+            if cmp == "eq" and not isinstance(value, dict):  # `create_infra_alert_config`: of that kind
+                op["values"][col] = {"value": value}
+                op.get("defaults", {}).pop(col, None)
+        if not op.get("defaults", True):
+            del op["defaults"]
         for col, spec in columns.items():  # a row the session user creates is theirs
             if session and spec.get("references") == session and col not in op["values"]:
                 op["values"][col] = {"session": tables[session]["primary_key"]}
@@ -1310,6 +1346,76 @@ def _operation(
             op["preconditions"] = [{"column": status, "op": "in", "value": allowed, "error": reason}]
             rule = f"{name}: {reason}."
     return op, rule
+
+
+_TIME_WORDS = {"upcoming": "ge", "future": "ge", "past": "lt", "previous": "lt"}
+_WHEN_COLUMNS = ("start_time", "starts_at", "start_date", "start", "scheduled_at", "date", "time", "datetime")
+
+
+def qualifier_words(name: str, path: Any, skip: set[str]) -> list[str]:
+    """The words of a tool's name and of its route's literal segments that are not a resource a parameter
+    names (`/organizers/{key}/...`) nor in `skip` (its verb, entity, parent): the words that can say which
+    rows it means. Adjacent pairs are joined too (`in_progress`).
+
+    Example:
+        >>> qualifier_words("getUpcomingWebinars", "/organizers/{k}/upcomingWebinars", {"get", "webinar"})
+        ['upcoming']
+    """
+    found = list(tokens(name))
+    segments = [x for x in str(path or "").strip("/").split("/") if x]
+    for i, seg in enumerate(segments):
+        if not seg.startswith(("{", ":")) and not (i + 1 < len(segments) and segments[i + 1].startswith("{")):
+            found += tokens(seg)
+    found += [f"{a}_{b}" for a, b in zip(found, found[1:], strict=False)]
+    drop = skip | {plural(w) for w in skip}
+    return list(dict.fromkeys(w for w in found if w not in drop and len(w) > 1))
+
+
+def qualified_rows(words: list[str], columns: dict, pk: str, taken: set[str]) -> dict[str, tuple[str, Any]]:
+    """`{column: (op, value)}` that the qualifier words fix: a word that is a value of a string column's
+    enum (`archived`, `infra`), a boolean column's name or its negation (`published` / `unpublished`,
+    `active` / `inactive`), or a time word (`upcoming`, `past`) over the row's date. Columns in `taken`
+    (what the tool binds itself) and keys are never fixed.
+
+    Example:
+        >>> qualified_rows(["unpublished"], {"id": {"type": "string"}, "published": {"type": "boolean"}}, "id", set())
+        {'published': ('eq', False)}
+    """
+    fixed: dict[str, tuple[str, Any]] = {}
+    for word in words:
+        for col, cspec in columns.items():
+            if col == pk or col in taken or col in fixed or cspec.get("references"):
+                continue
+            enum = [str(v).lower() for v in cspec.get("enum") or []]
+            if cspec["type"] == "string" and word in enum:
+                fixed[col] = ("eq", cspec["enum"][enum.index(word)])
+                break
+            base = col.removeprefix("is_")
+            if cspec["type"] == "boolean" and word in (base, *(f"{n}{base}" for n in ("un", "in", "non"))):
+                fixed[col] = ("eq", word == base)
+                break
+        if word in _TIME_WORDS:
+            when = next(
+                (
+                    c
+                    for c in _WHEN_COLUMNS
+                    if c in columns and c not in taken and c not in fixed and columns[c]["type"] == "string"
+                ),
+                None,
+            )
+            if when:
+                fixed[when] = (_TIME_WORDS[word], {"now": "datetime"})
+    return fixed
+
+
+def _qualifiers(use: _Use, columns: dict, pk: str, taken: set[str]) -> dict[str, tuple[str, Any]]:
+    """:func:`qualified_rows` of one tool, its verb, entity and parent aside."""
+    m = use.meaning
+    skip = {w for x in (m.verb, m.entity, m.parent) if x for w in x.split("_")} | set(m.status_value)
+    skip |= {w for p in use.props for w in tokens(p)}
+    notes = use.tool.get("annotations") if isinstance(use.tool.get("annotations"), dict) else {}
+    words = qualifier_words(use.tool.get("original_name") or use.tool["name"], notes.get("path"), skip)
+    return qualified_rows(words, columns, pk, taken)
 
 
 def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:

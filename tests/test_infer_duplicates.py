@@ -1,0 +1,135 @@
+"""No near-duplicate tools inside a world unless their effects differ: two API operations the inference used to
+give one effect each get the effect their route means. A read qualified by a state or a time of its rows
+(`/articles/published`, `getUpcomingWebinars`) gets a fixed filter, a kind named in the name (an enum value of
+a column) fixes that column, and an act in the route (`DELETE /mocks/{uid}/unpublish`) changes a status."""
+
+from apitools import api_tool
+
+from envscale.env import Environment, validate_spec
+from envscale.materialize.infer import infer_spec, qualified_rows, qualifier_words
+from envscale.words.semantics import tool_meaning
+
+_S = {"type": "string"}
+_ID = {"type": "string", "x-in": "path"}
+
+
+def _spec(tools, name="articles"):
+    spec = infer_spec({"domain_id": 0, "name": name, "groups": {"API": len(tools)}}, tools, rows=6, seed=0)
+    validate_spec(spec.spec)
+    return spec.spec
+
+
+def _ops(spec):
+    return {t["name"]: t["operation"] for t in spec["tools"]}
+
+
+def test_a_trailing_state_word_of_a_route_is_which_rows_not_a_resource():
+    m = tool_meaning(
+        "getUserUnpublishedArticles", "", {}, {"method": "GET", "path": "/api/articles/me/unpublished"}
+    )
+    assert (m.effect, m.entity) == ("read", "article")
+    m = tool_meaning("getUserAllArticles", "", {}, {"method": "GET", "path": "/api/articles/me/all"})
+    assert m.entity == "article"
+    m = tool_meaning("getArticles", "", {}, {"method": "GET", "path": "/api/articles"})
+    assert m.entity == "article"
+
+
+def test_a_delete_route_ending_in_a_status_act_changes_the_status_and_never_deletes():
+    path = {"method": "DELETE", "path": "/mocks/{mock_uid}/unpublish"}
+    m = tool_meaning("unpublishMock", "", {"properties": {"mock_uid": _ID}}, path)
+    assert (m.effect, m.entity) == ("status", "mock")
+    assert "unpublished" in m.status_value
+    m = tool_meaning(
+        "deleteMock", "", {"properties": {"mock_uid": _ID}}, {"method": "DELETE", "path": "/mocks/{mock_uid}"}
+    )
+    assert m.effect == "delete"
+
+
+def test_qualifier_words_leave_out_resources_a_parameter_names_and_the_tool_s_own_words():
+    words = qualifier_words("getUpcomingWebinars", "/organizers/{k}/upcomingWebinars", {"get", "webinar"})
+    assert "upcoming" in words and "organizer" not in words and "organizers" not in words
+    assert "webinars" not in words
+
+
+def test_qualified_rows_read_enum_values_booleans_and_time_words():
+    columns = {
+        "id": {"type": "string"},
+        "kind": {"type": "string", "enum": ["infra", "mobile_app"]},
+        "published": {"type": "boolean"},
+        "start_time": {"type": "string"},
+    }
+    assert qualified_rows(["mobile_app"], columns, "id", set()) == {"kind": ("eq", "mobile_app")}
+    assert qualified_rows(["unpublished"], columns, "id", set()) == {"published": ("eq", False)}
+    assert qualified_rows(["published"], columns, "id", set()) == {"published": ("eq", True)}
+    assert qualified_rows(["upcoming"], columns, "id", set()) == {"start_time": ("ge", {"now": "datetime"})}
+    assert qualified_rows(["infra"], columns, "id", {"kind"}) == {}  # a column the tool binds itself
+    assert qualified_rows(["all"], columns, "id", set()) == {}
+
+
+def _article_tools():
+    article = {
+        "type": "object",
+        "properties": {"id": _S, "title": _S, "published": {"type": "boolean"}},
+    }
+    arr = {"type": "array", "items": article}
+    return [
+        api_tool("createArticle", "POST", "/api/articles", {"title": _S}, ["title"], article, group="API"),
+        api_tool("getArticleById", "GET", "/api/articles/{id}", {"id": _ID}, ["id"], article, group="API"),
+        api_tool("getUserAllArticles", "GET", "/api/articles/me/all", {}, [], arr, group="API"),
+        api_tool("getUserPublishedArticles", "GET", "/api/articles/me/published", {}, [], arr, group="API"),
+        api_tool(
+            "getUserUnpublishedArticles", "GET", "/api/articles/me/unpublished", {}, [], arr, group="API"
+        ),
+    ]
+
+
+def test_published_and_unpublished_reads_filter_the_rows_they_name():
+    spec = _spec(_article_tools())
+    ops = _ops(spec)
+    assert ops["getUserAllArticles"]["table"] == "articles"
+    fixed = {
+        n: [f for f in ops[n]["filters"] if "value" in f]
+        for n in ("getUserAllArticles", "getUserPublishedArticles", "getUserUnpublishedArticles")
+    }
+    assert fixed["getUserAllArticles"] == []
+    assert fixed["getUserPublishedArticles"] == [
+        {"column": "published", "op": "eq", "value": {"value": True}}
+    ]
+    assert fixed["getUserUnpublishedArticles"] == [
+        {"column": "published", "op": "eq", "value": {"value": False}}
+    ]
+    env = Environment(spec)
+    env.reset()
+    published = sum(1 for row in env.dump()["articles"] if row["published"])
+    out = env.step("getUserPublishedArticles", {})
+    assert out["ok"] and len(out["result"]) == published
+    out = env.step("getUserUnpublishedArticles", {})
+    assert out["ok"] and len(out["result"]) == len(env.dump()["articles"]) - published
+
+
+def test_a_kind_named_in_an_act_is_a_precondition_on_the_row():
+    config = {
+        "type": "object",
+        "properties": {"id": _S, "kind": {"type": "string", "enum": ["infra", "mobile_app"]}},
+    }
+    tools = [
+        api_tool(
+            "createConfig",
+            "POST",
+            "/configs",
+            {"kind": config["properties"]["kind"]},
+            [],
+            config,
+            group="API",
+        ),
+        api_tool(
+            "enableInfraConfig", "POST", "/configs/{id}/enable", {"id": _ID}, ["id"], config, group="API"
+        ),
+        api_tool(
+            "enableMobileAppConfig", "POST", "/configs/{id}/enable", {"id": _ID}, ["id"], config, group="API"
+        ),
+    ]
+    ops = _ops(_spec(tools, "configs"))
+    infra = [p for p in ops["enableInfraConfig"].get("preconditions", []) if p["column"] == "kind"]
+    mobile = [p for p in ops["enableMobileAppConfig"].get("preconditions", []) if p["column"] == "kind"]
+    assert [p["value"] for p in infra] == ["infra"] and [p["value"] for p in mobile] == ["mobile_app"]
