@@ -133,3 +133,45 @@ def test_a_kind_named_in_an_act_is_a_precondition_on_the_row():
     infra = [p for p in ops["enableInfraConfig"].get("preconditions", []) if p["column"] == "kind"]
     mobile = [p for p in ops["enableMobileAppConfig"].get("preconditions", []) if p["column"] == "kind"]
     assert [p["value"] for p in infra] == ["infra"] and [p["value"] for p in mobile] == ["mobile_app"]
+
+
+def test_a_state_word_of_a_route_after_a_parameter_is_something_of_that_row():
+    path = {"method": "GET", "path": "/items/{item_id}/warehouses/{warehouse_id}/dispatched"}
+    m = tool_meaning("getDispatched", "", {"properties": {"item_id": _ID, "warehouse_id": _ID}}, path)
+    assert m.entity == "dispatched"
+
+
+def test_a_state_no_column_holds_is_made_a_boolean_column_of_the_rows_it_qualifies():
+    tools = _article_tools()
+    for tool in tools:  # the API says nothing of a published flag
+        for schema in (tool.get("output_schema") or {}, (tool.get("output_schema") or {}).get("items") or {}):
+            (schema.get("properties") or {}).pop("published", None)
+    spec = _spec(tools)
+    assert spec["tables"]["articles"]["columns"]["published"]["type"] == "boolean"
+    ops = _ops(spec)
+    assert {"column": "published", "op": "eq", "value": {"value": False}} in ops[
+        "getUserUnpublishedArticles"
+    ]["filters"]
+    assert not [f for f in ops["getUserAllArticles"]["filters"] if "value" in f]
+
+
+def test_a_kind_named_in_a_create_is_the_value_of_its_column():
+    kind = {"type": "string", "enum": ["infra", "mobile_app"]}
+    alert = {"type": "object", "properties": {"id": _S, "name": _S, "kind": kind}}
+    tools = [
+        api_tool("createInfraAlert", "POST", "/infra_alerts", {"name": _S}, ["name"], alert, group="API"),
+        api_tool(
+            "createMobileAppAlert",
+            "POST",
+            "/mobile_app_alerts",
+            {"name": _S},
+            ["name"],
+            alert,
+            group="API",
+        ),
+        api_tool("getAlert", "GET", "/alerts/{id}", {"id": _ID}, ["id"], alert, group="API"),
+    ]
+    ops = _ops(_spec(tools, "alerts"))
+    assert ops["createInfraAlert"]["table"] == ops["createMobileAppAlert"]["table"] == "alerts"
+    assert ops["createInfraAlert"]["values"]["kind"] == {"value": "infra"}
+    assert ops["createMobileAppAlert"]["values"]["kind"] == {"value": "mobile_app"}

@@ -45,6 +45,7 @@ from typing import Any
 from ..words.inflect import plural, singular
 from ..words.names import sanitize_name, tokens
 from ..words.semantics import (
+    ROW_QUALIFIERS,
     SINGLETON_RESOURCES,
     ToolMeaning,
     agent_side,
@@ -1202,7 +1203,7 @@ def _operation_of(
             if text:
                 op["filters"].append({"column": text, "arg": arg, "op": "contains"})
         bound = {f["column"] for f in op["filters"]}
-        for col, (cmp, value) in _qualifiers(use, columns, pk, bound).items():
+        for col, (cmp, value) in _qualifiers(use, columns, pk, bound, make=op["type"] == "list").items():
             # `getUpcomingWebinars`, `/articles/me/unpublished`: which rows, a filter always applied
             literal = value if isinstance(value, dict) else {"value": value}
             op["filters"].append({"column": col, "op": cmp, "value": literal})
@@ -1371,11 +1372,25 @@ def qualifier_words(name: str, path: Any, skip: set[str]) -> list[str]:
     return list(dict.fromkeys(w for w in found if w not in drop and len(w) > 1))
 
 
-def qualified_rows(words: list[str], columns: dict, pk: str, taken: set[str]) -> dict[str, tuple[str, Any]]:
+def _state_of(word: str) -> tuple[str, bool] | None:
+    """(state, whether the word says it) of a state word: `published` -> (published, True), `unpublished` ->
+    (published, False), `inactive` -> (active, False); None for other words (`all`, `upcoming`)."""
+    for neg in ("un", "in", "non"):
+        if word.startswith(neg) and word[len(neg) :] in ROW_QUALIFIERS:
+            return word[len(neg) :], False
+    if word in ROW_QUALIFIERS and word not in _TIME_WORDS and word not in ("all", "recent"):
+        return word, True
+    return None
+
+
+def qualified_rows(
+    words: list[str], columns: dict, pk: str, taken: set[str], make: bool = False
+) -> dict[str, tuple[str, Any]]:
     """`{column: (op, value)}` that the qualifier words fix: a word that is a value of a string column's
     enum (`archived`, `infra`), a boolean column's name or its negation (`published` / `unpublished`,
     `active` / `inactive`), or a time word (`upcoming`, `past`) over the row's date. Columns in `taken`
-    (what the tool binds itself) and keys are never fixed.
+    (what the tool binds itself) and keys are never fixed. With `make`, a state word no column holds
+    (`published` on a table with no status enum) adds the boolean column it names to `columns`.
 
     Example:
         >>> qualified_rows(["unpublished"], {"id": {"type": "string"}, "published": {"type": "boolean"}}, "id", set())
@@ -1394,6 +1409,12 @@ def qualified_rows(words: list[str], columns: dict, pk: str, taken: set[str]) ->
             if cspec["type"] == "boolean" and word in (base, *(f"{n}{base}" for n in ("un", "in", "non"))):
                 fixed[col] = ("eq", word == base)
                 break
+        else:
+            state = _state_of(word)
+            statuses = [c for c in _STATUS_NAMES if columns.get(c, {}).get("enum")]
+            if make and state and not statuses and state[0] not in columns:
+                columns[state[0]] = {"type": "boolean", "nullable": True}
+                fixed[state[0]] = ("eq", state[1])
         if word in _TIME_WORDS:
             when = next(
                 (
@@ -1408,14 +1429,16 @@ def qualified_rows(words: list[str], columns: dict, pk: str, taken: set[str]) ->
     return fixed
 
 
-def _qualifiers(use: _Use, columns: dict, pk: str, taken: set[str]) -> dict[str, tuple[str, Any]]:
+def _qualifiers(
+    use: _Use, columns: dict, pk: str, taken: set[str], make: bool = False
+) -> dict[str, tuple[str, Any]]:
     """:func:`qualified_rows` of one tool, its verb, entity and parent aside."""
     m = use.meaning
     skip = {w for x in (m.verb, m.entity, m.parent) if x for w in x.split("_")} | set(m.status_value)
     skip |= {w for p in use.props for w in tokens(p)}
     notes = use.tool.get("annotations") if isinstance(use.tool.get("annotations"), dict) else {}
     words = qualifier_words(use.tool.get("original_name") or use.tool["name"], notes.get("path"), skip)
-    return qualified_rows(words, columns, pk, taken)
+    return qualified_rows(words, columns, pk, taken, make)
 
 
 def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:

@@ -340,6 +340,7 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     segments = [s for s in path.strip("/").split("/") if s]
     nouns: list[str] = []
     adjacent: set[int] = set()  # indexes of nouns that directly follow another noun segment
+    after_param: list[bool] = []  # whether each noun directly follows a parameter segment
     last_is_param = False
     for i, seg in enumerate(segments):
         if seg.startswith("{") or seg.startswith(":"):
@@ -356,11 +357,15 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             continue
         if nouns and not last_is_param:
             adjacent.add(len(nouns))
+        after_param.append(last_is_param)
         last_is_param = False
         nouns.append("_".join(words))
     action = None
-    while len(nouns) > 1 and not last_is_param and nouns[-1] in ROW_QUALIFIERS:
-        nouns.pop()  # `/articles/me/unpublished`: which articles, not an `unpublished` resource
+    while len(nouns) > 1 and not last_is_param and nouns[-1] in ROW_QUALIFIERS and not after_param[-1]:
+        # `/articles/me/unpublished`: which articles, not an `unpublished` resource (but
+        # `/warehouses/{id}/dispatched` is something of one warehouse)
+        nouns.pop()
+        after_param.pop()
     if nouns and not last_is_param:
         tail = nouns[-1].split("_")[0]
         acting = verb in UPDATE_VERBS or verb in STATUS_VERBS or verb in DELETE_VERBS
