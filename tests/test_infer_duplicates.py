@@ -6,7 +6,13 @@ a column) fixes that column, and an act in the route (`DELETE /mocks/{uid}/unpub
 from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
-from envscale.materialize.infer import infer_spec, qualified_rows, qualifier_words
+from envscale.materialize.infer import (
+    collection_route,
+    infer_spec,
+    qualified_rows,
+    qualifier_words,
+    state_values,
+)
 from envscale.words.semantics import tool_meaning
 
 _S = {"type": "string"}
@@ -175,3 +181,18 @@ def test_a_kind_named_in_a_create_is_the_value_of_its_column():
     assert ops["createInfraAlert"]["table"] == ops["createMobileAppAlert"]["table"] == "alerts"
     assert ops["createInfraAlert"]["values"]["kind"] == {"value": "infra"}
     assert ops["createMobileAppAlert"]["values"]["kind"] == {"value": "mobile_app"}
+
+
+def test_a_state_word_matches_the_status_its_verb_sets_and_all_is_never_a_filter():
+    columns = {"id": {"type": "string"}, "state": {"type": "string", "enum": ["fresh", "all", "draft"]}}
+    assert qualified_rows(["unpublished"], columns, "id", set()) == {"state": ("eq", "draft")}
+    assert qualified_rows(["all"], columns, "id", set(), make=True) == {}
+    assert state_values("active")[:2] == ("active", "activated")
+
+
+def test_a_sub_resource_after_a_row_s_id_is_the_child_collection():
+    path = {"method": "GET", "path": "/consumer/v1/resources/{id}/services"}
+    m = tool_meaning("get_resources_by_id_services", "", {"properties": {"id": _ID}}, path)
+    assert (m.entity, m.parent) == ("service", "resource")
+    assert collection_route("/users/{id}/transaction_accounts", "account")
+    assert not collection_route("/users/{id}/transaction_accounts/{account_id}", "account")

@@ -45,6 +45,7 @@ from typing import Any
 from ..words.inflect import plural, singular
 from ..words.names import sanitize_name, tokens
 from ..words.semantics import (
+    ACT_STATUS,
     ROW_QUALIFIERS,
     SINGLETON_RESOURCES,
     ToolMeaning,
@@ -61,7 +62,7 @@ from ..words.semantics import (
     route_parent_column,
     tool_meaning,
 )
-from ..words.verbs import RETIRED_STATUSES
+from ..words.verbs import RETIRED_STATUSES, STATUS_VERBS
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
 _JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
@@ -434,6 +435,8 @@ def collection_route(path: Any, entity: str) -> bool:
     ```python
     >>> collection_route("/budgets/{budget_id}/accounts", "account"), collection_route("/user", "user")
     (True, False)
+    >>> collection_route("/users/{id}/transaction_accounts", "account")
+    True
     ```
     """
     statics = [
@@ -443,7 +446,9 @@ def collection_route(path: Any, entity: str) -> bool:
     if not segments or segments[-1].startswith("{") or "me" in statics or entity in SINGLETON_RESOURCES:
         return False  # `/settings` is one row however it is spelled
     last = "_".join(tokens(segments[-1]))
-    return last != entity and last in (ident(plural(entity)), plural(entity))
+    plurals = (ident(plural(entity)), plural(entity))
+    # `/users/{id}/transaction_accounts`: a compound segment ending in the plural is the collection too
+    return last != entity and (last in plurals or any(last.endswith(f"_{p}") for p in plurals))
 
 
 _SOURCES = frozenset({"source", "src", "source_path", "source_file", "from_path"})
@@ -1372,6 +1377,19 @@ def qualifier_words(name: str, path: Any, skip: set[str]) -> list[str]:
     return list(dict.fromkeys(w for w in found if w not in drop and len(w) > 1))
 
 
+def state_values(word: str) -> tuple[str, ...]:
+    """The status values a state word may be stored as: the word, then the values of the status verb it is
+    the state of (`unpublished` -> `draft`, `cancelled` -> `canceled`).
+
+    Example:
+        >>> state_values("unpublished")
+        ('unpublished', 'draft')
+    """
+    verbs = [v for v in (STATUS_VERBS | ACT_STATUS).items() if word in v[1]]
+    verbs.sort(key=lambda v: (v[1].index(word), not word.startswith(v[0][:5])))  # `active`: activate
+    return tuple(dict.fromkeys([word, *(x for v in verbs[:1] for x in v[1])]))
+
+
 def _state_of(word: str) -> tuple[str, bool] | None:
     """(state, whether the word says it) of a state word: `published` -> (published, True), `unpublished` ->
     (published, False), `inactive` -> (active, False); None for other words (`all`, `upcoming`)."""
@@ -1398,12 +1416,15 @@ def qualified_rows(
     """
     fixed: dict[str, tuple[str, Any]] = {}
     for word in words:
+        if word == "all":  # `getAllWebinars`: every row, whatever an enum calls "all"
+            continue
         for col, cspec in columns.items():
             if col == pk or col in taken or col in fixed or cspec.get("references"):
                 continue
             enum = [str(v).lower() for v in cspec.get("enum") or []]
-            if cspec["type"] == "string" and word in enum:
-                fixed[col] = ("eq", cspec["enum"][enum.index(word)])
+            said = next((v for v in state_values(word) if v in enum), None) if col in _STATUS_NAMES else None
+            if cspec["type"] == "string" and (word in enum or said):
+                fixed[col] = ("eq", cspec["enum"][enum.index(word if word in enum else said)])
                 break
             base = col.removeprefix("is_")
             if cspec["type"] == "boolean" and word in (base, *(f"{n}{base}" for n in ("un", "in", "non"))):

@@ -352,7 +352,12 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             not words
             or seg.startswith("@")
             or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|me|self|current|public|admin", seg.lower())
-            or (re.fullmatch(r"services?", seg.lower()) and not keyed)  # `/Services/{Sid}` names a service
+            # `/Services/{Sid}` names a service, and so does `/resources/{id}/services` (a sub-resource)
+            or (
+                re.fullmatch(r"services?", seg.lower())
+                and not keyed
+                and not (last_is_param and i == len(segments) - 1)
+            )
         ):
             continue
         if nouns and not last_is_param:
