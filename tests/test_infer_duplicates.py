@@ -13,6 +13,7 @@ from envscale.materialize.infer import (
     qualifier_words,
     state_values,
 )
+from envscale.materialize.verify import kept_by_fixed_filters, verify
 from envscale.words.semantics import tool_meaning
 
 _S = {"type": "string"}
@@ -196,3 +197,12 @@ def test_a_sub_resource_after_a_row_s_id_is_the_child_collection():
     assert (m.entity, m.parent) == ("service", "resource")
     assert collection_route("/users/{id}/transaction_accounts", "account")
     assert not collection_route("/users/{id}/transaction_accounts/{account_id}", "account")
+
+
+def test_verification_looks_for_a_row_the_fixed_filters_keep():
+    spec = _spec(_article_tools())
+    problems = verify(spec)
+    assert [p for p in problems if "Published" in p["tool"] or "crashed" in p["reason"]] == []
+    op = _ops(spec)["getUserUnpublishedArticles"]
+    rows = [{"published": True}, {"published": False}, {"published": None}]
+    assert kept_by_fixed_filters(spec, op, rows) == [{"published": False}]
