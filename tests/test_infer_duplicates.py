@@ -206,3 +206,79 @@ def test_verification_looks_for_a_row_the_fixed_filters_keep():
     op = _ops(spec)["getUserUnpublishedArticles"]
     rows = [{"published": True}, {"published": False}, {"published": None}]
     assert kept_by_fixed_filters(spec, op, rows) == [{"published": False}]
+
+
+def _memory_tools():
+    memory = {"type": "object", "properties": {"id": _S, "content": _S}}
+    return [
+        {
+            "name": "core_memory_add",
+            "description": "Add to core memory.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"content": _S}, "required": ["content"]},
+            "output_schema": memory,
+        },
+        {
+            "name": "archival_memory_add",
+            "description": "Add to archival memory.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"content": _S}, "required": ["content"]},
+            "output_schema": memory,
+        },
+        {
+            "name": "core_memory_list",
+            "description": "List core memory.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {}},
+            "output_schema": memory,
+        },
+        {
+            "name": "archival_memory_list",
+            "description": "List archival memory.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {}},
+            "output_schema": memory,
+        },
+    ]
+
+
+def test_siblings_told_apart_by_a_qualifier_are_kinds_of_one_resource():
+    spec = _spec(_memory_tools(), "memory")
+    ops = _ops(spec)
+    table = ops["core_memory_add"]["table"]
+    assert spec["tables"][table]["columns"]["kind"]["enum"] == ["archival", "core"]
+    assert ops["core_memory_add"]["values"]["kind"] == {"value": "core"}
+    assert ops["archival_memory_add"]["values"]["kind"] == {"value": "archival"}
+    assert {"column": "kind", "op": "eq", "value": {"value": "core"}} in ops["core_memory_list"]["filters"]
+    env = Environment(spec)
+    env.reset()
+    assert env.step("core_memory_add", {"content": "likes tea"})["ok"]
+    listed = env.step("archival_memory_list", {})["result"]
+    assert all(row["kind"] == "archival" for row in listed)
+    assert "likes tea" in [row["content"] for row in env.step("core_memory_list", {})["result"]]
+
+
+def test_reads_of_one_row_are_never_made_kinds():
+    order = {"type": "object", "properties": {"order_id": _S, "total": {"type": "number"}}}
+    tools = [
+        {
+            "name": n,
+            "description": n,
+            "kind": "read",
+            "output_schema": order,
+            "parameters": {"type": "object", "properties": {"order_id": _S}, "required": ["order_id"]},
+        }
+        for n in ("get_order_summary", "get_order_details")
+    ]
+    tools.append(
+        {
+            "name": "create_order",
+            "description": "Create an order.",
+            "kind": "write",
+            "output_schema": order,
+            "parameters": {"type": "object", "properties": {"total": {"type": "number"}}},
+        }
+    )
+    spec = _spec(tools, "orders")
+    assert {t["operation"]["type"] for t in spec["tools"] if t["name"].startswith("get_")} == {"get"}
+    assert "kind" not in spec["tables"]["orders"]["columns"]

@@ -63,6 +63,7 @@ from ..words.semantics import (
     tool_meaning,
 )
 from ..words.verbs import RETIRED_STATUSES, STATUS_VERBS
+from .aliases import effect_signature, same_api_operation
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
 _JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
@@ -732,6 +733,7 @@ def infer_spec(
         spec_tables[table]["columns"][column]["unique"] = True
         spec_tables[table]["columns"][column].pop("nullable", None)
     spec_tools: list[dict] = []
+    made: list[_Use] = []
     policy: list[str] = []
     names: Counter = Counter()
     for use in uses:
@@ -743,6 +745,8 @@ def infer_spec(
         if rule:
             policy.append(rule)
         spec_tools.append(_tool(use, op, name))
+        made.append(use)
+    sibling_kinds(list(zip(made, spec_tools, strict=True)), spec_tables)
     if not spec_tools:
         return InferredSpec(None, excluded, notes + ["no tool left after inference"])
     used = {t["operation"]["table"] for t in spec_tools}
@@ -775,6 +779,72 @@ def infer_spec(
         spec["session"] = {"table": table}
         spec["data"]["rows"][table] = 1
     return InferredSpec(spec, excluded, notes)
+
+
+_KIND_COLUMNS = ("type", "kind", "category")
+_KINDED = ("list", "insert", "update", "delete")
+
+
+def _kind_words(use: _Use, shared: set[str]) -> list[str]:
+    """The words of a tool's name that no sibling's name shares, its verb, entity and parent aside."""
+    m = use.meaning
+    own = {w for x in (m.verb, m.entity, m.parent) if x for w in x.split("_")}
+    own |= {plural(w) for w in own} | set(m.status_value)
+    words = tokens(use.tool.get("original_name") or use.tool["name"])
+    return [w for w in words if w not in own and w not in shared and not w.isdigit() and len(w) > 1]
+
+
+def sibling_kinds(made: list[tuple[_Use, dict]], tables: dict) -> None:
+    """Tools of other API operations that inference gave one effect, told apart by a qualifier of their
+    names (`find_infra_alert_config` / `find_mobile_app_alert_config`, `core_memory_add` /
+    `archival_memory_add`): different kinds of one resource. Each gets its kind as a fixed value of the
+    table's kind column (`type`, `kind`, `category`, else a new `kind` whose enum is the kinds): a list
+    filters by it, an insert sets it, an update or delete requires it. Applied only when every tool of
+    the set has a distinct qualifier of at most three words; reads of one row (`get`) are left alone
+    (`check_tire_pressure` and `get_current_speed` read two attributes of one row, not two kinds).
+    """
+    groups: dict[str, list[tuple[_Use, dict]]] = {}
+    for use, tool in made:
+        if tool["operation"]["type"] in _KINDED:
+            groups.setdefault(effect_signature(tool), []).append((use, tool))
+    for group in groups.values():
+        if len(group) < 2 or any(
+            same_api_operation(a[1], b[1]) for i, a in enumerate(group) for b in group[i + 1 :]
+        ):
+            continue
+        names = [set(tokens(u.tool.get("original_name") or u.tool["name"])) for u, _ in group]
+        shared = set.intersection(*names)
+        kinds = ["_".join(_kind_words(u, shared)) for u, _ in group]
+        if not all(kinds) or len(set(kinds)) < len(kinds) or any(k.count("_") > 2 for k in kinds):
+            continue
+        op0 = group[0][1]["operation"]
+        columns = tables[op0["table"]]["columns"]
+        taken = {
+            *(op0.get("set") or {}),
+            *(op0.get("values") or {}),
+            *(f["column"] for f in op0.get("filters", [])),
+        }
+        column = next(
+            (c for c in _KIND_COLUMNS if c in columns and c not in taken and columns[c]["type"] == "string"),
+            "kind",
+        )
+        if column in taken or (column in columns and columns[column]["type"] != "string"):
+            continue
+        spec = columns.setdefault(column, {"type": "string", "nullable": True})
+        spec["enum"] = sorted({*spec.get("enum", []), *kinds})
+        entity = singular(op0["table"])
+        for (_use, tool), kind in zip(group, kinds, strict=True):
+            op = tool["operation"]
+            if op["type"] == "list":
+                op["filters"].append({"column": column, "op": "eq", "value": {"value": kind}})
+            elif op["type"] == "insert":
+                op["values"][column] = {"value": kind}
+            else:
+                error = f"refused: not a {kind.replace('_', ' ')} {entity}"
+                op["preconditions"] = [
+                    {"column": column, "op": "eq", "value": kind, "error": error},
+                    *op.get("preconditions", []),
+                ]
 
 
 _SCALARS = ("string", "integer", "number", "boolean")
