@@ -282,3 +282,26 @@ def test_reads_of_one_row_are_never_made_kinds():
     spec = _spec(tools, "orders")
     assert {t["operation"]["type"] for t in spec["tools"] if t["name"].startswith("get_")} == {"get"}
     assert "kind" not in spec["tables"]["orders"]["columns"]
+
+
+def test_a_read_of_a_flag_never_requires_the_flag():
+    columns = {"id": {"type": "string"}, "login_status": {"type": "boolean"}}
+    assert qualified_rows(["login_status"], columns, "id", set()) == {"login_status": ("eq", True)}
+    assert qualified_rows(["login_status"], columns, "id", set(), kinds=True) == {}
+    tools = [
+        {
+            "name": "get_login_status",
+            "description": "Whether the user is logged in.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {}},
+            "output_schema": {"type": "object", "properties": {"login_status": {"type": "boolean"}}},
+        },
+        {
+            "name": "login",
+            "description": "Log in.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"username": _S}, "required": ["username"]},
+        },
+    ]
+    spec = _spec(tools, "message")
+    assert not _ops(spec)["get_login_status"].get("preconditions")

@@ -1213,7 +1213,7 @@ def _operation(
                 "value": value,
                 "error": f"refused: not a {value} {singular(use.table)}",
             }
-            for col, (cmp, value) in _qualifiers(use, columns, pk, taken).items()
+            for col, (cmp, value) in _qualifiers(use, columns, pk, taken, kinds=True).items()
             if cmp == "eq" and not isinstance(value, dict)
         ]
         if kinds:
@@ -1304,7 +1304,7 @@ def _operation_of(
             enum = columns[status]["enum"]
             initial = next((v for v in _OPEN_STATUSES if v in enum), enum[0])
             op["defaults"] = {status: initial}
-        for col, (cmp, value) in _qualifiers(use, columns, pk, set(op["values"])).items():
+        for col, (cmp, value) in _qualifiers(use, columns, pk, set(op["values"]), kinds=True).items():
             if cmp == "eq" and not isinstance(value, dict):  # `create_infra_alert_config`: of that kind
                 op["values"][col] = {"value": value}
                 op.get("defaults", {}).pop(col, None)
@@ -1472,13 +1472,15 @@ def _state_of(word: str) -> tuple[str, bool] | None:
 
 
 def qualified_rows(
-    words: list[str], columns: dict, pk: str, taken: set[str], make: bool = False
+    words: list[str], columns: dict, pk: str, taken: set[str], make: bool = False, kinds: bool = False
 ) -> dict[str, tuple[str, Any]]:
     """`{column: (op, value)}` that the qualifier words fix: a word that is a value of a string column's
     enum (`archived`, `infra`), a boolean column's name or its negation (`published` / `unpublished`,
     `active` / `inactive`), or a time word (`upcoming`, `past`) over the row's date. Columns in `taken`
     (what the tool binds itself) and keys are never fixed. With `make`, a state word no column holds
-    (`published` on a table with no status enum) adds the boolean column it names to `columns`.
+    (`published` on a table with no status enum) adds the boolean column it names to `columns`. With
+    `kinds`, only a word that is itself an enum value counts (a kind: `infra`), never a boolean or a time
+    (`get_login_status` reads `login_status`, it does not require it).
 
     Example:
         >>> qualified_rows(["unpublished"], {"id": {"type": "string"}, "published": {"type": "boolean"}}, "id", set())
@@ -1493,10 +1495,13 @@ def qualified_rows(
                 continue
             enum = [str(v).lower() for v in cspec.get("enum") or []]
             said = next((v for v in state_values(word) if v in enum), None) if col in _STATUS_NAMES else None
+            said = None if kinds else said
             if cspec["type"] == "string" and (word in enum or said):
                 fixed[col] = ("eq", cspec["enum"][enum.index(word if word in enum else said)])
                 break
             base = col.removeprefix("is_")
+            if kinds:
+                continue
             if cspec["type"] == "boolean" and word in (base, *(f"{n}{base}" for n in ("un", "in", "non"))):
                 fixed[col] = ("eq", word == base)
                 break
@@ -1506,7 +1511,7 @@ def qualified_rows(
             if make and state and not statuses and state[0] not in columns:
                 columns[state[0]] = {"type": "boolean", "nullable": True}
                 fixed[state[0]] = ("eq", state[1])
-        if word in _TIME_WORDS:
+        if word in _TIME_WORDS and not kinds:
             when = next(
                 (
                     c
@@ -1521,7 +1526,7 @@ def qualified_rows(
 
 
 def _qualifiers(
-    use: _Use, columns: dict, pk: str, taken: set[str], make: bool = False
+    use: _Use, columns: dict, pk: str, taken: set[str], make: bool = False, kinds: bool = False
 ) -> dict[str, tuple[str, Any]]:
     """:func:`qualified_rows` of one tool, its verb, entity and parent aside."""
     m = use.meaning
@@ -1529,7 +1534,7 @@ def _qualifiers(
     skip |= {w for p in use.props for w in tokens(p)}
     notes = use.tool.get("annotations") if isinstance(use.tool.get("annotations"), dict) else {}
     words = qualifier_words(use.tool.get("original_name") or use.tool["name"], notes.get("path"), skip)
-    return qualified_rows(words, columns, pk, taken, make)
+    return qualified_rows(words, columns, pk, taken, make, kinds)
 
 
 def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:
