@@ -212,6 +212,12 @@ def _memory_tools():
     memory = {"type": "object", "properties": {"id": _S, "content": _S}}
     return [
         {
+            "name": "core_memory_clear",
+            "description": "Delete one entry of core memory.",
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"memory_id": _S}, "required": ["memory_id"]},
+        },
+        {
             "name": "core_memory_add",
             "description": "Add to core memory.",
             "kind": "write",
@@ -256,6 +262,13 @@ def test_siblings_told_apart_by_a_qualifier_are_kinds_of_one_resource():
     listed = env.step("archival_memory_list", {})["result"]
     assert all(row["kind"] == "archival" for row in listed)
     assert "likes tea" in [row["content"] for row in env.step("core_memory_list", {})["result"]]
+    # another tool of the table that names a kind acts on that kind only
+    assert ops["core_memory_clear"]["preconditions"][0] == {
+        "column": "kind",
+        "op": "eq",
+        "value": "core",
+        "error": "refused: this acts only on core memories",
+    }
 
 
 def test_reads_of_one_row_are_never_made_kinds():

@@ -794,6 +794,25 @@ def _kind_words(use: _Use, shared: set[str]) -> list[str]:
     return [w for w in words if w not in own and w not in shared and not w.isdigit() and len(w) > 1]
 
 
+def kind_refusal(kind: str, table: str) -> str:
+    """The error of an act on a row of another kind: `refused: this acts only on infra configs`."""
+    return f"refused: this acts only on {kind.replace('_', ' ')} {table.replace('_', ' ')}"
+
+
+def _apply_kind(op: dict, column: str, kind: str) -> None:
+    """A list filters by the kind, an insert sets it, an act requires it."""
+    if op["type"] == "list":
+        op["filters"].append({"column": column, "op": "eq", "value": {"value": kind}})
+    elif op["type"] == "insert":
+        op["values"][column] = {"value": kind}
+    elif op["type"] in ("update", "delete"):
+        error = kind_refusal(kind, op["table"])
+        op["preconditions"] = [
+            {"column": column, "op": "eq", "value": kind, "error": error},
+            *op.get("preconditions", []),
+        ]
+
+
 def sibling_kinds(made: list[tuple[_Use, dict]], tables: dict) -> None:
     """Tools of other API operations that inference gave one effect, told apart by a qualifier of their
     names (`find_infra_alert_config` / `find_mobile_app_alert_config`, `core_memory_add` /
@@ -832,19 +851,22 @@ def sibling_kinds(made: list[tuple[_Use, dict]], tables: dict) -> None:
             continue
         spec = columns.setdefault(column, {"type": "string", "nullable": True})
         spec["enum"] = sorted({*spec.get("enum", []), *kinds})
-        entity = singular(op0["table"])
         for (_use, tool), kind in zip(group, kinds, strict=True):
+            _apply_kind(tool["operation"], column, kind)
+        for use, tool in made:  # `create_infra_alert_config`: another tool of the table naming a kind
             op = tool["operation"]
-            if op["type"] == "list":
-                op["filters"].append({"column": column, "op": "eq", "value": {"value": kind}})
-            elif op["type"] == "insert":
-                op["values"][column] = {"value": kind}
-            else:
-                error = f"refused: not a {kind.replace('_', ' ')} {entity}"
-                op["preconditions"] = [
-                    {"column": column, "op": "eq", "value": kind, "error": error},
-                    *op.get("preconditions", []),
-                ]
+            bound = {
+                *(op.get("set") or {}),
+                *(op.get("values") or {}),
+                *(f["column"] for f in op.get("filters", [])),
+            }
+            if op["table"] != op0["table"] or column in bound or any(t is tool for _, t in group):
+                continue
+            words = _kind_words(use, set())
+            named = {"_".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+            kind = next((k for k in kinds if k in named), None)
+            if kind and op["type"] in _KINDED:
+                _apply_kind(op, column, kind)
 
 
 _SCALARS = ("string", "integer", "number", "boolean")
@@ -1211,7 +1233,7 @@ def _operation(
                 "column": col,
                 "op": "eq",
                 "value": value,
-                "error": f"refused: not a {value} {singular(use.table)}",
+                "error": kind_refusal(str(value), use.table),
             }
             for col, (cmp, value) in _qualifiers(use, columns, pk, taken, kinds=True).items()
             if cmp == "eq" and not isinstance(value, dict)
