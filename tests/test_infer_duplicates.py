@@ -318,3 +318,26 @@ def test_a_read_of_a_flag_never_requires_the_flag():
     ]
     spec = _spec(tools, "message")
     assert not _ops(spec)["get_login_status"].get("preconditions")
+
+
+def test_a_delete_named_for_a_status_verb_without_an_act_in_its_route_still_deletes():
+    props = {"properties": {"booking_id": _ID}}
+    m = tool_meaning("cancelBooking", "", props, {"method": "DELETE", "path": "/bookings/{booking_id}"})
+    assert m.effect == "delete"
+
+
+def test_a_status_act_sets_the_enum_s_own_spelling_of_its_status():
+    booking = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "status": {"type": "string", "enum": ["PENDING", "ACCEPTED", "ARCHIVED", "CANCELLED"]},
+        },
+    }
+    tools = [
+        api_tool("getBooking", "GET", "/bookings/{id}", {"id": _ID}, ["id"], booking, group="API"),
+        api_tool("cancelBooking", "POST", "/bookings/{id}/cancel", {"id": _ID}, ["id"], booking, group="API"),
+    ]
+    op = _ops(_spec(tools, "bookings"))["cancelBooking"]
+    assert op["fixed"] == {"status": "CANCELLED"}
+    assert op["preconditions"][-1]["value"] == ["PENDING", "ACCEPTED"]

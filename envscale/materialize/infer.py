@@ -1364,7 +1364,8 @@ def _operation_of(
         if status is None or status not in columns:
             return None, f"status verb {m.verb!r} but {table} has no status column"
         enum = columns[status].get("enum") or []
-        target = next((v for v in m.status_value if v in enum), m.status_value[0])
+        # the enum's own spelling of the target (`CANCELLED` for `cancelled`)
+        target = next((e for v in m.status_value for e in enum if str(e).lower() == v), m.status_value[0])
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
         extra: dict[str, Any] = {col: arg for col, arg in values.items() if col != status}
@@ -1622,7 +1623,7 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         value = next(v for v in enum if v.lower() == match.group(1).lower())
         return [value], f"refused: the {entity} is not {value} ({sentence.rstrip('.')})"
     if target is not None:
-        allowed = [v for v in enum if v != target and v not in RETIRED_STATUSES]
+        allowed = [v for v in enum if v != target and str(v).lower() not in RETIRED_STATUSES]
         if allowed and len(allowed) < len(enum):
             return allowed, f"refused: the {entity} is already {target} or retired"
     return [], ""

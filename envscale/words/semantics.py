@@ -846,7 +846,7 @@ def _meaning(
         # an HTTP route decides: the method, whether it addresses one row, an action suffix
         if method in ("GET", "HEAD", "OPTIONS"):
             effect, evidence = "read", f"HTTP {method}"
-        elif method == "DELETE" and addressed and act in STATUS_VERBS and act not in DELETE_VERBS:
+        elif method == "DELETE" and addressed and action in STATUS_VERBS and action not in DELETE_VERBS:
             # `DELETE /mocks/{uid}/unpublish`: the route names an act on the row, a status change
             effect, status_values, evidence = (
                 "status",
