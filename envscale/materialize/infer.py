@@ -1457,8 +1457,8 @@ def qualifier_words(name: str, path: Any, skip: set[str]) -> list[str]:
     rows it means. Adjacent pairs are joined too (`in_progress`).
 
     Example:
-        >>> qualifier_words("getUpcomingWebinars", "/organizers/{k}/upcomingWebinars", {"get", "webinar"})
-        ['upcoming']
+        >>> qualifier_words("getUpcomingWebinars", "/organizers/{k}/upcomingWebinars", {"get", "webinar"})[:2]
+        ['upcoming', 'get_upcoming']
     """
     found = list(tokens(name))
     segments = [x for x in str(path or "").strip("/").split("/") if x]
