@@ -341,3 +341,9 @@ def test_a_status_act_sets_the_enum_s_own_spelling_of_its_status():
     op = _ops(_spec(tools, "bookings"))["cancelBooking"]
     assert op["fixed"] == {"status": "CANCELLED"}
     assert op["preconditions"][-1]["value"] == ["PENDING", "ACCEPTED"]
+
+
+def test_a_state_the_status_names_only_by_its_opposite_filters_out_the_opposite():
+    columns = {"id": {"type": "string"}, "state": {"type": "string", "enum": ["fresh", "draft"]}}
+    assert qualified_rows(["published"], columns, "id", set()) == {"state": ("ne", "draft")}
+    assert qualified_rows(["published"], columns, "id", set(), kinds=True) == {}

@@ -1483,6 +1483,14 @@ def state_values(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([word, *(x for v in verbs[:1] for x in v[1])]))
 
 
+def _antonym(word: str) -> str:
+    """`published` <-> `unpublished`, `active` <-> `inactive`: the state word that says the opposite."""
+    for neg in ("un", "in", "non"):
+        if word.startswith(neg) and word[len(neg) :] in ROW_QUALIFIERS:
+            return word[len(neg) :]
+    return next((f"{neg}{word}" for neg in ("un", "in") if f"{neg}{word}" in ROW_QUALIFIERS), "")
+
+
 def _state_of(word: str) -> tuple[str, bool] | None:
     """(state, whether the word says it) of a state word: `published` -> (published, True), `unpublished` ->
     (published, False), `inactive` -> (active, False); None for other words (`all`, `upcoming`)."""
@@ -1521,6 +1529,13 @@ def qualified_rows(
             said = None if kinds else said
             if cspec["type"] == "string" and (word in enum or said):
                 fixed[col] = ("eq", cspec["enum"][enum.index(word if word in enum else said)])
+                break
+            unsaid = (
+                next((v for v in state_values(_antonym(word)) if v in enum), None) if said is None else None
+            )
+            if cspec["type"] == "string" and unsaid and col in _STATUS_NAMES and not kinds:
+                # `published` where the status says only `draft` (what `unpublished` is): not a draft
+                fixed[col] = ("ne", cspec["enum"][enum.index(unsaid)])
                 break
             base = col.removeprefix("is_")
             if kinds:
