@@ -45,6 +45,8 @@ from typing import Any
 from ..words.inflect import plural, singular
 from ..words.names import sanitize_name, tokens
 from ..words.semantics import (
+    ACT_STATUS,
+    ROW_QUALIFIERS,
     SINGLETON_RESOURCES,
     ToolMeaning,
     agent_side,
@@ -60,7 +62,8 @@ from ..words.semantics import (
     route_parent_column,
     tool_meaning,
 )
-from ..words.verbs import RETIRED_STATUSES
+from ..words.verbs import RETIRED_STATUSES, STATUS_VERBS
+from .aliases import effect_signature, same_api_operation
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
 _JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
@@ -433,6 +436,8 @@ def collection_route(path: Any, entity: str) -> bool:
     ```python
     >>> collection_route("/budgets/{budget_id}/accounts", "account"), collection_route("/user", "user")
     (True, False)
+    >>> collection_route("/users/{id}/transaction_accounts", "account")
+    True
     ```
     """
     statics = [
@@ -442,7 +447,9 @@ def collection_route(path: Any, entity: str) -> bool:
     if not segments or segments[-1].startswith("{") or "me" in statics or entity in SINGLETON_RESOURCES:
         return False  # `/settings` is one row however it is spelled
     last = "_".join(tokens(segments[-1]))
-    return last != entity and last in (ident(plural(entity)), plural(entity))
+    plurals = (ident(plural(entity)), plural(entity))
+    # `/users/{id}/transaction_accounts`: a compound segment ending in the plural is the collection too
+    return last != entity and (last in plurals or any(last.endswith(f"_{p}") for p in plurals))
 
 
 _SOURCES = frozenset({"source", "src", "source_path", "source_file", "from_path"})
@@ -726,6 +733,7 @@ def infer_spec(
         spec_tables[table]["columns"][column]["unique"] = True
         spec_tables[table]["columns"][column].pop("nullable", None)
     spec_tools: list[dict] = []
+    made: list[_Use] = []
     policy: list[str] = []
     names: Counter = Counter()
     for use in uses:
@@ -737,6 +745,8 @@ def infer_spec(
         if rule:
             policy.append(rule)
         spec_tools.append(_tool(use, op, name))
+        made.append(use)
+    sibling_kinds(list(zip(made, spec_tools, strict=True)), spec_tables)
     if not spec_tools:
         return InferredSpec(None, excluded, notes + ["no tool left after inference"])
     used = {t["operation"]["table"] for t in spec_tools}
@@ -769,6 +779,94 @@ def infer_spec(
         spec["session"] = {"table": table}
         spec["data"]["rows"][table] = 1
     return InferredSpec(spec, excluded, notes)
+
+
+_KIND_COLUMNS = ("type", "kind", "category")
+_KINDED = ("list", "insert", "update", "delete")
+
+
+def _kind_words(use: _Use, shared: set[str]) -> list[str]:
+    """The words of a tool's name that no sibling's name shares, its verb, entity and parent aside."""
+    m = use.meaning
+    own = {w for x in (m.verb, m.entity, m.parent) if x for w in x.split("_")}
+    own |= {plural(w) for w in own} | set(m.status_value)
+    words = tokens(use.tool.get("original_name") or use.tool["name"])
+    return [w for w in words if w not in own and w not in shared and not w.isdigit() and len(w) > 1]
+
+
+def kind_refusal(kind: str, table: str) -> str:
+    """The error of an act on a row of another kind: `refused: this acts only on infra configs`."""
+    return f"refused: this acts only on {kind.replace('_', ' ')} {table.replace('_', ' ')}"
+
+
+def _apply_kind(op: dict, column: str, kind: str) -> None:
+    """A list filters by the kind, an insert sets it, an act requires it."""
+    if op["type"] == "list":
+        op["filters"].append({"column": column, "op": "eq", "value": {"value": kind}})
+    elif op["type"] == "insert":
+        op["values"][column] = {"value": kind}
+    elif op["type"] in ("update", "delete"):
+        error = kind_refusal(kind, op["table"])
+        op["preconditions"] = [
+            {"column": column, "op": "eq", "value": kind, "error": error},
+            *op.get("preconditions", []),
+        ]
+
+
+def sibling_kinds(made: list[tuple[_Use, dict]], tables: dict) -> None:
+    """Tools of other API operations that inference gave one effect, told apart by a qualifier of their
+    names (`find_infra_alert_config` / `find_mobile_app_alert_config`, `core_memory_add` /
+    `archival_memory_add`): different kinds of one resource. Each gets its kind as a fixed value of the
+    table's kind column (`type`, `kind`, `category`, else a new `kind` whose enum is the kinds): a list
+    filters by it, an insert sets it, an update or delete requires it. Applied only when every tool of
+    the set has a distinct qualifier of at most three words; reads of one row (`get`) are left alone
+    (`check_tire_pressure` and `get_current_speed` read two attributes of one row, not two kinds).
+    """
+    groups: dict[str, list[tuple[_Use, dict]]] = {}
+    for use, tool in made:
+        if tool["operation"]["type"] in _KINDED:
+            groups.setdefault(effect_signature(tool), []).append((use, tool))
+    for group in groups.values():
+        if len(group) < 2 or any(
+            same_api_operation(a[1], b[1]) for i, a in enumerate(group) for b in group[i + 1 :]
+        ):
+            continue
+        names = [set(tokens(u.tool.get("original_name") or u.tool["name"])) for u, _ in group]
+        shared = set.intersection(*names)
+        kinds = ["_".join(_kind_words(u, shared)) for u, _ in group]
+        if not all(kinds) or len(set(kinds)) < len(kinds) or any(k.count("_") > 2 for k in kinds):
+            continue
+        op0 = group[0][1]["operation"]
+        columns = tables[op0["table"]]["columns"]
+        taken = {
+            *(op0.get("set") or {}),
+            *(op0.get("values") or {}),
+            *(f["column"] for f in op0.get("filters", [])),
+        }
+        column = next(
+            (c for c in _KIND_COLUMNS if c in columns and c not in taken and columns[c]["type"] == "string"),
+            "kind",
+        )
+        if column in taken or (column in columns and columns[column]["type"] != "string"):
+            continue
+        spec = columns.setdefault(column, {"type": "string", "nullable": True})
+        spec["enum"] = sorted({*spec.get("enum", []), *kinds})
+        for (_use, tool), kind in zip(group, kinds, strict=True):
+            _apply_kind(tool["operation"], column, kind)
+        for use, tool in made:  # `create_infra_alert_config`: another tool of the table naming a kind
+            op = tool["operation"]
+            bound = {
+                *(op.get("set") or {}),
+                *(op.get("values") or {}),
+                *(f["column"] for f in op.get("filters", [])),
+            }
+            if op["table"] != op0["table"] or column in bound or any(t is tool for _, t in group):
+                continue
+            words = _kind_words(use, set())
+            named = {"_".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+            kind = next((k for k in kinds if k in named), None)
+            if kind and op["type"] in _KINDED:
+                _apply_kind(op, column, kind)
 
 
 _SCALARS = ("string", "integer", "number", "boolean")
@@ -1124,6 +1222,31 @@ def _operation(
     use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
 ) -> tuple[dict | None, str | None]:
     """The operation of one tool, and a policy sentence when one was derived."""
+    op, rule = _operation_of(use, tables, name, session, natural)
+    if op is not None and op["type"] in ("get", "update", "delete"):
+        # `enable_infra_alert_config`: a kind named in the name (an enum value of a column the tool does not
+        # set) is a precondition on the row it acts on, so that it differs from `enable_global_..._config`
+        columns, pk = tables[use.table]["columns"], tables[use.table]["primary_key"]
+        taken = {*(op.get("set") or {}), *(op.get("fixed") or {}), *(op.get("key") or {})}
+        kinds = [
+            {
+                "column": col,
+                "op": "eq",
+                "value": value,
+                "error": kind_refusal(str(value), use.table),
+            }
+            for col, (cmp, value) in _qualifiers(use, columns, pk, taken, kinds=True).items()
+            if cmp == "eq" and not isinstance(value, dict)
+        ]
+        if kinds:
+            op["preconditions"] = [*kinds, *op.get("preconditions", [])]
+    return op, rule
+
+
+def _operation_of(
+    use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
+) -> tuple[dict | None, str | None]:
+    """:func:`_operation` before the kind preconditions are put first."""
     m, table = use.meaning, use.table
     tspec = tables[table]
     columns, pk = tspec["columns"], tspec["primary_key"]
@@ -1176,6 +1299,11 @@ def _operation(
         for arg in use.searches:
             if text:
                 op["filters"].append({"column": text, "arg": arg, "op": "contains"})
+        bound = {f["column"] for f in op["filters"]}
+        for col, (cmp, value) in _qualifiers(use, columns, pk, bound, make=op["type"] == "list").items():
+            # `getUpcomingWebinars`, `/articles/me/unpublished`: which rows, a filter always applied
+            literal = value if isinstance(value, dict) else {"value": value}
+            op["filters"].append({"column": col, "op": cmp, "value": literal})
         if use.key and key_fits:  # a list keyed by its own id (`get_order_history(order_id)`)
             op["filters"].append({"column": pk, "arg": use.key, "op": "eq"})
         if use.limit and op["type"] == "list":
@@ -1198,6 +1326,12 @@ def _operation(
             enum = columns[status]["enum"]
             initial = next((v for v in _OPEN_STATUSES if v in enum), enum[0])
             op["defaults"] = {status: initial}
+        for col, (cmp, value) in _qualifiers(use, columns, pk, set(op["values"]), kinds=True).items():
+            if cmp == "eq" and not isinstance(value, dict):  # `create_infra_alert_config`: of that kind
+                op["values"][col] = {"value": value}
+                op.get("defaults", {}).pop(col, None)
+        if not op.get("defaults", True):
+            del op["defaults"]
         for col, spec in columns.items():  # a row the session user creates is theirs
             if session and spec.get("references") == session and col not in op["values"]:
                 op["values"][col] = {"session": tables[session]["primary_key"]}
@@ -1230,7 +1364,8 @@ def _operation(
         if status is None or status not in columns:
             return None, f"status verb {m.verb!r} but {table} has no status column"
         enum = columns[status].get("enum") or []
-        target = next((v for v in m.status_value if v in enum), m.status_value[0])
+        # the enum's own spelling of the target (`CANCELLED` for `cancelled`)
+        target = next((e for v in m.status_value for e in enum if str(e).lower() == v), m.status_value[0])
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
         extra: dict[str, Any] = {col: arg for col, arg in values.items() if col != status}
@@ -1312,6 +1447,134 @@ def _operation(
     return op, rule
 
 
+_TIME_WORDS = {"upcoming": "ge", "future": "ge", "past": "lt", "previous": "lt"}
+_WHEN_COLUMNS = ("start_time", "starts_at", "start_date", "start", "scheduled_at", "date", "time", "datetime")
+
+
+def qualifier_words(name: str, path: Any, skip: set[str]) -> list[str]:
+    """The words of a tool's name and of its route's literal segments that are not a resource a parameter
+    names (`/organizers/{key}/...`) nor in `skip` (its verb, entity, parent): the words that can say which
+    rows it means. Adjacent pairs are joined too (`in_progress`).
+
+    Example:
+        >>> qualifier_words("getUpcomingWebinars", "/organizers/{k}/upcomingWebinars", {"get", "webinar"})[:2]
+        ['upcoming', 'get_upcoming']
+    """
+    found = list(tokens(name))
+    segments = [x for x in str(path or "").strip("/").split("/") if x]
+    for i, seg in enumerate(segments):
+        if not seg.startswith(("{", ":")) and not (i + 1 < len(segments) and segments[i + 1].startswith("{")):
+            found += tokens(seg)
+    found += [f"{a}_{b}" for a, b in zip(found, found[1:], strict=False)]
+    drop = skip | {plural(w) for w in skip}
+    return list(dict.fromkeys(w for w in found if w not in drop and len(w) > 1))
+
+
+def state_values(word: str) -> tuple[str, ...]:
+    """The status values a state word may be stored as: the word, then the values of the status verb it is
+    the state of (`unpublished` -> `draft`, `cancelled` -> `canceled`).
+
+    Example:
+        >>> state_values("unpublished")
+        ('unpublished', 'draft')
+    """
+    verbs = [v for v in (STATUS_VERBS | ACT_STATUS).items() if word in v[1]]
+    verbs.sort(key=lambda v: (v[1].index(word), not word.startswith(v[0][:5])))  # `active`: activate
+    return tuple(dict.fromkeys([word, *(x for v in verbs[:1] for x in v[1])]))
+
+
+def _antonym(word: str) -> str:
+    """`published` <-> `unpublished`, `active` <-> `inactive`: the state word that says the opposite."""
+    for neg in ("un", "in", "non"):
+        if word.startswith(neg) and word[len(neg) :] in ROW_QUALIFIERS:
+            return word[len(neg) :]
+    return next((f"{neg}{word}" for neg in ("un", "in") if f"{neg}{word}" in ROW_QUALIFIERS), "")
+
+
+def _state_of(word: str) -> tuple[str, bool] | None:
+    """(state, whether the word says it) of a state word: `published` -> (published, True), `unpublished` ->
+    (published, False), `inactive` -> (active, False); None for other words (`all`, `upcoming`)."""
+    for neg in ("un", "in", "non"):
+        if word.startswith(neg) and word[len(neg) :] in ROW_QUALIFIERS:
+            return word[len(neg) :], False
+    if word in ROW_QUALIFIERS and word not in _TIME_WORDS and word not in ("all", "recent"):
+        return word, True
+    return None
+
+
+def qualified_rows(
+    words: list[str], columns: dict, pk: str, taken: set[str], make: bool = False, kinds: bool = False
+) -> dict[str, tuple[str, Any]]:
+    """`{column: (op, value)}` that the qualifier words fix: a word that is a value of a string column's
+    enum (`archived`, `infra`), a boolean column's name or its negation (`published` / `unpublished`,
+    `active` / `inactive`), or a time word (`upcoming`, `past`) over the row's date. Columns in `taken`
+    (what the tool binds itself) and keys are never fixed. With `make`, a state word no column holds
+    (`published` on a table with no status enum) adds the boolean column it names to `columns`. With
+    `kinds`, only a word that is itself an enum value counts (a kind: `infra`), never a boolean or a time
+    (`get_login_status` reads `login_status`, it does not require it).
+
+    Example:
+        >>> qualified_rows(["unpublished"], {"id": {"type": "string"}, "published": {"type": "boolean"}}, "id", set())
+        {'published': ('eq', False)}
+    """
+    fixed: dict[str, tuple[str, Any]] = {}
+    for word in words:
+        if word == "all":  # `getAllWebinars`: every row, whatever an enum calls "all"
+            continue
+        for col, cspec in columns.items():
+            if col == pk or col in taken or col in fixed or cspec.get("references"):
+                continue
+            enum = [str(v).lower() for v in cspec.get("enum") or []]
+            said = next((v for v in state_values(word) if v in enum), None) if col in _STATUS_NAMES else None
+            said = None if kinds else said
+            if cspec["type"] == "string" and (word in enum or said):
+                fixed[col] = ("eq", cspec["enum"][enum.index(word if word in enum else said)])
+                break
+            unsaid = (
+                next((v for v in state_values(_antonym(word)) if v in enum), None) if said is None else None
+            )
+            if cspec["type"] == "string" and unsaid and col in _STATUS_NAMES and not kinds:
+                # `published` where the status says only `draft` (what `unpublished` is): not a draft
+                fixed[col] = ("ne", cspec["enum"][enum.index(unsaid)])
+                break
+            base = col.removeprefix("is_")
+            if kinds:
+                continue
+            if cspec["type"] == "boolean" and word in (base, *(f"{n}{base}" for n in ("un", "in", "non"))):
+                fixed[col] = ("eq", word == base)
+                break
+        else:
+            state = _state_of(word)
+            statuses = [c for c in _STATUS_NAMES if columns.get(c, {}).get("enum")]
+            if make and state and not statuses and state[0] not in columns:
+                columns[state[0]] = {"type": "boolean", "nullable": True}
+                fixed[state[0]] = ("eq", state[1])
+        if word in _TIME_WORDS and not kinds:
+            when = next(
+                (
+                    c
+                    for c in _WHEN_COLUMNS
+                    if c in columns and c not in taken and c not in fixed and columns[c]["type"] == "string"
+                ),
+                None,
+            )
+            if when:
+                fixed[when] = (_TIME_WORDS[word], {"now": "datetime"})
+    return fixed
+
+
+def _qualifiers(
+    use: _Use, columns: dict, pk: str, taken: set[str], make: bool = False, kinds: bool = False
+) -> dict[str, tuple[str, Any]]:
+    """:func:`qualified_rows` of one tool, its verb, entity and parent aside."""
+    m = use.meaning
+    skip = {w for x in (m.verb, m.entity, m.parent) if x for w in x.split("_")} | set(m.status_value)
+    skip |= {w for p in use.props for w in tokens(p)}
+    notes = use.tool.get("annotations") if isinstance(use.tool.get("annotations"), dict) else {}
+    words = qualifier_words(use.tool.get("original_name") or use.tool["name"], notes.get("path"), skip)
+    return qualified_rows(words, columns, pk, taken, make, kinds)
+
+
 def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:
     """(argument, column, sign) of an amount verb: `withdraw_funds(amount)` -> balance - amount."""
     verb = use.meaning.verb or ""
@@ -1375,7 +1638,7 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         value = next(v for v in enum if v.lower() == match.group(1).lower())
         return [value], f"refused: the {entity} is not {value} ({sentence.rstrip('.')})"
     if target is not None:
-        allowed = [v for v in enum if v != target and v not in RETIRED_STATUSES]
+        allowed = [v for v in enum if v != target and str(v).lower() not in RETIRED_STATUSES]
         if allowed and len(allowed) < len(enum):
             return allowed, f"refused: the {entity} is already {target} or retired"
     return [], ""

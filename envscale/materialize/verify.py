@@ -1194,6 +1194,11 @@ def _check_read(
     if not candidates:
         notes.append(f"finding not checked: no {source} row has values its required arguments accept")
         return None
+    if op_table == source:
+        candidates = kept_by_fixed_filters(env.spec, tool.get("operation") or {}, candidates)
+        if not candidates:
+            notes.append(f"finding not checked: no {source} row is one its fixed filters keep")
+            return None
     validator = jsonschema.validators.validator_for(params)(params)
     pk = tspec["primary_key"]
     env.reset()
@@ -1215,6 +1220,32 @@ def _check_read(
         if not _finds(env, obs, row, pk, paged=bool(extra)):
             return f"{name} {_text(args)} ({where}) found nothing: {_text(obs['result'])}"
     return None
+
+
+def kept_by_fixed_filters(spec: dict[str, Any], op: dict[str, Any], rows: list[dict]) -> list[dict]:
+    """The rows a read's always-applied filters keep (`published = true`, `start_time >= now` for
+    `getUpcomingWebinars`): a row they leave out is not one the read should find.
+
+    Example:
+        >>> op = {"filters": [{"column": "published", "op": "eq", "value": {"value": True}}]}
+        >>> kept_by_fixed_filters({}, op, [{"published": True}, {"published": False}])
+        [{'published': True}]
+    """
+    now = parse_now(spec)
+    clock = {"datetime": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "date": now.date().isoformat()}
+    for flt in op.get("filters") or []:
+        expr = flt.get("value")
+        if not isinstance(expr, dict):
+            continue
+        if "value" in expr:
+            literal = expr["value"]
+        elif expr.get("now") in clock:
+            literal = clock[expr["now"]]
+        else:
+            continue  # a computed value: not told here
+        test = PRECONDITION_OPS[flt.get("op", "eq")]
+        rows = [r for r in rows if r.get(flt["column"]) is not None and test(r[flt["column"]], literal)]
+    return rows
 
 
 def as_argument(schema: Any, value: Any) -> Any:

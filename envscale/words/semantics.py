@@ -318,6 +318,15 @@ def act_on_row(segments: list[str], tail: str) -> bool:
     return bool(before) and before[-1].startswith(("{", ":"))
 
 
+ROW_QUALIFIERS = frozenset(
+    {v for values in STATUS_VERBS.values() for v in values}
+    | {v for values in ACT_STATUS.values() for v in values}
+    | set("all upcoming past future previous recent pending open draft inactive unpublished".split())
+) - {"on", "off", "done", "cancel", "void", "close", "live"}
+"""Words that say which rows of a resource a read means (`/articles/published`, `getUpcomingWebinars`): a
+state or a time of the rows, never a resource of its own."""
+
+
 def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str | None, bool, str | None]:
     """(entity, parent, addresses one row, action) of an OpenAPI route.
 
@@ -331,6 +340,7 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     segments = [s for s in path.strip("/").split("/") if s]
     nouns: list[str] = []
     adjacent: set[int] = set()  # indexes of nouns that directly follow another noun segment
+    after_param: list[bool] = []  # whether each noun directly follows a parameter segment
     last_is_param = False
     for i, seg in enumerate(segments):
         if seg.startswith("{") or seg.startswith(":"):
@@ -342,14 +352,25 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             not words
             or seg.startswith("@")
             or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|me|self|current|public|admin", seg.lower())
-            or (re.fullmatch(r"services?", seg.lower()) and not keyed)  # `/Services/{Sid}` names a service
+            # `/Services/{Sid}` names a service, and so does `/resources/{id}/services` (a sub-resource)
+            or (
+                re.fullmatch(r"services?", seg.lower())
+                and not keyed
+                and not (last_is_param and i == len(segments) - 1)
+            )
         ):
             continue
         if nouns and not last_is_param:
             adjacent.add(len(nouns))
+        after_param.append(last_is_param)
         last_is_param = False
         nouns.append("_".join(words))
     action = None
+    while len(nouns) > 1 and not last_is_param and nouns[-1] in ROW_QUALIFIERS and not after_param[-1]:
+        # `/articles/me/unpublished`: which articles, not an `unpublished` resource (but
+        # `/warehouses/{id}/dispatched` is something of one warehouse)
+        nouns.pop()
+        after_param.pop()
     if nouns and not last_is_param:
         tail = nouns[-1].split("_")[0]
         acting = verb in UPDATE_VERBS or verb in STATUS_VERBS or verb in DELETE_VERBS
@@ -825,6 +846,13 @@ def _meaning(
         # an HTTP route decides: the method, whether it addresses one row, an action suffix
         if method in ("GET", "HEAD", "OPTIONS"):
             effect, evidence = "read", f"HTTP {method}"
+        elif method == "DELETE" and addressed and action in STATUS_VERBS and action not in DELETE_VERBS:
+            # `DELETE /mocks/{uid}/unpublish`: the route names an act on the row, a status change
+            effect, status_values, evidence = (
+                "status",
+                STATUS_VERBS[act],
+                f"status action {act!r} over DELETE",
+            )
         elif method == "DELETE":
             effect, evidence = "delete", "HTTP DELETE"
         elif addressed and act in STATUS_VERBS:
