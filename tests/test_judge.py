@@ -272,3 +272,22 @@ def test_a_recital_of_the_policy_is_no_refusal_and_no_answer(shop):
     assert check_trajectory(conversation(calls, "Order ord_0010 has shipped."), read, shop)["answer"] is True
     echoed = check_trajectory(conversation(calls, f"{recital} Status: shipped."), read, shop)
     assert echoed["answer"] is False
+
+
+def test_pasting_the_asked_record_is_no_answer(shop):
+    """A tool's result pasted as it came (`{"order_id": ..., "status": ..., ...}`) states the asked fact among
+    every field of the record: no person answers that way, however few rows it holds."""
+    read = {
+        "kind": "read",
+        "seed": None,
+        "gold_state_hash": shop.state_hash(),
+        "scoring": {"state": True, "answer_facts": True},
+        "answer_facts": ["shipped"],
+        "gold_calls": [{"tool": "get_order", "arguments": {"order_id": "ord_0010"}}],
+    }
+    calls = [ran(shop, "get_order", order_id="ord_0010")]
+    record = shop.step("get_order", {"order_id": "ord_0010"})["result"]
+    assert len(record) > 5
+    assert check_trajectory(conversation(calls, "Order ord_0010 has shipped."), read, shop)["answer"] is True
+    pasted = check_trajectory(conversation(calls, f"Here it is: {json.dumps(record)}"), read, shop)
+    assert pasted["answer"] is False

@@ -14,7 +14,8 @@ answer is also checked for what it states beyond what was asked (`overstatement`
   rows its gold calls address or change) are what the answer reports on: none counts against it;
 - the answer *overstates* when it names more than `MAX_OTHER_ROWS` rows that were not asked (a dump of
   a table), or states more than `MAX_OTHER_FIELDS` identifying values of the asked rows beyond the
-  facts (a dump of the row's every field).
+  facts (a dump of the row's every field), or pastes raw records: more than `MAX_RECORD_FIELDS` of the
+  environment's columns as `"column": value` (a tool's result, however few rows).
 
 The bounds are loose on purpose: a helpful answer names the row it read and the person it belongs to;
 what fails is the answer no person would write.
@@ -37,6 +38,7 @@ True
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -45,7 +47,7 @@ from envscale.env import Environment
 
 from .answers import contains_fact, normalize_answer
 
-__all__ = ["MAX_OTHER_FIELDS", "MAX_OTHER_ROWS", "MIN_CHARS", "overstatement"]
+__all__ = ["MAX_OTHER_FIELDS", "MAX_OTHER_ROWS", "MAX_RECORD_FIELDS", "MIN_CHARS", "overstatement"]
 
 #: Rows not asked that an answer may name (the customer an order belongs to, the folder a file is in).
 MAX_OTHER_ROWS = 3
@@ -53,6 +55,8 @@ MAX_OTHER_ROWS = 3
 MAX_OTHER_FIELDS = 4
 #: Shorter values are ordinary words or codes that any text may contain.
 MIN_CHARS = 4
+#: Fields of raw records (`"column": value`, as a tool returns them) an answer may paste.
+MAX_RECORD_FIELDS = 5
 
 
 def _identifying(rows: list[dict[str, Any]]) -> list[list[str]]:
@@ -100,6 +104,10 @@ def overstatement(
     """
     if not answer:
         return None
+    columns = {c for t in env.spec["tables"].values() for c in (t.get("columns") or {})}
+    pasted = {m for m in re.findall(r"[\"']([A-Za-z_][\w.]*)[\"']\s*:", answer) if m in columns}
+    if len(pasted) > MAX_RECORD_FIELDS:
+        return f"pastes raw records ({len(pasted)} fields such as {', '.join(sorted(pasted)[:3])})"
     text = normalize_answer(answer)
     wanted = {normalize_answer(f) for f in facts}
     said = " ".join(normalize_answer(g) for g in given)
