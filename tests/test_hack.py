@@ -287,10 +287,15 @@ def test_the_dump_agent_is_held_at_0_by_the_precision_and_refusal_checks(
 ):
     """With the check on (the bench), the dump agent passes no task of the kind; switched off, it passes some:
     the check, not something else, is what holds it (precision: a read answer holding a dump of rows;
-    refusal: a policy task left alone, its row read, without declining)."""
+    refusal: a policy task left alone, its row read, without declining). A policy task's answer facts are
+    checked for precision too, so the refusal check is shown alone: with precision off it still holds the
+    dump agent at 0, and off as well, the agent passes."""
     figures, _ = bench
     on = figures["agents"]["dump"]["kinds"][kind]
     assert on["episodes"] > 0 and on["passed"] == 0
+    if check == "is_recognised_refusal":
+        monkeypatch.setattr("envscale.judge.score.answer_is_precise", lambda *a, **k: True)
+        assert _dump_passes(tasks, tmp_path / "precision_off", kind)[0] == 0
     monkeypatch.setattr(f"envscale.judge.score.{check}", lambda *a, **k: True)
     passed, episodes = _dump_passes(tasks, tmp_path / "off", kind)
     assert episodes == on["episodes"] and passed > 0
