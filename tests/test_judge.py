@@ -291,3 +291,24 @@ def test_pasting_the_asked_record_is_no_answer(shop):
     assert check_trajectory(conversation(calls, "Order ord_0010 has shipped."), read, shop)["answer"] is True
     pasted = check_trajectory(conversation(calls, f"Here it is: {json.dumps(record)}"), read, shop)
     assert pasted["answer"] is False
+
+
+def test_a_write_task_asks_no_fact_yet_a_dump_as_the_final_message_fails_it(shop):
+    """A task that asks for no fact is not scored on its answer, but a final message pasting records is never
+    training data: the call-everything agent that does the write and then pastes every result is dropped."""
+    shop.reset()
+    gold = [{"tool": "cancel_order", "arguments": {"order_id": "ord_0009"}}]
+    assert shop.step("cancel_order", {"order_id": "ord_0009"})["ok"]
+    task = {
+        "kind": "write",
+        "seed": None,
+        "gold_state_hash": shop.state_hash(),
+        "scoring": {"state": True, "answer_facts": False},
+        "gold_calls": gold,
+    }
+    calls = [ran(shop, "cancel_order", order_id="ord_0009")]
+    done = check_trajectory(conversation(calls, "Done: order ord_0009 is cancelled."), task, shop)
+    assert done["answer"] is None and done["state"] is True
+    orders = shop.step("list_orders", {"customer_id": "cus_0001"})["result"]
+    dumped = check_trajectory(conversation(calls, f"Here is everything: {json.dumps(orders)}"), task, shop)
+    assert dumped["state"] is True and dumped["answer"] is False

@@ -56,7 +56,7 @@ MAX_OTHER_FIELDS = 4
 #: Shorter values are ordinary words or codes that any text may contain.
 MIN_CHARS = 4
 #: Fields of raw records (`"column": value`, as a tool returns them) an answer may paste.
-MAX_RECORD_FIELDS = 5
+MAX_RECORD_FIELDS = 2
 
 
 def _identifying(rows: list[dict[str, Any]]) -> list[list[str]]:

@@ -8,7 +8,8 @@ execution path) and checks what the task's `scoring` names:
 - `answer`: every answer fact appears in the final answer (`envscale.judge.answers.answer_matches`:
   case-insensitive, whole words, numbers compared as numbers: `"42.0"` matches `42`, `"1,234.5"`
   matches `1234.5`), and the answer is precise: it states no dump of rows or fields that were not
-  asked (`answer_is_precise`, `envscale.judge.precision`);
+  asked (`answer_is_precise`, `envscale.judge.precision`); a task that asks for no fact is not scored on
+  its answer, except that a dump fails it too (a final message pasting records is never training data);
 - `required`: every required action was done, by whatever tool: the gold calls of the required tools
   are replayed (`required_effects`), and each gold write needs a successful call with the
   same effect (the same rows of the same tables changed the same way), each gold read a successful
@@ -287,6 +288,8 @@ def score_trajectory(
         answer = answer_matches(facts, final_answer)
         if answer and precision:
             answer = answer_is_precise(env, facts, final_answer, task)
+    elif precision and final_answer and not answer_is_precise(env, [], final_answer, task):
+        answer = False  # asked for no fact, the answer still may not be a dump (never training data)
     required = (effects_done(wanted, steps) if wanted else False) if required_tools else None
     forbidden_tools = scoring.get("forbidden_actions") or []
     forbidden = not any(t in succeeded for t in forbidden_tools) if forbidden_tools else None
