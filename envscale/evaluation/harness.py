@@ -142,6 +142,7 @@ def score_rollout(
             total=trajectories.num_rows,
             desc=f"score {name}",
             unit="episode",
+            leave=False,  # the agent's rollout bar stays; scoring is a moment after it
         ):
             task = tasks.get(traj["task_id"])
             if task is None:
