@@ -158,7 +158,13 @@ def effect_key(tool: dict[str, Any]) -> str:
         columns(op.get("key")),
         columns(op.get("set")),
     ]
-    parts += [columns(op.get("values")), filters, op.get("fixed"), op.get("defaults")]
+    values = op.get("values") if isinstance(op.get("values"), dict) else {}
+    # a column an insert fills from an argument, or with a fixed value (`kind: core` vs `kind: archival`)
+    filled = sorted(
+        (str(c), json.dumps(v.get("value"), default=str) if isinstance(v, dict) and "value" in v else "arg")
+        for c, v in values.items()
+    )
+    parts += [filled, filters, op.get("fixed"), op.get("defaults")]
     parts += [_no_text(op.get(k)) for k in ("guards", "preconditions", "effects")]
     return json.dumps(parts, sort_keys=True, default=str)
 

@@ -334,3 +334,14 @@ def test_a_printed_number_is_not_an_internal_id():
     assert customers <= strings  # a customer's key is internal
     task_row = task("t9", "shop", ["get_order"], "single", {"order number": min(orders)})
     assert not ts.internal_ids(task_row, ts.state_keys(spec, None))[0]
+
+
+def test_inserts_that_fix_different_values_have_different_effects():
+    """`core_memory_add` and `archival_memory_add` fill the same columns, one kind each: not duplicates."""
+
+    def insert(kind):
+        values = {"key": "key", "value": "value", "kind": {"value": kind}}
+        return {"kind": "write", "operation": {"type": "insert", "table": "memories", "values": values}}
+
+    assert ts.effect_key(insert("core")) != ts.effect_key(insert("archival"))
+    assert ts.effect_key(insert("core")) == ts.effect_key(insert("core"))
