@@ -248,6 +248,20 @@ def test_provenance_resolves_in_the_results_and_names_the_calls_read():
     assert read_calls(None) == []
 
 
+def shipped_read_task(env, policy=None):
+    """A read task on the shop: the status of order ord_0010 (shipped), read with get_order."""
+    env.reset()
+    task = {
+        "kind": "read",
+        "seed": None,
+        "gold_state_hash": env.state_hash(),
+        "scoring": {"state": True, "answer_facts": True},
+        "answer_facts": ["shipped"],
+        "gold_calls": [{"tool": "get_order", "arguments": {"order_id": "ord_0010"}}],
+    }
+    return task | ({"policy": policy} if policy else {})
+
+
 def test_a_recital_of_the_policy_is_no_refusal_and_no_answer(shop):
     """Quoting the environment's policy back (the system prompt) declines and names every rule at once: it is
     taken neither for a refusal of this request nor for an answer to a question."""
@@ -259,15 +273,7 @@ def test_a_recital_of_the_policy_is_no_refusal_and_no_answer(shop):
     )
     assert check_trajectory(conversation([], REFUSAL), task, shop)["policy"] is True
     assert check_trajectory(conversation([], recital), task, shop)["policy"] is False
-    read = {
-        "kind": "read",
-        "seed": None,
-        "gold_state_hash": shop.state_hash(),
-        "scoring": {"state": True, "answer_facts": True},
-        "answer_facts": ["shipped"],
-        "gold_calls": [{"tool": "get_order", "arguments": {"order_id": "ord_0010"}}],
-        "policy": {"rules": [other], "text": recital},
-    }
+    read = shipped_read_task(shop, policy={"rules": [other], "text": recital})
     calls = [ran(shop, "get_order", order_id="ord_0010")]
     assert check_trajectory(conversation(calls, "Order ord_0010 has shipped."), read, shop)["answer"] is True
     echoed = check_trajectory(conversation(calls, f"{recital} Status: shipped."), read, shop)
@@ -277,14 +283,7 @@ def test_a_recital_of_the_policy_is_no_refusal_and_no_answer(shop):
 def test_pasting_the_asked_record_is_no_answer(shop):
     """A tool's result pasted as it came (`{"order_id": ..., "status": ..., ...}`) states the asked fact among
     every field of the record: no person answers that way, however few rows it holds."""
-    read = {
-        "kind": "read",
-        "seed": None,
-        "gold_state_hash": shop.state_hash(),
-        "scoring": {"state": True, "answer_facts": True},
-        "answer_facts": ["shipped"],
-        "gold_calls": [{"tool": "get_order", "arguments": {"order_id": "ord_0010"}}],
-    }
+    read = shipped_read_task(shop)
     calls = [ran(shop, "get_order", order_id="ord_0010")]
     record = shop.step("get_order", {"order_id": "ord_0010"})["result"]
     assert len(record) > 5

@@ -1,6 +1,7 @@
 """Journeys: the user names rows by what a person knows, the agent looks them up; chains of several calls,
 writes on related rows, and a decision on what a read returns, each executed for its gold state."""
 
+import copy
 import random
 
 import pytest
@@ -192,20 +193,22 @@ def test_two_independent_lookups_feeding_one_call_make_a_dag():
     assert not journeys.joins([a, read, again])  # call 1 depends on call 0: still one line of data
 
 
+#: A list of every customer, which the shop fixture lacks: the lookup a person's name is found by.
+LIST_CUSTOMERS = {
+    "name": "list_customers",
+    "description": "List the customers.",
+    "kind": "read",
+    "parameters": {"type": "object", "properties": {}},
+    "operation": {"type": "list", "table": "customers"},
+}
+
+
 def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
     # orders are listed per customer (list_orders needs customer_id): the customer is found first, by name
     monkeypatch.setattr(journeys, "PRINTED", frozenset())  # here the order's key is internal too
     spec = load_spec("tests/fixtures/envs/shop.yaml")
     spec["tables"]["orders"]["columns"]["title"] = {"type": "string"}  # what the user calls the order
-    spec["tools"].append(
-        {
-            "name": "list_customers",
-            "description": "List the customers.",
-            "kind": "read",
-            "parameters": {"type": "object", "properties": {}},
-            "operation": {"type": "list", "table": "customers"},
-        }
-    )
+    spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
     e = Env({"spec": spec}, TasksConfig())
     pending = [r for r in e.rows["orders"] if r["status"] == "pending"]
     for order in pending:
@@ -223,15 +226,7 @@ def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
 
 def test_a_row_is_found_by_its_name_before_its_date():
     spec = load_spec("tests/fixtures/envs/shop.yaml")
-    spec["tools"].append(
-        {
-            "name": "list_customers",
-            "description": "List the customers.",
-            "kind": "read",
-            "parameters": {"type": "object", "properties": {}},
-            "operation": {"type": "list", "table": "customers"},
-        }
-    )
+    spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
     e = Env({"spec": spec}, TasksConfig())
     for row in e.rows["customers"][:5]:
         found = journeys.find_row(e, "customers", row, random.Random(0))

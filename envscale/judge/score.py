@@ -177,16 +177,13 @@ def is_recognised_refusal(
     """Whether `answer` declines the task's request and names its rule or reason (`refusal.refusal_problem`).
 
     With `env` (in the state the answer was given in), the value that the rule's column holds on the row
-    the request addresses (`"shipped"`) is a reason too, and a dump of the tables is no refusal (the
-    environment's own error, pasted with everything else, would decline for the agent)."""
+    the request addresses (`"shipped"`) is a reason too. (A refusal inside a dump fails the task through
+    `answer`, which `score_trajectory` checks for precision whether or not the task asks a fact.)"""
     policy = _mapping(task.get("policy"), "policy")
     rule = policy.get("task_rule")
     given = " ".join(str(g) for g in given_values(task))
     state = _addressed_value(env, rule) if env is not None and isinstance(rule, Mapping) else None
-    if refusal_problem(answer, rule, given, policy, state=state) is not None:
-        return False
-    facts = list(task.get("answer_facts") or [])
-    return env is None or overstatement(env, facts, answer, given_values(task), acted_keys(task, env)) is None
+    return refusal_problem(answer, rule, given, policy, state=state) is None
 
 
 def _addressed_value(env: Environment, rule: Mapping[str, Any]) -> Any:
