@@ -39,10 +39,13 @@ from . import __version__
 from .artifacts import Artifact, is_complete, local_versions, open_artifact
 from .config import load_recipe
 from .entry import run_command
+from .executor import using
 from .stages import (
     COMMANDS,
     PIPELINE,
+    add_executor_arguments,
     check_recipe_keys,
+    executor_config,
     failed,
     get_stage,
     load_line,
@@ -66,12 +69,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if output_dir.exists() and not output_dir.is_dir():
         raise ValueError(f"output_dir {output_dir} is a file, not a folder")
     configs = [stage.config(args.recipe, {}) for stage in present]  # every section checked before any work
+    with using(executor_config(args, recipe, args.recipe)):
+        return _run_stages(present, configs, output_dir, args.force)
+
+
+def _run_stages(present: list, configs: list, output_dir: Path, force: bool) -> int:
     status = 0
     made: list[Artifact] = []
     for stage, config in zip(present, configs, strict=True):
         output = output_dir / stage.output
         upstream = open_artifact(output_dir / stage.input, expect_kind=stage.input) if stage.input else None
-        done = None if args.force else is_complete(output, stage.fingerprint(config, upstream))
+        done = None if force else is_complete(output, stage.fingerprint(config, upstream))
         if done is not None:
             print(
                 f"[{stage.name}] skipped: {done.pinned} is complete for this config and input (--force to redo)"
@@ -127,6 +135,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("recipe", help="YAML recipe with one section per stage")
     p.add_argument("--output-dir", help="override the recipe's output_dir (always a local folder)")
     p.add_argument("--force", action="store_true", help="re-run stages even when their output is complete")
+    add_executor_arguments(p)
     p.set_defaults(func=cmd_run)
     train_command.make_parser(sub)
     publish.make_parser(sub)

@@ -19,6 +19,7 @@ CLI: `envscale filter --input outputs/quickstart/trajectories --output outputs/q
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections import Counter
@@ -28,8 +29,9 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
+from ..artifacts import Artifact, ArtifactWriter, iter_rows, open_artifact, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
+from ..executor import map_ordered
 from ..schemas import CHECKS, FILTERED, STOP, TRAJECTORY_FEATURES
 from . import DEFAULT_LEVELS, EnvironmentCache, environment_error, judge_trajectory
 
@@ -83,14 +85,72 @@ def filter_trajectories(traj_art: Artifact, config: FilterConfig, output: str | 
         return _filter(traj_art, tasks_art, envs_art, config, writer)
 
 
+class EnvironmentSource:
+    """The environments of one artifact by name, each built once per process (a bounded cache), with the
+    reason of any that cannot be built. A filter worker keeps one per artifact (`source_for`)."""
+
+    def __init__(self, ref: str):
+        self.dataset = open_artifact(ref, expect_kind="environments", check=False).load("environments")
+        self.index = {name: i for i, name in enumerate(self.dataset["name"])}
+        self.cache = EnvironmentCache(max_size=32)
+        self.broken: dict[str, str] = {}
+
+    def get(self, name: str) -> Any:
+        """The environment `name`, or `None` when it cannot be built (the reason in `broken`)."""
+        if name in self.broken:
+            return None
+        try:
+            return self.cache.get(self.dataset[self.index[name]])
+        except Exception as exc:  # noqa: BLE001 - one broken environment never stops the others
+            logger.warning("environment %s cannot be built (%s); its trajectories are rejected", name, exc)
+            self.broken[name] = f"{type(exc).__name__}: {exc}"
+            return None
+
+
+_SOURCES: dict[str, EnvironmentSource] = {}
+
+
+def source_for(ref: str) -> EnvironmentSource:
+    """This process's `EnvironmentSource` of the environments artifact `ref` (a pinned location)."""
+    if ref not in _SOURCES:
+        _SOURCES[ref] = EnvironmentSource(ref)
+    return _SOURCES[ref]
+
+
+def close_sources() -> None:
+    while _SOURCES:
+        _SOURCES.popitem()[1].cache.close()
+
+
+def judge_item(item: tuple[dict, dict], levels: list[str], envs_ref: str) -> dict:
+    """One (trajectory, task) -> its `filtered`/`rejected` row and verdict. A module-level function of one
+    item, so `envscale.executor` runs it here or on a Ray worker (which opens `envs_ref` itself)."""
+    traj, task = item
+    source = source_for(envs_ref)
+    name = task["environment"]
+    env = source.get(name)
+    if env is None:
+        judged = environment_error(source.broken[name], levels)
+    else:
+        try:
+            judged = judge_trajectory(traj, task, env, levels)
+        except Exception as exc:  # noqa: BLE001 - one trajectory that cannot be judged never stops the run
+            logger.warning("trajectory %s cannot be judged: %s", traj["trajectory_id"], exc)
+            judged = environment_error(f"cannot be judged: {type(exc).__name__}: {exc}", levels)
+    row: dict[str, Any] = {k: traj.get(k) for k in TRAJECTORY_FEATURES}
+    row |= {f"check_{k}": v for k, v in judged.checks.items()}
+    row |= {"passed": judged.passed, "failed_checks": judged.failed}
+    if judged.passed:
+        row["messages"] = sft_messages(_json(row["messages"]) or [])
+    return {"row": row, "environment": name, "broken": source.broken.get(name)}
+
+
 def _filter(
     traj_art: Artifact, tasks_art: Artifact, envs_art: Artifact, config: FilterConfig, writer: ArtifactWriter
 ) -> Artifact:
     tasks = {split: tasks_art.load("tasks", split) for split in tasks_art.splits.get("tasks", {})}
     where = {tid: (split, i) for split, ds in tasks.items() for i, tid in enumerate(ds["task_id"])}
-    environments = envs_art.load("environments")
-    env_index = {name: i for i, name in enumerate(environments["name"])}
-    envs = EnvironmentCache(max_size=32)
+    env_names = set(envs_art.load("environments")["name"])
     trajectories = traj_art.load("trajectories")
     out = {name: writer.shard_writer(name, batch_size=500) for name in ("filtered", "rejected")}
     applicable, held = Counter(), Counter()
@@ -98,9 +158,9 @@ def _filter(
     per_env: dict[str, Counter] = {}
     failed_on = Counter()
     broken: dict[str, str] = {}  # environments that could not be built, with the reason
-    try:
-        rows = iter_rows(trajectories, batch_size=256)
-        for traj in tqdm(rows, total=trajectories.num_rows, desc="filter", unit="trajectory"):
+
+    def items():
+        for traj in iter_rows(trajectories, batch_size=256):
             tid = traj["task_id"]
             if tid not in where:
                 raise ValueError(
@@ -108,44 +168,32 @@ def _filter(
                 )
             split, index = where[tid]
             task = tasks[split][index]
-            name = task["environment"]
-            if name not in env_index:
-                raise ValueError(f"task {tid}: environment {name!r} is not in {envs_art.pinned}")
-            try:
-                env = envs.get(environments[env_index[name]])
-            except Exception as exc:  # noqa: BLE001 - one broken environment never stops the others
-                if name not in broken:
-                    logger.warning(
-                        "environment %s cannot be built (%s); its trajectories are rejected", name, exc
-                    )
-                broken[name] = f"{type(exc).__name__}: {exc}"
-                env = None
-            if env is None:
-                judged = environment_error(broken[name], config.levels)
-            else:
-                try:
-                    judged = judge_trajectory(traj, task, env, config.levels)
-                except Exception as exc:  # noqa: BLE001 - one trajectory that cannot be judged never stops the run
-                    logger.warning("trajectory %s cannot be judged: %s", traj["trajectory_id"], exc)
-                    judged = environment_error(
-                        f"cannot be judged: {type(exc).__name__}: {exc}", config.levels
-                    )
-            checks, passed, failed = judged.checks, judged.passed, judged.failed
-            row: dict[str, Any] = {k: traj.get(k) for k in TRAJECTORY_FEATURES}
-            row |= {f"check_{k}": v for k, v in checks.items()}
-            row |= {"passed": passed, "failed_checks": failed}
-            if passed:
-                row["messages"] = sft_messages(_json(row["messages"]) or [])
+            if task["environment"] not in env_names:
+                raise ValueError(
+                    f"task {tid}: environment {task['environment']!r} is not in {envs_art.pinned}"
+                )
+            yield traj, task
+
+    judge = functools.partial(judge_item, levels=list(config.levels), envs_ref=envs_art.pinned)
+    try:
+        for result in tqdm(
+            map_ordered(judge, items()), total=trajectories.num_rows, desc="filter", unit="trajectory"
+        ):
+            row, name = result["row"], result["environment"]
+            passed, failed = row["passed"], row["failed_checks"]
+            if result["broken"]:
+                broken[name] = result["broken"]
             out["filtered" if passed else "rejected"].write(row)
-            for k, v in checks.items():
+            for k in CHECKS:
+                v = row.get(f"check_{k}")
                 if v is not None:
                     applicable[k] += 1
                     held[k] += bool(v)
             failed_on.update(f.split(":")[0] for f in failed)
-            per_kind.setdefault(traj["kind"], Counter()).update(episodes=1, passed=int(passed))
+            per_kind.setdefault(row["kind"], Counter()).update(episodes=1, passed=int(passed))
             per_env.setdefault(name, Counter()).update(episodes=1, passed=int(passed))
     finally:
-        envs.close()
+        close_sources()
     counts = {name: w.close() for name, w in out.items()}
     total = counts["filtered"] + counts["rejected"]
 

@@ -35,15 +35,19 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
+from ..artifacts import Artifact, ArtifactWriter, ToolLookup, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
+from ..executor import map_ordered
 from ..schemas import ENVIRONMENTS
 from .aliases import fold_aliases
 from .effects import add_effects
@@ -168,92 +172,137 @@ def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str
         return _materialize(graph_artifact, pool_artifact, config, writer)
 
 
+#: The checkpoint of finished domains, under the writer's `parts_dir`: one outcome a line, in domain order.
+PARTS_FILE = "domains.jsonl"
+
+
+def materialize_domain(item: tuple[int, dict, list[dict]], config: MaterializeConfig) -> dict:
+    """One domain -> its outcome: `{"index", "environment": row}` or `{"index", "rejected": row}`, with the
+    counts the stage's statistics sum (`dropped`, `excluded`). A module-level function of one item, so the
+    executor (`envscale.executor`) runs it here or on a Ray worker with the same result."""
+    from ..env import Environment
+
+    index, domain, tools = item
+    base = {"domain_id": domain["domain_id"], "domain_name": domain["name"]}
+    if len(tools) < config.min_tools:
+        reason = f"{len(tools)} tools (< min_tools {config.min_tools})"
+        return {
+            "index": index,
+            "code": "too few tools",
+            "rejected": {**base, "name": None, "reason": reason, "problems": [], "spec": None},
+        }
+    spec, dropped, excluded, report = None, [], [], {}
+    try:
+        inferred = infer_spec(
+            domain, tools, rows=config.rows_per_table, seed=config.seed, max_columns=config.max_columns
+        )
+        spec, excluded = (add_effects(inferred.spec) if inferred.spec else None), inferred.excluded
+        if spec is None:
+            problems = [{"tool": None, "reason": f"not materialised: {'; '.join(inferred.notes)}"}]
+        else:
+            problems, dropped, report = _verify_dropping(spec, config)
+            fold_aliases(spec)  # one act under several names: one tool, the others its aliases
+    except Exception as exc:  # noqa: BLE001 - one bad domain never stops the run; kept with its reason
+        problems = [{"tool": None, "reason": f"materialisation failed: {type(exc).__name__}: {exc}"}]
+    counts = {"dropped": [d["reason"].split(":")[0][:80] for d in dropped], "excluded": len(excluded)}
+    if problems:
+        return {
+            "index": index,
+            "code": problems[0]["reason"].split(":")[0][:80],
+            **counts,
+            "rejected": {
+                **base,
+                "name": spec["name"] if spec else None,
+                "reason": problems[0]["reason"],
+                "problems": problems + dropped + excluded,
+                "spec": spec,
+            },
+        }
+    with Environment(spec) as env:
+        sizes = env.reset()["tables"]
+        state_hash = env.state_hash()
+    n_write = sum(t["kind"] == "write" for t in spec["tools"])
+    read_only = bool(report.get("read_only", n_write == 0))
+    kind = "function_set" if read_only else world_or_loose(spec, report.get("written_and_read") or [])
+    row = {
+        **base,
+        "name": spec["name"],
+        "spec": spec,
+        "n_tables": len(spec["tables"]),
+        "n_tools": len(spec["tools"]),
+        "n_read": len(spec["tools"]) - n_write,
+        "n_write": n_write,
+        "n_rows": sum(sizes.values()),
+        "state_hash": state_hash,
+        "tables": sorted(spec["tables"]),
+        "dropped_tools": dropped,
+        "excluded_tools": excluded,
+        "semantic_score": report.get("semantic_score"),
+        "read_only": read_only,
+        "kind": kind,
+        "written_and_read": report.get("written_and_read") or [],
+        "policy": spec.get("policy"),
+    }
+    return {"index": index, **counts, "environment": row}
+
+
+def _finished(path: Path) -> dict[int, dict]:
+    """Outcomes checkpointed by an interrupted run of the same fingerprint, by domain index."""
+    done: dict[int, dict] = {}
+    if path.is_file():
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                try:
+                    outcome = json.loads(line)
+                    done[outcome["index"]] = outcome
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut short by the interruption: that domain is done again
+    return done
+
+
 def _materialize(
     graph_artifact: Artifact, pool_artifact: Artifact, config: MaterializeConfig, writer: ArtifactWriter
 ) -> Artifact:
-    from ..env import Environment
-
-    pool = {r["id"]: r for r in iter_rows(pool_artifact.load("api_pool"))}
+    pool = ToolLookup(pool_artifact.load("api_pool"))
+    domains = graph_artifact.load("domains")
+    parts = writer.parts_dir / PARTS_FILE
+    finished = _finished(parts)
+    if finished:
+        logger.info("resume: %d of %d domains were already done", len(finished), domains.num_rows)
     envs = writer.shard_writer("environments", batch_size=50)
     rejected = writer.shard_writer("rejected", batch_size=50)
     reasons: Counter = Counter()
     dropped_reasons: Counter = Counter()
     scores: list[float] = []
     excluded_count = read_only_count = aliased_count = function_set_count = 0
-    for domain in tqdm(graph_artifact.load("domains"), desc="materialize", unit="domain"):
-        tools = [pool[t] for t in domain["tool_ids"] if t in pool]
-        base = {"domain_id": domain["domain_id"], "domain_name": domain["name"]}
-        if len(tools) < config.min_tools:
-            reasons["too few tools"] += 1
-            rejected.write(
-                {
-                    **base,
-                    "name": None,
-                    "reason": f"{len(tools)} tools (< min_tools {config.min_tools})",
-                    "problems": [],
-                    "spec": None,
-                }
+
+    def todo() -> Iterator[tuple[int, dict, list[dict]]]:
+        for index, domain in enumerate(iter_rows(domains, batch_size=256)):
+            if index not in finished:
+                yield index, domain, pool.rows(domain["tool_ids"])
+
+    new = map_ordered(functools.partial(materialize_domain, config=config), todo())
+    with parts.open("a", encoding="utf-8") as checkpoint:
+        for index in tqdm(range(domains.num_rows), desc="materialize", unit="domain"):
+            outcome = finished.get(index)
+            if outcome is None:
+                outcome = next(new)
+                checkpoint.write(json.dumps(outcome, ensure_ascii=False, default=str) + "\n")
+                checkpoint.flush()
+            dropped_reasons.update(outcome.get("dropped") or [])
+            excluded_count += outcome.get("excluded", 0)
+            if "rejected" in outcome:
+                reasons[outcome["code"]] += 1
+                rejected.write(outcome["rejected"])
+                continue
+            row = outcome["environment"]
+            envs.write(row)
+            scores.append(row["semantic_score"] if row["semantic_score"] is not None else 0.0)
+            function_set_count += row["kind"] == "function_set"
+            read_only_count += row["read_only"]
+            aliased_count += sum(
+                len((t.get("metadata") or {}).get("aliases") or []) for t in row["spec"]["tools"]
             )
-            continue
-        spec, dropped, excluded, report = None, [], [], {}
-        try:
-            inferred = infer_spec(
-                domain, tools, rows=config.rows_per_table, seed=config.seed, max_columns=config.max_columns
-            )
-            spec, excluded = (add_effects(inferred.spec) if inferred.spec else None), inferred.excluded
-            if spec is None:
-                problems = [{"tool": None, "reason": f"not materialised: {'; '.join(inferred.notes)}"}]
-            else:
-                problems, dropped, report = _verify_dropping(spec, config)
-                fold_aliases(spec)  # one act under several names: one tool, the others its aliases
-        except Exception as exc:  # noqa: BLE001 - one bad domain never stops the run; kept with its reason
-            problems = [{"tool": None, "reason": f"materialisation failed: {type(exc).__name__}: {exc}"}]
-        dropped_reasons.update(d["reason"].split(":")[0][:80] for d in dropped)
-        excluded_count += len(excluded)
-        if problems:
-            reasons[problems[0]["reason"].split(":")[0][:80]] += 1
-            rejected.write(
-                {
-                    **base,
-                    "name": spec["name"] if spec else None,
-                    "reason": problems[0]["reason"],
-                    "problems": problems + dropped + excluded,
-                    "spec": spec,
-                }
-            )
-            continue
-        with Environment(spec) as env:
-            sizes = env.reset()["tables"]
-            state_hash = env.state_hash()
-        n_write = sum(t["kind"] == "write" for t in spec["tools"])
-        read_only = bool(report.get("read_only", n_write == 0))
-        kind = "function_set" if read_only else world_or_loose(spec, report.get("written_and_read") or [])
-        semantic = report.get("semantic_score")
-        scores.append(semantic if semantic is not None else 0.0)
-        function_set_count += kind == "function_set"
-        read_only_count += read_only
-        aliased_count += sum(len((t.get("metadata") or {}).get("aliases") or []) for t in spec["tools"])
-        envs.write(
-            {
-                **base,
-                "name": spec["name"],
-                "spec": spec,
-                "n_tables": len(spec["tables"]),
-                "n_tools": len(spec["tools"]),
-                "n_read": len(spec["tools"]) - n_write,
-                "n_write": n_write,
-                "n_rows": sum(sizes.values()),
-                "state_hash": state_hash,
-                "tables": sorted(spec["tables"]),
-                "dropped_tools": dropped,
-                "excluded_tools": excluded,
-                "semantic_score": semantic,
-                "read_only": read_only,
-                "kind": kind,
-                "written_and_read": report.get("written_and_read") or [],
-                "policy": spec.get("policy"),
-            }
-        )
     counts = {"environments": envs.close(), "rejected": rejected.close()}
     total = counts["environments"] + counts["rejected"]
     stats = {

@@ -50,6 +50,7 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
+from ..executor import current, map_ordered
 from ..schemas import TRAJECTORIES, TRAJECTORY_FEATURES
 from .backends import BackendConfig
 from .episode import STATUSES, EpisodeLimits, run_episode, write_tool_names
@@ -185,22 +186,6 @@ def _open_checkpoint(path: Path) -> set[str]:
     return done
 
 
-def _iter_checkpoint(path: Path):
-    seen: set[str] = set()
-    if not path.is_file():
-        return
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if row["trajectory_id"] in seen:  # never written twice, but never counted twice either
-                continue
-            seen.add(row["trajectory_id"])
-            yield row
-
-
 # ----------------------------------------------------------------------------- stage
 
 
@@ -250,10 +235,79 @@ def _rollout(
     if done & wanted:
         logger.info("resume: %d of %d episodes were already done", len(done & wanted), len(wanted))
     start = time.perf_counter()
-    environments = envs_art.load("environments") if remaining else None  # the inputs, read before playing
-    asyncio.run(_play(splits, environments, config, remaining, parts, len(done & wanted), len(wanted)))
+    if current().kind == "local" or not remaining:
+        environments = envs_art.load("environments") if remaining else None  # the inputs, read before playing
+        with parts.open("a", encoding="utf-8") as checkpoint:
+            asyncio.run(
+                _play(
+                    splits,
+                    environments,
+                    config,
+                    remaining,
+                    _appender(checkpoint),
+                    len(done & wanted),
+                    len(wanted),
+                )
+            )
+    else:
+        _play_sharded(tasks_art, envs_art, config, remaining, parts, len(done & wanted), len(wanted))
     elapsed = time.perf_counter() - start
-    return _commit(writer, parts, wanted, config, elapsed, len(remaining))
+    order = [trajectory_id(tid, t) for _, _, t, tid in todo]
+    return _commit(writer, parts, order, config, elapsed, len(remaining))
+
+
+def _appender(checkpoint: Any):
+    def write(row: dict) -> None:
+        checkpoint.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        checkpoint.flush()
+
+    return write
+
+
+#: Episodes per executor item under Ray: one event loop plays them together (`concurrency` in flight).
+EPISODES_PER_ITEM = 16
+
+
+def play_chunk(
+    jobs: list[tuple[str, int, int, str]], config: RolloutConfig, tasks_ref: str, envs_ref: str
+) -> list[dict]:
+    """Episodes `jobs` -> their trajectory rows, in this process (a Ray worker): the tasks and environments are
+    opened from their pinned locations, the backends made here. A module-level function of one item, so
+    `envscale.executor` can send it anywhere."""
+    from ..artifacts import open_artifact
+
+    tasks_art = open_artifact(tasks_ref, expect_kind="tasks", check=False)
+    splits = {split: tasks_art.load("tasks", split) for split in {j[0] for j in jobs}}
+    environments = open_artifact(envs_ref, expect_kind="environments", check=False).load("environments")
+    rows: list[dict] = []
+    asyncio.run(_play(splits, environments, config, jobs, rows.append, 0, len(jobs), progress=False))
+    return rows
+
+
+def _play_sharded(
+    tasks_art: Artifact,
+    envs_art: Artifact,
+    config: RolloutConfig,
+    jobs: list,
+    parts: Path,
+    already: int,
+    total: int,
+) -> None:
+    """The episodes on the run's executor (`envscale.executor`), `EPISODES_PER_ITEM` a chunk; each chunk's
+    rows are checkpointed here when it comes back, so a worker that dies loses only its chunk (played again)."""
+    import functools
+
+    chunks = [jobs[i : i + EPISODES_PER_ITEM] for i in range(0, len(jobs), EPISODES_PER_ITEM)]
+    play = functools.partial(play_chunk, config=config, tasks_ref=tasks_art.pinned, envs_ref=envs_art.pinned)
+    with (
+        parts.open("a", encoding="utf-8") as checkpoint,
+        tqdm(total=total, initial=already, desc="rollout", unit="episode") as bar,
+    ):
+        write = _appender(checkpoint)
+        for rows in map_ordered(play, chunks):
+            for row in rows:
+                write(row)
+            bar.update(len(rows))
 
 
 async def _play(
@@ -261,9 +315,10 @@ async def _play(
     environments: Any,
     config: RolloutConfig,
     jobs: list[tuple[str, int, int, str]],
-    parts: Path,
+    sink: Any,
     already: int,
     total: int,
+    progress: bool = True,
 ) -> None:
     from .envs import EnvironmentPool
 
@@ -280,8 +335,7 @@ async def _play(
     agent_info, user_info = agent.info(), user.info()
     limits = config.limits()
     semaphore = asyncio.Semaphore(config.concurrency)
-    bar = tqdm(total=total, initial=already, desc="rollout", unit="episode")
-    checkpoint = parts.open("a", encoding="utf-8")
+    bar = tqdm(total=total, initial=already, desc="rollout", unit="episode", disable=not progress)
 
     # Task rows are decoded in batches ahead of the episodes that need them (one `datasets` call per batch
     # costs about what one row does), and trials of a task decode its row once.
@@ -329,8 +383,7 @@ async def _play(
                 "user": user_info,
             }
             row |= await _episode(task, pool, agent, user, seed, style, limits, executor)
-            checkpoint.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-            checkpoint.flush()
+            sink(row)
             bar.update(1)
         finally:
             semaphore.release()
@@ -344,7 +397,6 @@ async def _play(
                 group.create_task(one(*job))
     finally:
         bar.close()
-        checkpoint.close()
         await agent.aclose()
         await user.aclose()
         # Steps of episodes that timed out or were cancelled may still run in the workers: let them end before
@@ -402,9 +454,31 @@ def _failed(status: str, cause: str, error: str) -> dict[str, Any]:
     }
 
 
+def _in_order(parts: Path, order: list[str]) -> Any:
+    """The checkpointed rows of `order`, in that order (the jobs' order, whatever order episodes finished in
+    and whichever executor played them): an index of byte offsets, then one read per row."""
+    offsets: dict[str, int] = {}
+    with parts.open("rb") as f:
+        while True:
+            at = f.tell()
+            line = f.readline()
+            if not line:
+                break
+            try:
+                tid = json.loads(line)["trajectory_id"]
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a kill
+            offsets.setdefault(tid, at)
+        for tid in order:
+            if tid in offsets:
+                f.seek(offsets[tid])
+                yield json.loads(f.readline())
+
+
 def _commit(
-    writer: ArtifactWriter, parts: Path, wanted: set[str], config: RolloutConfig, elapsed: float, played: int
+    writer: ArtifactWriter, parts: Path, order: list[str], config: RolloutConfig, elapsed: float, played: int
 ) -> Artifact:
+    wanted = set(order)
     out = writer.shard_writer("trajectories", batch_size=500)
     status: Counter = Counter()
     causes: Counter = Counter()
@@ -412,9 +486,7 @@ def _commit(
     styles: Counter = Counter()
     turns = calls = errors = 0
     usage = {"agent": Counter(), "user": Counter()}
-    for row in _iter_checkpoint(parts):
-        if row["trajectory_id"] not in wanted:
-            continue
+    for row in _in_order(parts, order) if parts.is_file() else ():
         out.write({k: row.get(k) for k in TRAJECTORY_FEATURES})
         status[row["status"]] += 1
         per_kind.setdefault(row["kind"], Counter())[row["status"]] += 1

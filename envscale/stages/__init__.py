@@ -26,6 +26,7 @@ from typing import Any
 from ..artifacts import Artifact, open_artifact
 from ..config import add_arguments, command_parser, load_recipe, parse_config, section
 from ..entry import run_script
+from ..executor import EXECUTORS, ExecutorConfig, using
 
 #: The stages, in pipeline order (module names under `envscale.stages`); `envscale run` runs these.
 PIPELINE = ("collect", "graph", "materialize", "tasks", "rollout", "filter")
@@ -36,9 +37,13 @@ OTHER_SECTIONS = ("train",)
 #: Every section a recipe may have.
 SECTIONS = (*COMMANDS, *OTHER_SECTIONS)
 #: Top-level recipe keys that are not stage sections.
-RUN_KEYS = {"output_dir": "Folder under which each stage writes <output_dir>/<stage output>."}
+RUN_KEYS = {
+    "output_dir": "Folder under which each stage writes <output_dir>/<stage output>.",
+    "executor": "Where per-environment work runs: local (default) or ray, or {kind, workers, ray_address, "
+    "shard_size} (envscale.executor).",
+}
 #: Parser keys of a stage command that are not config fields.
-RESERVED = {"command", "config", "output", "input", "verbose", "func"}
+RESERVED = {"command", "config", "output", "input", "verbose", "func", "executor", "workers", "ray_address"}
 
 
 def get_stage(name: str) -> Stage:
@@ -46,6 +51,34 @@ def get_stage(name: str) -> Stage:
     if name not in COMMANDS:
         raise ValueError(f"unknown stage {name!r}; stages: {', '.join(COMMANDS)}")
     return importlib.import_module(f"{__name__}.{name}").STAGE
+
+
+#: The stages whose per-item work the run's executor maps (`--executor`, the recipe's `executor:`).
+SHARDED = ("materialize", "tasks", "rollout", "filter")
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--executor`, `--workers`, `--ray-address`: where per-environment work runs (`envscale.executor`)."""
+    group = parser.add_argument_group("executor (how fast, never what: not part of any fingerprint)")
+    group.add_argument("--executor", choices=EXECUTORS, help="local (default) or ray; overrides the recipe's")
+    group.add_argument("--workers", type=int, help="Ray workers (CPUs of the local Ray; default 2)")
+    group.add_argument(
+        "--ray-address", help="join this Ray cluster (auto, ray://host:10001) instead of starting one"
+    )
+
+
+def executor_config(args: argparse.Namespace, recipe: dict | None, where: str | None) -> ExecutorConfig:
+    """The run's executor: the recipe's `executor:` with the flags over it."""
+    value = (
+        (recipe or {}).get("executor")
+        if isinstance(recipe, dict) and any(k in SECTIONS for k in recipe)
+        else None
+    )
+    fields = ExecutorConfig.from_value(value, f"recipe {where}: executor" if where else "executor").as_dict()
+    for flag, key in (("executor", "kind"), ("workers", "workers"), ("ray_address", "ray_address")):
+        if getattr(args, flag, None) is not None:
+            fields[key] = getattr(args, flag)
+    return ExecutorConfig(**fields)
 
 
 def check_recipe_keys(recipe: dict, path: str) -> None:
@@ -94,6 +127,8 @@ class Stage:
             "--output", help=f"output artifact folder, always local (default: outputs/{self.output})"
         )
         add_arguments(parser, self.config_cls)
+        if self.name in SHARDED:
+            add_executor_arguments(parser)
         parser.set_defaults(func=self.main)
         return parser
 
@@ -136,7 +171,8 @@ class Stage:
         overrides = {k: v for k, v in vars(args).items() if k not in RESERVED}
         config = self.config(args.config, overrides)
         output = Path(args.output) if args.output else Path("outputs") / self.output
-        art = self.run(config, output, self.open_input(args.input) if self.input else None)
+        with using(executor_config(args, load_recipe(args.config) if args.config else None, args.config)):
+            art = self.run(config, output, self.open_input(args.input) if self.input else None)
         print_report(art)
         return 1 if failed(art) else 0
 

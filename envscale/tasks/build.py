@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -60,6 +61,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..errors import EnvscaleError
+from ..executor import current, map_ordered
 from ..schemas import TASKS, TASKS_FEATURES, environment_kind
 from .model import KINDS
 
@@ -368,6 +370,52 @@ def in_order(jobs: Iterable[Callable[[], Any]], workers: int, stack: contextlib.
         yield window.popleft().result()
 
 
+def environment_entry(
+    item: tuple[int, dict, list[dict], bool], config: TasksConfig, env_ref: str, rewriter=None
+) -> dict:
+    """One environment (index, row, its graph edges, held out or not) -> its checkpoint entry: the task rows
+    and rejected rows. A module-level function of one item, so `envscale.executor` runs it here or on a
+    Ray worker with the same result."""
+    index, row, env_edges, is_held = item
+    tasks, drops = _one_environment(row, config, env_edges, is_held, env_ref, rewriter)
+    return {"index": index, "name": _env_name(row), "tasks": tasks, "rejected": drops}
+
+
+def _sharded(
+    rows: Iterable[tuple[int, dict]],
+    config: TasksConfig,
+    edges: dict[int, list[dict]],
+    finished: dict[tuple[int, str], dict],
+    env_ref: str,
+) -> Iterator[tuple[str, bool | None, dict | None, bool]]:
+    """The loop's (name, held out, entry, new) per environment row, the new ones made by the run's executor
+    (`envscale.executor`), in row order."""
+    plan: deque = deque()  # what each row is, in order; the executor's results fill the new ones in order
+
+    def items() -> Iterator[tuple[int, dict, list[dict], bool]]:
+        for index, row in rows:
+            name = _env_name(row)
+            if not config.function_sets and environment_kind(row) == "function_set":
+                plan.append((name, None, None))
+                continue
+            is_held = held_out(name, config)
+            entry = finished.get((index, name))
+            plan.append((name, is_held, entry))
+            if entry is None:
+                yield index, row, edges.get(row.get("domain_id"), []), is_held
+
+    made = map_ordered(functools.partial(environment_entry, config=config, env_ref=env_ref), items())
+    for entry in made:
+        while plan[0][1] is None or plan[0][2] is not None:  # rows before this result: counted or resumed
+            name, is_held, old = plan.popleft()
+            yield name, is_held, old, False
+        name, is_held, _ = plan.popleft()
+        yield name, is_held, entry, True
+    while plan:
+        name, is_held, old = plan.popleft()
+        yield name, is_held, old, False
+
+
 def generate_tasks(env_artifact: Artifact, config: TasksConfig, output: str | Path) -> Artifact:
     """Generate, check and split the tasks of every environment of `env_artifact`, written at `output`.
 
@@ -430,20 +478,26 @@ def _generate(
             return lambda: (name, is_held, entry, False)
 
         def run():
-            tasks, drops = _one_environment(
-                row, config, edges.get(row.get("domain_id"), []), is_held, env_artifact.pinned, rewriter
-            )
-            return name, is_held, {"index": index, "name": name, "tasks": tasks, "rejected": drops}, True
+            item = (index, row, edges.get(row.get("domain_id"), []), is_held)
+            return name, is_held, environment_entry(item, config, env_artifact.pinned, rewriter), True
 
         return run
 
-    # with an endpoint, environments are worded in threads: their rewrite requests are in flight together
-    workers = config.llm_max_concurrency if rewriter is not None else 1
+    rows = enumerate(iter_rows(environments, batch_size=64))
     with parts.open("a", encoding="utf-8") as checkpoint, contextlib.ExitStack() as stack:
         if rewriter is not None:
             stack.callback(rewriter.close)
-        jobs = (job(index, row) for index, row in enumerate(iter_rows(environments, batch_size=64)))
-        done = in_order(jobs, workers, stack)
+        if current().kind == "local":
+            # with an endpoint, environments are worded in threads: their rewrite requests are in flight together
+            workers = config.llm_max_concurrency if rewriter is not None else 1
+            done = in_order((job(index, row) for index, row in rows), workers, stack)
+        else:
+            if rewriter is not None:
+                raise EnvscaleError(
+                    "tasks: an LLM rewrite (llm_base_url) runs with executor local: it waits on the server, "
+                    "not the CPU; its requests are in flight together up to llm_max_concurrency"
+                )
+            done = _sharded(rows, config, edges, finished, env_artifact.pinned)
         for name, is_held, entry, new in tqdm(done, total=environments.num_rows, desc="tasks", unit="env"):
             if entry is None:
                 function_sets.append(name)
