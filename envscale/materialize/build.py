@@ -48,6 +48,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, ToolLookup, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..executor import map_ordered
+from ..executor import report as executor_report
 from ..schemas import ENVIRONMENTS
 from .aliases import fold_aliases
 from .effects import add_effects
@@ -320,6 +321,7 @@ def _materialize(
         "worlds": counts["environments"] - function_set_count,
         "mean_semantic_score": round(sum(scores) / len(scores), 4) if scores else 0.0,
     }
+    stats["executor"] = executor_report()  # how it ran (peak memory per worker), not what it made
     art = writer.commit(counts, stats)
     logger.info("environments %s: %d of %d domains verified", art.pinned, counts["environments"], total)
     return art

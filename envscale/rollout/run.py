@@ -51,6 +51,7 @@ from tqdm.auto import tqdm
 from ..artifacts import Artifact, ArtifactWriter, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..executor import current, map_ordered
+from ..executor import report as executor_report
 from ..schemas import TRAJECTORIES, TRAJECTORY_FEATURES
 from .backends import BackendConfig
 from .episode import STATUSES, EpisodeLimits, run_episode, write_tool_names
@@ -523,6 +524,7 @@ def _commit(
         "episodes_per_second_this_run": round(played / elapsed, 2) if elapsed > 0 and played else None,
         "agent": _public(config.agent),
         "user": _public(config.user),
+        "executor": executor_report(),  # how it ran (peak memory per worker), not what it made
     }
     art = writer.commit({"trajectories": n}, stats)
     logger.info(

@@ -62,6 +62,7 @@ from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..errors import EnvscaleError
 from ..executor import current, map_ordered
+from ..executor import report as executor_report
 from ..schemas import TASKS, TASKS_FEATURES, environment_kind
 from .model import KINDS
 
@@ -563,6 +564,7 @@ def _generate(
                 rewriter.asked,
                 rewriter.first_error,
             )
+    stats["executor"] = executor_report()  # how it ran (peak memory per worker), not what it made
     art = writer.commit(counts, stats)
     logger.info(
         "tasks %s: %d kept (train %d, test %d) over %d environments, %d rejected",
