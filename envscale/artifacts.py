@@ -792,6 +792,10 @@ class ShardWriter:
         self._writer = pq.ParquetWriter(path, self.schema, write_statistics=self.stats_cols)
         self._shard_rows = 0
 
+    def files(self) -> list[Path]:
+        """The shards written so far (all of them once closed)."""
+        return sorted(self.folder.glob(f"{self.prefix}-*.parquet"))
+
     def close(self) -> int:
         """Write what is buffered and close; returns the number of rows. An empty config writes no file."""
         self._convert()

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,6 +145,73 @@ def judge_item(item: tuple[dict, dict], levels: list[str], envs_ref: str) -> dic
     return {"row": row, "environment": name, "broken": source.broken.get(name)}
 
 
+def verdict_stats(files: list[Path]) -> dict[str, Any]:
+    """The card's pass rates from the written `filtered` and `rejected` shards, with polars (lazily, in bounded
+    memory): per check (applicable: not null; held), the failed checks by name, per kind and per environment
+    (the `PER_ENV_LISTED` lowest rates, then by name)."""
+    import polars as pl
+
+    empty = {
+        "per_check": {},
+        "failed_on": {},
+        "per_kind": {},
+        "environments": 0,
+        "environments_with_a_pass": 0,
+    }
+    if not files:
+        return empty | {"per_environment": {}}
+    columns = ["kind", "environment", "passed", "failed_checks", *(f"check_{k}" for k in CHECKS)]
+    frame = pl.scan_parquet(files).select(columns)
+    checks = (
+        frame.select(
+            *(pl.col(f"check_{k}").is_not_null().sum().alias(f"{k}:applicable") for k in CHECKS),
+            *(pl.col(f"check_{k}").fill_null(False).cast(pl.Int64).sum().alias(f"{k}:held") for k in CHECKS),
+        )
+        .collect()
+        .row(0, named=True)
+    )
+    failed = (
+        frame.select(pl.col("failed_checks").explode().str.split(":").list.first().alias("check"))
+        .drop_nulls()
+        .group_by("check")
+        .len()
+        .sort(["len", "check"], descending=[True, False])
+        .collect()
+    )
+
+    def rates(by: str) -> pl.DataFrame:
+        return (
+            frame.group_by(by)
+            .agg(pl.len().alias("episodes"), pl.col("passed").cast(pl.Int64).sum().alias("passed"))
+            .with_columns((pl.col("passed") / pl.col("episodes")).round(4).alias("rate"))
+            .collect()
+        )
+
+    def listed(table: pl.DataFrame, by: str) -> dict[str, dict]:
+        return {
+            r[by]: {"episodes": r["episodes"], "passed": r["passed"], "rate": r["rate"]}
+            for r in table.iter_rows(named=True)
+        }
+
+    per_env = rates("environment")
+    return {
+        "per_check": {
+            k: {
+                "applicable": checks[f"{k}:applicable"],
+                "held": checks[f"{k}:held"],
+                "rate": round(checks[f"{k}:held"] / checks[f"{k}:applicable"], 4),
+            }
+            for k in CHECKS
+            if checks[f"{k}:applicable"]
+        },
+        "failed_on": dict(failed.iter_rows()),
+        "per_kind": listed(rates("kind").sort("kind"), "kind"),
+        "environments": per_env.height,
+        "environments_with_a_pass": per_env.filter(pl.col("passed") > 0).height,
+        "per_environment": listed(per_env.sort(["rate", "environment"]).head(PER_ENV_LISTED), "environment"),
+    }
+
+
 def _filter(
     traj_art: Artifact, tasks_art: Artifact, envs_art: Artifact, config: FilterConfig, writer: ArtifactWriter
 ) -> Artifact:
@@ -154,10 +220,6 @@ def _filter(
     env_names = set(envs_art.load("environments")["name"])
     trajectories = traj_art.load("trajectories")
     out = {name: writer.shard_writer(name, batch_size=500) for name in ("filtered", "rejected")}
-    applicable, held = Counter(), Counter()
-    per_kind: dict[str, Counter] = {}
-    per_env: dict[str, Counter] = {}
-    failed_on = Counter()
     broken: dict[str, str] = {}  # environments that could not be built, with the reason
 
     def items():
@@ -181,48 +243,19 @@ def _filter(
             map_ordered(judge, items()), total=trajectories.num_rows, desc="filter", unit="trajectory"
         ):
             row, name = result["row"], result["environment"]
-            passed, failed = row["passed"], row["failed_checks"]
             if result["broken"]:
                 broken[name] = result["broken"]
-            out["filtered" if passed else "rejected"].write(row)
-            for k in CHECKS:
-                v = row.get(f"check_{k}")
-                if v is not None:
-                    applicable[k] += 1
-                    held[k] += bool(v)
-            failed_on.update(f.split(":")[0] for f in failed)
-            per_kind.setdefault(row["kind"], Counter()).update(episodes=1, passed=int(passed))
-            per_env.setdefault(name, Counter()).update(episodes=1, passed=int(passed))
+            out["filtered" if row["passed"] else "rejected"].write(row)
     finally:
         close_sources()
     counts = {name: w.close() for name, w in out.items()}
     total = counts["filtered"] + counts["rejected"]
-
-    def rate(c: Counter) -> float:
-        return round(c["passed"] / c["episodes"], 4) if c["episodes"] else 0.0
-
-    env_rates = sorted(per_env.items(), key=lambda kv: (rate(kv[1]), kv[0]))
     stats = {
         "trajectories": total,
         "passed": counts["filtered"],
         "pass_rate": round(counts["filtered"] / total, 4) if total else 0.0,
         "levels": list(config.levels),
-        "per_check": {
-            k: {"applicable": applicable[k], "held": held[k], "rate": round(held[k] / applicable[k], 4)}
-            for k in CHECKS
-            if applicable[k]
-        },
-        "failed_on": dict(failed_on.most_common()),
-        "per_kind": {
-            k: {"episodes": c["episodes"], "passed": c["passed"], "rate": rate(c)}
-            for k, c in sorted(per_kind.items())
-        },
-        "environments": len(per_env),
-        "environments_with_a_pass": sum(1 for c in per_env.values() if c["passed"]),
-        "per_environment": {
-            name: {"episodes": c["episodes"], "passed": c["passed"], "rate": rate(c)}
-            for name, c in env_rates[:PER_ENV_LISTED]
-        },
+        **verdict_stats([f for w in out.values() for f in w.files()]),
         "environments_not_built": dict(sorted(broken.items())[:PER_ENV_LISTED]),
         "trajectories_ref": traj_art.pinned,
         "tasks_ref": tasks_art.pinned,

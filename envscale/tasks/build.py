@@ -50,7 +50,7 @@ import math
 import random
 import statistics
 import traceback
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -417,6 +417,47 @@ def _sharded(
         yield name, is_held, old, False
 
 
+def task_stats(task_files: list[Path], rejected_files: list[Path]) -> dict[str, Any]:
+    """The card's counts from the written shards, with polars (lazily, in bounded memory): tasks per kind (and
+    split), per chain length, shape and level (`difficulty`), and the drop reasons (the 30 most common)."""
+    import polars as pl
+
+    def counts(frame: Any, column: str, order: list[str] | None = None) -> dict[str, int]:
+        table = frame.group_by(column).len().sort(["len", column], descending=[True, False]).collect()
+        found = {str(k): n for k, n in table.iter_rows()}
+        return {k: found.get(k, 0) for k in order} if order else found
+
+    out: dict[str, Any] = {"per_kind": dict.fromkeys(KINDS, 0), "per_kind_and_split": {}}
+    out |= {"per_chain_length": {}, "per_shape": {}, "per_level": {}}
+    if task_files:
+        frame = pl.scan_parquet(task_files)
+        difficulty = pl.col("difficulty")
+        if frame.collect_schema()["difficulty"] != pl.String:  # a `datasets.Json` column: its JSON text
+            difficulty = difficulty.ext.storage()
+        frame = frame.select(
+            "kind",
+            "split",
+            *(
+                difficulty.str.json_path_match(f"$.{key}").fill_null("None").alias(key)
+                for key in ("chain_length", "shape", "level")
+            ),
+        )
+        out["per_kind"] = counts(frame, "kind", list(KINDS))
+        lengths = counts(frame, "chain_length")
+        out["per_chain_length"] = dict(sorted(lengths.items(), key=lambda kv: (len(kv[0]), kv[0])))
+        out["per_shape"], out["per_level"] = counts(frame, "shape"), counts(frame, "level")
+        for split in ("train", "test"):
+            out["per_kind_and_split"][split] = counts(
+                frame.filter(pl.col("split") == split), "kind", list(KINDS)
+            )
+    else:
+        out["per_kind_and_split"] = {split: dict.fromkeys(KINDS, 0) for split in ("train", "test")}
+    reasons = counts(pl.scan_parquet(rejected_files).select("code"), "code") if rejected_files else {}
+    out["drop_reasons"] = dict(list(reasons.items())[:30])
+    out["environments_failed"] = reasons.get("environment_failed", 0)
+    return out
+
+
 def generate_tasks(env_artifact: Artifact, config: TasksConfig, output: str | Path) -> Artifact:
     """Generate, check and split the tasks of every environment of `env_artifact`, written at `output`.
 
@@ -454,14 +495,7 @@ def _generate(
     rejected = writer.shard_writer("rejected", batch_size=500)
     per_env: dict[str, int] = {}
     held: list[str] = []
-    per_kind: Counter = Counter({k: 0 for k in KINDS})
-    per_length: Counter = Counter()
-    per_shape: Counter = Counter()
-    per_level: Counter = Counter()
-    kind_split: dict[str, Counter] = {"train": Counter(), "test": Counter()}
     test_from_held = 0
-    reasons: Counter = Counter()
-    failed_envs = 0
     function_sets: list[str] = []
     from ..tasks.generate import Rewriter
 
@@ -513,17 +547,9 @@ def _generate(
             test_from_held += len(tasks) if is_held else 0
             for task in tasks:
                 out[task["split"]].write(task)
-                difficulty = task.get("difficulty") or {}
-                per_kind[task["kind"]] += 1
-                kind_split[task["split"]][task["kind"]] += 1
-                per_length[str(difficulty.get("chain_length"))] += 1
-                per_shape[str(difficulty.get("shape"))] += 1
-                per_level[str(difficulty.get("level"))] += 1
-            for drop in drops:
-                rejected.write(drop)
-                reasons[drop["code"]] += 1
-                failed_envs += drop["code"] == "environment_failed"
+            rejected.write_many(drops)
     counts = {"tasks": {split: w.close() for split, w in out.items()}, "rejected": rejected.close()}
+    shapes = task_stats([f for w in out.values() for f in w.files()], rejected.files())
     kept = sum(counts["tasks"].values())
     sizes = sorted(per_env.values())
     stats = {
@@ -532,7 +558,7 @@ def _generate(
         "function_sets": len(function_sets),
         "function_sets_posed": bool(config.function_sets),
         "environments_with_tasks": sum(n > 0 for n in sizes),
-        "environments_failed": failed_envs,
+        "environments_failed": shapes.pop("environments_failed"),
         "held_out_environments": len(held),
         "held_out_names": sorted(held)[:HELD_OUT_NAMES],
         "tasks": kept,
@@ -540,18 +566,17 @@ def _generate(
         "per_split": dict(counts["tasks"]),
         "test_from_held_out_environments": test_from_held,
         "test_from_other_environments": counts["tasks"]["test"] - test_from_held,
-        "per_kind": dict(per_kind),
-        "per_kind_and_split": {split: {k: c[k] for k in KINDS} for split, c in kind_split.items()},
-        "per_chain_length": dict(sorted(per_length.items(), key=lambda kv: (len(kv[0]), kv[0]))),
-        "per_shape": dict(per_shape.most_common()),
-        "per_level": dict(per_level.most_common()),
+        **{
+            k: shapes[k]
+            for k in ("per_kind", "per_kind_and_split", "per_chain_length", "per_shape", "per_level")
+        },
         "per_environment": {
             "min": sizes[0] if sizes else 0,
             "median": statistics.median(sizes) if sizes else 0,
             "max": sizes[-1] if sizes else 0,
             "mean": round(kept / len(sizes), 2) if sizes else 0.0,
         },
-        "drop_reasons": dict(reasons.most_common(30)),
+        "drop_reasons": shapes["drop_reasons"],
         "graph": graph_ref,
         "graph_dependency_edges": sum(len(v) for v in edges.values()),  # offered to the generator
     }
