@@ -7,9 +7,12 @@ real processes and are killed with SIGKILL, as the OOM killer or a lost node wou
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +25,7 @@ from envscale.executor import ExecutorConfig, map_ordered, using, worker_peaks
 from envscale.judge.filter import FilterConfig, filter_trajectories
 from envscale.materialize.build import MaterializeConfig, materialize
 from envscale.rollout.run import RolloutConfig, rollout
+from envscale.stages import check_recipe_keys, executor_config
 from envscale.tasks.build import TasksConfig, generate_tasks
 
 RAY = ExecutorConfig(kind="ray", workers=2, shard_size=1)
@@ -168,3 +172,32 @@ def test_ray_without_the_extra_is_one_clear_error(monkeypatch):
 def test_a_bad_executor_section_names_the_problem(value, message):
     with pytest.raises(ValueError, match=message):
         ExecutorConfig.from_value(value)
+
+
+def test_the_local_path_never_imports_ray(tmp_path):
+    """`make demo` and the stages under `executor: local` load no Ray (it is an optional extra, and slow to import)."""
+    code = (
+        "import sys, argparse\n"
+        "from envscale import cli\n"
+        "from envscale.stages import executor_config\n"
+        "from envscale.executor import map_ordered, using\n"
+        "with using(executor_config(argparse.Namespace(executor=None, workers=None, ray_address=None), None, None)):\n"
+        "    assert list(map_ordered(abs, [-1, 2])) == [1, 2]\n"
+        "print('ray' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"
+
+
+def test_the_recipe_chooses_the_executor_and_flags_override_it(tmp_path):
+    recipe = {"output_dir": "x", "tasks": {}, "executor": {"kind": "ray", "workers": 3, "shard_size": 8}}
+    none = argparse.Namespace(executor=None, workers=None, ray_address=None)
+    assert executor_config(none, recipe, "r.yaml") == ExecutorConfig(kind="ray", workers=3, shard_size=8)
+    flags = argparse.Namespace(executor="local", workers=5, ray_address="auto")
+    assert executor_config(flags, recipe, "r.yaml") == ExecutorConfig(
+        kind="local", workers=5, ray_address="auto", shard_size=8
+    )
+    assert executor_config(none, {"tasks": {}}, "r.yaml") == ExecutorConfig()  # local unless asked
+    with pytest.raises(ValueError, match=r"recipe r\.yaml: executor: unknown keys \['worker'\]"):
+        executor_config(none, {"tasks": {}, "executor": {"worker": 2}}, "r.yaml")
+    check_recipe_keys(recipe, "r.yaml")  # `executor` is a known top-level key of a recipe
