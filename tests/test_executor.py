@@ -201,3 +201,19 @@ def test_the_recipe_chooses_the_executor_and_flags_override_it(tmp_path):
     with pytest.raises(ValueError, match=r"recipe r\.yaml: executor: unknown keys \['worker'\]"):
         executor_config(none, {"tasks": {}, "executor": {"worker": 2}}, "r.yaml")
     check_recipe_keys(recipe, "r.yaml")  # `executor` is a known top-level key of a recipe
+
+
+def test_the_embedding_pass_on_ray_gives_the_vectors_of_a_local_encode():
+    from envscale.graph.embeddings import Embedder
+
+    texts = [
+        f"get the {w} of an order by its id" for w in ("status", "total", "customer", "items", "address")
+    ] * 3
+    texts += ["create a playlist", "delete a calendar event", "list the files of a folder"]
+    with Embedder(cache_dir=None, processes=1, chunk_size=4) as embedder:
+        local = embedder.embed(texts, show_progress=False)
+    with using(RAY), Embedder(cache_dir=None, pool_min_texts=1, chunk_size=4) as embedder:
+        on_ray = embedder.embed(texts, show_progress=False)
+        assert embedder.stats["processes"] == 2  # encoded by the two workers, not in this process
+    assert on_ray.shape == local.shape == (len(texts), 384)
+    assert float(abs(on_ray - local).max()) < 1e-5

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import multiprocessing
@@ -30,9 +31,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from ..executor import current, map_ordered
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +107,21 @@ def _worker_init(model: str, device: str) -> None:
 
 def _worker_encode(texts: list[str], kwargs: dict) -> np.ndarray:
     return _encode(_WORKER_MODEL, texts, **kwargs)
+
+
+_LOADED: dict[tuple[str, str], Any] = {}
+
+
+def encode_chunk(texts: list[str], model: str, device: str, batch_size: int) -> np.ndarray:
+    """One chunk's vectors in this process (a Ray worker under `executor: ray`): the model is loaded once per
+    process, with one torch thread (a worker is one CPU)."""
+    if (model, device) not in _LOADED:
+        import torch
+
+        torch.set_num_threads(1)
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"
+        _LOADED[(model, device)] = _load_model(model, device)
+    return _encode(_LOADED[(model, device)], texts, batch_size=batch_size)
 
 
 def text_key(text: str) -> bytes:
@@ -261,11 +281,25 @@ class Embedder:
             n: order[i : i + self.chunk_size] for n, i in enumerate(range(0, len(order), self.chunk_size))
         }
         kwargs = {"batch_size": self.batch_size}
-        use_pool = self.device == "cpu" and self.processes > 1 and len(texts) >= self.pool_min_texts
-        self.stats["processes"] = max(self.stats["processes"], self.processes if use_pool else 1)
+        large = self.device == "cpu" and len(texts) >= self.pool_min_texts
+        use_ray = large and current().kind == "ray"  # the run's Ray workers encode, one chunk a task
+        use_pool = large and not use_ray and self.processes > 1
+        workers = current().workers if use_ray else self.processes if use_pool else 1
+        self.stats["processes"] = max(self.stats["processes"], workers)
         bar = tqdm(total=len(texts), desc="embedding", unit="text", disable=not show_progress)
         try:
-            if use_pool:
+            if use_ray:
+                encode = functools.partial(
+                    encode_chunk, model=self.model_name, device=self.device, batch_size=self.batch_size
+                )
+                chunks = list(todo.items())
+                config = replace(current(), shard_size=1)
+                vectors = map_ordered(encode, ([texts[i] for i in c] for _, c in chunks), config=config)
+                for (n, chunk), vecs in zip(chunks, vectors, strict=True):
+                    todo.pop(n)
+                    yield chunk, vecs
+                    bar.update(len(chunk))
+            elif use_pool:
                 pool = self._workers()
                 futures = {
                     pool.submit(_worker_encode, [texts[i] for i in c], kwargs): n for n, c in todo.items()

@@ -53,8 +53,8 @@ def get_stage(name: str) -> Stage:
     return importlib.import_module(f"{__name__}.{name}").STAGE
 
 
-#: The stages whose per-item work the run's executor maps (`--executor`, the recipe's `executor:`).
-SHARDED = ("materialize", "tasks", "rollout", "filter")
+#: The stages whose per-item work the run's executor maps (graph: the embedding pass of a large encode) (`--executor`, the recipe's `executor:`).
+SHARDED = ("graph", "materialize", "tasks", "rollout", "filter")
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
