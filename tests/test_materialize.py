@@ -96,3 +96,32 @@ def test_loose_functions_that_write_only_the_session_row_are_a_function_set_not_
     assert (
         world_or_loose(spec("GorillaFileSystem"), ["accounts"]) == "world"
     )  # one API's session is its world
+
+
+def test_an_interrupted_run_resumes_without_redoing_finished_domains(graph, tmp_path, monkeypatch):
+    from envscale.artifacts import iter_rows
+    from envscale.materialize import build
+
+    whole = materialize(graph, MaterializeConfig(), tmp_path / "whole")
+    real = build.materialize_domain
+    done: list[int] = []
+
+    def stops_after_two(item, config):
+        if len(done) == 2:
+            raise KeyboardInterrupt  # Ctrl-C in the middle of the third domain
+        done.append(item[0])
+        return real(item, config)
+
+    monkeypatch.setattr(build, "materialize_domain", stops_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        materialize(graph, MaterializeConfig(), tmp_path / "resumed")
+    redone: list[int] = []
+    monkeypatch.setattr(
+        build, "materialize_domain", lambda item, config: redone.append(item[0]) or real(item, config)
+    )
+    resumed = materialize(graph, MaterializeConfig(), tmp_path / "resumed")
+    assert done == [0, 1] and redone == list(range(2, graph.manifest["stats"]["domains"])) and redone
+    for config in ("environments", "rejected"):
+        if whole.manifest["counts"][config]:
+            assert list(iter_rows(resumed.load(config))) == list(iter_rows(whole.load(config)))
+    assert resumed.manifest["counts"] == whole.manifest["counts"]
