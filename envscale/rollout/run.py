@@ -269,17 +269,28 @@ def _appender(checkpoint: Any):
 EPISODES_PER_ITEM = 16
 
 
+_OPENED: dict[tuple[str, str, str], Any] = {}
+
+
+def _opened(ref: str, config: str, split: str) -> Any:
+    """A split of an artifact, loaded once per process (a Ray worker plays many chunks of one run)."""
+    from ..artifacts import open_artifact
+
+    key = (ref, config, split)
+    if key not in _OPENED:
+        kind = "tasks" if config == "tasks" else "environments"
+        _OPENED[key] = open_artifact(ref, expect_kind=kind, check=False).load(config, split)
+    return _OPENED[key]
+
+
 def play_chunk(
     jobs: list[tuple[str, int, int, str]], config: RolloutConfig, tasks_ref: str, envs_ref: str
 ) -> list[dict]:
     """Episodes `jobs` -> their trajectory rows, in this process (a Ray worker): the tasks and environments are
     opened from their pinned locations, the backends made here. A module-level function of one item, so
     `envscale.executor` can send it anywhere."""
-    from ..artifacts import open_artifact
-
-    tasks_art = open_artifact(tasks_ref, expect_kind="tasks", check=False)
-    splits = {split: tasks_art.load("tasks", split) for split in {j[0] for j in jobs}}
-    environments = open_artifact(envs_ref, expect_kind="environments", check=False).load("environments")
+    splits = {split: _opened(tasks_ref, "tasks", split) for split in {j[0] for j in jobs}}
+    environments = _opened(envs_ref, "environments", "train")
     rows: list[dict] = []
     asyncio.run(_play(splits, environments, config, jobs, rows.append, 0, len(jobs), progress=False))
     return rows
