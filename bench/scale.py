@@ -88,11 +88,13 @@ def run_stage(stage: str, recipe: Path, folder: Path, workers: int, output: Path
         cmd += ["--input", str(folder / INPUT[stage])]
     if stage in SHARDED:
         cmd += ["--executor", "ray", "--workers", str(workers)]
+    log = output.parent / f"{output.name}.log"  # a file, not a pipe: a full pipe would stop the stage
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
+    with log.open("w") as err_file:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err_file)
+        _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    err = proc.stderr.read()
+    err = log.read_text(errors="replace")
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):  # 1: a source failed, which the report shows
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-3000:]}")
