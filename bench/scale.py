@@ -128,8 +128,18 @@ def rung(recipe_path: Path, documents: int | None, args: argparse.Namespace) -> 
     folder.mkdir(parents=True, exist_ok=True)
     recipe = rung_recipe(recipe_path, documents, args.seed, folder)
     runs: dict[str, dict] = {}
+    done_file = folder / "stages.json"  # each finished stage's figures: `--resume` reuses them
+    done = json.loads(done_file.read_text()) if args.resume and done_file.is_file() else {}
     for stage in STAGES:
-        runs[stage] = run_stage(stage, recipe, folder, args.workers)
+        if stage in done:
+            art = open_artifact(folder / OUTPUT[stage])  # still there and complete
+            runs[stage] = done[stage] | {"counts": art.manifest["counts"], "stats": art.manifest["stats"]}
+        else:
+            runs[stage] = run_stage(stage, recipe, folder, args.workers)
+            done[stage] = {
+                k: runs[stage][k] for k in ("stage", "wall_s", "peak_rss_mb", "worker_peak_rss_mb")
+            }
+            done_file.write_text(json.dumps(done, indent=1))
         unit, n = units(stage, runs[stage], runs)
         runs[stage] |= {
             "unit": unit,
@@ -205,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speedup", action="store_true", help="1 vs 2 workers on the first rung")
     parser.add_argument("--repeats", type=int, default=1, help="speed-up runs per worker count (median)")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--resume", action="store_true", help="reuse the stages a stopped run finished")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     rungs = [None if r.strip() == "all" else int(r) for r in args.rungs.split(",")]

@@ -667,19 +667,32 @@ def iter_rows(dataset, columns: list[str] | None = None, *, batch_size: int = 40
             yield {name: vals[i] for name, vals in values.items()}
 
 
-class ToolLookup:
-    """Rows of a loaded dataset by their `id`, read from its Arrow table when asked (`rows(ids)`).
+class RowLookup:
+    """Rows of a loaded dataset by a key column, read from its Arrow table when asked (`rows(keys)`).
 
-    What a stage keeps in memory is the id -> row number index (~100 bytes a row), not the rows: a
-    107,000-operation pool is ~400 MB of Python dicts, ~10 MB of index. Unknown ids are skipped.
+    What a stage keeps in memory is the key -> row numbers index (~100 bytes a row), not the rows: a
+    107,000-operation pool is ~400 MB of Python dicts, ~10 MB of index. Rows are read one slice at a time,
+    never by concatenating a column (a pool's text columns pass 2 GiB, Arrow's limit for one `string` array).
+
+    Args:
+        dataset: A loaded `datasets.Dataset`.
+        key: The column to look rows up by (`id` of the `api_pool`, `domain_id` of the graph's `edges`).
+        where: Optional `(column, predicate)` pairs: only rows whose value passes every predicate are indexed.
     """
 
-    def __init__(self, dataset: Any, key: str = "id"):
+    def __init__(self, dataset: Any, key: str = "id", where: dict[str, Any] | None = None):
         if dataset._indices is not None:
             dataset = dataset.flatten_indices()
         self._table = dataset.data.table
         self._json = _json_columns(dataset.features)
-        self.index = {value: i for i, value in enumerate(dataset.data.table.column(key).to_pylist())}
+        keys = self._table.column(key).to_pylist()
+        keep = [True] * len(keys)
+        for column, test in (where or {}).items():
+            keep = [k and test(v) for k, v in zip(keep, self._table.column(column).to_pylist(), strict=True)]
+        self.index: dict[Any, list[int]] = {}
+        for position, (value, kept) in enumerate(zip(keys, keep, strict=True)):
+            if kept:
+                self.index.setdefault(value, []).append(position)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -687,15 +700,28 @@ class ToolLookup:
     def __contains__(self, key: Any) -> bool:
         return key in self.index
 
+    def get(self, key: Any, default: Any = None) -> Any:
+        """The rows of one key (a list), or `default` when it has none."""
+        return self.rows([key]) if key in self.index else default
+
+    def count(self) -> int:
+        """Rows indexed (every key's)."""
+        return sum(len(p) for p in self.index.values())
+
     def rows(self, keys: Iterable[Any]) -> list[dict]:
-        """The rows of `keys` that exist, in the order asked (`Json` columns parsed)."""
-        positions = [self.index[k] for k in keys if k in self.index]
-        if not positions:
-            return []
-        columns = self._table.take(pa.array(positions, type=pa.int64())).to_pydict()
-        for name in self._json & set(columns):
-            columns[name] = [None if v is None else json.loads(v) for v in columns[name]]
-        return [{name: values[i] for name, values in columns.items()} for i in range(len(positions))]
+        """The rows of `keys` that exist, in the order asked (all rows of a key in table order), `Json` parsed."""
+        out = []
+        for key in keys:
+            for position in self.index.get(key, ()):
+                row = self._table.slice(position, 1).to_pylist()[0]
+                for name in self._json:
+                    if row.get(name) is not None:
+                        row[name] = json.loads(row[name])
+                out.append(row)
+        return out
+
+
+ToolLookup = RowLookup  # the api_pool by tool id
 
 
 class ShardWriter:

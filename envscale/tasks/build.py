@@ -50,7 +50,7 @@ import math
 import random
 import statistics
 import traceback
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +58,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from ..artifacts import Artifact, ArtifactWriter, iter_rows, resolve_input
+from ..artifacts import Artifact, ArtifactWriter, RowLookup, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..errors import EnvscaleError
 from ..executor import current, map_ordered
@@ -247,23 +247,23 @@ def source_graph(env_artifact: Artifact) -> Artifact | None:
         return None
 
 
-def dependency_edges(graph: Artifact | None) -> dict[int, list[dict]]:
-    """The graph's dependency edges by domain (none without a graph).
+def dependency_edges(graph: Artifact | None) -> RowLookup | dict:
+    """The graph's dependency edges by domain (`.get(domain_id, [])`; none without a graph), read from the
+    graph's Arrow table when a domain's environment is posed, never all at once (1.35 million edges at scale).
 
     Edges an LLM rejected are left out; so are edges between domains (`domain_id` -1).
     """
-    by_domain: dict[int, list[dict]] = defaultdict(list)
-    if graph is not None:
-        for edge in iter_rows(graph.load("edges")):
-            domain = edge.get("domain_id")
-            if (
-                edge.get("kind") == "dependency"
-                and edge.get("llm_verdict") != "rejected"
-                and domain is not None
-                and domain >= 0
-            ):
-                by_domain[domain].append(edge)
-    return dict(by_domain)
+    if graph is None:
+        return {}
+    return RowLookup(
+        graph.load("edges"),
+        key="domain_id",
+        where={
+            "kind": lambda kind: kind == "dependency",
+            "llm_verdict": lambda verdict: verdict != "rejected",
+            "domain_id": lambda domain: domain is not None and domain >= 0,
+        },
+    )
 
 
 def _env_name(row: dict) -> str:
@@ -385,7 +385,7 @@ def environment_entry(
 def _sharded(
     rows: Iterable[tuple[int, dict]],
     config: TasksConfig,
-    edges: dict[int, list[dict]],
+    edges: Any,
     finished: dict[tuple[int, str], dict],
     env_ref: str,
 ) -> Iterator[tuple[str, bool | None, dict | None, bool]]:
@@ -482,7 +482,7 @@ def generate_tasks(env_artifact: Artifact, config: TasksConfig, output: str | Pa
 def _generate(
     env_artifact: Artifact,
     config: TasksConfig,
-    edges: dict[int, list[dict]],
+    edges: Any,
     graph_ref: str | None,
     writer: ArtifactWriter,
 ) -> Artifact:
@@ -578,7 +578,7 @@ def _generate(
         },
         "drop_reasons": shapes["drop_reasons"],
         "graph": graph_ref,
-        "graph_dependency_edges": sum(len(v) for v in edges.values()),  # offered to the generator
+        "graph_dependency_edges": edges.count() if edges else 0,  # offered to the generator
     }
     if rewriter is not None:
         stats["rewrites"] = rewriter.counts()
