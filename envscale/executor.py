@@ -62,14 +62,14 @@ class ExecutorConfig:
         kind: `local` or `ray`.
         workers: Ray workers (CPUs of the local Ray started for the run; tasks in flight on a cluster).
         ray_address: An existing cluster (`auto`, `ray://host:10001`); `None` starts a local Ray.
-        shard_size: Items per Ray task: large enough that a task's overhead (~5 ms) is small beside it.
+        shard_size: Items per Ray task for every stage; `None`: each stage's own (`map_ordered`'s `shard_size`).
         object_store_mb: The object store of a local Ray, in MiB (items and results pass through it).
     """
 
     kind: str = "local"
     workers: int = 2
     ray_address: str | None = None
-    shard_size: int = 4
+    shard_size: int | None = None
     object_store_mb: int = 256
 
     def __post_init__(self) -> None:
@@ -77,6 +77,8 @@ class ExecutorConfig:
             raise ValueError(f"executor: kind must be one of {', '.join(EXECUTORS)}, got {self.kind!r}")
         for name, low in (("workers", 1), ("shard_size", 1), ("object_store_mb", 80)):
             value = getattr(self, name)
+            if name == "shard_size" and value is None:
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"executor: {name} must be an integer >= {low}, got {value!r}")
         if self.ray_address is not None and not isinstance(self.ray_address, str):
@@ -124,17 +126,23 @@ def using(config: ExecutorConfig) -> Iterator[ExecutorConfig]:
 
 
 def map_ordered(
-    fn: Callable[[T], R], items: Iterable[T], *, config: ExecutorConfig | None = None
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    config: ExecutorConfig | None = None,
+    shard_size: int | None = None,
 ) -> Iterator[R]:
     """`fn(item)` for each item, yielded in the items' order, run where `config` (default: :func:`current`)
     says. `fn` must be a module-level function (or a `functools.partial` of one) for `ray`: it is sent
     to the workers by value. An exception raised by `fn` stops the map and is raised here, as locally;
-    callers that must survive a bad item catch it inside `fn` (the stages do)."""
+    callers that must survive a bad item catch it inside `fn` (the stages do). `shard_size` (items per Ray
+    task) is the stage's choice unless the config sets one: 1 for items of seconds (a domain, an environment), tens for items of
+    milliseconds (a trajectory to judge)."""
     config = config or current()
     if config.kind == "local":
         yield from map(fn, items)
         return
-    yield from _map_ray(fn, items, config)
+    yield from _map_ray(fn, items, config, config.shard_size or shard_size or 1)
 
 
 def _run_shard(fn: Callable[[Any], Any], shard: list) -> tuple[list, dict]:
@@ -164,17 +172,23 @@ def report() -> dict:
     config = current()
     out: dict[str, Any] = {"kind": config.kind, "driver_peak_rss_mb": peak_rss_mb()}
     if config.kind == "ray":
-        out |= {"workers": config.workers, "worker_peak_rss_mb": sorted(_WORKER_PEAKS.values(), reverse=True)}
+        out |= {
+            "workers": config.workers,
+            "worker_peak_rss_mb": sorted(_WORKER_PEAKS.values(), reverse=True),
+            "ray_start_s": _STARTUP["seconds"],  # starting (or joining) Ray, once per process
+        }
     return out
 
 
-def _map_ray(fn: Callable[[Any], Any], items: Iterable[Any], config: ExecutorConfig) -> Iterator[Any]:
+def _map_ray(
+    fn: Callable[[Any], Any], items: Iterable[Any], config: ExecutorConfig, shard_size: int
+) -> Iterator[Any]:
     ray = ensure_ray(config)
     task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_run_shard)
     fn_ref = ray.put(fn)  # the function (and what it binds: a config, edges) goes to the object store once
     window: deque = deque()
     limit = 2 * config.workers
-    for shard in _shards(items, config.shard_size):
+    for shard in _shards(items, shard_size):
         window.append(task.remote(fn_ref, shard))
         if len(window) >= limit:
             yield from _collect(ray, window.popleft())
@@ -212,6 +226,7 @@ def _shards(items: Iterable[Any], size: int) -> Iterator[list]:
 
 
 _STARTED_HERE = False
+_STARTUP = {"seconds": 0.0}
 
 
 def ensure_ray(config: ExecutorConfig) -> Any:
@@ -225,6 +240,9 @@ def ensure_ray(config: ExecutorConfig) -> Any:
         ) from None
     if ray.is_initialized():
         return ray
+    import time
+
+    start = time.perf_counter()
     env_vars = {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
     path = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     env_vars["PYTHONPATH"] = path  # workers import envscale (and the caller's module) as this process does
@@ -244,6 +262,7 @@ def ensure_ray(config: ExecutorConfig) -> Any:
             **kwargs,
         )
         _STARTED_HERE = True
+    _STARTUP["seconds"] = round(time.perf_counter() - start, 2)
     logger.info("executor: ray with %s", ray.cluster_resources())
     return ray
 

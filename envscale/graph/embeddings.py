@@ -31,7 +31,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -293,8 +292,7 @@ class Embedder:
                     encode_chunk, model=self.model_name, device=self.device, batch_size=self.batch_size
                 )
                 chunks = list(todo.items())
-                config = replace(current(), shard_size=1)
-                vectors = map_ordered(encode, ([texts[i] for i in c] for _, c in chunks), config=config)
+                vectors = map_ordered(encode, ([texts[i] for i in c] for _, c in chunks), shard_size=1)
                 for (n, chunk), vecs in zip(chunks, vectors, strict=True):
                     todo.pop(n)
                     yield chunk, vecs

@@ -240,7 +240,10 @@ def _filter(
     judge = functools.partial(judge_item, levels=list(config.levels), envs_ref=envs_art.pinned)
     try:
         for result in tqdm(
-            map_ordered(judge, items()), total=trajectories.num_rows, desc="filter", unit="trajectory"
+            map_ordered(judge, items(), shard_size=64),
+            total=trajectories.num_rows,
+            desc="filter",
+            unit="trajectory",
         ):
             row, name = result["row"], result["environment"]
             if result["broken"]:

@@ -282,7 +282,7 @@ def _materialize(
             if index not in finished:
                 yield index, domain, pool.rows(domain["tool_ids"])
 
-    new = map_ordered(functools.partial(materialize_domain, config=config), todo())
+    new = map_ordered(functools.partial(materialize_domain, config=config), todo(), shard_size=1)
     with parts.open("a", encoding="utf-8") as checkpoint:
         for index in tqdm(range(domains.num_rows), desc="materialize", unit="domain"):
             outcome = finished.get(index)

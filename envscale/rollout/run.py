@@ -316,7 +316,7 @@ def _play_sharded(
         tqdm(total=total, initial=already, desc="rollout", unit="episode") as bar,
     ):
         write = _appender(checkpoint)
-        for rows in map_ordered(play, chunks):
+        for rows in map_ordered(play, chunks, shard_size=1):
             for row in rows:
                 write(row)
             bar.update(len(rows))

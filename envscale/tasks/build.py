@@ -405,7 +405,9 @@ def _sharded(
             if entry is None:
                 yield index, row, edges.get(row.get("domain_id"), []), is_held
 
-    made = map_ordered(functools.partial(environment_entry, config=config, env_ref=env_ref), items())
+    made = map_ordered(
+        functools.partial(environment_entry, config=config, env_ref=env_ref), items(), shard_size=1
+    )
     for entry in made:
         while plan[0][1] is None or plan[0][2] is not None:  # rows before this result: counted or resumed
             name, is_held, old = plan.popleft()
