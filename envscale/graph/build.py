@@ -580,16 +580,19 @@ def _dependency_edges(
     order = np.argsort(rows, kind="stable")
     rows, cols, scores = rows[order], cols[order], scores[order]
     starts = np.searchsorted(rows, np.arange(len(out_texts) + 1))
-    rows_of: dict[int, list[int]] = defaultdict(list)  # tool -> the output texts it produces, ascending
+    # tool -> (output text, its fields with that text), texts ascending: one pass over the producers (a text
+    # such as `id` has tens of thousands of them: scanning its list once per tool would be quadratic)
+    rows_of: dict[int, list[tuple[int, list]]] = defaultdict(list)
     for r, text in enumerate(out_texts):
-        for a, _, _ in producers[text]:
-            if not rows_of[a] or rows_of[a][-1] != r:
-                rows_of[a].append(r)
+        per_tool: dict[int, list] = {}
+        for a, field, out_ty in producers[text]:
+            per_tool.setdefault(a, []).append((field, out_ty))
+        for a, own in per_tool.items():
+            rows_of[a].append((r, own))
     edges = []
     for a in sorted(rows_of):
         best: dict[int, list] = {}
-        for r in rows_of[a]:
-            own = [(field, out_ty) for t, field, out_ty in producers[out_texts[r]] if t == a]
+        for r, own in rows_of[a]:
             lo, hi = int(starts[r]), int(starts[r + 1])
             for c, s in zip(cols[lo:hi].tolist(), scores[lo:hi].tolist(), strict=True):
                 for field, out_ty in own:
