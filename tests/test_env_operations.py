@@ -808,3 +808,29 @@ def test_a_where_effect_is_checked_like_a_count():
     ]
     with pytest.raises(SpecError, match="not both"):
         validate_spec(_lists_spec(both))
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        (
+            {"type": "object", "properties": {"qty": {"type": "integr"}}},
+            "'integr' is not valid under any of the given schemas",
+        ),
+        ({"type": "object", "required": "qty"}, "'qty' is not of type 'array'"),
+        ({"type": "object", "properties": {"qty": {"minimum": "one"}}}, "'one' is not of type 'number'"),
+    ],
+)
+def test_a_tool_whose_parameters_break_the_metaschema_is_named_with_the_reason(schema, words):
+    """The fast metaschema check (jsonschema_rs) decides; the reference one (jsonschema) words the reason."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    tool = next(t for t in spec["tools"] if t["name"] == "get_order")
+    tool["parameters"] = schema
+    problems = [p for p in spec_problems(spec) if p.get("tool") == "get_order"]
+    assert problems and words in problems[0]["reason"], problems
+    tool["parameters"] = {
+        "type": "object",
+        "properties": {"order_id": {"type": "string"}},
+        "required": ["order_id"],
+    }
+    assert not [p for p in spec_problems(spec) if p.get("tool") == "get_order"]
