@@ -173,6 +173,9 @@ def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str
         return _materialize(graph_artifact, pool_artifact, config, writer)
 
 
+#: Rows per parquet row group: a row holds a whole spec with its initial data, and a row group waits in memory
+#: until it is full (10,000 rows held 2.9 GB at 1,151 environments).
+ROW_GROUP_ROWS = 100
 #: The checkpoint of finished domains, under the writer's `parts_dir`: one outcome a line, in domain order.
 PARTS_FILE = "domains.jsonl"
 
@@ -270,8 +273,8 @@ def _materialize(
     finished = _finished(parts)
     if finished:
         logger.info("resume: %d of %d domains were already done", len(finished), domains.num_rows)
-    envs = writer.shard_writer("environments", batch_size=50)
-    rejected = writer.shard_writer("rejected", batch_size=50)
+    envs = writer.shard_writer("environments", batch_size=50, row_group_rows=ROW_GROUP_ROWS)
+    rejected = writer.shard_writer("rejected", batch_size=50, row_group_rows=ROW_GROUP_ROWS)
     reasons: Counter = Counter()
     dropped_reasons: Counter = Counter()
     scores: list[float] = []

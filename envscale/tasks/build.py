@@ -493,7 +493,10 @@ def _generate(
     finished = _finished(parts)
     if finished:
         logger.info("resume: %d environments were already done", len(finished))
-    out = {split: writer.shard_writer("tasks", split, batch_size=200) for split in ("train", "test")}
+    out = {
+        split: writer.shard_writer("tasks", split, batch_size=200, row_group_rows=1000)
+        for split in ("train", "test")
+    }  # a task row holds its gold results: a row group waits in memory until full
     rejected = writer.shard_writer("rejected", batch_size=500)
     per_env: dict[str, int] = {}
     held: list[str] = []
