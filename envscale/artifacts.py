@@ -721,9 +721,6 @@ class RowLookup:
         return out
 
 
-ToolLookup = RowLookup  # the api_pool by tool id
-
-
 class ShardWriter:
     """Stream rows into parquet shards of one config, in bounded memory.
 

@@ -225,13 +225,11 @@ def _shards(items: Iterable[Any], size: int) -> Iterator[list]:
 # ----------------------------------------------------------------------------- Ray
 
 
-_STARTED_HERE = False
 _STARTUP = {"seconds": 0.0}
 
 
 def ensure_ray(config: ExecutorConfig) -> Any:
     """`ray`, initialised for `config`: connected to `ray_address`, or a local Ray of `workers` CPUs."""
-    global _STARTED_HERE
     try:
         import ray
     except ImportError:
@@ -261,7 +259,6 @@ def ensure_ray(config: ExecutorConfig) -> Any:
             object_store_memory=config.object_store_mb << 20,
             **kwargs,
         )
-        _STARTED_HERE = True
     _STARTUP["seconds"] = round(time.perf_counter() - start, 2)
     logger.info("executor: ray with %s", ray.cluster_resources())
     return ray
@@ -269,11 +266,9 @@ def ensure_ray(config: ExecutorConfig) -> Any:
 
 def shutdown_ray() -> None:
     """Stop the local Ray this process started (a cluster joined with `ray_address` keeps running)."""
-    global _STARTED_HERE
     ray = sys.modules.get("ray")
     if ray is not None and hasattr(ray, "is_initialized") and ray.is_initialized():
         ray.shutdown()
-    _STARTED_HERE = False
     _WORKER_PEAKS.clear()
 
 

@@ -78,7 +78,9 @@ def skip_reason(data: bytes, rel: str, low: int, high: int) -> str | None:
         tools = [t for t in items if isinstance(t, RawTool)]
     except (SourceError, UnicodeDecodeError, RecursionError, ValueError) as exc:
         text = str(exc)
-        return "not OpenAPI 3" if "swagger" in text.lower() or "openapi 3" in text.lower() else "does not parse"
+        return (
+            "not OpenAPI 3" if "swagger" in text.lower() or "openapi 3" in text.lower() else "does not parse"
+        )
     if len(tools) < low:
         return f"fewer than {low} operations"
     if len(tools) > high:

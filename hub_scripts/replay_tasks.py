@@ -27,31 +27,24 @@ from tqdm.auto import tqdm
 
 from envscale.artifacts import iter_rows, open_artifact, resolve_input
 from envscale.executor import ExecutorConfig, map_ordered, using
-from envscale.judge import EnvironmentCache
+from envscale.judge.filter import source_for
 from envscale.judge.score import replay
-
-_CACHE: dict[str, tuple] = {}
-
-
-def _environments(ref: str):
-    if ref not in _CACHE:
-        envs = open_artifact(ref, expect_kind="environments", check=False).load("environments")
-        _CACHE[ref] = (envs, {name: i for i, name in enumerate(envs["name"])}, EnvironmentCache(max_size=16))
-    return _CACHE[ref]
 
 
 def replay_task(task: dict, envs_ref: str) -> dict:
     """One task -> `{"task_id", "ok", "reason"}`: its gold calls replayed on a fresh environment."""
-    envs, index, cache = _environments(task.get("environment_ref") or envs_ref)
+    source = source_for(task.get("environment_ref") or envs_ref)  # the filter's: each environment built once
     name = task["environment"]
-    if name not in index:
+    if name not in source.index:
         return {
             "task_id": task["task_id"],
             "ok": False,
             "reason": f"environment {name!r} is not in the artifact",
         }
+    env = source.get(name)
+    if env is None:
+        return {"task_id": task["task_id"], "ok": False, "reason": f"cannot be built: {source.broken[name]}"}
     try:
-        env = cache.get(envs[index[name]])
         steps = replay(env, task["gold_calls"] or [], task.get("seed"), task.get("session_key"), track=False)
     except Exception as exc:  # noqa: BLE001 - a task that cannot be replayed is a finding, not a crash
         return {"task_id": task["task_id"], "ok": False, "reason": f"{type(exc).__name__}: {exc}"}

@@ -8,6 +8,7 @@ real processes and are killed with SIGKILL, as the OOM killer or a lost node wou
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -106,22 +107,29 @@ def kill_first_busy_worker(killed: list[int], stop: threading.Event) -> None:
         time.sleep(0.01)
 
 
-def slow_square(x: int) -> int:
-    time.sleep(0.2)
-    return x * x
-
-
-def test_a_killed_worker_loses_only_its_shard_which_runs_again():
+@contextlib.contextmanager
+def killing_a_worker():
+    """Ray started for the block, and its first busy worker SIGKILLed while the block runs; yields the pids killed."""
     killed: list[int] = []
     stop = threading.Event()
     with using(RAY):
         killer = threading.Thread(target=kill_first_busy_worker, args=(killed, stop))
         killer.start()
         try:
-            results = list(map_ordered(slow_square, range(12)))
+            yield killed
         finally:
             stop.set()
             killer.join()
+
+
+def slow_square(x: int) -> int:
+    time.sleep(0.2)
+    return x * x
+
+
+def test_a_killed_worker_loses_only_its_shard_which_runs_again():
+    with killing_a_worker() as killed:
+        results = list(map_ordered(slow_square, range(12)))
         assert killed, "no worker was killed: the test did not test anything"
         assert results == [x * x for x in range(12)]  # nothing lost, nothing twice, in order
         assert set(worker_peaks()) - set(killed)  # the shard ran again on a live worker
@@ -129,16 +137,8 @@ def test_a_killed_worker_loses_only_its_shard_which_runs_again():
 
 def test_a_stage_whose_worker_is_killed_makes_what_a_local_run_makes(fixture_environments, tmp_path):
     local = generate_tasks(fixture_environments, TasksConfig(tasks_per_env=4), tmp_path / "local")
-    killed: list[int] = []
-    stop = threading.Event()
-    with using(RAY):
-        killer = threading.Thread(target=kill_first_busy_worker, args=(killed, stop))
-        killer.start()
-        try:
-            on_ray = generate_tasks(fixture_environments, TasksConfig(tasks_per_env=4), tmp_path / "ray")
-        finally:
-            stop.set()
-            killer.join()
+    with killing_a_worker() as killed:
+        on_ray = generate_tasks(fixture_environments, TasksConfig(tasks_per_env=4), tmp_path / "ray")
     assert killed, "no worker was killed: the test did not test anything"
     same_rows(local, on_ray, {"tasks": ["train", "test"], "rejected": ["train"]})
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..artifacts import Artifact, ArtifactWriter, ToolLookup, iter_rows, resolve_input
+from ..artifacts import Artifact, ArtifactWriter, RowLookup, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
 from ..executor import map_ordered
 from ..executor import report as executor_report
@@ -267,7 +267,7 @@ def _finished(path: Path) -> dict[int, dict]:
 def _materialize(
     graph_artifact: Artifact, pool_artifact: Artifact, config: MaterializeConfig, writer: ArtifactWriter
 ) -> Artifact:
-    pool = ToolLookup(pool_artifact.load("api_pool"))
+    pool = RowLookup(pool_artifact.load("api_pool"), key="id")
     domains = graph_artifact.load("domains")
     parts = writer.parts_dir / PARTS_FILE
     finished = _finished(parts)

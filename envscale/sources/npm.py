@@ -208,14 +208,7 @@ def _read_tarball(
         else:  # no package.json: the version asked for is all there is to say
             info.version = pinned
         with tarfile.open(tarball, mode="r|gz") as tf:
-            for member in tf:
-                if member.offset_data + member.size > MAX_TARBALL_BYTES:
-                    raise SourceError(
-                        f"{tarball}: unpacks to more than {MAX_TARBALL_BYTES / 2**30:.0f} GiB; refused"
-                    )
-                top, _, rel = member.name.partition("/")
-                if not rel:  # a file next to the top folder: npm never writes one
-                    rel = top
+            for member, rel in _members(tf, tarball):
                 if member.isdir():
                     continue
                 files.append(rel)
@@ -256,15 +249,19 @@ def _read_tarball(
         )
 
 
+def _members(tf: tarfile.TarFile, tarball: Path) -> Iterator[tuple[tarfile.TarInfo, str]]:
+    """(member, path inside the package) of a streamed tarball, refusing one that unpacks past the limit."""
+    for member in tf:
+        if member.offset_data + member.size > MAX_TARBALL_BYTES:
+            raise SourceError(f"{tarball}: unpacks to more than {MAX_TARBALL_BYTES / 2**30:.0f} GiB; refused")
+        top, _, rel = member.name.partition("/")
+        yield member, rel or top  # a file next to the top folder (npm never writes one): its own name
+
+
 def _package_json(tarball: Path) -> bytes | None:
     """The top `package.json` of the tarball (a stream read that stops there), or None when it has none."""
     with tarfile.open(tarball, mode="r|gz") as tf:
-        for member in tf:
-            if member.offset_data + member.size > MAX_TARBALL_BYTES:
-                raise SourceError(
-                    f"{tarball}: unpacks to more than {MAX_TARBALL_BYTES / 2**30:.0f} GiB; refused"
-                )
-            top, _, rel = member.name.partition("/")
+        for member, rel in _members(tf, tarball):
             if rel == "package.json" and _unsafe(member, rel) is None and member.size <= MAX_MEMBER_BYTES:
                 return tf.extractfile(member).read()
     return None
