@@ -4,6 +4,7 @@ import copy
 import json
 import pickle
 import sqlite3
+import time
 
 import pytest
 from datasets import Dataset, Features, Json, load_dataset
@@ -143,6 +144,17 @@ def test_a_call_over_the_time_limit_fails_with_code_limit(spec):
         assert obs["ok"] is False and obs["code"] == "limit" and "time limit" in obs["error"]
         assert env.state_hash() == before
     with Environment(spec) as env:
+        assert env.step("list_products", {"query": "zzz"}) == {"ok": True, "result": []}
+
+
+def test_the_time_limit_counts_cpu_time_so_a_busy_machine_does_not_fail_calls(spec, monkeypatch):
+    # a loaded machine (workers and a driver sharing two cores) stretches wall time, not the call's CPU time:
+    # the same episode played twice must come out the same. Here the wall clock jumps an hour at every reading.
+    spec["data"]["rows"]["products"] = 3000
+    with Environment(spec) as env:
+        clock = iter(range(0, 10**9, 3600))
+        monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))
+        monkeypatch.setattr(time, "monotonic", lambda: float(next(clock)))
         assert env.step("list_products", {"query": "zzz"}) == {"ok": True, "result": []}
 
 

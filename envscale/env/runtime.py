@@ -79,8 +79,9 @@ class Environment:
         spec (`dict`): The environment spec; validated.
         max_rows (`int`, *optional*, defaults to 100): Most rows a `list` call returns; a result cut
             by it carries `"truncated": True`.
-        time_limit_ms (`float`, *optional*, defaults to 250): Wall-clock budget of one call's SQL;
-            a call that runs out is interrupted and fails with code `limit`.
+        time_limit_ms (`float`, *optional*, defaults to 250): CPU-time budget of one call's SQL (the
+            calling thread's, so that a busy machine does not fail a call a quiet one would run); a
+            call that runs out is interrupted and fails with code `limit`.
         snapshot (`bytes`, *optional*): Start from this state (a `snapshot()` of an environment
             of the same spec, session included) instead of building the initial state, which is
             then built on the first `reset()`. Copies an environment's state cheaply, e.g. one per
@@ -286,7 +287,7 @@ class Environment:
         """Execute a validated call: reads directly, writes inside a savepoint that a failure rolls back."""
         db = self._db
         conn = db.conn
-        db.deadline = time.perf_counter() + self._time_limit_s
+        db.deadline = time.thread_time() + self._time_limit_s
         if tool.write:
             conn.execute("SAVEPOINT envscale_step")
             self._runner.begin()
