@@ -205,9 +205,9 @@ def scale_recipe(pool: list[str], skipped: Counter, low: int, draw: int | None, 
         flags = f"--all --draw {draw} --seed {seed} --min-ops {low} --output recipes/scale.yaml"
         draw_line = (
             f"# Of those, the first {len(members)} of a seeded order (sorted, `random.Random({seed}).shuffle`; `bench/scale.py\n"
-            f"# --rungs {draw}` draws the same): the whole selection (recipes/scale-all.yaml) makes ~4,300 worlds and\n"
-            "# projects to ~2.5 h on 2 cores; this one about 1,000 worlds (and 300 function sets) in about an hour. The\n"
-            "# quickstart's other sources (function docs, MCP servers) are in scale-all.yaml, not here.\n"
+            f"# --rungs {draw}` draws the same). The whole selection (recipes/scale-all.yaml) projects to ~2.5 h on 2\n"
+            "# cores; what this draw costs is in BENCHMARKS.md. The quickstart's other sources (function docs, MCP\n"
+            "# servers) are in scale-all.yaml, not here.\n"
         )
     before, after = (OTHER_BEFORE, OTHER_AFTER) if draw is None else ("", "")
     return SCALE_HEADER.format(
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     exclude = [] if args.all else quickstart_members(args.quickstart)
     pool = eligible_members(tarball, exclude, args.min_ops, args.max_ops, skipped)
     if args.all:
-        recipe = scale_recipe(pool, skipped, args.min_ops, args.draw, args.seed if args.draw else 0)
+        recipe = scale_recipe(pool, skipped, args.min_ops, args.draw, args.seed)
         (args.output.write_text(recipe) if args.output else print(recipe, end=""))
         print(f"{len(pool)} documents selected, {sum(skipped.values())} skipped", file=sys.stderr)
         return 0
