@@ -10,7 +10,7 @@ import copy
 
 from envscale.env import Environment
 from envscale.env.spec import load_spec, spec_problems
-from envscale.materialize.aliases import api_operation, effect_signature, fold_aliases
+from envscale.materialize.aliases import api_operation, effect_signature, fold_aliases, resource_route
 
 
 def _tool(name, op, *, description="", params=("order_id",), path=None, method="PUT", kind="write"):
@@ -167,3 +167,44 @@ def test_a_route_and_its_versioned_twin_are_one_operation():
     )
     assert api_operation(v1) == api_operation(v2) != api_operation(other)
     assert fold_aliases({"tools": [v1, v2, other]}) == {"getAllProductsV2": "getAllProducts"}
+
+
+def test_one_resource_reached_by_two_routes_is_one_tool_and_a_qualified_twin_stays_apart():
+    """Microsoft Graph reaches one event from `/me` and from a group, Kubernetes lists a collection with
+    and without `watch`: one resource, one act, so one tool. `/fax/receipts` and `/sms/receipts` name
+    two resources (the static segment before them tells them apart), and stay two tools even when
+    inference gave them one table."""
+    delete = {"type": "delete", "table": "events", "key": {"event_id": "event_id"}}
+    mine = _tool(
+        "me_DeleteEvents", delete, params=("event_id",), path="/me/events/{event-id}", method="DELETE"
+    )
+    groups = _tool(
+        "groups_DeleteEvents",
+        delete,
+        params=("group_id", "event_id"),
+        path="/groups/{group-id}/events/{event-id}",
+        method="DELETE",
+    )
+    listing = {"type": "list", "table": "pods", "filters": []}
+    lists = [
+        _tool(
+            "listCoreV1NamespacedPod", listing, params=(), path="/api/v1/namespaces/{ns}/pods", method="GET"
+        ),
+        _tool(
+            "watchCoreV1NamespacedPodList",
+            listing,
+            params=(),
+            path="/api/v1/watch/namespaces/{ns}/pods",
+            method="GET",
+        ),
+    ]
+    spec = {"tools": [mine, groups, *lists]}
+    assert fold_aliases(spec) == {
+        "me_DeleteEvents": "groups_DeleteEvents",
+        "watchCoreV1NamespacedPodList": "listCoreV1NamespacedPod",
+    }
+    receipts = {"type": "list", "table": "receipts", "filters": []}
+    fax = _tool("List_of_Fax_Delivery_Receipts", receipts, params=(), path="/fax/receipts", method="GET")
+    sms = _tool("get_sms_receipts", receipts, params=(), path="/sms/receipts", method="GET")
+    assert resource_route(fax) == ("fax", "receipts", False) != resource_route(sms)
+    assert fold_aliases({"tools": [fax, sms]}) == {}

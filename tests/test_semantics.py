@@ -59,6 +59,38 @@ def test_openapi_routes_decide_entity_parent_and_effect():
     assert route("POST", "/orders/{order_id}/payments", "capture_payment").effect == "create"
 
 
+def test_odata_segments_counts_and_functions_of_a_route():
+    """`$count` (and a final `count`) counts the collection before it; `$ref` names no resource; an OData
+    function call or a `functions/NAME` route is a computation, never a table of its own."""
+
+    def route(method, path, name="op"):
+        return tool_meaning(name, "", {}, {"method": method, "path": path})
+
+    counted = route("GET", "/groups/{g}/onenote/notebooks/{n}/sections/$count", "Get_Count_sections")
+    assert (counted.verb, counted.effect, counted.entity, counted.parent) == (
+        "count",
+        "read",
+        "section",
+        "notebook",
+    )
+    assert (
+        route("GET", "/employeegroups/count", "GetNumberOfEmployeeGroups").verb,
+        route("GET", "/employeegroups/count").entity,
+    ) == ("count", "employeegroup")
+    assert (
+        route("GET", "/orders/{id}/count").verb != "count"
+    )  # an attribute of one order, not a count of orders
+    member = route("DELETE", "/groups/{g}/members/{m}/$ref", "groups_DeleteRefMembers")
+    assert (member.effect, member.entity, member.parent) == ("delete", "member", "group")
+    for method, path in [
+        ("GET", "/me/calendars/{c}/events/microsoft.graph.delta()"),
+        ("GET", "/drives/{d}/items/{i}/workbook/tables/{t}/columns/{c}/microsoft.graph.totalRowRange()"),
+        ("POST", "/drives/{d}/items/{i}/workbook/functions/bitand"),
+    ]:
+        assert route(method, path).effect == "computation", path
+    assert route("POST", "/me/events/{e}/microsoft.graph.forward", "forward").effect != "computation"
+
+
 @pytest.mark.parametrize(
     ("name", "description", "props"),
     [

@@ -89,6 +89,56 @@ def api_operation(tool: dict[str, Any]) -> str:
     return "name:" + near_name(str(meta.get("original_name") or tool.get("name") or ""))
 
 
+_NAVIGATION = frozenset({"api", "apis", "rest", "watch", "me", "my", "self", "current"})
+"""Route segments that say where a resource is reached from, never which resource it is (`/me/events`,
+Kubernetes' `/api/v1/watch/namespaces/{ns}/pods`)."""
+
+
+def resource_route(tool: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """Which resource a tool's OpenAPI route names, wherever the route reaches it from: (the static segment
+    right before the resource's own, else `""`; the resource's segment; whether one row is addressed), with
+    parameters, version segments, navigation words (:data:`_NAVIGATION`), OData's `$` segments and the
+    `microsoft.graph.` namespace left out and case folded; `None` without a route.
+
+    `/me/onenote/sections/{id}` and `/users/{u}/onenote/sections/{id}` are one resource reached from two
+    places (`("onenote", "sections", True)`), as are `/me/events/{e}` and `/groups/{g}/events/{e}`
+    (`("", "events", True)`) and Kubernetes' `watch` and `list` routes of one collection; `/fax/receipts` and
+    `/sms/receipts` are two (`fax` and `sms` tell them apart).
+
+    Example:
+
+    ```python
+    >>> def at(path): return {"metadata": {"annotations": {"path": path}}}
+    >>> resource_route(at("/me/events/{e}")) == resource_route(at("/groups/{g}/events/{event-id}"))
+    True
+    >>> resource_route(at("/fax/receipts")), resource_route(at("/sms/receipts"))
+    (('fax', 'receipts', False), ('sms', 'receipts', False))
+    ```
+    """
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    path = notes.get("path")
+    if not isinstance(path, str) or not path.strip("/"):
+        return None
+    parts: list[str | None] = []  # `None`: a parameter
+    for segment in path.strip("/").lower().split("/"):
+        if not segment or segment.startswith("$"):
+            continue
+        if segment.startswith(("{", ":")):
+            parts.append(None)
+            continue
+        segment = segment.removeprefix("microsoft.graph.")
+        if segment in _NAVIGATION or _VERSION.fullmatch("/" + segment):
+            continue
+        parts.append(segment)
+    named = [i for i, part in enumerate(parts) if part is not None]
+    if not named:
+        return None
+    last = named[-1]
+    before = parts[last - 1] if last > 0 else None
+    return (before or "", str(parts[last]), last + 1 < len(parts))
+
+
 def _words(tool: dict[str, Any]) -> list[str]:
     from ..words.names import name_words
 
@@ -130,7 +180,8 @@ def operation_words(tool: dict[str, Any]) -> frozenset[str]:
 
 
 def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Whether two tools are one operation of their API: one :func:`api_operation`, or (without paths) the
+    """Whether two tools are one operation of their API: one :func:`api_operation`, one resource reached by
+    two routes (:func:`resource_route`: `/me/events/{e}` and `/groups/{g}/events/{e}`), or (without paths) the
     words of one name, three or more, a run of the other's (`ProjectApi_update_project` and
     `project_api_ProjectApi_update_project`: one operation listed under two prefixes), or one set of
     :func:`operation_words` (`get_weather_forecast` and `weather_forecast_get`, `users_list` and
@@ -138,6 +189,9 @@ def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
     op_a, op_b = api_operation(a), api_operation(b)
     if op_a == op_b:
         return True
+    if op_a.startswith("path:") and op_b.startswith("path:"):
+        route = resource_route(a)
+        return route is not None and route == resource_route(b)
     if op_a.startswith("path:") or op_b.startswith("path:"):
         return False
     short, long = sorted((_words(a), _words(b)), key=len)

@@ -338,6 +338,12 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     if not path:
         return None, None, False, None
     segments = [s for s in path.strip("/").split("/") if s]
+    counted = bool(segments) and segments[-1].lower() in ("$count", "count") and len(segments) > 1
+    # OData's system segments name no resource: `/groups/{g}/members/$ref` is the group's members,
+    # `.../content/$value` the content, `/users/$count` how many users there are
+    segments = [s for s in segments if not s.startswith("$")]
+    if counted and segments[-1].lower() == "count":
+        segments.pop()  # `/employeegroups/count`: how many employee groups, not a `count` resource
     nouns: list[str] = []
     adjacent: set[int] = set()  # indexes of nouns that directly follow another noun segment
     after_param: list[bool] = []  # whether each noun directly follows a parameter segment
@@ -391,6 +397,8 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             last_is_param = True
         elif tail in _LOOKUP_VERBS and nouns[-1] == tail and len(nouns) > 1:
             action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
+    if counted and nouns and not last_is_param:
+        action = "count"
     if not nouns:
         return None, None, False, action
     entity = singular(nouns[-1].split("_")[-1])
@@ -400,6 +408,40 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
         # `/user/follows/networks/{network_id}`: a followed network (the follow), not the network itself
         entity, parent = relation_entity(entity, _RELATIONS[relation]), entity
     return entity, parent, last_is_param, action
+
+
+_ODATA_FUNCTION = re.compile(r"^[A-Za-z_][\w.]*\(.*\)$")
+
+
+def route_computation(path: Any) -> str | None:
+    """Why an HTTP route is a function the API computes rather than a resource it stores, or `None`.
+
+    An OData function call ends the route (`.../events/microsoft.graph.delta()`,
+    `.../columns/{c}/microsoft.graph.totalRowRange()`: computed from the resource, with no row of its
+    own), or the route calls a named function of a `functions` collection (`/workbook/functions/bitand`:
+    Excel's worksheet functions, each computing from its arguments).
+
+    Example:
+
+    ```python
+    >>> route_computation("/me/events/microsoft.graph.delta()")
+    "an OData function ('microsoft.graph.delta()'): computed from the resource, no stored row"
+    >>> route_computation("/drives/{d}/items/{i}/workbook/functions/bitand")
+    "a function of the API ('functions/bitand'): computed from its arguments"
+    >>> route_computation("/orders/{id}/cancel") is None
+    True
+    ```
+    """
+    if not isinstance(path, str):
+        return None
+    segments = [s for s in path.strip("/").split("/") if s]
+    if not segments:
+        return None
+    if _ODATA_FUNCTION.match(segments[-1]):
+        return f"an OData function ({segments[-1]!r}): computed from the resource, no stored row"
+    if len(segments) > 1 and segments[-2].lower() == "functions" and not segments[-1].startswith(("{", ":")):
+        return f"a function of the API ('functions/{segments[-1]}'): computed from its arguments"
+    return None
 
 
 def computation_reason(
@@ -841,6 +883,11 @@ def _meaning(
                 verb, "status", entity, None, ("_".join(state),), f"marks as {'_'.join(state)!r}"
             )
     method = (http_method or "").upper()
+    if action == "count" and method in ("GET", "HEAD"):
+        # `GET /sections/$count`, `GET /employeegroups/count`: how many rows, a count of the collection
+        return ToolMeaning(
+            "count", "read", entity, parent if parent != entity else None, (), f"count route, HTTP {method}"
+        )
     act = action or verb
     if method:
         # an HTTP route decides: the method, whether it addresses one row, an action suffix
@@ -906,6 +953,10 @@ def tool_meaning(
     props = (parameters or {}).get("properties") or {}
     notes = annotations if isinstance(annotations, dict) else {}
     described_read = describes_a_read(description)
+    reason = route_computation(notes.get("path"))
+    if reason is not None:
+        verb, _ = _verb_of(tokens(name), method_start(name), described_read)
+        return ToolMeaning(verb, "computation", None, None, (), reason)
     reason = computation_reason(name, description, parameters, routed=bool(notes.get("path")))
     if reason is not None and notes.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
         verb, _ = _verb_of(tokens(name), method_start(name), described_read)
