@@ -103,7 +103,8 @@ def resource_route(tool: dict[str, Any]) -> tuple[str, str, bool] | None:
     `/me/onenote/sections/{id}` and `/users/{u}/onenote/sections/{id}` are one resource reached from two
     places (`("onenote", "sections", True)`), as are `/me/events/{e}` and `/groups/{g}/events/{e}`
     (`("", "events", True)`) and Kubernetes' `watch` and `list` routes of one collection; `/fax/receipts` and
-    `/sms/receipts` are two (`fax` and `sms` tell them apart).
+    `/sms/receipts` are two (`fax` and `sms` tell them apart). A read ending in an OData type cast
+    (`/groups/{g}/memberOf/microsoft.graph.group`) reads rows of that type, wherever it is reached from.
 
     Example:
 
@@ -121,12 +122,14 @@ def resource_route(tool: dict[str, Any]) -> tuple[str, str, bool] | None:
     if not isinstance(path, str) or not path.strip("/"):
         return None
     parts: list[str | None] = []  # `None`: a parameter
+    cast = False  # a read ending in an OData type cast (`.../memberOf/microsoft.graph.group`)
     for segment in path.strip("/").lower().split("/"):
         if not segment or segment.startswith("$"):
             continue
         if segment.startswith(("{", ":")):
             parts.append(None)
             continue
+        cast = segment.startswith("microsoft.graph.") and str(notes.get("method") or "").upper() == "GET"
         segment = segment.removeprefix("microsoft.graph.")
         if segment in _NAVIGATION or _VERSION.fullmatch("/" + segment):
             continue
@@ -135,7 +138,9 @@ def resource_route(tool: dict[str, Any]) -> tuple[str, str, bool] | None:
     if not named:
         return None
     last = named[-1]
-    before = parts[last - 1] if last > 0 else None
+    before = parts[last - 1] if last > 0 and not (cast and last == len(parts) - 1) else None
+    # the rows of a type cast are that type's rows, whichever relation reached them (the world holds
+    # `memberOf` and `ownedObjects` as one table of the type)
     return (before or "", str(parts[last]), last + 1 < len(parts))
 
 

@@ -62,7 +62,7 @@ from ..words.semantics import (
     route_parent_column,
     tool_meaning,
 )
-from ..words.verbs import RETIRED_STATUSES, STATUS_VERBS
+from ..words.verbs import READ_VERBS, RETIRED_STATUSES, STATUS_VERBS, WRITE_VERBS
 from .aliases import effect_signature, same_api_operation
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]+")
@@ -411,6 +411,14 @@ def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
     notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
     if m.entity and m.entity != _SESSION and collection_route(notes.get("path"), m.entity):
         return False  # `GET /accounts`, `GET /users/{id}/accounts`: the API's collection, not the caller
+    path = str(notes.get("path") or "")
+    if m.entity and m.entity not in (_SESSION, singleton):
+        if m.verb == "count":
+            return False  # `GET /me/directReports/$count`: how many direct reports, never the session row
+        if re.search(r"(^|/)me(/|$)", path) and collection_route(
+            re.sub(r"(^|/)me(?=/|$)", "", path), m.entity
+        ):
+            return False  # `GET /me/onlineMeetings`: the caller's meetings are rows of meetings
     if m.entity in (_SESSION, singleton):
         return True
     words = set(tokens(tool.get("original_name") or tool.get("name") or ""))
@@ -490,6 +498,120 @@ def _singleton_table(domain: dict) -> str:
     return "account"
 
 
+_WHICH_ROWS = frozenset(
+    {"historical", "history", "past", "previous", "recent", "upcoming", "future", "current"}
+)
+_UNQUALIFYING = re.compile(r"v\d+(\.\d+)?\w*|api|apis|rest|me|self|current|public|admin|\d+")
+
+
+def entity_qualifier(path: Any, entity: str | None) -> tuple[str, str] | None:
+    """What tells the resource of a route apart from others of the same head noun: ("modifier", words) of a
+    segment of several words (`/accounts/{a}/external_accounts/{id}`: `external`), ("prefix", segment) of a
+    static segment right before it (`/fax/receipts`: `fax`); `None` for a bare resource (`/accounts/{id}`).
+    """
+    if not isinstance(path, str) or not entity:
+        return None
+    segments = [s for s in path.strip("/").split("/") if s]
+    for i in range(len(segments) - 1, -1, -1):
+        seg = segments[i]
+        if seg.startswith(("{", ":")):
+            continue
+        words = tokens(seg)
+        if not words or singular(words[-1]) != entity.split("_")[-1]:
+            continue
+        if seg.lower().startswith("microsoft.") or any(w in READ_VERBS or w in WRITE_VERBS for w in words):
+            return None  # `microsoft.graph.setPresence`, `groups/create`: an act on a resource, never one of its own
+        if len(words) > 1:
+            if any(w in ROW_QUALIFIERS or w in _WHICH_ROWS for w in words[:-1]):
+                return None  # `historicalWebinars`: which webinars, not a resource of their own
+            return "modifier", "_".join(words[:-1])
+        before = segments[i - 1] if i > 0 else ""
+        if before and not before.startswith(("{", ":", "@")) and not _UNQUALIFYING.fullmatch(before.lower()):
+            prefix = "_".join(tokens(before))
+            return ("prefix", prefix) if prefix else None
+        return None
+    return None
+
+
+def qualified_keys(path: Any, path_keys: dict[str, str], entity: str | None) -> dict[str, str]:
+    """The route's keys with the one of a qualified resource named by its qualified entity: in
+    `/v1/accounts/{account}/external_accounts/{id}`, `id` keys an `external_account` and `account` an account."""
+    if not entity or "_" not in entity or entity in path_keys.values() or not isinstance(path, str):
+        return path_keys
+    head = entity.split("_")[-1]
+    segments = [s for s in path.strip("/").split("/") if s]
+    for i in range(len(segments) - 2, -1, -1):
+        seg, after = segments[i], segments[i + 1]
+        words = [] if seg.startswith(("{", ":")) else tokens(seg)
+        if words and singular(words[-1]) == head and after.startswith(("{", ":")):
+            param = after.strip("{}:")
+            if path_keys.get(param) == head:
+                return {**path_keys, param: entity}
+            return path_keys
+    return path_keys
+
+
+def _enum_words(tool: dict) -> set[str]:
+    """The string enum values of a tool's arguments and output fields, as identifiers."""
+    out = output_fields(tool.get("output_schema"))
+    schemas = [*((tool.get("parameters") or {}).get("properties") or {}).values(), *out.values()]
+    return {
+        ident(v) for s in schemas if isinstance(s, dict) for v in s.get("enum") or [] if isinstance(v, str)
+    }
+
+
+def qualify_entities(kept: list[tuple[dict, ToolMeaning]]) -> list[tuple[dict, ToolMeaning]]:
+    """Keep apart the resources of one API that share a head noun, so that they are not one table.
+
+    `/v1/accounts/{account}`, `/v1/accounts/{account}/external_accounts/{id}` and `.../bank_accounts/{id}` are
+    three resources, as are `/fax/receipts` and `/sms/receipts`: deleting an external account must not delete
+    an account. A route's entity is qualified (`external_account`, `fax_receipt`) when its head noun is met
+    with another qualifier in the domain: a segment of several words against the bare noun or another
+    modifier; a static prefix only against another static prefix and never beside the bare noun (`/store/orders`
+    beside `/orders` stays one resource, as do `/hris/employees` and `/payrolls/employees` beside `/employees`).
+    Of several prefixes, the one with the most tools keeps the bare noun (`/hris/employees`, its CRUD, stays
+    `employees` beside `/hris/payrolls/employees`). A modifier that says which rows (`historicalWebinars`) or an enum value of the resource's fields (a kind:
+    `infra_alerts` with `kind: [infra, ...]`, see `sibling_kinds`) qualifies nothing. Routes with one qualifier throughout, and tools without a route, are left as they are.
+    """
+    quals: dict[str, set[tuple[str, str] | None]] = {}
+    kinds: dict[str, set[str]] = {}  # an entity's enum values: `infra_alerts` of a `kind: [infra, ...]`
+    found: list[tuple[str, str] | None] = []
+    for tool, m in kept:
+        notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        q = entity_qualifier(notes.get("path"), m.entity) if notes.get("path") else None
+        found.append(q)
+        if notes.get("path") and m.entity:
+            quals.setdefault(m.entity, set()).add(q)
+            kinds.setdefault(m.entity, set()).update(_enum_words(tool))
+    # of several prefixes, one with more tools than any other keeps the bare noun: `/hris/employees` (its
+    # CRUD) stays `employees` beside `/hris/payrolls/employees` and `/hris/schedules/employees`
+    counts: dict[str, Counter] = {}
+    for (_tool, m), q in zip(kept, found, strict=True):
+        if q is not None and q[0] == "prefix" and m.entity:
+            counts.setdefault(m.entity, Counter())[q] += 1
+    leading = {
+        e: top[0][0] for e, c in counts.items() if len(top := c.most_common(2)) == 1 or top[0][1] > top[1][1]
+    }
+    out = []
+    for (tool, m), q in zip(kept, found, strict=True):
+        if q is not None and q[1] in kinds.get(m.entity or "", ()):
+            q = None  # one resource of several kinds, told apart by a column (`sibling_kinds`)
+        met = {
+            x if x is None or x[1] not in kinds.get(m.entity or "", ()) else None
+            for x in quals.get(m.entity or "", set())
+        }
+        modifiers = {x for x in met if x and x[0] == "modifier"}
+        prefixes = {x for x in met if x and x[0] == "prefix"}
+        split = q is not None and (
+            (q[0] == "modifier" and (len(modifiers) > 1 or None in met or prefixes))
+            or (q[0] == "prefix" and len(prefixes) > 1 and None not in met)
+        )
+        if split and not (q[0] == "prefix" and q == leading.get(m.entity or "")):
+            m = replace(m, entity=ident(f"{q[1]}_{m.entity}"))
+        out.append((tool, m))
+    return out
+
+
 def infer_spec(
     domain: dict, tools: list[dict], *, rows: int, seed: int, max_columns: int = 40
 ) -> InferredSpec:
@@ -510,6 +632,7 @@ def infer_spec(
             kept.append((tool, meaning))
     ids = Counter(e for tool, _ in kept for p in _props(tool) if (e := key_entity(p) or name_key_entity(p)))
     kept = [(tool, _refine(tool, m, ids)) for tool, m in kept]
+    kept = qualify_entities(kept)
     if not kept or len(excluded) > len(tools) / 2:
         return InferredSpec(None, excluded, [f"{len(excluded)} of {len(tools)} tools are pure computations"])
 
@@ -581,7 +704,7 @@ def infer_spec(
         params = tool.get("parameters") or {"type": "object", "properties": {}}
         props = params.get("properties") or {}
         notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
-        path_keys = path_entities(notes.get("path"))
+        path_keys = qualified_keys(notes.get("path"), path_entities(notes.get("path")), m.entity)
         table, key = entity_table(tool, m, props, path_keys)
         if table is None:
             excluded.append({"tool": tool["name"], "reason": "a read of nothing the environment holds"})

@@ -897,6 +897,16 @@ def _semantic_check(
         return verdict
     spec_tables = env.spec["tables"]
     tables = _entity_tables(meaning, name, spec_tables)
+    own = (tool.get("operation") or {}).get("table")
+    if (
+        meaning.entity
+        and own in spec_tables
+        and own not in tables
+        and singular(own).endswith(f"_{meaning.entity}")
+    ):
+        # the route qualified its resource (`external_accounts` beside `accounts`, `fax_receipts` beside
+        # `sms_receipts`, see `materialize.infer.qualify_entities`): the tool's own table is the one named
+        tables = [own, *tables]
     if not tables and effect != "read":
         verdict["notes"].append(
             f"no table is named for {meaning.entity or 'its entity'!r}; a change to any table counts"
