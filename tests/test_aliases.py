@@ -208,3 +208,40 @@ def test_one_resource_reached_by_two_routes_is_one_tool_and_a_qualified_twin_sta
     sms = _tool("get_sms_receipts", receipts, params=(), path="/sms/receipts", method="GET")
     assert resource_route(fax) == ("fax", "receipts", False) != resource_route(sms)
     assert fold_aliases({"tools": [fax, sms]}) == {}
+
+
+def test_a_type_cast_read_is_one_resource_whichever_relation_reached_it():
+    """`/groups/{g}/memberOf/microsoft.graph.group` and `/groups/{g}/owners/microsoft.graph.group` both read
+    group rows (the world holds no `memberOf` relation apart): one tool. The same segments as a POST are
+    actions and stay apart."""
+    read = {"type": "list", "table": "groups", "filters": []}
+    member_of = _tool(
+        "memberOf_AsGroup",
+        read,
+        params=(),
+        path="/groups/{g}/memberOf/microsoft.graph.group",
+        method="GET",
+        kind="read",
+    )
+    owners = _tool(
+        "owners_AsGroup",
+        read,
+        params=(),
+        path="/groups/{g}/owners/microsoft.graph.group",
+        method="GET",
+        kind="read",
+    )
+    assert resource_route(member_of) == resource_route(owners) == ("", "group", False)
+    assert fold_aliases({"tools": [member_of, owners]}) == {"owners_AsGroup": "memberOf_AsGroup"}
+    act = {"type": "insert", "table": "holds", "values": {}}
+    apply = _tool(
+        "applyHold", act, params=(), path="/cases/{c}/custodians/{u}/microsoft.graph.applyHold", method="POST"
+    )
+    remove = _tool(
+        "removeHold",
+        act,
+        params=(),
+        path="/cases/{c}/custodians/{u}/microsoft.graph.removeHold",
+        method="POST",
+    )
+    assert fold_aliases({"tools": [apply, remove]}) == {}

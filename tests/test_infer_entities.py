@@ -489,3 +489,139 @@ def test_a_key_declared_both_string_and_integer_holds_digits_that_both_tools_add
     assert new_key.isdigit() and new_key not in keys
     assert env.step("getArticleById", {"id": int(new_key)})["result"]["title"] == "New"
     assert [p for p in verify(spec) if p["tool"] == "getArticleById"] == []
+
+
+def test_resources_sharing_a_head_noun_are_kept_apart_and_verified_against_their_own_tables():
+    """Stripe's `/accounts/{a}` and `/accounts/{a}/external_accounts/{id}` are two resources: deleting an
+    external account must leave the account. ClickSend's `/fax/receipts` and `/sms/receipts` are two
+    tables too. Verification takes each tool's qualified table as the one its name says (no tool dropped)."""
+    account = {"type": "object", "properties": {"id": _S, "email": _S}}
+    external = {"type": "object", "properties": {"id": _S, "bank_name": _S, "account": _S}}
+    receipt = {"type": "object", "properties": {"id": _S, "status": _S}}
+    tools = [
+        api_tool("GetAccount", "GET", "/v1/accounts/{account}", {"account": _ID}, ["account"], account),
+        api_tool("PostAccounts", "POST", "/v1/accounts", {"email": _S}, ["email"], account),
+        api_tool("DeleteAccount", "DELETE", "/v1/accounts/{account}", {"account": _ID}, ["account"], account),
+        api_tool(
+            "GetAccountExternalAccount",
+            "GET",
+            "/v1/accounts/{account}/external_accounts/{id}",
+            {"account": _ID, "id": _ID},
+            ["account", "id"],
+            external,
+        ),
+        api_tool(
+            "DeleteAccountExternalAccount",
+            "DELETE",
+            "/v1/accounts/{account}/external_accounts/{id}",
+            {"account": _ID, "id": _ID},
+            ["account", "id"],
+            external,
+        ),
+        api_tool("get_fax_receipts", "GET", "/fax/receipts", {}, [], receipt),
+        api_tool("Add_a_Test_Delivery_Receipt", "POST", "/fax/receipts", {"status": _S}, ["status"], receipt),
+        api_tool("get_sms_receipts", "GET", "/sms/receipts", {}, [], receipt),
+        api_tool("post_sms_receipts", "POST", "/sms/receipts", {"status": _S}, ["status"], receipt),
+    ]
+    spec = _spec(tools, "payments")
+    table = {t["name"]: t["operation"]["table"] for t in spec["tools"]}
+    assert (
+        table["DeleteAccount"] == "accounts" and table["DeleteAccountExternalAccount"] == "external_accounts"
+    )
+    assert table["get_fax_receipts"] != table["get_sms_receipts"]
+    assert {table["get_fax_receipts"], table["get_sms_receipts"]} == {"fax_receipts", "sms_receipts"}
+    assert verify(spec) == []
+    with Environment(spec) as env:
+        env.reset()
+        state = env.dump()
+        external_row = state["external_accounts"][0]
+        args = {
+            "account": str(external_row.get("account") or "acct_1"),
+            "id": external_row["external_account_id"],
+        }
+        result = env.step("DeleteAccountExternalAccount", args)
+        after = env.dump()
+    assert result.get("ok", "error" not in result), result
+    assert len(after["external_accounts"]) == len(state["external_accounts"]) - 1
+    assert after["accounts"] == state["accounts"]  # the account itself is untouched
+
+
+def test_an_act_route_is_never_a_qualified_resource():
+    """`POST /communications/presences/{id}/microsoft.graph.setPresence` acts on a presence; it makes no
+    `set_presences` table of its own."""
+    presence = {"type": "object", "properties": {"id": _S, "availability": _S}}
+    tools = [
+        api_tool(
+            "presences_get",
+            "GET",
+            "/communications/presences/{presence-id}",
+            {"presence-id": _ID},
+            ["presence-id"],
+            presence,
+        ),
+        api_tool("presences_list", "GET", "/communications/presences", {}, [], presence),
+        api_tool(
+            "presences_setPresence",
+            "POST",
+            "/communications/presences/{presence-id}/microsoft.graph.setPresence",
+            {"presence-id": _ID, "availability": _S},
+            ["presence-id", "availability"],
+            presence,
+        ),
+    ]
+    spec = _spec(tools, "presence")
+    assert not [t for t in spec["tables"] if "set" in t.split("_")]
+
+
+def test_a_count_or_a_collection_of_mine_reads_its_rows_never_the_session_row():
+    """`GET /me/onlineMeetings` lists meetings and `GET /me/onlineMeetings/$count` counts them; `GET /me`
+    reads the caller's own row."""
+    me = {"type": "object", "properties": {"id": _S, "displayName": _S}}
+    meeting = {"type": "object", "properties": {"id": _S, "subject": _S}}
+    tools = [
+        api_tool("me_Get", "GET", "/me", {}, [], me),
+        api_tool("me_ListOnlineMeetings", "GET", "/me/onlineMeetings", {}, [], meeting),
+        api_tool(
+            "me_CreateOnlineMeetings", "POST", "/me/onlineMeetings", {"subject": _S}, ["subject"], meeting
+        ),
+        api_tool("Get_Count_onlineMeetings", "GET", "/me/onlineMeetings/$count", {}, [], None),
+    ]
+    spec = _spec(tools, "meetings")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert "session" in str(ops["me_Get"]["key"])
+    assert (
+        ops["me_ListOnlineMeetings"]["type"] == "list" and "meeting" in ops["me_ListOnlineMeetings"]["table"]
+    )
+    assert ops["Get_Count_onlineMeetings"]["type"] == "count"
+    assert ops["Get_Count_onlineMeetings"]["table"] == ops["me_ListOnlineMeetings"]["table"]
+
+
+def test_verification_takes_a_tool_s_qualified_table_when_its_name_does_not_say_the_qualifier():
+    """`InvokeWithResponseStream` (`POST /functions/{f}/response-streaming-invocations`) records a
+    response-streaming invocation beside `Invoke`'s invocations: the row it adds is in the table its route
+    names, which verification accepts though the name says only "invoke"."""
+    fn = {"type": "object", "properties": {"FunctionName": _S, "Runtime": _S}}
+    invocation = {"type": "object", "properties": {"StatusCode": {"type": "integer"}, "Payload": _S}}
+    args = {"FunctionName": _ID, "Payload": _S}
+    tools = [
+        api_tool(
+            "GetFunction", "GET", "/functions/{FunctionName}", {"FunctionName": _ID}, ["FunctionName"], fn
+        ),
+        api_tool("ListFunctions", "GET", "/functions", {}, [], fn),
+        api_tool("Invoke", "POST", "/functions/{FunctionName}/invocations", args, list(args), invocation),
+        api_tool(
+            "InvokeWithResponseStream",
+            "POST",
+            "/functions/{FunctionName}/response-streaming-invocations",
+            args,
+            list(args),
+            invocation,
+        ),
+    ]
+    spec = _spec(tools, "lambda")
+    table = {t["name"]: t["operation"]["table"] for t in spec["tools"]}
+    assert (table["Invoke"], table["InvokeWithResponseStream"]) == (
+        "invocations",
+        "response_streaming_invocations",
+    )
+    assert [p for p in verify(spec) if p["tool"] == "InvokeWithResponseStream"] == []

@@ -225,7 +225,8 @@ def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
     """Fold each set of tools of one :func:`effect_signature` that are one API operation
     (:func:`same_api_operation`, linked pairwise) into its richest tool, in place.
 
-    Tools of two API operations (other paths, other names) are never folded, even when inference gave
+    Tools of two API operations (other paths, other names) are never folded, unless their routes reach
+    one resource (:func:`resource_route`: `/me/events/{e}` and `/groups/{g}/events/{e}`), even when inference gave
     them one effect (`Services_Delete` and `Applications_Delete` both deleting `applications` rows is an
     inference that merged two resources, not two names for one act): a person asked for one of them
     would look for it by its own name.
