@@ -211,11 +211,15 @@ def speedup(recipe_path: Path, documents: int | None, args: argparse.Namespace) 
     if args.speedup == "stages":
         return result
     times_run: dict[int, list[float]] = {1: [], 2: []}
+    narrow: list[float] = []  # 2 workers with `--compare-window` shards ahead, beside the default window
     for repeat in range(args.repeats):
         for workers in (1, 2):
             times_run[workers].append(
                 run_pipeline(recipe, folder, workers, args.out / f"speedup-run-{workers}-{repeat}")
             )
+        if args.compare_window:
+            out = args.out / f"speedup-run-2-window{args.compare_window}-{repeat}"
+            narrow.append(run_pipeline(recipe, folder, 2, out, window=args.compare_window))
     one, two = statistics.median(times_run[1]), statistics.median(times_run[2])
     result["one_run"] = {
         "1_worker_s": round(one, 1),
@@ -227,10 +231,23 @@ def speedup(recipe_path: Path, documents: int | None, args: argparse.Namespace) 
         f"x{one / two:.2f}",
         flush=True,
     )
+    if narrow:
+        other = statistics.median(narrow)
+        result["one_run"]["compare_window"] = {
+            "window": args.compare_window,
+            "2_workers_s": round(other, 1),
+            "speedup": round(one / other, 2),
+            "default_window_gain": round(other / two, 2),
+        }
+        print(
+            f"  2 workers with --window {args.compare_window}: {other:>7.1f} s (1 -> 2 x{one / other:.2f}); "
+            f"the default window is x{other / two:.2f} faster",
+            flush=True,
+        )
     return result
 
 
-def run_pipeline(recipe: Path, folder: Path, workers: int, out: Path) -> float:
+def run_pipeline(recipe: Path, folder: Path, workers: int, out: Path, window: int | None = None) -> float:
     """`envscale run` as a user runs it, over a copy of the rung's collect and graph outputs (which it skips as
     complete): materialize -> filter in one process, one Ray start. Its wall time."""
     if out.exists():
@@ -240,6 +257,8 @@ def run_pipeline(recipe: Path, folder: Path, workers: int, out: Path) -> float:
         shutil.copytree(folder / OUTPUT[stage], out / OUTPUT[stage])
     cmd = [str(Path(sys.executable).parent / "envscale"), "run", str(recipe), "--output-dir", str(out)]
     cmd += ["--executor", "ray", "--workers", str(workers)]
+    if window:
+        cmd += ["--window", str(window)]
     log = out / "run.log"
     start = time.perf_counter()
     with log.open("w") as err_file:
@@ -267,6 +286,12 @@ def main(argv: list[str] | None = None) -> int:
         help="1 vs 2 workers on the first rung: each stage command, one `envscale run` of the four, or both",
     )
     parser.add_argument("--repeats", type=int, default=1, help="speed-up runs per worker count (median)")
+    parser.add_argument(
+        "--compare-window",
+        type=int,
+        default=None,
+        help="with --speedup run: also 2 workers with this many shards ahead (`--window`), side by side",
+    )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--resume", action="store_true", help="reuse the stages a stopped run finished")
     parser.add_argument("--json", type=Path, default=None)

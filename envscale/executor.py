@@ -9,7 +9,9 @@ checkpoints (written by the caller, as results arrive) resume the same way.
 - `local` (the default): the function runs here, one item after the other. No Ray is imported.
 - `ray`: items are cut into shards of `shard_size`; each shard is one Ray task (`max_retries`:
   a worker process that dies loses only its shard, which Ray runs again on another worker). At most
-  `2 x workers` shards are in flight, so the driver's memory is bounded by the window, not the run.
+  `window` shards (default `8 x workers`) are submitted ahead of the one whose results come next, so
+  the driver's memory is bounded by the window, not the run, and one slow item (a large API's domain)
+  holds back only the results after it, not the workers: they go on with the window's other shards.
   With `ray_address` unset a local Ray is started for the run with `workers` CPUs (and stopped when
   the run ends); with an address (`ray://host:10001` or `auto`) the run joins that cluster.
 
@@ -52,6 +54,9 @@ R = TypeVar("R")
 EXECUTORS = ("local", "ray")
 #: Times Ray runs a shard again after its worker died (a system failure, not an exception in the function).
 RAY_MAX_RETRIES = 3
+#: Shards submitted ahead per worker when the config sets no `window`: 2 left workers idle behind a slow
+#: domain (BENCHMARKS.md, "the 1 -> 2 worker speed-up").
+WINDOW_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class ExecutorConfig:
         ray_address: An existing cluster (`auto`, `ray://host:10001`); `None` starts a local Ray.
         shard_size: Items per Ray task for every stage; `None`: each stage's own (`map_ordered`'s `shard_size`).
         object_store_mb: The object store of a local Ray, in MiB (items and results pass through it).
+        window: Shards submitted ahead of the one whose results come next; `None`: `8 x workers`. A wider
+            window keeps workers busy past a slow item; results wait in the driver until their turn.
     """
 
     kind: str = "local"
@@ -71,13 +78,14 @@ class ExecutorConfig:
     ray_address: str | None = None
     shard_size: int | None = None
     object_store_mb: int = 256
+    window: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in EXECUTORS:
             raise ValueError(f"executor: kind must be one of {', '.join(EXECUTORS)}, got {self.kind!r}")
-        for name, low in (("workers", 1), ("shard_size", 1), ("object_store_mb", 80)):
+        for name, low in (("workers", 1), ("shard_size", 1), ("object_store_mb", 80), ("window", 1)):
             value = getattr(self, name)
-            if name == "shard_size" and value is None:
+            if name in ("shard_size", "window") and value is None:
                 continue
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"executor: {name} must be an integer >= {low}, got {value!r}")
@@ -187,7 +195,7 @@ def _map_ray(
     task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_run_shard)
     fn_ref = ray.put(fn)  # the function (and what it binds: a config, edges) goes to the object store once
     window: deque = deque()
-    limit = 2 * config.workers
+    limit = config.window or WINDOW_PER_WORKER * config.workers
     for shard in _shards(items, shard_size):
         window.append(task.remote(fn_ref, shard))
         if len(window) >= limit:

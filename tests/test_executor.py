@@ -135,6 +135,31 @@ def test_a_killed_worker_loses_only_its_shard_which_runs_again():
         assert set(worker_peaks()) - set(killed)  # the shard ran again on a live worker
 
 
+def wait_for_a_later_item(item: tuple[int, str, int]) -> bool:
+    """Item 0 waits (up to 30 s) until item `later` has started; every other item marks that it started."""
+    index, folder, later = item
+    if index != 0:
+        Path(folder, str(index)).touch()
+        return True
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if Path(folder, str(later)).exists():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize(("window", "started"), [(None, True), (4, False)])
+def test_a_slow_item_does_not_stop_the_workers_going_on_with_the_window(tmp_path, window, started):
+    """The first item waits for the 7th to start: with the default window (8 x 2 shards ahead) the other
+    worker gets to it; with 4 ahead (the old window) it never does while the first is running, and the
+    first gives up after 30 s. Results still come in the items' order."""
+    items = [(i, str(tmp_path), 6) for i in range(10)]
+    with using(ExecutorConfig(kind="ray", workers=2, shard_size=1, window=window)):
+        results = list(map_ordered(wait_for_a_later_item, items))
+    assert results == [started] + [True] * 9
+
+
 def test_a_stage_whose_worker_is_killed_makes_what_a_local_run_makes(fixture_environments, tmp_path):
     local = generate_tasks(fixture_environments, TasksConfig(tasks_per_env=4), tmp_path / "local")
     with killing_a_worker() as killed:
@@ -165,6 +190,7 @@ def test_ray_without_the_extra_is_one_clear_error(monkeypatch):
     [
         ("dask", "kind must be one of local, ray"),
         ({"workers": 0}, "workers must be an integer >= 1"),
+        ({"window": 0}, "window must be an integer >= 1"),
         ({"wokers": 2}, "unknown keys"),
         (3, "expected 'local', 'ray' or a mapping"),
     ],
@@ -193,9 +219,9 @@ def test_the_recipe_chooses_the_executor_and_flags_override_it(tmp_path):
     recipe = {"output_dir": "x", "tasks": {}, "executor": {"kind": "ray", "workers": 3, "shard_size": 8}}
     none = argparse.Namespace(executor=None, workers=None, ray_address=None)
     assert executor_config(none, recipe, "r.yaml") == ExecutorConfig(kind="ray", workers=3, shard_size=8)
-    flags = argparse.Namespace(executor="local", workers=5, ray_address="auto")
+    flags = argparse.Namespace(executor="local", workers=5, ray_address="auto", window=12)
     assert executor_config(flags, recipe, "r.yaml") == ExecutorConfig(
-        kind="local", workers=5, ray_address="auto", shard_size=8
+        kind="local", workers=5, ray_address="auto", shard_size=8, window=12
     )
     assert executor_config(none, {"tasks": {}}, "r.yaml") == ExecutorConfig()  # local unless asked
     with pytest.raises(ValueError, match=r"recipe r\.yaml: executor: unknown keys \['worker'\]"):

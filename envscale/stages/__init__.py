@@ -40,10 +40,21 @@ SECTIONS = (*COMMANDS, *OTHER_SECTIONS)
 RUN_KEYS = {
     "output_dir": "Folder under which each stage writes <output_dir>/<stage output>.",
     "executor": "Where per-environment work runs: local (default) or ray, or {kind, workers, ray_address, "
-    "shard_size} (envscale.executor).",
+    "shard_size, window} (envscale.executor).",
 }
 #: Parser keys of a stage command that are not config fields.
-RESERVED = {"command", "config", "output", "input", "verbose", "func", "executor", "workers", "ray_address"}
+RESERVED = {
+    "command",
+    "config",
+    "output",
+    "input",
+    "verbose",
+    "func",
+    "executor",
+    "workers",
+    "ray_address",
+    "window",
+}
 
 
 def get_stage(name: str) -> Stage:
@@ -58,12 +69,17 @@ SHARDED = ("graph", "materialize", "tasks", "rollout", "filter")
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--executor`, `--workers`, `--ray-address`: where per-environment work runs (`envscale.executor`)."""
+    """`--executor`, `--workers`, `--ray-address`, `--window`: where per-environment work runs (`envscale.executor`)."""
     group = parser.add_argument_group("executor (how fast, never what: not part of any fingerprint)")
     group.add_argument("--executor", choices=EXECUTORS, help="local (default) or ray; overrides the recipe's")
     group.add_argument("--workers", type=int, help="Ray workers (CPUs of the local Ray; default 2)")
     group.add_argument(
         "--ray-address", help="join this Ray cluster (auto, ray://host:10001) instead of starting one"
+    )
+    group.add_argument(
+        "--window",
+        type=int,
+        help="Ray shards submitted ahead of the one whose results come next (default 8 x workers)",
     )
 
 
@@ -75,7 +91,12 @@ def executor_config(args: argparse.Namespace, recipe: dict | None, where: str | 
         else None
     )
     fields = ExecutorConfig.from_value(value, f"recipe {where}: executor" if where else "executor").as_dict()
-    for flag, key in (("executor", "kind"), ("workers", "workers"), ("ray_address", "ray_address")):
+    for flag, key in (
+        ("executor", "kind"),
+        ("workers", "workers"),
+        ("ray_address", "ray_address"),
+        ("window", "window"),
+    ):
         if getattr(args, flag, None) is not None:
             fields[key] = getattr(args, flag)
     return ExecutorConfig(**fields)
