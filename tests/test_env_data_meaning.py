@@ -248,3 +248,18 @@ def test_meaningful_json_is_deterministic_and_keeps_string_filler_low(state):
     assert generate_state(SPEC, seed=0) == state
     assert generate_state(SPEC, seed=1) != state
     assert filler_share(SPEC, state) <= 0.05
+
+
+def test_api_bookkeeping_columns_hold_values_of_their_kind_not_words():
+    """Microsoft Graph's `@odata.type` names the row's type (`#microsoft.graph.calendarEvent`), a `sha` or
+    `fingerprint` is a hash, a `marker` or `continue` a paging token: never a dictionary word."""
+    rng = random.Random(0)
+    odata = column_value("calendar_events", "odata_type", S, rng, NOW)
+    assert odata == "#microsoft.graph.calendarEvent"
+    assert not is_filler("calendar_events", "odata_type", S, odata)
+    assert is_filler("calendar_events", "odata_type", S, "become")
+    for column in ("commit_sha", "fingerprint", "marker", "continue"):
+        value = column_value("things", column, S, rng, NOW)
+        assert column_meaning("things", column, S).startswith("secret:"), column
+        assert " " not in value and any(ch.isdigit() for ch in value), (column, value)
+        assert not is_filler("things", column, S, value), (column, value)

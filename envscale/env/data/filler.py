@@ -217,6 +217,7 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
     "entity": lambda v, a: bool(re.match(r"^[a-z][a-z_ ]{1,40}$", v)),
     "slug": lambda v, a: bool(re.match(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$", v)) and not _is_generic(v),
     "num": lambda v, a: bool(re.match(r"^-?\$?\d[\d,]*(?:\.\d+)?%?$", v)),
+    "odata_type": lambda v, a: bool(re.match(r"^#[A-Za-z][\w]*(?:\.[A-Za-z]\w*)+$", v)),
     "unknown": lambda v, a: not _is_generic(v),
 }
 

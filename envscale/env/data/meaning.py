@@ -332,8 +332,8 @@ secret:password: password passwd pwd
 secret:pin: passcode pin otp
 secret:apikey: apikey
 secret:key: key thekey
-secret:hash: hash checksum signature
-secret:cursor: cursor
+secret:hash: hash checksum signature sha fingerprint
+secret:cursor: cursor marker continue
 secret:bcrypt: encryptedpassword
 job: job occupation profession jobtitle
 named:team: team
@@ -780,6 +780,8 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
         return exact
+    if re.sub(r"[^a-z]", "", n) == "odatatype":  # Microsoft Graph's `@odata.type`: `#microsoft.graph.event`
+        return "odata_type"
     compound = _compound_meaning(table, words)
     if compound is not None:
         return compound

@@ -548,6 +548,11 @@ def string_value(c: Col, i: int) -> str:
         return _code(c, i)
     if kind == "uuid":
         return str(uuid.UUID(int=r.getrandbits(128), version=4))
+    if (
+        kind == "odata_type"
+    ):  # the OData type of the row: `#microsoft.graph.calendarEvent` for `calendar_events`
+        head, *rest = name_words(singular_word(c.table)) or ["entity"]
+        return "#microsoft.graph." + head + "".join(w.capitalize() for w in rest)
     if kind == "secret":
         return _secret(c, i)
     if kind == "id":
