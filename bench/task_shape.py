@@ -566,8 +566,11 @@ def count_in(frame: pl.DataFrame, flag: str) -> tuple[int, int]:
     return hits.height, hits.select(pl.col("environment").n_unique()).item() if hits.height else 0
 
 
-def environment_figures(envs: list[dict[str, Any]]) -> dict[str, Any]:
-    frames = environment_frames(envs)
+def environment_figures(
+    envs: list[dict[str, Any]], frames: dict[str, pl.DataFrame] | None = None
+) -> dict[str, Any]:
+    """The environment figures; `frames` are `environment_frames(envs)` when the caller has them already."""
+    frames = frames if frames is not None else environment_frames(envs)
     tables, tools = frames["tables"], frames["tools"]
     fks = (
         frames["fks"]
