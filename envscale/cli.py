@@ -5,6 +5,11 @@ Commands:
     graph     api_pool -> dependency edges and Louvain domains
     materialize  graph domains -> verified SQLite-backed environments
     tasks     environments -> verifiable tasks (gold calls and states, user intents, train/test)
+    rollout   tasks -> trajectories (a simulated user and an agent, scripted or a model)
+    filter    trajectories -> filtered: the episodes that reach the gold outcome (SFT data), pass rates
+    eval      agents on held-out tasks and BFCL
+    train     two-stage SFT with TRL on filtered
+    rl        GRPO with TRL on tasks, rewarded by the environment's final state (envscale.rl)
     serve-mcp    serve one environment as an MCP server over stdio
     run       run a recipe's stages in order, skipping those whose output is complete
     push      publish a local artifact version to the Hub (card merged, version tagged)
@@ -123,6 +128,7 @@ def make_parser() -> argparse.ArgumentParser:
     """`envscale` and its commands; each command's parser comes from the module that runs it."""
     from . import publish, show
     from .env import mcp_server
+    from .stages import rl as rl_command
     from .stages import train as train_command
 
     parser = argparse.ArgumentParser(prog="envscale", description=__doc__.split("\n\n")[0])
@@ -138,6 +144,7 @@ def make_parser() -> argparse.ArgumentParser:
     add_executor_arguments(p)
     p.set_defaults(func=cmd_run)
     train_command.make_parser(sub)
+    rl_command.make_parser(sub)
     publish.make_parser(sub)
     mcp_server.make_parser(sub)
     show.make_parser(sub)
@@ -152,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one `envscale` command. Known failures print one line and exit 2; bugs show a traceback."""
     parser = make_parser()
     args = parser.parse_args(argv)
-    resumable = args.command in COMMANDS or args.command in ("run", "train")
+    resumable = args.command in COMMANDS or args.command in ("run", "train", "rl")
     return run_command(args.command, args.func, args, resumable=resumable)
 
 

@@ -324,10 +324,22 @@ FILTERED_FEATURES = Features(
     }
 )
 
+#: Per task, how many of its episodes (trials) the filter kept: the pass rate an RL curriculum buckets or weights by.
+PASS_RATES_FEATURES = Features(
+    {
+        "task_id": Value("string"),
+        "environment": Value("string"),
+        "kind": Value("string"),
+        "episodes": Value("int32"),  # the task's trajectories judged (its trials)
+        "passed": Value("int32"),  # ... kept
+        "pass_rate": Value("float64"),  # passed / episodes
+    }
+)
+
 FILTERED = ArtifactKind(
     name="filtered",
-    schema_version="1.1",  # 1.1: the `check_consistent` column
-    configs={"filtered": FILTERED_FEATURES, "rejected": FILTERED_FEATURES},
+    schema_version="1.2",  # 1.1: the `check_consistent` column; 1.2: the `pass_rates` config
+    configs={"filtered": FILTERED_FEATURES, "rejected": FILTERED_FEATURES, "pass_rates": PASS_RATES_FEATURES},
     main_config="filtered",
     description="Trajectories that reach the gold outcome (SFT data), and the rejected ones with their failed checks.",
 )

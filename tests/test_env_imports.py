@@ -19,6 +19,7 @@ FORBIDDEN = (
     "envscale.judge",
     "envscale.rollout",
     "envscale.training",
+    "envscale.rl",
     "envscale.stages",
     "envscale.graph",
     "envscale.show",

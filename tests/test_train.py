@@ -265,7 +265,7 @@ def filtered(tmp_path_factory):
         out = writer.shard_writer("filtered")
         out.write_many(rows)
         rejected = writer.shard_writer("rejected")
-        counts = {"filtered": out.close(), "rejected": rejected.close()}
+        counts = {"filtered": out.close(), "rejected": rejected.close(), "pass_rates": 0}
         per_env = {e: {"episodes": n, "passed": n, "rate": 1.0} for e, n in _per_environment(rows).items()}
         stats = {
             "trajectories": len(rows),
@@ -278,6 +278,7 @@ def filtered(tmp_path_factory):
             "failed_on": {},
             "per_kind": {"lookup": {"episodes": len(rows), "passed": len(rows), "rate": 1.0}},
             "per_environment": per_env,
+            "tasks_judged": 0,
         }
         writer.commit(counts, stats)
     return open_artifact(root, expect_kind="filtered")

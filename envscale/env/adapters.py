@@ -77,15 +77,24 @@ class GymEnvironment:
         return self._observation(observation), float(reached), reached, self.steps >= self.max_steps, info
 
 
-def _method(tool: dict):
-    """A function named after the tool whose signature and docstring describe its JSON Schema."""
+def unexpressible(tool: dict) -> str | None:
+    """Why a Python method cannot carry the tool faithfully (parameters that are not identifiers), or None."""
+    bad = [
+        a for a in tool["parameters"].get("properties") or {} if not a.isidentifier() or keyword.iskeyword(a)
+    ]
+    return f"parameters that are not Python identifiers: {bad}" if bad else None
+
+
+def tool_signature(
+    tool: dict, reserved: frozenset[str] | set[str] = frozenset()
+) -> tuple[str, Any, dict, str]:
+    """`(method name, inspect.Signature, annotations, docstring)` of a method that stands for `tool`: required
+    arguments first, keyword-only, typed from the JSON Schema, and a Google-style docstring from the tool's
+    description and its parameters' descriptions (what TRL's `get_json_schema` reads back). A name in
+    `reserved` gets a `_tool` suffix."""
     name = tool["name"]
     props = tool["parameters"].get("properties") or {}
     required = set(tool["parameters"].get("required") or [])
-
-    def call(self, **arguments: Any) -> str:
-        return json.dumps(self.env.step(name, arguments), ensure_ascii=False, default=str)
-
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     annotations: dict[str, Any] = {}
     doc_args = []
@@ -102,17 +111,31 @@ def _method(tool: dict):
                 default=inspect.Parameter.empty if arg in required else None,
             )
         )
-        doc_args.append(f"    {arg}: {(schema.get('description') or arg).strip()}")
+        described = " ".join((schema.get("description") or arg).split())
+        doc_args.append(f"    {arg}: {described}")
     annotations["return"] = str
-    call.__name__ = call.__qualname__ = name if name not in _RESERVED else f"{name}_tool"
-    call.__signature__ = inspect.Signature(params, return_annotation=str)
-    call.__annotations__ = annotations
     description = (tool.get("description") or name).strip()
-    call.__doc__ = (
+    doc = (
         description
         + ("\n\nArgs:\n" + "\n".join(doc_args) if doc_args else "")
         + "\n\nReturns:\n    The environment's observation as JSON."
     )
+    method_name = name if name not in reserved else f"{name}_tool"
+    return method_name, inspect.Signature(params, return_annotation=str), annotations, doc
+
+
+def _method(tool: dict):
+    """A function named after the tool whose signature and docstring describe its JSON Schema."""
+    name = tool["name"]
+
+    def call(self, **arguments: Any) -> str:
+        return json.dumps(self.env.step(name, arguments), ensure_ascii=False, default=str)
+
+    method_name, signature, annotations, doc = tool_signature(tool, _RESERVED)
+    call.__name__ = call.__qualname__ = method_name
+    call.__signature__ = signature
+    call.__annotations__ = annotations
+    call.__doc__ = doc
     return call
 
 
@@ -142,13 +165,9 @@ def trl_environment_class(spec: dict, *, max_rows: int = 100) -> type:
         "skipped_tools": {},
     }
     for tool in spec["tools"]:
-        bad = [
-            a
-            for a in tool["parameters"].get("properties") or {}
-            if not a.isidentifier() or keyword.iskeyword(a)
-        ]
-        if bad:  # a Python signature cannot name them, so TRL could not render the tool faithfully
-            members["skipped_tools"][tool["name"]] = f"parameters that are not Python identifiers: {bad}"
+        why = unexpressible(tool)
+        if why:  # a Python signature cannot name them, so TRL could not render the tool faithfully
+            members["skipped_tools"][tool["name"]] = why
             logger.warning(
                 "TRL adapter skips tool %s: %s", tool["name"], members["skipped_tools"][tool["name"]]
             )

@@ -33,7 +33,7 @@ from ..artifacts import Artifact, ArtifactWriter, iter_rows, open_artifact, reso
 from ..config import check_fields, fingerprint, option, to_dict
 from ..executor import map_ordered
 from ..executor import report as executor_report
-from ..schemas import CHECKS, FILTERED, STOP, TRAJECTORY_FEATURES
+from ..schemas import CHECKS, FILTERED, PASS_RATES_FEATURES, STOP, TRAJECTORY_FEATURES
 from . import DEFAULT_LEVELS, EnvironmentCache, environment_error, judge_trajectory
 
 logger = logging.getLogger(__name__)
@@ -222,6 +222,30 @@ def verdict_stats(files: list[Path]) -> dict[str, Any]:
     }
 
 
+def pass_rates(files: list[Path]) -> Any:
+    """The `pass_rates` config from the written `filtered` and `rejected` shards (polars, lazily): per task, its
+    episodes, how many were kept, and the rate, sorted by task id."""
+    import polars as pl
+
+    table = PASS_RATES_FEATURES.arrow_schema.empty_table()
+    if not files:
+        return table
+    frame = (
+        pl.scan_parquet(files)
+        .group_by("task_id")
+        .agg(
+            pl.col("environment").first(),
+            pl.col("kind").first(),
+            pl.len().cast(pl.Int32).alias("episodes"),
+            pl.col("passed").cast(pl.Int32).sum().alias("passed"),
+        )
+        .with_columns((pl.col("passed") / pl.col("episodes")).round(4).alias("pass_rate"))
+        .sort("task_id")
+        .collect()
+    )
+    return frame.to_arrow().select(list(PASS_RATES_FEATURES)).cast(PASS_RATES_FEATURES.arrow_schema)
+
+
 def _filter(
     traj_art: Artifact, tasks_art: Artifact, envs_art: Artifact, config: FilterConfig, writer: ArtifactWriter
 ) -> Artifact:
@@ -262,13 +286,18 @@ def _filter(
     finally:
         close_sources()
     counts = {name: w.close() for name, w in out.items()}
+    judged = [f for w in out.values() for f in w.files()]
+    rates = writer.shard_writer("pass_rates")
+    rates.write_table(pass_rates(judged))
+    counts["pass_rates"] = rates.close()
     total = counts["filtered"] + counts["rejected"]
     stats = {
         "trajectories": total,
         "passed": counts["filtered"],
         "pass_rate": round(counts["filtered"] / total, 4) if total else 0.0,
         "levels": list(config.levels),
-        **verdict_stats([f for w in out.values() for f in w.files()]),
+        **verdict_stats(judged),
+        "tasks_judged": counts["pass_rates"],
         "environments_not_built": dict(sorted(broken.items())[:PER_ENV_LISTED]),
         "trajectories_ref": traj_art.pinned,
         "tasks_ref": tasks_art.pinned,

@@ -33,7 +33,7 @@ PIPELINE = ("collect", "graph", "materialize", "tasks", "rollout", "filter")
 #: Dataset stages that are their own commands but not part of `envscale run` (they need a model).
 COMMANDS = (*PIPELINE, "eval")
 #: Recipe sections of commands that are not dataset stages (`envscale train --config RECIPE`).
-OTHER_SECTIONS = ("train",)
+OTHER_SECTIONS = ("train", "rl")
 #: Every section a recipe may have.
 SECTIONS = (*COMMANDS, *OTHER_SECTIONS)
 #: Top-level recipe keys that are not stage sections.

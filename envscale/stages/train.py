@@ -64,7 +64,7 @@ _RESERVED = {"command", "config", "input", "output", "verbose", "func", "acceler
 _STAGE_CHOICES = {"1": [1], "2": [2], "both": [1, 2]}
 
 
-def _underscore_aliases(parser: argparse.ArgumentParser) -> None:
+def underscore_aliases(parser: argparse.ArgumentParser) -> None:
     """Accept `--max_steps` for `--max-steps` (TRL's spelling) on every flag of `parser`."""
     for action in list(parser._actions):
         for option in list(action.option_strings):
@@ -108,7 +108,7 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
         help="the stages to run: 1, 2 (with --init-from OUTPUT/stage1) or both (shorthand of --stages)",
     )
     add_arguments(parser, TrainConfig)
-    _underscore_aliases(parser)
+    underscore_aliases(parser)
     parser.set_defaults(func=main)
     return parser
 

@@ -66,26 +66,28 @@ def split_launcher_args(argv: list[str]) -> tuple[str | None, list[str]]:
     return name, rest
 
 
-def launch_args(config: str, training_args: list[str]) -> list[str]:
-    """The arguments of `accelerate launch` that run `python -m envscale.stages.train` with `training_args`."""
+def launch_args(config: str, training_args: list[str], module: str = "envscale.stages.train") -> list[str]:
+    """The arguments of `accelerate launch` that run `python -m MODULE` (`envscale.stages.train`, or `.rl`) with
+    `training_args`."""
     return [
         "--config_file",
         str(resolve_accelerate_config(config)),
         "-m",
-        "envscale.stages.train",
+        module,
         *training_args,
     ]
 
 
-def launch(config: str, training_args: list[str]) -> int:
-    """Run `accelerate launch ... -m envscale.stages.train ...` (blocking); the launched command's exit status.
+def launch(config: str, training_args: list[str], module: str = "envscale.stages.train") -> int:
+    """Run `accelerate launch ... -m MODULE ...` (blocking; `envscale.stages.train` or `envscale.stages.rl`); the
+    launched command's exit status.
 
     Uses accelerate's own launcher in this process, as `trl` does (`accelerate.commands.launch`); it starts
     the training processes and waits for them.
     """
     from accelerate.commands.launch import launch_command, launch_command_parser
 
-    args = launch_command_parser().parse_args(launch_args(config, training_args))
+    args = launch_command_parser().parse_args(launch_args(config, training_args, module))
     try:
         launch_command(args)
     except SystemExit as exc:  # accelerate exits with the failed process's status

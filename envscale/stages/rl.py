@@ -1,0 +1,142 @@
+"""`envscale rl`: GRPO on a `tasks` artifact with TRL, the reward being the environment's final state, judged.
+
+Each task of the split passes the admission gates first (the initial state must fail the gold check, the gold
+must replay, no offered tool reveals the gold or ends the dialogue; the refused ones are listed in `rl.json` with
+their reason). The policy then plays each admitted task `num_generations` times through TRL's tool loop on a
+generated environment class per environment (`envscale.rl`): tools as typed methods, the initial state restored
+from a snapshot, the simulated user as the tool `send_message_to_user`. A rollout's reward is the judge's verdict
+(`reward: outcome`) or the share of the gold effects reached (`reward: dense`); groups that the user simulator
+spoiled are masked from the advantage and counted.
+
+Outputs in `--output`: the model (or LoRA adapter), `rl.json` (config, admission, rejected tasks, reward per step,
+masked groups) and a model card. `--pass-rates FILTERED` with `--curriculum easy_first|weight` and
+`--min-pass-rate/--max-pass-rate` use the filter's per-task pass rates. On a GPU, `--use-vllm --vllm-mode
+colocate|server` are TRL's; `--accelerate-config` re-launches through `accelerate launch` as `envscale train` does.
+Flags override the recipe's `rl:` section and take TRL's underscore spelling too (`--max_steps`).
+
+Example:
+
+```bash
+envscale rl --input outputs/quickstart/tasks --output outputs/quickstart/rl \\
+    --model outputs/quickstart/model/stage2 --max-steps 20 --num-generations 4 --use-peft
+envscale rl --config recipes/cpu-train.yaml      # the recipe's rl: section
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..config import add_arguments, command_parser, load_recipe, parse_config, section
+from ..entry import run_script
+from ..rl.run import RLConfig, train_rl
+from ..training.launch import launch, resolve_accelerate_config
+from . import SECTIONS, check_recipe_keys
+from .train import underscore_aliases
+
+__all__ = ["make_parser", "main", "config_from_args"]
+
+_RESERVED = {"command", "config", "input", "output", "verbose", "func", "accelerate_config"}
+
+
+def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
+    """The parser of `envscale rl` (a sub-parser of `envscale`, or stand-alone with `subparsers=None`)."""
+    parser = command_parser(
+        subparsers,
+        "rl",
+        help="GRPO with TRL on the environments, rewarded by the final database state",
+        description=__doc__.split("\n\nExample:")[0],
+    )
+    parser.add_argument("--config", help="YAML recipe: its `rl:` section, or the whole file")
+    parser.add_argument(
+        "--input",
+        help="the tasks artifact: PATH[@vN] or hf://org/name[@revision] (default: <output_dir>/tasks)",
+    )
+    parser.add_argument("--output", help="output folder (default: <recipe output_dir>/rl, else outputs/rl)")
+    parser.add_argument(
+        "--accelerate-config",
+        dest="accelerate_config",
+        help="re-launch through `accelerate launch` with this config (single_gpu, multi_gpu, fsdp, "
+        "deepspeed_zero3, or a file)",
+    )
+    add_arguments(parser, RLConfig)
+    underscore_aliases(parser)
+    parser.set_defaults(func=main)
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> RLConfig:
+    """The config from `--config`'s `rl:` section plus the flags given."""
+    data: dict = {}
+    if args.config:
+        recipe = load_recipe(args.config)
+        check_recipe_keys(recipe, args.config)
+        data = dict(section(recipe, "rl", SECTIONS))
+    overrides = {k: v for k, v in vars(args).items() if k not in _RESERVED}
+    return parse_config(RLConfig, data, overrides)
+
+
+def _paths(args: argparse.Namespace) -> tuple[str, Path]:
+    run_dir = None
+    if args.config:
+        recipe = load_recipe(args.config)
+        if isinstance(recipe.get("output_dir"), str) and recipe["output_dir"].strip():
+            run_dir = Path(recipe["output_dir"])
+    ref = args.input or (str(run_dir / "tasks") if run_dir else None)
+    if not ref:
+        raise ValueError("rl needs --input: the tasks artifact (PATH[@vN] or hf://org/name[@revision])")
+    output = Path(args.output) if args.output else (run_dir / "rl" if run_dir else Path("outputs") / "rl")
+    return ref, output
+
+
+def _argv(args: argparse.Namespace) -> list[str]:
+    argv: list[str] = []
+    for key in ("config", "input", "output"):
+        if getattr(args, key, None):
+            argv += [f"--{key}", str(getattr(args, key))]
+    for key, value in vars(args).items():
+        if key in _RESERVED or value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            argv.append(flag if value else "--no-" + key.replace("_", "-"))
+        elif isinstance(value, list):
+            argv += [flag, *map(str, value)]
+        else:
+            argv += [flag, str(value)]
+    return argv
+
+
+def main(args: argparse.Namespace) -> int:
+    """`envscale rl`: train, print what it did and where the model is."""
+    config = config_from_args(args)  # checked before anything is loaded
+    ref, output = _paths(args)
+    if args.accelerate_config:
+        resolve_accelerate_config(args.accelerate_config)
+        return launch(args.accelerate_config, _argv(args), module="envscale.stages.rl")
+    record = train_rl(ref, config, output)
+    counts = record["admission"]
+    history = record["history"]
+    print(
+        f"rl: {output}  ({counts['admitted']} of {counts['tasks']} tasks admitted, "
+        f"{config.max_steps} steps, reward {history[0].get('reward') if history else '-'} -> "
+        f"{history[-1].get('reward') if history else '-'}, {record['masked_groups']} of {record['groups']} "
+        "groups masked)"
+    )
+    if counts["rejected"]:
+        gates = ", ".join(f"{k} {v}" for k, v in counts["rejected_by_gate"].items())
+        print(f"  rejected by the admission gates: {gates} (each listed in {output / 'rl.json'})")
+    print(f'  use it: --agent "{{kind: transformers, model: {output}}}"')
+    return 0
+
+
+def run_as_script(argv: list[str] | None = None) -> int:
+    """`python -m envscale.stages.rl ...`: the same as `envscale rl ...`."""
+    return run_script(make_parser(), "rl", argv, resumable=True)
+
+
+if __name__ == "__main__":
+    sys.exit(run_as_script())
