@@ -11,10 +11,12 @@ DEMO_SMOLLM2_TASKS ?= 3
 DEMO_EVAL_TASKS ?= 4
 # torch threads for the demo's model steps: on small shared machines more threads are many times slower.
 DEMO_THREADS ?= 1
+CPU_TRAIN_OUTPUT ?= outputs/cpu-train
+CPU_TRAIN_THREADS ?= 2
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.envscale-installed
 
-.PHONY: install demo test quality style bench clean
+.PHONY: install demo cpu-train test quality style bench clean
 
 install: $(STAMP)
 
@@ -44,6 +46,27 @@ demo: install
 		--agent "before={kind: transformers, model: smollm2-135m-instruct, max_tokens: 96, temperature: 0}" \
 		--agent "after={kind: transformers, model: $(DEMO_OUTPUT)/model/stage2, max_tokens: 96, temperature: 0}"
 	$(BIN)/envscale show eval $(DEMO_OUTPUT)/eval
+
+# About an hour on 2 cores (recipes/cpu-train.yaml): SFT stage 1 + 2 (LoRA), then GRPO from the SFT model, each
+# scored before/after on held-out tasks and BFCL simple. Runs the quickstart first when its tasks are missing.
+cpu-train: install
+	test -f $(DEMO_OUTPUT)/filtered/envscale.json || $(BIN)/envscale run recipes/quickstart.yaml --output-dir $(DEMO_OUTPUT)
+	OMP_NUM_THREADS=$(CPU_TRAIN_THREADS) $(BIN)/envscale train --config recipes/cpu-train.yaml \
+		--input $(DEMO_OUTPUT)/filtered --output $(CPU_TRAIN_OUTPUT)/model
+	OMP_NUM_THREADS=$(CPU_TRAIN_THREADS) $(BIN)/envscale rl --config recipes/cpu-train.yaml \
+		--input $(DEMO_OUTPUT)/tasks --output $(CPU_TRAIN_OUTPUT)/rl --model $(CPU_TRAIN_OUTPUT)/model/stage2
+	OMP_NUM_THREADS=$(CPU_TRAIN_THREADS) $(BIN)/envscale eval --config recipes/cpu-train.yaml \
+		--input $(DEMO_OUTPUT)/tasks --output $(CPU_TRAIN_OUTPUT)/eval \
+		--agent "before={kind: transformers, model: smollm2-135m-instruct, max_tokens: 160, temperature: 0}" \
+		--agent "sft={kind: transformers, model: $(CPU_TRAIN_OUTPUT)/model/stage2, max_tokens: 160, temperature: 0}" \
+		--agent "sft_rl={kind: transformers, model: $(CPU_TRAIN_OUTPUT)/rl, max_tokens: 160, temperature: 0}"
+	OMP_NUM_THREADS=$(CPU_TRAIN_THREADS) $(BIN)/envscale eval --config recipes/cpu-train.yaml --benchmark bfcl \
+		--output $(CPU_TRAIN_OUTPUT)/eval_bfcl \
+		--agent "before={kind: transformers, model: smollm2-135m-instruct, max_tokens: 160, temperature: 0}" \
+		--agent "sft={kind: transformers, model: $(CPU_TRAIN_OUTPUT)/model/stage2, max_tokens: 160, temperature: 0}" \
+		--agent "sft_rl={kind: transformers, model: $(CPU_TRAIN_OUTPUT)/rl, max_tokens: 160, temperature: 0}"
+	$(BIN)/envscale show eval $(CPU_TRAIN_OUTPUT)/eval
+	$(BIN)/envscale show eval $(CPU_TRAIN_OUTPUT)/eval_bfcl
 
 test: install
 	$(BIN)/lint-imports

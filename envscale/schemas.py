@@ -359,6 +359,8 @@ EVAL_RESULTS_FEATURES = Features(
         "checks": Json(),  # every check of the trajectory (tasks), or BFCL's whole verdict
         "n_calls": Value("int32"),  # tool calls the agent made
         "n_valid_calls": Value("int32"),  # ... well formed, to an offered tool, with schema-valid arguments
+        "right_tools": Value("float64"),  # tasks: Jaccard index of the tools called and the gold calls' tools
+        "right_calls": Value("float64"),  # tasks: share of the gold calls matched on tool and key arguments
         "status": Value("string"),  # the episode's status (tasks); "answered" | "error" (BFCL)
         "trajectory_id": Value("string"),  # <task_id>#<trial> in the agent's rollout (tasks)
         "output": Json(),  # BFCL: the calls made and the reply's text; tasks: the final answer
@@ -383,12 +385,14 @@ EVAL_SUMMARY_FEATURES = Features(
         "calls": Value("int32"),
         "valid_calls": Value("int32"),
         "validity": Value("float64"),  # valid_calls / calls, null without calls
+        "right_tools": Value("float64"),  # mean over episodes of the share of gold tools used (tasks)
+        "right_calls": Value("float64"),  # mean over episodes of the share of gold calls matched (tasks)
     }
 )
 
 EVAL = ArtifactKind(
     name="eval",
-    schema_version="1.0",
+    schema_version="1.1",  # 1.1: right_tools, right_calls (results and summary)
     configs={"results": EVAL_RESULTS_FEATURES, "summary": EVAL_SUMMARY_FEATURES},
     main_config="summary",
     description="Agents scored on held-out tasks or BFCL: one row per episode, and metrics per agent and group.",

@@ -115,6 +115,41 @@ def test_a_perfect_agent_scores_100_and_one_that_gives_up_scores_0(tasks, before
     assert all(r["failed_checks"] for r in gave_up)  # each failure says which check failed
 
 
+def test_right_tool_and_right_call_give_partial_credit_as_a_reader_would(before_after):
+    after, before = _overall(before_after, "after"), _overall(before_after, "before")
+    assert after["right_tools"] == 1.0 and after["right_calls"] == 1.0  # the gold calls, every one
+    assert before["right_tools"] == 0.0 and before["right_calls"] == 0.0  # gave up before any call
+    table = before_after.manifest["stats"]["comparison"]
+    rows = {r[0]: r for r in table}
+    assert rows["right tools (Jaccard with the gold tools)"][1:] == ["0.000", "1.000", "+1.000"]
+
+
+def test_gold_call_recall_counts_gold_tools_and_calls_matched_on_key_arguments():
+    from envscale.judge import gold_call_recall
+
+    gold = [
+        {"tool": "list_orders", "arguments": {}},
+        {"tool": "cancel_order", "arguments": {"order_id": "ord_1", "reason": "late"}},
+        {"tool": "cancel_order", "arguments": {"order_id": "ord_2", "reason": "late"}},
+    ]
+    keys = {"list_orders": [], "cancel_order": ["order_id"]}
+    made = [
+        {"tool": "cancel_order", "arguments": {"order_id": "ord_1", "reason": "other words"}, "ok": True},
+        {
+            "tool": "cancel_order",
+            "arguments": {"order_id": "ord_1"},
+            "ok": True,
+        },  # one gold call is matched once
+        {"tool": "list_orders", "arguments": {}, "ok": False},  # refused: the right tool, not a right call
+    ]
+    assert gold_call_recall(made, gold, keys) == (1.0, round(1 / 3, 4))
+    assert gold_call_recall(made[:2], gold, keys) == (0.5, round(1 / 3, 4))
+    extra = [*made, {"tool": "delete_customer", "arguments": {"customer_id": "c1"}, "ok": True}]
+    assert gold_call_recall(extra, gold, keys) == (round(2 / 3, 4), round(1 / 3, 4))  # a tool not asked for
+    assert gold_call_recall([], gold, keys) == (0.0, 0.0)
+    assert gold_call_recall(made, [], keys) == (None, None)
+
+
 def test_results_are_grouped_per_kind_and_per_held_out_split_kind(tasks, before_after):
     test = list(tasks.load("tasks", "test"))
     train_envs = set(tasks.load("tasks", "train")["environment"])

@@ -518,3 +518,20 @@ def test_envscale_rl_refuses_a_bad_option_in_one_line_before_loading_anything(ta
     err = capsys.readouterr().err
     assert "reward must be one of outcome, dense" in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("recipe", ["recipes/cpu-train.yaml", "recipes/gpu-0.5b.yaml"])
+def test_the_training_recipes_parse_every_section(recipe):
+    from envscale.config import load_recipe, parse_config, section
+    from envscale.evaluation.run import EvalConfig
+    from envscale.rl.run import RLConfig
+    from envscale.stages import SECTIONS, check_recipe_keys
+    from envscale.training import TrainConfig
+
+    data = load_recipe(recipe)
+    check_recipe_keys(data, recipe)
+    train = parse_config(TrainConfig, dict(section(data, "train", SECTIONS)), {})
+    rl = parse_config(RLConfig, dict(section(data, "rl", SECTIONS)), {})
+    evaluation = parse_config(EvalConfig, dict(section(data, "eval", SECTIONS)), {})
+    assert rl.model.endswith("model/stage2") and train.stages == [1, 2]
+    assert set(evaluation.agents) == {"before", "sft", "sft_rl"}

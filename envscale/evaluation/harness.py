@@ -43,7 +43,14 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, is_complete, iter_rows, resolve_input
 from ..errors import ArtifactError
-from ..judge import SCHEMA_ERRORS, EnvironmentCache, environment_error, judge_trajectory
+from ..judge import (
+    SCHEMA_ERRORS,
+    EnvironmentCache,
+    environment_error,
+    gold_call_recall,
+    judge_trajectory,
+    required_arguments,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +162,16 @@ def score_rollout(
                 judged = judge_trajectory(traj, task, env, levels)
             except Exception as exc:  # noqa: BLE001 - a broken environment fails its episodes, not the run
                 judged = environment_error(f"{type(exc).__name__}: {exc}")
-            n_calls, n_valid = call_counts(_json(traj.get("calls")) or [])
+            calls = _json(traj.get("calls")) or []
+            n_calls, n_valid = call_counts(calls)
+            try:
+                right_tools, right_calls = gold_call_recall(
+                    calls,
+                    _json(task.get("gold_calls")) or [],
+                    required_arguments(cache.get(environments[env_index[env_name]])),
+                )
+            except Exception:  # noqa: BLE001 - the environment failed above already; no partial credit
+                right_tools = right_calls = 0.0
             rows.append(
                 {
                     "agent": name,
@@ -171,6 +187,8 @@ def score_rollout(
                     "checks": judged.checks,
                     "n_calls": n_calls,
                     "n_valid_calls": n_valid,
+                    "right_tools": right_tools,
+                    "right_calls": right_calls,
                     "status": traj["status"],
                     "trajectory_id": traj["trajectory_id"],
                     "output": {"final_answer": traj.get("final_answer"), "error": traj.get("error")},

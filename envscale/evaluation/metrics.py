@@ -8,6 +8,9 @@
   pass^1 is the mean success rate; pass^k falls with k unless the agent is consistent.
 - **validity**: the share of tool calls that were well formed, named an offered tool, and had
   schema-valid arguments (None when no call was made).
+- **right tool** / **right call** (tasks): partial credit as a person reading the calls would give it, the mean
+  over episodes of how well the tools the agent called fit the gold calls' tools (Jaccard), and of the gold calls that a
+  successful call matched on tool and key arguments (`envscale.judge.gold_call_recall`).
 
 Rows of `results` (one per episode) are summarised per agent and per group (`overall`, `split_kind`:
 held-out tasks of training environments vs held-out environments, `kind`, `difficulty`, `environment`,
@@ -57,7 +60,7 @@ def summarize(rows: list[dict], group_by: str | None = None) -> dict[str, dict[s
     """Metrics of `rows` (one agent's `results` rows), per value of `group_by` (None: one group `all`).
 
     Returns `{group: {"episodes", "items", "successes", "success_rate", "k", "pass_hat", "pass_k", "calls",
-    "valid_calls", "validity"}}`; `pass_hat` maps k (1..the fewest trials of an item) to pass^k.
+    "valid_calls", "validity", "right_tools", "right_calls"}}`; `pass_hat` maps k (1..the fewest trials of an item) to pass^k.
     """
     groups: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
@@ -76,6 +79,10 @@ def summarize(rows: list[dict], group_by: str | None = None) -> dict[str, dict[s
         successes = sum(bool(r["success"]) for r in members)
         calls = sum(r.get("n_calls") or 0 for r in members)
         valid = sum(r.get("n_valid_calls") or 0 for r in members)
+        partial = {
+            field: [r[field] for r in members if r.get(field) is not None]
+            for field in ("right_tools", "right_calls")
+        }
         out[name] = {
             "episodes": len(members),
             "items": len(per_item),
@@ -87,6 +94,7 @@ def summarize(rows: list[dict], group_by: str | None = None) -> dict[str, dict[s
             "calls": calls,
             "valid_calls": valid,
             "validity": _rate(valid, calls),
+            **{field: _rate(sum(v), len(v)) for field, v in partial.items()},
         }
     return out
 
@@ -151,6 +159,9 @@ def comparison(summary: list[dict], agents: list[str], benchmark: str) -> list[l
     if k > 1:
         metrics.append((f"pass^{k}", "overall", "all", f"pass_hat.{k}"))
     metrics.append(("tool-call validity", "overall", "all", "validity"))
+    if benchmark == "tasks":
+        metrics.append(("right tools (Jaccard with the gold tools)", "overall", "all", "right_tools"))
+        metrics.append(("right call (tool + key arguments)", "overall", "all", "right_calls"))
     for group_by in GROUP_BY[benchmark]:
         if group_by in ("environment", "difficulty"):
             continue

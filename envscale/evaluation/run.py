@@ -234,7 +234,19 @@ def _evaluate(tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWr
     }
     report = write_report(writer.staging, summary, meta)
     overall = {
-        s["agent"]: {k: s[k] for k in ("episodes", "items", "success_rate", "k", "pass_hat", "validity")}
+        s["agent"]: {
+            k: s[k]
+            for k in (
+                "episodes",
+                "items",
+                "success_rate",
+                "k",
+                "pass_hat",
+                "validity",
+                "right_tools",
+                "right_calls",
+            )
+        }
         for s in summary
         if s["group_by"] == "overall"
     }

@@ -310,6 +310,34 @@ def exact_match(calls: list[dict], gold: list[dict], required_args: dict[str, li
     return all(position[i] < position[j] for i, j in flow)
 
 
+def gold_call_recall(
+    calls: list[dict], gold: list[dict], required_args: dict[str, list[str]]
+) -> tuple[float | None, float | None]:
+    """How much of the gold an episode's calls got right, as a person reading them would count it:
+    `(right tools, right calls)`: how well the set of tools the agent called (whatever their arguments did) fits
+    the gold calls' tools, as their Jaccard index (the gold tools called, over the gold tools and the other
+    tools called: calling every offered tool is not rewarded), and the share of the gold calls that a
+    successful call matched on tool and key arguments (each agent call matches one gold call at most).
+    `(None, None)` for a task without gold calls.
+
+    Partial credit for evaluation (`envscale eval`'s "right tool" and "right call"), never a filter check: a task
+    is done by its outcome, and another tool with the same effect does it too (`actions`)."""
+    if not gold:
+        return None, None
+    made = [c for c in calls if c.get("ok")]
+    tools = {g["tool"] for g in gold}
+    called = {c.get("tool") for c in calls}
+    right_tools = len(tools & called) / len(tools | called)
+    pending = [_signature(c.get("tool"), c.get("arguments"), required_args) for c in made]
+    matched = 0
+    for g in gold:
+        sig = _signature(g["tool"], g.get("arguments"), required_args)
+        if sig in pending:
+            pending.remove(sig)
+            matched += 1
+    return round(right_tools, 4), round(matched / len(gold), 4)
+
+
 def required_arguments(env: Environment) -> dict[str, list[str]]:
     """Each tool's required arguments: the key arguments `exact` compares."""
     return {t["name"]: list((t.get("parameters") or {}).get("required") or []) for t in env.spec["tools"]}

@@ -28,11 +28,11 @@ from typing import Any
 
 from ..artifacts import open_artifact
 from ..config import check_fields, option, to_dict
-from ..models import load_pretrained, resolve_model_name
+from ..models import SMOLLM2, load_pretrained, resolve_model_name
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "smollm2-135m-instruct"
+DEFAULT_MODEL = SMOLLM2
 
 
 @dataclass
@@ -277,6 +277,18 @@ def train_rl(tasks: Any, config: RLConfig, output: str | Path) -> dict:
         trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(str(output))
     tokenizer.save_pretrained(str(output))
+    adapter = output / "adapter_config.json"
+    if (
+        adapter.is_file()
+    ):  # point the adapter at the policy it was trained on, so loading it merges the whole chain
+        base = (
+            config.model
+            if (config.model == SMOLLM2 or not Path(path).is_dir())
+            else str(Path(path).resolve())
+        )
+        settings = json.loads(adapter.read_text(encoding="utf-8"))
+        settings["base_model_name_or_path"] = base
+        adapter.write_text(json.dumps(settings, indent=2) + "\n")
     history = [
         {
             k: v

@@ -237,6 +237,7 @@ class EnvscaleSpec:
         self.counts = {
             "tasks": len(tasks),
             "outside_pass_rate_band": len(tasks) - len(band),
+            "not_checked": len(band) - len(admitted) - len(self.rejected),  # past max_tasks
             "admitted": len(admitted),
             "rejected": len(self.rejected),
             "rejected_by_gate": {g: reasons[g] for g in GATES if g in reasons},
@@ -245,9 +246,10 @@ class EnvscaleSpec:
             "classes": len(self._classes),
         }
         logger.info(
-            "rl: %d of %d tasks admitted (%s rejected: %s)",
+            "rl: %d of %d tasks admitted (%d not checked past max_tasks; %s rejected: %s)",
             len(admitted),
             len(tasks),
+            self.counts["not_checked"],
             len(self.rejected),
             ", ".join(f"{k} {v}" for k, v in self.counts["rejected_by_gate"].items()) or "none",
         )
