@@ -535,3 +535,66 @@ def test_the_training_recipes_parse_every_section(recipe):
     evaluation = parse_config(EvalConfig, dict(section(data, "eval", SECTIONS)), {})
     assert rl.model.endswith("model/stage2") and train.stages == [1, 2]
     assert set(evaluation.agents) == {"before", "sft", "sft_rl"}
+
+
+# ----------------------------------------------------------------------------- policies played through the classes
+
+
+def drive(instance, speaker, max_rounds: int = 12) -> str:
+    """Play an envscale speaker (the scripted agent, an adversary) through an environment instance the way TRL's
+    tool loop plays a model: its tool calls become method calls, its first message without calls ends the rollout."""
+    import asyncio
+
+    from envscale.rollout.episode import offered_tools
+
+    tools = offered_tools(instance.env, list(instance.offered_tools))
+    for _ in range(max_rounds):
+        turn = asyncio.run(speaker.complete(list(instance.transcript), tools))
+        if not turn.tool_calls:
+            return turn.content or ""
+        for call in turn.tool_calls:
+            method = getattr(instance, call.name, None)
+            if call.name in instance.offered_tools and call.error is None:
+                method(**(call.arguments or {}))
+                # the speaker reads its results by its own call ids (TRL's loop keeps none): give them back
+                instance.transcript[-2]["tool_calls"][0]["id"] = instance.transcript[-1]["tool_call_id"] = call.id
+    return ""
+
+
+def test_the_scripted_gold_agent_played_through_the_classes_earns_1_on_every_admitted_task(spec):
+    from envscale.rollout.factory import make_backend
+
+    agent = make_backend(BackendConfig(kind="scripted"), "agent")
+    for i, row in enumerate(spec.train_dataset):
+        if spec.task(row["task_id"])["kind"] == "missing_info" or len(spec.task(row["task_id"])["requests"]) > 1:
+            continue  # they need the user's turns: the trainer's policy asks through send_message_to_user
+        instance = fresh(spec, row)
+        answer = drive(instance, agent.speaker(instance.task, i))
+        assert outcome_reward([answer], [instance]) == [1.0], row["task_id"]
+
+
+@pytest.mark.parametrize("policy", ["nothing", "echo", "system", "no", "guess", "dump", "everything", "recite"])
+def test_no_adversary_earns_a_reward_for_a_task_it_did_not_do(spec, policy):
+    """The adversaries of `envscale.rollout.adversaries` (`bench/hack.py`) through the RL classes and reward: a
+    reward only where the adversary's successful writes are exactly the gold writes (it did the task)."""
+    import importlib.util
+    from pathlib import Path
+
+    from envscale.rollout.factory import make_backend
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "hack.py"
+    module_spec = importlib.util.spec_from_file_location("hack_for_rl", path)
+    hack = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(hack)
+    agent = make_backend(BackendConfig(kind="adversary", model=policy), "agent")
+    rewarded = 0
+    for i, row in enumerate(spec.train_dataset):
+        instance = fresh(spec, row)
+        answer = drive(instance, agent.speaker(instance.task, i))
+        [reward] = outcome_reward([answer], [instance])
+        if reward:
+            writes = {t["name"] for t in instance.spec["tools"] if t.get("kind") == "write"}
+            assert hack.did_the_task({"calls": instance.calls}, instance.task, writes), (policy, row["task_id"])
+            rewarded += 1
+    if policy in ("nothing", "echo", "no", "system"):
+        assert rewarded == 0
