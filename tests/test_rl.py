@@ -273,14 +273,48 @@ def test_gate_agent_can_end_refuses_a_task_whose_agent_could_end_the_dialogue(sp
     assert code == "agent_can_end" and name in detail
 
 
-def test_gate_not_expressible_refuses_a_gold_tool_python_cannot_name(spec):
+def test_gate_not_offered_refuses_a_task_whose_gold_tool_is_not_offered(spec):
     env, task = _env_and_task(spec)
-    tool_name = task["gold_calls"][-1]["tool"]
+    task["tools"] = [t for t in task["tools"] if t != task["gold_calls"][-1]["tool"]]
+    code, detail = admission(task, env)
+    assert code == "not_offered" and task["gold_calls"][-1]["tool"] in detail
+
+
+def test_arguments_python_cannot_name_are_offered_as_identifiers_and_reach_the_tool_by_their_own_names():
+    from transformers.utils import get_json_schema
+
+    env = Environment.from_yaml("tests/fixtures/envs/shop.yaml")
     spec_ = copy.deepcopy(env.spec)
-    tool = next(t for t in spec_["tools"] if t["name"] == tool_name)
-    tool["parameters"].setdefault("properties", {})["x-trace-id"] = {"type": "string"}
-    code, detail = admission(task, Environment(spec_))
-    assert code == "not_expressible" and "x-trace-id" in detail
+    tool = next(t for t in spec_["tools"] if t["name"] == "update_customer_email")
+    tool["parameters"] = {
+        "type": "object",
+        "properties": {
+            "customer-id": {"type": "string"},
+            "$.email": {"type": "string"},
+            "class": {"type": "string"},
+        },
+        "required": ["customer-id", "$.email"],
+    }
+    tool["operation"] = {
+        "type": "update",
+        "table": "customers",
+        "key": {"customer_id": "customer-id"},
+        "set": {"email": "$.email"},
+    }
+    cls = environment_class(
+        spec_, ["update_customer_email"], {"t": {"task_id": "t", "seed": None, "first_message": ""}}
+    )
+    method = cls().update_customer_email
+    schema = get_json_schema(method)["function"]["parameters"]
+    assert set(schema["properties"]) == {"customer_id", "email", "class_"}
+    assert set(schema["required"]) == {"customer_id", "email"}
+    instance = cls()
+    instance.reset(task_id="t")
+    result = json.loads(instance.update_customer_email(customer_id="cus_0001", email="new@example.com"))
+    assert instance.calls[-1]["arguments"] == {"customer-id": "cus_0001", "$.email": "new@example.com"}
+    assert instance.calls[-1]["ok"], result
+    customers = {c["customer_id"]: c for c in instance.env.dump()["customers"]}
+    assert customers["cus_0001"]["email"] == "new@example.com"
 
 
 def test_gate_environment_error_lists_every_task_of_an_environment_that_cannot_be_built(tasks, monkeypatch):
@@ -557,7 +591,9 @@ def drive(instance, speaker, max_rounds: int = 12) -> str:
             if call.name in instance.offered_tools and call.error is None:
                 method(**(call.arguments or {}))
                 # the speaker reads its results by its own call ids (TRL's loop keeps none): give them back
-                instance.transcript[-2]["tool_calls"][0]["id"] = instance.transcript[-1]["tool_call_id"] = call.id
+                instance.transcript[-2]["tool_calls"][0]["id"] = instance.transcript[-1]["tool_call_id"] = (
+                    call.id
+                )
     return ""
 
 
@@ -566,14 +602,19 @@ def test_the_scripted_gold_agent_played_through_the_classes_earns_1_on_every_adm
 
     agent = make_backend(BackendConfig(kind="scripted"), "agent")
     for i, row in enumerate(spec.train_dataset):
-        if spec.task(row["task_id"])["kind"] == "missing_info" or len(spec.task(row["task_id"])["requests"]) > 1:
+        if (
+            spec.task(row["task_id"])["kind"] == "missing_info"
+            or len(spec.task(row["task_id"])["requests"]) > 1
+        ):
             continue  # they need the user's turns: the trainer's policy asks through send_message_to_user
         instance = fresh(spec, row)
         answer = drive(instance, agent.speaker(instance.task, i))
         assert outcome_reward([answer], [instance]) == [1.0], row["task_id"]
 
 
-@pytest.mark.parametrize("policy", ["nothing", "echo", "system", "no", "guess", "dump", "everything", "recite"])
+@pytest.mark.parametrize(
+    "policy", ["nothing", "echo", "system", "no", "guess", "dump", "everything", "recite"]
+)
 def test_no_adversary_earns_a_reward_for_a_task_it_did_not_do(spec, policy):
     """The adversaries of `envscale.rollout.adversaries` (`bench/hack.py`) through the RL classes and reward: a
     reward only where the adversary's successful writes are exactly the gold writes (it did the task)."""
@@ -594,7 +635,10 @@ def test_no_adversary_earns_a_reward_for_a_task_it_did_not_do(spec, policy):
         [reward] = outcome_reward([answer], [instance])
         if reward:
             writes = {t["name"] for t in instance.spec["tools"] if t.get("kind") == "write"}
-            assert hack.did_the_task({"calls": instance.calls}, instance.task, writes), (policy, row["task_id"])
+            assert hack.did_the_task({"calls": instance.calls}, instance.task, writes), (
+                policy,
+                row["task_id"],
+            )
             rewarded += 1
     if policy in ("nothing", "echo", "no", "system"):
         assert rewarded == 0

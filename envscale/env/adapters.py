@@ -25,6 +25,7 @@ import inspect
 import json
 import keyword
 import logging
+import re
 from typing import Any
 
 from .arguments import error
@@ -77,38 +78,54 @@ class GymEnvironment:
         return self._observation(observation), float(reached), reached, self.steps >= self.max_steps, info
 
 
-def unexpressible(tool: dict) -> str | None:
-    """Why a Python method cannot carry the tool faithfully (parameters that are not identifiers), or None."""
-    bad = [
-        a for a in tool["parameters"].get("properties") or {} if not a.isidentifier() or keyword.iskeyword(a)
-    ]
-    return f"parameters that are not Python identifiers: {bad}" if bad else None
+def python_names(arguments: list[str]) -> dict[str, str]:
+    """`{Python parameter name: argument name}` for a tool's arguments: names that are identifiers stay as they are;
+    others (`x-trace-id`, `$.xgafv`, `class`) become identifiers (`x_trace_id`, `xgafv`, `class_`), distinct from
+    every other name, so a method can carry any tool and map its keyword arguments back."""
+    out: dict[str, str] = {}
+    valid = [a for a in arguments if a.isidentifier() and not keyword.iskeyword(a) and a != "self"]
+    for name in valid:
+        out[name] = name
+    for name in arguments:
+        if name in valid:
+            continue
+        base = re.sub(r"\W+", "_", name).strip("_") or "arg"
+        if base[0].isdigit():
+            base = f"arg_{base}"
+        if keyword.iskeyword(base) or base == "self":
+            base += "_"
+        candidate, n = base, 2
+        while candidate in out:
+            candidate, n = f"{base}_{n}", n + 1
+        out[candidate] = name
+    return out
 
 
 def tool_signature(
     tool: dict, reserved: frozenset[str] | set[str] = frozenset()
-) -> tuple[str, Any, dict, str]:
-    """`(method name, inspect.Signature, annotations, docstring)` of a method that stands for `tool`: required
-    arguments first, keyword-only, typed from the JSON Schema, and a Google-style docstring from the tool's
-    description and its parameters' descriptions (what TRL's `get_json_schema` reads back). A name in
-    `reserved` gets a `_tool` suffix."""
+) -> tuple[str, Any, dict, str, dict[str, str]]:
+    """`(method name, inspect.Signature, annotations, docstring, {parameter: argument})` of a method that stands
+    for `tool`: required arguments first, keyword-only, typed from the JSON Schema, named by `python_names`, and a
+    Google-style docstring from the tool's description and its parameters' descriptions (what TRL's
+    `get_json_schema` reads back). A name in `reserved` gets a `_tool` suffix."""
     name = tool["name"]
     props = tool["parameters"].get("properties") or {}
     required = set(tool["parameters"].get("required") or [])
+    renamed = python_names(list(props))
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     annotations: dict[str, Any] = {}
     doc_args = []
-    for arg in sorted(props, key=lambda a: a not in required):  # required first
-        schema = props[arg] if isinstance(props[arg], dict) else {}
+    for arg in sorted(renamed, key=lambda a: renamed[a] not in required):  # required first
+        schema = props[renamed[arg]] if isinstance(props[renamed[arg]], dict) else {}
         t = schema.get("type")
         py = _PY_TYPES.get(t if isinstance(t, str) else "", str)
-        annotations[arg] = py if arg in required else py | None
+        annotations[arg] = py if renamed[arg] in required else py | None
         params.append(
             inspect.Parameter(
                 arg,
                 inspect.Parameter.KEYWORD_ONLY,
                 annotation=annotations[arg],
-                default=inspect.Parameter.empty if arg in required else None,
+                default=inspect.Parameter.empty if renamed[arg] in required else None,
             )
         )
         described = " ".join((schema.get("description") or arg).split())
@@ -121,17 +138,19 @@ def tool_signature(
         + "\n\nReturns:\n    The environment's observation as JSON."
     )
     method_name = name if name not in reserved else f"{name}_tool"
-    return method_name, inspect.Signature(params, return_annotation=str), annotations, doc
+    return method_name, inspect.Signature(params, return_annotation=str), annotations, doc, renamed
 
 
 def _method(tool: dict):
     """A function named after the tool whose signature and docstring describe its JSON Schema."""
     name = tool["name"]
 
+    method_name, signature, annotations, doc, renamed = tool_signature(tool, _RESERVED)
+
     def call(self, **arguments: Any) -> str:
+        arguments = {renamed.get(k, k): v for k, v in arguments.items()}
         return json.dumps(self.env.step(name, arguments), ensure_ascii=False, default=str)
 
-    method_name, signature, annotations, doc = tool_signature(tool, _RESERVED)
     call.__name__ = call.__qualname__ = method_name
     call.__signature__ = signature
     call.__annotations__ = annotations
@@ -162,16 +181,8 @@ def trl_environment_class(spec: dict, *, max_rows: int = 100) -> type:
         "reset": reset,
         "get_reward": get_reward,
         "__doc__": f"envscale environment {spec['name']!r} for TRL environment_factory.",
-        "skipped_tools": {},
     }
     for tool in spec["tools"]:
-        why = unexpressible(tool)
-        if why:  # a Python signature cannot name them, so TRL could not render the tool faithfully
-            members["skipped_tools"][tool["name"]] = why
-            logger.warning(
-                "TRL adapter skips tool %s: %s", tool["name"], members["skipped_tools"][tool["name"]]
-            )
-            continue
         method = _method(tool)
         members[method.__name__] = method
     class_name = "".join(part.capitalize() for part in str(spec["name"]).replace("-", "_").split("_")) + "Env"

@@ -83,11 +83,13 @@ class _Snapshots:
 
 def _tool_method(tool: dict):
     name = tool["name"]
+    method_name, signature, annotations, doc, renamed = tool_signature(tool, RESERVED)
 
-    def call(self, **arguments: Any) -> str:
-        return self._call(name, arguments)
+    def call(
+        self, **arguments: Any
+    ) -> str:  # parameters named for Python (`x_trace_id`) go back to the tool's names
+        return self._call(name, {renamed.get(k, k): v for k, v in arguments.items()})
 
-    method_name, signature, annotations, doc = tool_signature(tool, RESERVED)
     call.__name__ = call.__qualname__ = method_name
     call.__signature__ = signature
     call.__annotations__ = annotations
@@ -116,8 +118,9 @@ def environment_class(
 
     Args:
         spec (`dict`): The environment spec (an `environments` row's `spec`).
-        tools (`list[str]`): The tools it offers, in order (a task's `tools`; every one of them must be
-            expressible as a Python method: `envscale.env.adapters.unexpressible`).
+        tools (`list[str]`): The tools it offers, in order (a task's `tools`). Arguments whose names are not
+            Python identifiers are offered under identifiers (`envscale.env.adapters.python_names`) and passed to
+            the environment under their own names.
         tasks (`dict`): Task rows by `task_id`: the tasks a `reset(task_id=...)` may name (shared, read-only).
         user (*optional*): The simulated user's backend (`envscale.rollout.factory.make_backend(..., "user")`);
             `None` offers no `send_message_to_user`.

@@ -5,8 +5,7 @@ whose gold does not replay rewards nothing. Each task of a `tasks` artifact is c
 training set, and every refused task is listed with the first gate it fails (`code`, `detail`):
 
 - `environment_error`: its environment cannot be built (the reason);
-- `not_expressible`: a tool its gold calls use cannot be a Python method (a parameter that is not an
-  identifier), so TRL could not offer it;
+- `not_offered`: a tool its gold calls use is not among the tools it offers (so no policy could do it);
 - `initial_passes`: doing nothing already passes (no calls, an empty answer): the initial state meets the gold
   check, so the reward would be free;
 - `gold_fails`: the gold calls, replayed on the initial state, do not reach the gold state or the required
@@ -15,7 +14,9 @@ training set, and every refused task is listed with the first gate it fails (`co
 - `agent_can_end`: an offered tool ends the dialogue (end the conversation, finish, transfer to a human): only
   the user ends a dialogue.
 
-Tools that are not expressible and are only distractors are dropped from the offer, not a reason to refuse.
+An offered tool the environment lacks is dropped from the offer (and refuses the task only when its gold needs it).
+Tools whose arguments are not Python identifiers (`x-trace-id`) are offered under identifiers
+(`envscale.env.adapters.python_names`), so they need no gate.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import re
 from typing import Any
 
 from ..env import Environment
-from ..env.adapters import unexpressible
 from ..judge import score_trajectory
 
 #: The gates in the order they are checked.
@@ -74,15 +74,13 @@ def ends_dialogue(tool: dict) -> bool:
 
 
 def offered_tools(task: dict, spec: dict) -> tuple[list[str], dict[str, str]]:
-    """(the tools the task offers that a Python method can carry, {dropped tool: why})."""
+    """(the tools the task offers that the environment has, {dropped tool: why}); without a `tools` list, all."""
     by_name = {t["name"]: t for t in spec["tools"]}
     names = list(task.get("tools") or []) or list(by_name)
     kept, dropped = [], {}
     for name in names:
         if name not in by_name:
             dropped[name] = "not a tool of the environment"
-        elif why := unexpressible(by_name[name]):
-            dropped[name] = why
         else:
             kept.append(name)
     return kept, dropped
@@ -97,9 +95,9 @@ def admission(task: dict, env: Environment) -> tuple[str, str] | None:
     gold = _json(task.get("gold_calls")) or []
     kept, dropped = offered_tools(task, spec)
     gold_tools = sorted({str(c.get("tool")) for c in gold if isinstance(c, dict)})
-    lost = [t for t in gold_tools if t in dropped]
+    lost = [t for t in gold_tools if t not in kept]
     if lost:
-        return "not_expressible", "; ".join(f"{t}: {dropped[t]}" for t in lost)
+        return "not_offered", "; ".join(f"{t}: {dropped.get(t, 'not in the task’s tools')}" for t in lost)
     try:
         nothing = score_trajectory(task, env, [], "")
     except ValueError as exc:
