@@ -66,8 +66,8 @@ class EnvscaleSpec:
         environments: Its `environments` artifact (default: the one the tasks were made from).
         split (`str`): Which split's tasks (`train`; `test` to evaluate).
         reward (`str`): `outcome` or `dense`.
-        user: The simulated user: a backend config (`{"kind": "scripted"}`, an endpoint...), a
-            `envscale.rollout.backends.Backend`, or `None` for no `send_message_to_user` tool.
+        user: The simulated user behind `send_message_to_user`: `"scripted"` (the default, offline), a backend
+            config (`{"kind": "endpoint", ...}`), a `envscale.rollout.backends.Backend`, or `None` for no user tool.
         offer (`str`): `task` (a task's own tools) or `environment` (all the environment's tools).
         max_tasks (`int`, *optional*): At most this many admitted tasks (the first by task id).
         kinds (`list[str]`, *optional*): Only tasks of these kinds (`read`, `write`, `mixed`, `policy`, ...).
@@ -85,7 +85,7 @@ class EnvscaleSpec:
         environments: Any = None,
         split: str = "train",
         reward: str = "outcome",
-        user: Any = None,
+        user: Any = "scripted",
         offer: str = "task",
         max_tasks: int | None = None,
         kinds: list[str] | None = None,
@@ -116,6 +116,8 @@ class EnvscaleSpec:
             else resolve_input(self.tasks_artifact, "environments")
         )
         self.split, self.reward, self.offer, self.curriculum = split, reward, offer, curriculum
+        if user == "scripted":
+            user = {"kind": "scripted"}
         if user is None or isinstance(user, dict):
             self.user_config = dict(user) if user is not None else None
             self.user_backend = make_backend(BackendConfig(**user), "user") if user is not None else None
