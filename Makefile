@@ -65,6 +65,7 @@ cpu-train: install
 		--agent "before={kind: transformers, model: smollm2-135m-instruct, max_tokens: 160, temperature: 0}" \
 		--agent "sft={kind: transformers, model: $(CPU_TRAIN_OUTPUT)/model/stage2, max_tokens: 160, temperature: 0}" \
 		--agent "sft_rl={kind: transformers, model: $(CPU_TRAIN_OUTPUT)/rl, max_tokens: 160, temperature: 0}"
+	$(BIN)/envscale rl --output $(CPU_TRAIN_OUTPUT)/rl --attach-eval $(CPU_TRAIN_OUTPUT)/eval $(CPU_TRAIN_OUTPUT)/eval_bfcl
 	$(BIN)/envscale show eval $(CPU_TRAIN_OUTPUT)/eval
 	$(BIN)/envscale show eval $(CPU_TRAIN_OUTPUT)/eval_bfcl
 

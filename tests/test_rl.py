@@ -542,7 +542,23 @@ def test_envscale_rl_trains_writes_its_record_and_card_and_lists_the_refused_tas
     assert record["groups"] == 1 and record["masked_groups"] == 0
     card = (out / "README.md").read_text()
     assert tasks.pinned in card and "`dense`" in card and "0 of 1 (0.0%)" in card
+    assert "Not evaluated yet" in card
     assert (out / "model.safetensors").is_file() and (out / "tokenizer_config.json").is_file()
+
+    from envscale.evaluation.run import EvalConfig, evaluate
+
+    scored = evaluate(
+        tasks,
+        EvalConfig(
+            agents={"before": {"kind": "scripted", "noise": {"give_up": 1.0}}, "after": {"kind": "scripted"}}
+        ),
+        tmp_path / "eval",
+    )
+    assert main(["rl", "--output", str(out), "--attach-eval", scored.location]) == 0
+    record = json.loads((out / "rl.json").read_text())
+    assert record["eval_results"]["tasks"]["eval"] == scored.pinned
+    card = (out / "README.md").read_text()
+    assert "### tasks: in-domain" in card and "| success | 0.000 | 1.000 | +1.000 |" in card
 
 
 def test_envscale_rl_refuses_a_bad_option_in_one_line_before_loading_anything(tasks, tmp_path, capsys):
@@ -642,3 +658,29 @@ def test_no_adversary_earns_a_reward_for_a_task_it_did_not_do(spec, policy):
             rewarded += 1
     if policy in ("nothing", "echo", "no", "system"):
         assert rewarded == 0
+
+
+def test_envscale_rl_relaunches_through_accelerate_and_passes_vllm_options_to_trl(monkeypatch, tmp_path):
+    import accelerate.commands.launch as accelerate_launch
+
+    from envscale.cli import main
+    from envscale.rl.run import RLConfig, grpo_args
+
+    seen = {}
+    monkeypatch.setattr(accelerate_launch, "launch_command", lambda args: seen.setdefault("args", args))
+    argv = ["rl", "--input", "data/tasks", "--output", str(tmp_path), "--accelerate_config", "multi_gpu"]
+    assert main([*argv, "--use-vllm", "--vllm-mode", "server", "--max_steps", "5"]) == 0
+    args = seen["args"]
+    assert args.training_script == "envscale.stages.rl"
+    relaunched = args.training_script_args
+    assert relaunched[:4] == ["--input", "data/tasks", "--output", str(tmp_path)]
+    assert "--use-vllm" in relaunched and relaunched[relaunched.index("--vllm-mode") + 1] == "server"
+    assert relaunched[relaunched.index("--max-steps") + 1] == "5" and "--accelerate_config" not in relaunched
+    config = RLConfig(use_vllm=True, vllm_mode="server", vllm_server_base_url="http://10.0.0.2:8000")
+    trl_args = grpo_args(config, tmp_path)
+    assert (trl_args.use_vllm, trl_args.vllm_mode, trl_args.vllm_server_base_url) == (
+        True,
+        "server",
+        "http://10.0.0.2:8000",
+    )
+    assert grpo_args(RLConfig(curriculum="easy_first", pass_rates="x"), tmp_path).shuffle_dataset is False

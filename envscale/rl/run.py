@@ -381,12 +381,48 @@ def write_card(folder: Path, record: dict) -> Path:
         "",
     ]
     if record.get("eval_results"):
-        lines += ["| metric | before | after | in/out of domain |", "|---|---|---|---|"]
-        for name, r in record["eval_results"].items():
-            lines.append(f"| {name} | {r.get('before')} | {r.get('after')} | {r.get('domain', '')} |")
+        for benchmark, result in record["eval_results"].items():
+            lines += [f"### {benchmark}: {result['domain']}", "", f"From `{result['eval']}`.", ""]
+            table = result["table"]
+            lines.append("| " + " | ".join(table[0]) + " |")
+            lines.append("|" + "---|" * len(table[0]))
+            lines += ["| " + " | ".join(row) + " |" for row in table[1:]]
+            lines.append("")
     else:
-        lines.append("Not evaluated yet: run `envscale eval` with this model as the agent on held-out tasks.")
+        lines.append(
+            "Not evaluated yet: run `envscale eval` with this model as an agent, then "
+            "`envscale rl --attach-eval EVAL --output THIS_FOLDER` puts the table here."
+        )
     lines += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in record["versions"].items()), ""]
     path = folder / "README.md"
     path.write_text("\n".join(lines))
     return path
+
+
+#: How each benchmark's scores are labelled in the card.
+DOMAINS = {
+    "tasks": "in-domain (held-out tasks of envscale environments; `heldout_envs`: environments never trained on)",
+    "bfcl": "out-of-domain (BFCL, scored by bfcl-eval's own checker)",
+}
+
+
+def attach_eval(folder: str | Path, evals: list[str]) -> dict:
+    """Put the before/after tables of `eval` artifacts into an RL run's `rl.json` and model card; returns the record."""
+    folder = Path(folder)
+    path = folder / "rl.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{folder} holds no rl.json: give the output folder of an `envscale rl` run")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    for ref in evals:
+        art = open_artifact(ref, expect_kind="eval")
+        stats = art.manifest["stats"]
+        benchmark = stats["benchmark"]
+        record.setdefault("eval_results", {})[benchmark] = {
+            "eval": art.pinned,
+            "agents": stats["agents"],
+            "domain": DOMAINS.get(benchmark, benchmark),
+            "table": stats["comparison"],
+        }
+    path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+    write_card(folder, record)
+    return record

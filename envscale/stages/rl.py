@@ -32,14 +32,14 @@ from typing import Any
 
 from ..config import add_arguments, command_parser, load_recipe, parse_config, section
 from ..entry import run_script
-from ..rl.run import RLConfig, train_rl
+from ..rl.run import RLConfig, attach_eval, train_rl
 from ..training.launch import launch, resolve_accelerate_config
 from . import SECTIONS, check_recipe_keys
 from .train import underscore_aliases
 
 __all__ = ["make_parser", "main", "config_from_args"]
 
-_RESERVED = {"command", "config", "input", "output", "verbose", "func", "accelerate_config"}
+_RESERVED = {"command", "config", "input", "output", "verbose", "func", "accelerate_config", "attach_eval"}
 
 
 def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
@@ -61,6 +61,12 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
         dest="accelerate_config",
         help="re-launch through `accelerate launch` with this config (single_gpu, multi_gpu, fsdp, "
         "deepspeed_zero3, or a file)",
+    )
+    parser.add_argument(
+        "--attach-eval",
+        nargs="+",
+        metavar="EVAL",
+        help="train nothing: put these eval artifacts' before/after tables into --output's rl.json and model card",
     )
     add_arguments(parser, RLConfig)
     underscore_aliases(parser)
@@ -112,6 +118,14 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 def main(args: argparse.Namespace) -> int:
     """`envscale rl`: train, print what it did and where the model is."""
+    if args.attach_eval:
+        if not args.output:
+            raise ValueError("--attach-eval needs --output: the folder of the envscale rl run")
+        record = attach_eval(args.output, args.attach_eval)
+        print(
+            f"rl: {args.output}: eval results of {', '.join(record['eval_results'])} in rl.json and README.md"
+        )
+        return 0
     config = config_from_args(args)  # checked before anything is loaded
     ref, output = _paths(args)
     if args.accelerate_config:
