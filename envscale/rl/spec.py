@@ -176,6 +176,8 @@ class EnvscaleSpec:
         admitted: list[tuple[dict, str]] = []
         bar = tqdm(total=len(band), desc="rl admission", unit="task", disable=not self.show_progress)
         for name in sorted(by_env):
+            if self.max_tasks is not None and len(admitted) >= self.max_tasks:
+                break  # the rest are not checked (counted as such): no environment is built for them
             env = None
             try:
                 if name not in specs:
