@@ -153,7 +153,8 @@ def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
         block = (
             "<tool_call>\n" + json.dumps({"name": c["tool"], "arguments": c["arguments"]}) + "\n</tool_call>"
         )
-        pieces.append(block + ("\n" if i < len(task["gold_calls"]) - 1 else ""))
+        pieces.append(block + "\n")
+    pieces.append("Done: the change you asked for is made.")
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = build_tiny_chat_model(Path(tmp) / "policy", reply=pieces, max_positions=8192)
         tokenizer = AutoTokenizer.from_pretrained(model_dir)

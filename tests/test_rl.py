@@ -19,7 +19,7 @@ from envscale.env import Environment
 from envscale.llm import ChatResult
 from envscale.rl.environment import USER_TOOL, environment_class, run_sync
 from envscale.rl.gates import GATES, admission
-from envscale.rl.reward import REWARD_LEVELS, dense_reward, outcome_reward
+from envscale.rl.reward import REWARD_LEVELS, dense_reward, judge_rollout, outcome_reward
 from envscale.rl.spec import EnvscaleSpec
 from envscale.rl.trainer import mask_spoiled_groups
 from envscale.rollout.backends import Backend, BackendConfig
@@ -443,8 +443,8 @@ def _chain(calls: list[dict]) -> list[str]:
             + json.dumps({"name": call["tool"], "arguments": call["arguments"]})
             + "\n</tool_call>"
         )
-        pieces.append(block + ("\n" if i < len(calls) - 1 else ""))
-    return pieces
+        pieces.append(block + "\n")
+    return [*pieces, "Done: the change you asked for is made."]
 
 
 def test_grpo_steps_reward_the_gold_replaying_policy_1_and_the_talker_0(tasks, tmp_path, monkeypatch):
@@ -684,3 +684,29 @@ def test_envscale_rl_relaunches_through_accelerate_and_passes_vllm_options_to_tr
         "http://10.0.0.2:8000",
     )
     assert grpo_args(RLConfig(curriculum="easy_first", pass_rates="x"), tmp_path).shuffle_dataset is False
+
+
+def test_rl_asks_more_of_a_rollout_than_the_filter_an_answer_a_found_fact_and_no_false_failure(spec):
+    """Holes a blind reading found by playing rollouts by hand: an empty answer after the writes, an answer from
+    memory without a single call, and "I could not" after the change was made earned 1.0 under the filter's checks."""
+    write = next(r for r in spec.train_dataset if spec.task(r["task_id"])["kind"] == "write")
+    done = fresh(spec, write)
+    play_gold(done)
+    assert outcome_reward([""], [done]) == [0.0]
+    assert "empty_answer" in judge_rollout(done, "")["failed"]
+    lie = "Sorry, I was not able to make that change; the record is still pending."
+    assert outcome_reward([lie], [done]) == [0.0] and "claims_failure" in judge_rollout(done, lie)["failed"]
+    assert outcome_reward(["Done: the change is made."], [done]) == [1.0]
+    read = next(
+        r
+        for r in spec.train_dataset
+        if spec.task(r["task_id"])["kind"] == "read" and spec.task(r["task_id"])["answer_facts"]
+    )
+    memorised = fresh(spec, read)
+    answer = "Here you go: " + "; ".join(memorised.task["answer_facts"])
+    assert (
+        outcome_reward([answer], [memorised]) == [0.0]
+        and "ungrounded" in judge_rollout(memorised, answer)["failed"]
+    )
+    looked_up = fresh(spec, read)
+    assert outcome_reward([play_gold(looked_up)], [looked_up]) == [1.0]

@@ -16,6 +16,10 @@ trajectory means:
   verdict as the whole reward once it passes, so a rollout that passes always gets 1.0 and one that reaches half
   the effects gets at most 0.5 (times 0.9: never equal to a pass).
 
+On top of the filter's checks a rollout must end with a word to the user, state only facts it looked up (an
+answer fact no tool result or user message of this rollout showed is memorised, not found), and not say it failed
+after it changed the state (`rollout_problems`): holes a blind reading found when it played rollouts by hand.
+
 A rollout spoiled by the user simulator (`environment.spoiled`) gets `None`: TRL leaves it out of the group
 baseline, and `envscale.rl.trainer.EnvscaleGRPOTrainer` masks its whole group.
 """
@@ -23,9 +27,10 @@ baseline, and `envscale.rl.trainer.EnvscaleGRPOTrainer` masks its whole group.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from ..judge import check_trajectory, replay, required_effects, verdict
+from ..judge import answer_matches, check_trajectory, replay, required_effects, verdict
 
 #: The checks a rollout must pass for a reward of 1.0 (`envscale.judge.CHECKS`; `ended`, `format` and `exact`
 #: are left out: the trainer's loop ends a rollout when the model stops calling tools, the chat template writes
@@ -37,14 +42,13 @@ DENSE_SCALE = 0.9
 
 
 def final_answer(completion: Any) -> str:
-    """The agent's final message: the completion's last assistant message without tool calls (its text), or
-    the text itself for a plain-text completion; "" when the rollout ended on a tool call."""
+    """The agent's last words to the user: the text of the completion's last assistant message (with or without
+    tool calls: a rollout cut at `max_tool_calling_iterations` ends on a message whose calls never ran, and its
+    text is still what the user reads), or the text itself for a plain-text completion."""
     if isinstance(completion, str):
         return completion
     for message in reversed(list(completion or [])):
         if isinstance(message, dict) and message.get("role") == "assistant":
-            if message.get("tool_calls"):
-                return ""
             content = message.get("content")
             if isinstance(content, list):  # multimodal parts
                 return " ".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
@@ -66,13 +70,60 @@ def trajectory_of(environment: Any, completion: Any) -> dict:
     }
 
 
+_CLAIMS_FAILURE = re.compile(
+    r"\b(i\s+(was\s+not|wasn't|am\s+not|'m\s+not|could\s+not|couldn't|cannot|can't|can\s+not)\s+(able\s+to\s+)?"
+    r"(do|complete|make|update|change|create|delete|cancel|confirm|close|send|add|remove|move|finish|process)"
+    r"|\b(failed|unable)\s+to\b|\bdid\s+not\s+(go\s+through|succeed|work)\b|\bis\s+still\s+(pending|open|unchanged)\b)",
+    re.I,
+)
+
+
+def rollout_problems(environment: Any, answer: str) -> list[str]:
+    """What RL asks of a rollout beyond the filter's checks, because a policy optimises against the reward:
+
+    - `empty_answer`: the rollout ends without a word to the user (the filter's trajectories always end with one);
+    - `ungrounded`: an answer fact that neither a tool result of this rollout nor the user said: a fact answered
+      from memory (a policy that has seen the task in an earlier epoch) is not a fact looked up;
+    - `claims_failure`: the rollout changed the state and the answer says it could not (or that nothing changed).
+    """
+    problems = []
+    if not answer.strip():
+        problems.append("empty_answer")
+    task = environment.task
+    seen = "\n".join(
+        str(m.get("content") or "") for m in environment.transcript if m["role"] in ("tool", "user")
+    )
+    facts = [str(f) for f in task.get("answer_facts") or [] if str(f).strip()]
+    counted = " ".join(str(n) for n in _list_lengths(environment.transcript))  # "how many": a list's length
+    if any(not answer_matches([fact], seen) and not answer_matches([fact], counted) for fact in facts):
+        problems.append("ungrounded")
+    writes = {t["name"] for t in environment.spec["tools"] if t.get("kind") == "write"}
+    if any(c["ok"] and c["tool"] in writes for c in environment.calls) and _CLAIMS_FAILURE.search(answer):
+        problems.append("claims_failure")
+    return problems
+
+
+def _list_lengths(transcript: list[dict]) -> list[int]:
+    lengths = []
+    for m in transcript:
+        if m["role"] == "tool":
+            try:
+                value = json.loads(m.get("content") or "")
+            except (TypeError, ValueError):
+                continue
+            if isinstance(value, list):
+                lengths.append(len(value))
+    return lengths
+
+
 def judge_rollout(environment: Any, completion: Any, levels: tuple[str, ...] = REWARD_LEVELS) -> dict:
-    """`{"checks", "passed", "failed"}` of one rollout (see the module docstring)."""
+    """`{"checks", "passed", "failed"}` of one rollout: the filter's checks of `levels`, then `rollout_problems`."""
     if environment.task is None or environment.env is None:
         raise RuntimeError("a rollout's environment was never reset: no task to judge it against")
     checks = check_trajectory(trajectory_of(environment, completion), environment.task, environment.env)
     passed, failed = verdict(checks, levels)
-    return {"checks": checks, "passed": passed, "failed": failed}
+    failed = [*failed, *rollout_problems(environment, final_answer(completion))]
+    return {"checks": checks, "passed": not failed, "failed": failed}
 
 
 def share_of_effects(environment: Any) -> float:
