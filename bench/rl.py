@@ -149,7 +149,7 @@ def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
 
     reward.__name__ = reward_func.__name__
     pieces = []
-    for i, c in enumerate(task["gold_calls"]):
+    for c in task["gold_calls"]:
         block = (
             "<tool_call>\n" + json.dumps({"name": c["tool"], "arguments": c["arguments"]}) + "\n</tool_call>"
         )

@@ -437,7 +437,7 @@ def _one_write_task(tasks) -> str:
 
 def _chain(calls: list[dict]) -> list[str]:
     pieces = []
-    for i, call in enumerate(calls):
+    for call in calls:
         block = (
             "<tool_call>\n"
             + json.dumps({"name": call["tool"], "arguments": call["arguments"]})
