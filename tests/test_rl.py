@@ -710,3 +710,10 @@ def test_rl_asks_more_of_a_rollout_than_the_filter_an_answer_a_found_fact_and_no
     )
     looked_up = fresh(spec, read)
     assert outcome_reward([play_gold(looked_up)], [looked_up]) == [1.0]
+
+
+def test_max_tasks_draws_from_every_environment_in_turn(tasks):
+    spec = EnvscaleSpec(tasks, max_tasks=3, show_progress=False)
+    environments = {spec.task(r["task_id"])["environment"] for r in spec.train_dataset}
+    assert len(spec.train_dataset) == 3 and len(environments) == 3
+    assert spec.counts["not_checked"] == spec.counts["tasks"] - 3 - spec.counts["rejected"]

@@ -175,38 +175,59 @@ class EnvscaleSpec:
         offers: dict[str, tuple[str, list[str]]] = {}
         admitted: list[tuple[dict, str]] = []
         bar = tqdm(total=len(band), desc="rl admission", unit="task", disable=not self.show_progress)
-        for name in sorted(by_env):
-            if self.max_tasks is not None and len(admitted) >= self.max_tasks:
-                break  # the rest are not checked (counted as such): no environment is built for them
-            env = None
-            try:
-                if name not in specs:
-                    raise ValueError(f"environment {name!r} is not in {self.environments_artifact.pinned}")
-                env = Environment(specs[name], max_rows=self.max_rows)
-            except Exception as exc:  # noqa: BLE001 - one environment that cannot be built never stops the set
-                for t in by_env[name]:
-                    self._reject(t, "environment_error", f"{type(exc).__name__}: {exc}")
-                bar.update(len(by_env[name]))
-                continue
-            try:
-                for t in by_env[name]:
-                    if self.max_tasks is not None and len(admitted) >= self.max_tasks:
-                        break
-                    try:
-                        problem = admission(t, env)
-                    except Exception as exc:  # noqa: BLE001 - a task that cannot be checked is refused, not fatal
-                        problem = ("gold_fails", f"cannot be checked: {type(exc).__name__}: {exc}")
-                    if problem:
-                        self._reject(t, *problem)
-                        continue
-                    kept, _ = offered_tools(t if self.offer == "task" else {}, specs[name])
-                    key = f"{name}@{hashlib.sha1('|'.join(kept).encode()).hexdigest()[:8]}"
-                    offers[key] = (name, kept)
-                    registry.setdefault(key, {})[t["task_id"]] = t
-                    admitted.append((t, key))
-            finally:
-                bar.update(len(by_env[name]))
-                env.close()
+        # With max_tasks, environments take turns (a quota per pass), so the tasks admitted come from as many
+        # environments as there are, not from the first ones by name.
+        quota = -(-self.max_tasks // len(by_env)) if self.max_tasks is not None and by_env else None
+        position = dict.fromkeys(by_env, 0)
+
+        def full() -> bool:
+            return self.max_tasks is not None and len(admitted) >= self.max_tasks
+
+        while True:
+            progressed = False
+            for name in sorted(by_env):
+                pending = by_env[name][position[name] :]
+                if full() or not pending:
+                    continue
+                try:
+                    if name not in specs:
+                        raise ValueError(
+                            f"environment {name!r} is not in {self.environments_artifact.pinned}"
+                        )
+                    env = Environment(specs[name], max_rows=self.max_rows)
+                except Exception as exc:  # noqa: BLE001 - one environment that cannot be built never stops the set
+                    for t in pending:
+                        self._reject(t, "environment_error", f"{type(exc).__name__}: {exc}")
+                    position[name] = len(by_env[name])
+                    bar.update(len(pending))
+                    progressed = True
+                    continue
+                taken = 0
+                try:
+                    while (
+                        position[name] < len(by_env[name]) and not full() and (quota is None or taken < quota)
+                    ):
+                        t = by_env[name][position[name]]
+                        position[name] += 1
+                        bar.update(1)
+                        progressed = True
+                        try:
+                            problem = admission(t, env)
+                        except Exception as exc:  # noqa: BLE001 - a task that cannot be checked is refused
+                            problem = ("gold_fails", f"cannot be checked: {type(exc).__name__}: {exc}")
+                        if problem:
+                            self._reject(t, *problem)
+                            continue
+                        kept, _ = offered_tools(t if self.offer == "task" else {}, specs[name])
+                        key = f"{name}@{hashlib.sha1('|'.join(kept).encode()).hexdigest()[:8]}"
+                        offers[key] = (name, kept)
+                        registry.setdefault(key, {})[t["task_id"]] = t
+                        admitted.append((t, key))
+                        taken += 1
+                finally:
+                    env.close()
+            if quota is None or full() or not progressed:
+                break
         bar.close()
         for key, (name, kept) in offers.items():
             self._classes[key] = environment_class(
