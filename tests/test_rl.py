@@ -717,3 +717,16 @@ def test_max_tasks_draws_from_every_environment_in_turn(tasks):
     environments = {spec.task(r["task_id"])["environment"] for r in spec.train_dataset}
     assert len(spec.train_dataset) == 3 and len(environments) == 3
     assert spec.counts["not_checked"] == spec.counts["tasks"] - 3 - spec.counts["rejected"]
+
+
+def test_gate_beyond_max_rows_refuses_a_task_whose_gold_reads_a_row_lists_do_not_return(tasks):
+    from envscale.judge import parse_provenance
+
+    few = EnvscaleSpec(tasks, max_rows=2, user=None, show_progress=False)
+    refused = [r for r in few.rejected if r["code"] == "beyond_max_rows"]
+    assert refused, few.counts
+    for row in few.train_dataset:
+        for call in few.task(row["task_id"])["gold_calls"]:
+            for source in (call.get("provenance") or {}).values():
+                parsed = parse_provenance(source)
+                assert not (parsed and parsed[1] and isinstance(parsed[1][0], int) and parsed[1][0] >= 2)

@@ -6,6 +6,8 @@ training set, and every refused task is listed with the first gate it fails (`co
 
 - `environment_error`: its environment cannot be built (the reason);
 - `not_offered`: a tool its gold calls use is not among the tools it offers (so no policy could do it);
+- `beyond_max_rows`: a gold call takes a value from a list row past the rows a list returns (`max_rows`), so the
+  policy could never see it;
 - `initial_passes`: doing nothing already passes (no calls, an empty answer): the initial state meets the gold
   check, so the reward would be free;
 - `gold_fails`: the gold calls, replayed on the initial state, do not reach the gold state or the required
@@ -26,7 +28,7 @@ import re
 from typing import Any
 
 from ..env import Environment
-from ..judge import score_trajectory
+from ..judge import parse_provenance, score_trajectory
 
 #: The gates in the order they are checked.
 GATES = (
@@ -98,6 +100,15 @@ def admission(task: dict, env: Environment) -> tuple[str, str] | None:
     lost = [t for t in gold_tools if t not in kept]
     if lost:
         return "not_offered", "; ".join(f"{t}: {dropped.get(t, 'not in the task’s tools')}" for t in lost)
+    limit = getattr(env, "max_rows", None)
+    for call in gold:
+        for source in (call.get("provenance") or {}).values() if isinstance(call, dict) else ():
+            parsed = parse_provenance(source) if isinstance(source, str) else None
+            if parsed and limit and parsed[1] and isinstance(parsed[1][0], int) and parsed[1][0] >= limit:
+                return (
+                    "beyond_max_rows",
+                    f"{call['tool']} reads row {parsed[1][0]} of a list; lists return {limit}",
+                )
     try:
         nothing = score_trajectory(task, env, [], "")
     except ValueError as exc:

@@ -59,6 +59,9 @@ class RLConfig:
     offer: str = option(
         "task", "Tools offered: task (a task's own, with its distractors) or environment (all)."
     )
+    max_rows: int = option(
+        100, "Rows a list tool returns at most (fewer keep CPU rollouts' contexts short).", ge=1, le=100_000
+    )
     pass_rates: str | None = option(None, "A filtered artifact whose pass_rates drive the curriculum.")
     min_pass_rate: float = option(0.0, "Keep tasks whose pass rate is at least this.", ge=0, le=1)
     max_pass_rate: float = option(1.0, "Keep tasks whose pass rate is at most this.", ge=0, le=1)
@@ -233,6 +236,7 @@ def train_rl(tasks: Any, config: RLConfig, output: str | Path) -> dict:
         min_pass_rate=config.min_pass_rate,
         max_pass_rate=config.max_pass_rate,
         curriculum=config.curriculum,
+        max_rows=config.max_rows,
     )
     dataset = spec.train_dataset
     path, gguf = resolve_model_name(config.model)
