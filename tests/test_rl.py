@@ -725,6 +725,10 @@ def test_gate_beyond_max_rows_refuses_a_task_whose_gold_reads_a_row_lists_do_not
     few = EnvscaleSpec(tasks, max_rows=2, user=None, show_progress=False)
     refused = [r for r in few.rejected if r["code"] == "beyond_max_rows"]
     assert refused, few.counts
+    assert few.counts["rejected_by_gate"]["beyond_max_rows"] == len(refused)
+    assert (
+        sum(few.counts["rejected_by_gate"].values()) == few.counts["rejected"]
+    )  # every refusal under a gate
     for row in few.train_dataset:
         for call in few.task(row["task_id"])["gold_calls"]:
             for source in (call.get("provenance") or {}).values():

@@ -33,7 +33,8 @@ from ..judge import parse_provenance, score_trajectory
 #: The gates in the order they are checked.
 GATES = (
     "environment_error",
-    "not_expressible",
+    "not_offered",
+    "beyond_max_rows",
     "initial_passes",
     "gold_fails",
     "reveals_gold",
