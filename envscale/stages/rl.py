@@ -27,15 +27,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from ..config import add_arguments, command_parser, load_recipe, parse_config, section
+from ..config import add_arguments, command_parser
 from ..entry import run_script
 from ..rl.run import RLConfig, attach_eval, train_rl
 from ..training.launch import launch, resolve_accelerate_config
-from . import SECTIONS, check_recipe_keys
-from .train import underscore_aliases
+from .model_command import config_from, input_and_output, relaunch_argv, underscore_aliases
 
 __all__ = ["make_parser", "main", "config_from_args"]
 
@@ -76,44 +74,7 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> RLConfig:
     """The config from `--config`'s `rl:` section plus the flags given."""
-    data: dict = {}
-    if args.config:
-        recipe = load_recipe(args.config)
-        check_recipe_keys(recipe, args.config)
-        data = dict(section(recipe, "rl", SECTIONS))
-    overrides = {k: v for k, v in vars(args).items() if k not in _RESERVED}
-    return parse_config(RLConfig, data, overrides)
-
-
-def _paths(args: argparse.Namespace) -> tuple[str, Path]:
-    run_dir = None
-    if args.config:
-        recipe = load_recipe(args.config)
-        if isinstance(recipe.get("output_dir"), str) and recipe["output_dir"].strip():
-            run_dir = Path(recipe["output_dir"])
-    ref = args.input or (str(run_dir / "tasks") if run_dir else None)
-    if not ref:
-        raise ValueError("rl needs --input: the tasks artifact (PATH[@vN] or hf://org/name[@revision])")
-    output = Path(args.output) if args.output else (run_dir / "rl" if run_dir else Path("outputs") / "rl")
-    return ref, output
-
-
-def _argv(args: argparse.Namespace) -> list[str]:
-    argv: list[str] = []
-    for key in ("config", "input", "output"):
-        if getattr(args, key, None):
-            argv += [f"--{key}", str(getattr(args, key))]
-    for key, value in vars(args).items():
-        if key in _RESERVED or value is None:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, bool):
-            argv.append(flag if value else "--no-" + key.replace("_", "-"))
-        elif isinstance(value, list):
-            argv += [flag, *map(str, value)]
-        else:
-            argv += [flag, str(value)]
-    return argv
+    return config_from(args, RLConfig, "rl", _RESERVED)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -127,10 +88,14 @@ def main(args: argparse.Namespace) -> int:
         )
         return 0
     config = config_from_args(args)  # checked before anything is loaded
-    ref, output = _paths(args)
+    ref, output = input_and_output(args, "rl", "tasks", "rl")
     if args.accelerate_config:
         resolve_accelerate_config(args.accelerate_config)
-        return launch(args.accelerate_config, _argv(args), module="envscale.stages.rl")
+        return launch(
+            args.accelerate_config,
+            relaunch_argv(args, _RESERVED, ("config", "input", "output")),
+            module="envscale.stages.rl",
+        )
     record = train_rl(ref, config, output)
     counts = record["admission"]
     history = record["history"]

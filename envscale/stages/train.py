@@ -46,15 +46,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..artifacts import open_artifact
-from ..config import add_arguments, command_parser, load_recipe, parse_config, section
+from ..config import add_arguments, command_parser
 from ..entry import run_script
 from ..training import TrainConfig, train
 from ..training.launch import launch, resolve_accelerate_config
-from . import SECTIONS, check_recipe_keys
+from .model_command import config_from, input_and_output, relaunch_argv, underscore_aliases
 
 __all__ = ["make_parser", "main", "config_from_args", "to_argv"]
 
@@ -62,17 +61,6 @@ __all__ = ["make_parser", "main", "config_from_args", "to_argv"]
 _RESERVED = {"command", "config", "input", "output", "verbose", "func", "accelerate_config", "stage"}
 #: `--stage`: the stages it runs (a shorthand of `--stages`).
 _STAGE_CHOICES = {"1": [1], "2": [2], "both": [1, 2]}
-
-
-def underscore_aliases(parser: argparse.ArgumentParser) -> None:
-    """Accept `--max_steps` for `--max-steps` (TRL's spelling) on every flag of `parser`."""
-    for action in list(parser._actions):
-        for option in list(action.option_strings):
-            if option.startswith("--") and "-" in option[2:]:
-                alias = "--" + option[2:].replace("-", "_")
-                if alias not in parser._option_string_actions:
-                    action.option_strings.append(alias)
-                    parser._option_string_actions[alias] = action
 
 
 def _count(n: int, noun: str) -> str:
@@ -115,56 +103,19 @@ def make_parser(subparsers: Any = None) -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """The config from `--config`'s `train:` section plus the flags given (unknown keys are an error)."""
-    data: dict = {}
-    if args.config:
-        recipe = load_recipe(args.config)
-        check_recipe_keys(recipe, args.config)
-        data = dict(section(recipe, "train", SECTIONS))
-    overrides = {k: v for k, v in vars(args).items() if k not in _RESERVED}
-    if getattr(args, "stage", None):
-        overrides["stages"] = _STAGE_CHOICES[args.stage]
-    return parse_config(TrainConfig, data, overrides)
-
-
-def _paths(args: argparse.Namespace) -> tuple[str, Path]:
-    """(input reference, output folder): the flags, else under the recipe's `output_dir`."""
-    run_dir = None
-    if args.config:
-        recipe = load_recipe(args.config)
-        if isinstance(recipe.get("output_dir"), str) and recipe["output_dir"].strip():
-            run_dir = Path(recipe["output_dir"])
-    ref = args.input or (str(run_dir / "filtered") if run_dir else None)
-    if not ref:
-        raise ValueError("train needs --input: the filtered artifact (PATH[@vN] or hf://org/name[@revision])")
-    output = (
-        Path(args.output) if args.output else (run_dir / "model" if run_dir else Path("outputs") / "model")
-    )
-    return ref, output
+    extra = {"stages": _STAGE_CHOICES[args.stage]} if getattr(args, "stage", None) else None
+    return config_from(args, TrainConfig, "train", _RESERVED, extra)
 
 
 def to_argv(args: argparse.Namespace) -> list[str]:
     """The flags of parsed `envscale train` arguments, without `--accelerate-config` (for the launched processes)."""
-    argv: list[str] = []
-    for key in ("config", "input", "output", "stage"):
-        if getattr(args, key, None):
-            argv += [f"--{key}", str(getattr(args, key))]
-    for key, value in vars(args).items():
-        if key in _RESERVED:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, bool):
-            argv.append(flag if value else "--no-" + key.replace("_", "-"))
-        elif isinstance(value, list):
-            argv += [flag, *map(str, value)]
-        else:
-            argv += [flag, str(value)]
-    return argv
+    return relaunch_argv(args, _RESERVED, ("config", "input", "output", "stage"))
 
 
 def main(args: argparse.Namespace) -> int:
     """`envscale train`: train (or re-launch through accelerate), print where the stages are."""
     config = config_from_args(args)  # checked before anything is launched or loaded
-    ref, output = _paths(args)
+    ref, output = input_and_output(args, "train", "filtered", "model")
     if args.accelerate_config:
         resolve_accelerate_config(args.accelerate_config)  # an unknown name fails here, in one line
         return launch(args.accelerate_config, to_argv(args))
