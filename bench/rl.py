@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import sys
 import tempfile
@@ -38,26 +37,14 @@ from typing import Any
 
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
-from envscale.rl.reward import dense_reward, outcome_reward  # noqa: E402
+from envscale.rl.reward import dense_reward, gold_answer, outcome_reward  # noqa: E402
 from envscale.rl.spec import EnvscaleSpec  # noqa: E402
-from envscale.rollout.closing import refusal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _median_us(values: list[float]) -> float:
     return round(statistics.median(values) * 1e6, 1) if values else float("nan")
-
-
-def gold_answer(task: dict) -> str:
-    if task["kind"] == "policy":
-        return refusal(
-            task["policy"].get("task_rule"),
-            task["instructions"]["goal"],
-            "; ".join(task["answer_facts"]) or None,
-            random.Random(0),
-        )
-    return "Done. " + "; ".join(task["answer_facts"])
 
 
 def environments_alone(spec: EnvscaleSpec) -> dict[str, Any]:
@@ -109,7 +96,7 @@ def environments_alone(spec: EnvscaleSpec) -> dict[str, Any]:
 def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
     """Real GRPO steps with a tiny policy that writes a write task's gold calls; tool and reward time timed."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from tinymodel import build_tiny_chat_model
+    from tinymodel import build_tiny_chat_model, tool_call_reply
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig
 
@@ -148,15 +135,10 @@ def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
             timed["rollouts"] += len(completions)
 
     reward.__name__ = reward_func.__name__
-    pieces = []
-    for c in task["gold_calls"]:
-        block = (
-            "<tool_call>\n" + json.dumps({"name": c["tool"], "arguments": c["arguments"]}) + "\n</tool_call>"
-        )
-        pieces.append(block + "\n")
-    pieces.append("Done: the change you asked for is made.")
     with tempfile.TemporaryDirectory() as tmp:
-        model_dir = build_tiny_chat_model(Path(tmp) / "policy", reply=pieces, max_positions=8192)
+        model_dir = build_tiny_chat_model(
+            Path(tmp) / "policy", reply=tool_call_reply(task["gold_calls"]), max_positions=8192
+        )
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
         prepare_tokenizer(tokenizer)
         trainer = EnvscaleGRPOTrainer(

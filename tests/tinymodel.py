@@ -105,3 +105,15 @@ def build_tiny_chat_model(
                 head[after, k] = 10.0
     model.save_pretrained(path)
     return path
+
+
+def tool_call_reply(calls: list[dict], closing: str = "Done: the change you asked for is made.") -> list[str]:
+    """The pieces of a `reply` that makes `calls` (`{"tool", "arguments"}`) as `<tool_call>` blocks in one turn,
+    then says `closing`: a policy that replays a task's gold calls."""
+    import json
+
+    blocks = [
+        "<tool_call>\n" + json.dumps({"name": c["tool"], "arguments": c["arguments"]}) + "\n</tool_call>\n"
+        for c in calls
+    ]
+    return [*blocks, closing]

@@ -27,10 +27,12 @@ baseline, and `envscale.rl.trainer.EnvscaleGRPOTrainer` masks its whole group.
 from __future__ import annotations
 
 import json
+import random
 import re
 from typing import Any
 
 from ..judge import answer_matches, check_trajectory, replay, required_effects, verdict
+from ..rollout.closing import refusal
 
 #: The checks a rollout must pass for a reward of 1.0 (`envscale.judge.CHECKS`; `ended`, `format` and `exact`
 #: are left out: the trainer's loop ends a rollout when the model stops calling tools, the chat template writes
@@ -139,6 +141,18 @@ def share_of_effects(environment: Any) -> float:
     ran = [{"tool": c["tool"], "arguments": c["arguments"]} for c in environment.calls]
     steps = replay(env, ran, task.get("seed"), task.get("session_key"))
     return sum(any(s.satisfies(g) for s in steps) for g in wanted) / len(wanted)
+
+
+def gold_answer(task: dict) -> str:
+    """What an agent that did the task right says at the end: its answer facts, or for a policy task a refusal that
+    names the rule (`envscale.rollout.closing.refusal`, as the scripted agent says it). For benches and tests of the
+    reward: the gold calls with this answer earn 1.0."""
+    facts = "; ".join(str(f) for f in task.get("answer_facts") or [])
+    if task.get("kind") == "policy":
+        policy = task.get("policy") or {}
+        goal = (task.get("instructions") or {}).get("goal") or ""
+        return refusal(policy.get("task_rule"), goal, facts or None, random.Random(0))
+    return f"Done. {facts}"
 
 
 def outcome_reward(completions: list, environments: list, **_: Any) -> list[float | None]:

@@ -256,6 +256,7 @@ class EnvscaleSpec:
                 for _ in range(1 + round(2 * (1 - (r["pass_rate"] if r["pass_rate"] is not None else 0.5))))
             ]
         self._rows = rows
+        self._class_of = {t["task_id"]: key for t, key in admitted}
         reasons: dict[str, int] = {}
         for r in self.rejected:
             reasons[r["code"]] = reasons.get(r["code"], 0) + 1
@@ -310,7 +311,7 @@ class EnvscaleSpec:
 
     def task(self, task_id: str) -> dict:
         """One admitted task's row."""
-        for row in self._rows:
-            if row["task_id"] == task_id:
-                return self._classes[row["environment"]].tasks_by_id[task_id]
-        raise KeyError(f"task {task_id!r} was not admitted")
+        key = self._class_of.get(task_id)
+        if key is None:
+            raise KeyError(f"task {task_id!r} was not admitted")
+        return self._classes[key].tasks_by_id[task_id]
