@@ -386,7 +386,21 @@ def write_card(folder: Path, record: dict) -> Path:
     ]
     if record.get("eval_results"):
         for benchmark, result in record["eval_results"].items():
-            lines += [f"### {benchmark}: {result['domain']}", "", f"From `{result['eval']}`.", ""]
+            agents = result.get("agents") or {}
+            models = (
+                ", ".join(f"`{a}` = `{m}`" for a, m in agents.items()) if isinstance(agents, dict) else ""
+            )
+            mine = isinstance(agents, dict) and any(
+                m and Path(str(m)).resolve() == folder.resolve() for m in agents.values()
+            )
+            lines += [
+                f"### {benchmark}: {result['domain']}",
+                "",
+                f"From `{result['eval']}`; agents: {models}.",
+            ]
+            if not mine:
+                lines.append("(No agent of this eval is this folder's model.)")
+            lines.append("")
             table = result["table"]
             lines.append("| " + " | ".join(table[0]) + " |")
             lines.append("|" + "---|" * len(table[0]))
@@ -423,7 +437,10 @@ def attach_eval(folder: str | Path, evals: list[str]) -> dict:
         benchmark = stats["benchmark"]
         record.setdefault("eval_results", {})[benchmark] = {
             "eval": art.pinned,
-            "agents": stats["agents"],
+            "agents": {
+                name: (stats.get("agent_backends") or {}).get(name, {}).get("model")
+                for name in stats["agents"]
+            },
             "domain": DOMAINS.get(benchmark, benchmark),
             "table": stats["comparison"],
         }
