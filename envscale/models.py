@@ -84,6 +84,8 @@ def resolve_model_name(name: str, gguf_file: str | None = None) -> tuple[str, st
 
 #: What `envscale train` writes into each output folder; an adapter's base is also found through it.
 TRAINING_RECORD = "training.json"
+RL_RECORD = "rl.json"
+"""What `envscale rl` writes beside its model: config, admission, reward per step, attached evals."""
 
 
 def adapter_base(folder: str | Path) -> tuple[str, str | None]:

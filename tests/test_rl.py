@@ -328,6 +328,38 @@ def test_gate_environment_error_lists_every_task_of_an_environment_that_cannot_b
     assert all(spec.task(r["task_id"])["environment"] != broken for r in spec.train_dataset)
 
 
+def test_gate_prompt_too_long_refuses_the_tasks_whose_rendered_prompt_is_over_the_limit(tasks):
+    from tinymodel import build_tiny_tokenizer
+
+    from envscale.rl.run import prepare_tokenizer
+
+    tokenizer = build_tiny_tokenizer()
+    prepare_tokenizer(tokenizer)
+    spec = EnvscaleSpec(tasks, split="train", show_progress=False)
+    lengths = {}
+    for row in spec.train_dataset:
+        cls = spec.environment_factory[row["environment"]]
+        tools = [getattr(cls(), n) for n in cls.offered_tools] + [cls().send_message_to_user]
+        ids = tokenizer.apply_chat_template(
+            row["prompt"], tools=tools, add_generation_prompt=True, tokenize=True
+        )
+        lengths[row["task_id"]] = len(ids["input_ids"] if hasattr(ids, "keys") else ids)
+    limit = sorted(lengths.values())[len(lengths) // 2]  # about half the tasks are longer
+    before = spec.counts["admitted"]
+    refused = spec.limit_prompt_length(tokenizer, limit)
+    longer = {t for t, n in lengths.items() if n > limit}
+    assert refused == len(longer) > 0
+    assert {r["task_id"] for r in spec.rejected if r["code"] == "prompt_too_long"} == longer
+    assert {r["task_id"] for r in spec.train_dataset} == set(
+        lengths
+    ) - longer  # the cached dataset is rebuilt
+    assert (
+        spec.counts["admitted"] == before - len(longer) and spec.counts["rejected_by_gate"]["prompt_too_long"]
+    )
+    with pytest.raises(KeyError):
+        spec.task(sorted(longer)[0])
+
+
 # ----------------------------------------------------------------------------- curriculum
 
 

@@ -39,6 +39,7 @@ GATES = (
     "gold_fails",
     "reveals_gold",
     "agent_can_end",
+    "prompt_too_long",  # checked by EnvscaleSpec.limit_prompt_length, with the policy's tokenizer
 )
 
 _REVEALS = re.compile(

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..artifacts import open_artifact
 from ..config import check_fields, option, to_dict
-from ..models import SMOLLM2, load_pretrained, resolve_model_name
+from ..models import RL_RECORD, SMOLLM2, load_pretrained, resolve_model_name
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +61,12 @@ class RLConfig:
     )
     max_rows: int = option(
         100, "Rows a list tool returns at most (fewer keep CPU rollouts' contexts short).", ge=1, le=100_000
+    )
+    max_prompt_length: int | None = option(
+        None,
+        "Refuse tasks whose prompt (system, first message, offered tools' schemas) is longer than this many "
+        "tokens (gate prompt_too_long); bounds a step's memory on a small machine.",
+        ge=16,
     )
     pass_rates: str | None = option(None, "A filtered artifact whose pass_rates drive the curriculum.")
     min_pass_rate: float = option(0.0, "Keep tasks whose pass rate is at least this.", ge=0, le=1)
@@ -238,13 +244,14 @@ def train_rl(tasks: Any, config: RLConfig, output: str | Path) -> dict:
         curriculum=config.curriculum,
         max_rows=config.max_rows,
     )
-    dataset = spec.train_dataset
     path, gguf = resolve_model_name(config.model)
     import torch
 
     dtype = torch.bfloat16 if (config.bf16 or (config.bf16 is None and _on_gpu())) else torch.float32
     model, tokenizer = load_pretrained(path, gguf, config.revision, plain=True, dtype=dtype)
     parser = prepare_tokenizer(tokenizer)
+    if config.max_prompt_length is not None:
+        spec.limit_prompt_length(tokenizer, config.max_prompt_length)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     peft_config = None
@@ -262,7 +269,7 @@ def train_rl(tasks: Any, config: RLConfig, output: str | Path) -> dict:
         model=model,
         processing_class=tokenizer,
         args=grpo_args(config, output),
-        train_dataset=dataset,
+        train_dataset=spec.train_dataset,
         reward_funcs=spec.reward_funcs,
         environment_factory=spec.environment_factory,
         peft_config=peft_config,
@@ -330,7 +337,7 @@ def train_rl(tasks: Any, config: RLConfig, output: str | Path) -> dict:
         "versions": _versions(),
         "eval_results": {},
     }
-    (output / "rl.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+    (output / RL_RECORD).write_text(json.dumps(record, indent=2, default=str) + "\n")
     write_card(output, record)
     logger.info(
         "rl: %d steps on %d tasks in %.0f s; reward %s -> %s; %d of %d groups masked; model in %s",
@@ -427,7 +434,7 @@ DOMAINS = {
 def attach_eval(folder: str | Path, evals: list[str]) -> dict:
     """Put the before/after tables of `eval` artifacts into an RL run's `rl.json` and model card; returns the record."""
     folder = Path(folder)
-    path = folder / "rl.json"
+    path = folder / RL_RECORD
     if not path.is_file():
         raise FileNotFoundError(f"{folder} holds no rl.json: give the output folder of an `envscale rl` run")
     record = json.loads(path.read_text(encoding="utf-8"))

@@ -34,6 +34,7 @@ are read only for the tasks' environments, and each is built once for admission.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 from functools import cached_property
 from typing import Any
@@ -308,6 +309,54 @@ class EnvscaleSpec:
     def reward_funcs(self) -> list:
         """`[outcome_reward]` or `[dense_reward]`."""
         return [REWARDS[self.reward]]
+
+    def limit_prompt_length(self, tokenizer: Any, max_tokens: int) -> int:
+        """Refuse the admitted tasks whose prompt, rendered with the offered tools' schemas as TRL renders them
+        (`tokenizer.apply_chat_template(prompt, tools=methods)`), is longer than `max_tokens`; returns how many.
+
+        A long prompt is a task whose environment offers many or wordy tools: on a small machine one of them is
+        the difference between a step that fits in memory and one that does not (attention is quadratic in the
+        whole sequence). The refused tasks join `rejected` under the gate `prompt_too_long` with their length."""
+        if not self._rows:
+            return 0
+        lengths: dict[str, int] = {}
+        tools_of: dict[str, list] = {}
+        for row in self._rows:
+            if row["task_id"] in lengths:
+                continue
+            key = row["environment"]
+            if key not in tools_of:
+                cls = self._classes[key]
+                instance = cls()
+                tools_of[key] = [
+                    getattr(instance, n)
+                    for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+                    if n not in ("reset", "get_reward") and not n.startswith("_")
+                ]
+            ids = tokenizer.apply_chat_template(
+                row["prompt"], tools=tools_of[key], add_generation_prompt=True, tokenize=True
+            )
+            ids = ids["input_ids"] if hasattr(ids, "keys") else ids
+            lengths[row["task_id"]] = len(ids)
+        long = {t for t, n in lengths.items() if n > max_tokens}
+        for task_id in sorted(long):
+            key = self._class_of.pop(task_id)
+            task = self._classes[key].tasks_by_id[task_id]
+            self._reject(
+                task, "prompt_too_long", f"{lengths[task_id]} prompt tokens > max_prompt_length {max_tokens}"
+            )
+        if long:
+            self._rows = [r for r in self._rows if r["task_id"] not in long]
+            self.__dict__.pop("train_dataset", None)
+            self.counts["admitted"] -= len(long)
+            self.counts["rejected"] += len(long)
+            self.counts["rows"] = len(self._rows)
+            self.counts["rejected_by_gate"]["prompt_too_long"] = len(long)
+            self.counts["environments"] = len(
+                {self._classes[k].tasks_by_id[t]["environment"] for t, k in self._class_of.items()}
+            )
+            logger.info("rl: %d task(s) refused, prompt longer than %d tokens", len(long), max_tokens)
+        return len(long)
 
     def task(self, task_id: str) -> dict:
         """One admitted task's row."""
