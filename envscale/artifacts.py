@@ -286,9 +286,9 @@ class Artifact:
 
         config = config or self.kind.main_config
         counts = self.manifest["counts"]
-        if config not in counts:
+        if config not in counts and not self.kind.may_lack(config, self.manifest["schema_version"]):
             raise ArtifactError(f"{self.pinned} has no config {config!r}; it has {', '.join(counts)}")
-        splits = self.splits[config]
+        splits = self.splits.get(config, {})  # a config added after this version was written reads as empty
         if split not in splits and split not in self.kind.splits_of(config):
             raise ArtifactError(
                 f"{self.pinned}: config {config!r} has no split {split!r}; it has {', '.join(splits)}"
@@ -362,7 +362,7 @@ def check_manifest(manifest: Any, where: str, expect_kind: str | None = None) ->
             f"{kind_name} schema {kind.major}.x. Re-run the stage that made it with this envscale to "
             f"rebuild it, or install the envscale release that wrote it (see CHANGELOG.md)."
         )
-    missing = set(kind.configs) - set(manifest["counts"])
+    missing = {c for c in set(kind.configs) - set(manifest["counts"]) if not kind.may_lack(c, found)}
     if missing:
         raise ArtifactError(f"{where}: {MANIFEST} counts lack configs {sorted(missing)}; re-run the stage")
 

@@ -39,10 +39,20 @@ class ArtifactKind:
     main_config: str
     description: str
     splits: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    added: dict[str, str] = field(default_factory=dict)
+    """Configs added in a minor version (`{"bundle": "1.2"}`): an older version of the same major lacks them, and
+    reads as holding them empty, so an artifact written before keeps opening."""
 
     @property
     def major(self) -> int:
         return int(self.schema_version.split(".")[0])
+
+    def may_lack(self, config: str, version: str) -> bool:
+        """Whether an artifact of schema `version` may lack `config` (it was added in a later minor version)."""
+        if config not in self.added:
+            return False
+        older = tuple(int(x) for x in version.split(".")[:2])
+        return older < tuple(int(x) for x in self.added[config].split(".")[:2])
 
     def splits_of(self, config: str) -> tuple[str, ...]:
         """The splits `config` may hold (`("train",)` unless the kind declares others)."""
@@ -342,6 +352,7 @@ FILTERED = ArtifactKind(
     configs={"filtered": FILTERED_FEATURES, "rejected": FILTERED_FEATURES, "pass_rates": PASS_RATES_FEATURES},
     main_config="filtered",
     description="Trajectories that reach the gold outcome (SFT data), and the rejected ones with their failed checks.",
+    added={"pass_rates": "1.2"},
 )
 
 EVAL_RESULTS_FEATURES = Features(
@@ -390,12 +401,37 @@ EVAL_SUMMARY_FEATURES = Features(
     }
 )
 
+#: The one row of an eval's reproducibility bundle (`envscale.evaluation.bundle`; also `stats.bundle` of its manifest).
+EVAL_BUNDLE_FEATURES = Features(
+    {
+        "bundle_version": Value("int32"),
+        "benchmark": Value("string"),  # "tasks" | "bfcl"
+        "seed": Value("int64"),
+        "envscale_version": Value("string"),
+        "tasks": Json(),  # the tasks artifact (pinned, version, revision, data id, fingerprint) and split; null for BFCL
+        "items": Json(),  # the exact ids evaluated (task or BFCL question ids), their count and sha256
+        "agents": Json(),  # per agent: backend, sampling settings, model (base, LoRA adapter), trainer config or null
+        "user": Json(),  # the simulated user's backend, sampling and model (tasks); null for BFCL
+        "benchmarks": Json(),  # envscale, eval schema, the judge's checks, bfcl-eval and its data files, tau2
+        "libraries": Json(),  # torch, transformers, trl, datasets, peft, accelerate, envscale, python versions
+        "eval_config": Json(),  # the whole eval config, without API keys
+        "command": Json(),  # argv, the `envscale eval` flags given, a command line that makes the same config
+    }
+)
+
 EVAL = ArtifactKind(
     name="eval",
-    schema_version="1.1",  # 1.1: right_tools, right_calls (results and summary)
-    configs={"results": EVAL_RESULTS_FEATURES, "summary": EVAL_SUMMARY_FEATURES},
+    # 1.1: right_tools, right_calls (results and summary); 1.2: the `bundle` config (reproducibility)
+    schema_version="1.2",
+    configs={
+        "results": EVAL_RESULTS_FEATURES,
+        "summary": EVAL_SUMMARY_FEATURES,
+        "bundle": EVAL_BUNDLE_FEATURES,
+    },
     main_config="summary",
-    description="Agents scored on held-out tasks or BFCL: one row per episode, and metrics per agent and group.",
+    description="Agents scored on held-out tasks or BFCL: one row per episode, metrics per agent and group, and "
+    "the reproducibility bundle.",
+    added={"bundle": "1.2"},
 )
 
 KINDS: dict[str, ArtifactKind] = {

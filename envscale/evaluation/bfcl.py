@@ -149,6 +149,48 @@ def _load(category: str, wheel: str) -> tuple[Question, ...]:
     return tuple(out)
 
 
+def data_versions(categories: list[str], requirement: str = BFCL_REQUIREMENT) -> dict:
+    """What pins BFCL's questions and checker: the bfcl-eval package and version (from the wheel's METADATA),
+    the wheel's file name and sha256, and per category the question and possible-answer files read (their
+    BFCL data version, `BFCL_v4_...`, and the sha256 of their content)."""
+    import hashlib
+
+    from ..sources.pypi import wheel_metadata
+
+    wheel = wheel_path(requirement)
+    name, version, licence = wheel_metadata(wheel)
+    with wheel.open("rb") as fh:
+        wheel_sha = hashlib.file_digest(fh, "sha256").hexdigest()
+    files = {}
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        for category in categories:
+            stem, _ = CATEGORIES[category]
+            entry = {}
+            for part, folder in (
+                ("questions", "bfcl_eval/data/"),
+                ("possible_answers", "bfcl_eval/data/possible_answer/"),
+            ):
+                member = _member(names, folder, stem)
+                found = re.search(r"BFCL_(v\d+)_", member)
+                entry[part] = {
+                    "file": member,
+                    "data_version": found.group(1) if found else None,
+                    "sha256": hashlib.sha256(zf.read(member)).hexdigest(),
+                }
+            files[category] = entry
+    return {
+        "requirement": requirement,
+        "package": name,
+        "version": version,
+        "license": licence,
+        "wheel": wheel.name,
+        "wheel_sha256": wheel_sha,
+        "checker": "bfcl_eval.eval_checker.ast_eval.ast_checker.ast_checker",
+        "files": files,
+    }
+
+
 def checker(requirement: str = BFCL_REQUIREMENT):
     """BFCL's `ast_checker` function, imported from the wheel (see the module docstring)."""
     wheel = str(wheel_path(requirement))

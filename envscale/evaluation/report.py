@@ -127,6 +127,10 @@ def render_report(summary: list[dict], meta: dict[str, Any], plots: list[str]) -
                 lines += [f"### Per {title}", "", table, ""]
     if not plots:
         lines += ["(No plots: matplotlib is not installed; `pip install envscale[graph]`.)", ""]
+    if "bundle" in meta:
+        from .bundle import render_bundle
+
+        lines.append(render_bundle(meta["bundle"]))
     return "\n".join(lines)
 
 

@@ -10,7 +10,8 @@
 One agent (`agent:`) or several (`agents: {before: {...}, after: {...}}`, a name for each) per run; the
 metrics (`envscale.evaluation.metrics`: success, pass^k over `trials`, tool-call validity, per split kind,
 task kind, difficulty and environment) are written as an `eval` artifact: config `results` (one row per
-episode or question) and `summary` (metrics per agent and group), plus `report.md` and `plots/*.png` next
+episode or question), `summary` (metrics per agent and group) and `bundle` (one row: the reproducibility
+bundle, `envscale.evaluation.bundle`, also `stats.bundle` of the manifest), plus `report.md` and `plots/*.png` next
 to the data (in the version folder and, for the latest version, at the artifact's root). The side-by-side
 table is printed when the run ends, and by `envscale show eval PATH`.
 
@@ -169,7 +170,13 @@ class EvalConfig:
         return fingerprint(data, EVAL, inputs=[input_key] if input_key else [], ignore=("concurrency",))
 
 
-def evaluate(tasks_art: Artifact | None, config: EvalConfig, output: str | Path) -> Artifact:
+def evaluate(
+    tasks_art: Artifact | None,
+    config: EvalConfig,
+    output: str | Path,
+    *,
+    flags: dict[str, Any] | None = None,
+) -> Artifact:
     """Evaluate every agent of `config` and write the `eval` artifact (with `report.md`) at `output`.
 
     Args:
@@ -177,6 +184,8 @@ def evaluate(tasks_art: Artifact | None, config: EvalConfig, output: str | Path)
             None) for `bfcl`.
         config: the agents, benchmark and settings.
         output: the artifact folder; agents' rollouts go to `output/rollouts/<agent>`.
+        flags: the `envscale eval` flags as given, recorded in the reproducibility bundle (`envscale eval`
+            passes them; None from Python).
     """
     output = Path(output)
     inputs: list[dict] = []
@@ -194,11 +203,14 @@ def evaluate(tasks_art: Artifact | None, config: EvalConfig, output: str | Path)
     key = tasks_art.content_key if config.benchmark == "tasks" else None
     writer = ArtifactWriter(output, EVAL, config.fingerprint(key), config=config.public(), inputs=inputs)
     with writer:
-        return _evaluate(tasks_art, config, writer)
+        return _evaluate(tasks_art, config, writer, flags)
 
 
-def _evaluate(tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWriter) -> Artifact:
+def _evaluate(
+    tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWriter, flags: dict[str, Any] | None
+) -> Artifact:
     from . import harness
+    from .bundle import build_bundle
     from .metrics import comparison, summary_rows
     from .report import write_report
 
@@ -220,7 +232,10 @@ def _evaluate(tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWr
     results.write_many(rows)
     out = writer.shard_writer("summary", batch_size=500)
     out.write_many(summary)
-    counts = {"results": results.close(), "summary": out.close()}
+    bundle = build_bundle(config, tasks_art, rows, eval_schema=EVAL.schema_version, flags=flags)
+    one = writer.shard_writer("bundle", batch_size=1)
+    one.write(bundle)
+    counts = {"results": results.close(), "summary": out.close(), "bundle": one.close()}
     public_agents = {n: {k: v for k, v in b.items() if k != "api_key"} for n, b in agents.items()}
     meta = {
         "benchmark": config.benchmark,
@@ -231,6 +246,7 @@ def _evaluate(tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWr
         "levels": list(config.levels),
         "categories": list(config.bfcl_categories),
         "requirement": BFCL_REQUIREMENT,
+        "bundle": bundle,
     }
     report = write_report(writer.staging, summary, meta)
     overall = {
@@ -263,6 +279,7 @@ def _evaluate(tasks_art: Artifact | None, config: EvalConfig, writer: ArtifactWr
         if config.benchmark == "bfcl"
         else None,
         "report": report.name,
+        "bundle": bundle,
     }
     art = writer.commit(counts, stats)
     version_dir = Path(art.location) / "versions" / art.version

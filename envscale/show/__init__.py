@@ -8,7 +8,8 @@ package; none imports them). This module is the dispatcher over kinds:
 - `tasks`: one task of a `tasks` artifact as text (`envscale.show.tasks`);
 - `trajectory`: one episode of a `trajectories` or `filtered` artifact as text
   (`envscale.show.trajectory`);
-- `eval`: the report of an `eval` artifact, its before/after table first (`envscale.evaluation.report`).
+- `eval`: the report of an `eval` artifact, its before/after table first, its reproducibility bundle last
+  (`envscale.evaluation.report`, `envscale.evaluation.bundle`).
 
 A kind's own options are refused with the others (`--png` is for `graph` only), so a mistyped
 command fails instead of silently ignoring a flag. A new kind adds its entry to `KINDS`, its
@@ -129,7 +130,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def show_eval(ref: str) -> int:
-    """Print the report of an `eval` artifact (rendered again from its `summary` if the file is missing)."""
+    """Print the report of an `eval` artifact (rendered again from its `summary` if the file is missing), with its
+    "Reproducibility" section (the bundle of `stats.bundle`)."""
     from ..artifacts import open_artifact
 
     art = open_artifact(ref, expect_kind="eval")
@@ -148,9 +150,14 @@ def show_eval(ref: str) -> int:
             "levels": art.manifest.get("config", {}).get("levels"),
             "categories": (stats.get("bfcl") or {}).get("categories"),
             "requirement": (stats.get("bfcl") or {}).get("requirement"),
+            "bundle": stats.get("bundle"),
         }
         summary = list(art.load("summary"))
         text = render_report(summary, meta, [])
+    if "## Reproducibility" not in text:  # a report.md written before the bundle was part of it
+        from ..evaluation.bundle import render_bundle
+
+        text = text.rstrip() + "\n\n" + render_bundle(art.manifest.get("stats", {}).get("bundle"))
     print(f"{art.pinned}\n")
     print(text)
     return 0

@@ -2,8 +2,8 @@
 
 The library is :mod:`envscale.evaluation` (:class:`~envscale.evaluation.run.EvalConfig` and
 :func:`~envscale.evaluation.run.evaluate`; the harness, metrics, BFCL and the report beside them). This
-module adds what only the command has: `--agent NAME=SPEC` repeated for a before/after table, and the
-table printed when the run ends.
+module adds what only the command has: `--agent NAME=SPEC` repeated for a before/after table, the flags as
+given recorded in the eval's reproducibility bundle, and the table printed when the run ends.
 
 Example:
 
@@ -54,7 +54,8 @@ class EvalStage(Stage):
         config = self.config(args.config, overrides)
         output = Path(args.output) if args.output else Path("outputs") / self.output
         tasks_art = self.open_input(args.input) if config.benchmark == "tasks" or args.input else None
-        art = self.run(config, output, tasks_art)
+        given = {k: v for k, v in vars(args).items() if k not in ("command", "func")}  # for the bundle
+        art = evaluate(tasks_art, config, output, flags=given)
         print_report(art)
         print_comparison(art)
         return 0
