@@ -16,7 +16,7 @@ CPU_TRAIN_THREADS ?= 2
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.envscale-installed
 
-.PHONY: install demo cpu-train test quality style bench clean
+.PHONY: install demo cpu-train test browser quality style bench clean
 
 install: $(STAMP)
 
@@ -69,7 +69,17 @@ cpu-train: install
 	$(BIN)/envscale show eval $(CPU_TRAIN_OUTPUT)/eval
 	$(BIN)/envscale show eval $(CPU_TRAIN_OUTPUT)/eval_bfcl
 
-test: install
+# The viewer's tests drive it in headless Chromium: Debian's `chromium`, installed when missing (a machine
+# without a browser fails those tests; they never skip).
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the viewer's browser tests"; \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
+		|| { $$SUDO apt-get update -q >/dev/null && \
+		     $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; }
+
+test: install browser
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
