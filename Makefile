@@ -40,6 +40,7 @@ $(STAMP): pyproject.toml Makefile
 	@touch $@
 
 $(EXPORT_STAMP): $(STAMP)
+	@echo "envscale export's consumers, for its tests: pip then lists harbor's, verifiers' and openreward's unmet pins; expected"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python $(EXPORT_NO_DEPS)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(EXPORT_DEPS)
 	@touch $@

@@ -41,7 +41,8 @@ def tasks(fixture_environments, tmp_path_factory):
 def exported(tasks, tmp_path, fmt: str, name: str | None = None, **kwargs) -> tuple[Path, dict, Catalogue]:
     out = tmp_path / (name or fmt)
     summary = export(tasks, fmt, out, split=SPLIT, show_progress=False, **kwargs)
-    assert summary["tasks"] > 0 and summary["rejected"] == 0
+    assert summary["tasks"] > 0
+    assert summary["rejected"] == summary["rejected_by_gate"].get("needs_user", 0)  # nothing else is refused
     return out, summary, Catalogue(out if fmt != "verifiers" else out / "envscale_tasks")
 
 
@@ -62,6 +63,48 @@ def succeeded(content: str) -> bool:
 def gold_of(catalogue: Catalogue, task_id: str) -> tuple[list[dict], str]:
     task = catalogue.entry(task_id)["task"]
     return [{"tool": c["tool"], "arguments": c["arguments"]} for c in task["gold_calls"]], gold_answer(task)
+
+
+# ----------------------------------------------------------------------------- what every format shares
+
+
+def test_a_task_that_needs_a_user_is_left_out_with_the_reason(tasks, tmp_path):
+    """No format carries a user simulator: a task whose user makes later requests or gives a fact only when asked
+    could not be won, so it is listed in rejected.jsonl (code needs_user), never exported."""
+    from envscale.export.build import needs_user
+
+    assert needs_user({"requests": [{"text": "a"}, {"text": "b"}]}).startswith("2 requests")
+    assert "only when asked" in needs_user({"instructions": {"hidden_facts": {"due date": "2026-01-11"}}})
+    assert needs_user({"kind": "missing_info"})
+    assert (
+        needs_user({"kind": "write", "requests": [{"text": "a"}], "instructions": {"hidden_facts": {}}})
+        is None
+    )
+    out, summary, catalogue = exported(tasks, tmp_path, "openenv")
+    refused = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
+    assert {r["code"] for r in refused} <= {"needs_user"}
+    assert all(r["detail"] and r["task_id"] not in catalogue.entries for r in refused)
+    for task_id in catalogue.task_ids():
+        assert needs_user(catalogue.entry(task_id)["task"]) is None
+        system = catalogue.entry(task_id)["prompt"][0]["content"]
+        assert (
+            "ask the user" not in system and "never invent" in system
+        )  # no one answers the agent's questions
+
+
+def test_an_episode_pays_its_reward_once(tasks, tmp_path):
+    out, summary, catalogue = exported(tasks, tmp_path, "openenv")
+    task_id = catalogue.task_ids()[0]
+    episode = catalogue.episode(task_id)
+    calls, answer = gold_of(catalogue, task_id)
+    for call in calls:
+        episode.call(call["tool"], call["arguments"])
+    assert episode.finish(answer)["reward"] == 1.0
+    again = episode.finish(answer)
+    assert again["reward"] == 0.0 and again["failed"] == ["episode_over"]
+    assert episode.verdict["reward"] == 1.0 and not succeeded(
+        episode.call(calls[0]["tool"], calls[0]["arguments"])
+    )
 
 
 # ----------------------------------------------------------------------------- verifiers
@@ -263,6 +306,14 @@ def test_harbor_tasks_pay_the_oracle_1_and_doing_nothing_0(tasks, tmp_path):
     assert harbor_run(folder, "tests/test.sh", tmp_path / "idle", tmp_path / "logs_idle") == "0.0"
     verdict = json.loads((tmp_path / "logs_idle" / "envscale_verdict.json").read_text())
     assert "state" in verdict["failed"]
+    # The agent's container holds no answer key: its copy of the task has only what starts the episode
+    from envscale.export.harbor import PUBLIC_TASK_KEYS
+
+    agent_copy = json.loads((folder / "environment" / "data" / "tasks.jsonl").read_text().splitlines()[0])
+    assert set(agent_copy["task"]) <= set(PUBLIC_TASK_KEYS)
+    assert "gold" not in json.dumps(agent_copy) and "answer_facts" not in json.dumps(agent_copy)
+    judge_copy = json.loads((folder / "tests" / "data" / "tasks.jsonl").read_text().splitlines()[0])
+    assert judge_copy["task"]["gold_calls"] == catalogue.entry(write)["task"]["gold_calls"]
 
 
 def test_harbor_tasks_validate_against_harbor_s_own_task_model(tasks, tmp_path):
@@ -345,8 +396,10 @@ def test_the_command_writes_lists_rejects_and_shows_progress(tasks, tmp_path, mo
     assert rc == 0, captured.err
     assert "export ors" in captured.err  # the tqdm bar over the tasks
     rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
-    assert rejected and {r["environment"] for r in rejected} == {broken}
-    assert all(r["code"] == "environment_error" and "broken on purpose" in r["detail"] for r in rejected)
+    broken_ones = [r for r in rejected if r["code"] == "environment_error"]
+    assert broken_ones and {r["environment"] for r in broken_ones} == {broken}
+    assert all("broken on purpose" in r["detail"] for r in broken_ones)
+    assert {r["code"] for r in rejected} <= {"environment_error", "needs_user"}
     assert f"environment {broken!r} could not be built" in captured.out
     assert any(broken in r.getMessage() and "broken on purpose" in r.getMessage() for r in caplog.records)
     summary = json.loads((out / "export.json").read_text())

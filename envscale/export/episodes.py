@@ -139,16 +139,19 @@ class Episode:
         return method(**{str(k): v for k, v in arguments.items()})
 
     def finish(self, answer: str = "") -> dict:
-        """End the episode with the agent's last words to the user and judge it (once; later calls return the
-        same verdict): `{"reward": 1.0 or 0.0, "passed", "failed": [the checks that failed]}`."""
-        if self.verdict is None:
-            judged = judge_rollout(self.instance, [{"role": "assistant", "content": str(answer or "")}])
-            self.verdict = {
-                "reward": 1.0 if judged["passed"] else 0.0,
-                "passed": judged["passed"],
-                "failed": list(judged["failed"]),
-            }
-        return self.verdict
+        """End the episode with the agent's last words to the user and judge it: `{"reward": 1.0 or 0.0,
+        "passed", "failed": [the checks that failed]}`. The reward is paid once: a later call (an agent that keeps
+        stepping after the end) gets reward 0.0 and `failed: ["episode_over"]`, so a loop never counts it twice;
+        `verdict` keeps the first."""
+        if self.verdict is not None:
+            return {"reward": 0.0, "passed": False, "failed": ["episode_over"]}
+        judged = judge_rollout(self.instance, [{"role": "assistant", "content": str(answer or "")}])
+        self.verdict = {
+            "reward": 1.0 if judged["passed"] else 0.0,
+            "passed": judged["passed"],
+            "failed": list(judged["failed"]),
+        }
+        return dict(self.verdict)
 
 
 class Catalogue:

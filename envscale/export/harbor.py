@@ -7,8 +7,10 @@ OUTPUT/<task>/
   environment/Dockerfile    python, envscale, the task's data and the `envscale-tool` command
   environment/envscale-tool the agent's tools: `envscale-tool tools`, `envscale-tool call NAME '{json}'`,
                             `envscale-tool answer 'final message to the user'`
-  environment/data/         this task and its environment (`envscale.export.episodes`)
+  environment/data/         this task's environment and what the agent may know of the task (no gold)
   tests/test.sh             runs tests/judge.py: writes /logs/verifier/reward.txt (1.0 or 0.0)
+  tests/data/               the whole task, gold calls and state included (the judge's; Harbor copies tests/
+                            into the container only when the agent is done)
   solution/solve.sh         the gold calls and answer (Harbor's oracle agent)
 OUTPUT/data/                every task, for other uses (`Catalogue`, TRL)
 ```
@@ -19,8 +21,11 @@ the calls so far on the task's initial state. The verifier (`tests/test.sh`) rep
 envscale's runtime and writes the judge's verdict on the final database state, the answer and the policy to
 `/logs/verifier/reward.txt` (details in `envscale_verdict.json` beside it).
 
-Caveat: the agent runs as root in the container and could edit the call record; Harbor's verifier runs in the
-same container (its shared mode). A stricter setup serves the tools from a sidecar (`[environment].mcp_servers`).
+The agent's container holds no answer key: its copy of the task (`environment/data/`) has only what starts the
+episode (seed, session, first message, policy); the gold calls, gold state and answer facts are in `tests/data/`,
+which Harbor copies in after the agent has finished. Caveat: the agent runs as root in the container and could edit
+the call record the verifier replays (`calls.jsonl`); Harbor's verifier runs in the same container (its shared
+mode). A stricter setup serves the tools from a sidecar (`[environment].mcp_servers`).
 """
 
 from __future__ import annotations
@@ -41,6 +46,22 @@ STATE_DIR = "/var/lib/envscale"
 DATA_IN_IMAGE = "/opt/envscale/data"
 #: Where Harbor's verifier looks for the reward.
 REWARD_DIR = "/logs/verifier"
+#: The task fields the agent's container gets: what starts the episode, nothing of the answer.
+PUBLIC_TASK_KEYS = (
+    "task_id",
+    "environment",
+    "split",
+    "kind",
+    "seed",
+    "session_key",
+    "first_message",
+    "policy",
+)
+
+
+def public_entry(entry: dict) -> dict:
+    """A task's line of `tasks.jsonl` with only what the agent may see (`PUBLIC_TASK_KEYS` of its task)."""
+    return {**entry, "task": {k: entry["task"].get(k) for k in PUBLIC_TASK_KEYS}}
 
 
 def data_dir(out: Path) -> Path:
@@ -91,7 +112,7 @@ Your tools:
 {tools}
 
 You are done when you have made the changes the user asked for and recorded your final message with
-`envscale-tool answer`. You are judged on the final state of the system, that message, and the policy above.
+`envscale-tool answer`. You are judged on the final state of the system and that message{policy}.
 """
 
 _DOCKERFILE = """FROM python:3.11-slim
@@ -119,6 +140,7 @@ _TEST = """#!/bin/bash
 # the final answer and the policy with envscale's judge; the reward goes to /logs/verifier/reward.txt.
 set -u
 export ENVSCALE_REWARD_DIR="${ENVSCALE_REWARD_DIR:-/logs/verifier}"
+export ENVSCALE_JUDGE_DATA="${ENVSCALE_JUDGE_DATA:-$(dirname "$0")/data}"
 mkdir -p "$ENVSCALE_REWARD_DIR"
 python3 "$(dirname "$0")/judge.py"
 status=$?
@@ -174,9 +196,9 @@ def write(
         folder = out / task_folder_name(entry["task_id"])
         for sub in ("environment", "tests", "solution"):
             (folder / sub).mkdir(parents=True, exist_ok=True)
-        write_data(
-            folder / "environment" / DATA, {entry["environment"]: specs[entry["environment"]]}, [entry]
-        )
+        own = {entry["environment"]: specs[entry["environment"]]}
+        write_data(folder / "environment" / DATA, own, [public_entry(entry)])
+        write_data(folder / "tests" / DATA, own, [entry])
         by_name = {t["name"]: t for t in specs[entry["environment"]]["tools"]}
         tools = "\n".join(
             f"- `{name}`: {' '.join((by_name[name].get('description') or name).split())}"
@@ -191,7 +213,12 @@ def write(
                 kind=_toml_string(task.get("kind")),
                 split=_toml_string(entry.get("split")),
             ),
-            folder / "instruction.md": _INSTRUCTION.format(system=system, user=user, tools=tools),
+            folder / "instruction.md": _INSTRUCTION.format(
+                system=system,
+                user=user,
+                tools=tools,
+                policy=", and the policy above" if "Policy" in system else "",
+            ),
             folder / "environment" / "Dockerfile": _DOCKERFILE.format(
                 envscale_version=envscale_version,
                 data_in_image=DATA_IN_IMAGE,
@@ -224,9 +251,11 @@ def _paths() -> tuple[Path, Path, str | None]:
     return data, state, os.environ.get("ENVSCALE_TASK_ID") or None
 
 
-def replayed_episode() -> tuple[Any, list[dict], Path]:
-    """The task's episode with the recorded calls replayed on its initial state: `(episode, calls, state dir)`."""
-    data, state, task_id = _paths()
+def replayed_episode(data: Path | None = None) -> tuple[Any, list[dict], Path]:
+    """The task's episode with the recorded calls replayed on its initial state: `(episode, calls, state dir)`;
+    `data` is the data folder (default: the agent's, `$ENVSCALE_DATA`)."""
+    default, state, task_id = _paths()
+    data = data or default
     catalogue = Catalogue(data)
     ids = catalogue.task_ids()
     if task_id is None:
@@ -285,8 +314,12 @@ def tool_main(argv: list[str] | None = None) -> int:
 
 
 def judge_main() -> int:
-    """The verifier: replay the recorded calls, judge them with the recorded answer, write `reward.txt`."""
-    episode, calls, state = replayed_episode()
+    """The verifier: replay the recorded calls, judge them with the recorded answer, write `reward.txt`. The task
+    with its gold is the tests' copy (`$ENVSCALE_JUDGE_DATA`, set by `tests/test.sh`), never the agent's."""
+    judge_data = os.environ.get("ENVSCALE_JUDGE_DATA")
+    if not judge_data:
+        raise SystemExit("envscale: ENVSCALE_JUDGE_DATA is not set (run tests/test.sh, which sets it)")
+    episode, calls, state = replayed_episode(Path(judge_data))
     answer_file = state / "answer.txt"
     answer = answer_file.read_text(encoding="utf-8") if answer_file.is_file() else ""
     verdict = episode.finish(answer)

@@ -324,8 +324,10 @@ def write(
 
 
 def package_name(out: Path) -> str:
-    """The environment's name: the output folder's name as a Python identifier (`openenv.yaml`'s `name`)."""
+    """The environment's name: `envscale_` + the output folder's name as a Python identifier (`openenv.yaml`'s
+    `name`, the package's name)."""
     import re
 
-    name = re.sub(r"\W+", "_", Path(out).resolve().name).strip("_").lower() or "envscale_env"
-    return name if not name[0].isdigit() else f"env_{name}"
+    name = re.sub(r"\W+", "_", Path(out).resolve().name).strip("_").lower() or "env"
+    # Prefixed: a folder named `openenv` would otherwise shadow the `openenv` package the server imports.
+    return name if name.startswith("envscale") else f"envscale_{name}"

@@ -53,12 +53,12 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def first_messages(spec: dict, task: dict) -> list[dict]:
+def first_messages(spec: dict, task: dict, *, user: bool = True) -> list[dict]:
     """The conversation an episode of `task` opens with: the agent's system prompt (the environment's policy
-    in it) and the user's first message, as `envscale rollout` opens it."""
+    in it) and the user's first message, as `envscale rollout` opens it (`user=False`: no user to ask)."""
     policy = _json(task.get("policy")) or {}
     return [
-        {"role": "system", "content": agent_system_prompt(spec, policy.get("text"))},
+        {"role": "system", "content": agent_system_prompt(spec, policy.get("text"), user=user)},
         {"role": "user", "content": task.get("first_message") or ""},
     ]
 

@@ -77,8 +77,9 @@ def write_tool_names(spec: dict) -> frozenset[str]:
     )
 
 
-def agent_system_prompt(spec: dict, policy_text: str | None) -> str:
-    """The agent's system prompt: what it serves, how to work, and the environment's policy."""
+def agent_system_prompt(spec: dict, policy_text: str | None, *, user: bool = True) -> str:
+    """The agent's system prompt: what it serves, how to work, and the environment's policy. `user=False`: no one
+    answers the agent's questions (an exported task played without a user simulator), so it is not told to ask."""
     about = (spec.get("description") or "").strip().rstrip(".")
     generated = re.fullmatch(r"Environment of domain \d+ \((.+)\)", about)  # materialize's default
     if generated or not about:
@@ -87,6 +88,10 @@ def agent_system_prompt(spec: dict, policy_text: str | None) -> str:
         f"You are a helpful assistant with tools for {about}.",
         "Help the user with their request. Use the tools to look things up and to make changes; ask "
         "the user for any value you need that you cannot look up, and never invent one. When you are "
+        "done, tell the user the outcome, including any values they asked for."
+        if user
+        else "Help the user with their request. Use the tools to look things up and to make changes; "
+        "everything you need is in the request or can be looked up, so never invent a value. When you are "
         "done, tell the user the outcome, including any values they asked for.",
     ]
     if policy_text:
