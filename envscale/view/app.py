@@ -17,27 +17,45 @@ import gradio as gr
 from .data import (
     Catalog,
     Index,
-    call_tool,
-    chat_messages,
-    checks_table,
-    diff_markdown,
     discover,
+    picker_choices,
+)
+from .environments import (
+    Usage,
+    call_tool,
+    diff_markdown,
     domain_picture,
     environment_summary,
-    eval_plots,
-    eval_report,
-    eval_table,
     example_arguments,
-    gold_calls,
     initial_state,
     schema_picture,
+    session_row,
     table_rows,
-    task_markdown,
-    task_text,
     tools_markdown,
+)
+from .episodes import (
+    TaskLookup,
+    chat_messages,
+    checks_table,
+    episode_calls,
+    expected_calls,
     trajectory_head,
     trajectory_text,
 )
+from .evals import (
+    eval_agents,
+    eval_plots,
+    eval_report,
+    eval_results,
+    eval_table,
+)
+from .tasks import (
+    gold_calls,
+    task_markdown,
+    task_text,
+)
+
+DIFF_HEADING = "**State diff** (what the call changed in the fresh copy)\n\n"
 
 CSS = """
 #artifacts table, .envscale-small { font-size: 0.85em; }
@@ -119,13 +137,19 @@ def _list_block(gr: Any, label: str, elem: str):
 
 
 def _page_outputs(gr: Any, index: Index, frame: Any, page: Any, id_column: str, current: str | None):
+    """The list's page, its page line, and the picker: every row matching the filters and search (up to
+    `PICKER_CHOICES`, which the page line says), the current pick kept when it still matches."""
     rows, headers, page, n_pages = index.page(frame, page)
-    ids = [str(r[headers.index(id_column)]) for r in rows] if rows else []
-    value = current if current in ids else (ids[0] if ids else None)
+    page_ids = [str(r[headers.index(id_column)]) for r in rows] if rows else []
+    ids, capped = picker_choices(frame, id_column)
+    value = current if current and current in set(ids) else (page_ids[0] if page_ids else None)
+    line = f"page {page} of {n_pages} · {len(frame):,} row(s)"
+    if capped:
+        line += f" · the picker offers the first {len(ids):,} of them: narrow them with the search or filters"
     return (
         gr.update(value=rows, headers=headers),
         page,
-        f"page {page} of {n_pages} · {len(frame):,} row(s)",
+        line,
         gr.update(choices=ids, value=value),
     )
 
@@ -137,6 +161,7 @@ def _environments_tab(catalog: Catalog) -> None:
     index_of = _indexes(catalog)
     names = sorted(catalog.of_kind("environments"))
     graph = catalog.first("graph")
+    usage = Usage(catalog)
     with gr.Row():
         art = gr.Dropdown(names, value=names[0], label="environments artifact", scale=1)
         search = gr.Textbox(label="search by name", scale=2, elem_id="env-search")
@@ -160,7 +185,7 @@ def _environments_tab(catalog: Catalog) -> None:
     call = gr.Button("Call on a fresh copy", variant="primary", elem_id="call-button")
     with gr.Row():
         observation = gr.Code(label="what the tool returned", language="json", elem_id="call-result")
-        change = gr.Markdown(label="state diff", elem_id="call-diff")
+        change = gr.Markdown(DIFF_HEADING + "(call a tool to see what it changes)", elem_id="call-diff")
     with gr.Accordion("Tools: signatures, descriptions and operations", open=False):
         tools = gr.Markdown(elem_id="env-tools")
 
@@ -183,8 +208,12 @@ def _environments_tab(catalog: Catalog) -> None:
             picture = domain_picture(graph, row.get("domain_id"))
         except Exception:  # noqa: BLE001 - a graph of another run does not stop the environment view
             picture = None
+        try:
+            session = session_row(row)
+        except Exception:  # noqa: BLE001 - a state that cannot be built still shows its summary
+            session = None
         return (
-            environment_summary(row),
+            environment_summary(row, session=session, usage=usage.line(env)),
             schema_picture(row),
             picture,
             gr.update(choices=tables, value=tables[0] if tables else None),
@@ -219,8 +248,8 @@ def _environments_tab(catalog: Catalog) -> None:
         try:
             result, changed = call_tool(index.row(index.position("name", env)), which, args or "{}")
         except ValueError as exc:
-            return "", f"**Not called**: {exc}"
-        return json.dumps(result, indent=2, ensure_ascii=False, default=str), changed
+            return "", f"{DIFF_HEADING}**Not called**: {exc}"
+        return json.dumps(result, indent=2, ensure_ascii=False, default=str), DIFF_HEADING + changed
 
     listing_outputs = [listing, page, pages, pick]
     for event, _trigger in ((art.change, art), (search.submit, search), (page.submit, page)):
@@ -255,9 +284,13 @@ def _on_load(fn, inputs, outputs) -> None:
 
 
 def _tasks_tab(catalog: Catalog) -> None:
-    index_of = _indexes(catalog)
     names = sorted(catalog.of_kind("tasks"))
-    first = index_of(names[0])
+
+    @lru_cache(maxsize=16)
+    def index_for(name: str, which_split: str) -> Index:
+        return Index(catalog.artifacts[name], "tasks", which_split)
+
+    first = index_for(names[0], "train")
     with gr.Row():
         art = gr.Dropdown(names, value=names[0], label="tasks artifact")
         environment = gr.Dropdown(
@@ -269,16 +302,24 @@ def _tasks_tab(catalog: Catalog) -> None:
     pick = gr.Dropdown(label="task", choices=[], elem_id="task-pick", allow_custom_value=True)
     head = gr.Markdown(elem_id="task-head")
     calls = gr.Dataframe(
-        label="gold calls and what they returned", interactive=False, wrap=True, elem_id="task-gold"
+        label="gold calls: arguments, where each comes from, and what the call returned",
+        interactive=False,
+        wrap=True,
+        elem_id="task-gold",
     )
     gr.Markdown("#### The gold state: what the right calls change")
     diff = gr.Markdown(elem_id="task-diff")
     with gr.Accordion("As `envscale show tasks` prints it", open=False):
         text = gr.Code(language=None, elem_id="task-text")
 
-    def index_for(name, which_split):
-        art = catalog.artifacts[name]
-        return Index(art, "tasks", which_split) if which_split != "train" else index_of(name)
+    def refilter(name, which_split):
+        """The environments and kinds of the chosen artifact and split (a held-out environment has only test
+        tasks), the choice reset: a value of another split would list nothing."""
+        index = index_for(name, which_split)
+        return (
+            gr.update(choices=index.values("environment"), value=""),
+            gr.update(choices=index.values("kind"), value=""),
+        )
 
     def refresh(name, env, which_kind, which_split, number, current):
         index = index_for(name, which_split)
@@ -305,7 +346,9 @@ def _tasks_tab(catalog: Catalog) -> None:
 
     inputs = [art, environment, kind, split, page, pick]
     outputs = [listing, page, pages, pick]
-    for trigger in (art, environment, kind, split):
+    for trigger in (art, split):
+        trigger.change(refilter, [art, split], [environment, kind]).then(refresh, inputs, outputs)
+    for trigger in (environment, kind):
         trigger.change(refresh, inputs, outputs)
     page.submit(refresh, inputs, outputs)
     pick.change(open_task, [art, split, pick], [head, calls, diff, text])
@@ -328,6 +371,7 @@ def _trajectories_tab(catalog: Catalog) -> None:
         name, _, config = source.partition(":")
         return Index(catalog.artifacts[name], config or None)
 
+    tasks = TaskLookup(catalog)
     first = index_of(sources[0])
     with gr.Row():
         source = gr.Dropdown(
@@ -344,9 +388,35 @@ def _trajectories_tab(catalog: Catalog) -> None:
     page, pages, listing = _list_block(gr, "Episodes", "traj")
     pick = gr.Dropdown(label="episode", choices=[], elem_id="traj-pick", allow_custom_value=True)
     head = gr.Markdown(elem_id="traj-head")
+    checks = gr.Dataframe(
+        label="checks (what each holds when: the judge's own definitions)",
+        interactive=False,
+        wrap=True,
+        column_widths=["10%", "16%", "74%"],
+        max_height=720,
+        elem_id="traj-checks",
+    )
+    chat = gr.Chatbot(label="the conversation", height=560, elem_id="traj-chat")
+    gr.Markdown("#### What the task expected")
+    expected = gr.Markdown(elem_id="traj-expected")
     with gr.Row():
-        chat = gr.Chatbot(label="the conversation", height=560, elem_id="traj-chat", scale=3)
-        checks = gr.Dataframe(label="checks", interactive=False, elem_id="traj-checks", scale=1)
+        gold = gr.Dataframe(
+            label="the task's gold calls",
+            interactive=False,
+            wrap=True,
+            column_widths=["8%", "22%", "35%", "35%"],
+            elem_id="traj-gold",
+            scale=1,
+        )
+        made = gr.Dataframe(
+            label="the episode's calls",
+            interactive=False,
+            wrap=True,
+            column_widths=["8%", "22%", "35%", "35%"],
+            elem_id="traj-calls",
+            scale=1,
+        )
+    gold_diff = gr.Markdown(elem_id="traj-gold-diff")
     with gr.Accordion("As `envscale show trajectory` prints it", open=False):
         text = gr.Code(language=None, elem_id="traj-text")
 
@@ -366,19 +436,47 @@ def _trajectories_tab(catalog: Catalog) -> None:
         )
 
     def open_episode(which, episode):
+        empty = ("", [], gr.update(value=None), "", "", gr.update(value=None), gr.update(value=None), "")
         if not episode:
-            return "", [], gr.update(value=None), ""
+            return empty
         index = index_of(which)
         position = index.position("trajectory_id", episode)
         if position is None:
-            return f"No episode `{episode}` in {which}.", [], gr.update(value=None), ""
+            return (f"No episode `{episode}` in {which}.", *empty[1:])
         row = index.row(position)
         values, headers = checks_table(row)
+        made_values, made_headers = episode_calls(row)
+        task = tasks.get(row.get("task_id")) if tasks else None
+        if task is None:
+            why = (
+                "no tasks artifact in this catalog" if not tasks else f"task `{row.get('task_id')}` not found"
+            )
+            note, gold_update, diff_text = (
+                f"({why}: only the episode's calls are shown)",
+                gr.update(value=None),
+                "",
+            )
+        else:
+            gold_values, gold_headers = expected_calls(task)
+            note = (
+                f"Task `{task.get('task_id')}`: its gold calls (left) beside the calls this episode made "
+                f"(right); the user's first message: {task.get('first_message') or ''}"
+            )
+            gold_update = gr.update(value=gold_values, headers=gold_headers)
+            changed = task.get("gold_diff")
+            changed = json.loads(changed) if isinstance(changed, str) else changed
+            diff_text = "**The task's gold state diff** (what the right calls change)\n\n" + diff_markdown(
+                changed or {}
+            )
         return (
             trajectory_head(row),
             chat_messages(row),
             gr.update(value=values, headers=headers),
             trajectory_text(row),
+            note,
+            gold_update,
+            gr.update(value=made_values, headers=made_headers),
+            diff_text,
         )
 
     inputs = [source, environment, kind, check, verdict, page, pick]
@@ -387,7 +485,7 @@ def _trajectories_tab(catalog: Catalog) -> None:
     for trigger in (source, environment, kind, check, verdict):
         trigger.change(refresh, inputs, outputs)
     page.submit(refresh, inputs, outputs)
-    pick.change(open_episode, [source, pick], [head, chat, checks, text])
+    pick.change(open_episode, [source, pick], [head, chat, checks, text, expected, gold, made, gold_diff])
     listing.select(_picker("trajectory_id"), [listing], [pick])
     _on_load(refresh, inputs, outputs)
 
@@ -399,13 +497,37 @@ def _eval_tab(catalog: Catalog) -> None:
     names = sorted(catalog.of_kind("eval"))
     art = gr.Dropdown(names, value=names[0], label="eval artifact", elem_id="eval-pick")
     table = gr.Dataframe(label="side by side (all items)", interactive=False, elem_id="eval-table")
-    plots = gr.Gallery(label="plots", columns=2, height=420, elem_id="eval-plots")
+    plots = gr.Gallery(
+        label="plots", columns=2, height=560, object_fit="contain", elem_id="eval-plots", preview=False
+    )
+    gr.Markdown("#### Episodes: which succeeded, which checks failed")
+    agent = gr.Dropdown([""], value="", label="agent", elem_id="eval-agent")
+    results = gr.Dataframe(
+        label="results (one line per episode)",
+        interactive=False,
+        wrap=True,
+        max_height=420,
+        elem_id="eval-results",
+    )
     report = gr.Markdown(elem_id="eval-report")
 
     def open_eval(name):
         artifact = catalog.artifacts[name]
         values, headers = eval_table(artifact)
-        return gr.update(value=values, headers=headers), eval_plots(artifact), eval_report(artifact)
+        lines, columns = eval_results(artifact)
+        return (
+            gr.update(value=values, headers=headers),
+            eval_plots(artifact),
+            gr.update(choices=eval_agents(artifact), value=""),
+            gr.update(value=lines, headers=columns),
+            eval_report(artifact),
+        )
 
-    art.change(open_eval, [art], [table, plots, report])
-    _on_load(open_eval, [art], [table, plots, report])
+    def filter_results(name, which):
+        lines, columns = eval_results(catalog.artifacts[name], which or "")
+        return gr.update(value=lines, headers=columns)
+
+    outputs = [table, plots, agent, results, report]
+    art.change(open_eval, [art], outputs)
+    agent.change(filter_results, [art, agent], [results])
+    _on_load(open_eval, [art], outputs)

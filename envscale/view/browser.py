@@ -104,6 +104,14 @@ class Viewer:
         self.page.keyboard.press("Delete")
         editor.fill(text)
 
+    def wait_called(self) -> str:
+        """Wait until the live call's state diff replaces its placeholder; returns the diff's text."""
+        self.page.wait_for_function(
+            "() => { const e = document.querySelector('#call-diff');"
+            " return e && e.innerText.includes('State diff') && !e.innerText.includes('(call a tool'); }"
+        )
+        return self.text("call-diff")
+
     def click(self, elem_id: str) -> None:
         self.page.locator(f"#{elem_id}").click()
 
@@ -117,15 +125,17 @@ class Viewer:
 def screenshots(refs: list[str], out: str | Path) -> list[Path]:
     """One PNG per view of the viewer over `refs` (the README's pictures)."""
     from .app import build_app
+    from .data import discover
 
     out = Path(out)
     written = []
     app = build_app(refs)
+    catalog = discover(refs)
     with running(app) as url, Viewer.open(url) as view:
         view.wait_text("env-summary", "tables")
         written.append(view.screenshot(out / "environments.png"))
         view.click("call-button")
-        view.page.locator("#call-diff").get_by_text(" ", exact=False).first.wait_for()
+        view.wait_called()
         view.page.locator("#call-button").scroll_into_view_if_needed()
         written.append(view.screenshot(out / "live-call.png", full_page=False))
         view.tab("Tasks")
@@ -134,9 +144,19 @@ def screenshots(refs: list[str], out: str | Path) -> list[Path]:
         view.tab("Trajectories")
         view.wait_text("traj-head", "Final answer")
         written.append(view.screenshot(out / "trajectories.png"))
-        with contextlib.suppress(Exception):  # an output folder without an eval has no Eval tab
+        rejected = [
+            name
+            for name, art in sorted(catalog.of_kind("filtered").items())
+            if art.manifest.get("counts", {}).get("rejected")
+        ]
+        if rejected:  # an episode the filter rejected: its failed checks and what the task expected
+            view.choose("traj-source", f"{rejected[0]}:rejected")
+            view.wait_text("traj-head", "rejected")
+            written.append(view.screenshot(out / "trajectories-rejected.png"))
+        if catalog.of_kind("eval"):  # an output folder without an eval has no Eval tab
             view.tab("Eval")
-            view.wait_text("eval-report", "|")
+            view.wait_text("eval-report", "envscale eval")
+            view.page.locator("#eval-plots img").first.wait_for()
             written.append(view.screenshot(out / "eval.png"))
     return written
 
