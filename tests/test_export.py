@@ -26,6 +26,7 @@ from envscale.export import make_parser
 from envscale.export.build import export
 from envscale.export.episodes import Catalogue
 from envscale.export.harbor import task_folder_name
+from envscale.export.verifiers import env_id, module_name
 from envscale.rl.reward import gold_answer, outcome_reward
 from envscale.tasks.build import TasksConfig, generate_tasks
 
@@ -43,7 +44,7 @@ def exported(tasks, tmp_path, fmt: str, name: str | None = None, **kwargs) -> tu
     summary = export(tasks, fmt, out, split=SPLIT, show_progress=False, **kwargs)
     assert summary["tasks"] > 0
     assert summary["rejected"] == summary["rejected_by_gate"].get("needs_user", 0)  # nothing else is refused
-    return out, summary, Catalogue(out if fmt != "verifiers" else out / "envscale_tasks")
+    return out, summary, Catalogue(out if fmt != "verifiers" else out / module_name(out))
 
 
 def picks(catalogue: Catalogue) -> list[str]:
@@ -159,10 +160,11 @@ def test_verifiers_load_environment_pays_the_gold_calls_1_and_doing_nothing_0(ta
 
     assert hasattr(vf, "ToolEnv"), f"verifiers {vf.__version__}: the export targets verifiers>=0.2.1,<0.3"
     out, summary, catalogue = exported(tasks, tmp_path, "verifiers")
-    assert {"pyproject.toml", "envscale_tasks/__init__.py"} <= set(summary["files"])
+    assert env_id(out) == "envscale-verifiers"  # named after its folder: two exports install side by side
+    assert {"pyproject.toml", "envscale_verifiers/__init__.py"} <= set(summary["files"])
     monkeypatch.syspath_prepend(str(out))
-    # verifiers' own loader: imports the module `envscale_tasks` and calls its `load_environment()`
-    env = vf.load_environment("envscale-tasks")
+    # verifiers' own loader: imports the module `envscale_verifiers` and calls its `load_environment()`
+    env = vf.load_environment("envscale-verifiers")
     assert isinstance(env, vf.ToolEnv) and len(env.dataset) == summary["tasks"]
     rows = {json.loads(r["info"])["task_id"]: r for r in env.dataset}
 

@@ -5,15 +5,18 @@ the layout of an Environments Hub package: `pyproject.toml` and a module named a
 
 ```
 OUTPUT/
-  pyproject.toml            name envscale-tasks; depends on verifiers and envscale
+  pyproject.toml            name envscale-<folder>; depends on verifiers and envscale
   README.md
-  envscale_tasks/__init__.py   load_environment(split=None, environments=None, max_tasks=None, max_turns=20, **kwargs)
-  envscale_tasks/data/      the environments and tasks (`envscale.export.episodes`)
+  envscale_<folder>/__init__.py   load_environment(split=None, environments=None, max_tasks=None, max_turns=20, **kwargs)
+  envscale_<folder>/data/   the environments and tasks (`envscale.export.episodes`)
 ```
+
+The environment id is `envscale-` + the output folder's name (`env_id(out)`; a name that starts with `envscale`
+is kept), so two exports (a train and a test one) install side by side:
 
 ```python
 >>> import verifiers as vf                     # with OUTPUT installed (`pip install -e OUTPUT`) or on sys.path
->>> env = vf.load_environment("envscale-tasks", max_tasks=20)
+>>> env = vf.load_environment("envscale-retail-test", max_tasks=20)   # exported to .../retail-test
 ```
 
 Each dataset row is one task: `prompt` (the system prompt with the environment's policy and the user's first
@@ -31,9 +34,19 @@ from typing import Any
 
 from .episodes import DATA, Catalogue
 
-#: The environment id (`vf.load_environment(ENV_ID)`) and the module it imports.
-ENV_ID = "envscale-tasks"
-MODULE = "envscale_tasks"
+
+def env_id(out: str | Path) -> str:
+    """The environment id of an export to `out`: `envscale-` + the folder's name (`vf.load_environment(id)`)."""
+    import re
+
+    name = re.sub(r"[^a-z0-9]+", "-", Path(out).resolve().name.lower()).strip("-") or "tasks"
+    return name if name.startswith("envscale") else f"envscale-{name}"
+
+
+def module_name(out: str | Path) -> str:
+    """The Python module of the export (the id with `_` for `-`, as verifiers imports it)."""
+    return env_id(out).replace("-", "_")
+
 
 #: What the exported package requires (verifiers' classic environment API).
 REQUIREMENT = "verifiers>=0.2.1,<0.3"
@@ -41,7 +54,7 @@ REQUIREMENT = "verifiers>=0.2.1,<0.3"
 
 def data_dir(out: Path) -> Path:
     """Where the export's `data/` goes: inside the package, so an installed package carries it."""
-    return Path(out) / MODULE / DATA
+    return Path(out) / module_name(out) / DATA
 
 
 _INIT = '''"""envscale tasks as a verifiers environment (written by `envscale export --format verifiers`).
@@ -110,16 +123,17 @@ def write(
 ) -> list[Path]:
     """Write the package around the data `envscale.export.build` wrote (see the module docstring)."""
     out = Path(out)
-    package = out / MODULE
+    ident, module = env_id(out), module_name(out)
+    package = out / module
     package.mkdir(parents=True, exist_ok=True)
     splits = sorted({e["split"] for e in entries})
     files = {
-        package / "__init__.py": _INIT.format(env_id=ENV_ID),
+        package / "__init__.py": _INIT.format(env_id=ident),
         out / "pyproject.toml": _PYPROJECT.format(
-            env_id=ENV_ID, module=MODULE, requirement=REQUIREMENT, envscale_version=envscale_version
+            env_id=ident, module=module, requirement=REQUIREMENT, envscale_version=envscale_version
         ),
         out / "README.md": _README.format(
-            env_id=ENV_ID, tasks=len(entries), environments=len(specs), split=", ".join(splits)
+            env_id=ident, tasks=len(entries), environments=len(specs), split=", ".join(splits)
         ),
     }
     for path, text in files.items():
