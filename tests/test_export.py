@@ -371,6 +371,62 @@ def test_an_exported_environment_drives_trl_s_environment_factory(tasks, tmp_pat
         assert outcome_reward([completion, "Done."], [doer, idler]) == [1.0, 0.0], task_id
 
 
+def test_trl_s_grpo_trainer_trains_on_an_exported_environment(tasks, tmp_path, monkeypatch):
+    """Real GRPO steps of TRL's own `GRPOTrainer` on an export's `Catalogue.trl()`: a tiny policy that replays a
+    write task's gold calls is paid 1.0 by the exported environment's reward, every step."""
+    from datasets import Dataset
+    from tinymodel import build_tiny_chat_model, tool_call_reply
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from envscale.rl.run import prepare_tokenizer
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    out, _, catalogue = exported(tasks, tmp_path, "openenv")
+    rows, factory = catalogue.trl()
+    row = next(  # a write task scored on its state whose gold calls the tiny policy writes in one reply
+        r
+        for r in rows
+        if catalogue.entry(r["task_id"])["task"]["kind"] == "write"
+        and not catalogue.entry(r["task_id"])["task"]["answer_facts"]
+        and len(catalogue.entry(r["task_id"])["task"]["gold_calls"]) <= 3
+    )
+    task = catalogue.entry(row["task_id"])["task"]
+    model_dir = build_tiny_chat_model(
+        tmp_path / "gold", reply=tool_call_reply(task["gold_calls"]), max_positions=8192
+    )
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    prepare_tokenizer(tokenizer)
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "grpo"),
+        max_steps=2,
+        num_generations=2,
+        per_device_train_batch_size=2,
+        max_completion_length=64,
+        max_tool_calling_iterations=1,
+        temperature=0.05,
+        use_cpu=True,
+        activation_checkpointing=False,
+        report_to="none",
+        logging_steps=1,
+        save_strategy="no",
+        disable_tqdm=True,
+        seed=0,
+    )
+    trainer = GRPOTrainer(
+        model=AutoModelForCausalLM.from_pretrained(model_dir),
+        processing_class=tokenizer,
+        args=args,
+        train_dataset=Dataset.from_list([row]),
+        environment_factory={row["environment"]: factory[row["environment"]]},
+        reward_funcs=[outcome_reward],
+    )
+    trainer.train()
+    logs = [h for h in trainer.state.log_history if "reward" in h]
+    assert [h["reward"] for h in logs] == [1.0, 1.0]
+    assert all(h["tools/call_frequency"] > 0 for h in logs)
+
+
 # ----------------------------------------------------------------------------- the command
 
 
