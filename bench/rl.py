@@ -96,9 +96,8 @@ def environments_alone(spec: EnvscaleSpec) -> dict[str, Any]:
 def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
     """Real GRPO steps with a tiny policy that writes a write task's gold calls; tool and reward time timed."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from tinymodel import build_tiny_chat_model, tool_call_reply
+    from tinymodel import build_tiny_chat_model, tiny_grpo_args, tool_call_reply
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import GRPOConfig
 
     from envscale.rl.run import prepare_tokenizer
     from envscale.rl.trainer import EnvscaleGRPOTrainer
@@ -144,21 +143,7 @@ def inside_trainer(tasks: Any, steps: int) -> dict[str, Any]:
         trainer = EnvscaleGRPOTrainer(
             model=AutoModelForCausalLM.from_pretrained(model_dir),
             processing_class=tokenizer,
-            args=GRPOConfig(
-                output_dir=str(Path(tmp) / "out"),
-                max_steps=steps,
-                num_generations=4,
-                per_device_train_batch_size=4,
-                max_completion_length=1024,
-                max_tool_calling_iterations=1,
-                temperature=0.05,
-                use_cpu=True,
-                activation_checkpointing=False,
-                report_to="none",
-                save_strategy="no",
-                disable_tqdm=True,
-                logging_steps=1,
-            ),
+            args=tiny_grpo_args(Path(tmp) / "out", steps=steps, generations=4, completion=1024, seed=42),
             train_dataset=spec.train_dataset,
             environment_factory=spec.environment_factory,
             reward_funcs=[reward],

@@ -147,12 +147,17 @@ def _local(location: str) -> str:
 # ----------------------------------------------------------------------------- inputs by content
 
 
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's content (hex), read in blocks."""
+    with Path(path).open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
 def file_input(path: str | os.PathLike) -> dict:
     """How a stage records a file it read: absolute path, size, mtime, ctime and sha256 of the content."""
     path = Path(path).absolute()
     stat = path.stat()
-    with path.open("rb") as fh:
-        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    digest = file_sha256(path)
     return {
         "type": "file",
         "path": str(path),
@@ -185,9 +190,8 @@ def file_changed(entry: dict) -> str | None:
         return None
     if stat.st_size != entry.get("size"):
         return f"{path} changed ({entry.get('size')} -> {stat.st_size} bytes)"
-    with path.open("rb") as fh:
-        if hashlib.file_digest(fh, "sha256").hexdigest() != entry.get("sha256"):
-            return f"{path} changed (different content)"
+    if file_sha256(path) != entry.get("sha256"):
+        return f"{path} changed (different content)"
     return None
 
 

@@ -72,7 +72,7 @@ def gold_of(catalogue: Catalogue, task_id: str) -> tuple[list[dict], str]:
 def test_a_task_that_needs_a_user_is_left_out_with_the_reason(tasks, tmp_path):
     """No format carries a user simulator: a task whose user makes later requests or gives a fact only when asked
     could not be won, so it is listed in rejected.jsonl (code needs_user), never exported."""
-    from envscale.export.build import needs_user
+    from envscale.rl.gates import needs_user
 
     assert needs_user({"requests": [{"text": "a"}, {"text": "b"}]}).startswith("2 requests")
     assert "only when asked" in needs_user({"instructions": {"hidden_facts": {"due date": "2026-01-11"}}})
@@ -83,7 +83,10 @@ def test_a_task_that_needs_a_user_is_left_out_with_the_reason(tasks, tmp_path):
     )
     out, summary, catalogue = exported(tasks, tmp_path, "openenv")
     refused = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
-    assert {r["code"] for r in refused} <= {"needs_user"}
+    wanting = {t["task_id"] for t in tasks.load("tasks", SPLIT) if needs_user(t)}
+    assert wanting, "the fixture has tasks with several requests or held-back facts"
+    assert {r["task_id"] for r in refused if r["code"] == "needs_user"} == wanting
+    assert {r["code"] for r in refused} == {"needs_user"}
     assert all(r["detail"] and r["task_id"] not in catalogue.entries for r in refused)
     for task_id in catalogue.task_ids():
         assert needs_user(catalogue.entry(task_id)["task"]) is None
@@ -375,9 +378,9 @@ def test_trl_s_grpo_trainer_trains_on_an_exported_environment(tasks, tmp_path, m
     """Real GRPO steps of TRL's own `GRPOTrainer` on an export's `Catalogue.trl()`: a tiny policy that replays a
     write task's gold calls is paid 1.0 by the exported environment's reward, every step."""
     from datasets import Dataset
-    from tinymodel import build_tiny_chat_model, tool_call_reply
+    from tinymodel import build_tiny_chat_model, tiny_grpo_args, tool_call_reply
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from envscale.rl.run import prepare_tokenizer
 
@@ -397,22 +400,7 @@ def test_trl_s_grpo_trainer_trains_on_an_exported_environment(tasks, tmp_path, m
     )
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     prepare_tokenizer(tokenizer)
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "grpo"),
-        max_steps=2,
-        num_generations=2,
-        per_device_train_batch_size=2,
-        max_completion_length=64,
-        max_tool_calling_iterations=1,
-        temperature=0.05,
-        use_cpu=True,
-        activation_checkpointing=False,
-        report_to="none",
-        logging_steps=1,
-        save_strategy="no",
-        disable_tqdm=True,
-        seed=0,
-    )
+    args = tiny_grpo_args(tmp_path / "grpo")
     trainer = GRPOTrainer(
         model=AutoModelForCausalLM.from_pretrained(model_dir),
         processing_class=tokenizer,

@@ -328,6 +328,24 @@ def test_gate_environment_error_lists_every_task_of_an_environment_that_cannot_b
     assert all(spec.task(r["task_id"])["environment"] != broken for r in spec.train_dataset)
 
 
+def test_gate_needs_user_refuses_only_without_a_user_simulator(tasks):
+    """With no user behind `send_message_to_user`, a task whose user speaks again (later requests, a fact given
+    only when asked) could never pay: it is refused, and the prompt does not tell the agent to ask; with the
+    scripted user the same tasks are admitted and the prompt says to ask."""
+    from envscale.rl.gates import needs_user
+
+    wanting = {t["task_id"] for t in tasks.load("tasks", "train") if needs_user(t)}
+    assert wanting
+    alone = EnvscaleSpec(tasks, split="train", user=None, show_progress=False)
+    assert {r["task_id"] for r in alone.rejected if r["code"] == "needs_user"} == wanting
+    assert alone.counts["rejected_by_gate"]["needs_user"] == len(wanting)
+    assert all("ask the user" not in r["prompt"][0]["content"] for r in alone.train_dataset)
+    talked = EnvscaleSpec(tasks, split="train", user={"kind": "scripted"}, show_progress=False)
+    assert not [r for r in talked.rejected if r["code"] == "needs_user"]
+    assert wanting <= {r["task_id"] for r in talked.train_dataset}
+    assert all("ask the user" in r["prompt"][0]["content"] for r in talked.train_dataset)
+
+
 def test_gate_prompt_too_long_refuses_the_tasks_whose_rendered_prompt_is_over_the_limit(tasks):
     from tinymodel import build_tiny_tokenizer
 
@@ -409,30 +427,15 @@ def test_curricula_order_weight_and_band_tasks_by_pass_rate(tasks, filtered):
 
 
 def _grpo(spec: EnvscaleSpec, model_dir, tmp_path, *, mask_spoiled: bool = True, steps: int = 2):
+    from tinymodel import tiny_grpo_args
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import GRPOConfig
 
     from envscale.rl.run import prepare_tokenizer
     from envscale.rl.trainer import EnvscaleGRPOTrainer
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     assert prepare_tokenizer(tokenizer) == "chatml"
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        max_steps=steps,
-        num_generations=2,
-        per_device_train_batch_size=2,
-        max_completion_length=64,
-        max_tool_calling_iterations=1,
-        temperature=0.05,  # the tiny models' replies are a chain: sample (almost) greedily along it
-        use_cpu=True,
-        activation_checkpointing=False,
-        report_to="none",
-        logging_steps=1,
-        save_strategy="no",
-        disable_tqdm=True,
-        seed=0,
-    )
+    args = tiny_grpo_args(tmp_path / "out", steps=steps)
     trainer = EnvscaleGRPOTrainer(
         model=AutoModelForCausalLM.from_pretrained(model_dir),
         processing_class=tokenizer,

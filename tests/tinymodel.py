@@ -117,3 +117,29 @@ def tool_call_reply(calls: list[dict], closing: str = "Done: the change you aske
         for c in calls
     ]
     return [*blocks, closing]
+
+
+def tiny_grpo_args(
+    output_dir: str | Path, *, steps: int = 2, generations: int = 2, completion: int = 64, **kwargs
+):
+    """TRL's `GRPOConfig` for a tiny policy on the CPU: one tool round, (almost) greedy sampling along the reply
+    chain, no checkpoints, no trackers; `kwargs` override."""
+    from trl import GRPOConfig
+
+    settings = {
+        "output_dir": str(output_dir),
+        "max_steps": steps,
+        "num_generations": generations,
+        "per_device_train_batch_size": generations,
+        "max_completion_length": completion,
+        "max_tool_calling_iterations": 1,
+        "temperature": 0.05,  # the tiny models' replies are a chain: sample (almost) greedily along it
+        "use_cpu": True,
+        "activation_checkpointing": False,
+        "report_to": "none",
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "disable_tqdm": True,
+        "seed": 0,
+    }
+    return GRPOConfig(**{**settings, **kwargs})

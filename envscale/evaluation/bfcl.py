@@ -155,12 +155,12 @@ def data_versions(categories: list[str], requirement: str = BFCL_REQUIREMENT) ->
     BFCL data version, `BFCL_v4_...`, and the sha256 of their content)."""
     import hashlib
 
+    from ..artifacts import file_sha256
     from ..sources.pypi import wheel_metadata
 
     wheel = wheel_path(requirement)
     name, version, licence = wheel_metadata(wheel)
-    with wheel.open("rb") as fh:
-        wheel_sha = hashlib.file_digest(fh, "sha256").hexdigest()
+    wheel_sha = file_sha256(wheel)
     files = {}
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..artifacts import file_sha256
 
 #: Bumped when the bundle's layout changes (a reader can tell which keys to expect).
 BUNDLE_VERSION = 1
@@ -85,8 +86,7 @@ def library_versions() -> dict[str, str | None]:
 
 def _sha256(path: Path) -> str | None:
     try:
-        with path.open("rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+        return file_sha256(path)
     except OSError:
         return None
 

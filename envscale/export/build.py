@@ -2,7 +2,8 @@
 
 The tasks are admitted exactly as `envscale rl` admits them (`envscale.rl.spec.EnvscaleSpec`: the gates of
 `envscale.rl.gates`, a task's own tools offered, no simulated user: every format here drives the agent's side
-only). An environment that cannot be built refuses its tasks, which are listed in `rejected.jsonl` with the
+only, so the gate `needs_user` refuses the tasks whose user would speak again, and the system prompt does not tell
+the agent to ask). An environment that cannot be built refuses its tasks, which are listed in `rejected.jsonl` with the
 reason (one warning line per environment), and the export goes on with the others.
 
 Every export folder holds, besides the format's own files:
@@ -79,7 +80,6 @@ def export(
         raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if max_tasks is not None and (not isinstance(max_tasks, int) or max_tasks < 1):
         raise ValueError(f"--max-tasks must be a positive integer, got {max_tasks!r}")
-    from ..rl.environment import first_messages
     from ..rl.spec import EnvscaleSpec  # imports the rollout backends: only when exporting
 
     tasks_art = open_tasks(ref)
@@ -123,21 +123,9 @@ def export(
         raise ValueError(f"export: {exc}") from None
     specs: dict[str, dict] = {}
     entries = []
-    rejected = list(spec.rejected)
     for row in rows:
         cls = spec.environment_factory[row["environment"]]
         task = spec.task(row["task_id"])
-        why = needs_user(task)
-        if why:  # no format here carries a user simulator: the task could not be won
-            rejected.append(
-                {
-                    "task_id": row["task_id"],
-                    "environment": task["environment"],
-                    "code": "needs_user",
-                    "detail": why,
-                }
-            )
-            continue
         specs.setdefault(cls.environment_name, cls.spec)
         entries.append(
             {
@@ -145,14 +133,9 @@ def export(
                 "environment": cls.environment_name,
                 "split": split,
                 "tools": list(cls.offered_tools),
-                "prompt": first_messages(cls.spec, task, user=False),
+                "prompt": row["prompt"],  # EnvscaleSpec(user=None): no "ask the user" in it
                 "task": task,
             }
-        )
-    if not entries:
-        raise ValueError(
-            f"export: no task of {tasks_art.pinned} split {split!r} can be played without a user "
-            f"({len(rejected)} rejected: {_by_code(rejected)})"
         )
     out = Path(output)
     if out.exists() and not out.is_dir():
@@ -163,7 +146,7 @@ def export(
     write_data(module.data_dir(out), specs, bar)
     files = module.write(out, entries, specs, envscale_version=__version__, show_progress=show_progress)
     with (out / REJECTED_FILE).open("w", encoding="utf-8") as f:
-        for r in rejected:
+        for r in spec.rejected:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     summary = {
         "format": fmt,
@@ -173,8 +156,8 @@ def export(
         "envscale_version": __version__,
         "tasks": len(entries),
         "environments": len(specs),
-        "rejected": len(rejected),
-        "rejected_by_gate": _by_code(rejected),
+        "rejected": len(spec.rejected),
+        "rejected_by_gate": spec.counts.get("rejected_by_gate", {}),
         "rejected_environments": sorted(broken),
         "files": [str(Path(f).relative_to(out)) for f in files],
     }
@@ -184,33 +167,6 @@ def export(
     return summary
 
 
-def needs_user(task: dict) -> str | None:
-    """Why `task` cannot be won without a user simulator, or None. The formats here drive the agent's side only:
-    the agent sees the user's first message and nothing more, so a task whose user makes later requests, or gives a
-    fact only when asked, is left out (`rejected.jsonl`, code `needs_user`) rather than exported unwinnable."""
-    requests = task.get("requests") or []
-    if isinstance(requests, str):
-        requests = json.loads(requests or "[]")
-    if len(requests) > 1:
-        return f"{len(requests)} requests: the user makes the later ones after the first is done"
-    instructions = task.get("instructions") or {}
-    if isinstance(instructions, str):
-        instructions = json.loads(instructions or "{}")
-    hidden = (instructions or {}).get("hidden_facts") or {}
-    if hidden:
-        return f"the user gives {', '.join(map(str, hidden))} only when asked"
-    if task.get("kind") == "missing_info":
-        return "kind missing_info: the agent must ask the user for a value"
-    return None
-
-
-def _by_code(rejected: list[dict]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for r in rejected:
-        counts[r["code"]] = counts.get(r["code"], 0) + 1
-    return counts
-
-
 def format_module(fmt: str):
     """The module that writes `fmt`: its `data_dir(out)` (where `data/` goes) and `write(out, entries, specs, ...)`."""
     if fmt not in FORMATS:
@@ -218,4 +174,4 @@ def format_module(fmt: str):
     return importlib.import_module(f"{__package__}.{fmt}")
 
 
-__all__ = ["FORMATS", "export", "format_module", "needs_user", "open_tasks"]
+__all__ = ["FORMATS", "export", "format_module", "open_tasks"]

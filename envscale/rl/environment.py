@@ -156,7 +156,7 @@ def environment_class(
             self.env = Environment(spec, max_rows=max_rows)
         self.task = tasks[task_id]
         snapshots.restore(self.env, self.task.get("seed"), self.task.get("session_key"))
-        self.transcript = first_messages(spec, self.task)
+        self.transcript = first_messages(spec, self.task, user=user is not None)
         self.calls, self.spoiled, self.user_ended = [], None, False
         self._speaker = None
         if user is not None:

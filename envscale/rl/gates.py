@@ -39,6 +39,7 @@ GATES = (
     "gold_fails",
     "reveals_gold",
     "agent_can_end",
+    "needs_user",  # only without a user simulator (`EnvscaleSpec(user=None)`, `envscale export`)
     "prompt_too_long",  # checked by EnvscaleSpec.limit_prompt_length, with the policy's tokenizer
 )
 
@@ -88,6 +89,21 @@ def offered_tools(task: dict, spec: dict) -> tuple[list[str], dict[str, str]]:
         else:
             kept.append(name)
     return kept, dropped
+
+
+def needs_user(task: dict) -> str | None:
+    """Why `task` cannot be won without a user simulator, or None. Without one the agent sees the user's first
+    message and nothing more, so a task whose user makes later requests, or gives a fact only when asked, could
+    never pay its reward."""
+    requests = _json(task.get("requests")) or []
+    if len(requests) > 1:
+        return f"{len(requests)} requests: the user makes the later ones after the first is done"
+    hidden = (_json(task.get("instructions")) or {}).get("hidden_facts") or {}
+    if hidden:
+        return f"the user gives {', '.join(map(str, hidden))} only when asked"
+    if task.get("kind") == "missing_info":
+        return "kind missing_info: the agent must ask the user for a value"
+    return None
 
 
 def admission(task: dict, env: Environment) -> tuple[str, str] | None:

@@ -46,7 +46,7 @@ from ..env import Environment
 from ..rollout.backends import BackendConfig
 from ..rollout.factory import make_backend
 from .environment import environment_class, first_messages
-from .gates import GATES, admission, offered_tools
+from .gates import GATES, admission, needs_user, offered_tools
 from .reward import REWARDS
 
 logger = logging.getLogger(__name__)
@@ -216,6 +216,8 @@ class EnvscaleSpec:
                             problem = admission(t, env)
                         except Exception as exc:  # noqa: BLE001 - a task that cannot be checked is refused
                             problem = ("gold_fails", f"cannot be checked: {type(exc).__name__}: {exc}")
+                        if not problem and self.user_backend is None and (why := needs_user(t)):
+                            problem = ("needs_user", why)
                         if problem:
                             self._reject(t, *problem)
                             continue
@@ -241,7 +243,7 @@ class EnvscaleSpec:
             )
         rows = [
             {
-                "prompt": first_messages(specs[t["environment"]], t),
+                "prompt": first_messages(specs[t["environment"]], t, user=self.user_backend is not None),
                 "environment": key,
                 "task_id": t["task_id"],
                 "pass_rate": rates.get(t["task_id"]),
@@ -351,7 +353,8 @@ class EnvscaleSpec:
             self.counts["admitted"] -= len(long)
             self.counts["rejected"] += len(long)
             self.counts["rows"] = len(self._rows)
-            self.counts["rejected_by_gate"]["prompt_too_long"] = len(long)
+            by_gate = self.counts["rejected_by_gate"]
+            by_gate["prompt_too_long"] = by_gate.get("prompt_too_long", 0) + len(long)
             self.counts["environments"] = len(
                 {self._classes[k].tasks_by_id[t]["environment"] for t, k in self._class_of.items()}
             )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import gradio as gr
@@ -118,14 +117,6 @@ def build_app(refs: str | Sequence[str], *, title: str | None = None) -> Any:
 # ----------------------------------------------------------------------------------------------- helpers
 
 
-def _indexes(catalog: Catalog):
-    @lru_cache(maxsize=16)
-    def index(name: str, config: str | None = None) -> Index:
-        return Index(catalog.artifacts[name], config)
-
-    return index
-
-
 def _list_block(gr: Any, label: str, elem: str):
     with gr.Row():
         page = gr.Number(
@@ -158,7 +149,7 @@ def _page_outputs(gr: Any, index: Index, frame: Any, page: Any, id_column: str, 
 
 
 def _environments_tab(catalog: Catalog) -> None:
-    index_of = _indexes(catalog)
+    index_of = catalog.index
     names = sorted(catalog.of_kind("environments"))
     graph = catalog.first("graph")
     usage = Usage(catalog)
@@ -286,9 +277,8 @@ def _on_load(fn, inputs, outputs) -> None:
 def _tasks_tab(catalog: Catalog) -> None:
     names = sorted(catalog.of_kind("tasks"))
 
-    @lru_cache(maxsize=16)
     def index_for(name: str, which_split: str) -> Index:
-        return Index(catalog.artifacts[name], "tasks", which_split)
+        return catalog.index(name, "tasks", which_split)
 
     first = index_for(names[0], "train")
     with gr.Row():
@@ -366,10 +356,9 @@ def _trajectories_tab(catalog: Catalog) -> None:
         if art.manifest["kind"] == "filtered" and art.manifest["counts"].get("rejected"):
             sources.append(f"{name}:rejected")
 
-    @lru_cache(maxsize=16)
     def index_of(source: str) -> Index:
         name, _, config = source.partition(":")
-        return Index(catalog.artifacts[name], config or None)
+        return catalog.index(name, config or None)
 
     tasks = TaskLookup(catalog)
     first = index_of(sources[0])

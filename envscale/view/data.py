@@ -51,13 +51,27 @@ class Catalog:
 
     artifacts: dict[str, Artifact] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)  # name -> why it could not be opened
+    _indexes: dict[tuple[str, str, str], Index] = field(default_factory=dict, repr=False)
 
     def of_kind(self, *kinds: str) -> dict[str, Artifact]:
         return {n: a for n, a in self.artifacts.items() if a.manifest["kind"] in kinds}
 
     def first(self, kind: str) -> Artifact | None:
+        name = self.first_name(kind)
+        return self.artifacts[name] if name is not None else None
+
+    def first_name(self, kind: str) -> str | None:
         found = self.of_kind(kind)
-        return found[sorted(found)[0]] if found else None
+        return sorted(found)[0] if found else None
+
+    def index(self, name: str, config: str | None = None, split: str = "train") -> Index:
+        """The light index of one config and split of artifact `name`, read once per viewer and shared by every
+        view that lists or counts its rows."""
+        art = self.artifacts[name]
+        key = (name, config or art.kind.main_config, split)
+        if key not in self._indexes:
+            self._indexes[key] = Index(art, key[1], split)
+        return self._indexes[key]
 
     def overview(self) -> list[list[Any]]:
         """One line per artifact: name, kind, version, rows per config, where it is."""
@@ -133,8 +147,9 @@ class Index:
         self.dataset = art.load(self.config, self.split)
         names = self.dataset.column_names
         wanted = [c for c in INDEX_COLUMNS.get(art.manifest["kind"], names[:6]) if c in names]
-        table = self.dataset.with_format("arrow")[:] if len(self.dataset) else None
-        frame = pl.from_arrow(_storage(table.select(wanted))) if table is not None else pl.DataFrame()
+        # only the light columns leave the memory-mapped file (a million episodes' messages stay on disk)
+        table = self.dataset.select_columns(wanted).with_format("arrow")[:] if len(self.dataset) else None
+        frame = pl.from_arrow(_storage(table)) if table is not None else pl.DataFrame()
         if "failed_checks" in frame.columns:  # a list: shown as text, filtered by membership
             frame = frame.with_columns(pl.col("failed_checks").list.join(", ").alias("failed_checks"))
         if "difficulty" in frame.columns:  # a task's difficulty is a JSON object: the list shows its level

@@ -172,15 +172,17 @@ class Usage:
         """`{label: {environment: rows}}`: `tasks train`, `tasks test`, `NAME kept`, `NAME rejected`."""
         if self._counts is None:
             counts: dict[str, dict[str, int]] = {}
-            tasks = self.catalog.first("tasks")
+            tasks = self.catalog.first_name("tasks")
             if tasks is not None:
                 for split in ("train", "test"):
-                    if split in tasks.splits.get("tasks", {}):
-                        counts[f"tasks {split}"] = self._by_environment(Index(tasks, "tasks", split))
+                    if split in self.catalog.artifacts[tasks].splits.get("tasks", {}):
+                        counts[f"tasks {split}"] = self._by_environment(
+                            self.catalog.index(tasks, "tasks", split)
+                        )
             for name, art in sorted(self.catalog.of_kind("filtered").items()):
                 for config, label in (("filtered", "kept"), ("rejected", "rejected")):
                     if config in art.splits:
-                        counts[f"{name} {label}"] = self._by_environment(Index(art, config))
+                        counts[f"{name} {label}"] = self._by_environment(self.catalog.index(name, config))
             self._counts = counts
         return self._counts
 

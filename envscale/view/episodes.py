@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..show.trajectory import render_trajectory
-from .data import Catalog, Index, call_arguments, cell, parse_json
+from .data import Catalog, call_arguments, cell, parse_json
 from .tasks import gold_calls
 
 # ----------------------------------------------------------------------------------------------- trajectories
@@ -160,19 +160,17 @@ class TaskLookup:
     """A task by its id, in any split of the catalog's first tasks artifact (its light indexes)."""
 
     def __init__(self, catalog: Catalog):
-        self.art = catalog.first("tasks")
-        self._indexes: list[Index] | None = None
+        self.catalog = catalog
+        self.name = catalog.first_name("tasks")
 
     def __bool__(self) -> bool:
-        return self.art is not None
+        return self.name is not None
 
     def get(self, task_id: str) -> dict | None:
-        if self.art is None:
+        if self.name is None:
             return None
-        if self._indexes is None:
-            splits = sorted(self.art.splits.get("tasks", {}))
-            self._indexes = [Index(self.art, "tasks", s) for s in splits]
-        for index in self._indexes:
+        for split in sorted(self.catalog.artifacts[self.name].splits.get("tasks", {})):
+            index = self.catalog.index(self.name, "tasks", split)
             position = index.position("task_id", task_id)
             if position is not None:
                 return index.row(position)
