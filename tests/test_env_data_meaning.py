@@ -263,3 +263,38 @@ def test_api_bookkeeping_columns_hold_values_of_their_kind_not_words():
         assert column_meaning("things", column, S).startswith("secret:"), column
         assert " " not in value and any(ch.isdigit() for ch in value), (column, value)
         assert not is_filler("things", column, S, value), (column, value)
+
+
+@pytest.mark.parametrize(
+    ("column", "meaning"),
+    [
+        ("sid", "code:sid"),
+        ("resource_arn", "code:arn"),
+        ("rel", "lex:link_rel"),
+        ("conclusion", "lex:outcome"),
+        ("visibility", "lex:visibility"),
+        ("target_commitish", "lex:branch"),
+        ("operating_system", "lex:os"),
+        ("logo", "url"),
+        ("mail", "email"),
+        ("zone", "lex:zone"),
+        ("error", "text:error"),
+        ("changed", "datetime:-730:0"),
+    ],
+)
+def test_api_fields_met_at_scale_hold_values_of_their_meaning(column, meaning):
+    """Field names the scale run filled with dictionary words (`sid: 'parent'`, `rel: 'billion'`,
+    `conclusion: 'science'`): each now has a meaning, and the values made for it fit it."""
+    assert column_meaning("runs", column, S) == meaning
+    rng = random.Random(3)
+    for _ in range(5):
+        value = column_value("runs", column, S, rng, NOW)
+        assert not is_filler("runs", column, S, value), (column, value)
+    assert is_filler("runs", column, S, "billion")
+
+
+def test_a_paging_cursor_or_http_method_is_read_from_the_description():
+    cursor = {"type": "string", "description": "Cursor value that represents the next page of results"}
+    assert column_meaning("videos", "next", cursor) == "secret:cursor"
+    method = {"type": "string", "description": "Specifies the redirect method (GET or POST) when redirecting"}
+    assert column_meaning("sessions", "redirect_from_issuer_method", method) == "lex:http_method"

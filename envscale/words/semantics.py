@@ -129,6 +129,13 @@ _PAGINATION = frozenset(
     "max page_token next_token continuation_token start_cursor skip take first last before_cursor "
     "after_cursor starting_after ending_before".split()
 )
+_QUERY_CONTROLS = frozenset(
+    "since until before after start end select update_mask read_mask mask ordering view projection params "
+    "filter_mask field_mask max_id min_id since_id until_id".split()
+)
+"""Query-string arguments that bound, page or shape what a call reads or writes (`?since=`, `?before=<cursor>`,
+`?$select=`, `?updateMask=`, `?ordering=`, Mastodon's `?max_id=`/`?since_id=` paging bounds): a row holds none of
+them, and the ids that page are no references to a `maxes` table."""
 _OPTION = re.compile(
     r"^(sort|sort_by|sort_order|sort_dir|sort_direction|order_dir|order_direction|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
     r"expand|embed|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
@@ -990,6 +997,8 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "pagination"  # `start: 94`: where a page begins, never what a person asks by
     if _OPTION.match(low) or _OPTION.match(words):
         return "option"
+    if isinstance(schema, dict) and schema.get("x-in") == "query" and words in _QUERY_CONTROLS:
+        return "option"  # `since`, `before`, `$select`, `updateMask`: how a call reads or writes, never a row's field
     ref = key_entity(name)
     if low in ("id", "uuid", "gid") or (ref and entity and ref.split("_")[-1] == entity.split("_")[-1]):
         return "key"

@@ -369,6 +369,14 @@ company: company organization organisation employer vendor supplier publisher ma
 company: agency sponsor firm merchant
 username: user login handle username usernames
 code:account: account
+url: logo picture icon banner favicon cover_image cover_photo profile_image profile_picture
+lex:link_rel: rel
+lex:visibility: visibility privacy
+lex:emoji: emoji reaction
+lex:file_extension: extension
+lex:zone: zone
+company: org
+named:campaign: campaign
 """
 )
 EXACT_MEANINGS = mapping(
@@ -447,6 +455,18 @@ lex:http_method: method http_method request_method httpmethod
 first_name: pet_name petname
 person: spouse_of spouse_name
 lex:service: streaming_service service_name
+lex:os: operating_system operatingsystem os_name os_type
+lex:branch: target_commitish base_ref head_ref default_branch base_branch head_branch target_branch
+secret:hash: commit commit_sha head_sha base_sha merge_commit_sha sha1 sha256 md5 digest
+code:sid: sid account_sid service_sid
+code:arn: arn resource_arn role_arn
+lex:aspect_ratio: aspect_ratio aspectratio
+lex:type: object_type objecttype resource_type resourcetype entity_type
+lex:outcome: conclusion outcome verdict
+secret:key: pem
+text:error: error error_message errormessage failure_message failure_reason_text error_details
+text: detail status_message status_details
+email: mail primary_email
 """
 )
 
@@ -562,6 +582,9 @@ _DESC_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, meaning in (
         (r"\b(?:file|folder|directory) path\b|\bpath (?:to|of|where)\b|\bfull path\b", "path"),
         (r"\be-?mail address\b", "email"),
+        (r"\bcursor\b|\b(?:next|previous) page of\b|\bcontinuation token\b|\bpage token\b", "secret:cursor"),
+        (r"\bhttp method\b|\bmethod \((?:get|post)", "lex:http_method"),
+        (r"\bmerchant category code\b", "code:mcc"),
         (r"\busername\b|\buser name\b", "username"),
         (r"\bphone number\b|\bmobile number\b", "phone"),
         (r"\burl\b|\buri\b|\bweb address\b|\blink to\b", "url"),
@@ -811,7 +834,7 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         n.endswith("_at")
         or "timestamp" in n
         or "datetime" in n
-        or n in ("created", "updated", "modified", "deleted")
+        or n in ("created", "updated", "modified", "deleted", "changed", "last_changed")
     ):
         return f"datetime:{_date_window(column)}"
     if n.startswith(("created", "updated", "modified", "deleted", "last_modified")) or (

@@ -327,6 +327,19 @@ def _text(c: Col, i: int) -> str:
                 "Not worth the price.",
             )  # fmt: skip
         )
+    if c.arg == "error":  # what went wrong, as a service reports it
+        thing = " ".join(name_words(singular_word(c.table))) or "request"
+        return r.choice(
+            (
+                f"The {thing} could not be processed: a required field is missing.",
+                f"Timed out after {r.choice((30, 60, 120))} seconds waiting for the upstream service.",
+                f"Permission denied: the caller cannot modify this {thing}.",
+                f"Validation failed: the value of '{r.choice(('name', 'date', 'amount', 'email'))}' is not allowed.",
+                f"Quota exceeded: at most {r.choice((10, 50, 100))} requests per minute.",
+                f"The {thing} was not found; it may have been deleted.",
+                f"Conflict: the {thing} was changed by another request.",
+            )
+        )
     if re.search(r"(?:^|_)bio(?:$|_)|biography|about", c.column.lower()):
         hobby = r.sample(LEXICONS["hobby"], 2)
         return f"{r.choice(word_data().jobs)} based in {r.choice(PLACES).city}. Enjoys {hobby[0]} and {hobby[1]}."
@@ -382,6 +395,15 @@ def _code(c: Col, i: int) -> str:
         "mac": lambda: ":".join(f"{r.randrange(256):02X}" for _ in range(6)),
         "wallet": lambda: f"0x{r.getrandbits(160):040x}",
         "number": lambda: pick(digits, r.choice((6, 8, 10))),
+        "mcc": lambda: r.choice(("5411", "5812", "5999", "4111", "7011", "5732", "5651", "4814")),
+        # a Twilio-style string id: two letters of the resource, then 32 hex digits ("US1f3a...")
+        "sid": lambda: (name_words(singular_word(c.table)) or ["x"])[0][:2].upper().ljust(2, "X")
+        + f"{r.getrandbits(128):032x}",
+        "arn": lambda: (
+            f"arn:aws:{r.choice(('s3', 'iam', 'lambda', 'sns', 'sqs', 'ec2', 'rds'))}:"
+            f"{r.choice(('us-east-1', 'us-west-2', 'eu-west-1'))}:{pick(digits, 12)}:"
+            f"{singular_word(c.table).replace('_', '-')}/{_ascii(pick_first_name(r)).lower()}-{r.randint(1, 99)}"
+        ),
     }
     if what in makers:
         return makers[what]()

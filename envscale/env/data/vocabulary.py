@@ -371,6 +371,14 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "chicken breast|rice|pasta|parmesan|mozzarella|lemon juice|honey|baking powder|vanilla extract|"
         "ground beef|carrots|potatoes|spinach|cilantro|lime|soy sauce|ginger|cumin|paprika|heavy cream|"
         "yeast|chickpeas|coconut milk|avocado|bell pepper|mushrooms",
+        "link_rel": "self|next|prev|first|last|related|alternate|edit|collection|item|canonical|parent",
+        "visibility": "public|private|internal|unlisted|restricted|hidden|visible|members only|everyone",
+        "emoji": "+1|-1|laugh|hooray|confused|heart|rocket|eyes|:tada:|:thumbsup:|:wave:|:smile:|:fire:",
+        "file_extension": "pdf|csv|jpg|png|txt|docx|xlsx|json|zip|mp4|mp3|gif|html|xml|yaml",
+        "aspect_ratio": "16:9|4:3|1:1|21:9|9:16|3:2|2:1|5:4",
+        "zone": "us-east-1a|us-east-1b|us-west-2a|eu-west-1c|europe-west1-b|us-central1-a|asia-east1-a|"
+        "par1|ams1|fra1|nyc3|sfo3|zone-a|zone-b",
+        "outcome": "success|failure|cancelled|neutral|skipped|timed_out|action_required|passed|failed",
         "type": "standard|premium|basic|custom|internal|external|primary|secondary|personal|business|"
         "default|system|manual|automatic",
         "music_key": "C major|G major|D major|A major|E major|F major|B flat major|E flat major|A minor|"
