@@ -47,12 +47,12 @@ from .model import GoldCall, TaskDraft
 from .naming import fact_name
 from .prepared import Env
 
-RELATED_SHARE = 0.5
+RELATED_SHARE = 0.75
 """Share of write and mixed candidates first tried as two writes on related rows (`journeys.related_writes`)."""
 ACTING_SHARE = 0.75
 """Share of write candidates drawn among writes on rows the user names (keyed, or inserts referencing rows)
 rather than among every write (a bare create is one call)."""
-BRANCH_SHARE = 0.5
+BRANCH_SHARE = 0.75
 """Share of mixed candidates first tried as a decision on what a read returns (`journeys.branch`)."""
 
 
