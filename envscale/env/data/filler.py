@@ -140,6 +140,7 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
     "people": lambda v, a: all(_is_person(p.strip()) for p in re.split(r",|;| and ", v) if p.strip()),
     "first_name": lambda v, a: _is_single_name(v, word_data().given),
     "last_name": lambda v, a: _is_single_name(v, word_data().family),
+    "initials": lambda v, a: bool(re.match(r"^(?:[A-Z]\.?\s?){1,4}$", v)),
     "middle_name": lambda v, a: _is_single_name(v, word_data().given) or bool(re.match(r"^[A-Z]\.?$", v)),
     "username": lambda v, a: bool(re.match(r"^@?[A-Za-z0-9][A-Za-z0-9._-]{2,31}$", v)) and not _is_generic(v),
     "email": lambda v, a: bool(_EMAIL_SHAPE.match(v)),

@@ -464,6 +464,11 @@ lex:aspect_ratio: aspect_ratio aspectratio
 lex:type: object_type objecttype resource_type resourcetype entity_type
 lex:outcome: conclusion outcome verdict
 secret:key: pem
+initials: initials
+lex:ethnicity: ethnicity ethnic_group race
+lex:diet: dietary_preference dietary_preferences dietary_restriction dietary_restrictions diet_type
+text: cover_letter motivation_letter
+code:generic: taxcode tax_code vat_code
 text:error: error error_message errormessage failure_message failure_reason_text error_details
 text: detail status_message status_details
 email: mail primary_email

@@ -397,8 +397,10 @@ def _code(c: Col, i: int) -> str:
         "number": lambda: pick(digits, r.choice((6, 8, 10))),
         "mcc": lambda: r.choice(("5411", "5812", "5999", "4111", "7011", "5732", "5651", "4814")),
         # a Twilio-style string id: two letters of the resource, then 32 hex digits ("US1f3a...")
-        "sid": lambda: (name_words(singular_word(c.table)) or ["x"])[0][:2].upper().ljust(2, "X")
-        + f"{r.getrandbits(128):032x}",
+        "sid": lambda: (
+            (name_words(singular_word(c.table)) or ["x"])[0][:2].upper().ljust(2, "X")
+            + f"{r.getrandbits(128):032x}"
+        ),
         "arn": lambda: (
             f"arn:aws:{r.choice(('s3', 'iam', 'lambda', 'sns', 'sqs', 'ec2', 'rds'))}:"
             f"{r.choice(('us-east-1', 'us-west-2', 'eu-west-1'))}:{pick(digits, 12)}:"
@@ -466,6 +468,9 @@ def string_value(c: Col, i: int) -> str:
     if kind == "person":
         first, last = _person(c, i)
         return f"{first} {last}"
+    if kind == "initials":
+        first, last = _person(c, i)
+        return f"{first[:1]}.{last[:1]}."
     if kind in ("first_name", "last_name", "middle_name"):
         first, last = _person(c, i)
         return last if kind == "last_name" else first if kind == "first_name" else pick_first_name(r)
@@ -622,6 +627,10 @@ def _number_value(c: Col, i: int) -> int | float:
         return r.randint(first, max(first, last))
     if kind in ("money", "salary", "revenue", "budget", "rent", "fare", "balance") and r.random() < 0.4:
         return float(max(lo, min(hi, round(r.uniform(lo, hi)) - 0.01)))  # prices like 19.99
+    if (
+        dec == 0
+    ):  # a count (`quantity`, `adults`, `seats`) is whole even in a `number` column: never 18.67 adults
+        return round(r.uniform(lo, hi))
     return round(r.uniform(lo, hi), dec if dec else 2)
 
 
@@ -869,6 +878,8 @@ def _json_value(c: Col, i: int) -> Any:
 def _json_by_name(c: Col, i: int) -> Any:
     r = c.rng
     kind = _object_kind(c.column)
+    if kind == "errors" and c.spec.get("nullable", True) is not False and r.random() < 0.8:
+        return None  # a stored record mostly carries no errors or warnings: one that succeeded
     items = None if kind in ("credentials", "headers", "errors") else item_meaning(c.table, c.column)
     if items is not None and c.shape != "object":
         name, meaning = items

@@ -378,6 +378,9 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "aspect_ratio": "16:9|4:3|1:1|21:9|9:16|3:2|2:1|5:4",
         "zone": "us-east-1a|us-east-1b|us-west-2a|eu-west-1c|europe-west1-b|us-central1-a|asia-east1-a|"
         "par1|ams1|fra1|nyc3|sfo3|zone-a|zone-b",
+        "ethnicity": "Hispanic or Latino|Not Hispanic or Latino|Asian|Black or African American|White|"
+        "American Indian or Alaska Native|Native Hawaiian or Other Pacific Islander|Two or more races|"
+        "Prefer not to say",
         "outcome": "success|failure|cancelled|neutral|skipped|timed_out|action_required|passed|failed",
         "type": "standard|premium|basic|custom|internal|external|primary|secondary|personal|business|"
         "default|system|manual|automatic",
