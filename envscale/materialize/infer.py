@@ -1447,7 +1447,10 @@ def _operation_of(
         status = _status_column(tspec)
         if status and status not in op["values"] and "enum" in columns[status]:
             enum = columns[status]["enum"]
-            initial = next((v for v in _OPEN_STATUSES if v in enum), enum[0])
+            # the enum's own spelling of an open status (`PENDING`), else its first value that is not retired: a
+            # new booking never starts `CANCELLED` because the API lists that value first
+            initial = next((e for v in _OPEN_STATUSES for e in enum if str(e).lower() == v), None)
+            initial = initial or next((e for e in enum if str(e).lower() not in RETIRED_STATUSES), enum[0])
             op["defaults"] = {status: initial}
         for col, (cmp, value) in _qualifiers(use, columns, pk, set(op["values"]), kinds=True).items():
             if cmp == "eq" and not isinstance(value, dict):  # `create_infra_alert_config`: of that kind
@@ -1464,7 +1467,13 @@ def _operation_of(
     if m.effect == "delete":  # retired by its own status (`status`, `order_status`), never `payment_status`
         enums = {c: spec.get("enum") or [] for c, spec in columns.items()}
         status = act_status_column(columns, enums, singular(table), ())
-        retired = [v for v in columns[status].get("enum", []) if v in RETIRED_STATUSES] if status else []
+        # the enum's own spelling (`CANCELLED`), the value of the tool's own verb first (`cancel` -> cancelled)
+        retired = (
+            [v for v in columns[status].get("enum", []) if str(v).lower() in RETIRED_STATUSES]
+            if status
+            else []
+        )
+        retired.sort(key=lambda v: not str(v).lower().startswith(str(m.verb or "")[:5].lower() or "-"))
         if retired:
             op = {"type": "update", "table": table, "key": key, "fixed": {status: retired[0]}}
             op["preconditions"] = [
