@@ -51,7 +51,7 @@ def one_thread():
 
 @pytest.fixture(scope="module")
 def tasks(fixture_environments, tmp_path_factory):
-    config = TasksConfig(tasks_per_env=4, test_env_share=0.3, test_task_share=0.3, seed=9)
+    config = TasksConfig(tasks_per_env=6, test_env_share=0.3, test_task_share=0.3, seed=9)
     return generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("tasks") / "tasks")
 
 

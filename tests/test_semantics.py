@@ -211,7 +211,10 @@ def test_a_delete_rule_on_a_table_keyed_by_a_natural_key_does_not_lose_the_domai
     assert {t["name"] for t in spec["tools"]} >= {"delete_customer", "create_customer"}
 
 
-@pytest.mark.parametrize("arg", ["since", "before", "after", "$select", "updateMask", "ordering", "start", "end", "max_id", "since_id"])
+@pytest.mark.parametrize(
+    "arg",
+    ["since", "before", "after", "$select", "updateMask", "ordering", "start", "end", "max_id", "since_id"],
+)
 def test_query_controls_are_options_never_columns(arg):
     """`?since=`, `?before=<cursor>`, `?$select=`, `?updateMask=` bound, page or shape a call: a row holds none of
     them, so they are options in the query string. The same names in a body are fields of the row (an offering's
