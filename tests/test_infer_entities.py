@@ -625,3 +625,51 @@ def test_verification_takes_a_tool_s_qualified_table_when_its_name_does_not_say_
         "response_streaming_invocations",
     )
     assert [p for p in verify(spec) if p["tool"] == "InvokeWithResponseStream"] == []
+
+
+def test_statuses_in_the_api_s_own_spelling_open_a_new_row_and_retire_a_cancelled_one():
+    """Impala's booking status is `CANCELLED | PENDING | ACCEPTED ...` (upper case, the retired value first): a new
+    booking starts PENDING, never CANCELLED, and `DELETE /bookings/{id}` ("Cancel a booking") sets CANCELLED and keeps
+    the row, as the API does."""
+    booking = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "start": _S,
+            "status": {"type": "string", "enum": ["CANCELLED", "PENDING", "ACCEPTED", "PAYMENT_REQUIRED"]},
+        },
+    }
+    tools = [
+        api_tool("createBooking", "POST", "/bookings", {"start": _S}, ["start"], booking, group="Hotels API"),
+        api_tool(
+            "retrieveBooking",
+            "GET",
+            "/bookings/{bookingId}",
+            {"bookingId": _ID},
+            ["bookingId"],
+            booking,
+            group="Hotels API",
+        ),  # fmt: skip
+        api_tool(
+            "cancelBooking",
+            "DELETE",
+            "/bookings/{bookingId}",
+            {"bookingId": _ID},
+            ["bookingId"],
+            group="Hotels API",
+        ),  # fmt: skip
+    ]
+    spec = _spec(tools, "hotels")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["createBooking"]["defaults"] == {"status": "PENDING"}
+    assert ops["cancelBooking"]["type"] == "update" and ops["cancelBooking"]["fixed"] == {
+        "status": "CANCELLED"
+    }
+    env = Environment(spec)
+    env.reset()
+    made = env.step("createBooking", {"start": "2026-05-01"})["result"]
+    assert made["status"] == "PENDING"
+    booking_id = made["booking_id"]
+    assert env.step("cancelBooking", {"bookingId": booking_id})["ok"]
+    assert env.step("retrieveBooking", {"bookingId": booking_id})["result"]["status"] == "CANCELLED"
+    assert not env.step("cancelBooking", {"bookingId": booking_id})["ok"]  # already cancelled: refused
