@@ -11,6 +11,7 @@ from envscale.words.semantics import person_entity, resolve_entity
 
 _S = {"type": "string"}
 _ID = {"type": "string", "x-in": "path"}
+_I = {"type": "integer"}
 
 
 def _spec(tools, name="files"):
@@ -265,6 +266,19 @@ def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
         }
     }
     assert set(output_fields(envelope)) == {"id", "name"}
+    # Billingo's `ProductList`: a Laravel page around the rows (current_page, last_page, total ...)
+    laravel = {
+        "properties": {
+            "current_page": _I,
+            "data": {"type": "array", "items": {"properties": {"id": _I, "name": _S, "vat": _S}}},
+            "last_page": _I,
+            "next_page_url": _S,
+            "per_page": _I,
+            "prev_page_url": _S,
+            "total": _I,
+        }
+    }
+    assert set(output_fields(laravel)) == {"id", "name", "vat"}
     row = {
         "properties": {"status": _S, "line_items": {"type": "array", "items": {"properties": {"sku": _S}}}}
     }

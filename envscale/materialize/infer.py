@@ -131,6 +131,23 @@ PAGE_FIELDS = frozenset(
         "paging",
         "page_info",
         "pageinfo",
+        "current_page",
+        "currentpage",
+        "last_page",
+        "lastpage",
+        "next_page",
+        "prev_page",
+        "previous_page",
+        "total_pages",
+        "totalpages",
+        "page_count",
+        "pagecount",
+        "total_results",
+        "totalresults",
+        "total_items",
+        "totalitems",
+        "total_elements",
+        "totalelements",
     }
 )
 """Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""
