@@ -312,3 +312,25 @@ def test_rows_dropped_for_a_unique_set_are_never_referenced():
     assert len(pairs) == len(set(pairs)) <= 4
     levels = {r["level_id"] for r in state["levels"]}
     assert state["moves"] and all(m["level_id"] in levels for m in state["moves"] if m["level_id"])
+
+
+def test_a_date_pattern_is_filled_with_a_date_of_the_calendar():
+    """`pattern: ^\\d{4}-\\d{2}-\\d{2}$` made `5339-56-72` digit by digit: a date pattern gets a real date (or
+    timestamp, or year-month) that still matches it; other patterns are built from the expression."""
+    import datetime as dt
+    import random
+    import re
+
+    from envscale.env.data.schemas import pattern_value
+
+    rng = random.Random(0)
+    for pattern in (
+        r"^\d{4}-\d{2}-\d{2}$",
+        r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+        r"^\d{4}-\d{2}$",
+    ):
+        for _ in range(20):
+            text = pattern_value(pattern, rng)
+            assert re.search(pattern, text)
+            dt.date.fromisoformat(text[:10] if len(text) >= 10 else text + "-01")
+    assert re.fullmatch(r"[A-Z]{3}\d+", pattern_value(r"^[A-Z]{3}\d+$", rng))

@@ -222,3 +222,11 @@ def test_query_controls_are_options_never_columns(arg):
     assert argument_role(arg, {"type": "string", "x-in": "query"}, entity="alert") == "option"
     if arg in ("start", "end"):
         assert argument_role(arg, {"type": "string", "x-in": "body"}, entity="offering") == "value"
+
+
+def test_an_object_filter_in_the_query_is_a_list_s_conditions_never_a_column():
+    """Apideck's `?filter[start_date]=&filter[end_date]=` (a deepObject): a payroll row never holds a `filter`
+    object; a string `filter` is a search term as before."""
+    obj = {"type": "object", "x-in": "query", "properties": {"start_date": {"type": "string"}}}
+    assert argument_role("filter", obj, entity="payroll") == "option"
+    assert argument_role("filter", {"type": "string", "x-in": "query"}, entity="payroll") == "search"

@@ -383,8 +383,29 @@ def _schema_string(
     return value
 
 
+_DATE_PATTERN = re.compile(r"\\d\{4\}-|\[0-9\]\{4\}-")
+"""A pattern of a date (`^\\d{4}-\\d{2}-\\d{2}$`): filled with a date of the calendar, never `5339-56-72`."""
+
+
 def pattern_value(pattern: str, rng: random.Random) -> str | None:
-    """A string matching a simple regular expression (`re.search`), or `None` when none could be built."""
+    """A string matching a simple regular expression (`re.search`), or `None` when none could be built; a date
+    pattern is matched with a real date or timestamp when one fits it."""
+    if _DATE_PATTERN.search(pattern):
+        day = dt.date(2023, 1, 1) + dt.timedelta(days=rng.randrange(1100))
+        clock = f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}"
+        texts = (
+            day.isoformat(),
+            f"{day}T{clock}Z",
+            f"{day}T{clock}.000Z",
+            f"{day}T{clock}+00:00",
+            f"{day} {clock}",
+        )
+        for text in (*texts, f"{day:%Y-%m}"):
+            try:
+                if re.search(pattern, text):
+                    return text
+            except re.error:
+                return None
     try:
         parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
     except (re.error, RecursionError, OverflowError):
