@@ -250,3 +250,17 @@ def test_a_row_is_never_known_by_who_created_it_or_by_its_own_noun(shop):
         assert not journeys.knows_row_by(e, "customers", "customer_id", row["customer_id"])
     finally:
         e.env.close()
+
+
+def test_a_branch_asks_when_the_row_reached_its_state_before_when_it_was_made():
+    """ "Cancel it unless it is already cancelled: in that case just tell me its ..." asks for `cancelled_at`, else
+    `updated_at`, else another date; the creation date is the last date asked (a reader found "tell me its creation
+    date" a template no person says)."""
+    rank = journeys._branch_ask_rank
+    assert min(["created_at", "updated_at", "cancelled_at", "name"], key=lambda c: rank(c, "cancelled")) == (
+        "cancelled_at"
+    )
+    assert min(["created_at", "updated_at", "name"], key=lambda c: rank(c, "CANCELLED")) == "updated_at"
+    assert min(["created_at", "start_date", "name"], key=lambda c: rank(c, "inactive")) == "start_date"
+    assert min(["created_at", "name"], key=lambda c: rank(c, "inactive")) == "created_at"
+    assert min(["title", "name"], key=lambda c: rank(c, "paid")) == "name"

@@ -596,6 +596,18 @@ def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
     return column, binding
 
 
+def _branch_ask_rank(column: str, value: str) -> tuple:
+    """Which fact of a row already in the state a person asks for instead: when it got there (`cancelled_at` of a
+    cancelled booking), else when it last changed (`updated_at`), else another date, its creation last, then any
+    other field: "cancel it unless it is already cancelled, in which case tell me when it was cancelled"."""
+    stem = re.sub(r"(ed|d)$", "", value.lower())[:5]
+    dated = bool(re.search(r"date|_at$|time|_on$", column))
+    own = dated and bool(stem) and column.lower().startswith(stem)
+    changed = dated and bool(re.match(r"(updated|modified|last_modified|changed|last_changed)(_|$)", column))
+    created = dated and column.lower().startswith(("created", "creation", "create_"))
+    return (not own, not changed, not dated, created, column)
+
+
 def branch(e: Env, rng: random.Random) -> TaskDraft | None:
     """A decision on what a read returns: "cancel my appointment unless it is already cancelled, in which
     case tell me its date". A status change (an update whose operation fixes a column's value) on a row
@@ -649,7 +661,7 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
     ]
     if not asks:
         return None
-    ask = min(asks, key=lambda c: (not re.search(r"date|_at$|time", c), c))
+    ask = min(asks, key=lambda c: _branch_ask_rank(c, str(value)))
     karg = e.key_arg(tool)
     if set((get.get("parameters") or {}).get("required") or []) - {garg}:
         return None
