@@ -165,9 +165,10 @@ def _policy(row: Mapping[str, Any]) -> list[str]:
     else:
         lines.append(f"{INDENT}none")
     rule = policy.get("task_rule")
-    if rule:
+    if rule:  # the scripted agent's and the judge's, never in the agent's prompt
         what = rule.get("text") if isinstance(rule, Mapping) else None
-        lines += _wrap(f"rule this task sets up: {what or _value(rule, 200)}")
+        lines += ["", "Rule this task checks (for the judge; never shown to the agent)"]
+        lines += _wrap(str(what or _value(rule, 200)))
     return lines
 
 

@@ -39,11 +39,13 @@ def policy_text(value: Any) -> str:
         return policy.strip()
     if not isinstance(policy, Mapping):
         return str(policy)
-    parts = [str(policy.get("text") or "").strip()]
+    text = str(policy.get("text") or "").strip()
+    parts = [f"{text} (shown to the agent)" if text else ""]
     rule = policy.get("task_rule")
     if rule:
         what = rule.get("text") if isinstance(rule, Mapping) else None
-        parts.append(f"Rule this task sets up: {what or json.dumps(rule, ensure_ascii=False, default=str)}")
+        rule_text = what or json.dumps(rule, ensure_ascii=False, default=str)
+        parts.append(f"Rule this task checks (for the judge; never shown to the agent): {rule_text}")
     return "\n\n".join(p for p in parts if p)
 
 
@@ -128,7 +130,7 @@ def task_markdown(row: Mapping[str, Any]) -> str:
         ]
     policy = policy_text(row.get("policy"))
     if policy:
-        lines += ["", f"**Policy** (shown to the agent): {policy}"]
+        lines += ["", f"**Policy**: {policy}"]
     notes = parse_json(row.get("notes")) or []
     if notes:
         lines += ["", "**Notes**:", ""] + [f"- {n}" for n in ([notes] if isinstance(notes, str) else notes)]
