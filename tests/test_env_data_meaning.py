@@ -298,3 +298,12 @@ def test_a_paging_cursor_or_http_method_is_read_from_the_description():
     assert column_meaning("videos", "next", cursor) == "secret:cursor"
     method = {"type": "string", "description": "Specifies the redirect method (GET or POST) when redirecting"}
     assert column_meaning("sessions", "redirect_from_issuer_method", method) == "lex:http_method"
+
+
+def test_the_to_of_a_message_is_a_phone_or_an_address_and_of_a_trip_a_place():
+    """An SMS's `to` ("The phone number that received the message") held "Denver, CO": it is a phone; an email's
+    `to` an address; a trip's `to` stays a place."""
+    sms = {"type": "string", "description": "The phone number that received the message."}
+    assert column_meaning("messages", "to", sms) == "phone"
+    assert column_meaning("emails", "to", S) == "email"
+    assert column_meaning("trips", "to", S) == "location" and column_meaning("trips", "from", S) == "location"

@@ -805,6 +805,12 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         and singular_word(n[:-2]) in _PERSON_WORDS | _PRODUCT_WORDS
     ):
         return "id"
+    if n in ("to", "from") and re.search(r"\bphone number\b|\bmobile number\b|\bmsisdn\b|\be\.164\b", texts):
+        return "phone"  # an SMS's `to`: "The phone number that received the message", never a city
+    if n in ("to", "from") and (set(words) | set(name_words(table))) & (
+        _MAIL_TABLE_WORDS | {"emails", "mails", "messages"}
+    ):
+        return "email" if re.search(r"\be-?mail\b", texts) or "mail" in table.lower() else "person"
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
         return exact
