@@ -7,6 +7,7 @@ import random
 import pytest
 
 from envscale.env import load_spec
+from envscale.env.spec import validate_spec
 from envscale.tasks import journeys
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
@@ -264,3 +265,80 @@ def test_a_branch_asks_when_the_row_reached_its_state_before_when_it_was_made():
     assert min(["created_at", "start_date", "name"], key=lambda c: rank(c, "inactive")) == "start_date"
     assert min(["created_at", "name"], key=lambda c: rank(c, "inactive")) == "created_at"
     assert min(["title", "name"], key=lambda c: rank(c, "paid")) == "name"
+
+
+def test_a_row_added_to_a_new_row_lives_where_its_parent_does():
+    """Orbit's "post a member in workspace horizon-garcia, then add an activity to the new member" named another
+    workspace for the activity: a route parameter of both calls (`workspace_slug`) takes the parent call's value."""
+    slug = {"type": "string", "x-in": "path"}
+    spec = {
+        "name": "community",
+        "spec_version": "1.1",
+        "tables": {
+            "members": {
+                "primary_key": "member_slug",
+                "columns": {
+                    "member_slug": {"type": "string"},
+                    "workspace_slug": {"type": "string"},
+                    "name": {"type": "string"},
+                },
+            },
+            "activities": {
+                "primary_key": "activity_id",
+                "columns": {
+                    "activity_id": {"type": "string"},
+                    "member_slug": {"type": "string", "references": "members"},
+                    "workspace_slug": {"type": "string"},
+                    "title": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"members": 6, "activities": 6}},
+        "tools": [
+            {
+                "name": "post_member",
+                "description": "Create a member in a workspace.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"workspace_slug": slug, "name": {"type": "string"}},
+                    "required": ["workspace_slug", "name"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "members",
+                    "values": {"workspace_slug": "workspace_slug", "name": "name"},
+                    "generate": {"member_slug": "id"},
+                },
+            },
+            {
+                "name": "post_activity",
+                "description": "Add an activity to a member of a workspace.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"workspace_slug": slug, "member_slug": slug, "title": {"type": "string"}},
+                    "required": ["workspace_slug", "member_slug", "title"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "activities",
+                    "values": {
+                        "workspace_slug": "workspace_slug",
+                        "member_slug": "member_slug",
+                        "title": "title",
+                    },
+                    "generate": {"activity_id": "id"},
+                },
+            },
+        ],
+    }
+    validate_spec(spec)
+    env = Env({"spec": spec}, TasksConfig())
+    built = [d for seed in range(30) if (d := journeys.create_then_add(env, random.Random(seed), "write"))]
+    assert built
+    for d in built:
+        parent, child = d.calls
+        assert child.arguments["workspace_slug"] == parent.arguments["workspace_slug"]
+        assert child.provenance["member_slug"] == "call[0].member_slug"
+        assert execute(env, d) is None

@@ -444,6 +444,12 @@ def references(e: Env, tool: dict) -> list[tuple[str, str]]:
     ]
 
 
+def _route_param(tool: dict, arg: str) -> bool:
+    """Whether `arg` is a parameter of the tool's route (`/{workspace_slug}/members`)."""
+    schema = ((tool.get("parameters") or {}).get("properties") or {}).get(arg)
+    return isinstance(schema, dict) and schema.get("x-in") == "path"
+
+
 def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
     """A new row, then a row added to it ("create a project, then add a task to it"): an insert, then an
     insert whose reference takes the new row's key (`call[0].KEY`)."""
@@ -468,6 +474,14 @@ def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
         facts: dict[str, Any] = {}
         prov = e.provenance_user(first, built[0], facts, keys_from_user=False)
         rest2 = {x: v for x, v in built2[0].items() if x != binding}
+        # the child lives where its parent does: an argument of both that names one row of one table (the
+        # workspace of `/{workspace_slug}/members` and `/{workspace_slug}/members/{member}/activities`) is the
+        # parent's own, never a second workspace
+        parent_refs, child_refs = dict(references(e, first)), dict(references(e, second))
+        for x in rest2:
+            same_ref = x in parent_refs and parent_refs[x] == child_refs.get(x)
+            if x in built[0] and (same_ref or (_route_param(first, x) and _route_param(second, x))):
+                rest2[x] = built[0][x]
         prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
         pk = e.pk(table)
         calls = [
