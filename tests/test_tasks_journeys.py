@@ -342,3 +342,33 @@ def test_a_row_added_to_a_new_row_lives_where_its_parent_does():
         assert child.arguments["workspace_slug"] == parent.arguments["workspace_slug"]
         assert child.provenance["member_slug"] == "call[0].member_slug"
         assert execute(env, d) is None
+
+
+def test_a_row_the_first_write_points_to_is_changed_along_never_removed():
+    """ "Delete the opportunity and delete its owner" read as absurd to an outside reader: the row a first write's row
+    holds a reference to (an order's customer) may be changed with it, never deleted because of it."""
+    spec = copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml"))
+    spec["tools"].append(
+        {
+            "name": "delete_customer",
+            "description": "Delete a customer.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"customer_id": {"type": "string"}},
+                "required": ["customer_id"],
+            },
+            "operation": {"type": "delete", "table": "customers", "key": {"customer_id": "customer_id"}},
+        }
+    )
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    holds = [
+        (first["name"], second["name"])
+        for first in e.writes
+        if e.key_arg(first)
+        for second, how, _ in journeys._related_pairs(e, first)
+        if how == "holds"
+    ]
+    assert holds, "no write on a held row at all"
+    assert not [pair for pair in holds if pair[1] == "delete_customer"], holds

@@ -50,7 +50,7 @@ from ..env.data import column_meaning, is_filler
 from ..judge.provenance import provenance_call, read_calls, shift_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import argument_role
+from ..words.semantics import DELETE_VERBS, argument_role
 from .asks import KEY_SHAPE, askable, asked_by
 from .model import Drop, GoldCall, TaskDraft
 from .naming import entity_name, fact_name, implied_table, tool_bindings
@@ -407,7 +407,9 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
         key = e.key_arg(tool)
         if key:
             for column, cspec in columns.items():
-                if cspec.get("references") == other and column != e.pk(table):
+                if cspec.get("references") == other and column != e.pk(table) and not _removes(tool):
+                    # a row the first one points to is changed along with it (the order's payment is refunded),
+                    # never removed: nobody deletes an opportunity's owner because the opportunity goes
                     out.append((tool, "holds", column))
             for lister in e.reads:
                 lop = lister["operation"]
@@ -429,6 +431,12 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
                 if isinstance(binding, str) and cspec.get("references") == table:
                     out.append((tool, f"adds:{binding}", column))
     return out
+
+
+def _removes(tool: dict) -> bool:
+    """Whether a write removes its row: a delete, or a tool named for deleting that retires it instead."""
+    name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
+    return tool["operation"]["type"] == "delete" or bool(set(tokens(name)) & DELETE_VERBS)
 
 
 def references(e: Env, tool: dict) -> list[tuple[str, str]]:
