@@ -280,6 +280,11 @@ def test_api_bookkeeping_columns_hold_values_of_their_kind_not_words():
         ("zone", "lex:zone"),
         ("error", "text:error"),
         ("changed", "datetime:-730:0"),
+        ("ethnicity", "lex:ethnicity"),
+        ("dietary_preference", "lex:diet"),
+        ("initials", "initials"),
+        ("annual_revenue", "num:revenue"),
+        ("purchasing_time_frame", "period"),
     ],
 )
 def test_api_fields_met_at_scale_hold_values_of_their_meaning(column, meaning):

@@ -465,6 +465,7 @@ lex:type: object_type objecttype resource_type resourcetype entity_type
 lex:outcome: conclusion outcome verdict
 secret:key: pem
 initials: initials
+period: time_frame timeframe purchasing_time_frame buying_time_frame
 lex:ethnicity: ethnicity ethnic_group race
 lex:diet: dietary_preference dietary_preferences dietary_restriction dietary_restrictions diet_type
 text: cover_letter motivation_letter
@@ -821,6 +822,7 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return compound
     if (
         words[:2] == ["number", "of"]
+        or last in ("revenue", "revenues", "turnover", "salary", "income")  # "annual_revenue": "1250000"
         or (len(words) > 1 and last == "count")
         or words[:1] == ["num"]
         or last in ("latitude", "longitude", "lat", "lng", "lon")
