@@ -102,7 +102,7 @@ bank     | bank transaction balance transfer card loan deposit withdrawal payee 
 trading  | stock trade trading portfolio watchlist ticker broker crypto | a trading platform | an investor who uses {place} | an operator of {place}
 social   | tweet post follower following comment like feed retweet hashtag | a social network | a user of {place} | a moderator of {place}
 messaging| message email mail inbox chat sms conversation contact | a messaging service | a user of {place} | an administrator of {place}
-files    | file directory folder disk document | a computer's file system | someone working with files on {place} | the administrator of {place}
+files    | file directory folder disk | a computer's file system | someone working with files on {place} | the administrator of {place}
 health   | patient appointment doctor clinic prescription medication diagnosis | a medical clinic | a patient of {place} | a receptionist at {place}
 food     | restaurant menu meal dish food delivery | a food ordering app | a customer of {place} | a staff member of {place}
 events   | event concert ticket festival venue show performance | an event ticketing service | a customer of {place} | an organiser who uses {place}
@@ -115,7 +115,7 @@ school   | student course enrollment grade class teacher lesson exam | a school'
 library  | book loan library author borrower | a library | a member of {place} | a librarian at {place}
 weather  | weather forecast temperature precipitation | a weather service | a user of {place} | an operator of {place}
 crm      | lead opportunity deal pipeline crm prospect | a CRM | a salesperson who uses {place} | a sales manager who uses {place}
-accounting| invoice tax ledger bill expense partner receipt vat | an accounting system | a bookkeeper who uses {place} | an accountant who uses {place}
+accounting| invoice tax ledger bill expense partner receipt vat document | an accounting system | a bookkeeper who uses {place} | an accountant who uses {place}
 budget   | budget payee category month goal | a budgeting app | someone who keeps their budget in {place} | someone who keeps their budget in {place}
 identity | role permission factor credential authenticator usergroup | an identity and access management system | an administrator of {place} | an administrator of {place}
 cloud    | server cluster pod deployment instance container namespace vm replica kubernetes docker | a cloud platform | an engineer who uses {place} | an operator of {place}
