@@ -8,7 +8,7 @@ import pytest
 
 from envscale.env import load_spec
 from envscale.env.spec import validate_spec
-from envscale.tasks import journeys
+from envscale.tasks import branches, journeys
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
 from envscale.tasks.gold import execute
@@ -103,7 +103,7 @@ def test_a_branch_follows_the_state_and_says_the_condition(taken):
     store = Env({"spec": spec}, TasksConfig())
     drafts = []
     for seed in range(200):
-        d = journeys.branch(store, random.Random(seed))
+        d = branches.branch(store, random.Random(seed))
         # (a row of another customer is refused by the get: such a candidate is dropped, `gold_run_failed`)
         if d is not None and d.branch["taken"] == taken and execute(store, d) is None:
             drafts.append(d)
@@ -257,7 +257,7 @@ def test_a_branch_asks_when_the_row_reached_its_state_before_when_it_was_made():
     """ "Cancel it unless it is already cancelled: in that case just tell me its ..." asks for `cancelled_at`, else
     `updated_at`, else another date; the creation date is the last date asked (a reader found "tell me its creation
     date" a template no person says)."""
-    rank = journeys._branch_ask_rank
+    rank = branches.fallback_rank
     assert min(["created_at", "updated_at", "cancelled_at", "name"], key=lambda c: rank(c, "cancelled")) == (
         "cancelled_at"
     )

@@ -42,7 +42,8 @@ from typing import Any
 
 from ..words.semantics import argument_role
 from .asks import asked_by
-from .journeys import branch, knows_row_by, references, related_writes
+from .branches import branch
+from .journeys import knows_row_by, references, related_writes
 from .model import GoldCall, TaskDraft
 from .naming import fact_name
 from .prepared import Env
@@ -53,7 +54,7 @@ ACTING_SHARE = 0.75
 """Share of write candidates drawn among writes on rows the user names (keyed, or inserts referencing rows)
 rather than among every write (a bare create is one call)."""
 BRANCH_SHARE = 0.75
-"""Share of mixed candidates first tried as a decision on what a read returns (`journeys.branch`)."""
+"""Share of mixed candidates first tried as a decision on what a read returns (`branches.branch`)."""
 
 
 def _lookup(e: Env, table: str, row: dict, rng: random.Random) -> tuple[dict, str, Any] | None:
@@ -321,7 +322,7 @@ def _write_fed_by_lookups(e: Env, tool: dict, args: dict, kind: str, rng: random
 
 def _mixed(e: Env, rng: random.Random) -> TaskDraft | str:
     """Read a row and report a fact of it, then write the same row (and, sometimes, a row related to it);
-    or a decision on what the read returns (`journeys.branch`)."""
+    or a decision on what the read returns (`branches.branch`)."""
     if e.config.max_chain_length >= 2 and rng.random() < BRANCH_SHARE:
         draft = branch(e, rng)
         if draft is not None:
