@@ -312,3 +312,15 @@ def test_the_to_of_a_message_is_a_phone_or_an_address_and_of_a_trip_a_place():
     assert column_meaning("messages", "to", sms) == "phone"
     assert column_meaning("emails", "to", S) == "email"
     assert column_meaning("trips", "to", S) == "location" and column_meaning("trips", "from", S) == "location"
+
+
+def test_counts_are_whole_and_a_record_mostly_carries_no_errors():
+    """A reader found "adults 18.67" (a count in a `number` column) and successful bookings carrying `rate_limited`
+    warnings: counts are whole numbers whatever the column's type, and a stored record's errors and warnings are null
+    in most rows (some rows keep one, so a tool that reports them has something to report)."""
+    rng = random.Random(5)
+    adults = [column_value("bookings", "adults", {"type": "number"}, rng, NOW) for _ in range(40)]
+    assert all(float(a).is_integer() for a in adults), adults
+    warnings = [column_value("bookings", "warnings", {"type": "json"}, rng, NOW) for _ in range(200)]
+    assert 0.6 < sum(w is None for w in warnings) / len(warnings) < 0.95
+    assert all(w is None or (isinstance(w, dict) and {"code", "message"} <= set(w)) for w in warnings)
