@@ -50,7 +50,7 @@ from ..judge.provenance import provenance_call, read_calls, shift_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import DELETE_VERBS, argument_role
-from .asks import KEY_SHAPE, askable, asked_by
+from .asks import KEY_SHAPE, askable, asked_by, in_path
 from .model import Drop, GoldCall, TaskDraft
 from .naming import entity_name, fact_name, implied_table, tool_bindings
 from .prepared import Env
@@ -451,12 +451,6 @@ def references(e: Env, tool: dict) -> list[tuple[str, str]]:
     ]
 
 
-def _route_param(tool: dict, arg: str) -> bool:
-    """Whether `arg` is a parameter of the tool's route (`/{workspace_slug}/members`)."""
-    schema = ((tool.get("parameters") or {}).get("properties") or {}).get(arg)
-    return isinstance(schema, dict) and schema.get("x-in") == "path"
-
-
 def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
     """A new row, then a row added to it ("create a project, then add a task to it"): an insert, then an
     insert whose reference takes the new row's key (`call[0].KEY`)."""
@@ -485,9 +479,10 @@ def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
         # workspace of `/{workspace_slug}/members` and `/{workspace_slug}/members/{member}/activities`) is the
         # parent's own, never a second workspace
         parent_refs, child_refs = dict(references(e, first)), dict(references(e, second))
+        routes = [(t.get("parameters") or {}).get("properties") or {} for t in (first, second)]
         for x in rest2:
             same_ref = x in parent_refs and parent_refs[x] == child_refs.get(x)
-            if x in built[0] and (same_ref or (_route_param(first, x) and _route_param(second, x))):
+            if x in built[0] and (same_ref or all(in_path(props.get(x)) for props in routes)):
                 rest2[x] = built[0][x]
         prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
         pk = e.pk(table)

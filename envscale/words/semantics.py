@@ -997,15 +997,13 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "pagination"  # `start: 94`: where a page begins, never what a person asks by
     if _OPTION.match(low) or _OPTION.match(words):
         return "option"
-    if isinstance(schema, dict) and schema.get("x-in") == "query" and words in _QUERY_CONTROLS:
-        return "option"  # `since`, `before`, `$select`, `updateMask`: how a call reads or writes, never a row's field
-    if (
-        isinstance(schema, dict)
-        and schema.get("x-in") == "query"
-        and words in ("filter", "filters", "where")
-        and json_type(schema) == "object"
-    ):
-        return "option"  # Apideck's `?filter[start_date]=...` (deepObject): conditions of a list, never a `filter` column
+    # `since`, `before`, `$select`, `updateMask` in the query: how a call reads or writes, never a row's field; so is
+    # Apideck's `?filter[start_date]=...` (an object): the conditions of a list, never a `filter` column
+    controls = words in _QUERY_CONTROLS or (
+        words in ("filter", "filters", "where") and json_type(schema) == "object"
+    )
+    if controls and isinstance(schema, dict) and schema.get("x-in") == "query":
+        return "option"
     ref = key_entity(name)
     if low in ("id", "uuid", "gid") or (ref and entity and ref.split("_")[-1] == entity.split("_")[-1]):
         return "key"
