@@ -18,6 +18,7 @@ from llmfake import Reply, completion, start_llm_fake
 
 from envscale.env import Environment, load_spec
 from envscale.llm import LLMClient, LLMConfig
+from envscale.tasks import intent
 from envscale.tasks.intent import (
     check_rewrite,
     fact_name,
@@ -678,3 +679,21 @@ def test_a_row_just_named_is_its_in_the_next_clause(shop):
     for seed in range(6):
         message = write_instructions(draft, shop, random.Random(seed)).first_message
         assert message.count("ord_0003") == 1 and "its customer" in message, message
+
+
+@pytest.mark.parametrize(
+    ("tables", "place"),
+    [
+        (["warehouses", "pickuppoints", "docks", "reservations"], "a logistics platform"),
+        (["feedback", "features", "votes"], "a product feedback tool"),
+        (["databases", "pages", "blocks", "comments"], "a notes and documents workspace"),
+    ],
+)
+def test_persona_fits_the_kind_of_service(tables, place):
+    # a warehouse API once read as a travel service ("a traveller who uses ..."), Notion as a social network
+    spec = {
+        "name": "domain_3_some_api",
+        "tables": {t: {"primary_key": "id", "columns": {"id": {}, "name": {}}} for t in tables},
+        "tools": [],
+    }
+    assert place in intent._domain(spec)[1]

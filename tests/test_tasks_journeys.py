@@ -8,6 +8,7 @@ import pytest
 
 from envscale.env import load_spec
 from envscale.env.spec import validate_spec
+from envscale.judge.provenance import parse_provenance
 from envscale.tasks import branches, journeys
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
@@ -372,3 +373,91 @@ def test_a_row_the_first_write_points_to_is_changed_along_never_removed():
     ]
     assert holds, "no write on a held row at all"
     assert not [pair for pair in holds if pair[1] == "delete_customer"], holds
+
+
+def _refetch_draft(e):
+    """list_products -> get_product of a listed row -> add_order_item of that product (the get re-reads it)."""
+    listed = e.env.step("list_products", {})["result"]
+    j = 2
+    product = listed[j]["product_id"]
+    order = e.rows["orders"][0]["order_id"]
+    calls = [
+        GoldCall("list_products", {}, {}),
+        GoldCall("get_product", {"product_id": product}, {"product_id": f"call[0][{j}].product_id"}),
+        GoldCall(
+            "add_order_item",
+            {"order_id": order, "product_id": product, "quantity": 1, "unit_price": 3.5},
+            {
+                "order_id": "user",
+                "product_id": "call[1].product_id",
+                "quantity": "constant",
+                "unit_price": "constant",
+            },
+            write=True,
+        ),
+    ]
+    facts = {"order number": order, "product name": listed[j]["name"]}
+    draft = TaskDraft("shop", "write", calls, user_facts=facts, shape="linear")
+    draft.lookups = 1
+    return draft, j
+
+
+def test_a_row_a_list_returned_whole_is_not_fetched_again(shop):
+    draft, j = _refetch_draft(shop)
+    assert execute(shop, draft) is None
+    state = draft.gold_state_hash
+    assert journeys.drop_refetch(shop, draft) == 1
+    assert [c.tool for c in draft.calls] == ["list_products", "add_order_item"]
+    # the write reads the product's key where the list gave it, and reaches the same state
+    assert draft.calls[1].provenance["product_id"] == f"call[0][{j}].product_id"
+    assert draft.calls[1].provenance["order_id"] == "user"
+    assert draft.lookups == 1
+    again = TaskDraft(
+        "shop", "write", [GoldCall(c.tool, c.arguments, c.provenance, write=c.write) for c in draft.calls]
+    )
+    assert execute(shop, again) is None and again.gold_state_hash == state
+
+
+def test_a_get_that_returns_more_than_the_list_row_is_kept(shop):
+    draft, j = _refetch_draft(shop)
+    assert execute(shop, draft) is None
+    del draft.calls[0].result[j]["stock"]  # a list of summaries: the get is the only read of the stock
+    assert journeys.drop_refetch(shop, draft) == 0
+    assert [c.tool for c in draft.calls] == ["list_products", "get_product", "add_order_item"]
+
+
+def test_no_kept_task_fetches_a_listed_row_again():
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    kept, _ = env_tasks({"spec": spec}, TasksConfig(tasks_per_env=30), [], random.Random(1))
+    for task in kept:
+        calls, results = task["gold_calls"], task["gold_results"]
+        for call, result in zip(calls, results, strict=True):
+            for source in call["provenance"].values():
+                parsed = parse_provenance(source)
+                if parsed is None or len(parsed[1]) != 2 or not isinstance(parsed[1][0], int):
+                    continue
+                i, (j, _) = parsed
+                assert results[i][j] != result, (task["first_message"], calls)  # the same row, read twice
+    dropped = [t for t in kept if any(n.startswith("dropped 1 get") for n in t["notes"])]
+    assert dropped, "no task of this seed found a row by a list: the check above checked nothing"
+    # the request still says what the user wants of the row; the gold reads it off the list
+    task = dropped[0]
+    assert [c["tool"] for c in task["gold_calls"]][:1] == ["list_products"]
+    assert task["answer_facts"] or task["gold_diff"]
+
+
+def test_a_row_is_found_by_its_own_name_before_another_entitys_name():
+    # a customer row also holds the name of its account manager: "the customer whose account manager name is
+    # Jane Roe" picks the row by an arbitrary column; a person names the customer
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["customers"]["columns"]["account_manager_name"] = {"type": "string"}
+    spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
+    e = Env({"spec": spec}, TasksConfig())
+    managers = ["Ada Moss", "Ben Ortiz", "Cy Vance", "Di Park", "Ed Lund"]
+    for row, manager in zip(e.rows["customers"], managers * 10, strict=False):
+        row["account_manager_name"] = f"{manager} {row['customer_id'][-2:]}"  # unique as well
+    for row in e.rows["customers"][:5]:
+        found = journeys.find_row(e, "customers", row, random.Random(0))
+        assert found is not None and list(found.facts.values()) == [row["name"]], found.facts
+    assert journeys._rank(e, "customers", "account_manager_name") > journeys._rank(e, "customers", "name")
+    e.env.close()

@@ -62,7 +62,7 @@ from .conversations import compose_conversations
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .gold import execute
 from .intent import write_instructions
-from .journeys import humanize, read_first
+from .journeys import drop_refetch, humanize, read_first
 from .model import KINDS, Drop, TaskDraft, to_json
 from .policy import policy_rules
 from .prepared import Env
@@ -130,6 +130,8 @@ class _Candidates:
         drop = leaks(instructions.first_message, to_json(instructions), [c.tool for c in draft.calls])
         if drop is not None:
             return None, drop, calls
+        if drop_refetch(e, draft):  # worded with the get ("look up the contact"), run without it
+            calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         task_row = _row(e, draft, instructions, self.policy, self.rng)
         drop = empty_passes(task_row, e.env)
         if drop is None and self.replay_env is not None:

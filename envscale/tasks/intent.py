@@ -104,7 +104,7 @@ social   | tweet post follower following comment like feed retweet hashtag | a s
 messaging| message email mail inbox chat sms conversation contact | a messaging service | a user of {place} | an administrator of {place}
 files    | file directory folder disk | a computer's file system | someone working with files on {place} | the administrator of {place}
 health   | patient appointment doctor clinic prescription medication diagnosis | a medical clinic | a patient of {place} | a receptionist at {place}
-food     | restaurant menu meal dish food delivery | a food ordering app | a customer of {place} | a staff member of {place}
+food     | restaurant menu meal dish food delivery eat | a food ordering app | a customer of {place} | a staff member of {place}
 events   | event concert ticket festival venue show performance | an event ticketing service | a customer of {place} | an organiser who uses {place}
 rides    | ride taxi uber pickup | a ride-hailing app | a rider who uses {place} | an operator of {place}
 support  | ticket support incident case sla | a help desk | a customer who contacts {place} | a support agent at {place}
@@ -117,10 +117,15 @@ weather  | weather forecast temperature precipitation | a weather service | a us
 crm      | lead opportunity deal pipeline crm prospect | a CRM | a salesperson who uses {place} | a sales manager who uses {place}
 accounting| invoice tax ledger bill expense partner receipt vat document | an accounting system | a bookkeeper who uses {place} | an accountant who uses {place}
 budget   | budget payee category month goal | a budgeting app | someone who keeps their budget in {place} | someone who keeps their budget in {place}
-identity | role permission factor credential authenticator usergroup | an identity and access management system | an administrator of {place} | an administrator of {place}
+identity | role permission factor credential authenticator usergroup password okta | an identity and access management system | an administrator of {place} | an administrator of {place}
 cloud    | server cluster pod deployment instance container namespace vm replica kubernetes docker | a cloud platform | an engineer who uses {place} | an operator of {place}
 community| member community | a community platform | a community manager who uses {place} | a community manager who uses {place}
 recruiting| job applicant candidate interview offer | a recruiting system | a recruiter who uses {place} | a recruiter who uses {place}
+logistics| warehouse dock pickuppoint carrier freight logistics fulfillment geoshape lot dispatch | a logistics platform | a merchant who ships through {place} | an operations manager who uses {place}
+learning | learner participant curriculum module learning training lesson course enrollment | an e-learning platform | a learner on {place} | a course administrator who uses {place}
+feedback | feedback feature vote idea request roadmap | a product feedback tool | a customer who sends feedback through {place} | a product manager who uses {place}
+workspace| database block page note notebook wiki doc | a notes and documents workspace | someone who keeps their notes in {place} | the admin of a team's workspace on {place}
+developer| collection monitor mock repository repo release commit branch git webhook | a developer platform | a developer who uses {place} | a developer who uses {place}
 """  # noqa: E501
 """Kinds of environment: name | words of tables, tool groups and descriptions that point to it | the place |
 who the user is when the task is about their own rows (or the domain is a personal one) | who they are
