@@ -687,3 +687,32 @@ def test_statuses_in_the_api_s_own_spelling_open_a_new_row_and_retire_a_cancelle
     assert env.step("cancelBooking", {"bookingId": booking_id})["ok"]
     assert env.step("retrieveBooking", {"bookingId": booking_id})["result"]["status"] == "CANCELLED"
     assert not env.step("cancelBooking", {"bookingId": booking_id})["ok"]  # already cancelled: refused
+
+
+def test_a_table_with_more_fields_than_it_keeps_keeps_what_a_person_reads_first():
+    # Google Calendar's event has 50 fields; kept in alphabetical order the 40 kept ended before `start`,
+    # `status` and `summary`, so no event could be found by its title. Query-string options go first.
+    fields = {f"flag_{c}": {"type": "boolean"} for c in "abcdefghij"}
+    fields.update({"attachments": {"type": "array", "items": _S}, "reminders": {"type": "object"}})
+    fields.update({"start": _S, "status": _S, "summary": _S})
+    props = {"userIp": {"type": "string", "x-in": "query"}, **fields}
+    event = {"type": "object", "properties": {"id": _S, **fields}}
+    tools = [
+        api_tool("eventsInsert", "POST", "/events", props, [], event, group="Calendar API"),
+        api_tool(
+            "eventsGet",
+            "GET",
+            "/events/{eventId}",
+            {"eventId": _ID},
+            ["eventId"],
+            event,
+            group="Calendar API",
+        ),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "d", "groups": {"Calendar API": 2}}, tools, rows=5, seed=0, max_columns=8
+    )
+    columns = list(spec.spec["tables"]["events"]["columns"])
+    assert len(columns) == 8
+    assert {"summary", "status", "start"} <= set(columns), columns
+    assert "user_ip" not in columns and "attachments" not in columns

@@ -265,6 +265,29 @@ class InferredSpec:
     notes: list[str]
 
 
+_FIRST_READ = frozenset(
+    "name title summary subject headline label status state email username phone date start end due amount "
+    "price total type category description".split()
+)
+
+
+def _column_priority(column: str, schema: Any) -> tuple[int, str]:
+    """How early a table with more fields than it keeps takes a column: what a person reads a row by (its name,
+    title, status, dates, amount) first, then other values, then objects and lists, query-string options last."""
+    where = schema.get("x-in") if isinstance(schema, dict) else None
+    kind = json_type(schema) if isinstance(schema, dict) else None
+    last = (column.split("_") or [""])[-1]
+    if where in ("query", "header", "cookie"):
+        rank = 3
+    elif last in _FIRST_READ or column in _FIRST_READ:
+        rank = 0
+    elif kind in ("object", "array"):
+        rank = 2
+    else:
+        rank = 1
+    return rank, ""
+
+
 class _Tables:
     """The tables being inferred: columns with every schema bound to them, keys, references."""
 
@@ -825,7 +848,12 @@ def infer_spec(
             ref_table = tables.table(entity)
             tables.key_types[ref_table][column_type(use.props[param])] += 0
             tables.column(use.table, use.ref_column(param), use.props[param])
-        for param, column in list(use.values.items()):
+        values = list(use.values.items())
+        if len(set(t["columns"]) | {c for _, c in values}) > tables.max_columns:
+            # more fields than a table keeps: the ones a person reads first (an event's summary, status and
+            # start before `supportsAttachments`), never the first in alphabetical order
+            values.sort(key=lambda pc: _column_priority(pc[1], use.props.get(pc[0])))
+        for param, column in values:
             if column == t["primary_key"]:
                 continue
             if tables.column(use.table, column, use.props[param]) is None:
@@ -835,6 +863,8 @@ def infer_spec(
                 use.table, column, {k: v for k, v in use.props[param].items() if k != "description"}
             )
         outputs = {} if use.meaning.effect == "delete" else output_fields(use.tool.get("output_schema"))
+        if len(set(t["columns"]) | {ident(f) for f in outputs}) > tables.max_columns:
+            outputs = dict(sorted(outputs.items(), key=lambda fs: _column_priority(ident(fs[0]), fs[1])))
         for fname, schema in outputs.items():
             column = ident(fname)
             if column in ("id",) or key_entity(fname) == tables.tables[use.table]["entity"]:
