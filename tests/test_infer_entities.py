@@ -5,7 +5,7 @@ acts on holds what the API's own schemas say of it (a name at least), never the 
 from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
-from envscale.materialize.infer import described_fields, infer_spec
+from envscale.materialize.infer import described_fields, infer_spec, output_fields
 from envscale.materialize.verify import verify
 from envscale.words.semantics import person_entity, resolve_entity
 
@@ -716,3 +716,27 @@ def test_a_table_with_more_fields_than_it_keeps_keeps_what_a_person_reads_first(
     assert len(columns) == 8
     assert {"summary", "status", "start"} <= set(columns), columns
     assert "user_ip" not in columns and "attachments" not in columns
+
+
+def test_a_payload_named_after_the_entity_is_the_row_beside_other_payloads():
+    # YNAB: `{data: {budgets: [...], default_budget: {...}}}`; the budget's fields, not two JSON columns
+    budget = {"type": "object", "properties": {"id": _S, "name": _S, "first_month": _S}}
+    listing = {
+        "type": "object",
+        "properties": {
+            "data": {
+                "type": "object",
+                "properties": {
+                    "budgets": {"type": "array", "items": budget},
+                    "default_budget": budget,
+                    "server_knowledge": _I,
+                },
+            }
+        },
+    }
+    assert set(output_fields(listing, "budget")) == {"id", "name", "first_month"}
+    assert set(output_fields(listing)) == {
+        "budgets",
+        "default_budget",
+        "server_knowledge",
+    }  # no entity: as is

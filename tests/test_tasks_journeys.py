@@ -9,7 +9,7 @@ import pytest
 from envscale.env import load_spec
 from envscale.env.spec import validate_spec
 from envscale.judge.provenance import parse_provenance
-from envscale.tasks import branches, journeys
+from envscale.tasks import branches, gates, journeys, rereads
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
 from envscale.tasks.gold import execute
@@ -406,7 +406,7 @@ def test_a_row_a_list_returned_whole_is_not_fetched_again(shop):
     draft, j = _refetch_draft(shop)
     assert execute(shop, draft) is None
     state = draft.gold_state_hash
-    assert journeys.drop_refetch(shop, draft) == 1
+    assert rereads.drop_refetch(shop, draft) == 1
     assert [c.tool for c in draft.calls] == ["list_products", "add_order_item"]
     # the write reads the product's key where the list gave it, and reaches the same state
     assert draft.calls[1].provenance["product_id"] == f"call[0][{j}].product_id"
@@ -422,7 +422,7 @@ def test_a_get_that_returns_more_than_the_list_row_is_kept(shop):
     draft, j = _refetch_draft(shop)
     assert execute(shop, draft) is None
     del draft.calls[0].result[j]["stock"]  # a list of summaries: the get is the only read of the stock
-    assert journeys.drop_refetch(shop, draft) == 0
+    assert rereads.drop_refetch(shop, draft) == 0
     assert [c.tool for c in draft.calls] == ["list_products", "get_product", "add_order_item"]
 
 
@@ -461,3 +461,44 @@ def test_a_row_is_found_by_its_own_name_before_another_entitys_name():
         assert found is not None and list(found.facts.values()) == [row["name"]], found.facts
     assert journeys._rank(e, "customers", "account_manager_name") > journeys._rank(e, "customers", "name")
     e.env.close()
+
+
+def test_a_chain_that_comes_back_to_a_row_it_read_is_dropped():
+    budgets = [{"budget_id": "bud_1", "name": "Home"}, {"budget_id": "bud_2", "name": "Trip"}]
+    payees = [{"payee_id": "pay_1", "budget_id": "bud_1", "name": "Grocer"}]
+    calls = [
+        GoldCall("list_budgets", {}, {}, result=budgets),
+        GoldCall("list_payees", {"budget_id": "bud_1"}, {"budget_id": "call[0][0].budget_id"}, result=payees),
+        # "the budget of the payee of the budget named Home": Home again, by a loop
+        GoldCall(
+            "get_budget", {"budget_id": "bud_1"}, {"budget_id": "call[1][0].budget_id"}, result=budgets[0]
+        ),
+    ]
+    assert gates.rereads_row(calls)[0] == "rereads_row"
+    calls[2] = GoldCall(
+        "get_budget", {"budget_id": "bud_2"}, {"budget_id": "call[0][1].budget_id"}, result=budgets[1]
+    )
+    assert gates.rereads_row(calls) is None  # another budget: a step of the journey
+
+
+def test_a_row_looked_up_twice_in_one_chain_is_looked_up_once():
+    calls = [
+        GoldCall("list_budgets", {}, {}),
+        GoldCall("list_transactions", {"budget_id": "bud_1"}, {"budget_id": "call[0][0].budget_id"}),
+        GoldCall("list_budgets", {}, {}),  # the same budget, found again for the write's own budget_id
+        GoldCall(
+            "delete_transaction",
+            {"budget_id": "bud_1", "transaction_id": "tra_1"},
+            {"budget_id": "call[2][0].budget_id", "transaction_id": "call[1][0].transaction_id"},
+            write=True,
+        ),
+    ]
+    draft = TaskDraft("ynab", "write", calls, shape="linear")
+    draft.lookups = 3
+    rereads.merge_repeated_lookups(draft)
+    assert [c.tool for c in draft.calls] == ["list_budgets", "list_transactions", "delete_transaction"]
+    assert draft.calls[2].provenance == {
+        "budget_id": "call[0][0].budget_id",
+        "transaction_id": "call[1][0].transaction_id",
+    }
+    assert draft.lookups == 2

@@ -181,6 +181,7 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
     "_links",
     "_meta",
     "request_id",
+    "server_knowledge",
 }
 """The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
 _WRAPPERS = frozenset(
@@ -190,12 +191,14 @@ _ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "start", "en
 """Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
 
 
-def output_fields(schema: Any) -> dict:
-    """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages)."""
+def output_fields(schema: Any, entity: str | None = None) -> dict:
+    """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages). With the
+    `entity` the tool acts on, a payload named after it is the row even beside other payloads (YNAB's
+    `{data: {budgets: [...], default_budget: {...}}}`: a budget's fields, never `budgets` and `default_budget`)."""
     if not isinstance(schema, dict):
         return {}
     if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
-        return output_fields(schema["items"])
+        return output_fields(schema["items"], entity)
     props = schema.get("properties")
     if not isinstance(props, dict):
         props = {}
@@ -212,20 +215,25 @@ def output_fields(schema: Any) -> dict:
         and f.lower() not in ENVELOPE_FIELDS
     ]
     others = {f.lower() for f in props if f not in payloads}
+    named = [f for f in payloads if entity and singular(ident(f)) == entity]
+    if named and len(payloads) > 1:
+        nested = output_fields(props[named[0]], entity)
+        if nested:
+            return nested
     wrapped = payloads and (
         payloads[0].lower() in _WRAPPERS
         or others & (ENVELOPE_FIELDS - _ROW_LIKE)  # `{services: [...], meta}`
     )
     if len(payloads) == 1 and others <= ENVELOPE_FIELDS and wrapped:
         nested = output_fields(
-            props[payloads[0]]
+            props[payloads[0]], entity
         )  # `{data: {...}, status_code, meta}`: the row, not the envelope
         if nested:
             return nested
     if len(props) == 1:
         (inner,) = props.values()
         if isinstance(inner, dict) and inner.get("type") in ("array", "object"):
-            nested = output_fields(inner)
+            nested = output_fields(inner, entity)
             if nested:
                 return nested
     return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
@@ -862,7 +870,11 @@ def infer_spec(
             tables.column(
                 use.table, column, {k: v for k, v in use.props[param].items() if k != "description"}
             )
-        outputs = {} if use.meaning.effect == "delete" else output_fields(use.tool.get("output_schema"))
+        outputs = (
+            {}
+            if use.meaning.effect == "delete"
+            else output_fields(use.tool.get("output_schema"), t["entity"])
+        )
         if len(set(t["columns"]) | {ident(f) for f in outputs}) > tables.max_columns:
             outputs = dict(sorted(outputs.items(), key=lambda fs: _column_priority(ident(fs[0]), fs[1])))
         for fname, schema in outputs.items():

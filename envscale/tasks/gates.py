@@ -6,7 +6,9 @@ short code and a detail (`envscale.tasks.model.Drop`), when the task is dropped.
 - `empty_passes` (`empty_passes`): doing nothing passes the task (the state already equals gold, or the
   answer facts are in the first message);
 - `leaks` (`gold_tool_named`): the user's instructions name a gold tool (`cancel_order`, "cancel order");
-- `Deduper` (`exact_duplicate`, `near_duplicate`): duplicates of an earlier task on the same environment.
+- `Deduper` (`exact_duplicate`, `near_duplicate`): duplicates of an earlier task on the same environment;
+- `rereads_row` (`rereads_row`): a chain comes back to a row it has read already by another way ("the budget of
+  the payee of the budget named X": the same budget).
 
 The card counts the codes; the details name the call index, the tool and the first differing value
 where there is one.
@@ -43,9 +45,10 @@ from typing import Any
 
 from envscale.env import Environment
 from envscale.judge import call_parts, reset_env, score_trajectory
+from envscale.judge.provenance import parse_provenance
 from envscale.tasks.model import Drop
 
-__all__ = ["Deduper", "empty_passes", "leaks", "replay_differs"]
+__all__ = ["Deduper", "empty_passes", "leaks", "replay_differs", "rereads_row"]
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -323,3 +326,24 @@ class Deduper:
                 if near.get(key) == old_label:
                     del near[key]
         return None
+
+
+def rereads_row(calls: list[Any]) -> Drop | None:
+    """`rereads_row` when a read returns a row an earlier call of the chain returned already, reached through
+    another row (the payee's budget after the budget itself): a loop in the chain, not a step of a journey.
+    `calls` are executed gold calls (`tool`, `provenance`, `result` attributes); a get keyed by the very row an
+    earlier list returned is `envscale.tasks.rereads.drop_refetch`'s, not this gate's."""
+    for k, call in enumerate(calls):
+        if call.write or not isinstance(call.result, dict) or not call.result:
+            continue
+        sources = {parsed[0] for p in call.provenance.values() if (parsed := parse_provenance(p))}
+        for i in range(k):
+            if i in sources or calls[i].write:
+                continue
+            rows = calls[i].result if isinstance(calls[i].result, list) else [calls[i].result]
+            if any(row == call.result for row in rows):
+                return (
+                    "rereads_row",
+                    f"call {k} ({call.tool}) returns a row call {i} ({calls[i].tool}) returned",
+                )
+    return None

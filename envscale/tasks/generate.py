@@ -59,13 +59,14 @@ from .arguments import tidy
 from .asks import filler_fact
 from .chains import BUILDERS
 from .conversations import compose_conversations
-from .gates import Deduper, empty_passes, leaks, replay_differs
+from .gates import Deduper, empty_passes, leaks, replay_differs, rereads_row
 from .gold import execute
 from .intent import write_instructions
-from .journeys import drop_refetch, humanize, read_first
+from .journeys import humanize, read_first
 from .model import KINDS, Drop, TaskDraft, to_json
 from .policy import policy_rules
 from .prepared import Env
+from .rereads import drop_refetch
 from .rewrite import rewrite_instructions
 
 _ATTEMPTS_PER_TASK = 16
@@ -108,7 +109,7 @@ class _Candidates:
         if drop is None and len(draft.calls) > e.config.max_chain_length:
             self.unbuilt[(kind, "chain_too_long", "more calls than max_chain_length")] += 1
             return None, None, []
-        drop = drop or filler_fact(e, draft) or execute(e, draft)
+        drop = drop or filler_fact(e, draft) or execute(e, draft) or rereads_row(draft.calls)
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if drop is not None:
             return None, drop, calls

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..env.data import column_meaning, is_filler
-from ..judge.provenance import parse_provenance, provenance_call, read_calls, shift_provenance
+from ..judge.provenance import provenance_call, shift_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import DELETE_VERBS, argument_role
@@ -54,6 +54,7 @@ from .asks import KEY_SHAPE, askable, asked_by, in_path
 from .model import Drop, GoldCall, TaskDraft
 from .naming import entity_name, fact_name, implied_table, tool_bindings
 from .prepared import Env
+from .rereads import joins, merge_repeated_lookups
 from .wording import readable_words
 
 PRINTED = frozenset(
@@ -348,94 +349,12 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
     if gone and set(draft.withheld) & set(gone):
         draft.withheld = [w for w in draft.withheld if w not in gone] + [next(iter(facts))]
     draft.lookups = n
+    merge_repeated_lookups(draft)
     if any(len(rows) >= 2 for rows in fed.values()) or joins(draft.calls):
         draft.shape = "dag" if draft.shape in ("single", "linear") else draft.shape
     elif draft.shape == "single":
         draft.shape = "linear"
     return None
-
-
-def joins(calls: list[GoldCall]) -> bool:
-    """Whether some call draws on two earlier calls neither of which depends on the other (two lookups
-    feeding one write: a DAG, not a line)."""
-    above: list[set[int]] = []
-    for call in calls:
-        sources = set(read_calls(call.provenance))
-        sources = {j for j in sources if j < len(above)}
-        for j in sources:
-            for k in sources:
-                if j < k and j not in above[k] and k not in above[j]:
-                    return True
-        above.append(set().union(sources, *(above[j] for j in sources)))
-    return False
-
-
-def _repointed(source: Any, gone: int, to: str) -> Any:
-    """`source` once gold call `gone` is removed: a path into its result reads `to` (the same row in an earlier
-    list) instead, a path into a later call moves one back."""
-    at = provenance_call(source)
-    if at is None or at < gone:
-        return source
-    if at == gone:
-        return to + source[len(f"call[{gone}]") :]
-    return shift_provenance(source, -1)
-
-
-def drop_refetch(e: Env, draft: TaskDraft) -> int:
-    """Drop every `get` that fetches again a row an earlier list of the chain returned whole (a contact found
-    by name in `list_contacts`, then `get_contact` of its id): an agent reads the row where the list gave it.
-    The calls that read the get read the list's row instead. Run on an executed draft after its wording (the
-    request still says "look up the contact and tell me its phone"); returns how many calls were dropped."""
-    dropped = 0
-    k = 0
-    while k < len(draft.calls):
-        call = draft.calls[k]
-        tool = e.tools[call.tool]
-        op = tool["operation"]
-        garg = e.key_arg(tool)
-        head = parse_provenance(call.provenance.get(garg)) if op["type"] == "get" and garg else None
-        if head is None or len(head[1]) != 2 or not isinstance(head[1][0], int) or head[0] >= k:
-            k += 1
-            continue
-        i, (j, _) = head
-        source = draft.calls[i]
-        listed = source.result[j] if isinstance(source.result, list) and j < len(source.result) else None
-        same = (
-            e.tools[source.tool]["operation"]["type"] == "list"
-            and e.tools[source.tool]["operation"]["table"] == op["table"]
-            and isinstance(listed, dict)
-            and isinstance(call.result, dict)
-            and all(listed.get(c, object()) == v for c, v in call.result.items())
-        )
-        if not same:
-            k += 1
-            continue
-        to = f"call[{i}][{j}]"
-        others: list[dict] = []
-        if (draft.branch or {}).get("write") is not None and all(
-            c is not draft.branch["write"] for c in draft.calls
-        ):
-            others.append(draft.branch["write"].provenance)
-        attempt = (draft.policy_rule or {}).get("attempt")
-        if isinstance(attempt, dict) and isinstance(attempt.get("provenance"), dict):
-            others.append(attempt["provenance"])
-        del draft.calls[k]
-        if call.tool in draft.required and all(c.tool != call.tool for c in draft.calls):
-            # the read a policy task requires (check the order before refusing) is the list that found it
-            draft.required = list(dict.fromkeys(source.tool if t == call.tool else t for t in draft.required))
-        for provenance in [c.provenance for c in draft.calls] + others:
-            for a, p in list(provenance.items()):
-                provenance[a] = _repointed(p, k, to)
-        if k < draft.lookups:
-            draft.lookups -= 1
-        dropped += 1
-    if dropped:
-        draft.notes.append(f"dropped {dropped} get(s) of a row a list had returned")
-        if draft.shape == "dag" and not joins(draft.calls):
-            draft.shape = "linear"
-        if draft.shape == "linear" and len(draft.calls) == 1:
-            draft.shape = "single"
-    return dropped
 
 
 def read_first(e: Env, draft: TaskDraft) -> None:

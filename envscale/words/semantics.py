@@ -131,11 +131,11 @@ _PAGINATION = frozenset(
 )
 _QUERY_CONTROLS = frozenset(
     "since until before after start end select update_mask read_mask mask ordering view projection params "
-    "filter_mask field_mask max_id min_id since_id until_id".split()
+    "filter_mask field_mask max_id min_id since_id until_id last_knowledge_of_server".split()
 )
 """Query-string arguments that bound, page or shape what a call reads or writes (`?since=`, `?before=<cursor>`,
-`?$select=`, `?updateMask=`, `?ordering=`, Mastodon's `?max_id=`/`?since_id=` paging bounds): a row holds none of
-them, and the ids that page are no references to a `maxes` table."""
+`?$select=`, `?updateMask=`, `?ordering=`, Mastodon's `?max_id=`/`?since_id=` paging bounds, YNAB's delta
+`?last_knowledge_of_server=`): a row holds none of them, and the ids that page are no references to a `maxes` table."""
 _OPTION = re.compile(
     r"^(sort|sort_by|sort_order|sort_dir|sort_direction|order_dir|order_direction|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
     r"expand|embed|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"

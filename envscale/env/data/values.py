@@ -267,7 +267,7 @@ def _named_entity(c: Col, i: int) -> str:
     thing = " ".join(w.capitalize() for w in name_words(c.column) if w != "name") or " ".join(
         w.capitalize() for w in name_words(singular_word(c.table))
     )
-    return f"{r.choice(CODEWORDS)} {thing}".strip()
+    return _label(r, thing, place, c.now)
 
 
 def _title(c: Col, i: int) -> str:
@@ -289,7 +289,39 @@ def _title(c: Col, i: int) -> str:
         return _named_entity(dataclasses.replace(c, meaning="named:course"), i)
     # a title by what it titles ("Cascade Institution"), never a catch phrase ("Upgradable heuristic help-desk")
     thing = " ".join(w.capitalize() for w in name_words(singular_word(c.table))) or "Plan"
-    return f"{r.choice(CODEWORDS)} {thing}"
+    return _label(r, thing, _place(c, i), c.now)
+
+
+_TEAMS = (
+    "Marketing", "Sales", "Finance", "Operations", "Support", "Engineering", "Design", "Research", "Product",
+    "Legal", "Partnerships", "Customer Success",
+)  # fmt: skip
+_PURPOSES = (
+    "Main", "Primary", "Shared", "Personal", "Family", "Household", "Team", "Backup", "Archive", "General",
+    "Travel", "Holiday", "Office", "Weekly", "Monthly", "Annual",
+)  # fmt: skip
+
+
+def _label(r: random.Random, thing: str, place: Any, now: dt.datetime) -> str:
+    """A name for a thing of a kind no lexicon knows, as people label their own (a budget, a pipeline, a
+    calendar): "Marketing Budget", "Denver Warehouse", "Maria's Calendar", "Q3 2025 Pipeline"; never a
+    codename ("Argon Budget", "Atlas Orgunit"), which readers take for filler."""
+    if not thing:
+        return f"{r.choice(_TEAMS)} {r.choice(('Plan', 'List', 'Group'))}"
+    pick = r.random()
+    if pick < 0.3:
+        return f"{r.choice(_TEAMS)} {thing}"
+    if pick < 0.5:
+        return f"{place.city} {thing}"
+    if pick < 0.65:
+        return f"{pick_first_name(r)}'s {thing}"
+    if pick < 0.85:
+        return f"{r.choice(_PURPOSES)} {thing}"
+    year = now.year - r.randint(0, 2)
+    return f"{r.choice((f'Q{r.randint(1, 4)} {year}', f'{r.choice(SEASONS)} {year}'))} {thing}"
+
+
+SEASONS = ("Spring", "Summer", "Autumn", "Winter")
 
 
 def _prose(r: random.Random, now: dt.datetime) -> str:
