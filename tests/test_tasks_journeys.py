@@ -428,7 +428,9 @@ def test_a_get_that_returns_more_than_the_list_row_is_kept(shop):
 
 def test_no_kept_task_fetches_a_listed_row_again():
     spec = load_spec("tests/fixtures/envs/shop.yaml")
-    kept, _ = env_tasks({"spec": spec}, TasksConfig(tasks_per_env=30), [], random.Random(1))
+    kept, _ = env_tasks(
+        {"spec": spec}, TasksConfig(tasks_per_env=30, max_single_share=1.0), [], random.Random(1)
+    )
     for task in kept:
         calls, results = task["gold_calls"], task["gold_results"]
         for call, result in zip(calls, results, strict=True):
@@ -502,3 +504,17 @@ def test_a_row_looked_up_twice_in_one_chain_is_looked_up_once():
         "transaction_id": "call[1][0].transaction_id",
     }
     assert draft.lookups == 2
+
+
+def test_one_call_tasks_are_held_to_their_share_of_what_the_environment_keeps():
+    # an environment that keeps few journeys keeps fewer one-call tasks too: the share is of its tasks, not of
+    # the tasks it was asked for (the quickstart kept 25% one-call tasks under a 20% share)
+    for fixture in ("shop", "store"):
+        spec = load_spec(f"tests/fixtures/envs/{fixture}.yaml")
+        config = TasksConfig(tasks_per_env=30, max_single_share=0.2, replay_check=False)
+        kept, rejected = env_tasks({"spec": spec}, config, [], random.Random(0))
+        one = [t for t in kept if t["difficulty"]["chain_length"] == 1 and t["kind"] != "policy"]
+        longer = [t for t in kept if t["difficulty"]["chain_length"] > 1]
+        assert longer and len(one) <= max(1, 0.25 * len(longer)), (fixture, len(one), len(longer))
+        spare = [r for r in rejected if r["code"] == "single_call_quota" and "task" in r["detail"]]
+        assert all(r["detail"]["task"] for r in spare)  # a dropped task is named in its rejected row

@@ -89,8 +89,11 @@ class TasksConfig:
     )
     max_single_share: float = option(
         0.2,
-        "Most share of an environment's tasks that are one call deep: once reached, further one-call "
-        "candidates are dropped (`single_call_quota`) and the attempts go to journeys.",
+        "Most share of an environment's tasks that are one call deep (refusals, one look at a row by "
+        "nature, count but are never dropped): once reached while sampling, further one-call candidates "
+        "are dropped (`single_call_quota`) and the attempts go to journeys; at the end one-call tasks "
+        "beyond this share of the environment's tasks, conversations included, are dropped too (one is "
+        "kept at least).",
         ge=0,
         le=1,
     )

@@ -50,6 +50,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -194,8 +195,10 @@ def env_tasks(
         # conversations: two or three of the kept requests in a row, on top of them
         count = round(config.conversation_share * wanted)
         conversations, drops = compose_conversations(e, kept, count, rng, replay_env)
+        kept, spare = _held_to_share(kept, len(conversations), config.max_single_share)
         kept.extend(conversations)
         rejected.extend(_rejected(e, "conversation", drop, {}) for drop in drops)
+        rejected.extend(_rejected(e, t["kind"], _SPARE, {"task": t["first_message"]}) for t in spare)
     finally:
         e.env.close()
         if replay_env is not None:
@@ -203,6 +206,29 @@ def env_tasks(
     for (kind, code, detail), n in candidates.unbuilt.items():  # builders that built nothing: one row each
         rejected.append(_rejected(e, kind, (code, detail), {"attempts": n}))
     return kept, rejected
+
+
+_SPARE: Drop = ("single_call_quota", "one-call tasks beyond max_single_share of the environment's tasks")
+
+
+def _held_to_share(kept: list[dict], conversations: int, share: float) -> tuple[list[dict], list[dict]]:
+    """`(kept, spare)`: one-call tasks held to `share` of the environment's tasks, counted with its
+    `conversations` (which may have taken one-call requests as parts). Refusals are one look at a row by
+    nature and always kept; an environment keeps one one-call task at least."""
+    if share >= 1:
+        return kept, []
+    one = [t["difficulty"]["chain_length"] == 1 for t in kept]
+    single = [o and t["kind"] != "policy" for o, t in zip(one, kept, strict=True)]
+    longer = len(kept) - sum(one) + conversations
+    allowed = max(1, math.floor(share / (1 - share) * longer)) - (sum(one) - sum(single))
+    out, spare = [], []
+    for task, is_single in zip(kept, single, strict=True):
+        if is_single and allowed <= 0:
+            spare.append(task)
+            continue
+        allowed -= is_single
+        out.append(task)
+    return out, spare
 
 
 def _rejected(e: Env, kind: str, drop: Drop, detail: dict) -> dict:
