@@ -518,3 +518,19 @@ def test_one_call_tasks_are_held_to_their_share_of_what_the_environment_keeps():
         assert longer and len(one) <= max(1, 0.25 * len(longer)), (fixture, len(one), len(longer))
         spare = [r for r in rejected if r["code"] == "single_call_quota" and "task" in r["detail"]]
         assert all(r["detail"]["task"] for r in spare)  # a dropped task is named in its rejected row
+
+
+def test_paging_an_api_requires_is_the_agents_first_page_never_a_fact_the_user_states():
+    # DiaryController_SearchGuest requires offset and count: a user said "the offset is 6" and "up to 2 guests"
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    tool = next(t for t in spec["tools"] if t["name"] == "list_products")
+    tool["parameters"]["properties"]["offset"] = {"type": "integer", "minimum": 0}
+    tool["parameters"]["required"] = ["limit", "offset"]
+    e = Env({"spec": spec}, TasksConfig())
+    for seed in range(5):
+        args, _ = e.call(e.tools["list_products"], random.Random(seed))
+        assert args["offset"] == 0 and args["limit"] == 10, args
+        facts = {}
+        e.provenance_user(e.tools["list_products"], args, facts)
+        assert len(facts) == len(args) - 2, facts  # the query and price are asked; the paging is not
+    e.env.close()

@@ -26,6 +26,8 @@ from typing import Any
 
 from ..env import Environment
 from ..materialize.verify import valid_call
+from ..words.names import tokens
+from ..words.semantics import argument_role
 from .naming import fact_name
 
 
@@ -65,7 +67,22 @@ class Env:
         return binding if isinstance(binding, str) and len(op.get("key") or {}) == 1 else None
 
     def call(self, tool: dict, rng: random.Random) -> tuple[dict, dict | None] | None:
-        return valid_call(self.env, tool, self.rows, rng)
+        """A valid call of `tool` on the initial rows: `(arguments, row)`, `None` when there is none. Paging
+        arguments take what an agent sends (`offset=0`, `count=10`), never a drawn value ("the offset is 6")."""
+        built = valid_call(self.env, tool, self.rows, rng)
+        if built is None:
+            return None
+        params = tool.get("parameters") or {}
+        props, required = params.get("properties") or {}, set(params.get("required") or [])
+        for arg in list(built[0]):
+            if argument_role(arg, props.get(arg)) == "pagination":
+                value = page_default(arg, props.get(arg))
+                if value is None:
+                    if arg not in required:
+                        del built[0][arg]
+                else:
+                    built[0][arg] = value
+        return built
 
     def provenance_user(
         self, tool: dict, args: dict, draft_facts: dict, *, keys_from_user: bool = True
@@ -74,9 +91,31 @@ class Env:
         op = tool["operation"]
         addressing = {b for b in (op.get("key") or {}).values() if isinstance(b, str)}
         addressing |= {f.get("arg") for f in op.get("filters", []) if f.get("arg")}
+        props = (tool.get("parameters") or {}).get("properties") or {}
         out = {}
         for arg, value in args.items():
             source = "user" if arg in addressing and keys_from_user else "constant"
             out[arg] = source
+            if source == "constant" and argument_role(arg, props.get(arg)) == "pagination":
+                continue  # the agent pages as it likes: no fact the user states
             draft_facts[fact_name(arg, tool, self.spec)] = value
         return out
+
+
+_FIRST_PAGE = {"page": 1, "page_number": 1, "pageno": 1, "page_no": 1, "pagenumber": 1, "pagenum": 1}
+
+
+def page_default(arg: str, schema: Any) -> Any:
+    """What an agent sends for a paging argument the API requires: the first page (`offset=0`, `page=1`) and a
+    page of 10 rows within the schema's bounds; `None` for a cursor (the first page sends none)."""
+    name = "_".join(tokens(arg))
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if kind not in ("integer", "number") and not (kind is None and name in _FIRST_PAGE):
+        return None
+    if name in _FIRST_PAGE:
+        return 1
+    if any(w in name for w in ("offset", "skip", "start", "from", "index")):
+        return 0
+    low = schema.get("minimum", 1) if isinstance(schema, dict) else 1
+    high = schema.get("maximum", 10) if isinstance(schema, dict) else 10
+    return int(max(low, min(10, high)))
