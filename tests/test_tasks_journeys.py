@@ -534,3 +534,24 @@ def test_paging_an_api_requires_is_the_agents_first_page_never_a_fact_the_user_s
         e.provenance_user(e.tools["list_products"], args, facts)
         assert len(facts) == len(args) - 2, facts  # the query and price are asked; the paging is not
     e.env.close()
+
+
+def test_an_environment_does_not_pose_the_same_journey_again_and_again():
+    # Orbit kept 14 of its 15 tasks as "post a member ... and add an identity to the new member"
+    from collections import Counter
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    config = TasksConfig(tasks_per_env=30, max_same_tools_share=0.15, conversation_share=0)
+    kept, rejected = env_tasks({"spec": spec}, config, [], random.Random(0))
+    journeys_kept = Counter(tuple(c["tool"] for c in t["gold_calls"]) for t in kept)
+    assert max(journeys_kept.values()) <= 4, journeys_kept
+    assert any(r["code"] == "same_journey" for r in rejected)
+
+
+def test_a_tool_named_after_its_route_is_asked_by_what_it_does_not_by_its_method():
+    from envscale.tasks.steps import Steps
+
+    tool = {"name": "post_by_workspace_slug_members", "description": ""}
+    assert Steps._described_verb(tool, "create", "post", "member") == "add"
+    assert Steps._described_verb(tool, "update", "patch", "member") == "update"
+    assert Steps._described_verb(tool, "create", "invite", "member") == "invite"

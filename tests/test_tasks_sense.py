@@ -54,7 +54,7 @@ def _row():
 
 
 def _tasks():
-    config = TasksConfig(tasks_per_env=40)
+    config = TasksConfig(tasks_per_env=40, max_same_tools_share=1.0)  # every kind, however alike
     return env_tasks(_row(), config, None, random.Random(0))
 
 

@@ -238,10 +238,16 @@ def creates_from_nothing(e: Env, tool: dict, call: GoldCall, binds: dict) -> Dro
     columns = e.spec["tables"][op["table"]]["columns"]
     named = any(set(tokens(c)) & {"name", "title"} for c in columns)
 
-    def belongs(arg: str) -> bool:
+    props = (tool.get("parameters") or {}).get("properties") or {}
+
+    def belongs(arg: str) -> bool:  # a parent's key, or the route the row is made under (`/{slug}/members`)
         bind = binds.get(arg)
         column = columns.get(bind.column) if bind is not None and bind.column else None
-        return bool(column and column.get("references")) or call.provenance.get(arg, "").startswith("call[")
+        return (
+            bool(column and column.get("references"))
+            or call.provenance.get(arg, "").startswith("call[")
+            or in_path(props.get(arg))
+        )
 
     saying = [
         a

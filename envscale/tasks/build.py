@@ -97,6 +97,13 @@ class TasksConfig:
         ge=0,
         le=1,
     )
+    max_same_tools_share: float = option(
+        0.15,
+        "Most share of an environment's tasks that call the same tools in the same order (a create then an add, "
+        "again and again): once reached, further such candidates are dropped (`same_journey`); 2 at least.",
+        ge=0,
+        le=1,
+    )
     kind_shares: dict[str, float] = option(
         DEFAULT_KIND_SHARES,
         f"Weight of each task kind ({', '.join(KINDS)}); a kind left out gets 0. Read-only "

@@ -169,6 +169,7 @@ def env_tasks(
     kept: list[dict] = []
     rejected: list[dict] = []
     singles = 0
+    journeys: Counter = Counter()  # tool sequences kept, each held to max_same_tools_share
     try:
         for _ in range(wanted * _ATTEMPTS_PER_TASK):
             if len(kept) >= wanted:
@@ -181,6 +182,11 @@ def env_tasks(
                 task_row, drop, calls = candidates.attempt(kind)
             except Exception as exc:  # noqa: BLE001 - one bad candidate never costs the others
                 task_row, drop, calls = None, ("candidate_failed", f"{type(exc).__name__}: {exc}"), []
+            journey = tuple(c["tool"] for c in task_row["gold_calls"]) if task_row is not None else ()
+            if task_row is not None and journeys[journey] >= max(
+                2, round(wanted * config.max_same_tools_share)
+            ):
+                task_row, drop = None, ("same_journey", f"enough tasks calling {' -> '.join(journey)}")
             if task_row is not None and task_row["difficulty"]["chain_length"] == 1:
                 # a refusal is one look at the row by nature: policy tasks count, but are never dropped
                 full = singles >= max(1, round(wanted * config.max_single_share))
@@ -190,6 +196,7 @@ def env_tasks(
                     singles += 1
             if task_row is not None:
                 kept.append(task_row)
+                journeys[journey] += 1
             elif drop is not None:
                 rejected.append(_rejected(e, kind, drop, {"calls": calls}))
         # conversations: two or three of the kept requests in a row, on top of them
@@ -221,13 +228,18 @@ def _held_to_share(kept: list[dict], conversations: int, share: float) -> tuple[
     single = [o and t["kind"] != "policy" for o, t in zip(one, kept, strict=True)]
     longer = len(kept) - sum(one) + conversations
     allowed = max(1, math.floor(share / (1 - share) * longer)) - (sum(one) - sum(single))
-    out, spare = [], []
-    for task, is_single in zip(kept, single, strict=True):
-        if is_single and allowed <= 0:
-            spare.append(task)
-            continue
-        allowed -= is_single
-        out.append(task)
+    by_kind: dict[str, list[int]] = {}
+    for i, is_single in enumerate(single):
+        if is_single:
+            by_kind.setdefault(kept[i]["kind"], []).append(i)
+    chosen: set[int] = set()
+    while allowed > 0 and any(by_kind.values()):  # a read, a write, a mixed one ... in turn: every kind stays
+        for queue in by_kind.values():
+            if queue and allowed > 0:
+                chosen.add(queue.pop(0))
+                allowed -= 1
+    out = [t for i, t in enumerate(kept) if not single[i] or i in chosen]
+    spare = [t for i, t in enumerate(kept) if single[i] and i not in chosen]
     return out, spare
 
 

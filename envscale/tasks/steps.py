@@ -83,6 +83,14 @@ class Arg:
     hidden: bool = False
 
 
+_HTTP_VERBS = {
+    "post": {"create": "add", "update": "update", "status": None},
+    "put": {"create": "add", "update": "update", "status": None},
+    "patch": {"create": "add", "update": "update", "status": None},
+}
+"""A verb that is only the HTTP method of a tool named after its route: the verb of what the call does."""
+
+
 @dataclass
 class Step:
     """One gold call as the request says it: its tool and operation, the table and the entity a person
@@ -196,6 +204,8 @@ class Steps:
         }.get(kind, frozenset())
         if described and described[0] in natural:
             return described[0]
+        if verb in _HTTP_VERBS:  # `post_by_workspace_slug_members`: the method, not what a person asks
+            return _HTTP_VERBS[verb].get(kind, verb)
         return verb
 
     def _kind(self, op: dict, meaning: Any, call: GoldCall) -> tuple[str, str | None]:
