@@ -555,3 +555,20 @@ def test_a_tool_named_after_its_route_is_asked_by_what_it_does_not_by_its_method
     assert Steps._described_verb(tool, "create", "post", "member") == "add"
     assert Steps._described_verb(tool, "update", "patch", "member") == "update"
     assert Steps._described_verb(tool, "create", "invite", "member") == "invite"
+
+
+def test_a_branch_never_asks_for_what_the_user_named_the_row_by(monkeypatch):
+    # "mark the ad named Marketing Ad as draft, unless it is already draft: then just tell me its name"
+    monkeypatch.setattr(branches, "fallback_rank", lambda column, status: (column != "title", column))
+    spec = load_spec("tests/fixtures/envs/store.yaml")
+    spec["tables"]["orders"]["columns"]["title"] = {"type": "string"}
+    for i, row in enumerate(spec["initial_state"]["orders"]):
+        row["title"] = f"Order for the {['kitchen', 'garden', 'office', 'garage', 'attic'][i % 5]} {i}"
+    store = Env({"spec": spec}, TasksConfig())
+    asks = set()
+    for seed in range(60):
+        d = branches.branch(store, random.Random(seed))
+        if d is not None:
+            asks.add(d.branch["ask"])
+    assert asks and "title" not in asks, asks  # the title, ranked first here, names the row: never asked
+    store.env.close()

@@ -99,3 +99,20 @@ def test_words_is_a_bottom_layer():
                 if t.startswith("envscale") and not t.startswith(("envscale.words", "envscale.errors"))
             ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("one", "many"),
+    [
+        ("ad", "ads"),  # Forem's display ads were an `adses` table, "Marketing Adse" in a request
+        ("analysis", "analyses"),  # was `analysises`
+        ("series", "series"),
+        ("news", "news"),
+        ("data", "data"),
+        ("sms", "sms"),
+        ("status", "statuses"),
+        ("order", "orders"),
+    ],
+)
+def test_plurals_a_person_writes(one, many):
+    assert plural(one) == many and plural(many) == many and singular(many) == one

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from .asks import askable
+from .journeys import knows_row_by
 from .model import GoldCall, TaskDraft
 from .naming import fact_name
 from .prepared import Env
@@ -94,6 +95,7 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
         and v != ""
         and not c.endswith("_id")
         and askable(table, c, v)
+        and not knows_row_by(e, table, c, v)  # "tell me its name" of the ad the user named
     ]
     if not asks:
         return None

@@ -43,7 +43,23 @@ _IRREGULAR = {
     "emojis": "emoji",
     "wikis": "wiki",
     "taxis": "taxi",
+    # two-letter nouns (`ads`, not a word of its own) and Greek -sis nouns (`analyses`, never `analysises`)
+    "ads": "ad",
+    "tvs": "tv",
+    "analyses": "analysis",
+    "diagnoses": "diagnosis",
+    "hypotheses": "hypothesis",
+    "syntheses": "synthesis",
+    "theses": "thesis",
+    "crises": "crisis",
+    "prognoses": "prognosis",
+    "emphases": "emphasis",
 }
+_INVARIANT = frozenset(
+    "news series species data metadata media sms mms feedback information info equipment software hardware "
+    "analytics settings stats statistics".split()
+)
+"""Nouns whose plural is the word itself: `series` has no `serieses`, `data` no `datas`."""
 _IRREGULAR_PLURAL = {one: many for many, one in _IRREGULAR.items()}
 
 
@@ -76,8 +92,10 @@ def plural(word: str) -> str:
     head, _, last = word.rpartition("_")
     if last in _IRREGULAR_PLURAL:
         return f"{head}_{_IRREGULAR_PLURAL[last]}" if head else _IRREGULAR_PLURAL[last]
-    if singular(word) != word:
+    if last in _INVARIANT or last in _IRREGULAR or singular(word) != word:
         return word
+    if last.endswith("sis") and len(last) > 4:  # basis, thesis, analysis
+        return word[:-2] + "es"
     if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
         return word[:-1] + "ies"
     return word + ("es" if word.endswith(("s", "x", "ch", "sh", "z")) else "s")
