@@ -572,3 +572,42 @@ def test_a_branch_never_asks_for_what_the_user_named_the_row_by(monkeypatch):
             asks.add(d.branch["ask"])
     assert asks and "title" not in asks, asks  # the title, ranked first here, names the row: never asked
     store.env.close()
+
+
+def test_a_value_holding_a_generated_key_is_never_stated_by_the_user():
+    # "change the tags to id row_6597": a person does not hold the keys inside a JSON value
+    from envscale.tasks import arguments
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tools"].append(
+        {
+            "name": "set_product_attributes",
+            "description": "Replace a product's attributes.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"product_id": {"type": "string"}, "attributes": {"type": "object"}},
+                "required": ["product_id", "attributes"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "products",
+                "key": {"product_id": "product_id"},
+                "set": {"attributes": "attributes"},
+            },
+        }
+    )
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    product = e.rows["products"][0]["product_id"]
+    for value, code in (({"tags": [{"id": "row_6597"}]}, "key_in_value"), ({"color": "red"}, None)):
+        call = GoldCall(
+            "set_product_attributes",
+            {"product_id": product, "attributes": value},
+            {"product_id": "user", "attributes": "user"},
+            write=True,
+        )
+        draft = TaskDraft("shop", "write", [call], user_facts={"product id": product})
+        drop = arguments.tidy(e, draft, random.Random(0))
+        assert (drop[0] if drop else None) == code, drop
+    e.env.close()

@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -199,6 +200,21 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
     )
 
 
+def _holds_key(value: Any, depth: int = 0) -> bool:
+    """Whether a structured value holds a generated key (`row_6597`, a UUID) anywhere inside."""
+    if depth > 4:
+        return False
+    if isinstance(value, str):
+        return bool(KEY_SHAPE.match(value))
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_holds_key(v, depth + 1) for v in items)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _tidy_argument(
     e: Env, draft: TaskDraft, call: GoldCall, arg: str, binds: dict, props: dict, required: set[str]
 ) -> Drop | None:
@@ -217,6 +233,11 @@ def _tidy_argument(
     if is_placeholder(arg):
         if arg in required:
             return "placeholder_argument", f"{call.tool}.{arg} is required but says nothing a person states"
+        drop_argument(e, draft, call, arg)
+    elif isinstance(value, dict | list) and _holds_key(value):
+        # `tags=[{"id": "row_6597"}]`: "change the tags to id row_6597" names rows by keys no person holds
+        if arg in required:
+            return "key_in_value", f"{call.tool}.{arg} = {_short(value)} holds a generated key"
         drop_argument(e, draft, call, arg)
     elif _names_a_key(arg, value):
         if arg in required or (bind is not None and bind.place in ("key", "filter")):
