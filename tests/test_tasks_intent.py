@@ -697,3 +697,12 @@ def test_persona_fits_the_kind_of_service(tables, place):
         "tools": [],
     }
     assert place in intent._domain(spec)[1]
+
+
+def test_a_condition_on_the_rows_state_is_said_in_more_than_one_way_and_asks_when_in_words():
+    from envscale.tasks.intent import _condition
+
+    said = {_condition("cancel it", "cancelled", "cancelled_at", random.Random(i)) for i in range(40)}
+    assert len(said) >= 3  # never one stock line for every branch
+    assert all("when it was cancelled" in s and "cancelled_at" not in s for s in said)
+    assert "its last update" in _condition("close it", "closed", "last_update", random.Random(0))

@@ -174,6 +174,21 @@ def _fallback_place(spec: dict) -> str:
     return f"a system that keeps track of {join(entities)}" if entities else "an online service"
 
 
+def _condition(clause: str, state: str, ask: str, rng: random.Random) -> str:
+    """A request that depends on the row's state, as people put it: "cancel it, unless it is already
+    cancelled: then just tell me when it was cancelled", in one of a few ways."""
+    dated = re.match(r"^([a-z]+ed)_(?:at|on|date|time)$", ask)
+    what = f"when it was {dated.group(1)}" if dated else f"its {readable_words(ask)}"
+    return rng.choice(
+        (
+            f"{clause}, unless it is already {state}: in that case just tell me {what}",
+            f"{clause}; if it's already {state}, just tell me {what} instead",
+            f"{clause} if it isn't {state} yet, and if it is, tell me {what}",
+            f"{clause}, but if it's already {state}, all I need is {what}",
+        )
+    )
+
+
 class Writer(Clauses):
     """Builds the instructions of one draft; every random choice goes through `rng`, in a fixed order."""
 
@@ -270,13 +285,11 @@ class Writer(Clauses):
             if branch and step.call is branch["write"]:
                 # the decision, as a person states it: "cancel it, unless it is already cancelled: then ..."
                 asked = readable_words(branch["ask"])
-                clause = (
-                    f"{clause}, unless it is already {format_value(branch['value'], enum=True)}: in that case "
-                    f"just tell me its {asked}"
-                )
+                clause = _condition(clause, format_value(branch["value"], enum=True), branch["ask"], self.rng)
                 if branch["taken"] == "tell":
                     clauses.append(clause)
-                    answers.append(f"the {asked}")
+                    dated = re.match(r"^([a-z]+ed)_(?:at|on|date|time)$", branch["ask"])
+                    answers.append(f"when it was {dated.group(1)}" if dated else f"the {asked}")
                     prev_row = row
                     continue
             if step.kind in READS and any(same_words(clause, c) for c in clauses):

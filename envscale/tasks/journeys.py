@@ -55,7 +55,7 @@ from .model import Drop, GoldCall, TaskDraft
 from .naming import entity_name, fact_name, implied_table, tool_bindings
 from .prepared import Env
 from .rereads import joins, merge_repeated_lookups
-from .wording import readable_words
+from .wording import PEOPLE, readable_words
 
 PRINTED = frozenset(
     "order ticket invoice booking reservation receipt confirmation case shipment bill quote estimate".split()
@@ -153,11 +153,20 @@ def _rank(e: Env, table: str, column: str) -> int:
     """How likely a person knows a row by this column (`IDENTIFYING`'s order; its length when never)."""
     cspec = e.spec["tables"][table]["columns"].get(column) or {}
     meaning = column_meaning(table, column, cspec).split(":")[0]
+    late = IDENTIFYING.index("date")  # after the row's own name, title and email
     if meaning in ("named", "person") and _names_another(table, column):
-        return IDENTIFYING.index(
-            "date"
-        )  # `parent_account_name` of a pickup point: after its own name and title
+        return late  # `parent_account_name` of a pickup point
+    person = singular(table).split("_")[-1] in _PERSON_WORDS
+    if meaning == "email" and not person:
+        return late  # a meeting's email is its organizer's: not how a meeting is named
+    if meaning == "title" and person:
+        return late  # a contact's title is a job title: a person is named by their name
     return IDENTIFYING.index(meaning) if meaning in IDENTIFYING else len(IDENTIFYING)
+
+
+_PERSON_WORDS = frozenset(PEOPLE) | frozenset(
+    "contact employee applicant candidate organizer attendee registrant panelist agent teammate".split()
+)
 
 
 _NAME_WORDS = frozenset("name names full display first last given family nick short legal".split())
@@ -405,6 +414,9 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
         if other == table or tool is first:
             continue
         key = e.key_arg(tool)
+        acts = bool(op.get("fixed"))  # a status it sets: refund, deactivate, close ...
+        if key and not (acts or (op["type"] == "delete" and not _removes(first))):
+            continue  # "delete the request and set its employee's middle name": two asks, not one errand
         if key:
             for column, cspec in columns.items():
                 if cspec.get("references") == other and column != e.pk(table) and not _removes(tool):
