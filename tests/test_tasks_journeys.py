@@ -624,3 +624,16 @@ def test_a_thing_is_not_named_by_its_persons_email_nor_a_person_by_their_job_tit
     assert journeys._rank(e, "customers", "title") > journeys._rank(e, "customers", "name")
     assert journeys._rank(e, "products", "name") < journeys._rank(e, "orders", "email")
     e.env.close()
+
+
+def test_a_refusal_or_a_decision_on_a_row_already_in_its_state_is_never_held_back_as_one_call():
+    from envscale.tasks.generate import _held_to_share
+
+    def task(kind, calls, shape):
+        return {"kind": kind, "first_message": kind, "difficulty": {"chain_length": calls, "shape": shape}}
+
+    kept = [task("read", 1, "single"), task("mixed", 1, "branch"), task("policy", 1, "single")]
+    kept += [task("write", 2, "linear")]
+    out, spare = _held_to_share(kept, 0, 0.2)
+    assert [t["kind"] for t in spare] == ["read"]
+    assert [t["kind"] for t in out] == ["mixed", "policy", "write"]

@@ -188,9 +188,10 @@ def env_tasks(
             ):
                 task_row, drop = None, ("same_journey", f"enough tasks calling {' -> '.join(journey)}")
             if task_row is not None and task_row["difficulty"]["chain_length"] == 1:
-                # a refusal is one look at the row by nature: policy tasks count, but are never dropped
+                # a refusal, or a decision on a row found already in its state ("tell me when it was
+                # cancelled"), is one look at the row by nature: they count, but are never dropped
                 full = singles >= max(1, round(wanted * config.max_single_share))
-                if full and kind != "policy":
+                if full and not _one_look(task_row):
                     task_row, drop = None, ("single_call_quota", "enough one-call tasks in this environment")
                 else:
                     singles += 1
@@ -215,17 +216,23 @@ def env_tasks(
     return kept, rejected
 
 
+def _one_look(task: dict) -> bool:
+    """A task that is one call by nature: a refusal (policy) or a branch whose row is already in its state."""
+    return task["kind"] == "policy" or task["difficulty"].get("shape") == "branch"
+
+
 _SPARE: Drop = ("single_call_quota", "one-call tasks beyond max_single_share of the environment's tasks")
 
 
 def _held_to_share(kept: list[dict], conversations: int, share: float) -> tuple[list[dict], list[dict]]:
     """`(kept, spare)`: one-call tasks held to `share` of the environment's tasks, counted with its
-    `conversations` (which may have taken one-call requests as parts). Refusals are one look at a row by
-    nature and always kept; an environment keeps one one-call task at least."""
+    `conversations` (which may have taken one-call requests as parts). Refusals and decisions on a row already
+    in its state are one look at a row by nature (`_one_look`) and always kept; an environment keeps one one-call
+    task at least."""
     if share >= 1:
         return kept, []
     one = [t["difficulty"]["chain_length"] == 1 for t in kept]
-    single = [o and t["kind"] != "policy" for o, t in zip(one, kept, strict=True)]
+    single = [o and not _one_look(t) for o, t in zip(one, kept, strict=True)]
     longer = len(kept) - sum(one) + conversations
     allowed = max(1, math.floor(share / (1 - share) * longer)) - (sum(one) - sum(single))
     by_kind: dict[str, list[int]] = {}
