@@ -434,3 +434,23 @@ def test_a_later_request_acts_on_the_row_its_own_create_made_in_the_conversation
     assert note["arguments"] == {"member_slug": "mem_0022", "body": "hi"}
     broken = {**note, "provenance": {"member_slug": "call[5].member_slug"}}
     assert "call[5].member_slug" in rebind(broken, results)
+
+
+def test_a_later_request_never_names_a_value_an_earlier_request_changed(store):
+    # "rename customer Jia Dunn to James Smith", then "... the order of Jia Dunn": nobody finds her any more
+    first = part(
+        store,
+        [call("update_my_email", email="ann.lee@example.org")],
+        "Change my email to ann.lee@example.org.",
+    )
+    second = part(
+        store,
+        [call("list_my_orders")],
+        "Which orders are on ann@example.com?",
+        facts={"email": "ann@example.com"},
+    )
+    task, drop = compose(Env(store_row(), TasksConfig()), [first, second], random.Random(0))
+    assert task is None and drop[0] == "conversation_conflict" and "ann@example.com" in drop[1], drop
+    unrelated = part(store, [call("list_my_orders")], "Which orders do I have?", facts={"name": "Ann Lee"})
+    task, drop = compose(Env(store_row(), TasksConfig()), [first, unrelated], random.Random(0))
+    assert drop is None or "changed" not in drop[1], drop

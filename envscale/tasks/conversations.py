@@ -195,6 +195,25 @@ def _cells(e: Env, changes: dict) -> set[tuple[str, str, str]]:
     return out
 
 
+def _overwritten(changes: dict) -> set[str]:
+    """The text values a write replaced (a name, a title), as `_facts` spells them."""
+    out: set[str] = set()
+    for change in (changes or {}).values():
+        for row in change.get("changed") or []:
+            before, after = row.get("before") or {}, row.get("after") or {}
+            out |= {
+                str(v) for c, v in before.items() if isinstance(v, str) and len(v) >= 3 and after.get(c) != v
+            }
+    return out
+
+
+def _facts(part: dict) -> set[str]:
+    """The values a request's user states or is asked for."""
+    ins = _json(part.get("instructions")) or {}
+    facts = {**(ins.get("known_facts") or {}), **(ins.get("hidden_facts") or {})}
+    return {str(v) for v in facts.values() if isinstance(v, str)}
+
+
 def _overwrites(earlier: set[tuple[str, str, str]], cells: set[tuple[str, str, str]]) -> bool:
     """Whether a write changes a cell an earlier request wrote, a row it added or removed, or adds or
     removes a row it changed: the earlier request's outcome would no longer be in the final state."""
@@ -225,8 +244,15 @@ def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop 
     e.env.restore(e.initial)
     results: list[Any] = []
     written: set[tuple[str, str, str]] = set()  # the cells the earlier requests wrote
+    gone: set[str] = set()  # the values they overwrote ("Jia Dunn" once renamed to "James Smith")
     index = 0
     for n, part in enumerate(parts):
+        stale = sorted(gone & _facts(part))
+        if stale:
+            return results, (
+                "conversation_conflict",
+                f"request {n + 1} names {stale[0]!r}, which an earlier request changed",
+            )
         before = e.env.state_hash()
         own = _json(part.get("gold_results")) or []
         mine: set[tuple[str, str, str]] = set()
@@ -241,7 +267,9 @@ def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop 
                     "conversation_conflict",
                     f"request {n + 1}, call {call['tool']}: {obs['error']}",
                 )
-            cells = _cells(e, e.env.last_changes())
+            changes = e.env.last_changes()
+            gone |= _overwritten(changes)
+            cells = _cells(e, changes)
             if _overwrites(written, cells):
                 return results, (
                     "conversation_overwrites",

@@ -122,7 +122,7 @@ cloud    | server cluster pod deployment instance container namespace vm replica
 community| member community | a community platform | a community manager who uses {place} | a community manager who uses {place}
 recruiting| job applicant candidate interview offer | a recruiting system | a recruiter who uses {place} | a recruiter who uses {place}
 logistics| warehouse dock pickuppoint carrier freight logistics fulfillment geoshape lot dispatch | a logistics platform | a merchant who ships through {place} | an operations manager who uses {place}
-learning | learner participant curriculum module learning training lesson course enrollment | an e-learning platform | a learner on {place} | a course administrator who uses {place}
+learning | learner participant curriculum module learning training lesson course enrollment offering cohort learnifier iqualify | an e-learning platform | a learner on {place} | a course administrator who uses {place}
 feedback | feedback feature vote idea request roadmap | a product feedback tool | a customer who sends feedback through {place} | a product manager who uses {place}
 workspace| database block page note notebook wiki doc | a notes and documents workspace | someone who keeps their notes in {place} | the admin of a team's workspace on {place}
 developer| collection monitor mock repository repo release commit branch git webhook | a developer platform | a developer who uses {place} | a developer who uses {place}
