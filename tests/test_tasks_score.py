@@ -487,3 +487,15 @@ def test_store_guards_become_rules(store):
         violating_rows(spec, store, balance)
     text = policy_rules({k: v for k, v in spec.items() if k != "policy"})["text"]
     assert "cancel_order: only orders that have not shipped can be cancelled." in text.splitlines()
+
+
+def test_a_policy_that_names_its_tools_names_every_tool_a_rule_refuses():
+    # materialize wrote a line for cancel and confirm, but delete refused cancelled appointments too: a policy
+    # task then asked the agent to refuse a delete its policy never mentioned
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["policy"] = "update_order_status: a cancelled order never changes status again."
+    text = policy_rules(spec)["text"]
+    assert text.startswith(spec["policy"])
+    assert "cancel_order" in text  # its own rule, in a sentence of its own
+    prose = load_spec("tests/fixtures/envs/shop.yaml")  # a policy in prose is read as a whole
+    assert policy_rules(prose)["text"] == prose["policy"].strip()

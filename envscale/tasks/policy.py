@@ -207,7 +207,8 @@ def policy_rules(spec: dict[str, Any]) -> dict[str, Any]:
 
     Returns:
         `dict`: `{"text": str, "rules": [rule]}` (see the module docstring for the rule fields);
-        `text` is the spec's `policy` when it has one, else one sentence per distinct rule.
+        `text` is the spec's `policy` when it has one (with a sentence for each rule of a tool it leaves out,
+        when it names tools), else one sentence per distinct rule.
     """
     tables = spec["tables"]
     rules: list[dict[str, Any]] = []
@@ -235,6 +236,10 @@ def policy_rules(spec: dict[str, Any]) -> dict[str, Any]:
     policy = spec.get("policy")
     if isinstance(policy, str) and policy.strip():
         text = policy.strip()
+        names = [t["name"] for t in spec.get("tools", [])]
+        if any(name in text for name in names):  # a line per tool (as `materialize` writes it): every rule's
+            missing = [rule_sentence(r) for r in rules if r["tool"] not in text]  # tool gets its own line
+            text = "\n".join(dict.fromkeys([text, *missing]))
     else:
         text = "\n".join(dict.fromkeys(rule_sentence(r) for r in rules))
     return {"text": text, "rules": rules}
