@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 EXTRAS ?= dev
 DEMO_OUTPUT ?= outputs/quickstart
-DEMO_SMOLLM2_TASKS ?= 3
+DEMO_SMOLLM2_TASKS ?= 2
 DEMO_EVAL_TASKS ?= 4
 # torch threads for the demo's model steps: on small shared machines more threads are many times slower.
 DEMO_THREADS ?= 1
@@ -51,7 +51,7 @@ demo: install
 	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale rollout --input $(DEMO_OUTPUT)/tasks \
 		--output $(DEMO_OUTPUT)/trajectories_smollm2 \
 		--agent "{kind: transformers, model: smollm2-135m-instruct, max_tokens: 64}" \
-		--max-tasks $(DEMO_SMOLLM2_TASKS) --max-turns 1 --max-steps 2
+		--max-tasks $(DEMO_SMOLLM2_TASKS) --max-turns 1 --max-steps 1
 	$(BIN)/envscale filter --input $(DEMO_OUTPUT)/trajectories_smollm2 --output $(DEMO_OUTPUT)/filtered_smollm2
 	@echo "Two-stage SFT (LoRA) of SmolLM2-135M-Instruct on the filtered trajectories, a few steps (CPU):"
 	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale train --config recipes/quickstart.yaml --input $(DEMO_OUTPUT)/filtered \
