@@ -4,6 +4,8 @@ Everything here is a tool call, as an agent (or a person) would make it, on the 
 `collect -> graph -> materialize` builds from `recipes/sources/envscale_shop.openapi.yaml`.
 """
 
+import json
+
 import pytest
 
 from envscale.env import Environment
@@ -152,3 +154,15 @@ def test_a_refund_adds_to_what_was_refunded_and_never_beyond_the_payment(env):
     env.reset()
     obs = env.step("refund_payment", too_much)
     assert not obs["ok"] and "cannot exceed" in obs["error"]
+
+
+def test_the_policy_every_agent_is_shown_names_every_tool_a_rule_refuses(shop):
+    # the spec's own text (what MCP clients and the Gymnasium adapter show) had lines for the acts only; a
+    # delete refused on cancelled appointments was in no line
+    from envscale.env.policy import policy_rules
+
+    spec = shop["spec"] if isinstance(shop["spec"], dict) else json.loads(shop["spec"])
+    rules = policy_rules({**spec, "policy": None})["rules"]
+    assert rules
+    assert all(rule["tool"] in spec["policy"] for rule in rules), spec["policy"]
+    assert shop["policy"] == spec["policy"]

@@ -637,3 +637,37 @@ def test_a_refusal_or_a_decision_on_a_row_already_in_its_state_is_never_held_bac
     out, spare = _held_to_share(kept, 0, 0.2)
     assert [t["kind"] for t in spare] == ["read"]
     assert [t["kind"] for t in out] == ["mixed", "policy", "write"]
+
+
+def test_a_create_under_a_route_that_states_only_the_route_asks_for_nothing():
+    # Orbit: "post a member with workspace slug X" made a nameless member in workspace X
+    from envscale.tasks.asks import creates_from_nothing
+    from envscale.tasks.naming import tool_bindings
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["products"]["columns"]["shop_slug"] = {"type": "string"}
+    tool = {
+        "name": "post_by_shop_slug_products",
+        "description": "",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"shop_slug": {"type": "string", "x-in": "path"}, "name": {"type": "string"}},
+            "required": ["shop_slug", "name"],
+        },
+        "operation": {
+            "type": "insert",
+            "table": "products",
+            "values": {"shop_slug": "shop_slug", "name": "name"},
+            "generate": {"product_id": "id"},
+            "defaults": {"category": "books", "price": 1.0, "stock": 0},
+        },
+    }
+    spec["tools"].append(tool)
+    e = Env({"spec": spec}, TasksConfig())
+    binds = tool_bindings(tool)
+    bare = GoldCall(tool["name"], {"shop_slug": "acme"}, {"shop_slug": "constant"}, write=True)
+    assert creates_from_nothing(e, tool, bare, binds)[0] == "empty_create"
+    named = GoldCall(tool["name"], {"shop_slug": "acme", "name": "Desk Lamp"}, {}, write=True)
+    assert creates_from_nothing(e, tool, named, binds) is None
+    e.env.close()

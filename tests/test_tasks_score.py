@@ -10,9 +10,9 @@ import json
 import pytest
 
 from envscale.env import Environment, load_spec
+from envscale.env.policy import policy_rules, rule_sentence, violating_rows
 from envscale.judge import EnvironmentCache, answer_matches, reset_env, score_row, score_trajectory
 from envscale.tasks.gates import Deduper, empty_passes, leaks, replay_differs
-from envscale.tasks.policy import policy_rules, rule_sentence, violating_rows
 
 SHOP = "tests/fixtures/envs/shop.yaml"
 STORE = "tests/fixtures/envs/store.yaml"

@@ -47,6 +47,7 @@ from tqdm.auto import tqdm
 
 from ..artifacts import Artifact, ArtifactWriter, RowLookup, iter_rows, resolve_input
 from ..config import check_fields, fingerprint, option, to_dict
+from ..env.policy import policy_rules
 from ..executor import map_ordered
 from ..executor import report as executor_report
 from ..schemas import ENVIRONMENTS
@@ -206,6 +207,8 @@ def materialize_domain(item: tuple[int, dict, list[dict]], config: MaterializeCo
         else:
             problems, dropped, report = _verify_dropping(spec, config)
             fold_aliases(spec)  # one act under several names: one tool, the others its aliases
+            if spec.get("policy"):  # a line for every tool a rule refuses, the effects' rules included
+                spec["policy"] = policy_rules(spec)["text"]
     except Exception as exc:  # noqa: BLE001 - one bad domain never stops the run; kept with its reason
         problems = [{"tool": None, "reason": f"materialisation failed: {type(exc).__name__}: {exc}"}]
     counts = {"dropped": [d["reason"].split(":")[0][:80] for d in dropped], "excluded": len(excluded)}

@@ -279,21 +279,14 @@ _FIRST_READ = frozenset(
 )
 
 
-def _column_priority(column: str, schema: Any) -> tuple[int, str]:
+def _column_priority(column: str, schema: Any) -> int:
     """How early a table with more fields than it keeps takes a column: what a person reads a row by (its name,
     title, status, dates, amount) first, then other values, then objects and lists, query-string options last."""
-    where = schema.get("x-in") if isinstance(schema, dict) else None
-    kind = json_type(schema) if isinstance(schema, dict) else None
-    last = (column.split("_") or [""])[-1]
-    if where in ("query", "header", "cookie"):
-        rank = 3
-    elif last in _FIRST_READ or column in _FIRST_READ:
-        rank = 0
-    elif kind in ("object", "array"):
-        rank = 2
-    else:
-        rank = 1
-    return rank, ""
+    if isinstance(schema, dict) and schema.get("x-in") in ("query", "header", "cookie"):
+        return 3
+    if column.split("_")[-1] in _FIRST_READ:
+        return 0
+    return 2 if isinstance(schema, dict) and json_type(schema) in ("object", "array") else 1
 
 
 class _Tables:

@@ -210,11 +210,6 @@ def _holds_key(value: Any, depth: int = 0) -> bool:
     return any(_holds_key(v, depth + 1) for v in items)
 
 
-def _short(value: Any) -> str:
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _tidy_argument(
     e: Env, draft: TaskDraft, call: GoldCall, arg: str, binds: dict, props: dict, required: set[str]
 ) -> Drop | None:
@@ -237,7 +232,10 @@ def _tidy_argument(
     elif isinstance(value, dict | list) and _holds_key(value):
         # `tags=[{"id": "row_6597"}]`: "change the tags to id row_6597" names rows by keys no person holds
         if arg in required:
-            return "key_in_value", f"{call.tool}.{arg} = {_short(value)} holds a generated key"
+            return (
+                "key_in_value",
+                f"{call.tool}.{arg} = {json.dumps(value, default=str)[:60]} holds a generated key",
+            )
         drop_argument(e, draft, call, arg)
     elif _names_a_key(arg, value):
         if arg in required or (bind is not None and bind.place in ("key", "filter")):

@@ -56,6 +56,7 @@ from collections import Counter
 from typing import Any
 
 from ..env import Environment
+from ..env.policy import policy_rules
 from .arguments import tidy
 from .asks import filler_fact
 from .chains import BUILDERS
@@ -65,7 +66,6 @@ from .gold import execute
 from .intent import write_instructions
 from .journeys import humanize, read_first
 from .model import KINDS, Drop, TaskDraft, to_json
-from .policy import policy_rules
 from .prepared import Env
 from .rereads import drop_refetch
 from .rewrite import rewrite_instructions

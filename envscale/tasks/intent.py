@@ -174,11 +174,16 @@ def _fallback_place(spec: dict) -> str:
     return f"a system that keeps track of {join(entities)}" if entities else "an online service"
 
 
+def _asked_when(ask: str) -> str | None:
+    """ "when it was cancelled" for the column a state was reached at (`cancelled_at`), else `None`."""
+    dated = re.match(r"^([a-z]+ed)_(?:at|on|date|time)$", ask)
+    return f"when it was {dated.group(1)}" if dated else None
+
+
 def _condition(clause: str, state: str, ask: str, rng: random.Random) -> str:
     """A request that depends on the row's state, as people put it: "cancel it, unless it is already
     cancelled: then just tell me when it was cancelled", in one of a few ways."""
-    dated = re.match(r"^([a-z]+ed)_(?:at|on|date|time)$", ask)
-    what = f"when it was {dated.group(1)}" if dated else f"its {readable_words(ask)}"
+    what = _asked_when(ask) or f"its {readable_words(ask)}"
     return rng.choice(
         (
             f"{clause}, unless it is already {state}: in that case just tell me {what}",
@@ -288,8 +293,7 @@ class Writer(Clauses):
                 clause = _condition(clause, format_value(branch["value"], enum=True), branch["ask"], self.rng)
                 if branch["taken"] == "tell":
                     clauses.append(clause)
-                    dated = re.match(r"^([a-z]+ed)_(?:at|on|date|time)$", branch["ask"])
-                    answers.append(f"when it was {dated.group(1)}" if dated else f"the {asked}")
+                    answers.append(_asked_when(branch["ask"]) or f"the {asked}")
                     prev_row = row
                     continue
             if step.kind in READS and any(same_words(clause, c) for c in clauses):

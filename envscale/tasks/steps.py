@@ -83,12 +83,10 @@ class Arg:
     hidden: bool = False
 
 
-_HTTP_VERBS = {
-    "post": {"create": "add", "update": "update", "status": None},
-    "put": {"create": "add", "update": "update", "status": None},
-    "patch": {"create": "add", "update": "update", "status": None},
-}
-"""A verb that is only the HTTP method of a tool named after its route: the verb of what the call does."""
+_HTTP_METHODS = frozenset(("post", "put", "patch"))
+_METHOD_VERBS = {"create": "add", "update": "update"}
+"""For a tool named after its route (`post_by_workspace_slug_members`), whose verb is only its HTTP method: the
+verb of what the call does; none (the clause's own) for any other kind."""
 
 
 @dataclass
@@ -204,8 +202,8 @@ class Steps:
         }.get(kind, frozenset())
         if described and described[0] in natural:
             return described[0]
-        if verb in _HTTP_VERBS:  # `post_by_workspace_slug_members`: the method, not what a person asks
-            return _HTTP_VERBS[verb].get(kind, verb)
+        if verb in _HTTP_METHODS:  # `post_by_workspace_slug_members`: the method, not what a person asks
+            return _METHOD_VERBS.get(kind)
         return verb
 
     def _kind(self, op: dict, meaning: Any, call: GoldCall) -> tuple[str, str | None]:

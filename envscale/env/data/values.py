@@ -300,6 +300,7 @@ _PURPOSES = (
     "Main", "Primary", "Shared", "Personal", "Family", "Household", "Team", "Backup", "Archive", "General",
     "Travel", "Holiday", "Office", "Weekly", "Monthly", "Annual",
 )  # fmt: skip
+_SEASONS = ("Spring", "Summer", "Autumn", "Winter")
 
 
 def _label(r: random.Random, thing: str, place: Any, now: dt.datetime) -> str:
@@ -318,10 +319,7 @@ def _label(r: random.Random, thing: str, place: Any, now: dt.datetime) -> str:
     if pick < 0.85:
         return f"{r.choice(_PURPOSES)} {thing}"
     year = now.year - r.randint(0, 2)
-    return f"{r.choice((f'Q{r.randint(1, 4)} {year}', f'{r.choice(SEASONS)} {year}'))} {thing}"
-
-
-SEASONS = ("Spring", "Summer", "Autumn", "Winter")
+    return f"{r.choice((f'Q{r.randint(1, 4)} {year}', f'{r.choice(_SEASONS)} {year}'))} {thing}"
 
 
 def _prose(r: random.Random, now: dt.datetime) -> str:

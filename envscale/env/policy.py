@@ -28,7 +28,7 @@ Example:
 
 ```python
 >>> from envscale.env import Environment, load_spec
->>> from envscale.tasks.policy import policy_rules, violating_rows
+>>> from envscale.env.policy import policy_rules, violating_rows
 >>> spec = load_spec("tests/fixtures/envs/shop.yaml")
 >>> rule = next(r for r in policy_rules(spec)["rules"] if r["tool"] == "cancel_order")
 >>> rule["column"], rule["op"], rule["allowed"], rule["error"]
@@ -47,8 +47,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from envscale.env import Environment
 from envscale.env.operations import GUARD_TESTS, PRECONDITION_OPS
+from envscale.env.runtime import Environment
 from envscale.words.inflect import singular
 
 __all__ = ["policy_rules", "rule_sentence", "violating_rows"]
