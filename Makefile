@@ -9,6 +9,9 @@ EXTRAS ?= dev
 DEMO_OUTPUT ?= outputs/quickstart
 DEMO_SMOLLM2_TASKS ?= 2
 DEMO_EVAL_TASKS ?= 4
+# SmolLM2-135M reads 8k tokens: its demo episodes are drawn among tasks whose offered tools take at most this many
+# characters (an episode's time grows with its prompt; the largest tool lists alone overflow the model).
+DEMO_TOOL_CHARS ?= 4000
 # torch threads for the demo's model steps: on small shared machines more threads are many times slower.
 DEMO_THREADS ?= 1
 CPU_TRAIN_OUTPUT ?= outputs/cpu-train
@@ -51,14 +54,14 @@ demo: install
 	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale rollout --input $(DEMO_OUTPUT)/tasks \
 		--output $(DEMO_OUTPUT)/trajectories_smollm2 \
 		--agent "{kind: transformers, model: smollm2-135m-instruct, max_tokens: 64}" \
-		--max-tasks $(DEMO_SMOLLM2_TASKS) --max-turns 1 --max-steps 1
+		--max-tasks $(DEMO_SMOLLM2_TASKS) --max-tool-chars $(DEMO_TOOL_CHARS) --max-turns 1 --max-steps 1
 	$(BIN)/envscale filter --input $(DEMO_OUTPUT)/trajectories_smollm2 --output $(DEMO_OUTPUT)/filtered_smollm2
 	@echo "Two-stage SFT (LoRA) of SmolLM2-135M-Instruct on the filtered trajectories, a few steps (CPU):"
 	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale train --config recipes/quickstart.yaml --input $(DEMO_OUTPUT)/filtered \
 		--output $(DEMO_OUTPUT)/model
 	@echo "Before and after, on held-out tasks (the test split), with the scripted user:"
 	OMP_NUM_THREADS=$(DEMO_THREADS) $(BIN)/envscale eval --config recipes/quickstart.yaml --input $(DEMO_OUTPUT)/tasks \
-		--output $(DEMO_OUTPUT)/eval --max-tasks $(DEMO_EVAL_TASKS) \
+		--output $(DEMO_OUTPUT)/eval --max-tasks $(DEMO_EVAL_TASKS) --max-tool-chars $(DEMO_TOOL_CHARS) \
 		--agent "before={kind: transformers, model: smollm2-135m-instruct, max_tokens: 96, temperature: 0}" \
 		--agent "after={kind: transformers, model: $(DEMO_OUTPUT)/model/stage2, max_tokens: 96, temperature: 0}"
 	$(BIN)/envscale show eval $(DEMO_OUTPUT)/eval

@@ -292,6 +292,25 @@ def test_a_tiny_local_model_runs_through_the_harness(tasks, tmp_path):
     assert all(r["output"]["final_answer"] == "I cannot help." for r in rows)
 
 
+def test_max_tool_chars_evaluates_only_test_tasks_whose_tools_fit_and_the_report_says_so(tasks, tmp_path):
+    from envscale.artifacts import resolve_input
+    from envscale.evaluation.bundle import render_bundle
+    from envscale.rollout.run import tool_sizes
+
+    sizes = tool_sizes(resolve_input(tasks, "environments").load("environments"))
+    test = list(tasks.load("tasks", "test"))
+    size = {t["task_id"]: sum(sizes[t["environment"]][n] for n in t["tools"]) for t in test}
+    limit = sorted(size.values())[len(size) // 2]
+    fitting = {tid for tid, n in size.items() if n <= limit}
+    assert 0 < len(fitting) < len(test)
+    art = evaluate(tasks, EvalConfig(agent={"kind": "scripted"}, max_tool_chars=limit), tmp_path / "eval")
+    rows = list(load_dataset(art.location, "results", split="train"))
+    assert {r["id"] for r in rows} == fitting
+    bundle = art.manifest["stats"]["bundle"]
+    assert bundle["tasks"]["max_tool_chars"] == limit
+    assert f"only tasks whose tools take at most {limit:,} characters" in render_bundle(bundle)
+
+
 # ----------------------------------------------------------------------------- bad input
 
 

@@ -431,3 +431,27 @@ def test_a_trajectory_that_cannot_be_judged_is_rejected_with_its_reason_and_the_
     rejected = {r["trajectory_id"]: r for r in after.load("rejected")}
     assert "no gold_state_hash" in rejected[first]["failed_checks"][-1]
     assert after.manifest["counts"]["filtered"] == before.manifest["counts"]["filtered"] - 1
+
+
+def test_max_tool_chars_plays_only_tasks_whose_offered_tools_fit_and_says_when_none_do(tasks, tmp_path):
+    from envscale.artifacts import resolve_input
+    from envscale.rollout.run import tool_sizes
+
+    sizes = tool_sizes(resolve_input(tasks, "environments").load("environments"))
+    rows = list(tasks.load("tasks", "train"))
+
+    def size(task):
+        offered = sizes[task["environment"]]
+        return sum(offered[n] for n in task["tools"]) if task["tools"] else sum(offered.values())
+
+    by_size = sorted(size(t) for t in rows)
+    limit = by_size[len(by_size) // 2]  # about half the tasks fit
+    fitting = {t["task_id"] for t in rows if size(t) <= limit}
+    assert 0 < len(fitting) < len(rows)
+    played = rollout(tasks, RolloutConfig(max_tool_chars=limit, concurrency=8), tmp_path / "small")
+    assert set(played.load("trajectories", "train")["task_id"]) == fitting
+    sampled = rollout(tasks, RolloutConfig(max_tool_chars=limit, max_tasks=3), tmp_path / "sample")
+    assert len(sampled.load("trajectories", "train")) == 3
+    assert set(sampled.load("trajectories", "train")["task_id"]) <= fitting
+    with pytest.raises(ValueError, match="no task offers tools within max_tool_chars=1 "):
+        rollout(tasks, RolloutConfig(max_tool_chars=1), tmp_path / "none")

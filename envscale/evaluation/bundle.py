@@ -413,7 +413,7 @@ def invocation(flags: dict[str, Any] | None, public: dict, defaults: dict, tasks
 # ----------------------------------------------------------------------------- the bundle
 
 
-def task_split(tasks_art: Any, max_tasks: int | None) -> dict:
+def task_split(tasks_art: Any, max_tasks: int | None, max_tool_chars: int | None = None) -> dict:
     """Which tasks artifact, version and split were evaluated (the ids are the bundle's `items`)."""
     from ..artifacts import resolve_input
 
@@ -435,6 +435,7 @@ def task_split(tasks_art: Any, max_tasks: int | None) -> dict:
         "split_rows": n_test,
         "max_tasks": max_tasks,
         "sampled": max_tasks is not None and max_tasks < n_test,
+        "max_tool_chars": max_tool_chars,
         "environments": {k: envs.get(k) for k in ("pinned", "version", "data_id", "fingerprint")}
         if envs
         else None,
@@ -477,7 +478,11 @@ def build_bundle(
     agents = {
         name: describe_agent(b) for name, b in (public.get("agents") or {"agent": public["agent"]}).items()
     }
-    tasks = task_split(tasks_art, config.max_tasks) if config.benchmark == "tasks" else None
+    tasks = (
+        task_split(tasks_art, config.max_tasks, config.max_tool_chars)
+        if config.benchmark == "tasks"
+        else None
+    )
     user = None
     if config.benchmark == "tasks":
         user = {
@@ -561,7 +566,13 @@ def render_bundle(bundle: dict | None) -> str:
         lines += [
             f"- tasks: `{tasks['artifact']}` (data id `{tasks['data_id']}`, fingerprint {_code(tasks['fingerprint'])}, "
             f"schema {tasks['schema_version']}), split `{tasks['split']}`: {items.get('count')} of "
-            f"{tasks['split_rows']} task(s)" + (" (a seeded sample)" if tasks.get("sampled") else ""),
+            f"{tasks['split_rows']} task(s)"
+            + (" (a seeded sample)" if tasks.get("sampled") else "")
+            + (
+                f", only tasks whose tools take at most {tasks['max_tool_chars']:,} characters"
+                if tasks.get("max_tool_chars")
+                else ""
+            ),
         ]
     shown = items.get("ids", [])[:SHOWN_IDS]
     more = len(items.get("ids", [])) - len(shown)

@@ -73,6 +73,7 @@ def rollout_config(agent: dict, config: Any):
         user=dict(config.user),
         splits=["test"],
         max_tasks=config.max_tasks,
+        max_tool_chars=config.max_tool_chars,
         trials=config.trials,
         seed=config.seed,
         max_turns=config.max_turns,

@@ -89,6 +89,12 @@ class EvalConfig:
         "tasks: evaluate at most this many test tasks (a seeded sample, the same for every agent).",
         ge=1,
     )
+    max_tool_chars: int | None = option(
+        None,
+        "tasks: only test tasks whose offered tools take at most this many characters (as in rollout; for agents "
+        "with a short context).",
+        ge=1,
+    )
     levels: list[str] = option(
         list(DEFAULT_LEVELS),
         f"tasks: the checks an episode must pass to succeed ({', '.join(CHECKS)}), as in filter.",

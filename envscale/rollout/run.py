@@ -80,6 +80,12 @@ class RolloutConfig:
     max_tasks: int | None = option(
         None, "Roll out at most this many tasks (a seeded sample over all environments); null: all.", ge=1
     )
+    max_tool_chars: int | None = option(
+        None,
+        "Only tasks whose offered tools take at most this many characters as OpenAI JSON (an agent with a short "
+        "context, such as a 135M model's 8k tokens, sees them whole); null: any task.",
+        ge=1,
+    )
     trials: int = option(1, "Episodes per task (for pass^k), each with its own seed.", ge=1, le=1000)
     seed: int = option(
         0, "Seed of the episodes' seeds, the task sample and the user styles.", ge=0, le=2**32 - 1
@@ -190,9 +196,53 @@ def _open_checkpoint(path: Path) -> set[str]:
 # ----------------------------------------------------------------------------- stage
 
 
-def _jobs(splits: dict[str, Any], config: RolloutConfig) -> list[tuple[str, int, int, str]]:
-    """(split, row index, trial, task id) of every episode asked for (a seeded sample with `max_tasks`)."""
+def tool_sizes(environments: Any) -> dict[str, dict[str, int]]:
+    """Environment name -> tool name -> characters of the tool in OpenAI JSON (what an agent's prompt holds)."""
+    from ..env.runtime import openai_tools
+
+    sizes: dict[str, dict[str, int]] = {}
+    for row in environments.select_columns(["name", "spec"]):
+        spec = _json(row["spec"])
+        sizes[row["name"]] = {
+            t["function"]["name"]: len(json.dumps(t, ensure_ascii=False)) for t in openai_tools(spec)
+        }
+    return sizes
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _fits(ds: Any, sizes: dict[str, dict[str, int]], limit: int) -> list[bool]:
+    """Per task row: its offered tools (the environment's all, without a list) take at most `limit` characters."""
+    fits = []
+    for env, names in zip(ds["environment"], ds["tools"], strict=True):
+        tools = sizes.get(env, {})
+        total = sum(tools.get(n, 0) for n in names) if names else sum(tools.values())
+        fits.append(total <= limit)
+    return fits
+
+
+def _jobs(
+    splits: dict[str, Any], config: RolloutConfig, sizes: dict[str, dict[str, int]] | None = None
+) -> list[tuple[str, int, int, str]]:
+    """(split, row index, trial, task id) of every episode asked for (a seeded sample with `max_tasks`, among the
+    tasks whose tools fit `max_tool_chars` when it is set: `sizes` from `tool_sizes`)."""
     chosen = [(split, i, tid) for split, ds in splits.items() for i, tid in enumerate(ds["task_id"])]
+    if config.max_tool_chars is not None:
+        if sizes is None:
+            raise ValueError("max_tool_chars needs the environments' tool sizes")
+        fit = {split: _fits(ds, sizes, config.max_tool_chars) for split, ds in splits.items()}
+        kept = [c for c in chosen if fit[c[0]][c[1]]]
+        logger.info(
+            "%d of %d tasks offer tools within %d characters", len(kept), len(chosen), config.max_tool_chars
+        )
+        if not kept:
+            raise ValueError(
+                f"no task offers tools within max_tool_chars={config.max_tool_chars} characters; raise it or "
+                "leave it unset"
+            )
+        chosen = kept
     if config.max_tasks is not None and config.max_tasks < len(chosen):
         chosen.sort(key=lambda c: _unit(config.seed, "sample", c[2]))
         chosen = sorted(chosen[: config.max_tasks], key=lambda c: (c[0], c[1]))
@@ -225,7 +275,8 @@ def _rollout(
     if unknown:
         raise ValueError(f"the tasks have no split {unknown}; splits: {', '.join(available)}")
     splits = {split: tasks_art.load("tasks", split) for split in config.splits}
-    todo = _jobs(splits, config)
+    sizes = tool_sizes(envs_art.load("environments")) if config.max_tool_chars is not None else None
+    todo = _jobs(splits, config, sizes)
     parts = writer.parts_dir / PARTS_FILE
     done = _open_checkpoint(parts)
     wanted = {trajectory_id(tid, t) for _, _, t, tid in todo}
