@@ -334,3 +334,56 @@ def test_a_date_pattern_is_filled_with_a_date_of_the_calendar():
             assert re.search(pattern, text)
             dt.date.fromisoformat(text[:10] if len(text) >= 10 else text + "-01")
     assert re.fullmatch(r"[A-Z]{3}\d+", pattern_value(r"^[A-Z]{3}\d+$", rng))
+
+
+HELPDESK = {
+    "name": "helpdesk",
+    "data": {"seed": 5, "now": "2025-06-01T12:00:00Z"},
+    "tables": {
+        "tickets": table({"ticket_id": S, "title": S, "description": S, "status": S}),
+        "agents": table({"agent_id": S, "name": S, "title": S, "description": S}),
+    },
+    "tools": [
+        {
+            "name": "create_ticket",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"title": S, "description": S},
+                "required": ["title", "description"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "tickets",
+                "values": {"title": "title", "description": "description"},
+                "generate": {"ticket_id": "id"},
+                "returns": "row",
+            },
+        },
+        tool("list_tickets", "tickets", {"status": S}),
+    ],
+}
+
+
+def test_a_rows_free_text_speaks_of_the_rows_subject_in_the_world_and_in_new_calls():
+    """A ticket's description is about its title (a blind reader found "a skillet that stopped charging" in a
+    ticket titled "Document search filters"); a person's `title` is a job, so an agent's description is left
+    alone; a new ticket's call writes a description about the title it gives."""
+    import random
+
+    from envscale.env import Environment
+    from envscale.materialize.verify import valid_call
+
+    state = generate_state(HELPDESK, seed=5)
+    tickets = [t for t in state["tickets"] if t["title"] and t["description"]]
+    assert len(tickets) >= 5
+    for ticket in tickets:
+        assert f'"{ticket["title"]}"' in ticket["description"], ticket
+    assert not any(a["title"] and f'"{a["title"]}"' in (a["description"] or "") for a in state["agents"])
+    with Environment(HELPDESK) as env:
+        env.reset(seed=5)
+        rows = env.dump()
+        create = HELPDESK["tools"][0]
+        for seed in range(5):
+            args, _ = valid_call(env, create, rows, random.Random(seed))
+            assert f'"{args["title"]}"' in args["description"], args

@@ -740,3 +740,39 @@ def test_a_payload_named_after_the_entity_is_the_row_beside_other_payloads():
         "default_budget",
         "server_knowledge",
     }  # no entity: as is
+
+
+def test_paging_fields_of_a_page_are_never_a_rows_fields():
+    """Pages as real APIs write them: OnSched's `{object, data: [...] (type [array, null]), count, total, hasMore,
+    url}`, Avaza's `{PageNumber, PageSize, Projects: [...], TotalCount}`, Spotify's `PagingObject` whose items
+    the schema lost. The row's fields, or none; never `limit`, `next`, `total`, `TotalCount` as columns."""
+    row = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    onsched = {
+        "type": "object",
+        "properties": {
+            "object": {"type": "string"},
+            "data": {"type": ["array", "null"], "items": row},
+            "count": {"type": "integer"},
+            "total": {"type": "integer"},
+            "hasMore": {"type": "boolean"},
+            "url": {"type": "string"},
+        },
+    }
+    assert set(output_fields(onsched)) == {"id", "name"}
+    avaza = {
+        "type": "object",
+        "properties": {
+            "PageNumber": {"type": "integer"},
+            "PageSize": {"type": "integer"},
+            "Projects": {"type": "array", "items": row},
+            "TotalCount": {"type": "integer"},
+        },
+    }
+    assert set(output_fields(avaza)) == {"id", "name"}
+    paging = {k: {"type": "integer"} for k in ("limit", "offset", "total")} | {
+        k: {"type": "string"} for k in ("href", "next", "previous")
+    }
+    spotify = {"type": "object", "properties": {"categories": {"type": "object", "properties": paging}}}
+    assert output_fields(spotify) == {}
+    order = {"type": "object", "properties": {"id": {"type": "string"}, "total": {"type": "number"}}}
+    assert set(output_fields(order)) == {"id", "total"}  # an order's own total stays

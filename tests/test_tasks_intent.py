@@ -234,6 +234,100 @@ def test_fact_names_never_repeat_within_a_tool_and_have_no_raw_names(shop, store
                 assert "_" not in name and not COLUMN_NAME.search(name), (t["name"], name)
 
 
+COMMUNITY = {
+    "name": "community",
+    "description": "A community platform.",
+    "tables": {
+        "users": {
+            "primary_key": "user_id",
+            "columns": {"user_id": {"type": "string"}, "name": {"type": "string", "nullable": True}},
+        },
+        "identities": {
+            "primary_key": "identity_id",
+            "columns": {
+                "identity_id": {"type": "string"},
+                "member_id": {"type": "string", "nullable": True},
+                "name": {"type": "string", "nullable": True},
+                "username": {"type": "string", "nullable": True, "references": "users"},
+            },
+        },
+    },
+    "tools": [
+        {
+            "name": "add_identity",
+            "description": "Add an identity to a user.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "username": {"type": "string"}},
+                "required": ["name"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "identities",
+                "values": {"name": "name", "username": "username"},
+                "returns": "row",
+                "generate": {"identity_id": "id"},
+            },
+        }
+    ],
+}
+
+
+def test_a_natural_key_of_another_rows_person_is_named_as_itself_and_never_as_the_users_own():
+    """An identity's `username` references users (keyed by `user_id`): the user states "the username", never "my
+    user id" (a blind reader found "My user id is priya.cannon09" filling a new identity's username)."""
+    add = COMMUNITY["tools"][0]
+    assert fact_name("username", add, COMMUNITY) == "username"
+    args = {"name": "Christie Soto", "username": "priya.cannon09"}
+    call = GoldCall("add_identity", args, {"name": "constant", "username": "constant"}, write=True)
+    call.result = {"identity_id": "ide_0001", **args}
+    facts = {fact_name(a, add, COMMUNITY): v for a, v in args.items()}
+    draft = TaskDraft("community", "write", [call], user_facts=facts)
+    for seed in range(6):
+        message = write_instructions(draft, COMMUNITY, random.Random(seed)).first_message
+        assert "priya.cannon09" in message and "user id" not in message.lower(), message
+        assert "my username" not in message.lower(), message
+
+
+def test_an_account_holder_who_changes_another_persons_row_is_staff(shop):
+    """With a session (the logged-in `accounts` row), a task that changes a customer's row is the service's
+    staff at work, not a customer: a blind reader found "You are a patient of a medical clinic" deleting another
+    customer, and "a learner" suspending a user."""
+    spec = json.loads(json.dumps(shop))
+    spec["tables"]["accounts"] = {"primary_key": "account_id", "columns": {"account_id": {"type": "string"}}}
+    spec["session"] = {"table": "accounts"}
+    lookup = GoldCall("get_order", {"order_id": "ord_0003"}, {"order_id": "user"})
+    change = GoldCall(
+        "update_customer_email",
+        {"customer_id": "cus_0012", "email": "new.address@example.com"},
+        {"customer_id": "call[0].customer_id", "email": "constant"},
+        write=True,
+    )
+    calls = run(SHOP, [lookup, change])
+    change.arguments["customer_id"] = calls[0].result["customer_id"]
+    draft = TaskDraft(spec["name"], "write", calls, user_facts=named(spec, calls))
+    for seed in range(4):
+        persona = write_instructions(draft, spec, random.Random(seed)).persona
+        assert "back office of an online shop" in persona, persona
+    # ... while reading their own order keeps them a customer
+    mine = TaskDraft(spec["name"], "read", calls[:1], user_facts=named(spec, calls[:1]))
+    assert write_instructions(mine, spec, random.Random(0)).persona.startswith("You are a customer")
+
+
+def test_one_conversation_never_mixes_a_customers_request_with_a_staff_members():
+    from envscale.tasks.conversations import _two_roles
+    from envscale.tasks.intent import persona_role
+
+    customer = {"instructions": {"persona": "You are a customer of an online shop."}}
+    staff = {"instructions": {"persona": "You are someone who works in the back office of an online shop."}}
+    neither = {"instructions": {"persona": "You are a community manager who uses a community platform."}}
+    assert persona_role(customer["instructions"]["persona"]) == "user"
+    assert persona_role(staff["instructions"]["persona"]) == "staff"
+    assert _two_roles([customer, staff]) and not _two_roles([customer, customer])
+    assert not _two_roles([customer, neither]) and not _two_roles([staff, neither])
+
+
 # ------------------------------------------------------------------------------------------ first message
 
 

@@ -133,6 +133,9 @@ PAGE_FIELDS = frozenset(
         "pageinfo",
         "current_page",
         "currentpage",
+        "page_number",
+        "pagenumber",
+        "pageno",
         "last_page",
         "lastpage",
         "next_page",
@@ -172,6 +175,7 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
     "object",
     "url",
     "uri",
+    "href",
     "first_page_uri",
     "next_page_uri",
     "previous_page_uri",
@@ -187,8 +191,10 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
 _WRAPPERS = frozenset(
     {"items", "data", "results", "records", "values", "result", "content", "entries", "payload"}
 )
-_ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "start", "end"})
+_ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "href", "start", "end"})
 """Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
+_PAGING = PAGE_FIELDS | {"limit", "offset", "next", "previous", "prev", "total_count", "totalcount", "page"}
+"""Fields only a page of rows has (a row may have a `total` or a `count`, never an `offset`)."""
 
 
 def output_fields(schema: Any, entity: str | None = None) -> dict:
@@ -197,7 +203,7 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
     `{data: {budgets: [...], default_budget: {...}}}`: a budget's fields, never `budgets` and `default_budget`)."""
     if not isinstance(schema, dict):
         return {}
-    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+    if _typed(schema, "array") and isinstance(schema.get("items"), dict):  # `type: [array, "null"]` too
         return output_fields(schema["items"], entity)
     props = schema.get("properties")
     if not isinstance(props, dict):
@@ -211,7 +217,7 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
         f
         for f, inner in props.items()
         if isinstance(inner, dict)
-        and (inner.get("type") in ("array", "object") or "properties" in inner or "items" in inner)
+        and (_typed(inner, "array") or _typed(inner, "object") or "properties" in inner or "items" in inner)
         and f.lower() not in ENVELOPE_FIELDS
     ]
     others = {f.lower() for f in props if f not in payloads}
@@ -225,18 +231,25 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
         or others & (ENVELOPE_FIELDS - _ROW_LIKE)  # `{services: [...], meta}`
     )
     if len(payloads) == 1 and others <= ENVELOPE_FIELDS and wrapped:
-        nested = output_fields(
-            props[payloads[0]], entity
-        )  # `{data: {...}, status_code, meta}`: the row, not the envelope
-        if nested:
-            return nested
+        # `{data: {...}, status_code, meta}`: the row, not the envelope; a page whose rows the schema does not
+        # describe (`{href, items: [{$ref}], limit, next, total}`) has no field of a row either
+        return output_fields(props[payloads[0]], entity)
+    if not payloads and others <= ENVELOPE_FIELDS and others & _PAGING:
+        return {}  # a page whose `items` the schema lost (Spotify's `PagingObject`): no field of a row
     if len(props) == 1:
         (inner,) = props.values()
-        if isinstance(inner, dict) and inner.get("type") in ("array", "object"):
+        if isinstance(inner, dict) and (_typed(inner, "array") or _typed(inner, "object")):
             nested = output_fields(inner, entity)
-            if nested:
+            inner_fields = {f.lower() for f in (inner.get("properties") or {})}
+            if nested or (inner_fields and inner_fields <= ENVELOPE_FIELDS and inner_fields & _PAGING):
                 return nested
     return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
+
+
+def _typed(schema: dict, kind: str) -> bool:
+    """Whether a JSON Schema's `type` is `kind`, alone or in a list (`["array", "null"]`)."""
+    declared = schema.get("type")
+    return declared == kind or (isinstance(declared, list) and kind in declared)
 
 
 @dataclass

@@ -87,7 +87,15 @@ from typing import Any
 
 import jsonschema
 
-from envscale.env.data import column_value, id_prefix, parse_now, schema_accepts, schema_value
+from envscale.env.data import (
+    about_subject,
+    column_value,
+    id_prefix,
+    parse_now,
+    schema_accepts,
+    schema_value,
+    subject_and_prose,
+)
 from envscale.env.operations import PRECONDITION_OPS
 from envscale.env.runtime import Environment
 from envscale.env.spec import SpecError, is_nullable, validate_spec, value_problem
@@ -504,6 +512,7 @@ def _valid_call(
             op, tables, rows, column, _new_values(env, rows, table, column, current, rng)
         )
         put(bound[column], candidates, accepts, f"{table}.{column}")
+    _prose_about_subject(env, table, bound, props, args, target if op["type"] == "update" else None, rng)
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     for arg in sorted(required - set(args)):
@@ -642,6 +651,35 @@ def filter_value(op: str, value: Any, rng: random.Random) -> Any:
 
 def _fresh(env: Environment, table: str, column: str, rng: random.Random) -> Any:
     return column_value(table, column, env.spec["tables"][table]["columns"][column], rng, parse_now(env.spec))
+
+
+def _prose_about_subject(
+    env: Environment,
+    table: str,
+    bound: dict[str, str],
+    props: dict[str, Any],
+    args: dict[str, Any],
+    target: dict[str, Any] | None,
+    rng: random.Random,
+) -> None:
+    """Free text a call writes speaks of its row (`env.data.about_subject`): a new ticket's description reports
+    a problem with the title it is given, an edited message's body follows up on the row's subject."""
+    tspec = env.spec["tables"][table]
+    subject, prose = subject_and_prose(table, tspec)
+    if subject is None:
+        return
+    about = args.get(bound[subject]) if subject in bound else None
+    if about is None and target is not None:
+        about = target.get(subject)
+    if not isinstance(about, str) or not about.strip():
+        return
+    for column in prose:
+        arg = bound.get(column)
+        if arg is None or not isinstance(args.get(arg), str):
+            continue
+        text = about_subject(about.strip(), table, rng)
+        if value_problem(tspec["columns"][column], text) is None and schema_accepts(props.get(arg, {}), text):
+            args[arg] = text
 
 
 def _new_values(

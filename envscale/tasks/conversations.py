@@ -48,6 +48,7 @@ from ..env import Environment
 from ..judge.provenance import PREFIX, resolve_provenance, shift_provenance
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
+from .intent import persona_role
 from .model import Drop
 from .prepared import Env
 
@@ -406,6 +407,13 @@ def _two_people(parts: list[dict]) -> bool:
     return False
 
 
+def _two_roles(parts: list[dict]) -> bool:
+    """Whether one request is a customer's and another staff's (cancel my order, then rename another
+    customer): one person would not ask both."""
+    roles = {persona_role((_json(p.get("instructions")) or {}).get("persona") or "") for p in parts}
+    return len(roles - {None}) > 1
+
+
 def _asks_twice(parts: list[dict]) -> bool:
     """Whether two requests make the same call (the same tool with the same arguments): the user would be
     asking again for what they were just told, or for a change just made."""
@@ -477,7 +485,7 @@ def compose_conversations(
         tools = [tuple(c["tool"] for c in _json(p["gold_calls"])) for p in chosen]
         if len(set(tools)) < len(tools):  # the same request twice over, on other rows: not a conversation
             continue
-        if _two_people(chosen) or _asks_twice(chosen):
+        if _two_people(chosen) or _two_roles(chosen) or _asks_twice(chosen):
             continue
         row, drop = compose(
             e, chosen, random.Random(f"{e.spec['name']}:{[p['first_message'] for p in chosen]}")

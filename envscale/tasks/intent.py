@@ -56,7 +56,7 @@ from ..words.inflect import singular
 from ..words.names import tokens
 from .clauses import Clauses
 from .model import Instructions, TaskDraft
-from .naming import entity_name, fact_name, primary_key_of, spec_tables
+from .naming import entity_name, fact_name, names_by_itself, primary_key_of, spec_tables, table_columns
 from .phrases import NP
 from .rewrite import REWRITE_PROMPT, check_rewrite, rewrite_instructions, rewrite_prompt
 from .steps import Step
@@ -167,6 +167,23 @@ def _domain(spec: dict) -> tuple[str, str, str, str] | None:
         if hits > best_hits:
             best, best_hits = entry, hits
     return (best[0], best[2], best[3], best[4]) if best else None
+
+
+def persona_role(persona: str) -> str | None:
+    """Who a persona makes the user: `"staff"` (works at the place), `"user"` (uses it for themselves), or None
+    when the persona is both or neither (a community manager; a persona envscale did not write)."""
+    text = persona.lower()
+    if "someone who works with" in text:
+        return "staff"
+    for _, _, _, user_who, staff_who in _DOMAINS:
+        if user_who == staff_who:
+            continue
+        user, staff = (w.split("{place}")[0].strip().lower() for w in (user_who, staff_who))
+        if staff and f"you are {staff}" in text:
+            return "staff"
+        if user and f"you are {user}" in text:
+            return "user"
+    return None
 
 
 def _fallback_place(spec: dict) -> str:
@@ -352,10 +369,15 @@ class Writer(Clauses):
         for step in self.steps + self.request_steps:
             for a in step.args:
                 if a.fact == name and self.person and self.customer:
+                    b = a.binding
+                    ref = b and (table_columns(self.spec, b.table).get(b.column) or {}).get("references")
+                    if ref and names_by_itself(self.spec, b.column, ref):
+                        continue  # an identity's `username` -> users(user_id): someone's username, not mine
                     table = self.key_table(a)
-                    if table == self.person or (a.binding and a.binding.table == self.person):
+                    if table == self.person or (b and b.table == self.person):
                         return True
-        return bool(self.person and self.customer and name.startswith(entity_name(self.person, self.spec)))
+        person = self.person and entity_name(self.person, self.spec)
+        return bool(person and self.customer and (name == person or name.startswith(person + " ")))
 
 
 def _first_message(writer: Writer, request: str, style: str) -> str:

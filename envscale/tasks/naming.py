@@ -25,7 +25,7 @@ from typing import Any
 
 from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import key_entity, tool_meaning
+from ..words.semantics import key_entity, name_key_entity, tool_meaning
 from .wording import (
     GENERIC_COLUMNS,
     GENERIC_DELTA,
@@ -292,6 +292,8 @@ def _arg_name(arg: str, binding: Binding | None, spec: dict) -> str:
     coldef = cols.get(column) or {}
     pk = primary_key_of(spec, table)
     ref = coldef.get("references")
+    if ref and names_by_itself(spec, column, ref):
+        ref = None  # `username` -> users(user_id): the fact is a username, not "user id"
     if binding.place == "key" or (binding.place == "filter" and column == pk and binding.op == "eq"):
         if column == pk:
             name = id_phrase(spec, table)
@@ -331,6 +333,16 @@ def _arg_name(arg: str, binding: Binding | None, spec: dict) -> str:
         if not name.startswith(prefix):
             name = f"{prefix} {name}"
     return name
+
+
+def names_by_itself(spec: dict, column: str, ref: str) -> bool:
+    """Whether a reference column is a natural key of its own (`username`, `team_name`) while the table it
+    references is keyed by something else (`user_id`): a person calls it by its own name."""
+    return (
+        name_key_entity(column) is not None
+        and key_entity(column) is None
+        and column != primary_key_of(spec, ref)
+    )
 
 
 def tool_fact_names(tool: dict, spec: dict) -> dict[str, str]:

@@ -61,6 +61,7 @@ from .naming import (
     tool_fact_names,
 )
 from .wording import (
+    PEOPLE,
     STATUS_COLUMNS,
     describe,
     names_the_act,
@@ -143,7 +144,10 @@ class Steps:
         touches = any(
             self.key_table(a) in self.owned for s in self.steps + self.request_steps for a in s.args
         )
-        self.customer = bool(self.session or (touches and not derived and len(people) <= 1))
+        # ... and a session's account holder who changes another person's row (suspends a user, deletes a
+        # customer) is the service's staff, not its customer
+        others = self._acts_on_other_people()
+        self.customer = bool((self.session and not others) or (touches and not derived and len(people) <= 1))
         self.self_value = self._self_value()
 
     # -- reading calls
@@ -275,6 +279,16 @@ class Steps:
             )
             return [self._step_of(len(self.steps), call, tool)]
         return []
+
+    def _acts_on_other_people(self) -> bool:
+        """Whether a step changes or removes a row of a people table other than the user's own (`customers`
+        beside the session's `accounts`)."""
+        for step in self.steps + self.request_steps:
+            if step.kind not in ("update", "status", "delete") or step.table in (None, self.person):
+                continue
+            if singular(step.table).split("_")[-1] in PEOPLE:
+                return True
+        return False
 
     def _self_value(self) -> Any:
         """The user's own key in the person table (their customer id), when the task gives it."""

@@ -96,7 +96,14 @@ from envscale.env.data.schemas import (
     schema_accepts,
     schema_value,
 )
-from envscale.env.data.values import column_value, digit_keys, format_id, id_prefix
+from envscale.env.data.values import (
+    about_subject,
+    column_value,
+    digit_keys,
+    format_id,
+    id_prefix,
+    subject_and_prose,
+)
 from envscale.env.data.vocabulary import (
     LEXICONS,  # noqa: F401 (private, read by tests)
 )
@@ -107,6 +114,7 @@ __all__ = [
     "NULL_SHARE",
     "PROGRESS_MIN_ROWS",
     "KeyFormat",
+    "about_subject",
     "bound_schemas",
     "build_state",
     "column_meaning",
@@ -126,5 +134,6 @@ __all__ = [
     "pattern_value",
     "schema_accepts",
     "schema_value",
+    "subject_and_prose",
     "table_order",
 ]

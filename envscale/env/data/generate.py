@@ -47,8 +47,10 @@ from envscale.env.data.meaning import (
 from envscale.env.data.schemas import acceptor, bound_schemas, fit_bound, schema_value
 from envscale.env.data.values import (
     Col,
+    about_subject,
     pick_first_name,
     pick_last_name,
+    subject_and_prose,
     typed,
     value_maker,
 )
@@ -276,8 +278,31 @@ def _build_table(
             )
         progress.update(n)
     _order_pairs(tspec, columns, n)
+    _prose_about_subject(table, tspec, columns, seed, bound)
     order = list(tspec["columns"])
     return [dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)]
+
+
+def _prose_about_subject(
+    table: str,
+    tspec: dict[str, Any],
+    columns: dict[str, list[Any]],
+    seed: int,
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+) -> None:
+    """A row's free text speaks of the row: a ticket's description of its title, a message's body of its
+    subject (`about_subject`), where the column would otherwise hold a stock sentence about something else."""
+    subject, prose = subject_and_prose(table, tspec, lambda column: bound.get((table, column), []))
+    for column in prose:
+        rng = random.Random(f"{seed}:{table}:{column}:about")
+        cspec = tspec["columns"][column]
+        out = []
+        for value, about in zip(columns[column], columns[subject], strict=True):
+            if isinstance(value, str) and isinstance(about, str) and about.strip():
+                text = about_subject(about.strip(), table, rng)
+                value = text if value_problem(cspec, text) is None else value
+            out.append(value)
+        columns[column] = out
 
 
 def _reference_column(

@@ -34,7 +34,7 @@ import random
 import re
 import unicodedata
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from envscale.env.data.meaning import (
@@ -46,6 +46,7 @@ from envscale.env.data.meaning import (
     item_meaning,
     mapping,
     meaning_from_texts,
+    named_values,
     singular_word,
 )
 from envscale.env.data.vocabulary import (
@@ -334,6 +335,115 @@ def _prose(r: random.Random, now: dt.datetime) -> str:
         "topic": r.choice(TOPICS), "ref": f"INV-{r.randint(1000, 99999)}",
     }  # fmt: skip
     return r.choice(PROSE).format(**slots)
+
+
+#: Columns that say what a row is about, the likeliest first (`tickets.title`, `messages.subject`).
+SUBJECT_COLUMNS = ("title", "subject", "summary", "headline", "topic", "name", "display_name")
+#: What prose says about its row's subject, by the kind of thing the row is (words of its table's name).
+_ABOUT: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
+    (
+        frozenset(
+            "ticket tickets issue issues incident incidents case cases bug bugs complaint complaints".split()
+        ),
+        (
+            "{first} reports a problem with {s}: it has not worked since {weekday}.",
+            "Opened by {first} {last}: {s} needs a look before {weekday}.",
+            "{s}: steps to reproduce are attached; {first} can help test the fix.",
+            "{first} {last} asked for an update on {s} by {weekday}.",
+        ),
+    ),
+    (
+        frozenset(
+            "message messages email emails mail comment comments post posts reply replies thread threads chat "
+            "chats conversation conversations feedback review reviews note notes".split()
+        ),
+        (
+            "Hi {first}, a quick note about {s}: can we go over it on {weekday}?",
+            "About {s}: thanks, {first}, I will follow up by {weekday}.",
+            "{first}, could you take a look at {s} before {weekday}?",
+            "Following up on {s} with {first} {last}; more on {weekday}.",
+        ),
+    ),
+    (
+        frozenset(
+            "event events meeting meetings appointment appointments session sessions webinar webinars "
+            "instance instances booking bookings class classes".split()
+        ),
+        (
+            "{s} with {first} {last} at {time}; please bring the {doc}.",
+            "Agenda for {s}: updates from the {dept} team, then questions.",
+            "{s}, hosted by {first} {last} in {city}.",
+        ),
+    ),
+    (
+        frozenset(
+            "project projects release releases version versions milestone milestones task tasks job jobs "
+            "campaign campaigns goal goals plan plans".split()
+        ),
+        (
+            "{s}: owned by {first} {last} in the {dept} team; next review on {weekday}.",
+            "Scope of {s}, agreed with {first} in {month}.",
+            "{s}. {first} {last} tracks the open items; status call on {weekday}.",
+        ),
+    ),
+)
+_ABOUT_ANY = (
+    "{s}: kept up to date by {first} {last} of the {dept} team.",
+    "Notes on {s} from {first}, last reviewed in {month}.",
+    "Everything about {s}, shared with the {dept} team.",
+    "{s}, set up by {first} {last} in {month}.",
+)
+
+
+def about_subject(subject: str, table: str, rng: random.Random) -> str:
+    """A sentence of prose about its row's subject, as the row's kind would hold it (a ticket's description
+    reports a problem with the ticket's title; a message's body follows up on its subject), never a stock
+    sentence about something else ("a skillet that stopped charging" in a ticket titled "Document search")."""
+    words = set(name_words(table))
+    lines = next((lines for kind, lines in _ABOUT if words & kind), _ABOUT_ANY)
+    place = rng.choice(PLACES)
+    slots = {
+        "s": f'"{subject}"', "first": pick_first_name(rng), "last": pick_last_name(rng), "city": place.city,
+        "weekday": rng.choice(LEXICONS["weekday"]), "month": rng.choice(LEXICONS["month"][:12]),
+        "time": f"{rng.randint(8, 18)}:{rng.choice(('00', '15', '30', '45'))}", "doc": rng.choice(DOCS),
+        "dept": rng.choice(LEXICONS["department"]),
+    }  # fmt: skip
+    text = rng.choice(lines).format(**slots)
+    return text[0].upper() + text[1:]
+
+
+def subject_and_prose(
+    table: str, tspec: dict[str, Any], arguments: Callable[[str], Sequence[Any]] = lambda column: ()
+) -> tuple[str | None, list[str]]:
+    """The column that says what a row is about (`title`, `subject`; None in a table of people, whose `title`
+    is a job) and the free-text columns whose prose `about_subject` writes (`description`, `body`; not those
+    the API gives example values for, nor unique ones). `arguments(column)`: the argument schemas bound to it."""
+    meanings = {
+        column: column_meaning(table, column, cspec, arguments(column))
+        for column, cspec in tspec["columns"].items()
+        if cspec.get("type") == "string" and column != tspec["primary_key"]
+    }
+    if any(m.startswith("person") for m in meanings.values()):
+        return None, []
+    lowered = {column.lower(): column for column in meanings}
+    subject = next(
+        (
+            lowered[name]
+            for name in SUBJECT_COLUMNS
+            if name in lowered and meanings[lowered[name]].startswith(("title", "named"))
+        ),
+        None,
+    )
+    if subject is None:
+        return None, []
+    prose = [
+        column
+        for column, meaning in meanings.items()
+        if meaning == "text:prose"
+        and not tspec["columns"][column].get("unique")
+        and not named_values(tspec["columns"][column], arguments(column))
+    ]
+    return subject, prose
 
 
 def _named_entity_of(what: str, r: random.Random, now: dt.datetime, place: PlaceRow) -> str:
