@@ -340,7 +340,7 @@ HELPDESK = {
     "name": "helpdesk",
     "data": {"seed": 5, "now": "2025-06-01T12:00:00Z"},
     "tables": {
-        "tickets": table({"ticket_id": S, "title": S, "description": S, "status": S}),
+        "tickets": table({"ticket_id": S, "title": S, "description": S, "status": S, "requester_name": S}),
         "agents": table({"agent_id": S, "name": S, "title": S, "description": S}),
     },
     "tools": [

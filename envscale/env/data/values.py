@@ -337,6 +337,8 @@ def _prose(r: random.Random, now: dt.datetime) -> str:
     return r.choice(PROSE).format(**slots)
 
 
+#: Columns that name a person in a table of people.
+_PERSON_NAMES = ("name", "full_name", "fullname", "first_name", "firstname", "display_name", "displayname")
 #: Columns that say what a row is about, the likeliest first (`tickets.title`, `messages.subject`).
 SUBJECT_COLUMNS = ("title", "subject", "summary", "headline", "topic", "name", "display_name")
 #: What prose says about its row's subject, by the kind of thing the row is (words of its table's name).
@@ -423,8 +425,8 @@ def subject_and_prose(
         for column, cspec in tspec["columns"].items()
         if cspec.get("type") == "string" and column != tspec["primary_key"]
     }
-    if any(m.startswith("person") for m in meanings.values()):
-        return None, []
+    if any(meanings.get(c, "").startswith("person") for c in _PERSON_NAMES if c in tspec["columns"]):
+        return None, []  # a table of people: its `title` is a job
     lowered = {column.lower(): column for column in meanings}
     subject = next(
         (
