@@ -340,7 +340,9 @@ HELPDESK = {
     "name": "helpdesk",
     "data": {"seed": 5, "now": "2025-06-01T12:00:00Z"},
     "tables": {
-        "tickets": table({"ticket_id": S, "title": S, "description": S, "status": S, "requester_name": S}),
+        "tickets": table(
+            {"ticket_id": S, "title": S, "description": S, "notes": S, "status": S, "requester_name": S}
+        ),
         "agents": table({"agent_id": S, "name": S, "title": S, "description": S}),
     },
     "tools": [
@@ -379,6 +381,7 @@ def test_a_rows_free_text_speaks_of_the_rows_subject_in_the_world_and_in_new_cal
     assert len(tickets) >= 5
     for ticket in tickets:
         assert f'"{ticket["title"]}"' in ticket["description"], ticket
+        assert ticket["notes"] is None or f'"{ticket["title"]}"' in ticket["notes"], ticket
     assert not any(a["title"] and f'"{a["title"]}"' in (a["description"] or "") for a in state["agents"])
     with Environment(HELPDESK) as env:
         env.reset(seed=5)
@@ -387,3 +390,56 @@ def test_a_rows_free_text_speaks_of_the_rows_subject_in_the_world_and_in_new_cal
         for seed in range(5):
             args, _ = valid_call(env, create, rows, random.Random(seed))
             assert f'"{args["title"]}"' in args["description"], args
+
+
+def test_a_route_parent_the_tool_leaves_unbound_is_the_parent_of_the_row_it_addresses():
+    """Learnifier's `DELETE /orgunits/{orgid}/usergroups/{groupid}/members/{uuid}` binds only the member: its
+    `groupid` and `orgid` are the member's `usergroup_id` and `orgunit_id`, never made-up numbers (a blind reader
+    found "Group id: 10" stated for a member of group 19)."""
+    import random
+
+    from envscale.env import Environment
+    from envscale.materialize.verify import valid_call
+
+    integer = {"type": "integer"}
+    spec = {
+        "name": "learning",
+        "data": {"seed": 2, "now": "2025-06-01T12:00:00Z"},
+        "tables": {
+            "orgunits": table({"orgunit_id": integer, "name": S}),
+            "usergroups": table({"usergroup_id": integer, "name": S}),
+            "members": table(
+                {
+                    "member_id": S,
+                    "orgunit_id": {"type": "integer", "references": "orgunits"},
+                    "usergroup_id": {"type": "integer", "references": "usergroups"},
+                    "display_name": S,
+                }
+            ),
+        },
+        "tools": [
+            {
+                "name": "delete_member",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"orgid": integer, "groupid": integer, "uuid": S},
+                    "required": ["orgid", "groupid", "uuid"],
+                },
+                "operation": {"type": "delete", "table": "members", "key": {"member_id": "uuid"}},
+                "metadata": {
+                    "annotations": {
+                        "method": "DELETE",
+                        "path": "/orgunits/{orgid}/usergroups/{groupid}/members/{uuid}",
+                    }
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset(seed=2)
+        rows = env.dump()
+        for seed in range(6):
+            args, member = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            assert args["uuid"] == member["member_id"]
+            assert (args["groupid"], args["orgid"]) == (member["usergroup_id"], member["orgunit_id"]), args

@@ -324,3 +324,19 @@ def test_counts_are_whole_and_a_record_mostly_carries_no_errors():
     warnings = [column_value("bookings", "warnings", {"type": "json"}, rng, NOW) for _ in range(200)]
     assert 0.6 < sum(w is None for w in warnings) / len(warnings) < 0.95
     assert all(w is None or (isinstance(w, dict) and {"code", "message"} <= set(w)) for w in warnings)
+
+
+def test_a_number_kept_as_a_string_is_a_number_of_what_its_last_word_says():
+    """Blind readers found `daily_interest_rate` = "painting" and `postponement_days` = "woman" (string columns
+    whose names say they hold numbers), and a `tax_rate` is a rate, not an amount of money."""
+    string = {"type": "string"}
+    assert column_meaning("configs", "creditcontrol_storeconfig_daily_interest_rate", string) == "num:rate"
+    assert column_meaning("configs", "postponement_days", string).startswith("num:")
+    assert column_meaning("rooms", "adults", string) == "num:quantity"
+    assert column_meaning("orders", "tax_rate", {"type": "number"}) == "num:rate"
+    assert column_meaning("orders", "total_price", {"type": "number"}) == "num:money"
+    for seed in range(5):
+        value = column_value(
+            "configs", "daily_interest_rate", string, random.Random(seed), dt.datetime(2025, 6, 1)
+        )
+        assert isinstance(value, str) and float(value) > 0, value

@@ -364,6 +364,32 @@ def test_a_comment_posted_under_a_ticket_touches_the_ticket_and_counts_in_it():
     assert env.step("create_ticket", {"subject": "Printer"})["result"]["num_comments"] == 0
 
 
+def test_a_child_created_under_its_parent_stamps_the_parents_last_change_by_the_apis_own_name():
+    """YNAB's budgets say when they last changed in `last_modified_on` ("the last time any changes were made to
+    the budget"): creating an account under `/budgets/{budget_id}/accounts` moves it, and nothing else."""
+    budget = {"type": "object", "properties": {"budget_id": S, "name": S, "last_modified_on": S}}
+    account = {"type": "object", "properties": {"account_id": S, "budget_id": S, "name": S}}
+    bid = _path(S)
+    tools = [
+        _t("getBudgetById", "GET", "/budgets/{budget_id}", {"budget_id": bid}, ["budget_id"], budget),
+        _t(
+            "createAccount",
+            "POST",
+            "/budgets/{budget_id}/accounts",
+            {"budget_id": bid, "name": S},
+            ["budget_id", "name"],
+            account,
+        ),
+    ]
+    spec = _spec(tools, "budgeting")
+    assert ("createAccount", "budgets") in multi_table_effects(spec)
+    env = _env(spec)
+    row = env.dump()["budgets"][0]
+    assert env.step("createAccount", {"budget_id": row["budget_id"], "name": "Savings"})["ok"]
+    after = env.step("getBudgetById", {"budget_id": row["budget_id"]})["result"]
+    assert after["last_modified_on"] != row["last_modified_on"] and after["name"] == row["name"]
+
+
 def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
     state = {"type": "string", "enum": ["active", "archived"]}
     project = {"type": "object", "properties": {"project_id": S, "name": S, "status": state}}

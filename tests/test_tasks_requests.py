@@ -126,6 +126,44 @@ def test_a_single_call_takes_the_addressed_rows_value_and_the_user_states_it(env
     assert order["customer_id"] in draft.user_facts.values() and wrong not in draft.user_facts.values()
 
 
+def test_a_route_parent_named_by_no_field_takes_the_parent_of_the_row_the_call_reads(shop):
+    """`GET /customers/{id}/orders/{order_id}`: `id` names no field, but its route says it is the order's
+    customer (`route_parent_column`), so it carries the order's `customer_id` from the list the chain read, never a
+    value the user states (a blind reader found "Group id: 10" for a member of group 19)."""
+    spec = copy.deepcopy(shop)
+    tool = copy.deepcopy(_tool(spec, "get_customer_order"))
+    tool["name"] = "get_order_of_customer"
+    tool["parameters"]["properties"] = {
+        "id": {"type": "string", "x-in": "path"},
+        "order_id": {"type": "string"},
+    }
+    tool["parameters"]["required"] = ["id", "order_id"]
+    tool["metadata"] = {"annotations": {"method": "GET", "path": "/customers/{id}/orders/{order_id}"}}
+    spec["tools"].append(tool)
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        customer, orders = _customer_with_orders(e)
+        other = next(c for c in e.rows["customers"] if c["customer_id"] != customer["customer_id"])
+        calls = [
+            GoldCall("list_orders", {"customer_id": customer["customer_id"]}, {"customer_id": "user"}),
+            GoldCall(
+                "get_order_of_customer",
+                {"order_id": orders[0]["order_id"], "id": other["customer_id"]},  # a random, wrong value
+                {"order_id": "call[0][0].order_id", "id": "constant"},
+            ),
+        ]
+        draft = _draft(e, "read", calls)
+        assert execute(e, draft) is None
+        second = draft.calls[1]
+        assert (
+            second.arguments["id"] == customer["customer_id"]
+            and second.provenance["id"] == "call[0][0].customer_id"
+        )
+        assert other["customer_id"] not in draft.user_facts.values()
+    finally:
+        e.env.close()
+
+
 def test_the_flow_gate_refuses_an_argument_that_disagrees_with_what_flowed(env):
     customer, orders = _customer_with_orders(env)
     listed = [o for o in env.rows["orders"] if o["customer_id"] == customer["customer_id"]]

@@ -61,6 +61,9 @@ def _tasks():
 def test_words_a_person_uses_and_does_not():
     assert verb_named("adddayofweekblocked") and verb_named("simulate") and verb_named("exported")
     assert not verb_named("order") and not verb_named("feed") and not verb_named("followed_network")
+    # things of their own in APIs: Google Tasks' task lists, fire.com's payment batches, Avaza's estimates
+    assert not verb_named("list") and not verb_named("batch") and not verb_named("estimate")
+    assert verb_named("create_order") and verb_named("search")
     assert not asked_by("latitude", "latitude", 41.866395)
     assert not asked_by("from", "from", "Denver, CO")
     assert asked_by("email", "email", "ana@example.com")

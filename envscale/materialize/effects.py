@@ -22,7 +22,8 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   (`cancelled_at`, `closed_at`, `shipped_at`, `resolved_at` ...) to the clock;
 - **a child moves its parent**: the creation of a child adds one to its parent's count of such
   children (`users.tweet_count`, `tickets.num_comments`); a child created under its parent's
-  route (`POST /tickets/{id}/comments`) sets the parent's `updated_at`; a child that completes a
+  route (`POST /tickets/{id}/comments`) stamps the parent's last change (`updated_at`, `last_modified_on`,
+  `last_updated`, `UPDATED`); a child that completes a
   step of its parent (`CHILD_STATUS`: a shipment, a payment, a refund) moves the parent's status
   (`create_shipment(order_id)` ships the order), only from the statuses before that one and never
   from a retired one; a child whose description says what its parent's status becomes ("With this call
@@ -396,11 +397,32 @@ def _touch_parent(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     op, tables = tool["operation"], spec["tables"]
     route = _route_args(tool)
     for column, parent, arg in _parents(tool, tables):
-        updated = tables[parent]["columns"].get("updated_at")
-        if arg not in route or not updated or updated.get("type") != "string" or "enum" in updated:
+        if arg not in route:
+            continue
+        pcols = tables[parent]["columns"]
+        updated = next(
+            (
+                c
+                for c, cs in pcols.items()
+                if UPDATED.match("_".join(tokens(c)).lower())
+                and cs.get("type") == "string"
+                and "enum" not in cs
+            ),
+            None,
+        )
+        if updated is None:
             continue
         effect = _update_effect(op, tables, parent, column)
-        effect.setdefault("set", {})["updated_at"] = {"now": "datetime"}
+        clock = "date" if pcols[updated].get("format") == "date" else "datetime"
+        effect.setdefault("set", {})[updated] = {"now": clock}
+
+
+UPDATED = re.compile(
+    r"^(?:(?:last_)?(?:updated|modified|edited)(?:_(?:at|on|time|date))?|date_(?:updated|modified)|"
+    r"last_(?:update|modification|change)(?:_(?:at|on|time|date))?|(?:update|modify|modification)_(?:time|date))$"
+)
+"""The column a resource's last change is stamped in: `updated_at`, `last_modified_on` (YNAB's budgets),
+`last_updated` (fire.com's batches), `last_change` (VTEX's orders), `DateUpdated`, `last_edited_time`."""
 
 
 CHILD_STATUS = {

@@ -515,10 +515,15 @@ def _valid_call(
     _prose_about_subject(env, table, bound, props, args, target if op["type"] == "update" else None, rng)
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
+    route = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")
     for arg in sorted(required - set(args)):
         # an argument the tool leaves unbound but that names a reference of the row it addresses (the parent
         # `resourceGroupName` in a path that reads a vault) carries that row's value, not a made-up one
         column = "_".join(tokens(arg)).lower()
+        if (
+            column not in tspec["columns"]
+        ):  # `/usergroups/{groupid}/members/{uuid}`: the member's usergroup_id
+            column = route_parent_column(route, arg) or column
         parent = (tspec["columns"].get(column) or {}).get("references")
         own = target.get(column) if target is not None and parent else None
         put(

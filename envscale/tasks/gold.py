@@ -37,7 +37,7 @@ from ..env.data import schema_accepts
 from ..judge import resolve_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import key_entity
+from ..words.semantics import key_entity, route_parent_column
 from .arguments import addressed_row, drop_argument
 from .asks import askable, in_path, two_ids_for_one
 from .model import Drop, TaskDraft
@@ -149,6 +149,7 @@ def align(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> Drop | None:
     binds = tool_bindings(tool)
     rows = _flowing_rows(draft, i, results)
     addressed = addressed_row(e, call)
+    path = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")
     stated = {
         squash(a): v
         for c in draft.calls[:i]
@@ -165,6 +166,11 @@ def align(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> Drop | None:
         if arg in binds and not path_set:
             continue
         found = _named_value(arg, rows, addressed, stated, binds[arg].column if path_set else None)
+        parent = None if arg in binds else route_parent_column(path, arg)
+        if (
+            found is None and parent is not None
+        ):  # `/usergroups/{groupid}/members`: the member's `usergroup_id`
+            found = _named_value(arg, rows, addressed, {}, parent)
         if found is None:
             continue
         source, value = found

@@ -1102,6 +1102,11 @@ _ACTION_NOUNS = frozenset(
 _GLUED_VERBS = ("add", "get", "set", "update", "delete", "remove", "create", "list", "post", "put", "patch")
 
 
+_NOUNS_TOO = frozenset(("list", "batch", "estimate"))
+"""Verbs that name things of their own in APIs: Google Tasks' task lists, fire.com's payment batches, Avaza's sales
+estimates (as a table's whole name)."""
+
+
 def verb_named(entity: str | None) -> str | None:
     """Why an entity (a table's singular) is named after an operation rather than a thing, or `None`:
     a verb (`simulate`, `send`, `create`), a participle (`exported`, `staged`, `adddayofweekblocked`), or
@@ -1111,7 +1116,7 @@ def verb_named(entity: str | None) -> str | None:
         return None
     words = entity.lower().split("_")
     head, last = words[0], words[-1]
-    if len(words) == 1 and head in _ACTION_NOUNS:
+    if len(words) == 1 and head in _ACTION_NOUNS and head not in _NOUNS_TOO:
         return f"{entity!r} is a verb"
     if (
         head in _ACTION_NOUNS

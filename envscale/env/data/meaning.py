@@ -779,6 +779,13 @@ def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:
 _PLAYER_WORDS = frozenset({"player", "players", "character", "characters", "hero", "heroes", "rpg"})
 
 
+_NUMBER_LAST = frozenset(
+    "rate percent percentage pct amount price cost fee balance subtotal qty adults children days".split()
+)
+"""Last words of a column that holds a number even when typed as a string (`daily_interest_rate`, `postponement_days`,
+`adults`): never a word ("painting", "woman")."""
+
+
 def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     n = column.lower()
     words = name_words(column)
@@ -826,6 +833,7 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         or (len(words) > 1 and last == "count")
         or words[:1] == ["num"]
         or last in ("latitude", "longitude", "lat", "lng", "lon")
+        or last in _NUMBER_LAST
     ):
         return _number_meaning(table, column, texts)  # a number kept as a string: "12", "40.7128"
     if words in (["object"], ["resource"]):  # the type of a record, as APIs name it: "user"
@@ -1177,6 +1185,10 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:weekday"
     if {"month", "day"} <= words:  # `billing_day_of_month`: a day of the month
         return "num:monthday"
+    last = {singular_word(w) for w in name_words(column)[-1:]} | set(name_words(column)[-1:])
+    for keys, kind, *_ in _NUMBER_KINDS:  # the last word first: a `tax_rate` is a rate, not money
+        if last & keys:
+            return f"num:{kind}"
     for keys, kind, *_ in _NUMBER_KINDS:
         if words & keys:
             return f"num:{kind}"

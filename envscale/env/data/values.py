@@ -418,7 +418,7 @@ def subject_and_prose(
     table: str, tspec: dict[str, Any], arguments: Callable[[str], Sequence[Any]] = lambda column: ()
 ) -> tuple[str | None, list[str]]:
     """The column that says what a row is about (`title`, `subject`; None in a table of people, whose `title`
-    is a job) and the free-text columns whose prose `about_subject` writes (`description`, `body`; not those
+    is a job) and the free-text columns whose prose `about_subject` writes (`description`, `body`, `notes`; not those
     the API gives example values for, nor unique ones). `arguments(column)`: the argument schemas bound to it."""
     meanings = {
         column: column_meaning(table, column, cspec, arguments(column))
@@ -441,7 +441,7 @@ def subject_and_prose(
     prose = [
         column
         for column, meaning in meanings.items()
-        if meaning == "text:prose"
+        if meaning in ("text:prose", "text:note")
         and not tspec["columns"][column].get("unique")
         and not named_values(tspec["columns"][column], arguments(column))
     ]
