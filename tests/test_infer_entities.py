@@ -776,3 +776,21 @@ def test_paging_fields_of_a_page_are_never_a_rows_fields():
     assert output_fields(spotify) == {}
     order = {"type": "object", "properties": {"id": {"type": "string"}, "total": {"type": "number"}}}
     assert set(output_fields(order)) == {"id", "total"}  # an order's own total stays
+
+
+def test_an_attribute_of_another_thing_is_never_read_from_the_callers_own_row():
+    """`TaskStatus_Get` (Avaza's task statuses) and `GET /budgets/{budget_id}/settings` (that budget's) are not the
+    logged-in account's row (a blind reader: "`TaskStatus_Get` reads the account row"); the caller's own balance,
+    settings and login status still are."""
+    from envscale.materialize.infer import reads_own
+    from envscale.words.semantics import tool_meaning
+
+    def own(name, path=None):
+        notes = {"method": "GET", "path": path} if path else {}
+        return reads_own({"name": name, "annotations": notes}, tool_meaning(name, "", {}, notes), "account")
+
+    assert not own("TaskStatus_Get", "/api/TaskStatus")
+    assert not own("getBudgetSettingsById", "/budgets/{budget_id}/settings")
+    assert not own("get_order_status")
+    assert own("get_balance") and own("get_account_balance") and own("getTaxSettings")
+    assert own("getAccountSettings", "/account/settings") and own("get_login_status") and own("get_my_status")

@@ -478,6 +478,16 @@ def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
     words = set(tokens(tool.get("original_name") or tool.get("name") or ""))
     if words & _SELF_WORDS:
         return True
+    keyed = "{" in str(notes.get("path") or "")
+    if (
+        keyed
+        and m.parent
+        and m.parent not in (_SESSION, singleton)
+        and m.parent not in _OWN_NOUNS | _ATTRIBUTE_NOUNS
+    ):
+        return False  # `GET /budgets/{budget_id}/settings`: that budget's settings, not the caller's
+    if m.entity in _ATTRIBUTE_NOUNS and _owned_by_another(tool, m.entity):
+        return False  # `TaskStatus_Get`: the statuses of tasks, not the caller's status
     nouns = {m.entity, *(m.entity or "").split("_")[-1:]}
     if nouns & (_OWN_NOUNS | _ATTRIBUTE_NOUNS):
         return True
@@ -485,6 +495,22 @@ def reads_own(tool: dict, m: ToolMeaning, singleton: str) -> bool:
     statics = [singular(seg.lower()) for seg in segments if not seg.startswith("{")]
     return "me" in statics or bool(
         segments and not segments[-1].startswith("{") and statics[-1] in _OWN_NOUNS
+    )
+
+
+def _owned_by_another(tool: dict, attribute: str) -> bool:
+    """Whether the word before an attribute in a tool's name is another thing's (`TaskStatus_Get`: a task's
+    status), not a verb or the caller (`get_balance`, `getAccountBalance`, `get_my_status`)."""
+    words = [singular(w) for w in tokens(tool.get("original_name") or tool.get("name") or "")]
+    if attribute not in words:
+        return False
+    i = words.index(attribute)
+    before = words[i - 1] if i else None
+    return bool(
+        before
+        and before not in _OWN_NOUNS | _SELF_WORDS | _ATTRIBUTE_NOUNS
+        and before
+        not in ("get", "fetch", "read", "retrieve", "show", "list", "check", "view", "find", "query")
     )
 
 

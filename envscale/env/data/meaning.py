@@ -1185,8 +1185,8 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:weekday"
     if {"month", "day"} <= words:  # `billing_day_of_month`: a day of the month
         return "num:monthday"
-    last = {singular_word(w) for w in name_words(column)[-1:]} | set(name_words(column)[-1:])
-    for keys, kind, *_ in _NUMBER_KINDS:  # the last word first: a `tax_rate` is a rate, not money
+    last = set(name_words(column)[-1:]) & {"rate", "percent", "percentage", "pct", "ratio"}
+    for keys, kind, *_ in _NUMBER_KINDS:  # a `tax_rate` is a rate, a `tax_percentage` a percentage: not money
         if last & keys:
             return f"num:{kind}"
     for keys, kind, *_ in _NUMBER_KINDS:
