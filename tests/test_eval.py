@@ -35,7 +35,7 @@ def envs(fixture_environments):
 def tasks(envs, tmp_path_factory):
     # seed 9: a test split with test tasks of training environments and one world held out whole (function sets get no
     # tasks; seed 2 held out a world where no journey is posed, once tasks named rows by what a person knows)
-    config = TasksConfig(tasks_per_env=10, test_env_share=0.3, test_task_share=0.3, seed=9)
+    config = TasksConfig(tasks_per_env=14, test_env_share=0.3, test_task_share=0.3, seed=9)
     return generate_tasks(envs, config, tmp_path_factory.mktemp("tasks") / "tasks")
 
 

@@ -159,7 +159,7 @@ def test_the_call_everything_agent_calls_writes_too_and_the_recite_agent_decline
 @pytest.fixture(scope="module")
 def tasks(fixture_environments, tmp_path_factory):
     # seed 1: a test split of read, write, mixed, policy and missing_info tasks (the kinds the bench reads)
-    config = TasksConfig(tasks_per_env=12, test_env_share=0.3, test_task_share=0.5, seed=1)
+    config = TasksConfig(tasks_per_env=18, test_env_share=0.3, test_task_share=0.5, seed=1)
     art = generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("hack") / "tasks")
     kinds = Counter(art.load("tasks", "test")["kind"])
     assert {"read", "write", "policy"} <= set(kinds), (

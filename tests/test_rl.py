@@ -27,7 +27,7 @@ from envscale.tasks.build import TasksConfig, generate_tasks
 
 @pytest.fixture(scope="module")
 def tasks(fixture_environments, tmp_path_factory):
-    config = TasksConfig(tasks_per_env=14, test_env_share=0.3, test_task_share=0.5, seed=1)
+    config = TasksConfig(tasks_per_env=15, test_env_share=0.3, test_task_share=0.5, seed=1)
     return generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("rl") / "tasks")
 
 
