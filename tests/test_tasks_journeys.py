@@ -671,3 +671,22 @@ def test_a_create_under_a_route_that_states_only_the_route_asks_for_nothing():
     named = GoldCall(tool["name"], {"shop_slug": "acme", "name": "Desk Lamp"}, {}, write=True)
     assert creates_from_nothing(e, tool, named, binds) is None
     e.env.close()
+
+
+def test_a_row_is_never_found_by_a_bookkeeping_date():
+    """Blind readers: "the direct debit mandate whose latest direct debit date is 2024-09-26", "a section by its
+    date utc". A row is found by its own plain date only where things happen on a day (an order, an event)."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    for table, column in (
+        ("orders", "latest_direct_debit_date"),
+        ("orders", "due_date"),
+        ("products", "date"),
+    ):
+        spec["tables"][table]["columns"][column] = {"type": "string", "nullable": True}
+    e = Env({"spec": spec}, TasksConfig())
+    never = len(journeys.IDENTIFYING)
+    assert journeys._rank(e, "orders", "latest_direct_debit_date") == never
+    assert journeys._rank(e, "products", "date") == never
+    assert journeys._rank(e, "orders", "due_date") < never
+    assert journeys._rank(e, "orders", "created_at") <= never  # a timestamp to the second was never a name
+    e.env.close()

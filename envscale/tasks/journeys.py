@@ -161,7 +161,37 @@ def _rank(e: Env, table: str, column: str) -> int:
         return late  # a meeting's email is its organizer's: not how a meeting is named
     if meaning == "title" and person:
         return late  # a contact's title is a job title: a person is named by their name
+    if meaning == "date" and not _own_date(table, column):
+        return len(
+            IDENTIFYING
+        )  # "the mandate whose latest direct debit date is ...": no one knows it by that
     return IDENTIFYING.index(meaning) if meaning in IDENTIFYING else len(IDENTIFYING)
+
+
+_DATE_WORDS = frozenset("date dates time at on utc day".split())
+_OWN_DATES = frozenset(
+    "due start starts end scheduled created issue issued booking appointment event".split()
+)
+
+
+def _own_date(table: str, column: str) -> bool:
+    """Whether a date is the one a person knows a row by: its plain date (`date`, `due`, `start_date`,
+    `issue_date`, an event's `event_date`), not one of its bookkeeping dates (`latest_direct_debit_date`,
+    `early_close_off_date`, `approval_date`, `date_of_supply_utc`)."""
+    words = [w for w in tokens(column) if w not in _DATE_WORDS]
+    own = {singular(w) for w in tokens(singular(table))}
+    if (
+        not words
+    ):  # a plain `date`: of things that happen on a day (a transaction, a booking), not a section's
+        return bool(own & _DATED)
+    return all(w in _OWN_DATES or singular(w) in own for w in words)
+
+
+_DATED = frozenset(
+    "transaction payment invoice bill order booking reservation appointment event meeting session entry expense "
+    "timesheet activity visit shift trip flight receipt deposit transfer statement journal charge refund "
+    "shipment delivery call".split()
+)
 
 
 _PERSON_WORDS = frozenset(PEOPLE) | frozenset(
