@@ -443,3 +443,14 @@ def test_a_route_parent_the_tool_leaves_unbound_is_the_parent_of_the_row_it_addr
             args, member = valid_call(env, spec["tools"][0], rows, random.Random(seed))
             assert args["uuid"] == member["member_id"]
             assert (args["groupid"], args["orgid"]) == (member["usergroup_id"], member["orgunit_id"]), args
+
+
+def test_stock_prose_reads_as_stored_text_never_as_a_prompt_to_an_assistant():
+    """Blind readers found "Summarize the spreadsheet from Maldonado Miller Partners in three bullet points." as a
+    message a customer logged: stock sentences are things people store, not requests to a chat assistant."""
+    from envscale.env.data.vocabulary import PROSE
+
+    for line in PROSE:
+        assert not line.rstrip().endswith("?"), line
+        first = line.split()[0].lower()
+        assert first not in ("summarize", "translate", "can", "what", "write", "explain", "tell"), line

@@ -433,3 +433,24 @@ def test_an_update_that_sets_nothing_is_not_a_request(env):
     call = GoldCall("update_order_status", {"order_id": order["order_id"]}, {"order_id": "user"}, write=True)
     reason = tidy(env, _draft(env, "write", [call]), random.Random(0))
     assert reason and reason[0] == "nothing_to_change"
+
+
+def test_what_the_user_named_the_row_by_is_never_asked_again_under_another_column():
+    """A blind reader: "find out the email address of the expense with user email jcarroll@example.org", answered
+    "jcarroll@example.com" (two columns of one meaning that disagree). The answer is another fact of the row."""
+    from envscale.tasks.gold import answer_values
+
+    row = {
+        "expense_id": "exp_0001",
+        "user_email": "jcarroll@example.org",
+        "email": "jcarroll@example.com",
+        "description": "Taxi from the airport",
+        "amount": 42.5,
+    }
+    for seed in range(6):
+        asked = answer_values(row, random.Random(seed), given={"jcarroll@example.org"}, table="expenses")
+        assert asked and "jcarroll@example.com" not in asked, asked
+    # found by its description, its email is a fair question
+    assert answer_values(row, random.Random(0), given={"Taxi from the airport"}, table="expenses") == [
+        "jcarroll@example.com"
+    ]

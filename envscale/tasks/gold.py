@@ -33,7 +33,7 @@ import random
 import re
 from typing import Any
 
-from ..env.data import schema_accepts
+from ..env.data import column_meaning, schema_accepts
 from ..judge import resolve_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
@@ -80,10 +80,16 @@ def answer_values(
     row = result[0] if isinstance(result, list) and result else result
     if not isinstance(row, dict):
         return [str(result)] if isinstance(result, int | float) and not isinstance(result, bool) else []
+    # what the user named the row by is never asked again under another column ("the email address of the
+    # expense whose user email is jcarroll@example.org")
+    said = {_meaning(table, c, v) for c, v in row.items() if str(v) in given} & _SAID_ONCE
     row = {
         c: v
         for c, v in row.items()
-        if str(v) not in given and not isinstance(v, bool) and askable(table, c, v)
+        if str(v) not in given
+        and not isinstance(v, bool)
+        and askable(table, c, v)
+        and _meaning(table, c, v) not in said
     }
     preferred = [c for c in _ANSWER_COLUMNS if isinstance(row.get(c), str | int | float) and row.get(c) != ""]
     others = [
@@ -98,6 +104,15 @@ def answer_values(
     ]
     chosen = preferred[:n] or rng.sample(others, min(n, len(others)))
     return [str(row[c]) for c in chosen]
+
+
+_SAID_ONCE = frozenset(("email", "phone", "person", "username"))
+"""Meanings of a value the user names a row by that another column of the row repeats (`email`, `user_email`)."""
+
+
+def _meaning(table: str | None, column: str, value: Any) -> str:
+    kind = "number" if isinstance(value, int | float) and not isinstance(value, bool) else "string"
+    return column_meaning(table or "", column, {"type": kind})
 
 
 # -------------------------------------------------------------------------------------- data flow
