@@ -454,3 +454,30 @@ def test_stock_prose_reads_as_stored_text_never_as_a_prompt_to_an_assistant():
         assert not line.rstrip().endswith("?"), line
         first = line.split()[0].lower()
         assert first not in ("summarize", "translate", "can", "what", "write", "explain", "tell"), line
+
+
+def test_a_text_field_no_rule_reads_is_mostly_left_empty_unless_the_api_names_its_values():
+    """Blind readers found `pronouns: "paper"`, `periodicity: "dinner"`: words in fields no rule understands. Such
+    a field is mostly empty, as an API leaves optional fields; a field whose values the API names keeps them."""
+    spec = {
+        "name": "community",
+        "data": {"seed": 4, "now": "2025-06-01T12:00:00Z"},
+        "tables": {
+            "members": table(
+                {
+                    "member_id": S,
+                    "periodicity": {"type": "string", "nullable": True},
+                    "cadence": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "How often, one of 'weekly', 'monthly' or 'yearly'.",
+                    },
+                }
+            )
+        },
+        "tools": [],
+    }
+    rows = generate_state(spec, seed=4, rows={"members": 40})["members"]
+    assert column_meaning("members", "periodicity", {"type": "string"}) == "unknown"
+    assert sum(r["periodicity"] is None for r in rows) >= 20
+    assert sum(r["cadence"] in ("weekly", "monthly", "yearly") for r in rows) >= 25

@@ -313,6 +313,11 @@ def test_an_account_holder_who_changes_another_persons_row_is_staff(shop):
     # ... while reading their own order keeps them a customer
     mine = TaskDraft(spec["name"], "read", calls[:1], user_facts=named(spec, calls[:1]))
     assert write_instructions(mine, spec, random.Random(0)).persona.startswith("You are a customer")
+    # ... and looking up a customer's details is staff's work too ("a customer of a bank" asking another user's
+    # mobile number, a blind reader)
+    look = run(SHOP, [GoldCall("get_customer", {"customer_id": "cus_0012"}, {"customer_id": "user"})])
+    other = TaskDraft(spec["name"], "read", look, user_facts=named(spec, look))
+    assert "back office of an online shop" in write_instructions(other, spec, random.Random(0)).persona
 
 
 def test_one_conversation_never_mixes_a_customers_request_with_a_staff_members():

@@ -281,10 +281,14 @@ class Steps:
         return []
 
     def _acts_on_other_people(self) -> bool:
-        """Whether a step changes or removes a row of a people table other than the user's own (`customers`
-        beside the session's `accounts`)."""
+        """Whether a step changes, removes or reads a row of a people table other than the user's own
+        (`customers` beside the session's `accounts`): deleting a customer, or looking up another user's mobile
+        number, is what staff do."""
         for step in self.steps + self.request_steps:
-            if step.kind not in ("update", "status", "delete") or step.table in (None, self.person):
+            if step.kind not in ("update", "status", "delete", "get", "list") or step.table in (
+                None,
+                self.person,
+            ):
                 continue
             if singular(step.table).split("_")[-1] in PEOPLE:
                 return True

@@ -202,7 +202,9 @@ _OWN_PLACE = frozenset(
 )
 
 
-def _null_share(tspec: dict[str, Any], column: str, cspec: dict[str, Any], meaning: str) -> float:
+def _null_share(
+    tspec: dict[str, Any], column: str, cspec: dict[str, Any], meaning: str, named: bool = False
+) -> float:
     if not is_nullable(tspec, column) or cspec.get("unique") or meaning in ("id", "enum"):
         return 0.0
     words = set(name_words(column))
@@ -237,7 +239,16 @@ def _null_share(tspec: dict[str, Any], column: str, cspec: dict[str, Any], meani
             }  # fmt: skip
         )
     )
+    if meaning == "unknown" and cspec.get("type") == "string" and not named:
+        return (
+            UNKNOWN_NULL_SHARE  # a field no rule reads is left empty more often than filled with a stray word
+        )
     return NULL_SHARE if optional else NULL_SHARE / 4 if cspec.get("nullable") is True else 0.0
+
+
+UNKNOWN_NULL_SHARE = 0.7
+"""Share of empty cells in a nullable text column whose meaning no rule reads (`pronouns`, `periodicity`): most are
+left empty, as an API leaves optional fields it has no value for, rather than filled with a word ("paper")."""
 
 
 def _build_table(
@@ -381,7 +392,7 @@ def _value_column(
         choices = [v for v in first if all(a(v) for a in accepts)] or first  # where they disagree, reads win
         if choices:
             make = lambda i: rng.choice(choices)  # noqa: E731
-    null_share = _null_share(tspec, column, cspec, meaning)
+    null_share = _null_share(tspec, column, cspec, meaning, named=bool(c.named))
     unique = bool(cspec.get("unique"))
     values: list[Any] = []
     seen: set[Any] = set()

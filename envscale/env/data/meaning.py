@@ -431,7 +431,7 @@ state: state_code us_state
 timezone: timezone_name target_timezone source_timezone time_zone
 path: repo_path image img photo ssl_cert cert certificate launcher shardpath logfile img_path
 path: image_path file_path backup_location storage_path output_path input_path save_path
-url: avatar thumbnail website_url
+url: avatar thumbnail website_url profile_image cover_image social_image banner_image header_image logo
 lex:format: color_format
 coord: coordinates coords latlng gps
 lex:phase: phase_transition
