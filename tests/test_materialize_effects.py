@@ -729,3 +729,36 @@ def test_a_deleted_child_leaves_its_parents_count():
     assert env.step("delete_tweet", {"tweet_id": tweet["tweet_id"]})["ok"]
     assert env.step("get_user", {"username": me})["result"]["tweet_count"] == before
     assert verify(spec, semantic=False) == []
+
+
+def test_an_update_that_could_only_store_its_own_verb_is_left_out_with_its_reason():
+    """fire.com's `updateMandateAlias` was materialised as "sets mandate_alias = 'update'" (a blind reader of the
+    world): an update that changes nothing but a column set to its verb is left out, with its reason; a status
+    change is kept."""
+    from envscale.materialize.build import verb_writes
+
+    def update(name, fixed, **op):
+        return {
+            "name": name,
+            "kind": "write",
+            "parameters": {"type": "object", "properties": {"id": S}, "required": ["id"]},
+            "operation": {
+                "type": "update",
+                "table": "mandates",
+                "key": {"mandate_id": "id"},
+                "fixed": fixed,
+                **op,
+            },
+        }
+
+    spec = {
+        "tools": [
+            update("updateMandateAlias", {"mandate_alias": "update"}),
+            update("cancelMandate", {"status": "cancelled"}),
+            update("renameMandate", {"mandate_alias": "update"}, set={"alias": "alias"}),
+        ]
+    }
+    out = verb_writes(spec)
+    assert [x["tool"] for x in out] == ["updateMandateAlias"]
+    assert "writes 'update' into mandate_alias" in out[0]["reason"]
+    assert [t["name"] for t in spec["tools"]] == ["cancelMandate", "renameMandate"]

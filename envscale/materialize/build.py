@@ -51,6 +51,7 @@ from ..env.policy import policy_rules
 from ..executor import map_ordered
 from ..executor import report as executor_report
 from ..schemas import ENVIRONMENTS
+from ..words.names import tokens
 from .aliases import fold_aliases
 from .effects import add_effects
 from .infer import infer_spec
@@ -97,6 +98,35 @@ class MaterializeConfig:
 
 _DROP_ROUNDS = 3
 """Rounds of dropping failing tools; the spec left after the last round is verified once more."""
+
+
+def verb_writes(spec: dict) -> list[dict]:
+    """Leave out, in place, the updates that could only be stored as their own verb (`updateMandateAlias` sets
+    `mandate_alias` to "update", `git_reset` sets `git` to "reset", `users_setActive` sets `users_active` to
+    "set") and change nothing else: no request means that. Returns them as `excluded_tools` records."""
+    out = []
+    for tool in spec.get("tools") or []:
+        op = tool.get("operation") or {}
+        if tool.get("kind") != "write" or op.get("type") != "update" or op.get("set") or op.get("effects"):
+            continue
+        verbs = [
+            (column, value)
+            for column, value in (op.get("fixed") or {}).items()
+            if isinstance(value, str) and not set(tokens(column)) & {"status", "state", "logged"}
+        ]
+        if verbs and len(verbs) == len(op.get("fixed") or {}):
+            column, value = verbs[0]
+            out.append(
+                {
+                    "tool": tool["name"],
+                    "reason": f"an act stored as its own verb: it writes {value!r} into {column} and changes "
+                    "nothing else",
+                }
+            )
+    if out:
+        gone = {x["tool"] for x in out}
+        spec["tools"] = [t for t in spec["tools"] if t["name"] not in gone]
+    return out
 
 
 def _verify_dropping(spec: dict, config: MaterializeConfig) -> tuple[list[dict], list[dict], dict]:
@@ -202,6 +232,8 @@ def materialize_domain(item: tuple[int, dict, list[dict]], config: MaterializeCo
             domain, tools, rows=config.rows_per_table, seed=config.seed, max_columns=config.max_columns
         )
         spec, excluded = (add_effects(inferred.spec) if inferred.spec else None), inferred.excluded
+        if spec is not None:
+            excluded = excluded + verb_writes(spec)
         if spec is None:
             problems = [{"tool": None, "reason": f"not materialised: {'; '.join(inferred.notes)}"}]
         else:
