@@ -67,7 +67,15 @@ def configure_logging(verbose: bool = False) -> None:
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
+    # once: a second SIGTERM (an impatient supervisor) while the first one's cleanups run would raise inside them
+    # (an MCP server's shutdown, a checkpoint's flush) and could leave the process hanging; the cleanups are
+    # bounded (a server gets `_mcp_guard`'s grace, then SIGKILL), and Ctrl-C still interrupts them
+    signal.signal(signal.SIGTERM, _already_terminating)
     raise Terminated()
+
+
+def _already_terminating(signum: int, frame: object) -> None:
+    """SIGTERM after the first: the process is already stopping."""
 
 
 def error_message(exc: BaseException) -> str:

@@ -1,6 +1,7 @@
 """Real MCP servers from PyPI, started over stdio with the official SDK; crashing and hanging ones;
 no server or child of one outlives `envscale collect` (SIGTERM, SIGKILL, a server that exits)."""
 
+import argparse
 import contextlib
 import math
 import os
@@ -224,3 +225,29 @@ def test_a_server_printing_garbage_on_stdout_is_listed_with_one_warning_and_no_t
     warnings = [line for line in proc.stderr.replace("\r", "\n").splitlines() if "not JSON-RPC" in line]
     assert len(warnings) == 1 and "printed 50 line(s)" in warnings[0] and "garbage line 0" in warnings[0]
     assert [r["name"] for r in open_artifact(tmp_path / "pool").load("api_pool")] == ["add_note"]
+
+
+def test_a_second_sigterm_while_the_first_ones_cleanups_run_does_not_raise_inside_them():
+    """`envscale <command>` turns SIGTERM into one `Terminated`; a second SIGTERM (an impatient supervisor) is
+    noted, not raised inside the cleanups the first one runs (it once left `collect` hanging past 30 s while it
+    stopped an MCP server that ignores EOF). The handler is restored when the command returns."""
+    from envscale.entry import run_command
+    from envscale.errors import Terminated
+
+    before = signal.getsignal(signal.SIGTERM)
+    cleaned = []
+
+    def command(args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the signal arrives here
+        except Terminated:
+            os.kill(os.getpid(), signal.SIGTERM)  # the second, during the cleanup
+            time.sleep(0.2)
+            cleaned.append("done")
+            raise
+        return 0
+
+    assert run_command("collect", command, argparse.Namespace()) == 143
+    assert cleaned == ["done"]
+    assert signal.getsignal(signal.SIGTERM) == before
