@@ -658,3 +658,27 @@ def test_a_lora_stage_shows_the_trainers_bar_only_and_no_future_warning(filtered
     err = capsys.readouterr().err
     assert [str(w.message) for w in caught if issubclass(w.category, FutureWarning)] == []
     assert "Tokenizing train dataset" not in err and "Building labels" not in err, err
+
+
+def test_stage_2_specialises_on_environments_whose_examples_fit_max_length():
+    """With `overlong: drop`, an environment whose examples are all too long (89 KB of tool schemas) makes no stage 2:
+    `make demo` once stopped with "every one of the 190 examples is longer than max_length" after stage 1. The
+    environments are ranked by the examples likely to fit; without such examples, by all of them."""
+    from envscale.training.data import stage2_selection
+
+    def example(env, chars):
+        return {
+            "environment": env,
+            "domain_id": 0,
+            "messages": [{"role": "user", "content": "x" * chars}],
+            "tools": [],
+        }
+
+    examples = [example("big", 20_000)] * 9 + [example("small", 300)] * 4 + [example("tiny", 100)] * 2
+    config = TrainConfig(stage2_largest=2, max_length=1024)
+    chosen, how = stage2_selection(examples, config)
+    assert chosen == ["small", "tiny"] and "within max_length" in how
+    truncating = TrainConfig(stage2_largest=2, max_length=1024, overlong="truncate")
+    assert stage2_selection(examples, truncating)[0] == ["big", "small"]
+    only_big = [example("big", 20_000)] * 3
+    assert stage2_selection(only_big, config)[0] == ["big"]

@@ -37,7 +37,7 @@ class TrainConfig:
     stage2_largest: int = option(
         3,
         "Stage 2 without environments or domains: specialise on this many environments with the most "
-        "training examples.",
+        "training examples (with overlong: drop, of those likely within max_length).",
         ge=1,
         le=100_000,
     )

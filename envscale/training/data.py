@@ -119,8 +119,28 @@ def stage2_selection(examples: list[dict], config: TrainConfig) -> tuple[list[st
             + [f"domains {config.stage2_domains}"] * bool(config.stage2_domains)
         )
         return sorted(chosen), how
+    if config.overlong == "drop":  # examples that will be dropped do not make an environment large
+        fitting = Counter(e["environment"] for e in examples if likely_fits(e, config.max_length))
+        if fitting:
+            ranked = sorted(fitting.items(), key=lambda kv: (-kv[1], kv[0]))[: config.stage2_largest]
+            return [name for name, _ in ranked], (
+                f"the {len(ranked)} environments with the most training examples within max_length"
+            )
     ranked = sorted(per_env.items(), key=lambda kv: (-kv[1], kv[0]))[: config.stage2_largest]
     return [name for name, _ in ranked], f"the {len(ranked)} environments with the most training examples"
+
+
+#: Characters of an example's JSON per token, low, so that an estimate errs towards "too long".
+CHARS_PER_TOKEN = 3.0
+
+
+def likely_fits(example: dict, max_length: int) -> bool:
+    """Whether an example is likely within `max_length` tokens, from the characters of its messages and tools (a
+    cheap estimate that errs towards "too long"; `fit_length` decides with the tokenizer)."""
+    chars = len(json.dumps(example.get("messages"), ensure_ascii=False)) + len(
+        json.dumps(example.get("tools"), ensure_ascii=False)
+    )
+    return chars / CHARS_PER_TOKEN <= max_length
 
 
 def stage2_examples(
