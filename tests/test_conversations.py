@@ -454,3 +454,33 @@ def test_a_later_request_never_names_a_value_an_earlier_request_changed(store):
     unrelated = part(store, [call("list_my_orders")], "Which orders do I have?", facts={"name": "Ann Lee"})
     task, drop = compose(Env(store_row(), TasksConfig()), [first, unrelated], random.Random(0))
     assert drop is None or "changed" not in drop[1], drop
+
+
+def test_a_customers_request_and_a_staff_members_are_no_conversation(store):
+    """One person asks a conversation's requests: "cancel my order" (a customer) and a back-office change of
+    another customer's row (staff) are not composed (`persona_role`), while two of a customer's are."""
+    e = Env(store_row(), TasksConfig())
+
+    def as_(persona, p):
+        return {**p, "instructions": {**p["instructions"], "persona": persona}}
+
+    customer = "You are a customer of an online shop."
+    staff = "You are someone who works in the back office of an online shop."
+    look = part(
+        store,
+        [call("get_order", order_id="ord_0001")],
+        "What is the status of my order ord_0001? My customer id is cus_0001.",
+        {"order number": "ord_0001"},
+        ["pending"],
+    )
+    cancel = part(
+        store,
+        [call("cancel_order", order_id="ord_0001")],
+        "Please cancel my order ord_0001. My customer id is cus_0001.",
+        {"customer id": "cus_0001", "order number": "ord_0001"},
+    )
+    rows, _ = compose_conversations(e, [as_(customer, look), as_(staff, cancel)], 2, random.Random(0))
+    assert rows == []
+    rows, drops = compose_conversations(e, [as_(customer, look), as_(customer, cancel)], 2, random.Random(0))
+    assert len(rows) == 1, drops
+    e.env.close()

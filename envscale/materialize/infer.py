@@ -506,12 +506,7 @@ def _owned_by_another(tool: dict, attribute: str) -> bool:
         return False
     i = words.index(attribute)
     before = words[i - 1] if i else None
-    return bool(
-        before
-        and before not in _OWN_NOUNS | _SELF_WORDS | _ATTRIBUTE_NOUNS
-        and before
-        not in ("get", "fetch", "read", "retrieve", "show", "list", "check", "view", "find", "query")
-    )
+    return bool(before and before not in _OWN_NOUNS | _SELF_WORDS | _ATTRIBUTE_NOUNS | READ_VERBS)
 
 
 def collection_route(path: Any, entity: str) -> bool:
