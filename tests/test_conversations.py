@@ -484,3 +484,141 @@ def test_a_customers_request_and_a_staff_members_are_no_conversation(store):
     rows, drops = compose_conversations(e, [as_(customer, look), as_(customer, cancel)], 2, random.Random(0))
     assert len(rows) == 1, drops
     e.env.close()
+
+
+def _fed(task, index, arg, source):
+    """`task` with its `index`-th gold call's `arg` read from `source` (a provenance path)."""
+    task["gold_calls"][index]["provenance"] = {arg: source}
+    return task
+
+
+def test_a_read_an_earlier_request_made_is_not_made_again(store):
+    """Two requests that each begin by looking the same order up: the conversation's agent reads it once, and
+    the later write's key flows from that first read."""
+    e = Env(store_row(), TasksConfig())
+    restock = part(
+        store,
+        [call("get_order", order_id="ord_0005"), call("adjust_stock", sku="inv_0002", delta=10)],
+        "Check my order ord_0005, then add 10 to the stock of inv_0002.",
+    )
+    cancel = _fed(
+        part(
+            store,
+            [call("get_order", order_id="ord_0005"), call("cancel_order", order_id="ord_0005")],
+            "Please cancel my order ord_0005.",
+        ),
+        1,
+        "order_id",
+        "call[0].order_id",
+    )
+    task, drop = compose(e, [restock, cancel], random.Random(0))
+    e.env.close()
+    assert drop is None
+    assert [c["tool"] for c in task["gold_calls"]] == ["get_order", "adjust_stock", "cancel_order"]
+    assert task["gold_calls"][2]["provenance"] == {"order_id": "call[0].order_id"}
+    assert [r["calls"] for r in task["requests"]] == [[0, 2], [2, 3]]
+    assert judge_trajectory(play(store, task), task, store, DEFAULT_LEVELS).passed
+
+
+def test_a_read_an_earlier_write_changed_is_made_again(store):
+    """When the first request's write changes what the second request's first read returns (the list of my
+    orders, once one is cancelled), the read is made again at its turn."""
+    e = Env(store_row(), TasksConfig())
+    cancel = _fed(
+        part(
+            store,
+            [call("list_my_orders"), call("cancel_order", order_id="ord_0001")],
+            "Cancel my order of two lamps.",
+        ),
+        1,
+        "order_id",
+        "call[0][0].order_id",
+    )
+    pay = _fed(
+        part(store, [call("list_my_orders"), call("pay_order", order_id="ord_0005")], "Pay for my kettle."),
+        1,
+        "order_id",
+        "call[0][2].order_id",
+    )
+    task, drop = compose(e, [cancel, pay], random.Random(0))
+    e.env.close()
+    assert drop is None
+    assert [c["tool"] for c in task["gold_calls"]] == [
+        "list_my_orders",
+        "cancel_order",
+        "list_my_orders",
+        "pay_order",
+    ]
+    assert task["gold_calls"][3]["provenance"] == {"order_id": "call[2][2].order_id"}
+    assert task["gold_results"][2][0]["status"] == "cancelled"
+
+
+def test_a_request_that_only_reads_again_is_no_conversation(store):
+    e = Env(store_row(), TasksConfig())
+    cancel = part(
+        store,
+        [call("get_order", order_id="ord_0005"), call("cancel_order", order_id="ord_0005")],
+        "Please cancel my order ord_0005.",
+    )
+    stock = part(store, [call("adjust_stock", sku="inv_0002", delta=10)], "Add 10 to the stock of inv_0002.")
+    look = part(store, [call("get_order", order_id="ord_0001")], "What is the status of my order ord_0001?")
+    task, drop = compose(e, [cancel, stock], random.Random(0))
+    assert drop is None
+    look_again = part(store, [call("get_order", order_id="ord_0005")], "Look up my order ord_0005.")
+    task, drop = compose(e, [stock, look, look_again], random.Random(0))
+    assert drop is None and len(task["gold_calls"]) == 3
+    task, drop = compose(e, [look_again, stock, look_again], random.Random(0))
+    e.env.close()
+    assert task is None and "only reads again" in drop[1]
+
+
+def test_requests_on_rows_only_the_schema_calls_keys_are_related(tmp_path):
+    """Google Tasks names its keys `tasklist` and `task`: no key name says so, the schema does."""
+    from envscale.tasks.conversations import bound_keys, keys_of
+
+    spec = load_spec(STORE)
+    for tool in spec["tools"]:
+        if tool["name"] == "cancel_order":
+            tool["parameters"]["properties"]["order"] = tool["parameters"]["properties"].pop("order_id")
+            tool["parameters"]["required"] = ["order"]
+            tool["operation"]["key"] = {"order_id": "order"}
+    e = Env({"spec": spec}, TasksConfig())
+    task = {"gold_calls": [call("cancel_order", order="ord_0005")], "gold_results": [None]}
+    keys = bound_keys(e, task)
+    e.env.close()
+    assert keys_of(task) == set() and keys == {"ord_0005"}
+
+
+def test_only_the_read_an_earlier_write_changed_is_made_again(store):
+    """Three requests that each begin with the list of my orders: the stock change leaves it as it was (the
+    second request reads the first list), the cancellation does not (the third lists the orders again)."""
+    e = Env(store_row(), TasksConfig())
+    restock = part(
+        store,
+        [call("list_my_orders"), call("adjust_stock", sku="inv_0002", delta=10)],
+        "Add 10 kettles to stock.",
+    )
+    cancel = _fed(
+        part(
+            store,
+            [call("list_my_orders"), call("cancel_order", order_id="ord_0001")],
+            "Cancel my lamp order.",
+        ),
+        1,
+        "order_id",
+        "call[0][0].order_id",
+    )
+    pay = _fed(
+        part(store, [call("list_my_orders"), call("pay_order", order_id="ord_0005")], "Pay for my kettle."),
+        1,
+        "order_id",
+        "call[0][2].order_id",
+    )
+    task, drop = compose(e, [restock, cancel, pay], random.Random(0))
+    e.env.close()
+    assert drop is None
+    tools = [c["tool"] for c in task["gold_calls"]]
+    assert tools == ["list_my_orders", "adjust_stock", "cancel_order", "list_my_orders", "pay_order"]
+    assert task["gold_calls"][2]["provenance"] == {"order_id": "call[0][0].order_id"}
+    assert task["gold_calls"][4]["provenance"] == {"order_id": "call[3][2].order_id"}
+    assert [r["calls"] for r in task["requests"]] == [[0, 2], [2, 3], [3, 5]]

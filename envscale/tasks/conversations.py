@@ -45,15 +45,17 @@ from itertools import combinations, permutations
 from typing import Any
 
 from ..env import Environment
-from ..judge.provenance import PREFIX, resolve_provenance, shift_provenance
+from ..judge.provenance import PREFIX, provenance_call, resolve_provenance, shift_provenance
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .intent import persona_role
 from .model import Drop
+from .naming import tool_bindings
 from .prepared import Env
 
 __all__ = [
     "PART_KINDS",
+    "bound_keys",
     "compose",
     "compose_conversations",
     "first_request_passes",
@@ -66,7 +68,7 @@ __all__ = [
 #: Kinds of one-request task a conversation is made of (a refusal or a clarifying question stays alone).
 PART_KINDS = ("read", "write", "mixed")
 #: Most conversations one one-request task is a request of.
-MAX_USES = 2
+MAX_USES = 3
 
 #: A field or argument whose value names a row (an id, a key, a number, a code, a slug, an email).
 _KEY = re.compile(
@@ -146,9 +148,57 @@ def keys_of(task: dict) -> set[str]:
     return out
 
 
+def bound_keys(e: Env, task: dict) -> set[str]:
+    """The row keys a task's gold calls name by the world's schema: an argument bound to a table's primary
+    key or to a column that references a table (Google Tasks' `tasklist` and `task`, which no key name
+    says), as `keys_of` spells them (a number with its table: `tasklists=7`)."""
+    out: set[str] = set()
+    tables = e.spec["tables"]
+    for call in _json(task.get("gold_calls")) or []:
+        tool = e.tools.get(call.get("tool"))
+        if tool is None:
+            continue
+        for arg, binding in tool_bindings(tool).items():
+            value = (call.get("arguments") or {}).get(arg)
+            if binding.table not in tables or value is None or isinstance(value, bool | dict | list):
+                continue
+            column = tables[binding.table]["columns"].get(binding.column) or {}
+            table = binding.table if binding.column == e.pk(binding.table) else column.get("references")
+            if table in tables:
+                text = str(value).strip()
+                out.add(f"{table}={text}" if _NUMBER.fullmatch(text) else text)
+    return out
+
+
 def shift_request(provenance: dict, offset: int) -> dict:
     """A later request's provenance in the conversation: `call[i]` becomes `call[i + offset]`."""
     return {name: shift_provenance(source, offset) for name, source in (provenance or {}).items()}
+
+
+def _remap(provenance: dict, plan: list[int]) -> dict:
+    """A request's provenance in the conversation: `call[j]` (its own j-th call) becomes the conversation's
+    `call[plan[j]]`, an earlier request's call when the read was made there already."""
+    out = {}
+    for name, source in provenance.items():
+        at = provenance_call(source)
+        out[name] = source if at is None or at >= len(plan) else shift_provenance(source, plan[at] - at)
+    return out
+
+
+def _tells(part: dict, j: int) -> bool:
+    """Whether the request's answer states a value its `j`-th call returned."""
+    results = _json(part.get("gold_results")) or []
+    said = _canonical(results[j]) if j < len(results) else ""
+    return any(str(fact) in said for fact in part.get("answer_facts") or [])
+
+
+def _same_read(e: Env, calls: list[dict], call: dict) -> int | None:
+    """The index of an earlier call of the conversation making the same read (`getBudgets()` again), if any."""
+    tool = e.tools.get(call["tool"])
+    if tool is None or tool.get("kind") != "read":
+        return None
+    mine = _canonical([call["tool"], call.get("arguments")])
+    return next((i for i, c in enumerate(calls) if _canonical([c["tool"], c.get("arguments")]) == mine), None)
 
 
 def follow_up(message: str, rng: random.Random, last: bool, said: str = "") -> str:
@@ -240,8 +290,13 @@ def rebind(call: dict, results: list[Any]) -> str | None:
     return None
 
 
-def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop | None]:
-    """The conversation's gold run from the initial state: each call's result, or the `Drop` of what broke."""
+def _run(
+    e: Env, parts: list[dict], calls: list[dict], plans: list[list[int]]
+) -> tuple[list[Any], Drop | None]:
+    """The conversation's gold run from the initial state: each call's result, or the `Drop` of what broke.
+    `plans[n]` holds, for each gold call of request `n`, its index in `calls`: a read made again (the same
+    tool and arguments as an earlier request's) points at the earlier call, whose result must still be what
+    the read returns at its turn."""
     e.env.restore(e.initial)
     results: list[Any] = []
     written: set[tuple[str, str, str]] = set()  # the cells the earlier requests wrote
@@ -257,7 +312,18 @@ def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop 
         before = e.env.state_hash()
         own = _json(part.get("gold_results")) or []
         mine: set[tuple[str, str, str]] = set()
-        for j in range(len(_json(part["gold_calls"]))):
+        for j, at in enumerate(plans[n]):
+            if at < index:  # a read an earlier request made: the agent reads its result again
+                earlier = calls[at]
+                obs = e.env.step(earlier["tool"], earlier["arguments"])
+                if not obs["ok"] or _canonical(obs.get("result")) != _canonical(results[at]):
+                    return results, ("read_changed", f"{n}:{j}")  # `compose` makes that read again
+                if part.get("answer_facts") and _canonical(results[at]) != _canonical(own[j]):
+                    return results, (
+                        "conversation_conflict",
+                        f"request {n + 1}: {earlier['tool']} reads otherwise after the earlier requests",
+                    )
+                continue
             call = calls[index]
             rebound = rebind(call, results)
             if isinstance(rebound, str):
@@ -293,22 +359,41 @@ def _run(e: Env, parts: list[dict], calls: list[dict]) -> tuple[list[Any], Drop 
     return results, None
 
 
-def compose(e: Env, parts: list[dict], rng: random.Random) -> tuple[dict | None, Drop | None]:
+def compose(
+    e: Env, parts: list[dict], rng: random.Random, *, reuse: bool = True, fresh: frozenset = frozenset()
+) -> tuple[dict | None, Drop | None]:
     """One conversation task of `parts` (finished one-request task rows, in the order the user asks them),
-    run for its gold outcome: `(row, None)`, or `(None, drop)`."""
+    run for its gold outcome: `(row, None)`, or `(None, drop)`.
+
+    With `reuse`, a read a later request makes exactly as an earlier one did (the same list of budgets to find
+    a budget by its name) is not made again: the later calls read the earlier result. When an earlier
+    request's write has changed what that read returns, that read is made again at its turn (`fresh` holds
+    `(request, call)` of such reads)."""
     calls: list[dict] = []
     requests: list[dict] = []
+    plans: list[list[int]] = []  # per request, each of its own calls' index in the conversation's calls
     for n, part in enumerate(parts):
         ins = _json(part.get("instructions")) or {}
         start = len(calls)
+        plan: list[int] = []
         for call in _json(part["gold_calls"]):
+            again = _same_read(e, calls, call) if n and reuse and (n, len(plan)) not in fresh else None
+            if again is not None:  # the agent has it already: an earlier request made this very read
+                if _tells(part, len(plan)):
+                    return None, ("asks_again", f"request {n + 1} asks for what an earlier request was told")
+                plan.append(again)
+                continue
+            plan.append(len(calls))
             calls.append(
                 {
                     "tool": call["tool"],
                     "arguments": call["arguments"],
-                    "provenance": shift_request(call.get("provenance") or {}, start),
+                    "provenance": _remap(call.get("provenance") or {}, plan),
                 }
             )
+        if n and len(calls) == start:
+            return None, ("conversation_conflict", f"request {n + 1} only reads again what was read before")
+        plans.append(plan)
         last = n == len(parts) - 1 and n >= 2
         said = " ".join(r["message"] for r in requests)
         message = part["first_message"] if n == 0 else follow_up(part["first_message"], rng, last, said)
@@ -320,7 +405,10 @@ def compose(e: Env, parts: list[dict], rng: random.Random) -> tuple[dict | None,
                 "answer_facts": list(part.get("answer_facts") or []),
             }
         )
-    results, drop = _run(e, parts, calls)
+    results, drop = _run(e, parts, calls, plans)
+    if drop is not None and drop[0] == "read_changed":  # `(request, call)`: that read is made again
+        changed = tuple(int(x) for x in drop[1].split(":"))
+        return compose(e, parts, rng, reuse=reuse, fresh=fresh | {changed})
     if drop is not None:
         return None, drop
     gold_hash = e.env.state_hash()
@@ -367,6 +455,7 @@ def compose(e: Env, parts: list[dict], rng: random.Random) -> tuple[dict | None,
             "shape": "conversation",
             "level": "hard",
             "n_requests": len(parts),
+            "request_shapes": [(p.get("difficulty") or {}).get("shape") for p in parts],
         },
         "scoring": {
             "state": state,
@@ -414,12 +503,17 @@ def _two_roles(parts: list[dict]) -> bool:
     return len(roles - {None}) > 1
 
 
-def _asks_twice(parts: list[dict]) -> bool:
-    """Whether two requests make the same call (the same tool with the same arguments): the user would be
-    asking again for what they were just told, or for a change just made."""
+def _asks_twice(e: Env, parts: list[dict]) -> bool:
+    """Whether two requests make the same write (the same tool with the same arguments): the user would be
+    asking for a change just made. A read made again is the agent's to reuse (`compose`); a request that
+    only reads again is refused there."""
     seen: set[str] = set()
     for part in parts:
-        own = {_canonical([c["tool"], c.get("arguments")]) for c in _json(part["gold_calls"])}
+        own = {
+            _canonical([c["tool"], c.get("arguments")])
+            for c in _json(part["gold_calls"])
+            if (e.tools.get(c["tool"]) or {}).get("kind") != "read"
+        }
         if own & seen:
             return True
         seen |= own
@@ -445,7 +539,7 @@ def _orders(parts: list[dict], keys: list[set[str]], rng: random.Random) -> list
     out: list[tuple[int, ...]] = []
     for a, b in pairs:
         third = [c for c in range(n) if c not in (a, b) and keys[c] & (keys[a] | keys[b])]
-        if third and rng.random() < 0.4:
+        if third and rng.random() < 0.6:
             out.append((a, b, rng.choice(third)))
         out.append((a, b))
 
@@ -469,7 +563,7 @@ def compose_conversations(
     parts = [t for t in kept if t.get("kind") in PART_KINDS and not t.get("requests")]
     if count <= 0 or len(parts) < 2:
         return [], []
-    keys = [keys_of(p) for p in parts]
+    keys = [keys_of(p) | bound_keys(e, p) for p in parts]
     used: Counter = Counter()  # conversations each one-request task is a request of
     paired: set[frozenset] = set()  # two requests asked together once are not asked together again
     rows: list[dict] = []
@@ -485,7 +579,7 @@ def compose_conversations(
         tools = [tuple(c["tool"] for c in _json(p["gold_calls"])) for p in chosen]
         if len(set(tools)) < len(tools):  # the same request twice over, on other rows: not a conversation
             continue
-        if _two_people(chosen) or _two_roles(chosen) or _asks_twice(chosen):
+        if _two_people(chosen) or _two_roles(chosen) or _asks_twice(e, chosen):
             continue
         row, drop = compose(
             e, chosen, random.Random(f"{e.spec['name']}:{[p['first_message'] for p in chosen]}")
