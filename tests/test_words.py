@@ -116,3 +116,16 @@ def test_words_is_a_bottom_layer():
 )
 def test_plurals_a_person_writes(one, many):
     assert plural(one) == many and plural(many) == many and singular(many) == one
+
+
+def test_words_an_api_ran_together_are_split_and_short_words_are_not():
+    from envscale.tasks.naming import entity_name
+    from envscale.tasks.wording import readable_words
+    from envscale.words.names import glued_words
+
+    assert glued_words("conferencecallinfo") == ("conference", "call", "info")
+    assert readable_words("conferencecallinfo") == "conference call info"
+    assert entity_name("internationaltransfers") == "international transfer"
+    # a word, a short token, or a split into letters is kept whole
+    for token in ("username", "iban", "sku", "batchuuid", "firstname1"):
+        assert glued_words(token) == (token,), token

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..words.inflect import singular
-from ..words.names import tokens
+from ..words.names import glued_words, tokens
 from ..words.semantics import key_entity, name_key_entity, tool_meaning
 from .wording import (
     GENERIC_COLUMNS,
@@ -67,7 +67,7 @@ def entity_name(table: str, spec: dict | None = None) -> str:
     the descriptions of the tools on it name the entity better, their words (`pickuppoints` -> `pickup
     point` from "Deletes a given pickup point", `policies` -> `shipping policy` from "Update shipping
     policy"; see `_described_entity`)."""
-    base = " ".join(TOKEN_WORDS.get(t, t) for t in tokens(singular(table))) or table
+    base = " ".join(TOKEN_WORDS.get(w, w) for t in tokens(singular(table)) for w in glued_words(t)) or table
     pk = str(((spec or {}).get("tables") or {}).get(table, {}).get("primary_key") or "")
     words = readable_words(pk).split(" ") if pk else []
     if len(words) >= 2 and words[-1].lower() in ("id", "uuid", "key"):

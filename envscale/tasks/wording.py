@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ..words.inflect import plural, singular
-from ..words.names import tokens
+from ..words.names import glued_words, tokens
 
 # ----------------------------------------------------------------------------- words
 
@@ -236,7 +236,9 @@ def _split_id(token: str) -> list[str]:
 def readable_words(name: str) -> str:
     """Readable words of an identifier: `unit_price` -> `unit price`, `email` -> `email address`,
     `orgid` -> `org id`."""
-    toks = [w for t in tokens(name) for w in _split_id(t) if t != "deprecated"] or tokens(name)
+    toks = [
+        w for t in tokens(name) for g in glued_words(t) for w in _split_id(g) if t != "deprecated"
+    ] or tokens(name)
     if len(toks) > 2 and toks[0] == "x" and re.match(r"^x-", name, re.IGNORECASE):
         toks = toks[1:]  # a header `X-Apideck-App-Id` -> "apideck app id"
     if len(toks) > 1 and toks[0] in ("num", "no", "n"):  # `num_nights`, `no_of_guests` -> "number of ..."

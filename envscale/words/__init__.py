@@ -2,7 +2,7 @@
 tool means read from its name.
 
 - `names`: `tokens` (the words of a tool or argument name), `name_words` (of a column or table name, for the
-  data generator), `sanitize_name` and `NAME_MAX` (the OpenAI function-name rule);
+  data generator), `glued_words` (words an API ran together: `conferencecallinfo`), `sanitize_name` and `NAME_MAX` (the OpenAI function-name rule);
 - `inflect`: THE `singular` and `plural`;
 - `verbs`: the verb lists more than one module reads (`READ_VERBS`, `WRITE_VERBS`, `STATUS_VERBS`,
   `RETIRED_STATUSES`, and the verbs a simulated user asks with);

@@ -39,6 +39,22 @@ def tokens(name: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(name)]
 
 
+@functools.lru_cache(maxsize=65_536)
+def glued_words(token: str) -> tuple[str, ...]:
+    """The words of a lower-case token that an API ran together (`conferencecallinfo` -> conference, call, info;
+    `internationaltransfer` -> international, transfer), by English word frequencies (`wordninja`). Only a
+    long token (9 letters or more) that is no word itself is split, and only into words of 2 letters or more:
+    `username`, `iban` and `sku` stay whole."""
+    if len(token) < 9 or not token.isalpha():
+        return (token,)
+    import wordninja
+
+    words = wordninja.split(token)
+    if len(words) < 2 or any(len(w) < 2 for w in words) or "".join(words) != token:
+        return (token,)
+    return tuple(words)
+
+
 def sanitize_name(name: str) -> str:
     """A name that satisfies the OpenAI function-name rule, or '' when nothing is left."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
