@@ -690,3 +690,53 @@ def test_a_row_is_never_found_by_a_bookkeeping_date():
     assert journeys._rank(e, "orders", "due_date") < never
     assert journeys._rank(e, "orders", "created_at") <= never  # a timestamp to the second was never a name
     e.env.close()
+
+
+def test_a_row_named_like_another_parents_row_is_found_among_its_parents_rows(monkeypatch):
+    """Two customers each have an order called "Birthday gifts": the user names the order and whose it is (the
+    order "Birthday gifts" of Ann Lee); the agent finds the customer, then the order among the customer's orders."""
+    monkeypatch.setattr(journeys, "PRINTED", frozenset())  # the order's key is internal
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["orders"]["columns"]["title"] = {"type": "string"}
+    spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
+    e = Env({"spec": spec}, TasksConfig())
+    seen: dict = {}
+    titles = [
+        "",
+        "Birthday gifts",
+        "Office chairs",
+        "Garden tools",
+        "Winter coats",
+        "Kitchen knives",
+        "Desk lamps",
+    ]
+    db = e.env._db.conn  # the world as the test wants it: titles repeat across customers, never within one
+    for order in e.rows["orders"]:
+        seen[order["customer_id"]] = seen.get(order["customer_id"], 0) + 1
+        db.execute(
+            "UPDATE orders SET title = ? WHERE order_id = ?",
+            (titles[seen[order["customer_id"]]], order["order_id"]),
+        )
+    e.initial, e.rows = e.env.snapshot(), e.env.dump()
+    shared = [o for o in e.rows["orders"] if sum(p["title"] == o["title"] for p in e.rows["orders"]) > 1]
+    assert shared
+    found = None
+    for order in shared:
+        found = journeys.find_row(e, "orders", order, random.Random(0))
+        if found is not None and order["title"] in found.facts.values():
+            break
+    e.env.close()
+    assert found is not None and [c.tool for c in found.calls] == ["list_customers", "list_orders"]
+    assert order["title"] in found.facts.values()
+    customer = next(c for c in e.rows["customers"] if c["customer_id"] == order["customer_id"])
+    assert set(found.facts.values()) & {customer["name"], customer["email"]}
+
+
+def test_nothing_is_added_to_a_row_the_first_write_just_cancelled(shop):
+    """fire.com's "cancel the batch, then add an international transfer to it": a row whose life the first write
+    ends (cancelled, deleted, closed) takes no new rows; one the first write only changes does."""
+    tools = {t["name"]: t for t in shop.writes}
+    adds = lambda first: [
+        how for _, how, _ in journeys._related_pairs(shop, tools[first]) if how.startswith("adds:")
+    ]  # noqa: E731
+    assert adds("update_order_status") and not adds("cancel_order")

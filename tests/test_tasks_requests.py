@@ -454,3 +454,29 @@ def test_what_the_user_named_the_row_by_is_never_asked_again_under_another_colum
     assert answer_values(row, random.Random(0), given={"Taxi from the airport"}, table="expenses") == [
         "jcarroll@example.com"
     ]
+
+
+def test_a_key_of_no_row_in_the_world_is_never_stated(shop):
+    """Google Tasks' move asked "change its parent to par_2934": a value shaped like a generated key that no row
+    holds was made up for an argument no table keys. Required, it drops the task; optional, it is left out."""
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "update_order_status")
+    tool["parameters"]["properties"]["note"] = {"type": "string"}
+    tool["operation"]["set"]["note"] = "note"
+    e = Env({"spec": spec}, TasksConfig())
+    order = e.rows["orders"][0]
+
+    def draft(note):
+        args = {"order_id": order["order_id"], "status": "shipped", "note": note}
+        call = GoldCall("update_order_status", args, dict.fromkeys(args, "user"), write=True)
+        return _draft(e, "write", [call]), call
+
+    made_up, call = draft("par_2934")
+    assert tidy(e, made_up, random.Random(0)) is None and "note" not in call.arguments
+    tool["parameters"]["required"].append("note")
+    e2 = Env({"spec": spec}, TasksConfig())
+    made_up, _ = draft("par_2934")
+    code = tidy(e2, made_up, random.Random(0))
+    e.env.close()
+    e2.env.close()
+    assert code is not None and code[0] == "invented_key" and "par_2934" in code[1]

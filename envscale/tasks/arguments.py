@@ -200,6 +200,17 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
     )
 
 
+def world_values(e: Env) -> frozenset[str]:
+    """Every text value of the environment's initial state (read once per environment)."""
+    values = getattr(e, "_world_values", None)
+    if values is None:
+        values = frozenset(
+            v for rows in e.rows.values() for row in rows for v in row.values() if isinstance(v, str)
+        )
+        e._world_values = values
+    return values
+
+
 def _holds_key(value: Any, depth: int = 0) -> bool:
     """Whether a structured value holds a generated key (`row_6597`, a UUID) anywhere inside."""
     if depth > 4:
@@ -236,6 +247,11 @@ def _tidy_argument(
                 "key_in_value",
                 f"{call.tool}.{arg} = {json.dumps(value, default=str)[:60]} holds a generated key",
             )
+        drop_argument(e, draft, call, arg)
+    elif isinstance(value, str) and KEY_SHAPE.match(value) and value not in world_values(e):
+        # "change its parent to par_2934": a key of no row in the world, made up for an argument no table holds
+        if arg in required:
+            return "invented_key", f"{call.tool}.{arg} = {value!r} is the key of no row in the world"
         drop_argument(e, draft, call, arg)
     elif _names_a_key(arg, value):
         if arg in required or (bind is not None and bind.place in ("key", "filter")):

@@ -50,6 +50,7 @@ from ..judge.provenance import provenance_call, shift_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import DELETE_VERBS, argument_role
+from ..words.verbs import RETIRED_STATUSES
 from .asks import KEY_SHAPE, askable, asked_by, in_path
 from .model import Drop, GoldCall, TaskDraft
 from .naming import entity_name, fact_name, implied_table, tool_bindings
@@ -260,10 +261,11 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
         return None
     pk = e.pk(table)
     rows = e.rows[table]
-    unique = {
-        c: v for c, v in row.items() if knows_row_by(e, table, c, v) and sum(r.get(c) == v for r in rows) == 1
-    }
-    if not unique:
+    known = {c: v for c, v in row.items() if knows_row_by(e, table, c, v)}
+    # a value only this row has finds it anywhere; one that other rows share may still single it out among its
+    # parent's (the task "Standup" in my "Team" list, where another list has a "Standup" too)
+    unique = {c: v for c, v in known.items() if sum(r.get(c) == v for r in rows) == 1}
+    if not known:
         return None
     options: list[tuple[int, Found]] = []
     for tool in e.reads:
@@ -290,7 +292,8 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
         if not hits:
             continue
         listed = [r for r in result if isinstance(r, dict)]
-        said = [c for c in unique if [r.get(c) for r in listed].count(row[c]) == 1]
+        within = known if found_parents else unique  # among the parent's rows, or among them all
+        said = [c for c in within if [r.get(c) for r in listed].count(row[c]) == 1]
         if not said:
             continue
         column = min(said, key=lambda c: (_rank(e, table, c), c))
@@ -467,7 +470,9 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
                         and not required - {flt["arg"]}
                     ):
                         out.append((tool, f"listed:{lister['name']}:{flt['arg']}", flt["column"]))
-        elif op["type"] == "insert":
+        elif op["type"] == "insert" and not _retires(
+            first
+        ):  # nobody adds a payment to a batch just cancelled
             for column, binding in (op.get("values") or {}).items():
                 cspec = e.spec["tables"][other]["columns"].get(column) or {}
                 if isinstance(binding, str) and cspec.get("references") == table:
@@ -479,6 +484,13 @@ def _removes(tool: dict) -> bool:
     """Whether a write removes its row: a delete, or a tool named for deleting that retires it instead."""
     name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
     return tool["operation"]["type"] == "delete" or bool(set(tokens(name)) & DELETE_VERBS)
+
+
+def _retires(tool: dict) -> bool:
+    """Whether a write ends its row's life: it removes it, or sets a status that means gone (cancelled,
+    closed, archived ...)."""
+    fixed = (tool["operation"].get("fixed") or {}).values()
+    return _removes(tool) or any(str(v).lower() in RETIRED_STATUSES for v in fixed)
 
 
 def references(e: Env, tool: dict) -> list[tuple[str, str]]:
