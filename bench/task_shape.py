@@ -8,8 +8,10 @@ apart):
 
 - **calls per task**: `len(gold_calls)`; its median, p90 (nearest rank: the smallest count that at least 90% of
   the tasks do not exceed) and the share of tasks with 1, 2, 3 and 4 or more calls.
-- **shapes**: the task's `difficulty.shape` (`single`, `linear`, `dag`, `branch`), count per shape; every shape
-  the task generator knows is listed, a missing one as 0.
+- **shapes**: the task's `difficulty.shape` (`single`, `linear`, `dag`, `branch`, `conversation`), count per shape;
+  every shape the task generator knows is listed, a missing one as 0. **dag or branch, alone or as a request**:
+  tasks of shape `dag` or `branch`, and conversations one of whose requests has that shape
+  (`difficulty.request_shapes`).
 - **writes per task**: gold calls to a tool whose `kind` is `write` in the environment's spec (the task's own
   `difficulty.n_writes` when its environment is not given); the share of tasks with 0, 1 and 2 or more.
 - **internal id**: a user fact (a leaf value of `instructions.known_facts` or `hidden_facts`, lists and mappings
@@ -283,6 +285,9 @@ def task_frame(
             "split": task.get("split"),
             "kind": task.get("kind"),
             "shape": difficulty.get("shape"),
+            "decides": bool(
+                {"dag", "branch"} & {difficulty.get("shape"), *(difficulty.get("request_shapes") or [])}
+            ),
             "n_calls": len(gold),
             "n_writes": difficulty.get("n_writes"),
             "internal_id": None,
@@ -308,6 +313,7 @@ def task_frame(
         "split": pl.String,
         "kind": pl.String,
         "shape": pl.String,
+        "decides": pl.Boolean,
         "n_calls": pl.Int64,
         "n_writes": pl.Int64,
         "internal_id": pl.Boolean,
@@ -359,6 +365,10 @@ def task_figures(frame: pl.DataFrame, worlds_only: bool = False) -> dict[str, An
         },
         "shapes": {s: shapes.get(s, 0) for s in SHAPES}
         | {s: c for s, c in shapes.items() if s not in SHAPES},
+        "dag_or_branch": {
+            "tasks": (decides := int(frame.get_column("decides").fill_null(False).sum())),
+            "share": share(decides, n),
+        },
         "writes": {"count": writes, "share": {k: share(v or 0, n) for k, v in writes.items()}},
         "internal_id": {
             "tasks_checked": ids.height,
@@ -698,6 +708,8 @@ def render(figs: dict[str, Any]) -> str:
             " / ".join(f"{c['count'][k]} ({pct(c['share'][k])})" for k in ("1", "2", "3", "4+")),
         )
         row("shapes", ", ".join(f"{s} {n}" for s, n in t["shapes"].items()))
+        d = t["dag_or_branch"]
+        row("dag or branch, alone or as a request", f"{d['tasks']} ({pct(d['share'])})")
         w = t["writes"]
         row(
             "writes 0 / 1 / 2+",

@@ -191,6 +191,7 @@ def test_task_figures():
     assert figs["calls"]["share"]["1"] == 0.4
     assert (figs["calls"]["median"], figs["calls"]["p90"]) == (2, 4)
     assert figs["shapes"] == {"single": 2, "linear": 2, "dag": 1, "branch": 0}
+    assert figs["dag_or_branch"] == {"tasks": 1, "share": 0.2}
     assert figs["writes"]["count"] == {"0": 3, "1": 1, "2+": 1}  # from the specs' tool kinds, not n_writes
     ids = figs["internal_id"]
     assert (ids["tasks"], ids["share"]) == (2, 0.4)  # t1 and t5
@@ -345,3 +346,22 @@ def test_inserts_that_fix_different_values_have_different_effects():
 
     assert ts.effect_key(insert("core")) != ts.effect_key(insert("archival"))
     assert ts.effect_key(insert("core")) == ts.effect_key(insert("core"))
+
+
+def test_a_conversation_with_a_decision_among_its_requests_counts_as_dag_or_branch():
+    tasks = copy.deepcopy(TASKS)
+    others = [t for t in tasks if t["difficulty"]["shape"] != "dag"]
+    conversation = others[0]
+    conversation["difficulty"] = {
+        **conversation["difficulty"],
+        "shape": "conversation",
+        "request_shapes": ["linear", "branch"],
+    }
+    others[1]["difficulty"] = {
+        **others[1]["difficulty"],
+        "shape": "conversation",
+        "request_shapes": ["linear"],
+    }
+    figs = ts.figures(tasks, ENVS, None)["tasks"]
+    assert figs["shapes"]["conversation"] == 2
+    assert figs["dag_or_branch"]["tasks"] == 2  # the dag task, and the conversation with a branch request
