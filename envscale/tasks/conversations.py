@@ -9,8 +9,12 @@ outcome, worded and gated) and composes up to `count` conversations from them:
    or reads (`keys_of`): the same customer's order, then its payment;
 2. **one gold run**: the requests' gold calls, concatenated (the provenance `call[i]` of a later request
    shifted past the earlier calls), run together from the environment's initial state, so a later
-   request sees the earlier writes. The composition is dropped when a call fails, a request's reads no
-   longer return what its answer facts were read from, or a request's writes change nothing at its turn;
+   request sees the earlier writes. A read a later request makes exactly as an earlier one did (the list
+   of budgets, to find another budget by its name) is not made again: the agent has its result, and the
+   later calls read it there; it is made again only where an earlier write changed what it returns. A
+   request that would only read again what was read before is no request. The composition is dropped
+   when a call fails, a request's reads no longer return what its answer facts were read from, or a
+   request's writes change nothing at its turn;
 3. **one task**: the gold state after every request, the union of the answer facts, the union of the
    required actions; the user opens with the first request and brings up each next one after the agent
    has finished the one before ("Thanks. One more thing: ..."), as listed in the row's `requests`
