@@ -481,3 +481,33 @@ def test_a_text_field_no_rule_reads_is_mostly_left_empty_unless_the_api_names_it
     assert column_meaning("members", "periodicity", {"type": "string"}) == "unknown"
     assert sum(r["periodicity"] is None for r in rows) >= 20
     assert sum(r["cadence"] in ("weekly", "monthly", "yearly") for r in rows) >= 25
+
+
+def test_columns_naming_one_role_of_one_table_point_at_one_row():
+    """A conversation member's `user_id` and `user_name` both reference users: drawn alone, the member's user
+    disagreed with itself (`user_id` adam.walker18, `user_name` donald.coffey14). One role, one row; another
+    role (`invited_by_id`) is its own."""
+    spec = {
+        "name": "chat",
+        "spec_version": "1.1",
+        "tables": {
+            "users": {
+                "primary_key": "user_id",
+                "columns": {"user_id": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "members": {
+                "primary_key": "member_id",
+                "columns": {
+                    "member_id": {"type": "string"},
+                    "user_id": {"type": "string", "references": "users"},
+                    "user_name": {"type": "string", "references": "users"},
+                    "invited_by_id": {"type": "string", "references": "users"},
+                },
+            },
+        },
+        "data": {"rows": {"users": 10, "members": 30}},
+        "tools": [],
+    }
+    members = generate_state(spec, seed=0)["members"]
+    assert all(m["user_name"] == m["user_id"] for m in members)
+    assert any(m["invited_by_id"] != m["user_id"] for m in members)

@@ -794,3 +794,46 @@ def test_an_attribute_of_another_thing_is_never_read_from_the_callers_own_row():
     assert not own("get_order_status")
     assert own("get_balance") and own("get_account_balance") and own("getTaxSettings")
     assert own("getAccountSettings", "/account/settings") and own("get_login_status") and own("get_my_status")
+
+
+def test_a_change_to_a_row_under_a_route_parent_never_moves_it_to_another_parent():
+    """`PATCH /collections/{collection_id}/tickets/{ticket_id}` changes a ticket of a collection: the route's
+    collection says where the ticket is, and the ticket keeps its collection (the gold of a "change the
+    description" task moved it to the collection the user named: `collection_id: col_0014 -> col_0016`). A
+    ticket created under a collection stores it."""
+    ticket = {
+        "type": "object",
+        "properties": {"id": _S, "subject": _S, "description": _S, "collection_id": _S},
+    }
+    collection = {"type": "object", "properties": {"id": _S, "name": _S}}
+    route = "/collections/{collection_id}/tickets"
+    ids = {"collection_id": _ID, "ticket_id": _ID}
+    body = {"subject": _S, "description": _S}
+    tools = [
+        api_tool("collectionsAll", "GET", "/collections", {}, [], collection),
+        api_tool("ticketsAll", "GET", route, {"collection_id": _ID}, ["collection_id"], ticket),
+        api_tool(
+            "ticketsAdd", "POST", route, {"collection_id": _ID, **body}, ["collection_id", "subject"], ticket
+        ),
+        api_tool("ticketsOne", "GET", route + "/{ticket_id}", ids, list(ids), ticket),
+        api_tool("ticketsUpdate", "PATCH", route + "/{ticket_id}", {**ids, **body}, list(ids), ticket),
+    ]
+    spec = _spec(tools, "tracker")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    update, add = ops["ticketsUpdate"], ops["ticketsAdd"]
+    assert update["type"] == "update" and "collection_id" not in (update.get("set") or {}), update
+    assert set(update.get("set") or {}) >= {"description", "subject"}
+    assert add["type"] == "insert" and add["values"].get("collection_id") == "collection_id", add
+    with Environment(spec) as env:
+        env.reset()
+        row = env.dump()["tickets"][0]
+        other = next(
+            c["collection_id"]
+            for c in env.dump()["collections"]
+            if c["collection_id"] != row["collection_id"]
+        )
+        obs = env.step(
+            "ticketsUpdate", {"collection_id": other, "ticket_id": row["ticket_id"], "description": "Fixed."}
+        )
+        after = next(t for t in env.dump()["tickets"] if t["ticket_id"] == row["ticket_id"])
+    assert after["collection_id"] == row["collection_id"] and after["description"] == "Fixed.", obs

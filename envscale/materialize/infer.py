@@ -1550,6 +1550,13 @@ def _operation_of(
         return op, None
     if key is None:
         return None, f"{m.effect} tool without a key to address a row of {table}"
+    # a parent in the route (`PATCH /collections/{collection_id}/tickets/{ticket_id}`) says where the row is: a
+    # change to the row never moves it to another parent (a ticket's description changed, its collection kept)
+    values = {
+        col: arg
+        for col, arg in values.items()
+        if not (arg in use.refs and (use.props.get(arg) or {}).get("x-in") == "path")
+    }
     if m.effect == "delete":  # retired by its own status (`status`, `order_status`), never `payment_status`
         enums = {c: spec.get("enum") or [] for c, spec in columns.items()}
         status = act_status_column(columns, enums, singular(table), ())

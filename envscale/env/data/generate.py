@@ -289,9 +289,42 @@ def _build_table(
             )
         progress.update(n)
     _order_pairs(tspec, columns, n)
+    _one_row_per_role(table, tspec, columns, implicit)
     _prose_about_subject(table, tspec, columns, seed, bound)
     order = list(tspec["columns"])
     return [dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)]
+
+
+_KEY_SUFFIXES = ("uuid", "id", "key", "name", "code", "number", "ref")
+
+
+def _role(column: str) -> str:
+    """The role a reference column names: `user_id`, `userid` and `user_name` all name the user; `owner_id` the
+    owner, `primary_contact_id` the primary contact."""
+    word = re.sub(r"[^a-z]", "", column.lower())
+    for suffix in _KEY_SUFFIXES:
+        if word.endswith(suffix) and len(word) > len(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _one_row_per_role(
+    table: str, tspec: dict[str, Any], columns: dict[str, list[Any]], implicit: dict[tuple[str, str], str]
+) -> None:
+    """Columns of one row that reference one table in one role (a member's `user_id` and `user_name`, a
+    participant's `projectid` and `project_id`) point at one row: the later ones take the first one's value
+    (each was drawn alone, and the member's user disagreed with itself)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for column, cspec in tspec["columns"].items():
+        ref = cspec.get("references") or implicit.get((table, column))
+        if ref is not None and ref != table and column != tspec["primary_key"] and not cspec.get("unique"):
+            groups.setdefault((ref, _role(column)), []).append(column)
+    for same in groups.values():
+        first = same[0]
+        for column in same[1:]:
+            columns[column] = [
+                a if a is not None else b for a, b in zip(columns[first], columns[column], strict=True)
+            ]
 
 
 def _prose_about_subject(
