@@ -341,7 +341,7 @@ def test_the_description_names_the_entity_and_the_verb():
         ],
     }
     assert (
-        entity_name("pickuppoints") == "pickuppoint" and entity_name("pickuppoints", spec) == "pickup point"
+        entity_name("pickuppoints") == "pickup point" and entity_name("pickuppoints", spec) == "pickup point"
     )
 
 

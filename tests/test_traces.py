@@ -177,6 +177,28 @@ def test_a_longer_field_is_not_read_as_its_last_word():
     assert not check_consistent(messages)
 
 
+def test_a_value_that_opens_with_a_quote_is_stated_when_quoted_once_more():
+    """A ticket's message `"Review dashboard loading time": steps ...` said back as `its message is now ""Review
+    ...": steps ..."`: the value the result shows, not a contradiction (a gold trajectory was rejected)."""
+    message = '"Review dashboard loading time": steps to reproduce are attached.'
+    row = {"ticket_id": "tic_0021", "subject": "Review dashboard loading time", "message": message}
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "a", "function": {"name": "add", "arguments": {}}}],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": json.dumps(row)},
+        {"role": "assistant", "content": f'I\'ve created ticket tic_0021; its message is now "{message}".'},
+    ]
+    assert check_consistent(messages)
+    messages[-1]["content"] = (
+        'I\'ve created ticket tic_0021; its message is now "Steps to reproduce are attached".'
+    )
+    assert not check_consistent(messages)
+
+
 def test_a_fact_read_before_a_write_changed_it_is_said_in_the_past(shop):
     order = pending_order(shop)
     calls = [

@@ -157,9 +157,14 @@ def _renderings(value: Any) -> set[str]:
     return {text, text.replace("_", " ")} if text else set()
 
 
+_OPENING = "\"'\u201c`*( $\u20ac\u00a3"
+
+
 def _states(text: str, values: set[str]) -> bool:
-    """`text` (what follows a field and its connector) starts with one of `values`, as a whole."""
-    text = text.lstrip("\"'\u201c`*( $\u20ac\u00a3").lower()
+    """`text` (what follows a field and its connector) starts with one of `values`, as a whole. Opening quotes
+    are not compared, the value's own as the message's (a message `"Review ...": steps ...` quoted once more)."""
+    text = text.lstrip(_OPENING).lower()
+    values = values | ({v.lstrip(_OPENING) for v in values} - {""})
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,234.50 is 1234.50
     return any(
         text.startswith(v) and (len(text) == len(v) or not (text[len(v)].isalnum() or text[len(v)] in "_-@"))
