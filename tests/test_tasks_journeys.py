@@ -736,7 +736,33 @@ def test_nothing_is_added_to_a_row_the_first_write_just_cancelled(shop):
     """fire.com's "cancel the batch, then add an international transfer to it": a row whose life the first write
     ends (cancelled, deleted, closed) takes no new rows; one the first write only changes does."""
     tools = {t["name"]: t for t in shop.writes}
-    adds = lambda first: [
-        how for _, how, _ in journeys._related_pairs(shop, tools[first]) if how.startswith("adds:")
-    ]  # noqa: E731
+
+    def adds(first):
+        return [how for _, how, _ in journeys._related_pairs(shop, tools[first]) if how.startswith("adds:")]
+
     assert adds("update_order_status") and not adds("cancel_order")
+
+
+def test_no_one_asks_to_change_a_row_already_gone(store):
+    """ "Delete the transaction" of a transaction marked deleted, "change the end date" of a cancelled booking:
+    a reader found gold writes on rows already gone. A refusal and a decision on the row's state are about such
+    rows; a write that brings a row back acts on one by nature."""
+    from envscale.tasks.asks import acts_on_gone_row, gone_by
+
+    def draft(order, kind="write", shape="single", tool="cancel_order"):
+        call = GoldCall(tool, {"order_id": order}, {"order_id": "user"}, write=True)
+        return TaskDraft("store", kind, [call], shape=shape)
+
+    cancelled = next(o["order_id"] for o in store.rows["orders"] if o["status"] == "cancelled")
+    pending = next(o["order_id"] for o in store.rows["orders"] if o["status"] == "pending")
+    code, detail = acts_on_gone_row(store, draft(cancelled))
+    assert code == "row_gone" and "status = 'cancelled'" in detail
+    assert acts_on_gone_row(store, draft(pending)) is None
+    assert acts_on_gone_row(store, draft(cancelled, kind="policy")) is None
+    assert acts_on_gone_row(store, draft(cancelled, shape="branch")) is None
+    # the store deletes only cancelled orders: deleting one is cleaning up, not acting on a row gone
+    assert acts_on_gone_row(store, draft(cancelled, tool="delete_order")) is None
+    assert gone_by({"transaction_id": "t1", "deleted": True}, deleted_only=True) == "deleted = true"
+    assert gone_by({"order_id": "o1", "status": "cancelled"}, deleted_only=True) is None
+    assert gone_by({"booking_id": "b1", "state": "Active", "deleted_at": None}) is None
+    assert gone_by({"company_id": 18, "billing_address_state": "inactive", "status": "active"}) is None

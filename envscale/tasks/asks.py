@@ -34,6 +34,7 @@ from ..env.data import column_meaning, is_filler
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import key_entity, verb_named
+from ..words.verbs import RETIRED_STATUSES
 from .model import Drop, GoldCall, TaskDraft
 from .prepared import Env
 from .wording import said_as_noun, squash
@@ -543,4 +544,67 @@ def two_ids_for_one(draft: TaskDraft) -> Drop | None:
             j, before = said.setdefault(squash(arg), (i, value))
             if before != value:
                 return "data_flow_broken", f"{arg} is {before!r} in call {j} and {value!r} in call {i}"
+    return None
+
+
+# -------------------------------------------------------------------------------------- the row's state
+
+_STATE_COLUMN = re.compile(r"^(?:status|state)$|_status$", re.IGNORECASE)  # `billing_address_state`: a place
+_GONE_FLAGS = frozenset(
+    "deleted is_deleted archived is_archived cancelled canceled is_cancelled is_canceled closed is_closed "
+    "voided is_voided trashed is_trashed".split()
+)
+_GONE_AT = frozenset("deleted_at cancelled_at canceled_at archived_at voided_at trashed_at".split())
+_BRING_BACK = frozenset(
+    "restore undelete unarchive reopen reactivate activate enable resume unblock recover revive uncancel "
+    "untrash unvoid".split()
+)
+
+
+_DELETED = frozenset("deleted removed trashed".split())
+_REMOVE_VERBS = frozenset("delete remove destroy erase purge trash discard".split())
+
+
+def gone_by(row: dict, deleted_only: bool = False) -> str | None:
+    """Why a row is gone for its users, or `None`: a status that says so (`CANCELLED`, `archived`), a flag
+    (`deleted: true`) or the date it was deleted or cancelled. With `deleted_only`, only a row deleted already
+    (a cancelled order may still be deleted: some APIs delete only those)."""
+    for column, value in row.items():
+        name = column.lower()
+        state = value.lower() if isinstance(value, str) and _STATE_COLUMN.search(column) else None
+        if state in RETIRED_STATUSES and (not deleted_only or state in _DELETED):
+            return f"{column} = {value!r}"
+        if value is True and name in _GONE_FLAGS and (not deleted_only or "delet" in name or "trash" in name):
+            return f"{column} = true"
+        if value not in (None, "") and name in _GONE_AT and (not deleted_only or "delet" in name):
+            return f"{column} = {value!r}"
+    return None
+
+
+def acts_on_gone_row(e: Env, draft: TaskDraft) -> Drop | None:
+    """A write on a row already gone for its users (edit a cancelled booking, delete a transaction marked
+    deleted, rename an archived project), or `None`; deleting a cancelled or closed row is cleaning up. A person asks to change a live row; a refusal (`policy`)
+    and a decision on the row's state (`branch`) are about exactly such rows, and a write that brings a row
+    back (restore, reactivate) acts on one by nature."""
+    if draft.kind == "policy" or draft.shape == "branch":
+        return None
+    for call in draft.calls:
+        tool = e.tools.get(call.tool)
+        if not call.write or tool is None or tool["operation"].get("type") == "insert":
+            continue
+        name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
+        if set(tokens(name)) & _BRING_BACK:
+            continue
+        table, karg = tool["operation"]["table"], e.key_arg(tool)
+        if not karg or karg not in call.arguments or table not in e.rows:
+            continue
+        pk = e.pk(table)
+        row = next((r for r in e.rows[table] if r.get(pk) == call.arguments[karg]), None)
+        removes = tool["operation"].get("type") == "delete" or bool(set(tokens(name)) & _REMOVE_VERBS)
+        why = gone_by(row, deleted_only=removes) if row is not None else None
+        if why:
+            return (
+                "row_gone",
+                f"{call.tool} changes the {singular(table)} {call.arguments[karg]!r}, whose {why}",
+            )
     return None

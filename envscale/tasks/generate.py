@@ -58,7 +58,7 @@ from typing import Any
 from ..env import Environment
 from ..env.policy import policy_rules
 from .arguments import tidy
-from .asks import filler_fact
+from .asks import acts_on_gone_row, filler_fact
 from .chains import BUILDERS
 from .conversations import compose_conversations
 from .gates import Deduper, empty_passes, leaks, replay_differs, rereads_row
@@ -110,7 +110,13 @@ class _Candidates:
         if drop is None and len(draft.calls) > e.config.max_chain_length:
             self.unbuilt[(kind, "chain_too_long", "more calls than max_chain_length")] += 1
             return None, None, []
-        drop = drop or filler_fact(e, draft) or execute(e, draft) or rereads_row(draft.calls)
+        drop = (
+            drop
+            or filler_fact(e, draft)
+            or acts_on_gone_row(e, draft)
+            or execute(e, draft)
+            or rereads_row(draft.calls)
+        )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if drop is not None:
             return None, drop, calls
