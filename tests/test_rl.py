@@ -144,7 +144,17 @@ def test_reset_restores_the_initial_state_from_a_snapshot_after_writes(spec):
     assert instance.calls == [] and instance.spoiled is None
 
 
-def test_the_scripted_user_answers_the_agent_s_question_with_the_held_back_fact(spec):
+@pytest.fixture(scope="module")
+def asking_spec(fixture_environments, tmp_path_factory):
+    """Tasks whose key fact the user holds back (`missing_info`) in the train split, whatever the other kinds do."""
+    shares = {"missing_info": 1.0, "write": 1.0}
+    config = TasksConfig(tasks_per_env=8, test_env_share=0.0, test_task_share=0.0, seed=1, kind_shares=shares)
+    tasks = generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("rl-ask") / "tasks")
+    return EnvscaleSpec(tasks, split="train", user={"kind": "scripted"}, show_progress=False)
+
+
+def test_the_scripted_user_answers_the_agent_s_question_with_the_held_back_fact(asking_spec):
+    spec = asking_spec
     row = next(r for r in spec.train_dataset if spec.task(r["task_id"])["kind"] == "missing_info")
     task = spec.task(row["task_id"])
     instance = fresh(spec, row)
