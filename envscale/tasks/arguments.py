@@ -200,17 +200,6 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
     )
 
 
-def world_values(e: Env) -> frozenset[str]:
-    """Every text value of the environment's initial state (read once per environment)."""
-    values = getattr(e, "_world_values", None)
-    if values is None:
-        values = frozenset(
-            v for rows in e.rows.values() for row in rows for v in row.values() if isinstance(v, str)
-        )
-        e._world_values = values
-    return values
-
-
 def _holds_key(value: Any, depth: int = 0) -> bool:
     """Whether a structured value holds a generated key (`row_6597`, a UUID) anywhere inside."""
     if depth > 4:
@@ -248,7 +237,7 @@ def _tidy_argument(
                 f"{call.tool}.{arg} = {json.dumps(value, default=str)[:60]} holds a generated key",
             )
         drop_argument(e, draft, call, arg)
-    elif isinstance(value, str) and KEY_SHAPE.match(value) and value not in world_values(e):
+    elif isinstance(value, str) and KEY_SHAPE.match(value) and value not in e.text_values:
         # "change its parent to par_2934": a key of no row in the world, made up for an argument no table holds
         if arg in required:
             return "invented_key", f"{call.tool}.{arg} = {value!r} is the key of no row in the world"

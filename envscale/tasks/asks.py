@@ -33,7 +33,7 @@ from typing import Any
 from ..env.data import column_meaning, is_filler
 from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import key_entity, verb_named
+from ..words.semantics import DELETE_VERBS, key_entity, verb_named
 from ..words.verbs import RETIRED_STATUSES
 from .model import Drop, GoldCall, TaskDraft
 from .prepared import Env
@@ -562,7 +562,6 @@ _BRING_BACK = frozenset(
 
 
 _DELETED = frozenset("deleted removed trashed".split())
-_REMOVE_VERBS = frozenset("delete remove destroy erase purge trash discard".split())
 
 
 def gone_by(row: dict, deleted_only: bool = False) -> str | None:
@@ -600,7 +599,7 @@ def acts_on_gone_row(e: Env, draft: TaskDraft) -> Drop | None:
             continue
         pk = e.pk(table)
         row = next((r for r in e.rows[table] if r.get(pk) == call.arguments[karg]), None)
-        removes = tool["operation"].get("type") == "delete" or bool(set(tokens(name)) & _REMOVE_VERBS)
+        removes = tool["operation"].get("type") == "delete" or bool(set(tokens(name)) & DELETE_VERBS)
         why = gone_by(row, deleted_only=removes) if row is not None else None
         if why:
             return (

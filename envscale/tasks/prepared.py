@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -59,6 +60,13 @@ class Env:
 
     def pk(self, table: str) -> str:
         return self.spec["tables"][table]["primary_key"]
+
+    @functools.cached_property
+    def text_values(self) -> frozenset[str]:
+        """Every text value of the initial state (a key the world holds, or one made up for an argument)."""
+        return frozenset(
+            v for rows in self.rows.values() for row in rows for v in row.values() if isinstance(v, str)
+        )
 
     def key_arg(self, tool: dict) -> str | None:
         """The argument that addresses the tool's row by primary key, if any."""
