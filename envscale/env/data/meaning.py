@@ -89,7 +89,8 @@ _PERSON_WORDS = frozenset(
     "applicant holder beneficiary signer requester assigned full display contestant opponent "
     "partner leader founder ceo host_person cast director_person worker employer_contact interviewer "
     "president scientist celebrity cardholder performer maintainer prophet pope inventor explorer "
-    "monarch king queen emperor spouse".split()
+    "monarch king queen emperor spouse learner trainee participant panelist consumer coordinator "
+    "professional debtor lead admin applicant".split()
 )
 _COMPANY_WORDS = frozenset(
     "company organization organisation org business firm vendor supplier employer publisher "
@@ -867,6 +868,8 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         if entity:
             words = [*name_words(entity), "name"]
             last = "name"
+    if last == "name" and len(words) > 2 and words[-2] in _NAME_PARTS:
+        return _NAME_PARTS[words[-2]]  # `learner_first_name`, `user_last_name`: a part of a person's name
     if last == "name":
         return _name_meaning(table, words[:-1], texts)
     if (
@@ -1036,9 +1039,25 @@ def _dated(kind: str, column: str, texts: str) -> str:
     return f"{kind}:{_date_window(column)}"
 
 
+#: Words that say which of a row's own names a `<word>_name` column holds (`legal_name`, `friendly_name`).
+NAME_MODIFIERS = frozenset(
+    "friendly alternate alt external formatted fully qualified short long common official legal internal "
+    "public canonical original preferred registered trading".split()
+)
+#: The part of a person's name that `<entity>_<part>_name` holds.
+_NAME_PARTS = {
+    "first": "first_name",
+    "given": "first_name",
+    "last": "last_name",
+    "family": "last_name",
+    "middle": "middle_name",
+}
+
+
 def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
     """The meaning of `<entity>_name`, or of `name` given its table."""
     table_words = [singular_word(w) for w in name_words(table)]
+    entity_words = [w for w in entity_words if w not in NAME_MODIFIERS]  # `legal_name`: the row's own name
     if entity_words:
         entity = singular_word(entity_words[-1])
         own = bool(table_words) and entity == table_words[-1]

@@ -37,7 +37,9 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from envscale.env.data.labels import kind_label
 from envscale.env.data.meaning import (
+    NAME_MODIFIERS,
     NUMBER_RANGES,
     PAST_WINDOW,
     column_meaning,
@@ -81,7 +83,7 @@ from envscale.env.data.vocabulary import (
     norm,
     word_data,
 )
-from envscale.words.names import name_words
+from envscale.words.names import glued_words, name_words
 
 # ----------------------------------------------------------------------------------------------
 # Values by meaning. A maker takes a column's context and returns the function of a row index.
@@ -102,6 +104,7 @@ class Col:
     people: list[tuple[str, str]] | None = None
     places: list[PlaceRow] | None = None
     shape: str | None = None  # a json column's declared shape ("object", "array"), when arguments say
+    deck: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # `labels.kind_label`'s memory
 
     @property
     def kind(self) -> str:
@@ -265,10 +268,10 @@ def _named_entity(c: Col, i: int) -> str:
     }
     if what in templates:
         return templates[what]()
-    thing = " ".join(w.capitalize() for w in name_words(c.column) if w != "name") or " ".join(
-        w.capitalize() for w in name_words(singular_word(c.table))
-    )
-    return _label(r, thing, place, c.now)
+    thing = " ".join(
+        w.capitalize() for w in name_words(c.column) if w != "name" and w not in NAME_MODIFIERS
+    ) or " ".join(w.capitalize() for w in name_words(singular_word(c.table)))
+    return _label(c, i, thing, place)
 
 
 def _title(c: Col, i: int) -> str:
@@ -290,7 +293,7 @@ def _title(c: Col, i: int) -> str:
         return _named_entity(dataclasses.replace(c, meaning="named:course"), i)
     # a title by what it titles ("Cascade Institution"), never a catch phrase ("Upgradable heuristic help-desk")
     thing = " ".join(w.capitalize() for w in name_words(singular_word(c.table))) or "Plan"
-    return _label(r, thing, _place(c, i), c.now)
+    return _label(c, i, thing, _place(c, i))
 
 
 _TEAMS = (
@@ -304,10 +307,35 @@ _PURPOSES = (
 _SEASONS = ("Spring", "Summer", "Autumn", "Winter")
 
 
-def _label(r: random.Random, thing: str, place: Any, now: dt.datetime) -> str:
-    """A name for a thing of a kind no lexicon knows, as people label their own (a budget, a pipeline, a
-    calendar): "Marketing Budget", "Denver Warehouse", "Maria's Calendar", "Q3 2025 Pipeline"; never a
-    codename ("Argon Budget", "Atlas Orgunit"), which readers take for filler."""
+def _label(c: Col, i: int, thing: str, place: Any) -> str:
+    """A name for a thing of kind `thing`: what its users call one where `labels.LABELS` knows the kind
+    ("Accounts Receivable" for a ledger account, "Sick Leave" for a leave type); else a label as people
+    give their own things (a budget, a pipeline): "Marketing Budget", "Denver Warehouse", "Q3 2025
+    Pipeline"; never a codename ("Argon Budget", "Atlas Orgunit"), which readers take for filler."""
+    r, now = c.rng, c.now
+    plain = [singular_word(w) for w in thing.lower().split()]
+    glued = [singular_word(w) for token in thing.lower().split() for w in glued_words(token)]
+    slots: dict[str, Callable[[], str]] = {
+        "first": lambda: pick_first_name(r),
+        "last": lambda: pick_last_name(r),
+        "city": lambda: place.city,
+        "team": lambda: r.choice(_TEAMS),
+        "company": lambda: _company(r),
+        "product": lambda: _product(r),
+        "year": lambda: str(now.year - r.randint(0, 1)),
+        "quarter": lambda: str(r.randint(1, 4)),
+        "season": lambda: r.choice(_SEASONS),
+        "month": lambda: r.choice(LEXICONS["month"][:12]),
+        "weekday": lambda: r.choice(LEXICONS["weekday"]),
+        "codeword": lambda: r.choice(CODEWORDS).lower(),
+        "job": lambda: r.choice(word_data().jobs),
+        "ref": lambda: f"INV-{r.randint(1000, 99999)}",
+    }
+    named = kind_label(plain, r, i, c.deck, slots)  # `workspace` whole, `servicegroup` split
+    if named is None and glued != plain:
+        named = kind_label(glued, r, i, c.deck, slots)
+    if named is not None:
+        return named
     if not thing:
         return f"{r.choice(_TEAMS)} {r.choice(('Plan', 'List', 'Group'))}"
     pick = r.random()
