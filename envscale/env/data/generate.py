@@ -169,7 +169,90 @@ def build_state(
                         for row in state[table]:
                             if row.get(column) is not None and row[column] not in kept:
                                 row[column] = None
+    _names_of_referenced_rows(spec, state, implicit, bound)
     return state
+
+
+#: `<word>_name` columns that name their own row or a part of a name, never a referenced row's.
+_NOT_ROLES = frozenset(("", "display", "full", "first", "last", "middle", "nick", "user", "file", "host"))
+#: Columns that name a row of their table, the likeliest first.
+_OWN_NAMES = ("name", "title", "display_name", "full_name", "label")
+
+
+def _own_name_column(spec: dict[str, Any], table: str) -> str | None:
+    columns = spec["tables"][table]["columns"]
+    entity = re.sub(r"[^a-z]", "", table.lower())
+    for column in (
+        *_OWN_NAMES,
+        *(
+            c
+            for c in columns
+            if re.sub(r"[^a-z]", "", c.lower()) in (f"{entity}name", f"{entity.rstrip('s')}name")
+        ),
+    ):
+        if column in columns and columns[column].get("type") == "string" and "enum" not in columns[column]:
+            return column
+    return None
+
+
+def _names_of_referenced_rows(
+    spec: dict[str, Any],
+    state: dict[str, list[dict[str, Any]]],
+    implicit: dict[tuple[str, str], str],
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+) -> None:
+    """A row's `<role>_name` beside its `<role>_id` reference holds the referenced row's name: a transaction's
+    `payee_name` is the name of its payee, an employee's `department_name` that of its department (drawn alone,
+    `company_id` 19 sat beside the name of another company). Only where the referenced table has a name of
+    its own and the name column takes it (no enum, no argument that refuses it)."""
+    for table, tspec in spec["tables"].items():
+        refs = {
+            _role(column): ref
+            for column, cspec in tspec["columns"].items()
+            if (ref := cspec.get("references") or implicit.get((table, column)))
+            and ref != table
+            and ref in state
+            and column != tspec["primary_key"]
+        }
+        for column, cspec in tspec["columns"].items():
+            if (
+                cspec.get("references")
+                or implicit.get((table, column))
+                or "enum" in cspec
+                or cspec.get("unique")
+            ):
+                continue
+            if cspec.get("type") != "string" or not re.sub(r"[^a-z]", "", column.lower()).endswith("name"):
+                continue
+            role = re.sub(r"[^a-z]", "", column.lower())[: -len("name")]
+            ref = refs.get(role) if role not in _NOT_ROLES else None
+            name = _own_name_column(spec, ref) if ref else None
+            if not ref or not name:
+                continue
+            theirs = column_meaning(
+                ref, name, spec["tables"][ref]["columns"][name], bound.get((ref, name), [])
+            )
+            ours = column_meaning(table, column, cspec, bound.get((table, column), []))
+            if ours != theirs and ours not in ("named:label", "unknown"):
+                continue  # a company's name beside a reference to a table whose names are people's
+            by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
+            ref_column = next(
+                c
+                for c, cs in tspec["columns"].items()
+                if (cs.get("references") or implicit.get((table, c))) == ref
+                and _role(c) == role
+                and c != tspec["primary_key"]
+            )
+            accepts = [acceptor(a) for a in bound.get((table, column), [])]
+            for row in state[table]:
+                value = by_key.get(row.get(ref_column))
+                if (
+                    isinstance(value, str)
+                    and row.get(column) is not None
+                    and value_problem(cspec, value) is None
+                    and all(a(value) for a in accepts)
+                ):
+                    row[column] = value
 
 
 def _distinct_sets(tspec: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
