@@ -139,6 +139,10 @@ class Phrases(Steps):
         label = format_value(value)
         if isinstance(value, str) and free_text(value):
             label = f'"{label}"'  # a row keyed by a sentence: 'the todo "Call the bank."'
+        last = head.split(" ")[-1]
+        if natural and last in ("name", "title") and head != last:
+            # a row keyed by its name: 'the project named "inventory-main"', not "the project name inventory-main"
+            head, label = entity, f'{"titled" if last == "title" else "named"} "{format_value(value)}"'
         return NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
 
     def arg_np(self, a: Arg, show_hidden: bool) -> NP:
