@@ -511,3 +511,85 @@ def test_columns_naming_one_role_of_one_table_point_at_one_row():
     members = generate_state(spec, seed=0)["members"]
     assert all(m["user_name"] == m["user_id"] for m in members)
     assert any(m["invited_by_id"] != m["user_id"] for m in members)
+
+
+def _named_table_spec(table_name, rows, column="name"):
+    return {
+        "name": "names",
+        "spec_version": "1.1",
+        "tables": {
+            table_name: {
+                "primary_key": "id",
+                "columns": {"id": {"type": "string"}, column: {"type": "string"}},
+            }
+        },
+        "data": {"rows": {table_name: rows}},
+        "tools": [],
+    }
+
+
+def test_things_of_a_known_kind_are_named_as_their_users_name_them():
+    """Outside readers took "Finance Location", "Elizabeth's Apis" and "Summer 2023 Configuration" for filler:
+    a ledger account is "Accounts Receivable", a leave type "Sick Leave", a tax rate "VAT 20%". A table's rows
+    go through its kind's names before repeating one, so ten leave types are ten different ones."""
+    from envscale.env.data.labels import LABELS
+
+    ledger = [
+        r["name"] for r in generate_state(_named_table_spec("ledger_accounts", 12), seed=3)["ledger_accounts"]
+    ]
+    assert set(ledger) <= set(LABELS["ledger account"])
+    assert len(set(ledger)) == len(ledger)
+    leave = [r["name"] for r in generate_state(_named_table_spec("leave_types", 10), seed=1)["leave_types"]]
+    assert sorted(leave) == sorted(LABELS["leave type"])  # all ten, none twice
+    # a glued table name is read by its words: `servicegroups` are service groups
+    groups = generate_state(_named_table_spec("servicegroups", 5), seed=0)["servicegroups"]
+    assert {r["name"] for r in groups} <= set(LABELS["service group"])
+    # a kind no list knows keeps a label of its own kind, never a codename
+    gizmos = generate_state(_named_table_spec("gizmos", 6), seed=0)["gizmos"]
+    assert all(r["name"].endswith("Gizmo") for r in gizmos)
+
+
+def test_a_part_or_variant_of_a_name_is_read_as_such():
+    """`learner_first_name` is a first name ("Learner First" was its label), `legal_name` of a company is a
+    company and `friendly_name` is the row's own name, not a "Friendly" thing."""
+    s = {"type": "string"}
+    assert column_meaning("responses", "learner_first_name", s) == "first_name"
+    assert column_meaning("assignments", "learner_last_name", s) == "last_name"
+    assert column_meaning("companies", "legal_name", s) == "company"
+    assert column_meaning("consumers", "name", s) == "person"
+    assert column_meaning("locations", "admin_name", s) == "person"
+    locations = generate_state(_named_table_spec("locations", 6, "friendly_name"), seed=0)["locations"]
+    assert not any("Friendly" in r["friendly_name"] for r in locations)
+
+
+def test_a_name_beside_a_reference_is_the_referenced_rows_name():
+    """A transaction's `payee_name` beside its `payee_id` is its payee's name; drawn alone, readers found a
+    record whose `company_id` pointed at one company and whose `company_name` named another. A name of
+    another role (`merchant_name`, no `merchant_id`) is left as drawn."""
+    spec = {
+        "name": "budget",
+        "spec_version": "1.1",
+        "tables": {
+            "payees": {
+                "primary_key": "payee_id",
+                "columns": {"payee_id": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "transactions": {
+                "primary_key": "transaction_id",
+                "columns": {
+                    "transaction_id": {"type": "string"},
+                    "payee_id": {"type": "string", "references": "payees"},
+                    "payee_name": {"type": "string"},
+                    "merchant_name": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"payees": 8, "transactions": 20}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=0)
+    names = {p["payee_id"]: p["name"] for p in state["payees"]}
+    rows = state["transactions"]
+    assert all(t["payee_name"] == names[t["payee_id"]] for t in rows if t["payee_name"] is not None)
+    assert sum(t["payee_name"] is not None for t in rows) >= 10
+    assert not all(t["merchant_name"] in names.values() for t in rows)

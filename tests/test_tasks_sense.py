@@ -608,3 +608,37 @@ def test_a_row_found_by_another_things_name_is_not_said_as_named():
     assert phrase("company_name", "Acme Corp", "contact") == "the contact with company name Acme Corp"
     assert phrase("sculpture_name", "The Thinker") == 'the sculpture named "The Thinker"'
     assert phrase("person_name", "Erica Davis", "contact") == 'the contact named "Erica Davis"'
+
+
+def test_a_row_keyed_by_its_name_is_said_as_named_not_as_its_key():
+    """ "close the project name project-inventory-main-14" and "the name of polygon name geoshape-web-14" read
+    the key's column as words; a row keyed by its name or title is the project named "...", and one keyed by
+    a number stays "reservation number 6"."""
+    from types import SimpleNamespace
+
+    from envscale.tasks.phrases import Phrases
+
+    spec = {
+        "name": "x",
+        "tables": {
+            "projects": {"primary_key": "project_name", "columns": {"project_name": {"type": "string"}}},
+            "polygons": {"primary_key": "polygonName", "columns": {"polygonName": {"type": "string"}}},
+            "pages": {"primary_key": "page_title", "columns": {"page_title": {"type": "string"}}},
+            "reservations": {
+                "primary_key": "reservation_number",
+                "columns": {"reservation_number": {"type": "integer"}},
+            },
+        },
+        "tools": [],
+    }
+    writer = SimpleNamespace(
+        spec=spec, person=None, customer=False, owned=set(), session=False, self_value=None
+    )
+
+    def said(table, value):
+        return Phrases.value_np(writer, table, value, hidden=False).render()
+
+    assert said("projects", "project-inventory-main-14") == 'project named "project-inventory-main-14"'
+    assert said("polygons", "geoshape-web-staging-14") == 'polygon named "geoshape-web-staging-14"'
+    assert said("pages", "About Us") == 'page titled "About Us"'
+    assert said("reservations", 6) == "reservation number 6"
