@@ -642,3 +642,18 @@ def test_a_row_keyed_by_its_name_is_said_as_named_not_as_its_key():
     assert said("polygons", "geoshape-web-staging-14") == 'polygon named "geoshape-web-staging-14"'
     assert said("pages", "About Us") == 'page titled "About Us"'
     assert said("reservations", 6) == "reservation number 6"
+
+
+def test_a_title_or_subject_that_singles_out_a_row_is_said_in_quotes():
+    """ "look up the spot whose title is Old lighthouse among those of the map whose title is Kids' playgrounds"
+    ran the row's words into the sentence's; a date or a one-word value stays bare."""
+    from envscale.tasks.phrases import _whose
+
+    assert _whose("title", "Old lighthouse", False) == 'whose title is "Old lighthouse"'
+    assert _whose("subject", "1:1 with Bailey", False) == 'whose subject is "1:1 with Bailey"'
+    assert (
+        _whose("summary_override", "Engineering backlog", False)
+        == 'whose summary override is "Engineering backlog"'
+    )
+    assert _whose("due_date", "2025-08-03", False) == "whose due date is 2025-08-03"
+    assert _whose("owner", "Sam Clarke", False) == "whose owner is Sam Clarke"

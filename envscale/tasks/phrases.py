@@ -100,6 +100,26 @@ def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | 
     return node, field_, rows, index
 
 
+#: Columns whose values are a thing's own words, said in quotes: 'whose subject is "1:1 with Bailey"'.
+_QUOTED_TAILS = frozenset(
+    ("title", "subject", "summary", "headline", "override", "label", "topic", "caption")
+)
+
+
+def _whose(column: str, value: Any, enum: bool) -> str:
+    """ "whose due date is 2025-08-03"; a title or subject in quotes, where its words would run into the
+    sentence's ("the spot whose title is Old lighthouse among those of ...")."""
+    shown = format_value(value, enum=enum)
+    if (
+        not enum
+        and isinstance(value, str)
+        and " " in value.strip()
+        and (tokens(column)[-1:] or [""])[0] in _QUOTED_TAILS
+    ):
+        shown = f'"{shown}"'
+    return f"whose {readable_words(column)} is {shown}"
+
+
 class Phrases(Steps):
     """The noun phrases of a request: a row, an entity, a column, a value as the user names them."""
 
@@ -243,7 +263,7 @@ class Phrases(Steps):
             if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
                 return "post", f'named "{mine}"'
             enum = "enum" in self.column_spec(src.op, column)
-            return "post", f"whose {readable_words(column)} is {format_value(mine, enum=enum)}"
+            return "post", _whose(column, mine, enum)
         for column in row:
             values = [r.get(column) for r in dicts]
             mine = row.get(column)
@@ -282,10 +302,7 @@ class Phrases(Steps):
                 return "pre", format_value(mine, enum=True)
             if column in ("name", "title", "label"):
                 return "post", f'named "{mine}"'
-            return (
-                "post",
-                f"whose {readable_words(column)} is {format_value(mine, enum='enum' in self.column_spec(src.op, column))}",
-            )
+            return "post", _whose(column, mine, "enum" in self.column_spec(src.op, column))
         ordinals = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
         return "pre", (ordinals[index] if index < len(ordinals) else f"number {index + 1}") + " listed"
 
