@@ -622,3 +622,34 @@ def test_only_the_read_an_earlier_write_changed_is_made_again(store):
     assert task["gold_calls"][2]["provenance"] == {"order_id": "call[0][0].order_id"}
     assert task["gold_calls"][4]["provenance"] == {"order_id": "call[3][2].order_id"}
     assert [r["calls"] for r in task["requests"]] == [[0, 2], [2, 3], [3, 5]]
+
+
+def test_requests_that_name_one_row_are_composed_before_requests_related_only_through_a_list():
+    """A reader called conversations of requests related only through a list both read "stitched" ("list the
+    budgets, then ... ; and also delete some other budget"). Candidate pairs that name one row in their calls'
+    arguments come first, whatever the shuffle."""
+    from envscale.tasks.conversations import _orders, keys_of, named_keys
+
+    def part(args, result, writes=1):
+        return {
+            "gold_calls": json.dumps([{"tool": "t", "arguments": args}]),
+            "gold_results": json.dumps([result]),
+            "difficulty": {"n_writes": writes},
+        }
+
+    listed = [{"order_id": "ord_0001"}, {"order_id": "ord_0002"}]
+    parts = [
+        part({"order_id": "ord_0001"}, {"ok": True}),  # names ord_0001
+        part({"status": "open"}, listed),  # lists both orders: related to each only through the list
+        part({"order_id": "ord_0001", "note": "gift"}, {"ok": True}),  # names ord_0001 too
+        part({"order_id": "ord_0002"}, {"ok": True}),
+    ]
+    keys = [keys_of(p) for p in parts]
+    named = [named_keys(p) for p in parts]
+    for seed in range(5):
+        orders = _orders(parts, keys, random.Random(seed), named)
+        firsts = [o[:2] for o in orders]
+        close = [i for i, o in enumerate(firsts) if named[o[0]] & named[o[1]]]
+        apart = [i for i, o in enumerate(firsts) if not named[o[0]] & named[o[1]]]
+        assert close and apart and max(close) < min(apart)
+        assert {frozenset(o) for o in firsts if named[o[0]] & named[o[1]]} == {frozenset((0, 2))}

@@ -535,9 +535,22 @@ def first_request_passes(row: dict, env: Environment) -> Drop | None:
     return None
 
 
-def _orders(parts: list[dict], keys: list[set[str]], rng: random.Random) -> list[tuple[int, ...]]:
-    """Candidate conversations: ordered pairs of related requests, and some triples, more writes first."""
+def named_keys(task: dict) -> set[str]:
+    """The key values a task's gold calls name in their arguments (`keys_of` without what results list)."""
+    out: set[str] = set()
+    for call in _json(task.get("gold_calls")) or []:
+        _key_values(call.get("arguments") or {}, "", out)
+    return out
+
+
+def _orders(
+    parts: list[dict], keys: list[set[str]], rng: random.Random, named: list[set[str]] | None = None
+) -> list[tuple[int, ...]]:
+    """Candidate conversations: ordered pairs of related requests, and some triples. Requests that name one
+    row come first (a reader called requests related only through a list they both read "stitched"), then
+    more writes first."""
     n = len(parts)
+    named = named if named is not None else keys
     pairs = [(a, b) for a, b in permutations(range(n), 2) if keys[a] & keys[b]]
     rng.shuffle(pairs)
     out: list[tuple[int, ...]] = []
@@ -550,7 +563,10 @@ def _orders(parts: list[dict], keys: list[set[str]], rng: random.Random) -> list
     def writes(order: tuple[int, ...]) -> int:
         return sum(bool((parts[i].get("difficulty") or {}).get("n_writes")) for i in order)
 
-    out.sort(key=lambda order: -min(writes(order), 2))  # stable: the shuffled order within a rank
+    def apart(order: tuple[int, ...]) -> bool:
+        return not (named[order[0]] & named[order[1]])
+
+    out.sort(key=lambda order: (apart(order), -min(writes(order), 2)))  # stable: shuffled within a rank
     return out
 
 
@@ -568,12 +584,13 @@ def compose_conversations(
     if count <= 0 or len(parts) < 2:
         return [], []
     keys = [keys_of(p) | bound_keys(e, p) for p in parts]
+    named = [named_keys(p) | bound_keys(e, p) for p in parts]
     used: Counter = Counter()  # conversations each one-request task is a request of
     paired: set[frozenset] = set()  # two requests asked together once are not asked together again
     rows: list[dict] = []
     drops: list[Drop] = []
     dedupe = Deduper()
-    for order in _orders(parts, keys, rng):
+    for order in _orders(parts, keys, rng, named):
         if len(rows) >= count or len(drops) > 6 * count:
             break
         pairs = {frozenset(p) for p in combinations(order, 2)}
