@@ -480,3 +480,27 @@ def test_a_key_of_no_row_in_the_world_is_never_stated(shop):
     e.env.close()
     e2.env.close()
     assert code is not None and code[0] == "invented_key" and "par_2934" in code[1]
+
+
+def test_a_value_from_the_user_is_one_the_user_knows():
+    """A reader found `confirmationId='boo_0013' [from the user]` in a task whose user knew only a reservation
+    number: the cancel after the get took the id from the get's result, and the fact went with it. The fact
+    stays while another call takes it from the user, and a task whose user gives a value they do not hold is
+    dropped (`unsourced_fact`)."""
+    from types import SimpleNamespace
+
+    from envscale.tasks.gates import unsourced_user_value
+
+    def draft(facts, *calls):
+        return SimpleNamespace(
+            user_facts=facts,
+            calls=[SimpleNamespace(tool=t, arguments=a, provenance=p) for t, a, p in calls],
+        )
+
+    get = ("get", {"number": 1, "confirmation": "boo_0013"}, {"number": "user", "confirmation": "user"})
+    cancel = ("cancel", {"confirmation": "boo_0013"}, {"confirmation": "call[0].confirmation_id"})
+    known = draft({"reservation number": 1, "confirmation number": "boo_0013"}, get, cancel)
+    assert unsourced_user_value(known) is None
+    lost = draft({"reservation number": 1}, get, cancel)
+    drop = unsourced_user_value(lost)
+    assert drop is not None and drop[0] == "unsourced_fact" and "boo_0013" in drop[1]

@@ -46,7 +46,7 @@ from typing import Any
 from envscale.env import Environment
 from envscale.judge import call_parts, reset_env, score_trajectory
 from envscale.judge.provenance import parse_provenance
-from envscale.tasks.model import Drop
+from envscale.tasks.model import Drop, TaskDraft
 
 __all__ = ["Deduper", "empty_passes", "leaks", "replay_differs", "rereads_row"]
 
@@ -347,3 +347,23 @@ def rereads_row(calls: list[Any]) -> Drop | None:
                     f"call {k} ({call.tool}) returns a row call {i} ({calls[i].tool}) returned",
                 )
     return None
+
+
+def unsourced_user_value(draft: TaskDraft) -> Drop | None:
+    """`unsourced_fact` when a gold call takes a value "from the user" that the user's facts do not hold: a
+    reader found `confirmationId='boo_0013' [from the user]` in a task whose user knew only a reservation
+    number. Every value the user gives is one they know (or hold back until asked)."""
+    known = {_canonical(v) for v in draft.user_facts.values()}
+    known |= {_canonical(x) for v in draft.user_facts.values() if isinstance(v, list) for x in v}
+    for i, call in enumerate(draft.calls):
+        for arg, value in call.arguments.items():
+            if call.provenance.get(arg) == "user" and _canonical(value) not in known:
+                return (
+                    "unsourced_fact",
+                    f"call {i} ({call.tool}): {arg}={value!r} comes from the user, whose facts do not hold it",
+                )
+    return None
+
+
+def _canonical(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)

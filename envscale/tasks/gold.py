@@ -40,7 +40,7 @@ from ..words.names import tokens
 from ..words.semantics import key_entity, route_parent_column
 from .arguments import addressed_row, drop_argument
 from .asks import askable, in_path, two_ids_for_one
-from .model import Drop, TaskDraft
+from .model import Drop, GoldCall, TaskDraft
 from .naming import fact_name, tool_bindings
 from .prepared import Env
 from .wording import squash
@@ -200,7 +200,22 @@ def align(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> Drop | None:
         if source == "user":
             draft.user_facts[name] = value
         elif name in draft.user_facts and draft.user_facts[name] == old:
-            del draft.user_facts[name]
+            told = _told_elsewhere(e, draft, call, name)
+            if told is None:
+                del draft.user_facts[name]
+            else:
+                draft.user_facts[name] = told
+    return None
+
+
+def _told_elsewhere(e: Env, draft: TaskDraft, call: GoldCall, name: str) -> Any:
+    """The value another call takes "from the user" as the fact `name`, or `None`: the fact stays, with that
+    value, when this call's argument of that name flows from a result. Dropping it left a get's
+    `confirmationId` "from the user" in a task whose user never knew the confirmation id."""
+    for c in draft.calls:
+        for a, prov in c.provenance.items():
+            if c is not call and prov == "user" and fact_name(a, e.tools[c.tool], e.spec) == name:
+                return c.arguments.get(a)
     return None
 
 
