@@ -20,6 +20,9 @@ from envscale.env.data import (
     named_values,
     parse_now,
 )
+from envscale.env.data.vocabulary import (
+    PLACES,
+)
 
 FIXTURES = sorted(Path("tests/fixtures/envs").glob("*.yaml"))
 EMAIL = re.compile(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$")
@@ -593,3 +596,61 @@ def test_a_name_beside_a_reference_is_the_referenced_rows_name():
     assert all(t["payee_name"] == names[t["payee_id"]] for t in rows if t["payee_name"] is not None)
     assert sum(t["payee_name"] is not None for t in rows) >= 10
     assert not all(t["merchant_name"] in names.values() for t in rows)
+
+
+def test_a_rows_name_made_from_a_place_is_the_rows_own_place():
+    """A location named "Copenhagen Downtown" stood in Seoul; a hotel's name and its city, a location's name
+    and its address, name one place."""
+    spec = {
+        "name": "places",
+        "spec_version": "1.1",
+        "tables": {
+            "locations": table(
+                {"id": {"type": "string"}, "name": {"type": "string"}, "city": {"type": "string"}}, "id"
+            ),
+            "hotels": table(
+                {"id": {"type": "string"}, "name": {"type": "string"}, "city": {"type": "string"}}, "id"
+            ),
+        },
+        "data": {"rows": {"locations": 30, "hotels": 30}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=2)
+    for rows in (state["locations"], state["hotels"]):
+        named_by_city = [r for r in rows if r["city"] and r["city"] in r["name"]]
+        cities_in_names = [r for r in rows if any(p.city in r["name"] for p in PLACES)]
+        assert len(named_by_city) >= 5 and named_by_city == cities_in_names
+
+
+def test_a_row_names_a_row_that_names_it_back():
+    """A conversation's `member_id` named mem_0014, a member of another conversation: a lookup of the
+    conversation's member answered from the wrong conversation. Where both tables name each other, the
+    member a conversation names is one of its own."""
+    spec = {
+        "name": "chat",
+        "spec_version": "1.1",
+        "tables": {
+            "conversations": table(
+                {
+                    "conversation_id": {"type": "string"},
+                    "member_id": {"type": "string"},  # a reference by its name (declared ones form no cycle)
+                }
+            ),
+            "members": table(
+                {
+                    "member_id": {"type": "string"},
+                    "conversation_id": {"type": "string", "references": "conversations"},
+                }
+            ),
+        },
+        "data": {"rows": {"conversations": 10, "members": 30}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=0)
+    home = {m["member_id"]: m["conversation_id"] for m in state["members"]}
+    named = [c for c in state["conversations"] if c["member_id"] is not None]
+    with_members = {m["conversation_id"] for m in state["members"]}
+    assert named and all(
+        home[c["member_id"]] == c["conversation_id"] for c in named if c["conversation_id"] in with_members
+    )
+    assert generate_state(spec, seed=0) == state  # deterministic

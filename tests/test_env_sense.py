@@ -267,6 +267,7 @@ def test_a_thing_no_lexicon_knows_is_labelled_as_people_label_theirs_never_by_a_
     env = Environment(spec)
     env.reset(seed=0)
     names = [r["name"] for r in env.dump()["budgets"] if r["name"]]
-    assert len(names) >= 10 and all(n.endswith("Budget") for n in names), names
+    # a budget is named as people name theirs ("Household Budget 2025", "Wedding Budget", "Vacation Fund")
+    assert len(names) >= 10 and sum("Budget" in n for n in names) >= len(names) // 2, names
     assert not [n for n in names if n.split()[0] in CODEWORDS], names
     assert len(set(names)) >= len(names) - 2  # a person tells them apart

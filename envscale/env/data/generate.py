@@ -169,8 +169,46 @@ def build_state(
                         for row in state[table]:
                             if row.get(column) is not None and row[column] not in kept:
                                 row[column] = None
+    _references_agree_both_ways(spec, state, implicit)
     _names_of_referenced_rows(spec, state, implicit, bound)
     return state
+
+
+def _references_agree_both_ways(
+    spec: dict[str, Any], state: dict[str, list[dict[str, Any]]], implicit: dict[tuple[str, str], str]
+) -> None:
+    """Where a row names a row of another table that names a row of its table back (a conversation's
+    `member_id` and a member's `conversation_id`), the row it names is one that names it back: drawn alone,
+    conversation con_0003 named member mem_0014, a member of con_0007, and a gold lookup answered from the
+    wrong conversation. A row no row names back keeps what it was drawn."""
+
+    def ref_of(table: str, column: str) -> str | None:
+        return spec["tables"][table]["columns"][column].get("references") or implicit.get((table, column))
+
+    for a, aspec in spec["tables"].items():
+        apk = aspec["primary_key"]
+        for column in aspec["columns"]:
+            b = ref_of(a, column)
+            if (
+                column == apk
+                or b is None
+                or b == a
+                or b not in state
+                or aspec["columns"][column].get("unique")
+            ):
+                continue
+            bspec = spec["tables"][b]
+            back = [c for c in bspec["columns"] if c != bspec["primary_key"] and ref_of(b, c) == a]
+            if len(back) != 1:
+                continue
+            naming: dict[Any, list[Any]] = {}
+            for row in state[b]:
+                if row.get(back[0]) is not None:
+                    naming.setdefault(row[back[0]], []).append(row[bspec["primary_key"]])
+            for i, row in enumerate(state[a]):
+                ours = naming.get(row[apk])
+                if ours and row.get(column) is not None and row[column] not in ours:
+                    row[column] = ours[i % len(ours)]
 
 
 #: `<word>_name` columns that name their own row or a part of a name, never a referenced row's.
@@ -277,6 +315,15 @@ def _group(column: str, vocabulary: frozenset[str], table: str) -> str:
     rest = [p for p in parts if p not in vocabulary]
     group = "_".join(rest)
     return "" if group in ("", singular_word(table.lower()), table.lower()) else group
+
+
+def _own_label(table: str, column: str, meaning: str) -> bool:
+    """Whether a column is the row's own name or title, made from its kind (`named:*`, `title:*`): "Copenhagen
+    Downtown" names a location whose city is Copenhagen, so it takes the row's own place."""
+    if not meaning.startswith(("named:", "title:")):
+        return False
+    words = [w for w in name_words(column) if w not in ("name", "title")]
+    return not words or words == [singular_word(w) for w in name_words(table)][-1:]
 
 
 _OWN_PERSON = frozenset(("person", "first_name", "last_name", "email", "username"))
@@ -486,8 +533,8 @@ def _value_column(
             prng = random.Random(f"{seed}:{table}:@person:{group}")
             people[group] = [(pick_first_name(prng), pick_last_name(prng)) for _ in range(n)]
         c.people = people[group]
-    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon"):
-        group = _group(column, PLACE_TOKENS, table)
+    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon") or _own_label(table, column, meaning):
+        group = "" if _own_label(table, column, meaning) else _group(column, PLACE_TOKENS, table)
         if group not in places:
             prng = random.Random(f"{seed}:{table}:@place:{group}")
             places[group] = [prng.choice(PLACES) for _ in range(n)]

@@ -9,7 +9,8 @@ them ("Accounts Receivable", "Sick Leave", "Order created -> Slack", "{city} Dis
 - the kind is matched on its last words, the most specific first (`tax rate` before `rate`, `ledger
   account` before `account`), after singularising each word;
 - a table's rows go through the kind's templates in a shuffled order before any repeats, so ten leave
-  types are ten different leave types where the list has ten;
+  types are ten different leave types where the list has ten; a name a row of the column already has is
+  drawn again (its slots) or left to the caller, so a person tells the rows apart;
 - `{slots}` are filled from the row's generator: `{first}`, `{last}`, `{person}`, `{city}`, `{hood}`,
   `{team}`, `{company}`, `{product}`, `{year}`, `{quarter}`, `{season}`, `{month}`, `{weekday}`, `{n}`.
 
@@ -521,8 +522,16 @@ def kind_label(
         order = list(LABELS[key])
         rng.shuffle(order)
         templates.extend(order)
-    template = templates[i]
-    return template.format_map(_Slots(rng, slots))
+    used = deck.setdefault(f"{key}:used", [])
+    name = templates[i].format_map(_Slots(rng, slots))
+    for template in [templates[i]] * 3 if "{" in templates[i] else []:
+        if name not in used:
+            break
+        name = template.format_map(_Slots(rng, slots))  # another draw of its slots
+    if name in used:
+        return None  # the kind's names are spent: the caller's own label, so a person tells rows apart
+    used.append(name)
+    return name
 
 
 class _Slots(dict):  # type: ignore[type-arg]
