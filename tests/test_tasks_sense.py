@@ -657,3 +657,15 @@ def test_a_title_or_subject_that_singles_out_a_row_is_said_in_quotes():
     )
     assert _whose("due_date", "2025-08-03", False) == "whose due date is 2025-08-03"
     assert _whose("owner", "Sam Clarke", False) == "whose owner is Sam Clarke"
+
+
+def test_a_to_or_from_field_is_named_by_what_it_holds():
+    """ "update the body ... and the to to "+1 960 305 4853"": a message's `to` is its recipient, a trip's its
+    destination."""
+    from envscale.tasks.clauses import _direction_label
+
+    assert _direction_label("to", "+1 960 305 4853") == "recipient"
+    assert _direction_label("from", "ana.ruiz@example.com") == "sender"
+    assert _direction_label("to", "Boston, MA") == "destination"
+    assert _direction_label("from", "Seattle") == "origin"
+    assert _direction_label("subject", "Hello") == "subject"

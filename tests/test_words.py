@@ -129,3 +129,15 @@ def test_words_an_api_ran_together_are_split_and_short_words_are_not():
     # a word, a short token, or a split into letters is kept whole
     for token in ("username", "iban", "sku", "batchuuid", "firstname1"):
         assert glued_words(token) == (token,), token
+    # a word with an ending split off as a word of its own is one word: "change its assign ees to ..."
+    for token in (
+        "assignees",
+        "onboarding",
+        "facilitator",
+        "availabilities",
+        "attachable",
+        "recalculate",
+        "workspaces",
+    ):
+        assert glued_words(token) == (token,), token
+    assert readable_words("assignees") == "assignees"

@@ -92,6 +92,17 @@ def _in_path(step: Any, a: Any) -> bool:
     )
 
 
+def _direction_label(label: str, value: Any) -> str:
+    """A `to`/`from` column by what it holds: a message's recipient or sender (an address or a number), a
+    trip's destination or origin; never "change the to to +1 960 305 4853"."""
+    if label not in ("to", "from"):
+        return label
+    address = isinstance(value, str) and re.search(r"@|^\+?\d[\d ()-]{6,}$", value.strip())
+    if address:
+        return "recipient" if label == "to" else "sender"
+    return "destination" if label == "to" else "origin"
+
+
 @dataclass
 class _CreateParts:
     """What a create states besides its verb, sorted by how each is said (`Clauses._create_parts`)."""
@@ -126,9 +137,14 @@ class Clauses(Phrases):
         if a.source.startswith("call["):
             ref = self.derived_np(a, self.key_table(a))
             words = label.split(" ")
-            if len(words) > 1 and words[-1] in ("id", "key", "uuid", "idfk", "ref") and ref.head in (
-                " ".join(words[:-1]),
-                words[-2],
+            if (
+                len(words) > 1
+                and words[-1] in ("id", "key", "uuid", "idfk", "ref")
+                and ref.head
+                in (
+                    " ".join(words[:-1]),
+                    words[-2],
+                )
             ):  # "with the collection named X as its collection", not "the collection id set to the collection ..."
                 return f"{ref.render()} as its {' '.join(words[:-1])}"
             return f"the {label} set to {ref.render()}"
@@ -405,7 +421,7 @@ class Clauses(Phrases):
         short = target.short
         b = a.binding
         column = b.column or a.arg
-        label = col_words(column, a.arg)
+        label = _direction_label(col_words(column, a.arg), a.value)
         on = "on" if target.head == "account" and set(label.split()) & ON_ACCOUNT else "of"
         owner = f"its {label}" if obj == "it" else f"the {label} {on} {self.obj_of}"
         if self.session and target.row == (self.person, "self") and target.head == "account" and on == "of":

@@ -43,16 +43,58 @@ def tokens(name: str) -> list[str]:
 def glued_words(token: str) -> tuple[str, ...]:
     """The words of a lower-case token that an API ran together (`conferencecallinfo` -> conference, call, info;
     `internationaltransfer` -> international, transfer), by English word frequencies (`wordninja`). Only a
-    long token (9 letters or more) that is no word itself is split, and only into words of 2 letters or more:
-    `username`, `iban` and `sku` stay whole."""
+    long token (9 letters or more) that is no word itself (nor the plural of one) is split, only into words of 3
+    letters or more (or `id`, `of`, `to`, ...), and never before an ending (`assign` + `ees`): `username`,
+    `iban`, `sku`, `facilitator` and `availabilities` stay whole."""
     if len(token) < 9 or not token.isalpha():
         return (token,)
     import wordninja
 
+    from .inflect import singular
+
+    one = singular(token)
+    if one != token and one in wordninja.DEFAULT_LANGUAGE_MODEL._wordcost:
+        return (token,)  # `availabilities`: the plural of a word
     words = wordninja.split(token)
-    if len(words) < 2 or any(len(w) < 2 for w in words) or "".join(words) != token:
+    if len(words) < 2 or "".join(words) != token:
         return (token,)
+    if any(len(w) < 3 and w not in _SHORT_WORDS for w in words):
+        return (token,)  # `facilitator` is no "fac il it at or", `recalculate` no "re calculate"
+    if words[-1] in _SUFFIXES or token.startswith(_WHOLE_PREFIXES):
+        return (token,)  # `assignees` is no "assign ees", `onboarding` no "on boarding"
     return tuple(words)
+
+
+#: Two-letter words an API runs into others (`userid`, `signupto`); others are pieces of one word (`il`, `re`).
+_SHORT_WORDS = frozenset(("id", "of", "to", "by", "up", "my", "me"))
+
+
+#: Endings wordninja splits off as words of their own: a word with one is one word (`assign` + `ees`).
+_SUFFIXES = frozenset(
+    (
+        "ee",
+        "ees",
+        "er",
+        "ers",
+        "ing",
+        "ings",
+        "ed",
+        "es",
+        "ies",
+        "ion",
+        "ions",
+        "ment",
+        "ments",
+        "able",
+        "ability",
+    )
+    + ("abilities", "ation", "ations", "ness", "less", "ful")
+)
+#: Words wordninja reads as two that are one (`on` + `boarding`).
+_WHOLE_PREFIXES = (
+    "onboard", "offboard", "workspace", "timesheet", "dashboard", "newsletter", "screenshot", "smartphone",
+    "livestream", "spreadsheet", "healthcare", "storefront", "marketplace", "checkout",
+)  # fmt: skip
 
 
 def sanitize_name(name: str) -> str:
