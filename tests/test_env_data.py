@@ -654,3 +654,28 @@ def test_a_row_names_a_row_that_names_it_back():
         home[c["member_id"]] == c["conversation_id"] for c in named if c["conversation_id"] in with_members
     )
     assert generate_state(spec, seed=0) == state  # deterministic
+
+
+def test_a_glued_name_part_names_the_rows_own_person():
+    """A receptionist knew `lastname` Owens of the customer "Natasha Kidd": `lastname` was drawn as another
+    person's. `lastname`, `firstname` and `emailaddress` are parts of the row's own person."""
+    spec = {
+        "name": "clinic",
+        "spec_version": "1.1",
+        "tables": {
+            "customers": table(
+                {
+                    "id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "lastname": {"type": "string"},
+                    "emailaddress": {"type": "string"},
+                },
+                "id",
+            )
+        },
+        "data": {"rows": {"customers": 12}},
+        "tools": [],
+    }
+    for row in generate_state(spec, seed=0)["customers"]:
+        if row["name"] and row["lastname"]:
+            assert row["name"].endswith(row["lastname"]), row

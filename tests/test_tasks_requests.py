@@ -504,3 +504,25 @@ def test_a_value_from_the_user_is_one_the_user_knows():
     lost = draft({"reservation number": 1}, get, cancel)
     drop = unsourced_user_value(lost)
     assert drop is not None and drop[0] == "unsourced_fact" and "boo_0013" in drop[1]
+
+
+def test_a_product_named_in_the_descriptions_is_not_the_rows_kind():
+    """ "the customer support customer whose company name is Olson Ltd": "Create a Customer Support customer"
+    names the product the customer belongs to, not a kind of customer; "Update shipping policy" names one."""
+
+    def spec(table, descriptions):
+        return {
+            "name": "s",
+            "tables": {table: {"primary_key": "id", "columns": {}}},
+            "tools": [
+                {"name": f"t{i}", "description": d, "operation": {"type": "update", "table": table}}
+                for i, d in enumerate(descriptions)
+            ],
+        }
+
+    customers = spec(
+        "customers", ["Create a Customer Support customer.", "Update a Customer Support customer."]
+    )
+    assert entity_name("customers", customers) == "customer"
+    policies = spec("policies", ["Update shipping policy.", "Delete shipping policy."])
+    assert entity_name("policies", policies) == "shipping policy"

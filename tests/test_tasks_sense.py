@@ -669,3 +669,20 @@ def test_a_to_or_from_field_is_named_by_what_it_holds():
     assert _direction_label("to", "Boston, MA") == "destination"
     assert _direction_label("from", "Seattle") == "origin"
     assert _direction_label("subject", "Hello") == "subject"
+
+
+def test_a_row_a_create_names_within_another_is_not_named_again():
+    """ "add an award for the user of the offering named "Office Offering" for the offering named "Office
+    Offering"": the offering is said within the user."""
+    from envscale.tasks.clauses import _not_said_within
+
+    user = 'the user of the offering named "Office Offering"'
+    offering = 'the offering named "Office Offering"'
+    assert _not_said_within([user, offering], ["add an award"]) == [user]
+    assert _not_said_within([offering, user], ["add an award"]) == [user]
+    assert _not_said_within(["product pro_0001", "product pro_0001"], []) == ["product pro_0001"]
+    assert _not_said_within(["the order ord_0002"], ["add an item", "to the order ord_0002"]) == []
+    assert _not_said_within(["product pro_0001", "customer cus_0002"], []) == [
+        "product pro_0001",
+        "customer cus_0002",
+    ]

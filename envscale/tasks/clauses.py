@@ -103,6 +103,17 @@ def _direction_label(label: str, value: Any) -> str:
     return "destination" if label == "to" else "origin"
 
 
+def _not_said_within(texts: list[str], said: list[str]) -> list[str]:
+    """The noun phrases of `texts` that no other phrase (nor what is `said` already) holds: "add an award for the
+    user of the offering named "X"", never "... for the offering named "X"" after it."""
+    kept = []
+    for k, text in enumerate(texts):
+        longer = [o for j, o in enumerate(texts) if j != k and text in o and (o != text or j < k)]
+        if not longer and not any(text in o for o in said):
+            kept.append(text)
+    return kept
+
+
 @dataclass
 class _CreateParts:
     """What a create states besides its verb, sorted by how each is said (`Clauses._create_parts`)."""
@@ -626,7 +637,7 @@ class Clauses(Phrases):
         if said.container is not None:
             parts.append(f"to {said.container.render()}")
         prep = "to" if verb in ("send", "transfer", "invite") else "for"
-        parts += [f"{prep} {np.render()}" for _, np in said.refs]
+        parts += [f"{prep} {text}" for text in _not_said_within([np.render() for _, np in said.refs], parts)]
         clause = " ".join(parts) + where
         if said.attrs:
             clause += f" with {join(said.attrs)}"

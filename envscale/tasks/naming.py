@@ -109,6 +109,7 @@ def _described_entity(base: str, tools: list[dict]) -> str | None:
         if p.split(" ")[-1] == last
         and len(p.split(" ")) > len(base.split(" "))
         and not set(p.split(" ")[:-1]) & _STATES
+        and last not in p.split(" ")[:-1]  # "a Customer Support customer" names the product, not a kind
     ]
     if longer:
         best = max(sorted(set(longer)), key=longer.count)

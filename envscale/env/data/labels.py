@@ -263,8 +263,10 @@ LABELS: dict[str, _T] = {
     "badge": _split(
         "First Course Completed|Quiz Master|Perfect Attendance|Team Player|Top Contributor|Fast Learner"
     ),
+    # names that hold no date of their own ("Memorial Day" stood on 2025-03-17)
     "holiday": _split(
-        "New Year's Day|Independence Day|Thanksgiving|Christmas Day|Labor Day|Memorial Day|Boxing Day|Good Friday"
+        "Office closed|Staff training day|Company offsite|Inventory day|Team day|Maintenance shutdown|Founders' day|"
+        "Wellness day"
     ),
     "webhook": _split(
         "Order created -> Slack|Payment failed alert|New signup to CRM|Invoice paid -> accounting|Ticket updated|Nightly export done"

@@ -690,7 +690,7 @@ _STATUS_CONTEXTS = (
 
 PERSON_TOKENS = frozenset(
     "name full first last given family surname middle email mail address username user login handle "
-    "display contact e".split()
+    "display contact e firstname lastname fullname displayname givenname familyname emailaddress".split()
 )
 PLACE_TOKENS = frozenset(
     "city town state province country code iso zip zipcode postcode postal address street location loc "
