@@ -766,3 +766,26 @@ def test_no_one_asks_to_change_a_row_already_gone(store):
     assert gone_by({"order_id": "o1", "status": "cancelled"}, deleted_only=True) is None
     assert gone_by({"booking_id": "b1", "state": "Active", "deleted_at": None}) is None
     assert gone_by({"company_id": 18, "billing_address_state": "inactive", "status": "active"}) is None
+
+
+def test_a_branch_without_a_date_of_the_state_asks_to_be_told_the_state():
+    """ "cancel it, unless it is already cancelled: in that case just tell me when it was updated" (or "its
+    latest direct debit date"): readers found those contrived. Where no column says when the row got there
+    (`cancelled_at`), the user asks to be told it is so, and the answer states the state."""
+    spec = load_spec("tests/fixtures/envs/store.yaml")  # orders: `status`, `created_at`, `updated_at`
+    for row in spec["initial_state"]["orders"]:
+        if row["order_id"] == "ord_0005":
+            row["status"] = "paid"
+    store = Env({"spec": spec}, TasksConfig())
+    told = []
+    for seed in range(200):
+        d = branches.branch(store, random.Random(seed))
+        if d is not None and d.branch["taken"] == "tell" and execute(store, d) is None:
+            told.append(d)
+    assert told
+    for d in told:
+        assert d.branch["ask"] == d.branch["column"] and d.answer_facts == [str(d.branch["value"])]
+        ins = write_instructions(d, store.spec, random.Random(0))
+        assert "updated" not in ins.first_message and "already" in ins.first_message
+        assert any(p in ins.first_message for p in ("let me know", "tell me so", "say so")), ins.first_message
+    store.env.close()

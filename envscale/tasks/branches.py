@@ -36,7 +36,8 @@ def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
 def fallback_rank(column: str, value: str) -> tuple:
     """Which fact of a row already in the state a person asks for instead: when it got there (`cancelled_at` of a
     cancelled booking), else when it last changed (`updated_at`), else another date, its creation last, then any
-    other field: "cancel it unless it is already cancelled, in which case tell me when it was cancelled"."""
+    other field: "cancel it unless it is already cancelled, in which case tell me when it was cancelled". `branch`
+    asks for the column the state was reached at only; without one, the user asks to be told the state."""
     stem = re.sub(r"(ed|d)$", "", value.lower())[:5]
     dated = bool(re.search(r"date|_at$|time|_on$", column))
     own = dated and bool(stem) and column.lower().startswith(stem)
@@ -97,9 +98,11 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
         and askable(table, c, v)
         and not knows_row_by(e, table, c, v)  # "tell me its name" of the ad the user named
     ]
-    if not asks:
-        return None
-    ask = min(asks, key=lambda c: fallback_rank(c, str(value)))
+    ask = min(asks, key=lambda c: fallback_rank(c, str(value))) if asks else column
+    if fallback_rank(ask, str(value))[0]:
+        # no column says when it got there (`cancelled_at`): the user asks to be told it is so, never "then
+        # tell me when it was updated" or "its latest direct debit date" (readers found those contrived)
+        ask = column
     karg = e.key_arg(tool)
     if set((get.get("parameters") or {}).get("required") or []) - {garg}:
         return None

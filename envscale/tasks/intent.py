@@ -197,9 +197,19 @@ def _asked_when(ask: str) -> str | None:
     return f"when it was {dated.group(1)}" if dated else None
 
 
-def _condition(clause: str, state: str, ask: str, rng: random.Random) -> str:
+def _condition(clause: str, state: str, ask: str, rng: random.Random, told: bool = False) -> str:
     """A request that depends on the row's state, as people put it: "cancel it, unless it is already
-    cancelled: then just tell me when it was cancelled", in one of a few ways."""
+    cancelled: then just tell me when it was cancelled", in one of a few ways; with `told` (the branch asks
+    for the state itself), "cancel it, unless it is already cancelled: in that case just let me know"."""
+    if told:
+        return rng.choice(
+            (
+                f"{clause}, unless it is already {state}: in that case just let me know",
+                f"{clause}; if it's already {state}, just tell me so",
+                f"{clause} if it isn't {state} yet, and if it is, let me know",
+                f"{clause}, but if it's already {state}, just say so",
+            )
+        )
     what = _asked_when(ask) or f"its {readable_words(ask)}"
     return rng.choice(
         (
@@ -307,10 +317,16 @@ class Writer(Clauses):
             if branch and step.call is branch["write"]:
                 # the decision, as a person states it: "cancel it, unless it is already cancelled: then ..."
                 asked = readable_words(branch["ask"])
-                clause = _condition(clause, format_value(branch["value"], enum=True), branch["ask"], self.rng)
+                state = format_value(branch["value"], enum=True)
+                told = branch["ask"] == branch["column"]
+                clause = _condition(clause, state, branch["ask"], self.rng, told=told)
                 if branch["taken"] == "tell":
                     clauses.append(clause)
-                    answers.append(_asked_when(branch["ask"]) or f"the {asked}")
+                    answers.append(
+                        f"that it is already {state}"
+                        if told
+                        else _asked_when(branch["ask"]) or f"the {asked}"
+                    )
                     prev_row = row
                     continue
             if step.kind in READS and any(same_words(clause, c) for c in clauses):
