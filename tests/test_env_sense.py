@@ -271,3 +271,29 @@ def test_a_thing_no_lexicon_knows_is_labelled_as_people_label_theirs_never_by_a_
     assert len(names) >= 10 and sum("Budget" in n for n in names) >= len(names) // 2, names
     assert not [n for n in names if n.split()[0] in CODEWORDS], names
     assert len(set(names)) >= len(names) - 2  # a person tells them apart
+
+
+def test_an_id_the_api_declares_a_number_addresses_its_row():
+    """Pendo's `GET /users/{id}` declares `id` a `number`: it fit no key, so "get a user" became a list of every
+    user that ignored the id, and the update and delete by id were dropped. An id declared a number is an
+    integer id."""
+    user = {"type": "object", "properties": {"id": {"type": "number"}, "email": _S, "name": _S}}
+    num = {"type": "number", "x-in": "path"}
+    tools = [
+        _tool("get_users", "GET", "/users", {}, [], user),
+        _tool("get_users_by_id", "GET", "/users/{id}", {"id": num}, ["id"], user),
+        _tool(
+            "put_users_by_id", "PUT", "/users/{id}", {"id": num, "name": {**_S, "x-in": "body"}}, ["id"], user
+        ),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "p", "groups": {"Users": 3}}, tools, rows=10, seed=0).spec
+    validate_spec(spec)
+    by_name = {t["name"]: t for t in spec["tools"]}
+    get = by_name["get_users_by_id"]
+    assert get["operation"]["type"] == "get" and get["parameters"]["properties"]["id"]["type"] == "integer"
+    assert by_name["put_users_by_id"]["operation"]["type"] == "update"
+    env = Environment(spec)
+    env.reset(seed=0)
+    key = env.dump()["users"][3][spec["tables"]["users"]["primary_key"]]
+    out = env.step("get_users_by_id", {"id": int(key)})
+    assert out["ok"] and out["result"][spec["tables"]["users"]["primary_key"]] == key

@@ -526,3 +526,57 @@ def test_a_product_named_in_the_descriptions_is_not_the_rows_kind():
     assert entity_name("customers", customers) == "customer"
     policies = spec("policies", ["Update shipping policy.", "Delete shipping policy."])
     assert entity_name("policies", policies) == "shipping policy"
+
+
+def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
+    """ "add an item to the subscription" added an item with no SKU, quantity or price: nothing a person asks
+    for. A follow (a row of keys alone) is a row of its own."""
+    from types import SimpleNamespace
+
+    from envscale.tasks.gates import empty_create
+
+    spec = {
+        "tables": {
+            "items": {
+                "primary_key": "item_id",
+                "columns": {
+                    "item_id": {"type": "string"},
+                    "subscription_id": {"type": "string", "references": "subscriptions"},
+                    "sku_id": {"type": "string"},
+                    "quantity": {"type": "integer"},
+                    "manual_price": {"type": "number"},
+                    "created_at": {"type": "string"},
+                },
+            },
+            "follows": {
+                "primary_key": "follow_id",
+                "columns": {
+                    "follow_id": {"type": "string"},
+                    "user_id": {"type": "string", "references": "users"},
+                    "created_at": {"type": "string"},
+                },
+            },
+        },
+        "tools": [
+            {"name": "add_item", "operation": {"type": "insert", "table": "items"}},
+            {"name": "follow", "operation": {"type": "insert", "table": "follows"}},
+        ],
+    }
+
+    def call(tool, result):
+        return SimpleNamespace(tool=tool, result=result, write=True)
+
+    empty = {
+        "item_id": "ite_1",
+        "subscription_id": "sub_1",
+        "sku_id": None,
+        "quantity": None,
+        "manual_price": None,
+    }
+    drop = empty_create(spec, [call("add_item", {**empty, "created_at": "2025-06-01T12:00:00Z"})])
+    assert drop is not None and drop[0] == "empty_create"
+    assert empty_create(spec, [call("add_item", {**empty, "manual_price": 123})]) is None
+    assert (
+        empty_create(spec, [call("follow", {"follow_id": "fol_1", "user_id": "use_2", "created_at": "x"})])
+        is None
+    )

@@ -106,6 +106,13 @@ def column_type(schema: Any) -> str:
     return _JSON_TO_COLUMN.get(json_type(schema) or "", "json")
 
 
+def _key_type(schema: Any) -> str:
+    """The column type of a key argument: an id an API declares a `number` (Pendo's `/users/{id}`) is an integer
+    id; read as a float it fit no string key, and the get-by-id became a list that ignored the id."""
+    kind = column_type(schema)
+    return "integer" if kind == "number" else kind
+
+
 PAGE_FIELDS = frozenset(
     {
         "links",
@@ -878,10 +885,10 @@ def infer_spec(
     for use in uses:
         t = tables.tables[use.table]
         if use.key:
-            tables.key_types[use.table][column_type(use.props[use.key])] += 1
+            tables.key_types[use.table][_key_type(use.props[use.key])] += 1
         for param, entity in use.refs.items():
             ref_table = tables.table(entity)
-            tables.key_types[ref_table][column_type(use.props[param])] += 0
+            tables.key_types[ref_table][_key_type(use.props[param])] += 0
             tables.column(use.table, use.ref_column(param), use.props[param])
         values = list(use.values.items())
         if len(set(t["columns"]) | {c for _, c in values}) > tables.max_columns:
@@ -1460,8 +1467,9 @@ def _operation_of(
     tspec = tables[table]
     columns, pk = tspec["columns"], tspec["primary_key"]
     key_fits = use.key is not None and _fits(columns[pk], use.props[use.key])
-    if use.key is not None and not key_fits and columns[pk]["type"] == "string":
-        key_fits = json_type(use.props[use.key]) == "integer"  # digits in a string key: see _finish_tables
+    if use.key is not None and not key_fits and columns[pk]["type"] in ("string", "integer"):
+        # digits in a string key (see _finish_tables), or an integer id the API declares a `number`
+        key_fits = _key_type(use.props[use.key]) == "integer"
     session_key = {pk: {"session": pk}} if not use.key and table == session and not use.collection else None
     key = {pk: use.key} if use.key and key_fits else session_key
     if key is None and use.composite and tspec.get("unique") == [list(use.composite)]:
@@ -1957,6 +1965,9 @@ def _tool(use: _Use, op: dict, name: str) -> dict:
         for value in (op.get(place) or {}).values():
             if isinstance(value, str):
                 required.add(value)
+                if isinstance(props.get(value), dict) and props[value].get("type") == "number":
+                    # an id the API declares a `number` (Pendo's `/users/{id}`) is an integer id (`_key_type`)
+                    props = {**props, value: {**props[value], "type": "integer"}}
     if op["type"] == "update" and not op.get("fixed"):
         # an update states what it changes: the fields a PUT/PATCH body must carry whole are optional here,
         # so that a request never has to "set the plan to its own plan" (the key stays required)

@@ -367,3 +367,36 @@ def unsourced_user_value(draft: TaskDraft) -> Drop | None:
 
 def _canonical(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+#: Columns a create fills by itself (when it happened), never what the user asked for.
+_STAMPS = re.compile(r"(^|_)(created|updated|modified|last_update|last_updated|timestamp)(_|$)|_at$|_on$")
+
+
+def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
+    """`empty_create` when a create adds a row that holds nothing but its keys (an item added to a subscription
+    with no SKU, quantity or price: "add an item to the subscription"): the request asks for nothing a person
+    would, and its state change proves little. A table of keys alone (a follow, a membership) is not empty.
+    `calls` are executed gold calls (`tool`, `result`, `write`)."""
+    tools = {t["name"]: t for t in spec.get("tools") or []}
+    for i, call in enumerate(calls):
+        op = (tools.get(call.tool) or {}).get("operation") or {}
+        if not call.write or op.get("type") != "insert" or not isinstance(call.result, dict):
+            continue
+        tspec = (spec.get("tables") or {}).get(op.get("table")) or {}
+        columns = tspec.get("columns") or {}
+        content = [
+            c
+            for c, cs in columns.items()
+            if c != tspec.get("primary_key")
+            and not cs.get("references")
+            and not re.search(r"(^|_)(id|ids|uuid|key)$", c)
+            and not _STAMPS.search(c)
+        ]
+        present = [call.result[c] for c in content if c in call.result]
+        if len(present) >= 2 and all(v in (None, "", [], {}) for v in present):
+            return (
+                "empty_create",
+                f"call {i} ({call.tool}) adds a {op.get('table')} row with nothing but its keys",
+            )
+    return None

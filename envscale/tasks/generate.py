@@ -61,7 +61,15 @@ from .arguments import tidy
 from .asks import acts_on_gone_row, filler_fact
 from .chains import BUILDERS
 from .conversations import compose_conversations
-from .gates import Deduper, empty_passes, leaks, replay_differs, rereads_row, unsourced_user_value
+from .gates import (
+    Deduper,
+    empty_create,
+    empty_passes,
+    leaks,
+    replay_differs,
+    rereads_row,
+    unsourced_user_value,
+)
 from .gold import execute
 from .intent import write_instructions
 from .journeys import humanize, read_first
@@ -117,6 +125,7 @@ class _Candidates:
             or execute(e, draft)
             or rereads_row(draft.calls)
             or unsourced_user_value(draft)
+            or empty_create(e.spec, draft.calls)
         )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if drop is not None:
