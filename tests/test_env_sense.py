@@ -297,3 +297,36 @@ def test_an_id_the_api_declares_a_number_addresses_its_row():
     key = env.dump()["users"][3][spec["tables"]["users"]["primary_key"]]
     out = env.step("get_users_by_id", {"id": int(key)})
     assert out["ok"] and out["result"][spec["tables"]["users"]["primary_key"]] == key
+
+
+def test_a_field_spelled_apart_and_together_is_one_column():
+    """GoToMeeting's meetings had `conference_call_info` and `conferencecallinfo`, `end_time` and `endtime`, ...:
+    an update wrote one spelling and the read showed the other, unchanged. One field, one column."""
+    read = {
+        "type": "object",
+        "properties": {"meetingId": _S, "subject": _S, "endtime": _S, "conferencecallinfo": _S},
+    }
+    key = {**_S, "x-in": "path"}
+    body = {
+        "subject": {**_S, "x-in": "body"},
+        "endTime": {**_S, "x-in": "body"},
+        "conferenceCallInfo": {**_S, "x-in": "body"},
+    }
+    tools = [
+        _tool("getMeetings", "GET", "/meetings", {}, [], read),
+        _tool("getMeeting", "GET", "/meetings/{meetingId}", {"meetingId": key}, ["meetingId"], read),
+        _tool(
+            "updateMeeting", "PUT", "/meetings/{meetingId}", {"meetingId": key, **body}, ["meetingId"], read
+        ),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "m", "groups": {"Meetings": 3}}, tools, rows=10, seed=0).spec
+    columns = list(spec["tables"]["meetings"]["columns"])
+    squashed = [c.replace("_", "") for c in columns]
+    assert len(set(squashed)) == len(squashed), columns
+    env = Environment(spec)
+    env.reset(seed=0)
+    pk = spec["tables"]["meetings"]["primary_key"]
+    meeting = env.dump()["meetings"][0][pk]
+    assert env.step("updateMeeting", {"meetingId": meeting, "conferenceCallInfo": "Dial +1 555 0100"})["ok"]
+    got = env.step("getMeeting", {"meetingId": meeting})["result"]
+    assert "Dial +1 555 0100" in got.values(), got

@@ -332,7 +332,12 @@ class _Tables:
         return name
 
     def column(self, table: str, column: str, schema: Any, *, force: bool = False) -> str | None:
+        """The table's column named `column` (made, unless the table is full), or the one it already has of the
+        same name spelled apart or together (`endtime` is `end_time`, `meetingid` the key `meeting_id`): one
+        field, one column, so an update through one spelling is what a read through the other returns."""
         columns = self.tables[table]["columns"]
+        squashed = column.replace("_", "")
+        column = next((c for c in columns if c.replace("_", "") == squashed), column)
         if column not in columns:
             if len(columns) >= self.max_columns and not force:
                 return None
@@ -889,7 +894,9 @@ def infer_spec(
         for param, entity in use.refs.items():
             ref_table = tables.table(entity)
             tables.key_types[ref_table][_key_type(use.props[param])] += 0
-            tables.column(use.table, use.ref_column(param), use.props[param])
+            canonical = tables.column(use.table, use.ref_column(param), use.props[param])
+            if canonical is not None and canonical != use.ref_column(param):
+                use.ref_columns[param] = canonical
         values = list(use.values.items())
         if len(set(t["columns"]) | {c for _, c in values}) > tables.max_columns:
             # more fields than a table keeps: the ones a person reads first (an event's summary, status and
@@ -898,12 +905,17 @@ def infer_spec(
         for param, column in values:
             if column == t["primary_key"]:
                 continue
-            if tables.column(use.table, column, use.props[param]) is None:
+            canonical = tables.column(use.table, column, use.props[param])
+            if canonical is None:
                 del use.values[param]
-        for param, column, _op in use.ranges:
-            tables.column(
+            elif canonical != column:
+                use.values[param] = canonical
+        for n, (param, column, op) in enumerate(use.ranges):
+            canonical = tables.column(
                 use.table, column, {k: v for k, v in use.props[param].items() if k != "description"}
             )
+            if canonical is not None and canonical != column:
+                use.ranges[n] = (param, canonical, op)
         outputs = (
             {}
             if use.meaning.effect == "delete"
@@ -937,7 +949,9 @@ def infer_spec(
                 )
             else:  # `startEngine` on the vehicle: the engine's own status column
                 use.status_col = ident("_".join(x for x in (m.parent, m.entity, "status") if x))
-            tables.column(use.table, use.status_col, None, force=True)  # what the act changes, always
+            use.status_col = tables.column(
+                use.table, use.status_col, None, force=True
+            )  # what the act changes
 
     _describe_stubs(tables, uses, [tool for tool, _ in kept])
     natural = _natural_keys(uses, tables)
