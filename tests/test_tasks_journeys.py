@@ -95,10 +95,11 @@ def test_the_row_is_read_before_the_write_changes_it(store):
     assert draft.shape == "linear"
 
 
-@pytest.mark.parametrize("taken", ["act", "tell"])
-def test_a_branch_follows_the_state_and_says_the_condition(taken):
-    spec = load_spec("tests/fixtures/envs/store.yaml")
-    for row in spec["initial_state"]["orders"]:  # one of the customer's own orders is already paid
+def _branch_drafts(taken: str) -> tuple[Env, list]:
+    """The store with one of the customer's own orders already paid, and the branches built on it that take
+    `taken` ("act" or "tell") and run."""
+    spec = load_spec("tests/fixtures/envs/store.yaml")  # orders: `status`, `created_at`, `updated_at`
+    for row in spec["initial_state"]["orders"]:
         if row["order_id"] == "ord_0005":
             row["status"] = "paid"
     store = Env({"spec": spec}, TasksConfig())
@@ -108,6 +109,12 @@ def test_a_branch_follows_the_state_and_says_the_condition(taken):
         # (a row of another customer is refused by the get: such a candidate is dropped, `gold_run_failed`)
         if d is not None and d.branch["taken"] == taken and execute(store, d) is None:
             drafts.append(d)
+    return store, drafts
+
+
+@pytest.mark.parametrize("taken", ["act", "tell"])
+def test_a_branch_follows_the_state_and_says_the_condition(taken):
+    store, drafts = _branch_drafts(taken)
     assert drafts, f"no {taken} branch built"
     draft = drafts[0]
     assert draft.shape == "branch"
@@ -772,16 +779,7 @@ def test_a_branch_without_a_date_of_the_state_asks_to_be_told_the_state():
     """ "cancel it, unless it is already cancelled: in that case just tell me when it was updated" (or "its
     latest direct debit date"): readers found those contrived. Where no column says when the row got there
     (`cancelled_at`), the user asks to be told it is so, and the answer states the state."""
-    spec = load_spec("tests/fixtures/envs/store.yaml")  # orders: `status`, `created_at`, `updated_at`
-    for row in spec["initial_state"]["orders"]:
-        if row["order_id"] == "ord_0005":
-            row["status"] = "paid"
-    store = Env({"spec": spec}, TasksConfig())
-    told = []
-    for seed in range(200):
-        d = branches.branch(store, random.Random(seed))
-        if d is not None and d.branch["taken"] == "tell" and execute(store, d) is None:
-            told.append(d)
+    store, told = _branch_drafts("tell")
     assert told
     for d in told:
         assert d.branch["ask"] == d.branch["column"] and d.answer_facts == [str(d.branch["value"])]
