@@ -787,3 +787,28 @@ def test_a_branch_without_a_date_of_the_state_asks_to_be_told_the_state():
         assert "updated" not in ins.first_message and "already" in ins.first_message
         assert any(p in ins.first_message for p in ("let me know", "tell me so", "say so")), ins.first_message
     store.env.close()
+
+
+def test_a_refused_attempt_names_the_rows_own_fields():
+    """ "Could you cancel the reservation number 19 with confirmation id boo_0002? The confirmation number is
+    boo_0001": the attempt drew its confirmation id at random while the lookup took the row's. A field of the
+    row the attempt names (here the order's `customer_id`) is the row's own."""
+    from envscale.tasks import chains
+
+    spec = load_spec("tests/fixtures/envs/store.yaml")
+    cancel = next(t for t in spec["tools"] if t["name"] == "cancel_order")
+    cancel["parameters"]["properties"]["customer_id"] = {
+        "type": "string"
+    }  # named by the API, bound to nothing
+    cancel["parameters"]["required"] = ["order_id", "customer_id"]
+    store = Env({"spec": spec}, TasksConfig())
+    orders = {o["order_id"]: o for o in store.rows["orders"]}
+    attempts = []
+    for seed in range(80):
+        d = chains._policy(store, random.Random(seed))
+        if not isinstance(d, str) and d.policy_rule["tool"] == "cancel_order":
+            attempts.append(d.policy_rule["attempt"]["arguments"])
+    assert attempts
+    for args in attempts:
+        assert args["customer_id"] == orders[args["order_id"]]["customer_id"], args
+    store.env.close()

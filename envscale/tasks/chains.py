@@ -43,9 +43,10 @@ from typing import Any
 from ..words.semantics import argument_role
 from .asks import asked_by
 from .branches import branch
+from .gold import matching_field
 from .journeys import knows_row_by, references, related_writes
 from .model import GoldCall, TaskDraft
-from .naming import fact_name
+from .naming import fact_name, tool_bindings
 from .prepared import Env
 
 RELATED_SHARE = 0.75
@@ -399,6 +400,17 @@ def _policy(e: Env, rng: random.Random) -> TaskDraft | str:
     args = dict(built[0])
     karg = e.key_arg(tool)
     args[karg] = row[e.pk(table)]
+    binds = tool_bindings(tool)
+    for (
+        arg
+    ) in args:  # a field of the row the attempt names is the row's own (its confirmation id, not another)
+        field = (
+            matching_field(arg, row)
+            if arg != karg and getattr(binds.get(arg), "place", None) != "set"
+            else None
+        )
+        if field is not None and row[field] is not None:
+            args[arg] = row[field]
     get = e.gets[table]
     garg = e.key_arg(get)
     facts: dict[str, Any] = {}
