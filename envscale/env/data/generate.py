@@ -174,6 +174,13 @@ def build_state(
     return state
 
 
+def _reference(
+    spec: dict[str, Any], implicit: dict[tuple[str, str], str], table: str, column: str
+) -> str | None:
+    """The table `table.column` references: declared (`references`) or by its name (`implicit_references`)."""
+    return spec["tables"][table]["columns"][column].get("references") or implicit.get((table, column))
+
+
 def _references_agree_both_ways(
     spec: dict[str, Any], state: dict[str, list[dict[str, Any]]], implicit: dict[tuple[str, str], str]
 ) -> None:
@@ -182,13 +189,10 @@ def _references_agree_both_ways(
     conversation con_0003 named member mem_0014, a member of con_0007, and a gold lookup answered from the
     wrong conversation. A row no row names back keeps what it was drawn."""
 
-    def ref_of(table: str, column: str) -> str | None:
-        return spec["tables"][table]["columns"][column].get("references") or implicit.get((table, column))
-
     for a, aspec in spec["tables"].items():
         apk = aspec["primary_key"]
         for column in aspec["columns"]:
-            b = ref_of(a, column)
+            b = _reference(spec, implicit, a, column)
             if (
                 column == apk
                 or b is None
@@ -198,7 +202,11 @@ def _references_agree_both_ways(
             ):
                 continue
             bspec = spec["tables"][b]
-            back = [c for c in bspec["columns"] if c != bspec["primary_key"] and ref_of(b, c) == a]
+            back = [
+                c
+                for c in bspec["columns"]
+                if c != bspec["primary_key"] and _reference(spec, implicit, b, c) == a
+            ]
             if len(back) != 1:
                 continue
             naming: dict[Any, list[Any]] = {}
@@ -212,7 +220,9 @@ def _references_agree_both_ways(
 
 
 #: `<word>_name` columns that name their own row or a part of a name, never a referenced row's.
-_NOT_ROLES = frozenset(("", "display", "full", "first", "last", "middle", "nick", "user", "file", "host"))
+_NOT_ROLES = frozenset(
+    ("", "name", "display", "full", "first", "last", "middle", "nick", "user", "file", "host")
+)
 #: Columns that name a row of their table, the likeliest first.
 _OWN_NAMES = ("name", "title", "display_name", "full_name", "label")
 
@@ -244,28 +254,28 @@ def _names_of_referenced_rows(
     `company_id` 19 sat beside the name of another company). Only where the referenced table has a name of
     its own and the name column takes it (no enum, no argument that refuses it)."""
     for table, tspec in spec["tables"].items():
-        refs = {
-            _role(column): ref
-            for column, cspec in tspec["columns"].items()
-            if (ref := cspec.get("references") or implicit.get((table, column)))
+        refs = {  # role -> (reference column, table it references): `payee` -> (`payee_id`, `payees`)
+            _role(column): (column, ref)
+            for column in tspec["columns"]
+            if (ref := _reference(spec, implicit, table, column))
             and ref != table
             and ref in state
             and column != tspec["primary_key"]
         }
         for column, cspec in tspec["columns"].items():
             if (
-                cspec.get("references")
-                or implicit.get((table, column))
+                _reference(spec, implicit, table, column)
                 or "enum" in cspec
                 or cspec.get("unique")
+                or cspec.get("type") != "string"
+                or not re.sub(r"[^a-z]", "", column.lower()).endswith("name")
+                or _role(column) in _NOT_ROLES
+                or _role(column) not in refs
             ):
                 continue
-            if cspec.get("type") != "string" or not re.sub(r"[^a-z]", "", column.lower()).endswith("name"):
-                continue
-            role = re.sub(r"[^a-z]", "", column.lower())[: -len("name")]
-            ref = refs.get(role) if role not in _NOT_ROLES else None
-            name = _own_name_column(spec, ref) if ref else None
-            if not ref or not name:
+            ref_column, ref = refs[_role(column)]
+            name = _own_name_column(spec, ref)
+            if name is None:
                 continue
             theirs = column_meaning(
                 ref, name, spec["tables"][ref]["columns"][name], bound.get((ref, name), [])
@@ -274,13 +284,6 @@ def _names_of_referenced_rows(
             if ours != theirs and ours not in ("named:label", "unknown"):
                 continue  # a company's name beside a reference to a table whose names are people's
             by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
-            ref_column = next(
-                c
-                for c, cs in tspec["columns"].items()
-                if (cs.get("references") or implicit.get((table, c))) == ref
-                and _role(c) == role
-                and c != tspec["primary_key"]
-            )
             accepts = [acceptor(a) for a in bound.get((table, column), [])]
             for row in state[table]:
                 value = by_key.get(row.get(ref_column))
@@ -533,8 +536,9 @@ def _value_column(
             prng = random.Random(f"{seed}:{table}:@person:{group}")
             people[group] = [(pick_first_name(prng), pick_last_name(prng)) for _ in range(n)]
         c.people = people[group]
-    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon") or _own_label(table, column, meaning):
-        group = "" if _own_label(table, column, meaning) else _group(column, PLACE_TOKENS, table)
+    own_label = _own_label(table, column, meaning)
+    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon") or own_label:
+        group = "" if own_label else _group(column, PLACE_TOKENS, table)
         if group not in places:
             prng = random.Random(f"{seed}:{table}:@place:{group}")
             places[group] = [prng.choice(PLACES) for _ in range(n)]
