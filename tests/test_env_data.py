@@ -679,3 +679,25 @@ def test_a_glued_name_part_names_the_rows_own_person():
     for row in generate_state(spec, seed=0)["customers"]:
         if row["name"] and row["lastname"]:
             assert row["name"].endswith(row["lastname"]), row
+
+
+def test_every_name_template_fills_from_the_slots_it_is_given():
+    """A template with a slot no one fills (`{citty}`) would stop the generation of every world with that kind:
+    each template of each kind makes a name without braces, a different one per row where it has slots."""
+    import random as _random
+
+    from envscale.env.data.labels import LABELS, kind_label
+
+    slots = {
+        "first": lambda: "Ana", "last": lambda: "Ruiz", "city": lambda: "Lyon", "team": lambda: "Sales",
+        "company": lambda: "Ruiz Labs", "product": lambda: "Acme Kettle", "year": lambda: "2025",
+        "quarter": lambda: "2", "season": lambda: "Spring", "month": lambda: "May", "weekday": lambda: "Monday",
+        "codeword": lambda: "atlas", "job": lambda: "Nurse", "ref": lambda: "INV-1001",
+    }  # fmt: skip
+    for kind, templates in LABELS.items():
+        deck: dict = {}
+        names = [
+            kind_label(kind.split(" "), _random.Random(0), i, deck, slots) for i in range(len(templates))
+        ]
+        assert all(n and "{" not in n and "}" not in n for n in names), (kind, names)
+        assert len(set(names)) == len(names), (kind, names)

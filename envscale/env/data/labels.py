@@ -510,7 +510,7 @@ def kind_label(
     words: list[str],
     rng: random.Random,
     i: int,
-    deck: dict[str, list[str]],
+    deck: dict[str, tuple[list[str], set[str]]],
     slots: Mapping[str, Callable[[], str]],
 ) -> str | None:
     """A name for row `i` of a thing of kind `words` (singular, lower case: `["ledger", "account"]`), or
@@ -519,21 +519,42 @@ def kind_label(
     key = _kind_key(words)
     if key is None:
         return None
-    templates = deck.setdefault(key, [])
+    templates, used = deck.setdefault(key, ([], set()))
     while i >= len(templates):  # each pass through the kind's templates in a new shuffled order
         order = list(LABELS[key])
         rng.shuffle(order)
         templates.extend(order)
-    used = deck.setdefault(f"{key}:used", [])
     name = templates[i].format_map(_Slots(rng, slots))
-    for template in [templates[i]] * 3 if "{" in templates[i] else []:
+    for _ in range(3 if "{" in templates[i] else 0):
         if name not in used:
             break
-        name = template.format_map(_Slots(rng, slots))  # another draw of its slots
+        name = templates[i].format_map(_Slots(rng, slots))  # another draw of its slots
     if name in used:
         return None  # the kind's names are spent: the caller's own label, so a person tells rows apart
-    used.append(name)
+    used.add(name)
     return name
+
+
+#: The slots `kind_label` fills itself, from the row's generator (`{first}`, `{city}`, ... come from the caller).
+_OWN_SLOTS: dict[str, Callable[[_Slots], str]] = {
+    "n": lambda s: str(s.rng.randint(1, 12)),
+    "nn": lambda s: f"{s.rng.randint(1, 99):02d}",
+    "nnnn": lambda s: f"{s.rng.randint(1000, 9999)}",
+    "mm": lambda s: f"{s.rng.randint(1, 12):02d}",
+    "day": lambda s: str(s.rng.randint(1, 28)),
+    "letter": lambda s: s.rng.choice(_LETTERS),
+    "hood": lambda s: s.rng.choice(_HOODS),
+    "street": lambda s: f"{s.rng.randint(10, 999)} {s.rng.choice(_STREETS)}",
+    "topic": lambda s: s.rng.choice(_TOPICS),
+    "hash": lambda s: f"{s.rng.getrandbits(24):06x}",
+    "repo": lambda s: s.rng.choice(_REPOS),
+    "person": lambda s: f"{s['first']} {s['last']}",
+    "first_lower": lambda s: s["first"].lower(),
+    "last_lower": lambda s: s["last"].lower(),
+    "team_slug": lambda s: s["team"].lower().replace(" ", "-"),
+    "city_slug": lambda s: s["city"].lower().replace(" ", "-"),
+    "company_slug": lambda s: "".join(ch for ch in s["company"].lower() if ch.isalnum())[:18],
+}
 
 
 class _Slots(dict):  # type: ignore[type-arg]
@@ -544,29 +565,11 @@ class _Slots(dict):  # type: ignore[type-arg]
         self.rng, self.makers = rng, makers
 
     def __missing__(self, key: str) -> str:
-        r = self.rng
-        local: dict[str, Callable[[], str]] = {
-            "n": lambda: str(r.randint(1, 12)),
-            "nn": lambda: f"{r.randint(1, 99):02d}",
-            "nnnn": lambda: f"{r.randint(1000, 9999)}",
-            "mm": lambda: f"{r.randint(1, 12):02d}",
-            "day": lambda: str(r.randint(1, 28)),
-            "letter": lambda: r.choice(_LETTERS),
-            "hood": lambda: r.choice(_HOODS),
-            "street": lambda: f"{r.randint(10, 999)} {r.choice(_STREETS)}",
-            "topic": lambda: r.choice(_TOPICS),
-            "hash": lambda: f"{r.getrandbits(24):06x}",
-            "repo": lambda: r.choice(_REPOS),
-            "person": lambda: f"{self['first']} {self['last']}",
-            "first_lower": lambda: self["first"].lower(),
-            "last_lower": lambda: self["last"].lower(),
-            "team_slug": lambda: self["team"].lower().replace(" ", "-"),
-            "city_slug": lambda: self["city"].lower().replace(" ", "-"),
-            "company_slug": lambda: "".join(ch for ch in self["company"].lower() if ch.isalnum())[:18],
-        }
-        make = self.makers.get(key) or local.get(key)
-        if make is None:
+        if key in self.makers:
+            value = self.makers[key]()
+        elif key in _OWN_SLOTS:
+            value = _OWN_SLOTS[key](self)
+        else:
             raise KeyError(key)
-        value = make()
         self[key] = value
         return value

@@ -104,7 +104,7 @@ class Col:
     people: list[tuple[str, str]] | None = None
     places: list[PlaceRow] | None = None
     shape: str | None = None  # a json column's declared shape ("object", "array"), when arguments say
-    deck: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # `labels.kind_label`'s memory
+    deck: dict[str, tuple[list[str], set[str]]] = dataclasses.field(default_factory=dict)  # `kind_label`'s
 
     @property
     def kind(self) -> str:
