@@ -401,14 +401,11 @@ def _policy(e: Env, rng: random.Random) -> TaskDraft | str:
     karg = e.key_arg(tool)
     args[karg] = row[e.pk(table)]
     binds = tool_bindings(tool)
-    for (
-        arg
-    ) in args:  # a field of the row the attempt names is the row's own (its confirmation id, not another)
-        field = (
-            matching_field(arg, row)
-            if arg != karg and getattr(binds.get(arg), "place", None) != "set"
-            else None
-        )
+    # a field of the row the attempt names is the row's own (its confirmation id, not another one)
+    for arg in args:
+        if arg == karg or getattr(binds.get(arg), "place", None) == "set":
+            continue
+        field = matching_field(arg, row)
         if field is not None and row[field] is not None:
             args[arg] = row[field]
     get = e.gets[table]

@@ -147,17 +147,14 @@ class Clauses(Phrases):
             label = readable_words(a.arg)
         if a.source.startswith("call["):
             ref = self.derived_np(a, self.key_table(a))
-            words = label.split(" ")
+            *named, last = label.split(" ")
             if (
-                len(words) > 1
-                and words[-1] in ("id", "key", "uuid", "idfk", "ref")
-                and ref.head
-                in (
-                    " ".join(words[:-1]),
-                    words[-2],
-                )
-            ):  # "with the collection named X as its collection", not "the collection id set to the collection ..."
-                return f"{ref.render()} as its {' '.join(words[:-1])}"
+                named
+                and last in ("id", "key", "uuid", "idfk", "ref")
+                and ref.head in (" ".join(named), named[-1])
+            ):
+                # "with the collection named X as its collection", not "the collection id set to the collection ..."
+                return f"{ref.render()} as its {' '.join(named)}"
             return f"the {label} set to {ref.render()}"
         words = label.split(" ")
         if (

@@ -28,6 +28,8 @@ import functools
 import re
 import unicodedata
 
+from .inflect import singular
+
 NAME_MAX = 64
 """The longest name the OpenAI function-calling rule accepts: ``^[a-zA-Z0-9_-]{1,64}$``."""
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
@@ -48,9 +50,7 @@ def glued_words(token: str) -> tuple[str, ...]:
     `iban`, `sku`, `facilitator` and `availabilities` stay whole."""
     if len(token) < 9 or not token.isalpha():
         return (token,)
-    import wordninja
-
-    from .inflect import singular
+    import wordninja  # its language model loads on first use
 
     one = singular(token)
     if one != token and one in wordninja.DEFAULT_LANGUAGE_MODEL._wordcost:
@@ -71,24 +71,7 @@ _SHORT_WORDS = frozenset(("id", "of", "to", "by", "up", "my", "me"))
 
 #: Endings wordninja splits off as words of their own: a word with one is one word (`assign` + `ees`).
 _SUFFIXES = frozenset(
-    (
-        "ee",
-        "ees",
-        "er",
-        "ers",
-        "ing",
-        "ings",
-        "ed",
-        "es",
-        "ies",
-        "ion",
-        "ions",
-        "ment",
-        "ments",
-        "able",
-        "ability",
-    )
-    + ("abilities", "ation", "ations", "ness", "less", "ful")
+    "ee ees er ers ing ings ed es ies ion ions ment ments able ability abilities ation ations ness less ful".split()
 )
 #: Words wordninja reads as two that are one (`on` + `boarding`).
 _WHOLE_PREFIXES = (
