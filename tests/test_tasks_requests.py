@@ -580,3 +580,48 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
         empty_create(spec, [call("follow", {"follow_id": "fol_1", "user_id": "use_2", "created_at": "x"})])
         is None
     )
+
+
+def test_the_tasks_stage_drops_creates_of_nothing_but_keys():
+    """The gate as the stage runs it: a note whose body is optional is added to an order with a body, never as
+    an empty row (`empty_create`, kept among the rejected with its reason)."""
+    import collections
+
+    from envscale.tasks.generate import env_tasks
+
+    spec = load_spec("tests/fixtures/envs/store.yaml")
+    spec["tables"]["order_notes"] = {
+        "primary_key": "note_id",
+        "columns": {
+            "note_id": {"type": "string"},
+            "order_id": {"type": "string", "references": "orders"},
+            "body": {"type": "string", "nullable": True},
+            "author": {"type": "string", "nullable": True},
+        },
+    }
+    spec["tools"].append(
+        {
+            "name": "add_order_note",
+            "description": "Add a note to an order.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "string"}, "body": {"type": "string"}},
+                "required": ["order_id"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "order_notes",
+                "values": {"order_id": "order_id", "body": "body"},
+                "generate": {"note_id": "id"},
+                "returns": "row",
+            },
+        }
+    )
+    kept, rejected = env_tasks(
+        {"spec": spec, "name": spec["name"]}, TasksConfig(tasks_per_env=40), None, random.Random(0)
+    )
+    codes = collections.Counter(r.get("code") for r in rejected)
+    assert codes["empty_create"] >= 1
+    notes = [c for t in kept for c in t["gold_calls"] if c["tool"] == "add_order_note"]
+    assert notes and all(c["arguments"].get("body") for c in notes)
