@@ -686,3 +686,25 @@ def test_a_row_a_create_names_within_another_is_not_named_again():
         "product pro_0001",
         "customer cus_0002",
     ]
+
+
+# ------------------------------------------------------------------ ninth part (issue 19)
+
+
+def test_the_api_address_of_a_row_is_never_asked_for():
+    """ "find out the href of the event", "check the uri of the playlist", "the self link of the list": a
+    client follows those, a person never asks for them. A web page a person opens is asked."""
+    import random
+
+    from envscale.tasks.asks import askable
+    from envscale.tasks.gold import answer_values
+
+    assert not askable("events", "href", "https://api.example.com/v1/events/3")
+    assert not askable("playlists", "uri", "spotify:playlist:4x9k")
+    assert not askable("lists", "selfLink", "https://tasks.example.com/lists/7")
+    assert not askable("repos", "api_url", "https://api.example.com/repos/7")
+    assert askable("companies", "website", "https://acme.example.com")
+    assert askable("releases", "download_url", "https://acme.example.com/v2.zip")
+    row = {"href": "https://api.example.com/v1/events/3", "uri": "ev:3", "venue": "Oslo Spektrum"}
+    for seed in range(10):
+        assert answer_values([row], random.Random(seed), table="events") == ["Oslo Spektrum"]
