@@ -155,11 +155,15 @@ def test_a_new_row_then_a_row_added_to_it(shop):
 
 
 def test_one_call_tasks_are_held_to_their_share(store):
+    """Every seed holds one-call tasks to the share; the quota is what held them (some seed drew more)."""
     config = TasksConfig(tasks_per_env=10, max_single_share=0.2, replay_check=False)
-    kept, rejected = env_tasks({"spec": store.spec}, config, [], random.Random(0))
-    singles = [t for t in kept if t["difficulty"]["chain_length"] == 1]
-    assert len(singles) <= 2
-    assert any(r["code"] == "single_call_quota" for r in rejected)
+    held = 0
+    for seed in range(4):
+        kept, rejected = env_tasks({"spec": store.spec}, config, [], random.Random(seed))
+        singles = [t for t in kept if t["difficulty"]["chain_length"] == 1]
+        assert len(singles) <= 2
+        held += any(r["code"] == "single_call_quota" for r in rejected)
+    assert held
 
 
 def test_the_request_singles_the_row_out_by_what_the_user_knows(shop):
@@ -812,3 +816,103 @@ def test_a_refused_attempt_names_the_rows_own_fields():
     for args in attempts:
         assert args["customer_id"] == orders[args["order_id"]]["customer_id"], args
     store.env.close()
+
+
+def _collections_spec() -> dict:
+    """Tickets under collections, as apideck's issue-tracking API routes them: `/collections/{collection_id}/
+    tickets/{ticket_id}`. The get, update and delete are keyed by the ticket; the collection in their route is a
+    path argument the operation leaves unbound."""
+    path = {"type": "string", "x-in": "path"}
+    route = "/collections/{collection_id}/tickets/{ticket_id}"
+
+    def ticket_tool(name: str, kind: str, op: dict, method: str, extra: dict | None = None) -> dict:
+        props = {"collection_id": path, "ticket_id": path, **(extra or {})}
+        return {
+            "name": name,
+            "description": f"{name.replace('_', ' ').capitalize()} in a collection.",
+            "kind": kind,
+            "parameters": {"type": "object", "properties": props, "required": ["collection_id", "ticket_id"]},
+            "operation": op,
+            "metadata": {"annotations": {"method": method, "path": route}},
+        }
+
+    key = {"ticket_id": "ticket_id"}
+    return {
+        "name": "issue_tracking",
+        "spec_version": "1.1",
+        "tables": {
+            "collections": {
+                "primary_key": "collection_id",
+                "columns": {"collection_id": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "tickets": {
+                "primary_key": "ticket_id",
+                "columns": {
+                    "ticket_id": {"type": "string"},
+                    "collection_id": {"type": "string", "references": "collections"},
+                    "subject": {"type": "string"},
+                    "priority": {"type": "string", "enum": ["low", "normal", "high"]},
+                    "status": {"type": "string", "enum": ["open", "closed"]},
+                },
+            },
+        },
+        "data": {"rows": {"collections": 6, "tickets": 12}},
+        "tools": [
+            {
+                "name": "list_collections",
+                "description": "List the collections.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {}},
+                "operation": {"type": "list", "table": "collections", "filters": []},
+                "metadata": {"annotations": {"method": "GET", "path": "/collections"}},
+            },
+            ticket_tool("get_ticket", "read", {"type": "get", "table": "tickets", "key": key}, "GET"),
+            ticket_tool(
+                "update_ticket",
+                "write",
+                {"type": "update", "table": "tickets", "key": key, "set": {"priority": "priority"}},
+                "PATCH",
+                {"priority": {"type": "string", "enum": ["low", "normal", "high"]}},
+            ),
+            ticket_tool(
+                "close_ticket",
+                "write",
+                {
+                    "type": "update",
+                    "table": "tickets",
+                    "key": key,
+                    "fixed": {"status": "closed"},
+                    "preconditions": [
+                        {"column": "status", "op": "ne", "value": "closed", "error": "the ticket is closed"}
+                    ],
+                },
+                "POST",
+            ),
+        ],
+    }
+
+
+def test_a_row_under_a_route_parent_is_read_and_changed_in_its_own_parent():
+    """A reader found "the ticket read with col_0006 and updated with col_0010": the get's collection was drawn
+    from another ticket's call. Every call names the ticket's own collection, and the request says it as where
+    the ticket is ("the ticket ... in the collection named ..."), never as a value set ("as its collection")."""
+    from envscale.env import Environment
+
+    spec = _collections_spec()
+    env = Environment(spec)
+    tickets = {r["ticket_id"]: r for r in env.dump()["tickets"]}
+    env.close()
+    config = TasksConfig(tasks_per_env=10, replay_check=False)
+    calls = 0
+    said_where = 0
+    for seed in range(3):
+        kept, _ = env_tasks({"spec": spec}, config, [], random.Random(seed))
+        for task in kept:
+            assert "as its collection" not in task["first_message"]
+            said_where += " in the collection named " in task["first_message"]
+            for call in task["gold_calls"]:
+                args = call["arguments"]
+                if "ticket_id" in args and args["ticket_id"] in tickets:
+                    calls += 1
+                    assert args["collection_id"] == tickets[args["ticket_id"]]["collection_id"], task
+    assert calls >= 10 and said_where >= 1

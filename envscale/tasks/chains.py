@@ -107,7 +107,7 @@ def _read_found_by_lookup(e: Env, gets: list[dict], rng: random.Random) -> TaskD
     table = get["operation"]["table"]
     row = rng.choice(e.rows[table]) if e.rows.get(table) else None
     found = _lookup(e, table, row, rng) if row else None
-    extra = e.call(get, rng) if found else None
+    extra = e.call(get, rng, row) if found else None
     if not found or extra is None:
         return None
     ltool, larg, lvalue = found
@@ -145,7 +145,9 @@ def _read_along_reference(e: Env, gets: list[dict], rng: random.Random) -> TaskD
     if fks and target is not None:
         column, ref = rng.choice(fks)
         second = e.gets[ref]
-        extra = e.call(second, rng)  # other required arguments (headers, options) as a person gives them
+        parent = next((r for r in e.rows[ref] if r.get(e.pk(ref)) == target.get(column)), None)
+        # other required arguments (headers, options) as a person gives them; the route the row is under its own
+        extra = e.call(second, rng, parent) if parent is not None else None
         if target.get(column) is not None and extra is not None:
             karg = e.key_arg(second)
             rest = {a: v for a, v in extra[0].items() if a != karg}
@@ -244,10 +246,10 @@ def _write_of_related_row(
     for src, column in sources:
         related = [r for r in e.rows[src] if r.get(column) == target[pk]]
         get = e.gets[src]
-        extra = e.call(get, rng) if related else None
+        via = rng.choice(related) if related else None
+        extra = e.call(get, rng, via) if via is not None else None
         if extra is None:
             continue
-        via = rng.choice(related)
         garg, spk = e.key_arg(get), e.pk(src)
         grest = {a: v for a, v in extra[0].items() if a != garg}
         rest = {a: v for a, v in args.items() if a != karg}
@@ -347,7 +349,7 @@ def _mixed(e: Env, rng: random.Random) -> TaskDraft | str:
     rest = {a: v for a, v in args.items() if a != karg}
     prov = e.provenance_user(tool, rest, facts)
     facts[fact_name(garg, get, e.spec)] = target[e.pk(table)]
-    extra = e.call(get, rng)
+    extra = e.call(get, rng, target)
     if extra is None:
         return f"{get['name']}: no valid call"
     grest = {a: v for a, v in extra[0].items() if a != garg}
@@ -421,7 +423,7 @@ def _policy(e: Env, rng: random.Random) -> TaskDraft | str:
         "text": cond.get("error") or f"{tool['name']} requires {column} {op_} {value}",
         "attempt": {"tool": tool["name"], "arguments": args, "provenance": prov},
     }
-    extra = e.call(get, rng)
+    extra = e.call(get, rng, row)
     grest = {a: v for a, v in (extra[0] if extra else {}).items() if a != garg}
     lookup = GoldCall(
         get["name"], {garg: row[e.pk(table)], **grest}, {garg: "user", **dict.fromkeys(grest, "constant")}

@@ -92,6 +92,21 @@ def _in_path(step: Any, a: Any) -> bool:
     )
 
 
+def _route_parent(step: Any, a: Any, table: str | None) -> bool:
+    """An argument of the request's path that names the row the addressed row lives in and that the operation
+    leaves unbound (`collection_id` of `PATCH /collections/{collection_id}/tickets/{ticket_id}`): it says where
+    the row is ("the ticket tic_0015 in the collection named ..."), never a value the request sets ("with the
+    collection named ... as its collection")."""
+    schema = ((step.tool.get("parameters") or {}).get("properties") or {}).get(a.arg)
+    return (
+        a.binding is None
+        and isinstance(schema, dict)
+        and schema.get("x-in") == "path"
+        and table is not None
+        and table != step.table
+    )
+
+
 def _direction_label(label: str, value: Any) -> str:
     """A `to`/`from` column by what it holds: a message's recipient or sender (an address or a number), a
     trip's destination or origin; never "change the to to +1 960 305 4853"."""
@@ -233,6 +248,16 @@ class Clauses(Phrases):
         if not keyed and self.session and step.table == self.person:
             target = self.self_np(self.person)
         obj = "it" if prev_row is not None and target.row == prev_row else target.render()
+        # the parent a row lives under in the route: said where the row is named ("the ticket tic_0011 in the
+        # collection named ..."); "it" (a row named before) carries its place with it
+        where = [
+            a
+            for a in step.args
+            if keyed and a not in keyed and kind != "create" and _route_parent(step, a, self.key_table(a))
+        ]
+        places = [self.arg_np(a, show_hidden).render() for a in where if not (a.hidden and not show_hidden)]
+        if places and obj != "it" and not self.brief:
+            obj = f"{obj} in {join(places)}"
         self.obj_of = obj  # after "of"/"to": "the status of order 7"
         if obj != "it" and not target.det and target.label:
             # "cancel the order 7", never "cancel order 7": a verb right before its entity reads as the
@@ -242,7 +267,7 @@ class Clauses(Phrases):
             # "find out the email of customer 4 and delete the customer": "it" would be the email
             obj = target.short or f"the {step.entity}"
         short = target.short or f"the {step.entity}"
-        rest = [a for a in step.args if a not in keyed]
+        rest = [a for a in step.args if a not in keyed and a not in where]
         if self.brief:  # "cancel the order", for done_when: the action and what it sets, no annotations
             obj = self.obj_of = short
             rest = [

@@ -595,7 +595,7 @@ def related_writes(e: Env, rng: random.Random, kind: str = "write") -> TaskDraft
         args2 = dict(built2[0])
         get = e.gets[table]
         garg, karg = e.key_arg(get), e.key_arg(first)
-        extra = e.call(get, rng)
+        extra = e.call(get, rng, a)
         if extra is None:
             continue
         grest = {x: v for x, v in extra[0].items() if x != garg}

@@ -74,10 +74,17 @@ class Env:
         binding = (op.get("key") or {}).get(self.pk(op["table"]))
         return binding if isinstance(binding, str) and len(op.get("key") or {}) == 1 else None
 
-    def call(self, tool: dict, rng: random.Random) -> tuple[dict, dict | None] | None:
+    def call(
+        self, tool: dict, rng: random.Random, row: dict | None = None
+    ) -> tuple[dict, dict | None] | None:
         """A valid call of `tool` on the initial rows: `(arguments, row)`, `None` when there is none. Paging
-        arguments take what an agent sends (`offset=0`, `count=10`), never a drawn value ("the offset is 6")."""
-        built = valid_call(self.env, tool, self.rows, rng)
+        arguments take what an agent sends (`offset=0`, `count=10`), never a drawn value ("the offset is 6").
+
+        With `row`, the call addresses that row of the tool's table: its other arguments are that row's (the
+        collection in `GET /collections/{collection_id}/tickets/{ticket_id}` is the ticket's own, never the
+        collection of another ticket drawn for the call)."""
+        rows = self.rows if row is None else {**self.rows, tool["operation"]["table"]: [row]}
+        built = valid_call(self.env, tool, rows, rng)
         if built is None:
             return None
         params = tool.get("parameters") or {}
