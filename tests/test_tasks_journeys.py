@@ -916,3 +916,167 @@ def test_a_row_under_a_route_parent_is_read_and_changed_in_its_own_parent():
                     calls += 1
                     assert args["collection_id"] == tickets[args["ticket_id"]]["collection_id"], task
     assert calls >= 10 and said_where >= 1
+
+
+def _projects_spec() -> dict:
+    """Projects and their tasks; `list_tasks` lists every task or, with `project_id`, a project's. Two projects
+    each have a task "Standup": only its project tells which one a person means."""
+    s = {"type": "string"}
+    return {
+        "name": "planner",
+        "spec_version": "1.1",
+        "tables": {
+            "projects": {"primary_key": "project_id", "columns": {"project_id": s, "name": s}},
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {
+                    "task_id": s,
+                    "project_id": {"type": "string", "references": "projects"},
+                    "title": s,
+                    "status": {"type": "string", "enum": ["open", "done"]},
+                },
+            },
+        },
+        "data": {"rows": {"projects": 3, "tasks": 5}},
+        "initial_state": {
+            "projects": [
+                {"project_id": "pro_0001", "name": "Website Relaunch"},
+                {"project_id": "pro_0002", "name": "Payroll Migration"},
+                {"project_id": "pro_0003", "name": "Office Move"},
+            ],
+            "tasks": [
+                {"task_id": "tas_0001", "project_id": "pro_0001", "title": "Standup", "status": "open"},
+                {"task_id": "tas_0002", "project_id": "pro_0002", "title": "Standup", "status": "open"},
+                {
+                    "task_id": "tas_0003",
+                    "project_id": "pro_0001",
+                    "title": "Write release notes",
+                    "status": "open",
+                },
+                {"task_id": "tas_0004", "project_id": "pro_0003", "title": "Book movers", "status": "open"},
+                {
+                    "task_id": "tas_0005",
+                    "project_id": "pro_0002",
+                    "title": "Export payslips",
+                    "status": "done",
+                },
+            ],
+        },
+        "tools": [
+            {
+                "name": "list_projects",
+                "description": "List the projects.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {}},
+                "operation": {"type": "list", "table": "projects", "filters": []},
+            },
+            {
+                "name": "list_tasks",
+                "description": "List tasks, optionally those of one project.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"project_id": s}},
+                "operation": {
+                    "type": "list",
+                    "table": "tasks",
+                    "filters": [{"column": "project_id", "arg": "project_id", "op": "eq"}],
+                },
+            },
+            {
+                "name": "get_task",
+                "description": "Get a task.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"task_id": s}, "required": ["task_id"]},
+                "operation": {"type": "get", "table": "tasks", "key": {"task_id": "task_id"}},
+            },
+            {
+                "name": "rename_project",
+                "description": "Rename a project.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"project_id": s, "name": s},
+                    "required": ["project_id", "name"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "projects",
+                    "key": {"project_id": "project_id"},
+                    "set": {"name": "name"},
+                },
+            },
+        ],
+    }
+
+
+def test_a_row_is_found_among_its_parents_rows_where_a_list_takes_the_parent():
+    """ "the task "Standup" in the project "Payroll Migration"": two projects have a "Standup", so the agent finds
+    the project by its name, lists its tasks (the list's optional `project_id`), and picks the task by its
+    title. A task whose title only it has may be found either way."""
+    from envscale.tasks.journeys import find_row
+
+    e = Env({"spec": _projects_spec()}, TasksConfig())
+    try:
+        standup = next(r for r in e.rows["tasks"] if r["task_id"] == "tas_0002")
+        found = find_row(e, "tasks", standup, random.Random(0))
+        assert [c.tool for c in found.calls] == ["list_projects", "list_tasks"]
+        assert found.calls[1].arguments == {"project_id": "pro_0002"}
+        assert found.calls[1].provenance["project_id"].startswith("call[0][")
+        assert sorted(found.facts.values()) == ["Payroll Migration", "Standup"]
+        ways = set()
+        notes = next(r for r in e.rows["tasks"] if r["task_id"] == "tas_0003")
+        for seed in range(12):
+            ways.add(tuple(c.tool for c in find_row(e, "tasks", notes, random.Random(seed)).calls))
+        assert ways == {("list_tasks",), ("list_projects", "list_tasks")}
+    finally:
+        e.env.close()
+
+
+def test_a_chain_never_walks_back_to_a_row_the_user_named():
+    """ "change the picture of the spot of the event titled X in the spot titled Y": the chain found the event
+    through its spot, then reached the same spot through the event's reference. `walks_back` drops it, and the
+    tasks stage keeps none such (it fails with the gate unwired)."""
+    from envscale.judge.provenance import parse_provenance
+    from envscale.tasks.gates import walks_back
+    from envscale.tasks.gold import execute
+    from envscale.tasks.model import GoldCall, TaskDraft
+
+    e = Env({"spec": _projects_spec()}, TasksConfig())
+    try:
+        calls = [
+            GoldCall("list_projects", {}, {}),
+            GoldCall("list_tasks", {"project_id": "pro_0002"}, {"project_id": "call[0][1].project_id"}),
+            GoldCall(
+                "rename_project",
+                {"project_id": "pro_0002", "name": "Payroll 2"},
+                {"project_id": "call[1][0].project_id", "name": "constant"},
+                write=True,
+            ),
+        ]
+        draft = TaskDraft("planner", "write", calls, shape="linear", user_facts={})
+        assert execute(e, draft) is None
+        assert walks_back(e, draft.calls)[0] == "walks_back"
+        draft.calls[2].provenance["project_id"] = "call[0][1].project_id"  # read from the project found
+        assert walks_back(e, draft.calls) is None
+    finally:
+        e.env.close()
+    # writes only, and no get of a project: `read_first` would read the project first and `rereads_row` drop it
+    config = TasksConfig(tasks_per_env=12, replay_check=False, kind_shares={"write": 1.0})
+    walks = 0
+    for seed in range(4):
+        kept, rejected = env_tasks({"spec": _projects_spec()}, config, [], random.Random(seed))
+        walks += sum(r["code"] == "walks_back" for r in rejected)
+        for task in kept:
+            calls = task["gold_calls"]
+            named = {  # projects the agent found by their name, to list their tasks
+                c["arguments"]["project_id"]
+                for c in calls
+                if c["tool"] == "list_tasks" and c["provenance"].get("project_id", "").startswith("call[")
+            }
+            for call in calls:
+                source = parse_provenance(call["provenance"].get("project_id", ""))
+                if call["tool"] == "rename_project" and source is not None:
+                    back = (
+                        calls[source[0]]["tool"] == "list_tasks" and call["arguments"]["project_id"] in named
+                    )
+                    assert not back, task["first_message"]
+    assert walks  # the stage met such chains, and dropped them

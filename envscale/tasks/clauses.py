@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.verbs import (
@@ -208,6 +209,12 @@ class Clauses(Phrases):
             return f"{article(label)} {label} of {value}"
         return f"{label} {value}"
 
+    def _own_field(self, a: Arg, table: str | None) -> bool:
+        """Whether an argument flows from a row of `table` itself (`call[0][2].map_id` of the spot the request
+        found): the row was named already, and its parent with it ("in that spot's map id" says nothing)."""
+        parsed = parse_provenance(a.source) if a.source.startswith("call[") else None
+        return bool(parsed and parsed[0] < len(self.steps) and self.steps[parsed[0]].table == table)
+
     def _names_entity(self, step: Step, a: Arg) -> bool:
         """Whether an argument is the name of the row a create makes (`restaurant_name` of a restaurant)."""
         words = _own_words(a, step)
@@ -255,9 +262,14 @@ class Clauses(Phrases):
             for a in step.args
             if keyed and a not in keyed and kind != "create" and _route_parent(step, a, self.key_table(a))
         ]
-        places = [self.arg_np(a, show_hidden).render() for a in where if not (a.hidden and not show_hidden)]
-        if places and obj != "it" and not self.brief:
-            obj = f"{obj} in {join(places)}"
+        # a row the chain reached ("its spot", "the ticket titled ...") is where it was found
+        if where and obj != "it" and not self.brief and not keyed[0].source.startswith("call["):
+            places = [
+                self.arg_np(a, show_hidden).render()
+                for a in where
+                if not (a.hidden and not show_hidden) and not self._own_field(a, step.table)
+            ]
+            obj = f"{obj} in {join(places)}" if places else obj
         self.obj_of = obj  # after "of"/"to": "the status of order 7"
         if obj != "it" and not target.det and target.label:
             # "cancel the order 7", never "cancel order 7": a verb right before its entity reads as the

@@ -349,6 +349,39 @@ def rereads_row(calls: list[Any]) -> Drop | None:
     return None
 
 
+def walks_back(e: Any, calls: list[Any]) -> Drop | None:
+    """`walks_back` when a call addresses, through another row's reference, a row the chain singled out
+    before: "change the picture of the spot of the event titled X in the spot titled Y" walks from the spot to
+    its event and back to the spot the user named. `e` is the task's `Env`; `calls` are executed gold calls."""
+    singled: dict[tuple[str, Any], int] = {}  # (table, key) -> the list call a later call picked it from
+    for call in calls:
+        for source in call.provenance.values():
+            parsed = parse_provenance(source)
+            if parsed is None or len(parsed[1]) != 2 or not isinstance(parsed[1][0], int):
+                continue
+            i, (index, column) = parsed[0], parsed[1]
+            if i >= len(calls) or not isinstance(calls[i].result, list) or index >= len(calls[i].result):
+                continue
+            table = e.tools[calls[i].tool]["operation"]["table"]
+            row = calls[i].result[index]
+            if column == e.pk(table) and isinstance(row, dict):
+                singled.setdefault((table, row.get(column)), i)
+    for k, call in enumerate(calls):
+        tool = e.tools[call.tool]
+        table, karg = tool["operation"]["table"], e.key_arg(tool)
+        parsed = parse_provenance(call.provenance.get(karg, "")) if karg else None
+        if parsed is None or parsed[0] >= len(calls):
+            continue
+        through = e.tools[calls[parsed[0]].tool]["operation"]["table"]
+        found_at = singled.get((table, call.arguments.get(karg)))
+        if through != table and found_at is not None and found_at != parsed[0]:
+            return (
+                "walks_back",
+                f"call {k} ({call.tool}) reaches through {through} the {table} row call {found_at} found",
+            )
+    return None
+
+
 def unsourced_user_value(draft: TaskDraft) -> Drop | None:
     """`unsourced_fact` when a gold call takes a value "from the user" that the user's facts do not hold: a
     reader found `confirmationId='boo_0013' [from the user]` in a task whose user knew only a reservation

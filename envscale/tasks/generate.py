@@ -69,6 +69,7 @@ from .gates import (
     replay_differs,
     rereads_row,
     unsourced_user_value,
+    walks_back,
 )
 from .gold import execute
 from .intent import write_instructions
@@ -124,6 +125,7 @@ class _Candidates:
             or acts_on_gone_row(e, draft)
             or execute(e, draft)
             or rereads_row(draft.calls)
+            or walks_back(e, draft.calls)
             or unsourced_user_value(draft)
             or empty_create(e.spec, draft.calls)
         )

@@ -287,31 +287,74 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
         if parents is None:
             continue
         args, found_parents = parents
-        result = _run(e, tool["name"], args)
-        hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
-        if not hits:
-            continue
-        listed = [r for r in result if isinstance(r, dict)]
-        within = known if found_parents else unique  # among the parent's rows, or among them all
-        said = [c for c in within if [r.get(c) for r in listed].count(row[c]) == 1]
-        if not said:
-            continue
-        column = min(said, key=lambda c: (_rank(e, table, c), c))
-        calls, prov, offset = [], {}, 0
-        facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
-        for arg, (found, ppk) in found_parents.items():
-            calls.extend(_shifted(c, offset) for c in found.calls)
-            prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
-            facts.update(found.facts)
-            offset += len(found.calls)
-        prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
-        calls.append(GoldCall(tool["name"], dict(args), prov))
-        found = Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"])
-        options.append((_rank(e, table, column), found))
+        option = _listed(e, tool, table, row, args, found_parents, known, unique)
+        if option is not None:
+            options.append(option)
+        for arg, found in _optional_parents(e, tool, table, row, rng, depth, required | set(args)):
+            # a row among its parent's, where a person places it: "the task "Standup" in my "Team" list"
+            option = _listed(
+                e, tool, table, row, {**args, arg: found[2]}, {**found_parents, arg: found[:2]}, known, unique
+            )
+            if option is not None:
+                options.append(option)
     if not options:
         return None
     best = min(rank for rank, _ in options)  # by a name before a date, whichever list finds it
     return rng.choice([found for rank, found in options if rank == best])
+
+
+def _listed(
+    e: Env, tool: dict, table: str, row: dict, args: dict, found_parents: dict, known: dict, unique: dict
+) -> tuple[int, Found] | None:
+    """`(rank, Found)`: the row found in what a list tool returns for `args` (the parents' keys found first),
+    singled out there by a value the person knows of it; `None` when the list misses it or no value singles it
+    out among the rows listed."""
+    pk = e.pk(table)
+    result = _run(e, tool["name"], args)
+    hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
+    if not hits:
+        return None
+    listed = [r for r in result if isinstance(r, dict)]
+    within = known if found_parents else unique  # among the parent's rows, or among them all
+    said = [c for c in within if [r.get(c) for r in listed].count(row[c]) == 1]
+    if not said:
+        return None
+    column = min(said, key=lambda c: (_rank(e, table, c), c))
+    calls, prov, offset = [], {}, 0
+    facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
+    for arg, (found, ppk) in found_parents.items():
+        calls.extend(_shifted(c, offset) for c in found.calls)
+        prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
+        facts.update(found.facts)
+        offset += len(found.calls)
+    prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
+    calls.append(GoldCall(tool["name"], dict(args), prov))
+    found = Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"])
+    return _rank(e, table, column), found
+
+
+def _optional_parents(
+    e: Env, tool: dict, table: str, row: dict, rng: random.Random, depth: int, taken: set[str]
+) -> list[tuple[str, tuple[Found, str, Any]]]:
+    """The optional filters of a list tool on a reference to the row's parent, each with how the parent is
+    found: `[(arg, (Found, parent pk, the row's parent key))]` (`list_tasks(list_id=...)` for a task of a
+    list a person names). Not below `MAX_DEPTH`, never the row's own table."""
+    out = []
+    if depth >= MAX_DEPTH:
+        return out
+    for flt in tool["operation"].get("filters", []):
+        arg, column = flt.get("arg"), flt.get("column")
+        if not arg or arg in taken or flt.get("op", "eq") != "eq" or row.get(column) is None:
+            continue
+        ref = (e.spec["tables"][table]["columns"].get(column) or {}).get("references")
+        ref = ref or implied_table(e.spec, column, table)
+        if ref is None or ref == table or ref not in e.rows:
+            continue
+        parent = next((r for r in e.rows[ref] if r.get(e.pk(ref)) == row[column]), None)
+        found = find_row(e, ref, parent, rng, depth + 1) if parent else None
+        if found is not None:
+            out.append((arg, (found, e.pk(ref), row[column])))
+    return out
 
 
 def _shifted(call: GoldCall, by: int) -> GoldCall:

@@ -120,6 +120,37 @@ def _whose(column: str, value: Any, enum: bool) -> str:
     return f"whose {readable_words(column)} is {shown}"
 
 
+def _own_title_or_name(column: str, entity: str) -> str:
+    """ "titled" or "named" when a column is the row's own title or name (`project_title` of a project,
+    `display_name`), else "": a person's title is a job title, and `artist_name` names another."""
+    words = tokens(column)
+    if words == ["title"]:
+        return "" if set(entity.split(" ")) & _HOLDERS else "titled"
+    if len(words) < 2 or words[-1] not in ("title", "name"):
+        return ""
+    heads = set(entity.split(" "))
+    if not set(words[:-1]) <= heads | _OWN_NAMES:
+        return ""
+    if words[-1] == "title":
+        return "" if heads & _HOLDERS else "titled"
+    return "named"
+
+
+def _within(post: str) -> str:
+    """Where a row singled out among its parent's is: "in the project titled ...", "for the organizer named ..."
+    (a person holds rows, nothing is in them); `post` is "of <the parent>"."""
+    if not post.startswith("of "):
+        return post
+    parent = post[3:]
+    words = re.sub(r"^(?:the|my|a|an) ", "", parent).split(" ")
+    head = next((w for w in words if w in ("named", "titled", "whose")), None)
+    noun = words[words.index(head) - 1] if head and words.index(head) > 0 else words[-1]
+    return f"for {parent}" if singular(noun) in _HOLDERS else f"in {parent}"
+
+
+_HOLDERS = frozenset(PEOPLE) | frozenset("contact organizer attendee host author agent teammate".split())
+
+
 class Phrases(Steps):
     """The noun phrases of a request: a row, an entity, a column, a value as the user names them."""
 
@@ -233,9 +264,10 @@ class Phrases(Steps):
                 if pick[0] == "pre":
                     np.pre.insert(0, pick[1])
                 elif any(p.startswith("of ") for p in np.post):
-                    # "the meeting whose email is X among those of the organizer named Y", never "the
-                    # meeting of the organizer named Y whose email is X" (whose whose?)
-                    np.post = [pick[1], *(f"among those {p}" if p.startswith("of ") else p for p in np.post)]
+                    # "the task titled "Standup" in the project titled "Q3"", "the meeting whose date is X for the
+                    # organizer named Y", never "the meeting of the organizer named Y whose date is X" (whose
+                    # whose?) nor "... among those of the organizer"
+                    np.post = [pick[1], *(_within(p) for p in np.post)]
                 else:
                     np.post.append(pick[1])
             return np
@@ -262,6 +294,9 @@ class Phrases(Steps):
                 return "hidden", ""
             if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
                 return "post", f'named "{mine}"'
+            own = _own_title_or_name(column, src.entity)
+            if own:  # 'the project titled "Archive Project"', not "the project whose project title is ..."
+                return "post", f'{own} "{mine}"'
             enum = "enum" in self.column_spec(src.op, column)
             return "post", _whose(column, mine, enum)
         for column in row:
