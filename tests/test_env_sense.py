@@ -330,3 +330,33 @@ def test_a_field_spelled_apart_and_together_is_one_column():
     assert env.step("updateMeeting", {"meetingId": meeting, "conferenceCallInfo": "Dial +1 555 0100"})["ok"]
     got = env.step("getMeeting", {"meetingId": meeting})["result"]
     assert "Dial +1 555 0100" in got.values(), got
+
+
+def test_a_field_under_its_entitys_prefix_and_without_it_is_one_column():
+    """Avaza's project is read with `Title` and updated with `ProjectTitle`: the project had two titles, and the
+    request "find out the title of the project titled "Archive Project"" asked for the other one. One field, one
+    column; keys stay apart (`project_id` is not an `id`)."""
+    from envscale.materialize.infer import _own_twin
+
+    read = {"type": "object", "properties": {"projectId": _S, "title": _S, "notes": _S}}
+    key = {**_S, "x-in": "path"}
+    body = {"projectTitle": {**_S, "x-in": "body"}, "projectNotes": {**_S, "x-in": "body"}}
+    tools = [
+        _tool("getProjects", "GET", "/projects", {}, [], read),
+        _tool("getProject", "GET", "/projects/{projectId}", {"projectId": key}, ["projectId"], read),
+        _tool(
+            "updateProject", "PUT", "/projects/{projectId}", {"projectId": key, **body}, ["projectId"], read
+        ),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "p", "groups": {"Projects": 3}}, tools, rows=10, seed=0).spec
+    columns = spec["tables"]["projects"]["columns"]
+    assert "title" in columns and "project_title" not in columns, list(columns)
+    env = Environment(spec)
+    env.reset(seed=0)
+    pk = spec["tables"]["projects"]["primary_key"]
+    project = env.dump()["projects"][0][pk]
+    assert env.step("updateProject", {"projectId": project, "projectTitle": "Archive Project"})["ok"]
+    assert env.step("getProject", {"projectId": project})["result"]["title"] == "Archive Project"
+    assert _own_twin("projects", "project_id", {"id": None}) == "project_id"
+    assert _own_twin("leaves", "start_date", {"leave_start_date": None}) == "leave_start_date"
+    assert _own_twin("albums", "album_type", {"name": None}) == "album_type"

@@ -338,6 +338,7 @@ class _Tables:
         columns = self.tables[table]["columns"]
         squashed = column.replace("_", "")
         column = next((c for c in columns if c.replace("_", "") == squashed), column)
+        column = _own_twin(table, column, columns)
         if column not in columns:
             if len(columns) >= self.max_columns and not force:
                 return None
@@ -345,6 +346,24 @@ class _Tables:
         if schema is not None:
             self.schemas.setdefault((table, column), []).append(schema)
         return column
+
+
+def _own_twin(table: str, column: str, columns: dict) -> str:
+    """The column a table already has for the same field under its entity's prefix or without it: a
+    project's `project_title` is its `title`, a leave's `leave_start_date` its `start_date` (Avaza names a field
+    both ways in two schemas of one resource). Two columns would hold two titles of one project, and a read
+    through one would not show an update through the other. Keys stay apart (`project_id` is not an `id`)."""
+    entity = singular(table).split("_")[-1] + "_"
+    bare = column[len(entity) :] if column.startswith(entity) else None
+    if bare and bare in columns and not _twin_key(bare):
+        return bare
+    if not _twin_key(column) and entity + column in columns:
+        return entity + column
+    return column
+
+
+def _twin_key(column: str) -> bool:
+    return bool({"id", "uid", "uuid", "key", "idfk", "ids"} & set(column.split("_")))
 
 
 _SESSION = "<session>"
