@@ -708,3 +708,12 @@ def test_the_api_address_of_a_row_is_never_asked_for():
     row = {"href": "https://api.example.com/v1/events/3", "uri": "ev:3", "venue": "Oslo Spektrum"}
     for seed in range(10):
         assert answer_values([row], random.Random(seed), table="events") == ["Oslo Spektrum"]
+
+
+def test_a_moment_or_a_coordinate_is_said_in_words():
+    """ "change the starts at of the event", "set the lon of the event": a person says start time, longitude."""
+    from envscale.tasks.wording import readable_words
+
+    assert readable_words("starts_at") == "start time" and readable_words("endsAt") == "end time"
+    assert readable_words("lon") == "longitude" and readable_words("lat") == "latitude"
+    assert readable_words("long_description") == "long description"

@@ -72,6 +72,15 @@ _PHRASES = {
     "last modified by": "last editor",
     "last updated by": "last editor",
     "full name": "full name",
+    "starts at": "start time",
+    "ends at": "end time",
+    "start at": "start time",
+    "end at": "end time",
+    "begins at": "start time",
+    "lat": "latitude",
+    "lng": "longitude",
+    "lon": "longitude",
+    "long": "longitude",
 }
 NUMBERED = frozenset(
     "order invoice ticket booking reservation account case claim policy flight shipment tracking "
