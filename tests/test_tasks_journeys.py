@@ -1080,3 +1080,52 @@ def test_a_chain_never_walks_back_to_a_row_the_user_named():
                     )
                     assert not back, task["first_message"]
     assert walks  # the stage met such chains, and dropped them
+
+
+def test_a_text_is_found_by_a_word_only_it_has_where_a_list_searches():
+    """A tweet has no name or title: a person finds it by what it says ("my tweet about the Boston office"), and
+    the agent searches for that word. Never by a function word or a weekday ("with", "Monday")."""
+    from envscale.tasks.journeys import _search_terms, find_row
+
+    s = {"type": "string"}
+    texts = [
+        "Following up on the security audit, as discussed with Holly on Monday.",
+        "Our office in Boston will be closed on Saturday for maintenance.",
+        "Following up on the security audit, as discussed with Bruno on Monday.",
+    ]
+    spec = {
+        "name": "posting",
+        "spec_version": "1.1",
+        "tables": {"tweets": {"primary_key": "tweet_id", "columns": {"tweet_id": s, "content": s}}},
+        "data": {"rows": {"tweets": 3}},
+        "initial_state": {
+            "tweets": [{"tweet_id": f"twe_000{i + 1}", "content": t} for i, t in enumerate(texts)]
+        },
+        "tools": [
+            {
+                "name": "search_tweets",
+                "description": "Search tweets for a keyword.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"keyword": s}, "required": ["keyword"]},
+                "operation": {
+                    "type": "list",
+                    "table": "tweets",
+                    "filters": [{"column": "content", "arg": "keyword", "op": "contains"}],
+                },
+            }
+        ],
+    }
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        for row, word in zip(e.rows["tweets"], ["Holly", "Boston", "Bruno"], strict=True):
+            found = find_row(e, "tweets", row, random.Random(0))
+            assert [(c.tool, c.arguments) for c in found.calls] == [("search_tweets", {"keyword": word})]
+            assert list(found.facts.values()) == [word]
+    finally:
+        e.env.close()
+    assert (
+        _search_terms(["Meeting", "notes", "Project", "Quartz", "launch", "moves", "June"])[0]
+        == "Project Quartz"
+    )
+    assert "with" not in " ".join(_search_terms(["discussed", "with", "Holly", "Monday"]))
+    assert "Monday" not in _search_terms(["discussed", "with", "Holly", "Monday"])

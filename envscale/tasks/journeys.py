@@ -265,14 +265,15 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
     # a value only this row has finds it anywhere; one that other rows share may still single it out among its
     # parent's (the task "Standup" in my "Team" list, where another list has a "Standup" too)
     unique = {c: v for c, v in known.items() if sum(r.get(c) == v for r in rows) == 1}
-    if not known:
-        return None
     options: list[tuple[int, Found]] = []
     for tool in e.reads:
         op = tool["operation"]
         if op["type"] != "list" or op["table"] != table:
             continue
         required = set((tool.get("parameters") or {}).get("required") or [])
+        searched = _searched(e, tool, table, row, rows, required)
+        if searched is not None:
+            options.append(searched)
         for flt in op.get("filters", []):  # a filter on the describing value
             arg, column = flt.get("arg"), flt["column"]
             if arg is None or flt.get("op", "eq") != "eq" or column not in unique or required - {arg}:
@@ -301,6 +302,59 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
         return None
     best = min(rank for rank, _ in options)  # by a name before a date, whichever list finds it
     return rng.choice([found for rank, found in options if rank == best])
+
+
+_PHRASE_WORD = re.compile(r"[A-Za-z][a-z]{3,}")
+_FUNCTION_WORDS = frozenset(
+    "with will from that this have been about into over after before when what your their there then than they "
+    "were would could should also just only some more most very here each which while where does done make "
+    "made still need needs please thanks hello".split()
+)
+"""Words no one searches by ("with Holly", "Boston will"): a search is two words that carry the text's meaning."""
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "
+    "september october november december".split()
+)
+"""A day or a month alone finds a text by chance, not by what it is about."""
+
+
+def _search_terms(words: list[str]) -> list[str]:
+    """What a person types to find a text, best first: a name of two words ("Project Quartz"), a name
+    ("Holly", "Boston"; not the text's first word), two words of five letters or more ("security audit")."""
+    content = [(w, w.lower() not in _FUNCTION_WORDS) for w in words]
+    pairs = list(zip(content, content[1:], strict=False))
+    names = [f"{a} {b}" for (a, ok), (b, ok2) in pairs if ok and ok2 and a[0].isupper() and b[0].isupper()]
+    single = [w for w, ok in content[1:] if ok and w[0].isupper() and w.lower() not in _CALENDAR]
+    plain = [f"{a} {b}" for (a, ok), (b, ok2) in pairs if ok and ok2 and len(a) >= 5 and len(b) >= 5]
+    return list(dict.fromkeys([*names, *single, *plain]))
+
+
+def _searched(
+    e: Env, tool: dict, table: str, row: dict, rows: list[dict], required: set[str]
+) -> tuple[int, Found] | None:
+    """`(rank, Found)`: the row found by a search for words of its text that no other row's text holds (a
+    tweet by "security audit", a note by "quarterly budget"), where the list tool takes a `contains` filter;
+    ranked with a date, after a name, a title or an email. `None` when no two words of it single it out."""
+    pk = e.pk(table)
+    for flt in tool["operation"].get("filters", []):
+        arg, column = flt.get("arg"), flt.get("column")
+        if flt.get("op") != "contains" or not arg or required - {arg} or not isinstance(row.get(column), str):
+            continue
+        cspec = e.spec["tables"][table]["columns"].get(column) or {}
+        if "enum" in cspec or cspec.get("references") or column == pk:
+            continue  # a search in a text, not in a kind or a key
+        words = _PHRASE_WORD.findall(row[column])
+        others = [str(r.get(column) or "").lower() for r in rows if r.get(pk) != row[pk]]
+        for phrase in _search_terms(words):
+            if phrase.lower() not in row[column].lower() or any(phrase.lower() in o for o in others):
+                continue  # the two words apart in the text ("security, audit"), or another row has them
+            result = _run(e, tool["name"], {arg: phrase})
+            if result and len(result) == 1 and isinstance(result[0], dict) and result[0].get(pk) == row[pk]:
+                facts = {f"words in the {entity_name(table, e.spec)}'s {readable_words(column)}": phrase}
+                found = Found([GoldCall(tool["name"], {arg: phrase}, {arg: "user"})], facts, (0, 0))
+                found.notes.append(f"found by searching {column} for {phrase!r}")
+                return IDENTIFYING.index("date"), found
+    return None
 
 
 def _listed(
