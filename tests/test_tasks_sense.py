@@ -717,3 +717,16 @@ def test_a_moment_or_a_coordinate_is_said_in_words():
     assert readable_words("starts_at") == "start time" and readable_words("endsAt") == "end time"
     assert readable_words("lon") == "longitude" and readable_words("lat") == "latitude"
     assert readable_words("long_description") == "long description"
+
+
+def test_a_row_reached_through_a_reference_is_named_by_its_role():
+    """ "find out the email of the user of the ticket" walks the schema; "the assignee of the ticket" says what
+    the person is to the ticket. The entity stays where the reference says no more (`user_id`)."""
+    from envscale.tasks.phrases import _role
+
+    assert _role("assignee_id", "user") == "assignee" and _role("reporter_user_id", "user") == "reporter"
+    assert _role("parent_folder_id", "folder") == "parent folder"
+    assert _role("billing_address_id", "address") == "billing address"
+    assert _role("user_id", "user") == "user" and _role("custid", "customer") == "customer"
+    assert _role("a_id", "article") == "article"  # letters, not a role
+    assert _role("playlist_id", "user") == "user"  # a name that is no role of a person keeps the entity

@@ -120,6 +120,32 @@ def _whose(column: str, value: Any, enum: bool) -> str:
     return f"whose {readable_words(column)} is {shown}"
 
 
+_KEY_WORDS = frozenset("id ids key uuid guid idfk ref sid uid gid fk".split())
+
+
+def _role(column: str, entity: str) -> str:
+    """What a reference makes the row it points at: "the assignee of the ticket" (`assignee_id` -> users), "the
+    parent folder of the file", never "the user of the ticket"; the entity where the column says no more
+    (`user_id`, `customer_id`) or says it run together (`custid`)."""
+    words = [w for w in readable_words(column).split(" ") if w.lower() not in _KEY_WORDS]
+    role = " ".join(words)
+    if not words or role == entity or set(words) <= set(entity.split(" ")) or len(words) > 3:
+        return entity
+    if any(len(w) <= 2 for w in words):  # `a_id`, `p_id`: letters, not words
+        return entity
+    if len(words) >= 2 and words[-1] in entity.split(" ") and words[-2] in _ROLE_NOUNS - {"parent"}:
+        return " ".join(words[:-1])  # `reporter_user_id`: the reporter
+    return role if words[-1] in entity.split(" ") or words[-1] in _ROLE_NOUNS else entity
+
+
+_ROLE_NOUNS = frozenset(
+    "assignee owner creator author reporter manager approver reviewer sender recipient receiver buyer seller "
+    "organizer host parent editor maintainer lead agent requester payer payee driver rider guest holder "
+    "contact supervisor sponsor referrer inviter invitee".split()
+)
+"""Heads of a reference's name that say what the row is to the other one (`assignee_id`, `reporter_user_id`)."""
+
+
 def _own_title_or_name(column: str, entity: str) -> str:
     """ "titled" or "named" when a column is the row's own title or name (`project_title` of a project,
     `display_name`), else "": a person's title is a job title, and `artist_name` names another."""
@@ -225,16 +251,10 @@ class Phrases(Steps):
             if ref == self.person and self.customer:
                 return self.self_np(ref)
             value = row.get(field_) if isinstance(row, dict) else None
+            noun = _role(field_, entity_name(ref, self.spec))
             if base.row is not None and base.row == self.prev_row:  # "look up the document, then its partner"
-                noun = entity_name(ref, self.spec)
                 return NP(noun, "its", row=(ref, value), short=f"the {noun}")
-            return NP(
-                entity_name(ref, self.spec),
-                "the",
-                post=[f"of {base.render()}"],
-                row=(ref, value),
-                short=f"the {entity_name(ref, self.spec)}",
-            )
+            return NP(noun, "the", post=[f"of {base.render()}"], row=(ref, value), short=f"the {noun}")
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
             return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")
         return NP(
