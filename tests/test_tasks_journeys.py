@@ -1129,3 +1129,95 @@ def test_a_text_is_found_by_a_word_only_it_has_where_a_list_searches():
     )
     assert "with" not in " ".join(_search_terms(["discussed", "with", "Holly", "Monday"]))
     assert "Monday" not in _search_terms(["discussed", "with", "Holly", "Monday"])
+
+
+def _listing(name: str, table: str, parents: list[str]) -> dict:
+    """A list tool of `table` that requires its parents' keys (`/projects/{project_id}/sections`)."""
+    s = {"type": "string"}
+    return {
+        "name": name,
+        "description": f"List the {table}.",
+        "kind": "read",
+        "parameters": {"type": "object", "properties": dict.fromkeys(parents, s), "required": parents},
+        "operation": {
+            "type": "list",
+            "table": table,
+            "filters": [{"column": p, "arg": p, "op": "eq"} for p in parents],
+        },
+    }
+
+
+def test_a_row_is_found_through_two_levels_of_parents_that_agree():
+    """ "the task "Standup" in the section "Backlog" of the project "Website Relaunch"": the agent finds the
+    project, its sections, then the section's tasks. A row whose two parents were found through two different
+    rows of one table ("the transaction of the budget named X of the payee of the budget named Y") is not
+    described so: no person names a row by parents that disagree."""
+    from envscale.tasks.journeys import find_row
+
+    s = {"type": "string"}
+    ref = {"type": "string", "references": None}
+    spec = {
+        "name": "planner",
+        "spec_version": "1.1",
+        "tables": {
+            "projects": {"primary_key": "project_id", "columns": {"project_id": s, "name": s}},
+            "sections": {
+                "primary_key": "section_id",
+                "columns": {"section_id": s, "project_id": {**ref, "references": "projects"}, "title": s},
+            },
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {
+                    "task_id": s,
+                    "section_id": {**ref, "references": "sections"},
+                    "project_id": {**ref, "references": "projects"},
+                    "title": s,
+                },
+            },
+        },
+        "data": {"rows": {"projects": 2, "sections": 3, "tasks": 3}},
+        "initial_state": {
+            "projects": [
+                {"project_id": "pro_0001", "name": "Website Relaunch"},
+                {"project_id": "pro_0002", "name": "Payroll Migration"},
+            ],
+            "sections": [
+                {"section_id": "sec_0001", "project_id": "pro_0001", "title": "Backlog"},
+                {"section_id": "sec_0002", "project_id": "pro_0002", "title": "Backlog"},
+                {"section_id": "sec_0003", "project_id": "pro_0002", "title": "Done"},
+            ],
+            "tasks": [
+                {
+                    "task_id": "tas_0001",
+                    "section_id": "sec_0001",
+                    "project_id": "pro_0001",
+                    "title": "Standup",
+                },
+                {
+                    "task_id": "tas_0002",
+                    "section_id": "sec_0002",
+                    "project_id": "pro_0002",
+                    "title": "Standup",
+                },
+                # its section is Payroll Migration's, its project Website Relaunch: the parents disagree
+                {"task_id": "tas_0003", "section_id": "sec_0003", "project_id": "pro_0001", "title": "Retro"},
+            ],
+        },
+        "tools": [
+            _listing("list_projects", "projects", []),
+            _listing("list_sections", "sections", ["project_id"]),
+            _listing("list_section_tasks", "tasks", ["project_id", "section_id"]),
+        ],
+    }
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        standup = next(r for r in e.rows["tasks"] if r["task_id"] == "tas_0002")
+        found = find_row(e, "tasks", standup, random.Random(0))
+        tools = [c.tool for c in found.calls]
+        assert tools[-1] == "list_section_tasks" and "list_sections" in tools
+        assert found.calls[-1].arguments == {"project_id": "pro_0002", "section_id": "sec_0002"}
+        assert set(found.facts.values()) == {"Payroll Migration", "Backlog", "Standup"}
+        retro = next(r for r in e.rows["tasks"] if r["task_id"] == "tas_0003")
+        assert find_row(e, "tasks", retro, random.Random(0)) is None
+    finally:
+        e.env.close()

@@ -69,8 +69,9 @@ IDENTIFYING = ("named", "title", "person", "email", "filename", "username", "com
 name, a title, an email, a file name ... then a date; never a URL (`self_link`), a timestamp to the second
 (`last_update`), a time of day, a category, a count or free text."""
 
-MAX_DEPTH = 1
-"""Parents found before a lookup (a budget by its name, then the budget's transactions), at most."""
+MAX_DEPTH = 2
+"""Levels of parents found before a lookup, at most: a project by its name, then its section by its title, then the
+section's tasks (two); deeper descriptions read as a walk through the database."""
 
 _ID_WORDS = frozenset(("id", "ids", "key", "uuid", "guid", "sid"))
 
@@ -377,6 +378,10 @@ def _listed(
     calls, prov, offset = [], {}, 0
     facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
     for arg, (found, ppk) in found_parents.items():
+        if any(facts.get(k, v) != v for k, v in found.facts.items()):
+            # two parents found through two rows of one table ("the transaction of the budget named X of the
+            # payee of the budget named Y"): the rows disagree, and no person describes a row so
+            return None
         calls.extend(_shifted(c, offset) for c in found.calls)
         prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
         facts.update(found.facts)
