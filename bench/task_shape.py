@@ -17,7 +17,7 @@ apart):
 - **internal id**: a user fact (a leaf value of `instructions.known_facts` or `hidden_facts`, lists and mappings
   flattened) that is a string equal to a primary-key value of the task's environment state at the task's seed
   (`rec_0015`; generated keys are `<prefix>_NNNN` strings or integers 1..n), except the keys of tables whose
-  numbers a real service prints for its user (orders, tickets, invoices: `envscale.tasks.journeys.printed_number`)
+  numbers a real service prints for its user (orders, tickets, invoices: `envscale.tasks.finding.printed_number`)
   and of tables keyed by a name (`rg-finance-prod-01`: `envscale.env.data.key_formats`, kind `name`).
   The figure is the share of tasks with
   at least one. Integer keys are counted apart (**integer id**): an integer fact whose name has the word `id`
@@ -222,7 +222,7 @@ def state_keys(spec: dict[str, Any], seed: int | None) -> tuple[frozenset[str], 
     else:
         state = build_state(spec, (spec.get("data") or {}).get("seed", 0) if seed is None else seed)
     from envscale.env.data import key_formats
-    from envscale.tasks.journeys import printed_number
+    from envscale.tasks.finding import printed_number
 
     formats = key_formats(spec)
     strings, integers = set(), set()

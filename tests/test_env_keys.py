@@ -6,7 +6,7 @@ import re
 from envscale.env import Environment, generate_state
 from envscale.env.data import key_formats
 from envscale.materialize.verify import valid_call
-from envscale.tasks import journeys
+from envscale.tasks import finding, journeys
 from envscale.tasks.asks import KEY_SHAPE, asked_by
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.model import GoldCall, TaskDraft
@@ -189,8 +189,8 @@ def test_a_user_states_a_resource_by_its_name_and_nothing_is_looked_up_for_it():
     e = Env({"spec": _with_named_tools(_spec())}, TasksConfig())
     try:
         vault, note = e.rows["vaults"][2]["vault_name"], e.rows["notes"][0]["note_id"]
-        assert not journeys.internal_key(e, "vaults", vault)
-        assert journeys.internal_key(e, "notes", note)  # an ordinary key stays internal
+        assert not finding.internal_key(e, "vaults", vault)
+        assert finding.internal_key(e, "notes", note)  # an ordinary key stays internal
         call = GoldCall("get_vault", {"vaultName": vault}, {"vaultName": "user"})
         draft = TaskDraft("vaults", "read", [call], user_facts={"vault name": vault})
         assert journeys.humanize(e, draft, random.Random(0)) is None

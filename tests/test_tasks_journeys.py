@@ -9,7 +9,7 @@ import pytest
 from envscale.env import load_spec
 from envscale.env.spec import validate_spec
 from envscale.judge.provenance import parse_provenance
-from envscale.tasks import branches, gates, journeys, rereads
+from envscale.tasks import branches, finding, gates, journeys, rereads
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
 from envscale.tasks.gold import execute
@@ -64,10 +64,10 @@ def test_an_internal_id_is_looked_up_by_a_human_attribute_and_flows_into_the_wri
 
 
 def test_printed_numbers_are_the_users_own_and_other_keys_are_internal(shop):
-    assert journeys.printed_number("orders") and journeys.printed_number("support_tickets")
-    assert not journeys.printed_number("customers") and not journeys.printed_number("products")
-    assert not journeys.internal_key(shop, "orders", shop.rows["orders"][0]["order_id"])
-    assert journeys.internal_key(shop, "products", shop.rows["products"][0]["product_id"])
+    assert finding.printed_number("orders") and finding.printed_number("support_tickets")
+    assert not finding.printed_number("customers") and not finding.printed_number("products")
+    assert not finding.internal_key(shop, "orders", shop.rows["orders"][0]["order_id"])
+    assert finding.internal_key(shop, "products", shop.rows["products"][0]["product_id"])
 
 
 def test_a_row_no_person_can_describe_is_not_posed_by_its_id(shop):
@@ -218,7 +218,7 @@ LIST_CUSTOMERS = {
 
 def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
     # orders are listed per customer (list_orders needs customer_id): the customer is found first, by name
-    monkeypatch.setattr(journeys, "PRINTED", frozenset())  # here the order's key is internal too
+    monkeypatch.setattr(finding, "PRINTED", frozenset())  # here the order's key is internal too
     spec = load_spec("tests/fixtures/envs/shop.yaml")
     spec["tables"]["orders"]["columns"]["title"] = {"type": "string"}  # what the user calls the order
     spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
@@ -242,7 +242,7 @@ def test_a_row_is_found_by_its_name_before_its_date():
     spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
     e = Env({"spec": spec}, TasksConfig())
     for row in e.rows["customers"][:5]:
-        found = journeys.find_row(e, "customers", row, random.Random(0))
+        found = finding.find_row(e, "customers", row, random.Random(0))
         assert found is not None and list(found.facts.values()) == [row["name"]], found.facts
     e.env.close()
 
@@ -256,11 +256,11 @@ def test_a_row_is_never_known_by_who_created_it_or_by_its_own_noun(shop):
     e = Env({"spec": spec}, TasksConfig())
     try:
         row = e.rows["customers"][0]
-        assert journeys.knows_row_by(e, "customers", "name", row["name"])
-        assert journeys.knows_row_by(e, "customers", "email", row["email"])
+        assert finding.knows_row_by(e, "customers", "name", row["name"])
+        assert finding.knows_row_by(e, "customers", "email", row["email"])
         for column in ("created_by", "creator", "customer"):  # "the customer whose customer is Ann Lee"
-            assert not journeys.knows_row_by(e, "customers", column, "Ann Lee"), column
-        assert not journeys.knows_row_by(e, "customers", "customer_id", row["customer_id"])
+            assert not finding.knows_row_by(e, "customers", column, "Ann Lee"), column
+        assert not finding.knows_row_by(e, "customers", "customer_id", row["customer_id"])
     finally:
         e.env.close()
 
@@ -470,9 +470,9 @@ def test_a_row_is_found_by_its_own_name_before_another_entitys_name():
     for row, manager in zip(e.rows["customers"], managers * 10, strict=False):
         row["account_manager_name"] = f"{manager} {row['customer_id'][-2:]}"  # unique as well
     for row in e.rows["customers"][:5]:
-        found = journeys.find_row(e, "customers", row, random.Random(0))
+        found = finding.find_row(e, "customers", row, random.Random(0))
         assert found is not None and list(found.facts.values()) == [row["name"]], found.facts
-    assert journeys._rank(e, "customers", "account_manager_name") > journeys._rank(e, "customers", "name")
+    assert finding.rank(e, "customers", "account_manager_name") > finding.rank(e, "customers", "name")
     e.env.close()
 
 
@@ -631,9 +631,9 @@ def test_a_thing_is_not_named_by_its_persons_email_nor_a_person_by_their_job_tit
     spec["tables"]["orders"]["columns"]["email"] = {"type": "string"}
     spec["tables"]["customers"]["columns"]["title"] = {"type": "string"}
     e = Env({"spec": spec}, TasksConfig())
-    assert journeys._rank(e, "orders", "email") > journeys._rank(e, "customers", "email")
-    assert journeys._rank(e, "customers", "title") > journeys._rank(e, "customers", "name")
-    assert journeys._rank(e, "products", "name") < journeys._rank(e, "orders", "email")
+    assert finding.rank(e, "orders", "email") > finding.rank(e, "customers", "email")
+    assert finding.rank(e, "customers", "title") > finding.rank(e, "customers", "name")
+    assert finding.rank(e, "products", "name") < finding.rank(e, "orders", "email")
     e.env.close()
 
 
@@ -695,18 +695,18 @@ def test_a_row_is_never_found_by_a_bookkeeping_date():
     ):
         spec["tables"][table]["columns"][column] = {"type": "string", "nullable": True}
     e = Env({"spec": spec}, TasksConfig())
-    never = len(journeys.IDENTIFYING)
-    assert journeys._rank(e, "orders", "latest_direct_debit_date") == never
-    assert journeys._rank(e, "products", "date") == never
-    assert journeys._rank(e, "orders", "due_date") < never
-    assert journeys._rank(e, "orders", "created_at") <= never  # a timestamp to the second was never a name
+    never = len(finding.IDENTIFYING)
+    assert finding.rank(e, "orders", "latest_direct_debit_date") == never
+    assert finding.rank(e, "products", "date") == never
+    assert finding.rank(e, "orders", "due_date") < never
+    assert finding.rank(e, "orders", "created_at") <= never  # a timestamp to the second was never a name
     e.env.close()
 
 
 def test_a_row_named_like_another_parents_row_is_found_among_its_parents_rows(monkeypatch):
     """Two customers each have an order called "Birthday gifts": the user names the order and whose it is (the
     order "Birthday gifts" of Ann Lee); the agent finds the customer, then the order among the customer's orders."""
-    monkeypatch.setattr(journeys, "PRINTED", frozenset())  # the order's key is internal
+    monkeypatch.setattr(finding, "PRINTED", frozenset())  # the order's key is internal
     spec = load_spec("tests/fixtures/envs/shop.yaml")
     spec["tables"]["orders"]["columns"]["title"] = {"type": "string"}
     spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
@@ -733,7 +733,7 @@ def test_a_row_named_like_another_parents_row_is_found_among_its_parents_rows(mo
     assert shared
     found = None
     for order in shared:
-        found = journeys.find_row(e, "orders", order, random.Random(0))
+        found = finding.find_row(e, "orders", order, random.Random(0))
         if found is not None and order["title"] in found.facts.values():
             break
     e.env.close()
@@ -1012,7 +1012,7 @@ def test_a_row_is_found_among_its_parents_rows_where_a_list_takes_the_parent():
     """ "the task "Standup" in the project "Payroll Migration"": two projects have a "Standup", so the agent finds
     the project by its name, lists its tasks (the list's optional `project_id`), and picks the task by its
     title. A task whose title only it has may be found either way."""
-    from envscale.tasks.journeys import find_row
+    from envscale.tasks.finding import find_row
 
     e = Env({"spec": _projects_spec()}, TasksConfig())
     try:
@@ -1085,7 +1085,7 @@ def test_a_chain_never_walks_back_to_a_row_the_user_named():
 def test_a_text_is_found_by_a_word_only_it_has_where_a_list_searches():
     """A tweet has no name or title: a person finds it by what it says ("my tweet about the Boston office"), and
     the agent searches for that word. Never by a function word or a weekday ("with", "Monday")."""
-    from envscale.tasks.journeys import _search_terms, find_row
+    from envscale.tasks.finding import find_row, search_terms
 
     s = {"type": "string"}
     texts = [
@@ -1124,11 +1124,11 @@ def test_a_text_is_found_by_a_word_only_it_has_where_a_list_searches():
     finally:
         e.env.close()
     assert (
-        _search_terms(["Meeting", "notes", "Project", "Quartz", "launch", "moves", "June"])[0]
+        search_terms(["Meeting", "notes", "Project", "Quartz", "launch", "moves", "June"])[0]
         == "Project Quartz"
     )
-    assert "with" not in " ".join(_search_terms(["discussed", "with", "Holly", "Monday"]))
-    assert "Monday" not in _search_terms(["discussed", "with", "Holly", "Monday"])
+    assert "with" not in " ".join(search_terms(["discussed", "with", "Holly", "Monday"]))
+    assert "Monday" not in search_terms(["discussed", "with", "Holly", "Monday"])
 
 
 def _listing(name: str, table: str, parents: list[str]) -> dict:
@@ -1152,7 +1152,7 @@ def test_a_row_is_found_through_two_levels_of_parents_that_agree():
     project, its sections, then the section's tasks. A row whose two parents were found through two different
     rows of one table ("the transaction of the budget named X of the payee of the budget named Y") is not
     described so: no person names a row by parents that disagree."""
-    from envscale.tasks.journeys import find_row
+    from envscale.tasks.finding import find_row
 
     s = {"type": "string"}
     ref = {"type": "string", "references": None}

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from .asks import askable
-from .journeys import knows_row_by
+from .finding import knows_row_by
 from .model import GoldCall, TaskDraft
 from .naming import fact_name
 from .prepared import Env

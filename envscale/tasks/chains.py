@@ -43,8 +43,9 @@ from typing import Any
 from ..words.semantics import argument_role
 from .asks import asked_by
 from .branches import branch
+from .finding import knows_row_by
 from .gold import matching_field
-from .journeys import knows_row_by, references, related_writes
+from .journeys import references, related_writes
 from .model import GoldCall, TaskDraft
 from .naming import fact_name, tool_bindings
 from .prepared import Env

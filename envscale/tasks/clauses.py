@@ -1,12 +1,13 @@
 """Clauses: how one step of a task, or the request it makes, is said.
 
-`Clauses` (on `envscale.tasks.phrases.Phrases`) says each gold call as a clause with the outcome the user
+`Clauses` (on `envscale.tasks.attributes.Attributes`) says each gold call as a clause with the outcome the user
 expects (`clause(step, show_hidden, prev_row)` -> `(clause, outcome, row)`): a read ("find out the status
 of my order ord_0007", "how many pending orders I have"), a status change ("cancel it"), a delete, an
 update ("change the email address on my account to x@y.com", "increase the stock of ... by 5", "move 3
 units from ... to ..."), or a create ("place a new order for product pro_0001 with a quantity of 2", "book
 a room in Lisbon from 2025-05-01", "follow Eva Khan"). The values a step sets are said by their column
-(`_attr`: "a quantity of 2", "the note "gift"") or with a preposition (`_prep_attr`: "from Seattle, WA").
+(`_attr`: "a quantity of 2", "the note "gift"") or with a preposition (`_prep_attr`: "from Seattle, WA"),
+in `envscale.tasks.attributes`.
 
 Example:
 
@@ -30,7 +31,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.verbs import (
@@ -42,27 +42,22 @@ from ..words.verbs import (
     UNDO_VERBS,
     UPDATE_NATURAL,
 )
+from .attributes import Attributes
 from .model import TaskDraft
 from .naming import (
     entity_name,
     original_tool_name,
     primary_key_of,
 )
-from .phrases import NP, Phrases
+from .phrases import NP
 from .steps import Arg, Step
 from .wording import (
-    ADJECTIVES,
     DESCRIBED_NOT_THINGS,
-    GENERIC_DELTA,
     NOMINAL_ENDINGS,
     NOTES,
     ON_ACCOUNT,
-    PREPOSITIONS,
-    QUOTED,
-    ROLES,
     STATUS_COLUMNS,
     UNCOUNTABLE,
-    WHEN_OF,
     article,
     col_words,
     format_value,
@@ -75,13 +70,6 @@ from .wording import (
     readable_words,
     same_value,
 )
-
-
-def _own_words(a: Any, step: Any) -> list[str]:
-    """Words of the column an argument fills; for a new row, without a leading `new` (`new_alarm_time` of a
-    new alarm is its "alarm time")."""
-    words = tokens((a.binding.column if a.binding else None) or a.arg)
-    return words[1:] if step.kind == "create" and len(words) > 1 and words[0] == "new" else words
 
 
 def _in_path(step: Any, a: Any) -> bool:
@@ -142,7 +130,7 @@ class _CreateParts:
     container: NP | None = None  # the row it goes in: "to my order"
 
 
-class Clauses(Phrases):
+class Clauses(Attributes):
     """The clauses of a request: how one step is said, with what it sets and the outcome the user expects."""
 
     def __init__(self, draft: TaskDraft, spec: dict, rng: random.Random):
@@ -152,95 +140,6 @@ class Clauses(Phrases):
         self.asked_attribute = False  # the last clause asked for a value of a row ("it" would be that value)
 
     # -- clauses
-
-    def _attr(self, step: Step, a: Arg) -> str:
-        """A value the request sets or creates: `a quantity of 2`, `the note "gift"`, `category books`."""
-        b = a.binding
-        column = (b.column if b else None) or a.arg
-        enum = "enum" in self.column_spec(step.op, column) if b else False
-        label = col_words(column, a.arg)
-        if b and b.place == "adjust" and not all(w in GENERIC_DELTA for w in tokens(a.arg)):
-            label = readable_words(a.arg)
-        if a.source.startswith("call["):
-            ref = self.derived_np(a, self.key_table(a))
-            *named, last = label.split(" ")
-            if (
-                named
-                and last in ("id", "key", "uuid", "idfk", "ref")
-                and ref.head in (" ".join(named), named[-1])
-            ):
-                # "with the collection named X as its collection", not "the collection id set to the collection ..."
-                return f"{ref.render()} as its {' '.join(named)}"
-            return f"the {label} set to {ref.render()}"
-        words = label.split(" ")
-        if (
-            len(words) >= 2
-            and words[-1] == "name"
-            and isinstance(a.value, str)
-            and re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}", a.value)
-            and words[-2] in ROLES
-        ):
-            return f"{' '.join(words[:-1])} {a.value}"  # "stylist Vanessa Anderson"
-        if isinstance(a.value, bool):  # "read only turned on", never "read only yes"
-            if " " not in label and (label.endswith("ed") or label in ADJECTIVES):
-                return label if a.value else f"not {label}"  # "enabled", "not public"
-            return f"{label} turned {'on' if a.value else 'off'}"
-        value = format_value(a.value, enum)
-        if isinstance(a.value, list) and any(isinstance(v, str) and free_text(v) for v in a.value):
-            return f"the {label} " + join([f'"{format_value(v)}"' for v in a.value])  # each sentence quoted
-        if isinstance(a.value, str) and not enum and free_text(a.value):
-            return f'the {label} "{value}"'
-        if (tokens(column)[-1:] or [""])[0] in QUOTED and isinstance(a.value, str) and not enum:
-            return f'the {label} "{value}"'
-        if isinstance(a.value, (int, float)) and not isinstance(a.value, bool):
-            last = label.rsplit(" ", 1)[-1]
-            if label.startswith("number of ") and len(label) > 10:  # "2 seats", not "2 number of seats"
-                return f"{value} {label[10:]}"
-            if last in (
-                "id",
-                "number",
-                "key",
-                "code",
-                "uuid",
-            ):  # "account id 257", not "an account id of 257"
-                return f"{label} {value}"
-            if singular(last) != last:  # "98 chords", not "a chords of 98"
-                return f"{value} {label}"
-            return f"{article(label)} {label} of {value}"
-        return f"{label} {value}"
-
-    def _own_field(self, a: Arg, table: str | None) -> bool:
-        """Whether an argument flows from a row of `table` itself (`call[0][2].map_id` of the spot the request
-        found): the row was named already, and its parent with it ("in that spot's map id" says nothing)."""
-        parsed = parse_provenance(a.source) if a.source.startswith("call[") else None
-        return bool(parsed and parsed[0] < len(self.steps) and self.steps[parsed[0]].table == table)
-
-    def _names_entity(self, step: Step, a: Arg) -> bool:
-        """Whether an argument is the name of the row a create makes (`restaurant_name` of a restaurant)."""
-        words = _own_words(a, step)
-        return words == ["name"] or words == [*step.entity.split(" "), "name"]
-
-    def _prep_attr(self, step: Step, a: Arg) -> tuple[str, str] | None:
-        """A value said with its preposition instead of its name (`("from", "from Seattle, WA")`, "to ...",
-        "on 2024-09-29", "at 10:30 AM", "in Berkeley, CA"): where a trip starts and ends, its date and time,
-        the place something happens. `None` for the other values."""
-        if a.source.startswith("call[") or not isinstance(a.value, str):
-            return None
-        if len(a.value.split()) > 8 or a.value.rstrip().endswith((".", "!", "?")):
-            return None  # a sentence, not a place or a time
-        words = " ".join(_own_words(a, step))
-        value = format_value(a.value)
-        head = words.rsplit(" ", 1)[0] if " " in words else ""
-        listed = any(words in names for _, names, _ in PREPOSITIONS)
-        if head and not listed and (head in WHEN_OF or head in step.entity.split(" ")):
-            words = words.rsplit(" ", 1)[1]  # "visit date", "appointment time": when the thing happens
-        for prep, names, shape in PREPOSITIONS:
-            if words in names and (shape is None or shape.match(a.value)):
-                if words.endswith("name") or words in ("hotel", "restaurant", "venue"):
-                    return f"{prep} a place", f'{prep} "{value}"'  # "at "Ritz-Carlton Warsaw""
-                key = f"{prep} a date" if prep in ("from", "until") and shape is not None else prep
-                return key, f"{prep} {value}"
-        return None
 
     def clause(self, step: Step, show_hidden: bool, prev_row: Any) -> tuple[str, str, Any]:
         """(clause, outcome for done_when, row acted on) of one step, in the user's words."""

@@ -1,14 +1,11 @@
 """Journeys: the user names rows as a person does, and the agent looks them up.
 
-A person names a row by something they know about it (a name, an email, a title, a date), or by a number a
-real service prints for them (an order, ticket or invoice number); never by an internal key (`rec_0015`,
-`boo_0018`, the integer id of a contact). `humanize(e, draft, rng)` rewrites a built chain so: every key the
-user would have stated (provenance `user`) that is an internal id becomes the result of a lookup prepended
-to the chain, a list tool of that row's table called with what the user knows (`list_contacts(email=...)`,
-or the whole list, where the row is the one whose title, name or date singles it out). A list that needs a
-parent's key (`getTransactions(budget_id)`) finds the parent the same way first, so a chain reads
-"budget by name -> its transactions -> the one of 2024-03-02 -> delete it". Where no human attribute finds
-the row uniquely the task is not posed that way (`internal_id`).
+`humanize(e, draft, rng)` rewrites a built chain so: every key the user would have stated (provenance `user`)
+that is an internal id (`rec_0015`, `boo_0018`, the integer id of a contact) becomes the result of a lookup
+prepended to the chain, found with `envscale.tasks.finding.find_row` by what a person knows of the row (a
+name, an email, a title, a date, the number a real service prints), so a chain reads "budget by name -> its
+transactions -> the one of 2024-03-02 -> delete it". Where no human attribute finds the row uniquely the task
+is not posed that way (`internal_id`).
 
 The journeys beyond one row, built here and drawn by `envscale.tasks.chains`: `related_writes` (two writes on
 rows related by a foreign key: "cancel the order and refund its payment", "update the ticket and add a
@@ -16,24 +13,20 @@ comment to it") and `create_then_add` (a new row, then a row added to it); a dec
 `envscale.tasks.branches.branch`. `read_first` reads the row before the first write changes it, and `joins` tells
 a chain where two independent lookups feed one call (a `dag`).
 
-`printed_number(table)` says whether the users of a service hold that table's keys (orders, tickets,
-invoices ...); `internal_key(e, table, value)` whether a value is a key no user would state.
-
 Example:
 
 ```python
 >>> import random
 >>> from envscale.env import load_spec
 >>> from envscale.tasks.build import TasksConfig
->>> from envscale.tasks.journeys import find_row, printed_number
+>>> from envscale.tasks.journeys import humanize
+>>> from envscale.tasks.model import GoldCall, TaskDraft
 >>> from envscale.tasks.prepared import Env
->>> printed_number("orders"), printed_number("customers")
-(True, False)
 >>> e = Env({"spec": load_spec("tests/fixtures/envs/shop.yaml")}, TasksConfig())
->>> row = e.rows["products"][3]
->>> found = find_row(e, "products", row, random.Random(0))
->>> [c.tool for c in found.calls], found.facts == {"product name": row["name"]}
-(['list_products'], True)
+>>> product = e.rows["products"][3]["product_id"]
+>>> draft = TaskDraft("shop", "read", [GoldCall("get_product", {"product_id": product}, {"product_id": "user"})])
+>>> humanize(e, draft, random.Random(0)), [c.tool for c in draft.calls]
+(None, ['list_products', 'get_product'])
 >>> e.env.close()
 ```
 """
@@ -41,384 +34,25 @@ Example:
 from __future__ import annotations
 
 import random
-import re
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..env.data import column_meaning, is_filler
 from ..judge.provenance import provenance_call, shift_provenance
-from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import DELETE_VERBS, argument_role
+from ..words.semantics import DELETE_VERBS
 from ..words.verbs import RETIRED_STATUSES
-from .asks import KEY_SHAPE, askable, asked_by, in_path
+from .asks import in_path
+from .finding import (
+    ID_WORDS,
+    Found,
+    addressed_table,
+    find_row,
+    internal_key,
+    shifted,
+)
 from .model import Drop, GoldCall, TaskDraft
-from .naming import entity_name, fact_name, implied_table, tool_bindings
+from .naming import fact_name, tool_bindings
 from .prepared import Env
 from .rereads import joins, merge_repeated_lookups
-from .wording import PEOPLE, readable_words
-
-PRINTED = frozenset(
-    "order ticket invoice booking reservation receipt confirmation case shipment bill quote estimate".split()
-)
-"""Things a real service prints a number of for its user (an order number on the receipt, a ticket number
-in the e-mail): the user may state that key. Every other key is internal and is looked up."""
-
-IDENTIFYING = ("named", "title", "person", "email", "filename", "username", "company", "phone", "date")
-"""Meanings of a column (`envscale.env.data.column_meaning`) a person knows a row by, the likeliest first: a
-name, a title, an email, a file name ... then a date; never a URL (`self_link`), a timestamp to the second
-(`last_update`), a time of day, a category, a count or free text."""
-
-MAX_DEPTH = 2
-"""Levels of parents found before a lookup, at most: a project by its name, then its section by its title, then the
-section's tasks (two); deeper descriptions read as a walk through the database."""
-
-_ID_WORDS = frozenset(("id", "ids", "key", "uuid", "guid", "sid"))
-
-
-def printed_number(table: str) -> bool:
-    """Whether a service prints this table's keys for its users (`orders`, `support_tickets`, `invoices`)."""
-    words = tokens(table)
-    return bool(words) and singular(words[-1]) in PRINTED
-
-
-def internal_key(e: Env, table: str | None, value: Any) -> bool:
-    """Whether `value` is a key of a row of `table` that a user would not hold (see `PRINTED`; a key that is
-    a name, `rg-finance-prod-01`, is what its owner calls the resource, and holds)."""
-    if table is None or table not in e.rows or printed_number(table) or isinstance(value, bool):
-        return False
-    if e.key_format[table].kind == "name":
-        return False
-    if not isinstance(value, str | int):
-        return False
-    pk = e.pk(table)
-    return any(r.get(pk) == value for r in e.rows[table])
-
-
-@dataclass
-class Found:
-    """How the agent finds one row: the calls (indices local to this finder), the facts the user states,
-    and where the row's key is in the results (`(call index, row index)`)."""
-
-    calls: list[GoldCall]
-    facts: dict[str, Any]
-    at: tuple[int, int]
-    notes: list[str] = field(default_factory=list)
-
-
-def _addressed_table(e: Env, tool: dict, arg: str, value: Any) -> str | None:
-    """The table whose row the argument's value is the key of: the tool's own row for its key, the
-    referenced table for a reference, else (a string key) the table that holds it."""
-    op = tool["operation"]
-    if e.key_arg(tool) == arg:
-        return op["table"]
-    bind = tool_bindings(tool).get(arg)
-    if bind is not None and bind.table in e.spec["tables"] and bind.column:
-        cspec = e.spec["tables"][bind.table]["columns"].get(bind.column) or {}
-        if cspec.get("references") in e.rows:
-            return cspec["references"]
-        if bind.column == e.pk(bind.table):
-            return bind.table
-    if isinstance(value, str) and KEY_SHAPE.match(value):
-        for table, rows in e.rows.items():
-            if any(r.get(e.pk(table)) == value for r in rows):
-                return table
-    return None
-
-
-AUDIT_COLUMNS = re.compile(
-    r"^(?:(?:created|updated|modified|deleted|changed|last_modified|last_updated|last_changed)_by(?:_\w+)?"
-    r"|creator|modifier|updater)$"
-)
-"""Who created or last changed a row (`created_by`, `creator`): records a person never finds a row by."""
-
-
-def knows_row_by(e: Env, table: str, column: str, value: Any) -> bool:
-    """Whether a person knows a row of `table` by this value of `column`: a readable value of a column people
-    talk about (`IDENTIFYING`: a name, a title, an email ... a date), not a key, not filler, not who created
-    the row (`AUDIT_COLUMNS`), not the row's own noun (`users.user`: "the user whose user is ...")."""
-    cspec = e.spec["tables"][table]["columns"].get(column) or {}
-    if column == e.pk(table) or cspec.get("references") or set(tokens(column)) & _ID_WORDS:
-        return False
-    if AUDIT_COLUMNS.match(column) or column in (table, singular(table)):
-        return False
-    if not isinstance(value, str) or not (2 <= len(value) <= 60) or KEY_SHAPE.match(value):
-        return False
-    if _rank(e, table, column) >= len(IDENTIFYING):
-        return False
-    if not askable(table, column, value) or not asked_by(column, column, value):
-        return False
-    return not is_filler(table, column, cspec, value)
-
-
-def _rank(e: Env, table: str, column: str) -> int:
-    """How likely a person knows a row by this column (`IDENTIFYING`'s order; its length when never)."""
-    cspec = e.spec["tables"][table]["columns"].get(column) or {}
-    meaning = column_meaning(table, column, cspec).split(":")[0]
-    late = IDENTIFYING.index("date")  # after the row's own name, title and email
-    if meaning in ("named", "person") and _names_another(table, column):
-        return late  # `parent_account_name` of a pickup point
-    person = singular(table).split("_")[-1] in _PERSON_WORDS
-    if meaning == "email" and not person:
-        return late  # a meeting's email is its organizer's: not how a meeting is named
-    if meaning == "title" and person:
-        return late  # a contact's title is a job title: a person is named by their name
-    if meaning == "date" and not _own_date(table, column):
-        return len(
-            IDENTIFYING
-        )  # "the mandate whose latest direct debit date is ...": no one knows it by that
-    return IDENTIFYING.index(meaning) if meaning in IDENTIFYING else len(IDENTIFYING)
-
-
-_DATE_WORDS = frozenset("date dates time at on utc day".split())
-_OWN_DATES = frozenset(
-    "due start starts end scheduled created issue issued booking appointment event".split()
-)
-
-
-def _own_date(table: str, column: str) -> bool:
-    """Whether a date is the one a person knows a row by: its plain date (`date`, `due`, `start_date`,
-    `issue_date`, an event's `event_date`), not one of its bookkeeping dates (`latest_direct_debit_date`,
-    `early_close_off_date`, `approval_date`, `date_of_supply_utc`)."""
-    words = [w for w in tokens(column) if w not in _DATE_WORDS]
-    own = {singular(w) for w in tokens(singular(table))}
-    if (
-        not words
-    ):  # a plain `date`: of things that happen on a day (a transaction, a booking), not a section's
-        return bool(own & _DATED)
-    return all(w in _OWN_DATES or singular(w) in own for w in words)
-
-
-_DATED = frozenset(
-    "transaction payment invoice bill order booking reservation appointment event meeting session entry expense "
-    "timesheet activity visit shift trip flight receipt deposit transfer statement journal charge refund "
-    "shipment delivery call".split()
-)
-
-
-_PERSON_WORDS = frozenset(PEOPLE) | frozenset(
-    "contact employee applicant candidate organizer attendee registrant panelist agent teammate".split()
-)
-
-
-_NAME_WORDS = frozenset("name names full display first last given family nick short legal".split())
-
-
-def _names_another(table: str, column: str) -> bool:
-    """Whether a name column names something else than the row (`parent_account_name`, `owner_name`), not the
-    row itself (`name`, `display_name`, `pickup_point_name` of `pickuppoints`)."""
-    rest = "".join(t for t in tokens(column) if t not in _NAME_WORDS)
-    return bool(rest) and rest not in "".join(tokens(singular(table)))
-
-
-def _run(e: Env, tool: str, args: dict) -> list | None:
-    e.env.restore(e.initial)
-    obs = e.env.step(tool, args)
-    result = obs.get("result") if obs.get("ok") else None
-    return result if isinstance(result, list) else None
-
-
-def _parent_args(e: Env, tool: dict, row: dict, rng: random.Random, depth: int) -> tuple | None:
-    """The required arguments of a list tool other than its narrowing filter: each an eq filter on a
-    reference column whose parent is itself found (depth-first). `(args, provenance-by-arg, finders)`."""
-    op = tool["operation"]
-    params = tool.get("parameters") or {}
-    required = set(params.get("required") or [])
-    filters = {f["arg"]: f for f in op.get("filters", []) if f.get("arg")}
-    props = params.get("properties") or {}
-    args, parents = {}, {}
-    paging = None
-    for arg in sorted(required):
-        flt = filters.get(arg)
-        if argument_role(arg, props.get(arg)) == "pagination" and (flt is None or not flt.get("column")):
-            paging = paging or e.call(tool, rng)  # a page of the list, as a valid call asks it
-            if paging is None or arg not in paging[0]:
-                return None
-            args[arg] = paging[0][arg]
-            continue
-        if flt is None or flt.get("op", "eq") != "eq":
-            return None
-        column = flt["column"]
-        ref = (e.spec["tables"][op["table"]]["columns"].get(column) or {}).get("references")
-        ref = ref or implied_table(e.spec, column, op["table"])  # `budget_id` with no `references`
-        value = row.get(column)
-        if value is None or ref is None or depth >= MAX_DEPTH:
-            return None
-        parent = next((r for r in e.rows.get(ref, []) if r.get(e.pk(ref)) == value), None)
-        found = find_row(e, ref, parent, rng, depth + 1) if parent else None
-        if found is None:
-            return None
-        args[arg] = value
-        parents[arg] = (found, e.pk(ref))
-    return args, parents
-
-
-def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: int = 0) -> Found | None:
-    """How a person's description finds `row` of `table`: a list tool filtered by a value of the row only it
-    has (`list_customers(email=...)`), or a list tool whose result the row is in and singled out by such a
-    value (its title, its name). A list that needs a parent's key finds the parent first. `None` when no
-    human attribute finds the row."""
-    if row is None or table not in e.rows:
-        return None
-    pk = e.pk(table)
-    rows = e.rows[table]
-    known = {c: v for c, v in row.items() if knows_row_by(e, table, c, v)}
-    # a value only this row has finds it anywhere; one that other rows share may still single it out among its
-    # parent's (the task "Standup" in my "Team" list, where another list has a "Standup" too)
-    unique = {c: v for c, v in known.items() if sum(r.get(c) == v for r in rows) == 1}
-    options: list[tuple[int, Found]] = []
-    for tool in e.reads:
-        op = tool["operation"]
-        if op["type"] != "list" or op["table"] != table:
-            continue
-        required = set((tool.get("parameters") or {}).get("required") or [])
-        searched = _searched(e, tool, table, row, rows, required)
-        if searched is not None:
-            options.append(searched)
-        for flt in op.get("filters", []):  # a filter on the describing value
-            arg, column = flt.get("arg"), flt["column"]
-            if arg is None or flt.get("op", "eq") != "eq" or column not in unique or required - {arg}:
-                continue
-            result = _run(e, tool["name"], {arg: row[column]})
-            hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
-            if result and len(result) == 1 and hits:
-                facts = {fact_name(arg, tool, e.spec): row[column]}
-                found = Found([GoldCall(tool["name"], {arg: row[column]}, {arg: "user"})], facts, (0, 0))
-                options.append((_rank(e, table, column), found))
-        parents = _parent_args(e, tool, row, rng, depth)
-        if parents is None:
-            continue
-        args, found_parents = parents
-        option = _listed(e, tool, table, row, args, found_parents, known, unique)
-        if option is not None:
-            options.append(option)
-        for arg, found in _optional_parents(e, tool, table, row, rng, depth, required | set(args)):
-            # a row among its parent's, where a person places it: "the task "Standup" in my "Team" list"
-            option = _listed(
-                e, tool, table, row, {**args, arg: found[2]}, {**found_parents, arg: found[:2]}, known, unique
-            )
-            if option is not None:
-                options.append(option)
-    if not options:
-        return None
-    best = min(rank for rank, _ in options)  # by a name before a date, whichever list finds it
-    return rng.choice([found for rank, found in options if rank == best])
-
-
-_PHRASE_WORD = re.compile(r"[A-Za-z][a-z]{3,}")
-_FUNCTION_WORDS = frozenset(
-    "with will from that this have been about into over after before when what your their there then than they "
-    "were would could should also just only some more most very here each which while where does done make "
-    "made still need needs please thanks hello".split()
-)
-"""Words no one searches by ("with Holly", "Boston will"): a search is two words that carry the text's meaning."""
-_CALENDAR = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "
-    "september october november december".split()
-)
-"""A day or a month alone finds a text by chance, not by what it is about."""
-
-
-def _search_terms(words: list[str]) -> list[str]:
-    """What a person types to find a text, best first: a name of two words ("Project Quartz"), a name
-    ("Holly", "Boston"; not the text's first word), two words of five letters or more ("security audit")."""
-    content = [(w, w.lower() not in _FUNCTION_WORDS) for w in words]
-    pairs = list(zip(content, content[1:], strict=False))
-    names = [f"{a} {b}" for (a, ok), (b, ok2) in pairs if ok and ok2 and a[0].isupper() and b[0].isupper()]
-    single = [w for w, ok in content[1:] if ok and w[0].isupper() and w.lower() not in _CALENDAR]
-    plain = [f"{a} {b}" for (a, ok), (b, ok2) in pairs if ok and ok2 and len(a) >= 5 and len(b) >= 5]
-    return list(dict.fromkeys([*names, *single, *plain]))
-
-
-def _searched(
-    e: Env, tool: dict, table: str, row: dict, rows: list[dict], required: set[str]
-) -> tuple[int, Found] | None:
-    """`(rank, Found)`: the row found by a search for words of its text that no other row's text holds (a
-    tweet by "security audit", a note by "quarterly budget"), where the list tool takes a `contains` filter;
-    ranked with a date, after a name, a title or an email. `None` when no two words of it single it out."""
-    pk = e.pk(table)
-    for flt in tool["operation"].get("filters", []):
-        arg, column = flt.get("arg"), flt.get("column")
-        if flt.get("op") != "contains" or not arg or required - {arg} or not isinstance(row.get(column), str):
-            continue
-        cspec = e.spec["tables"][table]["columns"].get(column) or {}
-        if "enum" in cspec or cspec.get("references") or column == pk:
-            continue  # a search in a text, not in a kind or a key
-        words = _PHRASE_WORD.findall(row[column])
-        others = [str(r.get(column) or "").lower() for r in rows if r.get(pk) != row[pk]]
-        for phrase in _search_terms(words):
-            if phrase.lower() not in row[column].lower() or any(phrase.lower() in o for o in others):
-                continue  # the two words apart in the text ("security, audit"), or another row has them
-            result = _run(e, tool["name"], {arg: phrase})
-            if result and len(result) == 1 and isinstance(result[0], dict) and result[0].get(pk) == row[pk]:
-                facts = {f"words in the {entity_name(table, e.spec)}'s {readable_words(column)}": phrase}
-                found = Found([GoldCall(tool["name"], {arg: phrase}, {arg: "user"})], facts, (0, 0))
-                found.notes.append(f"found by searching {column} for {phrase!r}")
-                return IDENTIFYING.index("date"), found
-    return None
-
-
-def _listed(
-    e: Env, tool: dict, table: str, row: dict, args: dict, found_parents: dict, known: dict, unique: dict
-) -> tuple[int, Found] | None:
-    """`(rank, Found)`: the row found in what a list tool returns for `args` (the parents' keys found first),
-    singled out there by a value the person knows of it; `None` when the list misses it or no value singles it
-    out among the rows listed."""
-    pk = e.pk(table)
-    result = _run(e, tool["name"], args)
-    hits = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
-    if not hits:
-        return None
-    listed = [r for r in result if isinstance(r, dict)]
-    within = known if found_parents else unique  # among the parent's rows, or among them all
-    said = [c for c in within if [r.get(c) for r in listed].count(row[c]) == 1]
-    if not said:
-        return None
-    column = min(said, key=lambda c: (_rank(e, table, c), c))
-    calls, prov, offset = [], {}, 0
-    facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
-    for arg, (found, ppk) in found_parents.items():
-        if any(facts.get(k, v) != v for k, v in found.facts.items()):
-            # two parents found through two rows of one table ("the transaction of the budget named X of the
-            # payee of the budget named Y"): the rows disagree, and no person describes a row so
-            return None
-        calls.extend(_shifted(c, offset) for c in found.calls)
-        prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
-        facts.update(found.facts)
-        offset += len(found.calls)
-    prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
-    calls.append(GoldCall(tool["name"], dict(args), prov))
-    found = Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"])
-    return _rank(e, table, column), found
-
-
-def _optional_parents(
-    e: Env, tool: dict, table: str, row: dict, rng: random.Random, depth: int, taken: set[str]
-) -> list[tuple[str, tuple[Found, str, Any]]]:
-    """The optional filters of a list tool on a reference to the row's parent, each with how the parent is
-    found: `[(arg, (Found, parent pk, the row's parent key))]` (`list_tasks(list_id=...)` for a task of a
-    list a person names). Not below `MAX_DEPTH`, never the row's own table."""
-    out = []
-    if depth >= MAX_DEPTH:
-        return out
-    for flt in tool["operation"].get("filters", []):
-        arg, column = flt.get("arg"), flt.get("column")
-        if not arg or arg in taken or flt.get("op", "eq") != "eq" or row.get(column) is None:
-            continue
-        ref = (e.spec["tables"][table]["columns"].get(column) or {}).get("references")
-        ref = ref or implied_table(e.spec, column, table)
-        if ref is None or ref == table or ref not in e.rows:
-            continue
-        parent = next((r for r in e.rows[ref] if r.get(e.pk(ref)) == row[column]), None)
-        found = find_row(e, ref, parent, rng, depth + 1) if parent else None
-        if found is not None:
-            out.append((arg, (found, e.pk(ref), row[column])))
-    return out
-
-
-def _shifted(call: GoldCall, by: int) -> GoldCall:
-    prov = {a: shift_provenance(p, by) for a, p in call.provenance.items()}
-    return GoldCall(call.tool, dict(call.arguments), prov, write=call.write)
 
 
 def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
@@ -439,10 +73,10 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
         for arg, value in arguments.items():
             if provenance.get(arg, "user") not in ("user", "constant"):
                 continue  # a key the user states, or one the request sets (the folder a file moves to)
-            table = _addressed_table(e, tool, arg, value)
+            table = addressed_table(e, tool, arg, value)
             if table is None or not internal_key(e, table, value):
                 continue
-            if isinstance(value, int) and not (set(tokens(arg)) & _ID_WORDS or e.key_arg(tool) == arg):
+            if isinstance(value, int) and not (set(tokens(arg)) & ID_WORDS or e.key_arg(tool) == arg):
                 continue
             targets.append((call, arg, table, value))
     if not targets:
@@ -459,7 +93,7 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
             return "internal_id", f"{arg} = {value!r}: no lookup finds the {table} row by what a person knows"
         base = len(prepended)
         finders[(table, value)] = (found, base)
-        prepended.extend([_shifted(c, base) for c in found.calls])
+        prepended.extend([shifted(c, base) for c in found.calls])
         facts.update(found.facts)
         draft.notes.extend(found.notes)
     n = len(prepended)

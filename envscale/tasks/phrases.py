@@ -306,7 +306,7 @@ class Phrases(Steps):
         pk = primary_key_of(self.spec, src.table)
         told = [v for v in self.draft.user_facts.values() if isinstance(v, str)]
         held = [] if self.show_hidden else [self.draft.user_facts.get(n) for n in self.draft.withheld]
-        for column in row:  # the value the user knows the row by (`envscale.tasks.journeys.find_row`)
+        for column in row:  # the value the user knows the row by (`envscale.tasks.finding.find_row`)
             mine = row.get(column)
             if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
                 continue
