@@ -202,6 +202,10 @@ def test_rollout_with_a_faulty_endpoint_records_every_episode_as_failed_with_its
     root = pipeline["root"]
     out = root / f"trajectories-{role}"
     backend = f"kind=endpoint,base_url={server.url},model=fault-model,timeout={TIMEOUT_S},max_retries=0"
+    # every fault is served once at least: a failed request ends its episode, so there are as many episodes as
+    # faults (the fixture's train tasks, each tried `trials` times)
+    train = len(list(pipeline["tasks"].load("tasks", "train")))
+    trials = max(2, -(-len(FAULTS) // train))
     said = _said(
         _run(
             "rollout",
@@ -212,13 +216,13 @@ def test_rollout_with_a_faulty_endpoint_records_every_episode_as_failed_with_its
             f"--{role}",
             backend,
             "--trials",
-            "2",
+            str(trials),
         )
     )
     assert set(server.served) == set(dict(FAULTS)), set(dict(FAULTS)) - set(server.served)
     assert _warnings(said) == []  # each failure is in its trajectory; the summary line counts them
     rows = _rows(out, "trajectories")
-    asked = len(list(pipeline["tasks"].load("tasks", "train"))) * 2
+    asked = train * trials
     assert len({r["trajectory_id"] for r in rows}) == len(rows) == asked  # every episode recorded
     failed = [r for r in rows if r["status"] != "completed"]
     assert len(failed) >= len(rows) // 2
