@@ -438,6 +438,28 @@ def test_a_later_request_acts_on_the_row_its_own_create_made_in_the_conversation
     assert "call[5].member_slug" in rebind(broken, results)
 
 
+def test_a_later_request_acts_on_the_row_it_found_after_an_earlier_delete_moved_its_list():
+    """Request 1 deletes the first configuration; request 2's own run found "Paul's Configuration" at [2] of the
+    list, which is now at [1]: the delete must go to con_0003, not to the row that moved into [2] (a blind reading
+    found "delete Paul's Configuration" deleting "Auckland Configuration")."""
+    from envscale.judge.provenance import resolve_provenance
+    from envscale.tasks.conversations import rebind
+
+    delete = {
+        "tool": "delete_configuration",
+        "arguments": {"id": "con_0003"},
+        "provenance": {"id": "call[2][2].configuration_id"},
+    }
+    listed = [
+        {"configuration_id": f"con_000{i}", "name": name}
+        for i, name in ((2, "Main"), (3, "Paul's"), (4, "Auckland"))
+    ]
+    results = [[], None, listed]
+    assert rebind(delete, results) is None
+    assert delete["arguments"] == {"id": "con_0003"}
+    assert resolve_provenance(delete["provenance"]["id"], results) == "con_0003"  # the path the agent follows
+
+
 def test_a_later_request_never_names_a_value_an_earlier_request_changed(store):
     # "rename customer Jia Dunn to James Smith", then "... the order of Jia Dunn": nobody finds her any more
     first = part(

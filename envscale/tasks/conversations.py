@@ -49,7 +49,7 @@ from itertools import combinations, permutations
 from typing import Any
 
 from ..env import Environment
-from ..judge.provenance import PREFIX, provenance_call, resolve_provenance, shift_provenance
+from ..judge.provenance import PREFIX, parse_provenance, provenance_call, resolve_provenance, shift_provenance
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .intent import persona_role
@@ -281,17 +281,56 @@ def rebind(call: dict, results: list[Any]) -> str | None:
     """Give `call` the values its provenance reads from this run's earlier results (in place). A value that
     flowed from a call of its own request was fixed by that request's own run: when an earlier request has
     created a row of the same table, the new row's key is another one here (`mem_0022`, not `mem_0021`).
+    A value read at a position of a list (`call[3][14].configuration_id`) is the same row's wherever the list
+    holds it now: an earlier request that deleted a row moved the rows after it up one, and the row at [14] is
+    another one (a blind reading found "delete Paul's Configuration" deleting "Auckland Configuration").
     Returns why a path cannot be read, else None."""
-    for arg, source in (call.get("provenance") or {}).items():
+    for arg, source in list((call.get("provenance") or {}).items()):
         if not (isinstance(source, str) and source.startswith(PREFIX)):
             continue
         try:
             value = resolve_provenance(source, results)
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             return f"{arg} reads {source}, which this run does not give ({type(exc).__name__})"
-        if value != call["arguments"].get(arg):
+        own = call["arguments"].get(arg)
+        if value != own:
+            moved = _same_row(source, results, own)
+            if moved is not None:
+                call["provenance"] = {**call["provenance"], arg: moved}
+                continue
             call["arguments"] = {**call["arguments"], arg: value}
     return None
+
+
+def _same_row(source: str, results: list[Any], value: Any) -> str | None:
+    """`source` with its last list position moved to the element that holds `value` at the same place, when
+    the list holds one: the path of the row its request's own run read. `None` when the path reads no list or
+    no element of it holds `value` (a row this run created under another key)."""
+    parsed = parse_provenance(source)
+    if parsed is None:
+        return None
+    call, steps = parsed
+    positions = [k for k, step in enumerate(steps) if isinstance(step, int)]
+    if not positions:
+        return None
+    at = positions[-1]
+    try:
+        items = resolve_provenance(_path(call, steps[:at]), results)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        try:
+            held = resolve_provenance(_path(0, steps[at + 1 :]), [item])
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue
+        if held == value:
+            return _path(call, [*steps[:at], i, *steps[at + 1 :]])
+    return None
+
+
+def _path(call: int, steps: list[int | str]) -> str:
+    """The provenance path of `steps` into call `call`'s result (`call[3][14].configuration_id`)."""
+    return f"call[{call}]" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
 
 
 def _run(
