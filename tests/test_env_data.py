@@ -598,6 +598,38 @@ def test_a_name_beside_a_reference_is_the_referenced_rows_name():
     assert not all(t["merchant_name"] in names.values() for t in rows)
 
 
+def test_a_title_beside_a_reference_is_the_referenced_rows_title():
+    """A timesheet's `project_title` beside its `project_id` is its project's title: a blind reading found
+    "the timesheet whose project title is 'Week of September 14'" on a project titled "Annual Audit 2025"."""
+    spec = {
+        "name": "timesheets",
+        "spec_version": "1.1",
+        "tables": {
+            "projects": {
+                "primary_key": "project_id",
+                "columns": {"project_id": {"type": "integer"}, "title": {"type": "string"}},
+            },
+            "timesheets": {
+                "primary_key": "timesheet_id",
+                "columns": {
+                    "timesheet_id": {"type": "integer"},
+                    "project_id": {"type": "integer", "references": "projects"},
+                    "project_title": {"type": "string"},
+                    "task_title": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"projects": 8, "timesheets": 20}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=0)
+    titles = {p["project_id"]: p["title"] for p in state["projects"]}
+    rows = state["timesheets"]
+    assert all(t["project_title"] == titles[t["project_id"]] for t in rows if t["project_title"] is not None)
+    assert sum(t["project_title"] is not None for t in rows) >= 10
+    assert not all(t["task_title"] in titles.values() for t in rows)  # no task table: left as drawn
+
+
 def test_a_rows_name_made_from_a_place_is_the_rows_own_place():
     """A location named "Copenhagen Downtown" stood in Seoul; a hotel's name and its city, a location's name
     and its address, name one place."""

@@ -227,10 +227,23 @@ _NOT_ROLES = frozenset(
 _OWN_NAMES = ("name", "title", "display_name", "full_name", "label")
 
 
-def _own_name_column(spec: dict[str, Any], table: str) -> str | None:
+def _label_role(column: str) -> str | None:
+    """The role a column names a referenced row by: `payee_name` -> `payee`, `project_title` -> `project`;
+    `None` for a column that is no name or title."""
+    word = re.sub(r"[^a-z]", "", column.lower())
+    if word.endswith("name"):
+        return _role(column)
+    if word.endswith("title"):
+        return word[: -len("title")]
+    return None
+
+
+def _own_name_column(spec: dict[str, Any], table: str, *, title: bool = False) -> str | None:
+    """The column that names a row of `table` (`name`, `title` ...); a title first when `title`."""
     columns = spec["tables"][table]["columns"]
     entity = re.sub(r"[^a-z]", "", table.lower())
     for column in (
+        *(("title",) if title else ()),
         *_OWN_NAMES,
         *(
             c
@@ -251,7 +264,9 @@ def _names_of_referenced_rows(
 ) -> None:
     """A row's `<role>_name` beside its `<role>_id` reference holds the referenced row's name: a transaction's
     `payee_name` is the name of its payee, an employee's `department_name` that of its department (drawn alone,
-    `company_id` 19 sat beside the name of another company). Only where the referenced table has a name of
+    `company_id` 19 sat beside the name of another company), and a timesheet's `project_title` its project's
+    title (a blind reading found "the timesheet whose project title is 'Week of September 14'" on a project
+    titled "Annual Audit 2025"). Only where the referenced table has a name of
     its own and the name column takes it (no enum, no argument that refuses it)."""
     for table, tspec in spec["tables"].items():
         refs = {  # role -> (reference column, table it references): `payee` -> (`payee_id`, `payees`)
@@ -263,18 +278,19 @@ def _names_of_referenced_rows(
             and column != tspec["primary_key"]
         }
         for column, cspec in tspec["columns"].items():
+            role = _label_role(column)
             if (
                 _reference(spec, implicit, table, column)
                 or "enum" in cspec
                 or cspec.get("unique")
                 or cspec.get("type") != "string"
-                or not re.sub(r"[^a-z]", "", column.lower()).endswith("name")
-                or _role(column) in _NOT_ROLES
-                or _role(column) not in refs
+                or role is None
+                or role in _NOT_ROLES
+                or role not in refs
             ):
                 continue
-            ref_column, ref = refs[_role(column)]
-            name = _own_name_column(spec, ref)
+            ref_column, ref = refs[role]
+            name = _own_name_column(spec, ref, title=column.lower().endswith("title"))
             if name is None:
                 continue
             theirs = column_meaning(
