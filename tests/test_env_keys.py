@@ -224,3 +224,41 @@ def test_a_key_of_people_that_is_a_name_is_a_handle_made_of_a_persons_name():
     assert all(re.fullmatch(r"[a-z]+\.[a-z]+\d{2,}", u) for u in users), users  # `mary.lee01`
     assert all(re.fullmatch(r"[a-z0-9_]{3,12}", m) for m in members), members
     assert [formats["users"].serial(u) for u in users] == list(range(1, len(users) + 1))
+
+
+def test_a_written_value_is_drawn_in_its_arguments_declared_date_time_format():
+    """A meeting's `end_time` column (named like a time of day) took "09:15" from a `date-time` argument: the
+    meeting's end lost its date (a blind reading). A value written through an argument declared `date-time`
+    or `date` is in that format."""
+    spec = {
+        "name": "meetings",
+        "tables": {
+            "meetings": {
+                "primary_key": "meeting_id",
+                "columns": {"meeting_id": {"type": "integer"}, "end_time": {"type": "string"}},
+            }
+        },
+        "tools": [
+            _tool(
+                "put_meeting",
+                {
+                    "type": "update",
+                    "table": "meetings",
+                    "key": {"meeting_id": "meetingId"},
+                    "set": {"end_time": "endtime"},
+                },
+                {
+                    "meetingId": {"type": "integer"},
+                    "endtime": {"type": "string", "format": "date-time", "description": "The ending time."},
+                },
+                required=("meetingId", "endtime"),
+            )
+        ],
+        "data": {"rows": {"meetings": 5}},
+    }
+    with Environment(spec) as env:
+        rows = env.dump()
+        for seed in range(5):
+            args, _ = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", args["endtime"]), args
+            assert env.step("put_meeting", args)["ok"]
