@@ -166,6 +166,32 @@ def test_one_call_tasks_are_held_to_their_share(store):
     assert held
 
 
+def test_two_call_tasks_in_a_line_are_held_to_their_share_and_the_attempts_go_to_longer_ones(shop):
+    """Find a row, then read or change it: the commonest shape, held to `max_two_call_share` of a world's tasks
+    while sampling; the attempts it frees go to journeys of three calls or more."""
+
+    def plain_two(t):
+        d = t["difficulty"]
+        return d["chain_length"] == 2 and d["shape"] == "linear" and t["kind"] != "policy"
+
+    wanted, share = 20, 0.2
+    longer, bound = {}, 0
+    for cap in (1.0, share):
+        config = TasksConfig(
+            tasks_per_env=wanted, max_two_call_share=cap, conversation_share=0, replay_check=False
+        )
+        total = 0
+        for seed in range(6):
+            kept, rejected = env_tasks({"spec": shop.spec}, config, [], random.Random(seed))
+            if cap < 1:
+                assert sum(plain_two(t) for t in kept) <= round(wanted * share), seed
+                bound += any(r["code"] == "two_call_quota" for r in rejected)
+            total += sum(t["difficulty"]["chain_length"] >= 3 for t in kept)
+        longer[cap] = total
+    assert bound  # the quota is what held them (some seed drew more)
+    assert longer[share] > longer[1.0], longer
+
+
 def test_the_request_singles_the_row_out_by_what_the_user_knows(shop):
     # the most expensive product, known to the user by its name: the request says the name
     products = shop.env.step("list_products", {})["result"]

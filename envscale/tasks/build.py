@@ -97,6 +97,15 @@ class TasksConfig:
         ge=0,
         le=1,
     )
+    max_two_call_share: float = option(
+        0.4,
+        "Most share of an environment's tasks that are two calls deep in a line (find a row, then read or change "
+        "it): once reached while sampling, further such candidates are dropped (`two_call_quota`) and the "
+        "attempts go to longer journeys. Decisions (`branch`), two lookups feeding one write (`dag`) and "
+        "refusals are never dropped by it; 1: no quota.",
+        ge=0,
+        le=1,
+    )
     max_same_tools_share: float = option(
         0.15,
         "Most share of an environment's tasks that call the same tools in the same order (a create then an add, "

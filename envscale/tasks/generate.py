@@ -186,7 +186,7 @@ def env_tasks(
     candidates = _Candidates(e, rng, rewrite, replay_env)
     kept: list[dict] = []
     rejected: list[dict] = []
-    singles = 0
+    singles = twos = 0
     journeys: Counter = Counter()  # tool sequences kept, each held to max_same_tools_share
     try:
         for _ in range(wanted * _ATTEMPTS_PER_TASK):
@@ -213,6 +213,14 @@ def env_tasks(
                     task_row, drop = None, ("single_call_quota", "enough one-call tasks in this environment")
                 else:
                     singles += 1
+            if task_row is not None and _plain_two(task_row):
+                if twos >= max(1, round(wanted * config.max_two_call_share)):
+                    task_row, drop = (
+                        None,
+                        ("two_call_quota", "enough two-call tasks in a line in this environment"),
+                    )
+                else:
+                    twos += 1
             if task_row is not None:
                 kept.append(task_row)
                 journeys[journey] += 1
@@ -237,6 +245,14 @@ def env_tasks(
 def _one_look(task: dict) -> bool:
     """A task that is one call by nature: a refusal (policy) or a branch whose row is already in its state."""
     return task["kind"] == "policy" or task["difficulty"].get("shape") == "branch"
+
+
+def _plain_two(task: dict) -> bool:
+    """A two-call task in a line (find a row, then read or change it): the most common shape, held to its share."""
+    difficulty = task["difficulty"]
+    return (
+        difficulty["chain_length"] == 2 and difficulty.get("shape") == "linear" and task["kind"] != "policy"
+    )
 
 
 _SPARE: Drop = ("single_call_quota", "one-call tasks beyond max_single_share of the environment's tasks")
