@@ -3,6 +3,7 @@ writes on related rows, and a decision on what a read returns, each executed for
 
 import copy
 import random
+import re
 
 import pytest
 
@@ -1245,5 +1246,35 @@ def test_a_row_is_found_through_two_levels_of_parents_that_agree():
         assert set(found.facts.values()) == {"Payroll Migration", "Backlog", "Standup"}
         retro = next(r for r in e.rows["tasks"] if r["task_id"] == "tas_0003")
         assert find_row(e, "tasks", retro, random.Random(0)) is None
+    finally:
+        e.env.close()
+
+
+def test_a_row_the_clause_before_named_is_its_in_the_next_lookup():
+    """ "look up the direct debit mandate whose originator name is Lawson Energy, activate it, look up the direct
+    debit of the direct debit mandate whose originator name is Lawson Energy": a blind reader quoted it as the
+    commonest template wording. The parent the clause before acted on is "its" ("look up its task"), and a
+    pronoun goes inside the phrasal verb ("look it up", never "look up it")."""
+    e = Env({"spec": _projects_spec()}, TasksConfig())
+    try:
+        goals = []
+        for seed in range(6):
+            calls = [
+                GoldCall("list_projects", {}, {}),
+                GoldCall(
+                    "rename_project",
+                    {"project_id": "pro_0002", "name": "Payroll 2026"},
+                    {"project_id": "call[0][1].project_id", "name": "constant"},
+                    write=True,
+                ),
+                GoldCall("list_tasks", {"project_id": "pro_0002"}, {"project_id": "call[0][1].project_id"}),
+                GoldCall("get_task", {"task_id": "tas_0005"}, {"task_id": "call[2][1].task_id"}),
+            ]
+            draft = TaskDraft("planner", "mixed", calls, user_facts={"project name": "Payroll Migration"})
+            execute(e, draft)
+            goals.append(write_instructions(draft, e.spec, random.Random(seed)).goal)
+        for goal in goals:
+            assert goal.count("Payroll Migration") == 1, goal
+            assert "its task named" in goal and not re.search(r"look up it\b", goal), goal
     finally:
         e.env.close()

@@ -302,6 +302,7 @@ class Writer(Clauses):
             if step.index in consumed:
                 # a lookup that only finds the row the next call acts on: sometimes said ("look up my
                 # pending order and cancel it"), otherwise folded into that call ("cancel my pending order")
+                self.prev_row = prev_row  # "... activate it, look up its direct debit"
                 found = self._lookup_np(step)
                 if found is not None:
                     if step.index not in self.explicit:

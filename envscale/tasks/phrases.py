@@ -390,7 +390,10 @@ class Phrases(Steps):
                 continue
             if table and table != step.table:
                 ref = self.arg_np(a, show_hidden)
-                np.post.append(f"of {ref.render()}")
+                if ref.row is not None and ref.row == self.prev_row and np.det == "the":
+                    np.det = "its"  # "look up the mandate, activate it, then reject its direct debit"
+                else:
+                    np.post.append(f"of {ref.render()}")
                 continue
             if a.source.startswith("call["):  # "products with the same category as product pro_0001"
                 ref = self.derived_np(a, table)
