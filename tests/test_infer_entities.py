@@ -837,3 +837,38 @@ def test_a_change_to_a_row_under_a_route_parent_never_moves_it_to_another_parent
         )
         after = next(t for t in env.dump()["tickets"] if t["ticket_id"] == row["ticket_id"])
     assert after["collection_id"] == row["collection_id"] and after["description"] == "Fixed.", obs
+
+
+def test_a_create_takes_the_parent_it_is_made_in_never_as_its_own_key():
+    """`foldersAdd(name, parent_folder_id)` made the new folder's key the parent's (`folder_id = parent_folder_id`,
+    a blind reading): a key qualified as another row of the kind (parent, source, target ...) is where the new
+    row goes, a column of its own whose values are folders (a tree), and the new row gets a key of its own."""
+    folder = {"type": "object", "properties": {"id": _S, "name": _S, "parent_folder_id": _S}}
+    tools = [
+        api_tool(
+            "foldersAdd",
+            "POST",
+            "/folders",
+            {"name": _S, "parent_folder_id": _S},
+            ["name", "parent_folder_id"],
+            folder,
+            group="Files API",
+        ),
+        api_tool("foldersAll", "GET", "/folders", {}, [], folder, group="Files API"),
+        api_tool("foldersOne", "GET", "/folders/{id}", {"id": _ID}, ["id"], folder, group="Files API"),
+    ]
+    spec = _spec(tools)
+    add = next(t for t in spec["tools"] if t["name"] == "foldersAdd")["operation"]
+    table = spec["tables"][add["table"]]
+    assert add["values"].get(table["primary_key"]) != "parent_folder_id", add
+    assert add["values"].get("parent_folder_id") == "parent_folder_id", add
+    with Environment(spec) as env:
+        rows = env.dump()[add["table"]]
+        keys = {r[table["primary_key"]] for r in rows}
+        assert all(r["parent_folder_id"] in keys | {None} for r in rows), rows  # a tree of folders
+        assert any(r["parent_folder_id"] in keys for r in rows), rows
+        parent = rows[0][table["primary_key"]]
+        made = env.step("foldersAdd", {"name": "Invoices 2026", "parent_folder_id": parent})
+        assert made["ok"], made
+        assert made["result"][table["primary_key"]] != parent
+        assert made["result"]["parent_folder_id"] == parent

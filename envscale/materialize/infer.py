@@ -46,6 +46,7 @@ from ..words.inflect import plural, singular
 from ..words.names import sanitize_name, tokens
 from ..words.semantics import (
     ACT_STATUS,
+    OTHER_ROW_QUALIFIERS,
     ROW_QUALIFIERS,
     SINGLETON_RESOURCES,
     ToolMeaning,
@@ -390,6 +391,20 @@ _ATTRIBUTE_NOUNS = {
     "id",
 }
 _AUTH_VERBS = {"login", "logout", "authenticate", "signin", "signout", "logon", "logoff"}
+
+
+def another_of_its_kind(param: str, entity: str | None) -> bool:
+    """Whether a key argument names another row of `entity`'s kind: `parent_folder_id` of a folder (where the new
+    folder goes), `source_account_id` of an account; never the row's own key."""
+    ent = key_entity(param)
+    if not ent or not entity:
+        return False
+    words, own = ent.split("_"), entity.split("_")
+    return (
+        len(words) > len(own)
+        and words[-len(own) :] == own
+        and bool(OTHER_ROW_QUALIFIERS & set(words[: -len(own)]))
+    )
 
 
 def _names(column: str, obj: str) -> bool:
@@ -779,7 +794,15 @@ def infer_spec(
         if own is None and m.entity:  # `order_id` for an order; then `external_order_id`
             named = {p: key_entity(p) or name_key_entity(p) for p in props}
             own = next((p for p, e in named.items() if e == m.entity), None) or next(
-                (p for p, e in named.items() if e and e.split("_")[-1] == m.entity.split("_")[-1]), None
+                (
+                    p
+                    for p, e in named.items()
+                    # `parent_folder_id` of `foldersAdd` is where the new folder goes, never its own key
+                    if e
+                    and e.split("_")[-1] == m.entity.split("_")[-1]
+                    and not another_of_its_kind(p, m.entity)
+                ),
+                None,
             )
         linked = linked_entity(m.entity, m.parent)
         if own is None and linked:
@@ -866,6 +889,8 @@ def infer_spec(
                     use.limit = param
             elif role == "option":
                 continue
+            elif role == "key" and another_of_its_kind(param, entity):
+                use.refs[param] = entity  # `parent_folder_id` of a folder: the folder it is in
             elif role == "key":
                 use.values[param] = tables.tables[table]["primary_key"]
             elif role == "reference":

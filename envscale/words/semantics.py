@@ -746,6 +746,11 @@ QUALIFIERS = frozenset(
 )
 """Words that say which one of an entity a key names, not what it is: `parent_folder_id` names a folder,
 `destination_account_id` an account."""
+OTHER_ROW_QUALIFIERS = frozenset(
+    "parent source target destination dest src original previous prev next base root from to linked related".split()
+)
+"""Qualifiers that name another row of the same kind: `parent_folder_id` of a folder is its parent's key, never
+the folder's own."""
 PERSON_ROLES = frozenset(
     "receiver recipient sender assignee assigner owner author creator reporter member organizer organiser "
     "attendee participant requester requestor approver reviewer editor invitee inviter host follower "

@@ -1375,8 +1375,8 @@ def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:
 
     A non-key `<entity>_id` column (or `<entity>id`) of the type of the referenced primary key refers
     to the table whose primary key has that name, else to the table named `<entity>` (or its plural).
-    A `parent` (`parent_id`, `parentKey`, `<x>_parent`) column of the type of its own table's primary
-    key refers to its own table: the rows form a tree.
+    A `parent` (`parent_id`, `parentKey`, `<x>_parent`, `parent_<entity>_id` of the entity's own table) column of
+    the type of its own table's primary key refers to its own table: the rows form a tree.
     """
     tables = spec["tables"]
     by_key = {s["primary_key"].lower(): t for t, s in tables.items()}
@@ -1388,7 +1388,14 @@ def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:
             name = column.lower()
             if column == tspec["primary_key"] or "references" in cspec or "enum" in cspec:
                 continue
-            if _is_parent(name_words(column)) and cspec["type"] == pk_type and not cspec.get("unique"):
+            words = name_words(column)
+            own_parent = (  # `parent_folder_id` of folders
+                len(words) >= 3
+                and words[0] == "parent"
+                and words[-1] in ("id", "key", "uid", "ref")
+                and "_".join(words[1:-1]) in (table.lower(), singular(table.lower()))
+            )
+            if (_is_parent(words) or own_parent) and cspec["type"] == pk_type and not cspec.get("unique"):
                 out[table, column] = table  # a tree: the parent is a row of the same table
                 continue
             if not (name.endswith("_id") or (name.endswith("id") and len(name) > 4)):
