@@ -872,3 +872,58 @@ def test_a_create_takes_the_parent_it_is_made_in_never_as_its_own_key():
         assert made["ok"], made
         assert made["result"][table["primary_key"]] != parent
         assert made["result"]["parent_folder_id"] == parent
+
+
+def test_an_update_with_nothing_to_set_is_the_act_its_description_states_or_no_tool():
+    """`patch_collaborator_invitations_by_id(id)` set a column named after itself to 'patch', and
+    `updateAnApiVersion` set `an_api_version = 'update'` (a blind reading): an update that has nothing to set
+    leaves its row in the state its description's act names ("Accept collaborator invitation." -> accepted), and
+    is no tool where the description names no act."""
+    invitation = {"type": "object", "properties": {"id": _S, "email": _S, "map_id": _S}}
+    accept = api_tool(
+        "patch_collaborator_invitations_by_id",
+        "PATCH",
+        "/collaborator_invitations/{id}",
+        {"id": _ID},
+        ["id"],
+        invitation,
+        group="Maps API",
+    )
+    accept["description"] = "Accept collaborator invitation."
+    touch = api_tool(
+        "touch_collaborator_invitation",
+        "PATCH",
+        "/collaborator_invitations/{id}/touch",
+        {"id": _ID},
+        ["id"],
+        invitation,
+        group="Maps API",
+    )
+    touch["description"] = "Update a collaborator invitation."
+    tools = [
+        accept,
+        touch,
+        api_tool(
+            "list_invitations", "GET", "/collaborator_invitations", {}, [], invitation, group="Maps API"
+        ),
+        api_tool(
+            "invite",
+            "POST",
+            "/collaborator_invitations",
+            {"email": _S},
+            ["email"],
+            invitation,
+            group="Maps API",
+        ),
+    ]
+    spec = _spec(tools, name="maps")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert "touch_collaborator_invitation" not in ops
+    fixed = ops["patch_collaborator_invitations_by_id"].get("fixed") or {}
+    assert list(fixed.values()) == ["accepted"], ops["patch_collaborator_invitations_by_id"]
+    with Environment(spec) as env:
+        table = ops["patch_collaborator_invitations_by_id"]["table"]
+        row = env.dump()[table][0]
+        key = spec["tables"][table]["primary_key"]
+        done = env.step("patch_collaborator_invitations_by_id", {"id": row[key]})
+        assert done["ok"] and done["result"][next(iter(fixed))] == "accepted", done

@@ -1360,6 +1360,15 @@ def act_status_column(columns: Any, enums: dict, entity: str, values: tuple) -> 
     return next((c for c in statuses if c in own), None)
 
 
+def _described_act(use: _Use) -> str | None:
+    """The state an act its description opens with leaves the row in: "Accept collaborator invitation." ->
+    `accepted`; `None` when the description opens with no act (`Update an API Version`)."""
+    words = tokens(str(use.tool.get("description") or "").split(".")[0])
+    verb = words[0] if words else ""
+    values = ACT_STATUS.get(verb) or STATUS_VERBS.get(verb)
+    return values[0] if values else None
+
+
 def _status_column(tspec: dict) -> str | None:
     return next((c for c in tspec["columns"] if c in _STATUS_NAMES or c.endswith("_status")), None)
 
@@ -1715,13 +1724,16 @@ def _operation_of(
         if settable:
             op["set"] = settable
         else:
-            obj = (
-                "_".join(w for w in tokens(use.tool.get("original_name") or use.tool["name"]) if w != m.verb)
-                or "state"
-            )
-            column = ident(obj)[:40]
+            # nothing to set: the act its description states ("Accept collaborator invitation." -> accepted),
+            # never a column named after the tool set to its verb (`an_api_version = 'update'`)
+            act = _described_act(use)
+            if act is None:
+                return None, "an update with no field to set and no act its name or description states"
+            column = _status_column(tspec) or "status"
             columns.setdefault(column, {"type": "string", "nullable": True})
-            op["fixed"] = {column: m.verb or "done"}
+            if "enum" in columns[column] and act not in columns[column]["enum"]:
+                columns[column]["enum"].append(act)
+            op["fixed"] = {column: act}
     if (
         "updated_at" in columns
         and "updated_at" not in (op.get("set") or {})
