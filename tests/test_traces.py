@@ -266,3 +266,29 @@ def test_malformed_calls_and_huge_numbers_never_crash_the_check(shop):
     assert check_consistent(messages) is True
     messages[3]["content"] = json.dumps({"order_id": "x", "total": 10**400})
     assert check_consistent(messages + [{"role": "assistant", "content": "the total is 5"}]) in (True, False)
+
+
+def test_a_delete_is_said_with_the_name_of_the_row_it_removed():
+    """ "Done: the break point is deleted." closed 6.2% of the openapi sample's kept trajectories: a delete that
+    returns nothing and is addressed by two keys named no row. The removed row the arguments address is named
+    (its name or title), and a delete has as many phrasings as any other write."""
+    from envscale.rollout.closing import describe_write, write_sentence
+
+    diff = {
+        "breakpoints": {
+            "added": [],
+            "removed": [{"breakpoint_id": "bre_0007", "project_id": "pro_0001", "name": "Main loop"}],
+            "changed": [],
+        }
+    }
+    args = {"project_id": "pro_0001", "breakpoint_id": "bre_0007"}
+    write = describe_write("delete_breakpoint", args, None, diff)
+    sentences = {write_sentence(write, random.Random(seed)) for seed in range(30)}
+    assert all('"Main loop"' in s and "deleted" in s for s in sentences), sentences
+    assert len(sentences) >= 5, sentences
+    other = describe_write(
+        "delete_breakpoint", {"project_id": "pro_0001", "breakpoint_id": "bre_0009"}, None, diff
+    )
+    assert all(
+        "Main loop" not in write_sentence(other, random.Random(s)) for s in range(10)
+    )  # not the row it removed

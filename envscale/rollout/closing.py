@@ -64,6 +64,8 @@ class Write:
         entity (`str`): How a person names the row (`order`).
         kind (`str`): `changed`, `added` or `removed`.
         fields (`list[str]`): The result's columns the write changed, in the result's order.
+        name (`str | None`): How a person names a removed row (its name or title, from the task's diff) when the
+            delete returned nothing and its arguments name it only by an internal key.
     """
 
     tool: str
@@ -72,6 +74,11 @@ class Write:
     entity: str
     kind: str
     fields: list[str] = field(default_factory=list)
+    name: str | None = None
+
+
+#: Columns that name a row as a person does, the likeliest first.
+_NAMES = ("name", "title", "display_name", "full_name", "label", "subject", "email", "username")
 
 
 def _is_key(name: str) -> bool:
@@ -109,10 +116,27 @@ def _ident(write: Write) -> str:
     key = _first_key(write.result)
     if key is not None and _said(write.result[key]) is not None:
         return f"{write.entity} {_said(write.result[key])}"
+    if write.name is not None:
+        return f'the {write.entity} "{write.name}"'
     keys = [k for k, v in write.arguments.items() if _is_key(k) and _said(v) is not None]
     if len(keys) == 1:
         return f"{write.entity} {_said(write.arguments[keys[0]])}"
     return f"the {write.entity}"
+
+
+def _removed_name(change: Any, arguments: dict) -> str | None:
+    """The name (or title ...) of the one removed row of `change` whose own key an argument holds."""
+    values = {str(v) for v in arguments.values() if isinstance(v, str | int) and not isinstance(v, bool)}
+    rows = (
+        [r for r in (change or {}).get("removed") or [] if isinstance(r, dict)]
+        if isinstance(change, dict)
+        else []
+    )
+    rows = [r for r in rows if (key := _first_key(r)) is not None and str(r[key]) in values]  # by its own key
+    if len(rows) != 1:
+        return None
+    name = next((rows[0][c] for c in _NAMES if isinstance(rows[0].get(c), str) and rows[0][c].strip()), None)
+    return name if name is not None and len(name) <= 60 else None
 
 
 def _diff_table(diff: dict, row: Any, tool: str) -> tuple[str | None, str]:
@@ -161,7 +185,12 @@ def describe_write(tool: str, arguments: dict, result: Any, diff: dict) -> Write
     else:  # what the arguments asked for and the result confirms
         named = [k for k, v in arguments.items() if k in row and row[k] == v]
     fields = [c for c in named if not _is_key(c) and _said(row[c]) is not None][:_MAX_FIELDS]
-    return Write(tool, arguments, result, entity, kind, fields)
+    name = None
+    if (
+        kind == "removed" and table is not None and _first_key(result) is None
+    ):  # "the break point "Main loop""
+        name = _removed_name((diff or {}).get(table), arguments)
+    return Write(tool, arguments, result, entity, kind, fields, name)
 
 
 def _verb(write: Write) -> str:
@@ -184,6 +213,8 @@ def write_sentence(write: Write, rng: random.Random) -> str:
                 f"{cap(ident)} has been {done}.",
                 f"Done: {ident} is {done}.",
                 f"All set, {ident} has been {done}.",
+                f"{cap(ident)} is {done} now.",
+                f"That's taken care of: {ident} has been {done}.",
             ]
         )
     its = join([f"its {name} is now {value}" for name, value in values])
