@@ -301,7 +301,11 @@ class Clauses(Attributes):
             what = f"the {labels} {possessive} {self.obj_of}"
             told = f"the {labels} {possessive} {target.short}"
             return f"{'find out' if verb == 'look up' else verb} {what}", told, target.row
-        return ("look it up" if obj == "it" else f"look up {obj}"), f"the details of {target.short}", target.row
+        return (
+            ("look it up" if obj == "it" else f"look up {obj}"),
+            f"the details of {target.short}",
+            target.row,
+        )
 
     def _update_clause(
         self, step: Step, target: NP, obj: str, rest: list[Arg], show_hidden: bool
