@@ -213,6 +213,38 @@ def test_placeholder_arguments_are_left_out_and_a_required_one_drops_the_task(en
     assert reason and reason[0] == "placeholder_argument"
 
 
+def test_the_apis_own_address_of_a_row_is_never_a_value_the_user_sets(env, shop):
+    """ "change its self link to https://www.allison.net/about" (a blind reading): the service sets its own address
+    of a row; an optional one is left out, a required one drops the task."""
+    customer = env.rows["customers"][0]
+
+    def order(url):
+        return GoldCall(
+            "create_order",
+            {"customer_id": customer["customer_id"], "total": 12.5, "self_link": url},
+            {"customer_id": "user", "total": "constant", "self_link": "constant"},
+            write=True,
+        )
+
+    create = _tool(shop, "create_order")
+    create["parameters"]["properties"]["self_link"] = {"type": "string"}
+    shop["tables"]["orders"]["columns"]["self_link"] = {"type": "string"}
+    create["operation"]["values"]["self_link"] = "self_link"
+    optional = Env({"spec": shop}, TasksConfig())
+    call = order("https://www.allison.net/about")
+    draft = _draft(optional, "write", [call])
+    assert tidy(optional, draft, random.Random(0)) is None
+    assert "self_link" not in call.arguments and not any("link" in f for f in draft.user_facts)
+    optional.env.close()
+    _tool(shop, "create_order")["parameters"]["required"].append("self_link")
+    required = Env({"spec": shop}, TasksConfig())
+    reason = tidy(
+        required, _draft(required, "write", [order("https://www.allison.net/about")]), random.Random(0)
+    )
+    required.env.close()
+    assert reason and reason[0] == "api_address"
+
+
 def test_placeholder_names():
     assert all(map(is_placeholder, ["optional_param", "optionalParam", "arg1", "flag", "extra", "kwargs"]))
     assert not any(map(is_placeholder, ["project_name", "feature_flag_id", "options_count", "product_list"]))

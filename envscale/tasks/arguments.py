@@ -40,6 +40,7 @@ from ..words.names import tokens
 from ..words.semantics import argument_role, key_entity
 from .asks import (
     KEY_SHAPE,
+    api_address,
     bare_id_value,
     clock_rows,
     creates_from_nothing,
@@ -228,6 +229,16 @@ def _tidy_argument(
     if is_placeholder(arg):
         if arg in required:
             return "placeholder_argument", f"{call.tool}.{arg} is required but says nothing a person states"
+        drop_argument(e, draft, call, arg)
+    elif api_address((bind.column if bind else None) or arg) and (
+        bind is None or bind.place in ("set", "value")
+    ):
+        # "change its self link to https://www.allison.net/about": the service sets its own address of a row
+        if arg in required:
+            return (
+                "api_address",
+                f"{call.tool}.{arg} sets the API's own address of the row, which no person states",
+            )
         drop_argument(e, draft, call, arg)
     elif isinstance(value, dict | list) and _holds_key(value):
         # `tags=[{"id": "row_6597"}]`: "change the tags to id row_6597" names rows by keys no person holds

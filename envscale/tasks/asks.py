@@ -119,6 +119,13 @@ _API_ADDRESS = frozenset("href uri urn self etag api".split())
 playlist named ..."). A web page a person opens (`website`, `html_url`, `download_url`) is asked."""
 
 
+def api_address(column: str) -> bool:
+    """Whether a column holds the API's own address of its row (`href`, `self_link`, `uri`, `etag`, `api_url`): a
+    value a client follows and the service sets, never one a person states or asks for."""
+    words = set(tokens(column))
+    return bool(words & (_API_ADDRESS - {"api"})) or {"api", "url"} <= words
+
+
 def askable(table: str | None, column: str, value: Any) -> bool:
     """Whether a person would ask for this column's value: its meaning is one people talk about
     (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
