@@ -618,16 +618,31 @@ def test_a_title_beside_a_reference_is_the_referenced_rows_title():
                     "task_title": {"type": "string"},
                 },
             },
+            # a task's `project_title` reads like a task's title; beside `project_id` it is its project's
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {
+                    "task_id": {"type": "integer"},
+                    "title": {"type": "string"},
+                    "project_id": {"type": "integer", "references": "projects"},
+                    "project_title": {"type": "string"},
+                },
+            },
         },
-        "data": {"rows": {"projects": 8, "timesheets": 20}},
+        "data": {"rows": {"projects": 8, "timesheets": 20, "tasks": 20}},
         "tools": [],
     }
     state = generate_state(spec, seed=0)
     titles = {p["project_id"]: p["title"] for p in state["projects"]}
-    rows = state["timesheets"]
-    assert all(t["project_title"] == titles[t["project_id"]] for t in rows if t["project_title"] is not None)
-    assert sum(t["project_title"] is not None for t in rows) >= 10
-    assert not all(t["task_title"] in titles.values() for t in rows)  # no task table: left as drawn
+    for table in ("timesheets", "tasks"):
+        rows = state[table]
+        assert all(
+            t["project_title"] == titles[t["project_id"]] for t in rows if t["project_title"] is not None
+        )
+        assert sum(t["project_title"] is not None for t in rows) >= 10
+    assert not all(
+        t["task_title"] in titles.values() for t in state["timesheets"]
+    )  # no task reference: as drawn
 
 
 def test_a_rows_name_made_from_a_place_is_the_rows_own_place():

@@ -56,6 +56,7 @@ from envscale.env.data.values import (
 )
 from envscale.env.data.vocabulary import PLACES, PlaceRow, faker_for
 from envscale.env.spec import SpecError, check_row_counts, is_nullable, validate_spec, value_problem
+from envscale.words.inflect import singular
 from envscale.words.names import name_words
 
 DEFAULT_ROWS = 10
@@ -297,8 +298,14 @@ def _names_of_referenced_rows(
                 ref, name, spec["tables"][ref]["columns"][name], bound.get((ref, name), [])
             )
             ours = column_meaning(table, column, cspec, bound.get((table, column), []))
-            if ours != theirs and ours not in ("named:label", "unknown"):
-                continue  # a company's name beside a reference to a table whose names are people's
+            if (
+                ours != theirs
+                and ours not in ("named:label", "unknown")
+                and role != re.sub(r"[^a-z]", "", singular(ref.lower()))
+            ):
+                # a company's name beside a reference to a table whose names are people's; a name that says its
+                # table (`project_title` beside `project_id` -> projects) is that row's, whatever it reads like
+                continue
             by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
             accepts = [acceptor(a) for a in bound.get((table, column), [])]
             for row in state[table]:
