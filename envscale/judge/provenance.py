@@ -35,6 +35,7 @@ __all__ = [
     "PREFIX",
     "parse_provenance",
     "provenance_call",
+    "provenance_path",
     "read_calls",
     "resolve_provenance",
     "shift_provenance",
@@ -61,6 +62,17 @@ def parse_provenance(source: Any) -> tuple[int, list[int | str]] | None:
         raise ValueError(f"not a provenance path: {source!r} (expected call[i], then [j] or .field steps)")
     steps = [int(index) if index else key for index, key in _STEP.findall(source, head.end())]
     return int(head.group(1)), steps
+
+
+def provenance_path(call: int, steps: list[int | str]) -> str:
+    """The path of `steps` into gold call `call`'s result, the inverse of `parse_provenance`.
+
+    ```python
+    >>> provenance_path(3, [14, "configuration_id"])
+    'call[3][14].configuration_id'
+    ```
+    """
+    return f"call[{call}]" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
 
 
 def provenance_call(source: Any) -> int | None:

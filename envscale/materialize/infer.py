@@ -393,7 +393,7 @@ _ATTRIBUTE_NOUNS = {
 _AUTH_VERBS = {"login", "logout", "authenticate", "signin", "signout", "logon", "logoff"}
 
 
-def another_of_its_kind(param: str, entity: str | None) -> bool:
+def _another_of_its_kind(param: str, entity: str | None) -> bool:
     """Whether a key argument names another row of `entity`'s kind: `parent_folder_id` of a folder (where the new
     folder goes), `source_account_id` of an account; never the row's own key."""
     ent = key_entity(param)
@@ -800,7 +800,7 @@ def infer_spec(
                     # `parent_folder_id` of `foldersAdd` is where the new folder goes, never its own key
                     if e
                     and e.split("_")[-1] == m.entity.split("_")[-1]
-                    and not another_of_its_kind(p, m.entity)
+                    and not _another_of_its_kind(p, m.entity)
                 ),
                 None,
             )
@@ -889,7 +889,7 @@ def infer_spec(
                     use.limit = param
             elif role == "option":
                 continue
-            elif role == "key" and another_of_its_kind(param, entity):
+            elif role == "key" and _another_of_its_kind(param, entity):
                 use.refs[param] = entity  # `parent_folder_id` of a folder: the folder it is in
             elif role == "key":
                 use.values[param] = tables.tables[table]["primary_key"]

@@ -508,7 +508,7 @@ def _valid_call(
             continue
         current = target[column] if op["type"] == "update" else None
         accepts = functools.partial(_write_accepts, env, rows, table, column, current)
-        if _FORMATS.get(props[bound[column]].get("format")):  # "2015-07-01T22:00:00Z", never "09:15"
+        if _DATE_FORMATS.get(props[bound[column]].get("format")):  # "2015-07-01T22:00:00Z", never "09:15"
             accepts = functools.partial(_formatted, props[bound[column]], accepts)
         candidates = _guarded_first(
             op, tables, rows, column, _new_values(env, rows, table, column, current, rng)
@@ -604,7 +604,8 @@ def _pick(
 
 #: Declared string formats a written value is drawn in (the runtime, like jsonschema, does not assert formats: an
 #: end time written "09:15" into a `date-time` argument was taken, and the meeting's end lost its date).
-_FORMATS = {
+#: jsonschema's `FormatChecker` checks `date-time` only with the optional rfc3339-validator, so not here.
+_DATE_FORMATS = {
     "date-time": re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"),
     "date": re.compile(r"\d{4}-\d{2}-\d{2}$"),
 }
@@ -612,7 +613,7 @@ _FORMATS = {
 
 def _formatted(prop: dict[str, Any], accepts: Callable[[Any], bool], value: Any) -> bool:
     """`accepts(value)`, and a string value is in the argument's declared `date-time` or `date` format."""
-    pattern = _FORMATS[prop["format"]]
+    pattern = _DATE_FORMATS[prop["format"]]
     return accepts(value) and (not isinstance(value, str) or bool(pattern.match(value)))
 
 

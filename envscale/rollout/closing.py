@@ -127,12 +127,8 @@ def _ident(write: Write) -> str:
 def _removed_name(change: Any, arguments: dict) -> str | None:
     """The name (or title ...) of the one removed row of `change` whose own key an argument holds."""
     values = {str(v) for v in arguments.values() if isinstance(v, str | int) and not isinstance(v, bool)}
-    rows = (
-        [r for r in (change or {}).get("removed") or [] if isinstance(r, dict)]
-        if isinstance(change, dict)
-        else []
-    )
-    rows = [r for r in rows if (key := _first_key(r)) is not None and str(r[key]) in values]  # by its own key
+    removed = change.get("removed") if isinstance(change, dict) else None
+    rows = [r for r in removed or [] if (key := _first_key(r)) is not None and str(r[key]) in values]
     if len(rows) != 1:
         return None
     name = next((rows[0][c] for c in _NAMES if isinstance(rows[0].get(c), str) and rows[0][c].strip()), None)
@@ -185,11 +181,9 @@ def describe_write(tool: str, arguments: dict, result: Any, diff: dict) -> Write
     else:  # what the arguments asked for and the result confirms
         named = [k for k, v in arguments.items() if k in row and row[k] == v]
     fields = [c for c in named if not _is_key(c) and _said(row[c]) is not None][:_MAX_FIELDS]
-    name = None
-    if (
-        kind == "removed" and table is not None and _first_key(result) is None
-    ):  # "the break point "Main loop""
-        name = _removed_name((diff or {}).get(table), arguments)
+    # a delete that answered nothing: "the break point "Main loop"", named by the row its diff removed
+    removed = kind == "removed" and table is not None and key is None
+    name = _removed_name((diff or {}).get(table), arguments) if removed else None
     return Write(tool, arguments, result, entity, kind, fields, name)
 
 

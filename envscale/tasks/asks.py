@@ -113,7 +113,7 @@ _ENVELOPE = frozenset("operation resource service links meta status_code object 
 """Fields of an API's response envelope (apideck's `{status_code, service, resource, operation, data}`) that
 the environment keeps as columns: "the operation of my account" is not something a person asks about."""
 
-_API_ADDRESS = frozenset("href uri urn self etag api".split())
+_API_ADDRESS = frozenset("href uri urn self etag".split())
 """Words of a column that holds the API's own address of the row (`href`, `uri`, `self_link`, `api_url`,
 `etag`): what a client follows, never what a person asks ("find out the href of the event", "the uri of the
 playlist named ..."). A web page a person opens (`website`, `html_url`, `download_url`) is asked."""
@@ -123,14 +123,20 @@ def api_address(column: str) -> bool:
     """Whether a column holds the API's own address of its row (`href`, `self_link`, `uri`, `etag`, `api_url`): a
     value a client follows and the service sets, never one a person states or asks for."""
     words = set(tokens(column))
-    return bool(words & (_API_ADDRESS - {"api"})) or {"api", "url"} <= words
+    return bool(words & _API_ADDRESS) or {"api", "url"} <= words
 
 
 def askable(table: str | None, column: str, value: Any) -> bool:
     """Whether a person would ask for this column's value: its meaning is one people talk about
     (a status, a name, an email, a date, an amount ...), read from the column like `data` does,
     and the value fits that meaning (an address in an `email` column is not asked about)."""
-    if not read_aloud(column) or column.lower() in _ENVELOPE or set(tokens(column)) & _API_ADDRESS:
+    # the API's own address of the row, or any field about the API itself (`api_version`, `api_key`)
+    if (
+        not read_aloud(column)
+        or column.lower() in _ENVELOPE
+        or api_address(column)
+        or "api" in tokens(column)
+    ):
         return False
     if not said_as_noun(column, None, value):  # "the created of status sta_0004", "the city 1 of ..."
         return False

@@ -49,7 +49,14 @@ from itertools import combinations, permutations
 from typing import Any
 
 from ..env import Environment
-from ..judge.provenance import PREFIX, parse_provenance, provenance_call, resolve_provenance, shift_provenance
+from ..judge.provenance import (
+    PREFIX,
+    parse_provenance,
+    provenance_call,
+    provenance_path,
+    resolve_provenance,
+    shift_provenance,
+)
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .intent import persona_role
@@ -307,30 +314,28 @@ def _same_row(source: str, results: list[Any], value: Any) -> str | None:
     the list holds one: the path of the row its request's own run read. `None` when the path reads no list or
     no element of it holds `value` (a row this run created under another key)."""
     parsed = parse_provenance(source)
-    if parsed is None:
+    if parsed is None or value is None:
         return None
     call, steps = parsed
     positions = [k for k, step in enumerate(steps) if isinstance(step, int)]
     if not positions:
         return None
     at = positions[-1]
-    try:
-        items = resolve_provenance(_path(call, steps[:at]), results)
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None
+    items = _at(results[call], steps[:at])
     for i, item in enumerate(items if isinstance(items, list) else []):
-        try:
-            held = resolve_provenance(_path(0, steps[at + 1 :]), [item])
-        except (KeyError, IndexError, TypeError, ValueError):
-            continue
-        if held == value:
-            return _path(call, [*steps[:at], i, *steps[at + 1 :]])
+        if _at(item, steps[at + 1 :]) == value:
+            return provenance_path(call, [*steps[:at], i, *steps[at + 1 :]])
     return None
 
 
-def _path(call: int, steps: list[int | str]) -> str:
-    """The provenance path of `steps` into call `call`'s result (`call[3][14].configuration_id`)."""
-    return f"call[{call}]" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
+def _at(value: Any, steps: list[int | str]) -> Any:
+    """What `steps` lead to inside `value`; `None` where nothing is there."""
+    for step in steps:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
 
 
 def _run(
