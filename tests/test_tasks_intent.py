@@ -786,10 +786,15 @@ def test_a_row_just_named_is_its_in_the_next_clause(shop):
         (["warehouses", "pickuppoints", "docks", "reservations"], "a logistics platform"),
         (["feedback", "features", "votes"], "a product feedback tool"),
         (["databases", "pages", "blocks", "comments"], "a notes and documents workspace"),
+        (["customers", "appointments", "resources", "servicegroups"], "an appointment booking service"),
+        (["branches", "appointments", "appointmenttypes", "guests"], "an appointment booking service"),
+        (["patients", "appointments", "doctors", "prescriptions"], "a medical clinic"),
     ],
 )
 def test_persona_fits_the_kind_of_service(tables, place):
-    # a warehouse API once read as a travel service ("a traveller who uses ..."), Notion as a social network
+    # a warehouse API once read as a travel service ("a traveller who uses ..."), Notion as a social network;
+    # a booking API for any business (OnSched) made the user "a patient of a medical clinic" cancelling "Haircut
+    # with Christopher" (a blind reader): appointments alone are a booking service, a clinic has patients
     spec = {
         "name": "domain_3_some_api",
         "tables": {t: {"primary_key": "id", "columns": {"id": {}, "name": {}}} for t in tables},

@@ -103,7 +103,8 @@ trading  | stock trade trading portfolio watchlist ticker broker crypto | a trad
 social   | tweet post follower following comment like feed retweet hashtag | a social network | a user of {place} | a moderator of {place}
 messaging| message email mail inbox chat sms conversation contact | a messaging service | a user of {place} | an administrator of {place}
 files    | file directory folder disk | a computer's file system | someone working with files on {place} | the administrator of {place}
-health   | patient appointment doctor clinic prescription medication diagnosis | a medical clinic | a patient of {place} | a receptionist at {place}
+appointments| appointment timeslot slot diary servicegroup appointmenttype | an appointment booking service | a client who books appointments through {place} | a staff member who manages the bookings of {place}
+health   | patient doctor clinic prescription medication diagnosis physician | a medical clinic | a patient of {place} | a receptionist at {place}
 food     | restaurant menu meal dish food delivery eat | a food ordering app | a customer of {place} | a staff member of {place}
 events   | event concert ticket festival venue show performance | an event ticketing service | a customer of {place} | an organiser who uses {place}
 rides    | ride taxi uber pickup | a ride-hailing app | a rider who uses {place} | an operator of {place}
