@@ -315,6 +315,36 @@ def test_objects_and_lists_a_person_would_not_state_are_filler(env):
         assert (filler_fact(env, _draft(env, "write", [call])) or ("",))[0] == "filler_value", note
 
 
+def test_a_thing_named_by_a_bare_number_in_a_stated_object_is_filler(env):
+    """A blind reader found "update its purchase settings to payment method payment system 4": VTEX's payment
+    system given by its internal code. A person names the payment system; the same object with a name passes,
+    and a number where numbers belong (a quantity) is not touched."""
+    settings = {
+        "type": "object",
+        "properties": {
+            "paymentMethod": {"type": "object", "properties": {"paymentSystem": {"type": "string"}}},
+            "salesChannel": {"type": "string"},
+            "quantity": {"type": "string"},
+        },
+    }
+    env.tools["create_order"]["parameters"]["properties"]["note"] = settings
+    order = env.rows["orders"][0]
+
+    def verdict(note):
+        call = GoldCall(
+            "create_order",
+            {"customer_id": order["customer_id"], "total": 3.0, "note": note},
+            {"customer_id": "user", "total": "constant", "note": "constant"},
+            write=True,
+        )
+        return filler_fact(env, _draft(env, "write", [call]))
+
+    code, detail = verdict({"paymentMethod": {"paymentSystem": "4"}, "salesChannel": "web"})
+    assert code == "filler_value" and "payment system" in detail, detail
+    assert verdict({"paymentMethod": {"paymentSystem": "Visa"}, "salesChannel": "web"}) is None
+    assert verdict({"paymentMethod": {"paymentSystem": "Visa"}, "quantity": "4"}) is None
+
+
 # ------------------------------------------------------------------------------------ wording
 
 

@@ -531,7 +531,31 @@ def _container_misfit(schema: Any, table: str, name: str, where: str, value: Any
     for path, field_name, inner in _fields(value, ""):  # a body's fields: `givenName: "keep"`
         if is_filler(table, field_name, {"type": "string"}, inner):
             return f"{path} = {inner!r} does not fit its name"
+        if _number_for_a_thing(field_name, inner):
+            return f"{path} = {inner!r} is a bare number where a {' '.join(tokens(field_name))} is named"
     return None
+
+
+_NAMED_THINGS = frozenset(
+    "system channel method provider gateway carrier brand category type store warehouse plan tier country "
+    "currency language".split()
+)
+"""The last word of a field that names a kind of thing: its value is the thing's name, never a number a person
+would know."""
+
+
+def _number_for_a_thing(field_name: str, value: Any) -> bool:
+    """A field of a stated object that names a thing (a payment system, a sales channel) given as a bare number:
+    the API's internal code for it (VTEX's `{"paymentMethod": {"paymentSystem": "4"}}`, which a blind reader
+    found said as "payment method payment system 4"). A person names the thing, not its code."""
+    words = tokens(field_name)
+    return (
+        isinstance(value, str | int)
+        and not isinstance(value, bool)
+        and str(value).strip().isdigit()
+        and bool(words)
+        and singular(words[-1]) in _NAMED_THINGS
+    )
 
 
 def _fields(value: Any, path: str, depth: int = 0) -> list[tuple[str, str, Any]]:
