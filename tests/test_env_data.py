@@ -669,6 +669,33 @@ def test_a_rows_name_made_from_a_place_is_the_rows_own_place():
         assert len(named_by_city) >= 5 and named_by_city == cities_in_names
 
 
+def test_an_address_is_one_place_and_its_second_line_a_unit():
+    """A blind reader found "address line 1 2340 Walton Road, Montreal, Canada, address line 2 3929 Silva
+    Boulevard, Prague, Czech Republic, city Montreal, country South Korea": a row's address parts name one place
+    (its city, state, country and time zone agree), the first line is a street and the second a unit."""
+    columns = ["address_line_1", "address_line_2", "city", "province", "country", "country_code", "timezone"]
+    spec = {
+        "name": "addresses",
+        "spec_version": "1.1",
+        "tables": {
+            "customers": table({"id": {"type": "string"}, **{c: {"type": "string"} for c in columns}}, "id")
+        },
+        "data": {"rows": {"customers": 40}},
+        "tools": [],
+    }
+    by_city = {p.city: p for p in PLACES}
+    for row in generate_state(spec, seed=3)["customers"]:
+        place = by_city[row["city"]]
+        assert (row["country"], row["country_code"], row["timezone"]) == (
+            place.country,
+            place.country_code,
+            place.timezone,
+        ), row
+        assert row["province"] in (place.region, place.region_code), row
+        assert row["city"] not in row["address_line_1"] and row["address_line_1"][0].isdigit(), row
+        assert row["address_line_2"] in LEXICONS["address_unit"], row
+
+
 def test_a_row_names_a_row_that_names_it_back():
     """A conversation's `member_id` named mem_0014, a member of another conversation: a lookup of the
     conversation's member answered from the wrong conversation. Where both tables name each other, the

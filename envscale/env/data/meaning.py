@@ -427,7 +427,9 @@ city: citya cityb city_a city_b city1 city2 from_city to_city start_city destina
 city: departure_city arrival_city home_city
 lex:tag: keywords tag_list
 lex:blood_type: blood_type
-street: line1 line2 line3 line_1 line_2 line_3 address1 address2 address_1 address_2 street1 street2
+street: line1 line_1 address1 address_1 street1 address_line_1 address_line1 addressline1 street_line_1
+lex:address_unit: line2 line3 line_2 line_3 address2 address_2 address3 street2 address_line_2 address_line2
+lex:address_unit: addressline2 address_line_3 address_line3 addressline3 street_line_2 street_2
 state: state_code us_state
 timezone: timezone_name target_timezone source_timezone time_zone
 path: repo_path image img photo ssl_cert cert certificate launcher shardpath logfile img_path

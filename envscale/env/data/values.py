@@ -663,13 +663,16 @@ def string_value(c: Col, i: int) -> str:
         return _place(c, i).city
     if kind == "state":
         place = _place(c, i)
+        if c.places is not None and not place.us:  # the row's own place: Ontario beside Toronto, never Texas
+            return place.region_code if re.search(r"abbrev|two[- ]letter|\bcode\b", c.texts) else place.region
         us = place if place.us else r.choice(PLACES[:35])
         abbr = re.search(r"abbrev|two[- ]letter|\bcode\b|e\.g\.,? ?'?[a-z]{2}\b", c.texts)
         return us.region_code if abbr else us.region
     if kind == "country":
-        return _place(c, i).country if r.random() < 0.7 else r.choice(d.countries)
+        # a row's own place is one place (city Montreal, country Canada; a blind reader found South Korea)
+        return _place(c, i).country if c.places is not None or r.random() < 0.7 else r.choice(d.countries)
     if kind == "country_code":
-        code = _place(c, i).country_code if r.random() < 0.7 else r.choice(d.alpha2)
+        code = _place(c, i).country_code if c.places is not None or r.random() < 0.7 else r.choice(d.alpha2)
         return (
             r.choice(d.alpha3) if re.search(r"alpha-?3|three[- ]letter|iso 3166-1 alpha-3", c.texts) else code
         )
@@ -689,7 +692,7 @@ def string_value(c: Col, i: int) -> str:
     if kind == "airport":
         return r.choice(AIRPORTS)
     if kind == "timezone":
-        return _place(c, i).timezone if r.random() < 0.8 else r.choice(d.timezones)
+        return _place(c, i).timezone if c.places is not None or r.random() < 0.8 else r.choice(d.timezones)
     if kind == "coord":
         place = _place(c, i)
         return f"{place.lat + r.uniform(-0.05, 0.05):.4f}, {place.lon + r.uniform(-0.05, 0.05):.4f}"

@@ -210,6 +210,9 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "payment_method": "credit card|debit card|paypal|bank transfer|apple pay|google pay|cash|"
         "gift card|invoice|wire transfer",
         "card_suit": "hearts|diamonds|clubs|spades",
+        # the second line of an address: the unit in the building the first line names
+        "address_unit": "Apt 4B|Suite 210|Floor 3|Unit 12|Apt 7|Suite 500|Building C|Room 101|Apt 12A|Floor 2|"
+        "Unit 5|Suite 1200|Apt 3",
         "card_rank": "Ace|King|Queen|Jack|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|2|3|4|5|6|7|8|9|10",
         "card": "Ace of Spades|King of Hearts|Queen of Diamonds|Jack of Clubs|Ten of Hearts|Seven of Spades|"
         "Two of Clubs|Ace of Hearts|Nine of Diamonds",
