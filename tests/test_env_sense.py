@@ -59,6 +59,8 @@ def test_headers_and_credentials_are_agent_side_constants():
     assert agent_side("token") and agent_side("api_key") and agent_side("accessToken")
     assert agent_side("key", {"x-in": "query"}) and not agent_side("key")  # a key-value store's key
     assert not agent_side("page_token") and not agent_side("app_id")  # an app_id in a body names a row
+    # the agent's own loop: a blind reader found a user asking for a memory "and request heartbeat turned off"
+    assert agent_side("request_heartbeat") and agent_side("requestHeartbeat") and not agent_side("heart_rate")
 
 
 def test_header_arguments_are_never_tool_arguments_columns_or_filters():

@@ -1075,10 +1075,15 @@ _QUERY_CREDENTIAL = re.compile(
 )
 
 
+_AGENT_LOOP = re.compile(r"^(request_?heartbeat|heartbeat|inner_?thoughts?)$", re.IGNORECASE)
+"""Arguments that steer the agent's own loop (MemGPT's `request_heartbeat`: call me again after this one)."""
+
+
 def agent_side(name: str, schema: Any = None) -> bool:
     """Whether an argument is an agent-side constant, never a fact a user states: an HTTP header or cookie
     (`x-apideck-app-id`, `X-VTEX-API-AppKey`, `If-Match`), a credential anywhere (`api_key`, `token`,
-    `access_token`, `client_secret`), or an app or consumer id in the query string (Google's `key`).
+    `access_token`, `client_secret`), an app or consumer id in the query string (Google's `key`), or a switch
+    of the agent's own loop (MemGPT's `request_heartbeat`, which a user was found asking to be "turned off").
 
     The environment plays the server: it takes them as the transport's business (the client sends them
     with every call), so they are left out of its tools' parameters and never become columns, filters or
@@ -1088,7 +1093,7 @@ def agent_side(name: str, schema: Any = None) -> bool:
     if where in ("header", "cookie"):
         return True
     words = "_".join(tokens(name)) or name.lower()
-    if _CREDENTIAL.match(words) or _CREDENTIAL.match(name):
+    if _CREDENTIAL.match(words) or _CREDENTIAL.match(name) or _AGENT_LOOP.match(words):
         return True
     return where == "query" and bool(_QUERY_CREDENTIAL.match(words) or _QUERY_CREDENTIAL.match(name))
 
