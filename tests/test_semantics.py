@@ -57,6 +57,22 @@ def test_openapi_routes_decide_entity_parent_and_effect():
     assert (adjust.effect, adjust.entity, adjust.parent) == ("update", "inventory", "warehouse")
     # POST to a collection creates, whatever the verb says
     assert route("POST", "/orders/{order_id}/payments", "capture_payment").effect == "create"
+    # ... but an update verb over POST to a thing of one (a webinar's audio settings) changes it: a blind reader
+    # found `updateAudioInformation` adding a row
+    audio = route("POST", "/organizers/{o}/webinars/{w}/audio", "updateAudioInformation")
+    assert (audio.effect, audio.entity) == ("update", "audio")
+    assert route("POST", "/webinars/{w}/panelists", "updatePanelists").effect == "create"
+
+
+def test_a_name_without_a_verb_takes_its_descriptions():
+    """`uber_eat_reviews`, "Submit a review for a food item ...", was read as a read: a blind reader found a
+    user listing reviews with a tool that says it submits one."""
+    review = tool_meaning(
+        "uber_eat_reviews", "Submit a review for a food item ordered through Uber Eats.", {}
+    )
+    assert review.effect == "create"
+    assert tool_meaning("uber_eat_reviews", "Reviews of a food item.", {}).effect == "read"
+    assert tool_meaning("get_reviews", "Submit a review for a food item.", {}).effect == "read"
 
 
 def test_odata_segments_counts_and_functions_of_a_route():

@@ -217,6 +217,18 @@ def method_start(name: str) -> int:
 _PREAMBLE = re.compile(r"^This tool belongs to .{0,400}?Tool description:\s*", re.IGNORECASE | re.DOTALL)
 
 
+_DESCRIBED_CREATE = re.compile(
+    r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:submits?|creates?|adds?|posts?|places?|registers?|"
+    r"leaves?|writes?) (?:a|an|new)\b",
+    re.IGNORECASE,
+)
+
+
+def describes_a_create(description: str | None) -> bool:
+    """Whether a description opens with making something ("Submit a review for ...", "Create a new ...")."""
+    return bool(_DESCRIBED_CREATE.match(_PREAMBLE.sub("", (description or "").strip())[:200]))
+
+
 def describes_a_read(description: str | None) -> bool:
     """Whether a description opens with a read verb ("Retrieve the record of ...", "Get details ..."),
     after BFCL's "This tool belongs to the ... API. Tool description:" preamble."""
@@ -821,6 +833,7 @@ def _meaning(
     http_method: str | None,
     path: str | None,
     described_read: bool = False,
+    described_create: bool = False,
 ) -> ToolMeaning:
     words = tokens(name)
     verb, at = _verb_of(words, method_start(name), described_read)
@@ -928,6 +941,10 @@ def _meaning(
             effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
             effect, evidence = "update", f"HTTP {method} on one row"
+        elif method == "POST" and not action and verb in _CHANGE_VERBS and at == 0 and _singular_tail(path):
+            # `updateAudioInformation`: POST /webinars/{w}/audio changes the webinar's audio settings, one
+            # thing of the webinar, never a new row of a collection
+            effect, evidence = "update", "update verb over POST to a resource of one"
         elif verb in READ_ONLY_VERBS and at == 0:
             effect, evidence = "read", f"read verb {verb!r} over POST"
         elif action in _LOOKUP_VERBS and not addressed:
@@ -942,9 +959,29 @@ def _meaning(
         effect, evidence = "create", f"create verb {verb!r}"
     elif verb in UPDATE_VERBS or verb in WRITE_VERBS:
         effect, evidence = "update", f"update verb {verb!r}"
+    elif verb is None and described_create:
+        effect, evidence = (
+            "create",
+            "no verb in the name; its description makes one",
+        )  # "Submit a review for ..."
     else:
         effect, evidence = "read", f"read verb {verb!r}" if verb else "no write verb"
     return ToolMeaning(verb, effect, entity, parent if parent != entity else None, status_values, evidence)
+
+
+_CHANGE_VERBS = frozenset("update set modify change edit configure replace".split())
+"""Verbs that change what is there (never make a row, move money or send something)."""
+
+
+def _singular_tail(path: str | None) -> bool:
+    """Whether a route ends in a static segment naming one thing (`/webinars/{w}/audio`), not a collection."""
+    if not isinstance(path, str):
+        return False
+    segments = [s for s in path.strip("/").split("/") if s]
+    if not segments or segments[-1].startswith(("{", ":")):
+        return False
+    words = tokens(segments[-1])
+    return bool(words) and singular(words[-1]) == words[-1] and not words[-1].endswith("s")
 
 
 def tool_meaning(
@@ -979,6 +1016,7 @@ def tool_meaning(
         notes.get("method"),
         notes.get("path"),
         described_read,
+        not described_read and describes_a_create(description),
     )
 
 
