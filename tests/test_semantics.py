@@ -73,6 +73,9 @@ def test_a_name_without_a_verb_takes_its_descriptions():
     assert review.effect == "create"
     assert tool_meaning("uber_eat_reviews", "Reviews of a food item.", {}).effect == "read"
     assert tool_meaning("get_reviews", "Submit a review for a food item.", {}).effect == "read"
+    assert (
+        tool_meaning("DelScr", "Deletes a specified script from the 'spaces' feature.", {}).effect == "delete"
+    )
 
 
 def test_odata_segments_counts_and_functions_of_a_route():

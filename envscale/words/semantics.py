@@ -217,16 +217,30 @@ def method_start(name: str) -> int:
 _PREAMBLE = re.compile(r"^This tool belongs to .{0,400}?Tool description:\s*", re.IGNORECASE | re.DOTALL)
 
 
-_DESCRIBED_CREATE = re.compile(
-    r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:submits?|creates?|adds?|posts?|places?|registers?|"
-    r"leaves?|writes?) (?:a|an|new)\b",
-    re.IGNORECASE,
+_DESCRIBED_WRITE = (
+    (
+        "create",
+        re.compile(
+            r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:submits?|creates?|adds?|posts?|places?|"
+            r"registers?|leaves?|writes?) (?:a|an|new)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "delete",
+        re.compile(
+            r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:deletes?|removes?) (?:a|an|the|all|one)\b",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 
-def describes_a_create(description: str | None) -> bool:
-    """Whether a description opens with making something ("Submit a review for ...", "Create a new ...")."""
-    return bool(_DESCRIBED_CREATE.match(_PREAMBLE.sub("", (description or "").strip())[:200]))
+def described_write(description: str | None) -> str | None:
+    """The write a description opens with: "create" ("Submit a review for ...", "Create a new ..."), "delete"
+    ("Deletes a specified script ..."), or `None`."""
+    text = _PREAMBLE.sub("", (description or "").strip())[:200]
+    return next((effect for effect, pattern in _DESCRIBED_WRITE if pattern.match(text)), None)
 
 
 def describes_a_read(description: str | None) -> bool:
@@ -833,7 +847,7 @@ def _meaning(
     http_method: str | None,
     path: str | None,
     described_read: bool = False,
-    described_create: bool = False,
+    described: str | None = None,
 ) -> ToolMeaning:
     words = tokens(name)
     verb, at = _verb_of(words, method_start(name), described_read)
@@ -959,11 +973,8 @@ def _meaning(
         effect, evidence = "create", f"create verb {verb!r}"
     elif verb in UPDATE_VERBS or verb in WRITE_VERBS:
         effect, evidence = "update", f"update verb {verb!r}"
-    elif verb is None and described_create:
-        effect, evidence = (
-            "create",
-            "no verb in the name; its description makes one",
-        )  # "Submit a review for ..."
+    elif verb is None and described:  # "Submit a review for ...", "Deletes a specified script ..." (`DelScr`)
+        effect, evidence = described, f"no verb in the name; its description says {described}"
     else:
         effect, evidence = "read", f"read verb {verb!r}" if verb else "no write verb"
     return ToolMeaning(verb, effect, entity, parent if parent != entity else None, status_values, evidence)
@@ -1016,7 +1027,7 @@ def tool_meaning(
         notes.get("method"),
         notes.get("path"),
         described_read,
-        not described_read and describes_a_create(description),
+        None if described_read else described_write(description),
     )
 
 
