@@ -245,3 +245,61 @@ def test_a_type_cast_read_is_one_resource_whichever_relation_reached_it():
         method="POST",
     )
     assert fold_aliases({"tools": [apply, remove]}) == {}
+
+
+def test_two_routes_that_return_one_resource_are_one_tool_and_other_shapes_stay_apart():
+    """At scale, Stripe's `/accounts/{a}/persons` and `/accounts/{a}/people`, and Planner's
+    `/planner/plans/{p}/buckets/{b}` and `/planner/buckets/{b}`, were each two tools of one effect: their
+    routes differ, but they return one resource. Responses that share most of their fields fold them; two routes
+    whose responses differ stay apart, as do responses too small to tell (a delete returns nothing)."""
+
+    def returning(tool, fields):
+        tool["metadata"]["original_output_schema"] = {
+            "type": "object",
+            "properties": {f: {"type": "string"} for f in fields},
+        }
+        return tool
+
+    person = ["id", "first_name", "last_name", "email", "dob", "address", "phone"]
+    create = {"type": "insert", "table": "people", "values": {"email": "email"}}
+    persons = returning(
+        _tool(
+            "PostAccountsAccountPersons",
+            create,
+            params=("email",),
+            path="/v1/accounts/{account}/persons",
+            method="POST",
+        ),
+        person,
+    )
+    people = returning(
+        _tool(
+            "PostAccountsAccountPeople",
+            create,
+            params=("email",),
+            path="/v1/accounts/{account}/people",
+            method="POST",
+        ),
+        person,
+    )
+    assert len(fold_aliases({"tools": [copy.deepcopy(persons), copy.deepcopy(people)]})) == 1
+    update = {"type": "update", "table": "buckets", "key": {"bucket_id": "b"}, "set": {"name": "name"}}
+    nested = _tool(
+        "planner_plans_UpdateBuckets",
+        update,
+        params=("b", "name"),
+        path="/planner/plans/{p}/buckets/{b}",
+        method="PATCH",
+    )
+    flat = _tool(
+        "planner_UpdateBuckets", update, params=("b", "name"), path="/planner/buckets/{b}", method="PATCH"
+    )
+    bucket = ["id", "name", "orderHint", "planId", "tasks", "@odata.type"]
+    assert fold_aliases({"tools": [copy.deepcopy(nested), copy.deepcopy(flat)]}) == {}  # no responses: apart
+    shaped = [returning(copy.deepcopy(nested), bucket), returning(copy.deepcopy(flat), bucket)]
+    assert fold_aliases({"tools": shaped}) == {"planner_plans_UpdateBuckets": "planner_UpdateBuckets"}
+    other = [
+        returning(copy.deepcopy(nested), bucket),
+        returning(copy.deepcopy(flat), ["id", "title", "due", "owner"]),
+    ]
+    assert fold_aliases({"tools": other}) == {}

@@ -560,6 +560,47 @@ def test_resources_sharing_a_head_noun_are_kept_apart_and_verified_against_their
     assert after["accounts"] == state["accounts"]  # the account itself is untouched
 
 
+def test_a_prefixed_route_that_returns_another_kind_of_row_is_another_resource():
+    """`/setup/v1/services/{id}` returns a service (name, duration, price, ...) and `/setup/v1/locations/services/{id}`
+    a location's link to one (its service id and name): one table for both made each tool of one a duplicate of
+    the other's at scale. A prefix beside the bare noun qualifies the resource when the responses share almost no
+    field; `/store/orders` beside `/orders`, returning one order, stays one resource."""
+    service = {
+        "type": "object",
+        "properties": {f: _S for f in ("id", "name", "duration", "price", "capacity")},
+    }
+    link = {
+        "type": "object",
+        "properties": {f: _S for f in ("link_id", "locationId", "serviceRef", "object")},
+    }
+    tools = [
+        api_tool("get_service", "GET", "/setup/v1/services/{id}", {"id": _ID}, ["id"], service),
+        api_tool("post_service", "POST", "/setup/v1/services", {"name": _S}, ["name"], service),
+        api_tool("delete_service", "DELETE", "/setup/v1/services/{id}", {"id": _ID}, ["id"], service),
+        api_tool(
+            "get_location_service", "GET", "/setup/v1/locations/services/{id}", {"id": _ID}, ["id"], link
+        ),
+        api_tool(
+            "delete_location_service",
+            "DELETE",
+            "/setup/v1/locations/services/{id}",
+            {"id": _ID},
+            ["id"],
+            link,
+        ),
+    ]
+    table = {t["name"]: t["operation"]["table"] for t in _spec(tools, "booking")["tools"]}
+    assert table["get_service"] == table["delete_service"] == "services"
+    assert table["get_location_service"] == table["delete_location_service"] == "location_services"
+    order = {"type": "object", "properties": {f: _S for f in ("id", "status", "total", "customer")}}
+    same = [
+        api_tool("get_order", "GET", "/orders/{id}", {"id": _ID}, ["id"], order),
+        api_tool("post_order", "POST", "/orders", {"total": _S}, ["total"], order),
+        api_tool("get_store_order", "GET", "/store/orders/{id}", {"id": _ID}, ["id"], order),
+    ]
+    assert {t["operation"]["table"] for t in _spec(same, "shop")["tools"]} == {"orders"}
+
+
 def test_an_act_route_is_never_a_qualified_resource():
     """`POST /communications/presences/{id}/microsoft.graph.setPresence` acts on a presence; it makes no
     `set_presences` table of its own."""

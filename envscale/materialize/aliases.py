@@ -196,7 +196,7 @@ def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return True
     if op_a.startswith("path:") and op_b.startswith("path:"):
         route = resource_route(a)
-        return route is not None and route == resource_route(b)
+        return route is not None and (route == resource_route(b) or one_resource_by_shape(a, b))
     if op_a.startswith("path:") or op_b.startswith("path:"):
         return False
     short, long = sorted((_words(a), _words(b)), key=len)
@@ -204,6 +204,46 @@ def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return True
     words = operation_words(a)
     return bool(words) and words == operation_words(b)
+
+
+SHAPE_FIELDS = 4
+"""Fields each response must describe before two routes' responses can say they return one resource."""
+SAME_SHAPE = 0.8
+"""The share of fields two responses must share (Jaccard) to be one resource's."""
+
+
+def response_fields(tool: dict[str, Any]) -> frozenset[str]:
+    """The fields of the row a tool's API response returns (`metadata.original_output_schema`, pages and
+    envelopes unwrapped), lower-cased without separators."""
+    from .infer import output_fields
+
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    entity = meta.get("entity") if isinstance(meta.get("entity"), str) else None
+    return frozenset(
+        re.sub(r"[^a-z0-9]", "", str(f).lower())
+        for f in output_fields(meta.get("original_output_schema"), entity)
+    )
+
+
+def one_resource_by_shape(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two routes that :func:`resource_route` keeps apart reach one resource by what they return: the
+    same resource segment (singular: Stripe's `/accounts/{a}/persons` and `/accounts/{a}/people`), both
+    addressing one row or neither, and responses that describe at least :data:`SHAPE_FIELDS` fields each and
+    share :data:`SAME_SHAPE` of them. Microsoft Graph's `/team/primaryChannel/messages/{m}` and
+    `/team/channels/{c}/messages/{m}`, or Planner's `/planner/plans/{p}/buckets/{b}` and
+    `/planner/buckets/{b}`: one message, one bucket, reached from two places. `/fax/receipts` and
+    `/sms/receipts` stay two unless their responses agree too."""
+    from ..words.inflect import singular
+
+    route_a, route_b = resource_route(a), resource_route(b)
+    if route_a is None or route_b is None or route_a[2] != route_b[2]:
+        return False
+    if singular(re.sub(r"[^a-z0-9]", "", route_a[1])) != singular(re.sub(r"[^a-z0-9]", "", route_b[1])):
+        return False
+    fields_a, fields_b = response_fields(a), response_fields(b)
+    if len(fields_a) < SHAPE_FIELDS or len(fields_b) < SHAPE_FIELDS:
+        return False
+    return len(fields_a & fields_b) / len(fields_a | fields_b) >= SAME_SHAPE
 
 
 def _richness(tool: dict[str, Any]) -> tuple:

@@ -648,7 +648,8 @@ def entity_qualifier(path: Any, entity: str | None) -> tuple[str, str] | None:
             return "modifier", "_".join(words[:-1])
         before = segments[i - 1] if i > 0 else ""
         if before and not before.startswith(("{", ":", "@")) and not _UNQUALIFYING.fullmatch(before.lower()):
-            prefix = "_".join(tokens(before))
+            words = tokens(before)  # `/locations/services`: a location's services, `location_services`
+            prefix = "_".join([*words[:-1], singular(words[-1])]) if words else ""
             return ("prefix", prefix) if prefix else None
         return None
     return None
@@ -713,6 +714,7 @@ def qualify_entities(kept: list[tuple[dict, ToolMeaning]]) -> list[tuple[dict, T
     leading = {
         e: top[0][0] for e, c in counts.items() if len(top := c.most_common(2)) == 1 or top[0][1] > top[1][1]
     }
+    shapes = _response_shapes(kept, found)
     out = []
     for (tool, m), q in zip(kept, found, strict=True):
         if q is not None and q[1] in kinds.get(m.entity or "", ()):
@@ -727,10 +729,44 @@ def qualify_entities(kept: list[tuple[dict, ToolMeaning]]) -> list[tuple[dict, T
             (q[0] == "modifier" and (len(modifiers) > 1 or None in met or prefixes))
             or (q[0] == "prefix" and len(prefixes) > 1 and None not in met)
         )
-        if split and not (q[0] == "prefix" and q == leading.get(m.entity or "")):
+        # beside the bare noun, which keeps it, a prefix whose routes return another kind of row
+        reshaped = q is not None and q[0] == "prefix" and None in met and _other_shape(shapes, m.entity, q)
+        if reshaped or (split and not (q[0] == "prefix" and q == leading.get(m.entity or ""))):
             m = replace(m, entity=ident(f"{q[1]}_{m.entity}"))
         out.append((tool, m))
     return out
+
+
+_SHAPE_FIELDS = 4
+"""Fields a response must describe before its shape tells two resources apart."""
+_SHAPE_OVERLAP = 0.25
+"""At most this share of shared fields (Jaccard) makes a prefixed route's resource another than the bare noun's."""
+
+
+def _response_shapes(
+    kept: list[tuple[dict, ToolMeaning]], found: list[tuple[str, str] | None]
+) -> dict[tuple[str, tuple[str, str] | None], set[str]]:
+    """The response fields of each (entity, qualifier) of the domain's routes: what the API returns for a row."""
+    shapes: dict[tuple[str, tuple[str, str] | None], set[str]] = {}
+    for (tool, m), q in zip(kept, found, strict=True):
+        if m.entity:
+            fields = {ident(f) for f in output_fields(tool.get("output_schema"), m.entity)}
+            shapes.setdefault((m.entity, q), set()).update(fields)
+    return shapes
+
+
+def _other_shape(
+    shapes: dict[tuple[str, tuple[str, str] | None], set[str]], entity: str | None, q: tuple[str, str]
+) -> bool:
+    """Whether a prefixed route returns another kind of row than the bare noun's routes: both responses describe
+    at least `_SHAPE_FIELDS` fields and share at most `_SHAPE_OVERLAP` of them. Seen at scale: an account's
+    `/wallet/account/{id}` beside `/account/{id}`, a device's `/strategy/vars/int64s` beside `/int64s`; one table
+    for both made each tool of one a duplicate of the other's. GitHub's `/pulls/comments/{id}` beside
+    `/pulls/{n}/comments` returns the same review comment, and stays one resource."""
+    mine, bare = shapes.get((entity or "", q), set()), shapes.get((entity or "", None), set())
+    if len(mine) < _SHAPE_FIELDS or len(bare) < _SHAPE_FIELDS:
+        return False
+    return len(mine & bare) / len(mine | bare) <= _SHAPE_OVERLAP
 
 
 def infer_spec(
