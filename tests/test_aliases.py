@@ -303,3 +303,35 @@ def test_two_routes_that_return_one_resource_are_one_tool_and_other_shapes_stay_
         returning(copy.deepcopy(flat), ["id", "title", "due", "owner"]),
     ]
     assert fold_aliases({"tools": other}) == {}
+
+
+def test_a_delete_that_returns_nothing_is_judged_by_what_its_route_returns():
+    """Microsoft Graph's `DELETE /communications/onlineMeetings/{m}` and `DELETE /users/{u}/onlineMeetings/{m}`
+    return nothing; their routes' GETs return one meeting: one delete, the other its alias. Without the GETs they
+    stay apart."""
+
+    def tool(name, method, path, op, fields=()):
+        made = _tool(
+            name, op, params=("m",), path=path, method=method, kind="read" if method == "GET" else "write"
+        )
+        if fields:
+            made["metadata"]["original_output_schema"] = {
+                "type": "object",
+                "properties": {f: {"type": "string"} for f in fields},
+            }
+        return made
+
+    meeting = ["id", "subject", "startDateTime", "endDateTime", "joinUrl"]
+    delete = {"type": "delete", "table": "meetings", "key": {"meeting_id": "m"}}
+    deletes = [
+        tool("communications_DeleteOnlineMeetings", "DELETE", "/communications/onlineMeetings/{m}", delete),
+        tool("users_DeleteOnlineMeetings", "DELETE", "/users/{u}/onlineMeetings/{m}", delete),
+    ]
+    assert fold_aliases({"tools": copy.deepcopy(deletes)}) == {}
+    get = {"type": "get", "table": "meetings", "key": {"meeting_id": "m"}}
+    gets = [
+        tool("communications_GetOnlineMeetings", "GET", "/communications/onlineMeetings/{m}", get, meeting),
+        tool("users_GetOnlineMeetings", "GET", "/users/{u}/onlineMeetings/{m}", get, meeting),
+    ]
+    folded = fold_aliases({"tools": copy.deepcopy(deletes + gets)})
+    assert len(folded) == 2 and "users_DeleteOnlineMeetings" in {*folded, *folded.values()}, folded

@@ -184,19 +184,22 @@ def operation_words(tool: dict[str, Any]) -> frozenset[str]:
     return frozenset(singular(w) for w in words if w not in _FETCH_WORDS)
 
 
-def same_api_operation(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_api_operation(
+    a: dict[str, Any], b: dict[str, Any], shapes: dict[str, frozenset[str]] | None = None
+) -> bool:
     """Whether two tools are one operation of their API: one :func:`api_operation`, one resource reached by
     two routes (:func:`resource_route`: `/me/events/{e}` and `/groups/{g}/events/{e}`), or (without paths) the
     words of one name, three or more, a run of the other's (`ProjectApi_update_project` and
     `project_api_ProjectApi_update_project`: one operation listed under two prefixes), or one set of
     :func:`operation_words` (`get_weather_forecast` and `weather_forecast_get`, `users_list` and
-    `get_all_user_list`: one read named in two word orders)."""
+    `get_all_user_list`: one read named in two word orders). `shapes` (:func:`route_shapes`) lend a tool whose
+    response describes nothing (a delete) the fields its route returns to another tool."""
     op_a, op_b = api_operation(a), api_operation(b)
     if op_a == op_b:
         return True
     if op_a.startswith("path:") and op_b.startswith("path:"):
         route = resource_route(a)
-        return route is not None and (route == resource_route(b) or one_resource_by_shape(a, b))
+        return route is not None and (route == resource_route(b) or one_resource_by_shape(a, b, shapes))
     if op_a.startswith("path:") or op_b.startswith("path:"):
         return False
     short, long = sorted((_words(a), _words(b)), key=len)
@@ -225,7 +228,28 @@ def response_fields(tool: dict[str, Any]) -> frozenset[str]:
     )
 
 
-def one_resource_by_shape(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _route_key(tool: dict[str, Any]) -> str | None:
+    """A tool's route with its parameters blanked and case folded (`/users/{}/events/{}`)."""
+    meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
+    notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    path = notes.get("path")
+    return re.sub(r"\{[^}]*\}|:[A-Za-z_]\w*", "{}", path.lower()) if isinstance(path, str) else None
+
+
+def route_shapes(tools: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
+    """The response fields of each route of a domain's tools (:func:`response_fields`, the richest tool of the
+    route): what `GET /users/{u}/events/{e}` returns is what `DELETE` on that route removes."""
+    shapes: dict[str, frozenset[str]] = {}
+    for tool in tools:
+        key, fields = _route_key(tool), response_fields(tool)
+        if key is not None and len(fields) > len(shapes.get(key, ())):
+            shapes[key] = fields
+    return shapes
+
+
+def one_resource_by_shape(
+    a: dict[str, Any], b: dict[str, Any], shapes: dict[str, frozenset[str]] | None = None
+) -> bool:
     """Whether two routes that :func:`resource_route` keeps apart reach one resource by what they return: the
     same resource segment (singular: Stripe's `/accounts/{a}/persons` and `/accounts/{a}/people`), both
     addressing one row or neither, and responses that describe at least :data:`SHAPE_FIELDS` fields each and
@@ -241,6 +265,9 @@ def one_resource_by_shape(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if singular(re.sub(r"[^a-z0-9]", "", route_a[1])) != singular(re.sub(r"[^a-z0-9]", "", route_b[1])):
         return False
     fields_a, fields_b = response_fields(a), response_fields(b)
+    if shapes:  # a delete's route returns, to its GET, the row it removes
+        fields_a = fields_a or shapes.get(_route_key(a) or "", frozenset())
+        fields_b = fields_b or shapes.get(_route_key(b) or "", frozenset())
     if len(fields_a) < SHAPE_FIELDS or len(fields_b) < SHAPE_FIELDS:
         return False
     return len(fields_a & fields_b) / len(fields_a | fields_b) >= SAME_SHAPE
@@ -282,6 +309,7 @@ def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
         `{folded tool name: kept tool name}` (empty when no two tools share an effect).
     """
     tools = spec.get("tools") or []
+    shapes = route_shapes(tools)
     by_signature: dict[str, list[int]] = {}
     for i, tool in enumerate(tools):
         by_signature.setdefault(effect_signature(tool), []).append(i)
@@ -290,7 +318,7 @@ def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
         owner = {i: i for i in same}
         for x, i in enumerate(same):
             for j in same[:x]:
-                if owner[j] != owner[i] and same_api_operation(tools[i], tools[j]):
+                if owner[j] != owner[i] and same_api_operation(tools[i], tools[j], shapes):
                     old, new = owner[i], owner[j]
                     owner = {k: new if o == old else o for k, o in owner.items()}
         groups: dict[int, list[int]] = {}

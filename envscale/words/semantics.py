@@ -472,6 +472,12 @@ def route_computation(path: Any) -> str | None:
         return None
     if _ODATA_FUNCTION.match(segments[-1]):
         return f"an OData function ({segments[-1]!r}): computed from the resource, no stored row"
+    action = (
+        segments[-1].removeprefix("microsoft.graph.") if segments[-1].startswith("microsoft.graph.") else ""
+    )
+    if action and (tokens(action) or [""])[0] in ("get", "list", "check", "validate", "find", "search"):
+        # `POST /users/microsoft.graph.getAvailableExtensionProperties`: an action that only answers
+        return f"an OData action that reads ({segments[-1]!r}): computed, no stored row"
     if len(segments) > 1 and segments[-2].lower() == "functions" and not segments[-1].startswith(("{", ":")):
         return f"a function of the API ('functions/{segments[-1]}'): computed from its arguments"
     return None
