@@ -35,6 +35,8 @@ import json
 import re
 from typing import Any
 
+from .responses import output_fields
+
 _COPY_NUMBER = re.compile(r"_\d+$")
 _PATH_PARAM = re.compile(r"\{[^{}]*\}")
 _VERSION = re.compile(r"/v\d+(?:\.\d+)*(?=/|$)")
@@ -218,8 +220,6 @@ SAME_SHAPE = 0.8
 def response_fields(tool: dict[str, Any]) -> frozenset[str]:
     """The fields of the row a tool's API response returns (`metadata.original_output_schema`, pages and
     envelopes unwrapped), lower-cased without separators."""
-    from .infer import output_fields
-
     meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
     entity = meta.get("entity") if isinstance(meta.get("entity"), str) else None
     return frozenset(

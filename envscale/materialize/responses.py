@@ -1,0 +1,167 @@
+"""What an API's response says about the row it returns: its fields, with arrays, pages and envelopes unwrapped.
+
+`materialize.infer` reads a tool's columns from them and `materialize.aliases` tells two routes of one resource
+by them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..words.inflect import singular
+from ..words.names import sanitize_name, tokens
+
+_IDENT = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def ident(name: str) -> str:
+    """A SQL-safe identifier (`[a-z_][a-z0-9_]*`, at most 63 characters)."""
+    out = _IDENT.sub("_", sanitize_name("_".join(tokens(name)) or name) or "x").strip("_").lower() or "x"
+    return ("c_" + out if out[0].isdigit() else out)[:63]
+
+
+PAGE_FIELDS = frozenset(
+    {
+        "links",
+        "meta",
+        "next_page_url",
+        "previous_page_url",
+        "prev_page_url",
+        "first_page_url",
+        "last_page_url",
+        "nextpageurl",
+        "page_size",
+        "pagesize",
+        "per_page",
+        "has_more",
+        "hasmore",
+        "next_cursor",
+        "nextcursor",
+        "next_page_token",
+        "nextpagetoken",
+        "cursor",
+        "cursors",
+        "pagination",
+        "paging",
+        "page_info",
+        "pageinfo",
+        "current_page",
+        "currentpage",
+        "page_number",
+        "pagenumber",
+        "pageno",
+        "last_page",
+        "lastpage",
+        "next_page",
+        "prev_page",
+        "previous_page",
+        "total_pages",
+        "totalpages",
+        "page_count",
+        "pagecount",
+        "total_results",
+        "totalresults",
+        "total_items",
+        "totalitems",
+        "total_elements",
+        "totalelements",
+    }
+)
+"""Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""
+ENVELOPE_FIELDS = PAGE_FIELDS | {
+    "total",
+    "count",
+    "limit",
+    "offset",
+    "next",
+    "page",
+    "total_count",
+    "totalcount",
+    "previous",
+    "prev",
+    "status",
+    "status_code",
+    "statuscode",
+    "service",
+    "resource",
+    "operation",
+    "success",
+    "object",
+    "url",
+    "uri",
+    "href",
+    "first_page_uri",
+    "next_page_uri",
+    "previous_page_uri",
+    "page_size",
+    "start",
+    "end",
+    "_links",
+    "_meta",
+    "request_id",
+    "server_knowledge",
+}
+"""The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
+_WRAPPERS = frozenset(
+    {"items", "data", "results", "records", "values", "result", "content", "entries", "payload"}
+)
+_ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "href", "start", "end"})
+"""Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
+_PAGING = PAGE_FIELDS | {"limit", "offset", "next", "previous", "prev", "total_count", "totalcount", "page"}
+"""Fields only a page of rows has (a row may have a `total` or a `count`, never an `offset`)."""
+
+
+def output_fields(schema: Any, entity: str | None = None) -> dict:
+    """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages). With the
+    `entity` the tool acts on, a payload named after it is the row even beside other payloads (YNAB's
+    `{data: {budgets: [...], default_budget: {...}}}`: a budget's fields, never `budgets` and `default_budget`)."""
+    if not isinstance(schema, dict):
+        return {}
+    if typed(schema, "array") and isinstance(schema.get("items"), dict):  # `type: [array, "null"]` too
+        return output_fields(schema["items"], entity)
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        props = {}
+        for part in schema.get("allOf") or []:
+            if isinstance(part, dict) and isinstance(part.get("properties"), dict):
+                props.update(part["properties"])
+        if not props:
+            return {}
+    payloads = [
+        f
+        for f, inner in props.items()
+        if isinstance(inner, dict)
+        and (typed(inner, "array") or typed(inner, "object") or "properties" in inner or "items" in inner)
+        and f.lower() not in ENVELOPE_FIELDS
+    ]
+    others = {f.lower() for f in props if f not in payloads}
+    named = [f for f in payloads if entity and singular(ident(f)) == entity]
+    if named and len(payloads) > 1:
+        nested = output_fields(props[named[0]], entity)
+        if nested:
+            return nested
+    wrapped = payloads and (
+        payloads[0].lower() in _WRAPPERS
+        or others & (ENVELOPE_FIELDS - _ROW_LIKE)  # `{services: [...], meta}`
+    )
+    if len(payloads) == 1 and others <= ENVELOPE_FIELDS and wrapped:
+        # `{data: {...}, status_code, meta}`: the row, not the envelope; a page whose rows the schema does not
+        # describe (`{href, items: [{$ref}], limit, next, total}`) has no field of a row either
+        return output_fields(props[payloads[0]], entity)
+    if not payloads and others <= ENVELOPE_FIELDS and others & _PAGING:
+        return {}  # a page whose `items` the schema lost (Spotify's `PagingObject`): no field of a row
+    if len(props) == 1:
+        (inner,) = props.values()
+        if isinstance(inner, dict) and (typed(inner, "array") or typed(inner, "object")):
+            nested = output_fields(inner, entity)
+            inner_fields = {f.lower() for f in (inner.get("properties") or {})}
+            if nested or (inner_fields and inner_fields <= ENVELOPE_FIELDS and inner_fields & _PAGING):
+                return nested
+    return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
+
+
+def typed(schema: dict, kind: str) -> bool:
+    """Whether a JSON Schema's `type` is `kind`, alone or in a list (`["array", "null"]`)."""
+    declared = schema.get("type")
+    return declared == kind or (isinstance(declared, list) and kind in declared)
