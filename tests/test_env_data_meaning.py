@@ -340,3 +340,13 @@ def test_a_number_kept_as_a_string_is_a_number_of_what_its_last_word_says():
             "configs", "daily_interest_rate", string, random.Random(seed), dt.datetime(2025, 6, 1)
         )
         assert isinstance(value, str) and float(value) > 0, value
+
+
+def test_a_name_from_the_curated_labels_is_a_name_though_its_words_are_common():
+    """At scale a third of the filler cells were names the generator's own label lists made ("Customer Success
+    Team" naming a group, "Head Office" a site): their words are common English words, which the check read as
+    lorem filler. A label of the lists is a name; lorem words, or a template's slot filled with them, are not."""
+    for value in ("Customer Success Team", "Head Office", "Study Group 11", "Trip to Lisbon"):
+        assert not is_filler("groups", "name", {"type": "string"}, value), value
+    for value in ("grow probably", "Probably", "Trip to grow"):
+        assert is_filler("groups", "name", {"type": "string"}, value), value

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from envscale.env.data.labels import is_label
 from envscale.env.data.meaning import (
     column_meaning,
     column_texts,
@@ -210,7 +211,9 @@ _FITS: dict[str, Callable[[str, str], bool]] = {
         (len(v.split()) >= 3 or (len(v.split()) >= 2 and v.rstrip()[-1:] in ".!?")) and not _is_generic(v)
     ),
     "title": lambda v, a: _is_proper_name(v, stock=a == "product") and len(v.split()) <= 15,
-    "named": lambda v, a: _is_proper_name(v, stock=a == "product"),
+    # a name the generator's curated vocabulary makes ("Customer Success Team", "Head Office") is a name, though
+    # its words are common ones
+    "named": lambda v, a: _is_proper_name(v, stock=a == "product") or (a != "product" and is_label(v)),
     "query": lambda v, a: 0 < len(v.split()) <= 10 and not _is_generic(v),
     "lex": lambda v, a: _in_lexicon(v, a),
     "status": lambda v, a: _in_lexicon(v, "status"),

@@ -19,7 +19,9 @@ Returns `None` for a kind it does not know; the caller keeps its own label then.
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 from collections.abc import Callable, Mapping
 
 _T = tuple[str, ...]
@@ -495,6 +497,38 @@ _HOODS = (
 )  # fmt: skip
 _STREETS = ("Main St", "Oak Ave", "Maple Dr", "Park Rd", "Elm St", "Cedar Ln", "Lake Shore Dr", "2nd Ave")
 _TOPICS = ("work", "retail", "health care", "payments", "design", "AI")
+
+
+_CAPITAL_SLOT = r"[A-Z0-9$#][\w'.&$-]*(?: (?:[A-Z0-9&(][\w'.&()-]*|of|and|de|la|the|on|in|for))*"
+_LOWER_SLOT = r"[a-z0-9][a-z0-9._-]*"
+
+
+def _slot(name: str) -> str:
+    """What a `{slot}` of a template holds: lower-case words for slugs and hashes, else names and numbers."""
+    return (
+        _LOWER_SLOT
+        if name.endswith(("_lower", "_slug")) or name in ("hash", "letter", "repo")
+        else _CAPITAL_SLOT
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _label_shapes() -> re.Pattern[str]:
+    """Every `LABELS` template with words of its own (not only `{slots}`) as one pattern."""
+    shapes = set()
+    for templates in LABELS.values():
+        for template in templates:
+            pieces = re.split(r"\{([a-z_]+)\}", template)
+            if not re.search(r"[A-Za-z]{3,}", "".join(pieces[::2])):
+                continue  # `{first}` alone, `{n}`: nothing of the template's own to recognise it by
+            shapes.add("".join(_slot(p) if i % 2 else re.escape(p) for i, p in enumerate(pieces)))
+    return re.compile("|".join(f"(?:{shape})" for shape in sorted(shapes)))
+
+
+def is_label(value: str) -> bool:
+    """Whether a value is one of the names `kind_label` makes (a template of `LABELS`, its slots filled):
+    "Customer Success Team", "Study Group 11", "Head Office" name a group, a site, an office."""
+    return isinstance(value, str) and _label_shapes().fullmatch(value.strip()) is not None
 
 
 def _kind_key(words: list[str]) -> str | None:
