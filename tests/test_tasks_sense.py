@@ -286,7 +286,7 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
     from envscale.tasks.naming import tool_bindings
 
     tables = {
-        "configs": _table("config_id", "created", "update_fields", "name"),
+        "configs": _table("config_id", "created", "update_fields", "name", "project_category_idfk"),
         "accounts": _table("account_id", "tolerance"),
     }
     update = _spec_tool(
@@ -295,7 +295,12 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
             "type": "update",
             "table": "configs",
             "key": {"config_id": "id"},
-            "set": {"created": "created", "update_fields": "update_fields", "name": "name"},
+            "set": {
+                "created": "created",
+                "update_fields": "update_fields",
+                "name": "name",
+                "project_category_idfk": "ProjectCategoryIDFK",
+            },
         },
     )
     tolerance = _spec_tool(
@@ -318,6 +323,8 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
     assert sets("created")[0] == "system_column"  # "update the created of my config"
     assert sets("update_fields")[0] == "request_body_column"  # "set the update fields of repository ..."
     assert sets("name") is None
+    # a blind reader: "change its budget amount to 174590.36 and the project category idfk to 1"
+    assert sets("ProjectCategoryIDFK")[0] == "key_column"
     said = GoldCall(
         "Changetolerance",
         {"value": 129.5, "creditAccountId": "206ff76d"},

@@ -285,6 +285,8 @@ def creates_from_nothing(e: Env, tool: dict, call: GoldCall, binds: dict) -> Dro
 _REQUEST_WORDS = frozenset("fields patch payload changes params parameters request updates".split())
 """Words of a column that holds a request's own envelope (`update_fields`, `patch`, `changes`): "set the update
 fields of repository rep_0020 to name Project Titan" is the call said aloud, not a change a person asks for."""
+_FOREIGN_KEY_WORDS = frozenset(("idfk", "fk"))
+"""Words of a column that holds another row's key under the API's own name for it (`ProjectCategoryIDFK`)."""
 _KEPT_BY_SYSTEM = frozenset("created updated modified deleted createdat updatedat lastmodified".split())
 """Words of a column the system writes itself (`created`, `updated_at`, `last_modified`): "update the created of
 my config to 2025-04-07T07:38" is not a request a person makes."""
@@ -359,6 +361,8 @@ def sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props:
             return "system_column", f"{call.tool}.{arg} sets {binds[arg].column}, which the system keeps"
         if words & _REQUEST_WORDS and words <= _REQUEST_WORDS | {"update", "new"}:
             return "request_body_column", f"{call.tool}.{arg} sets {binds[arg].column}"
+        if words & _FOREIGN_KEY_WORDS:  # Avaza's `ProjectCategoryIDFK`: "set the project category idfk to 1"
+            return "key_column", f"{call.tool}.{arg} sets {binds[arg].column}, a key no person states"
     return None
 
 
