@@ -775,3 +775,24 @@ def test_every_name_template_fills_from_the_slots_it_is_given():
         ]
         assert all(n and "{" not in n and "}" not in n for n in names), (kind, names)
         assert len(set(names)) == len(names), (kind, names)
+
+
+def test_a_support_tickets_title_is_a_customers_problem_and_a_tasks_an_engineers():
+    """A blind reader found a help desk's customer closing the ticket "Migrate invoice PDF export": a ticket's
+    subject is what the customer wrote about, a task's title what the team works on."""
+    spec = {
+        "name": "desk",
+        "spec_version": "1.1",
+        "tables": {
+            "tickets": table({"id": {"type": "string"}, "subject": {"type": "string"}}, "id"),
+            "tasks": table({"id": {"type": "string"}, "title": {"type": "string"}}, "id"),
+        },
+        "data": {"rows": {"tickets": 20, "tasks": 20}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=4)
+    engineering = ("Fix ", "Update ", "Review ", "Add ", "Remove ", "Migrate ", "Investigate ", "Document ")
+    subjects = [r["subject"] for r in state["tickets"] if r["subject"]]
+    titles = [r["title"] for r in state["tasks"] if r["title"]]
+    assert len(subjects) >= 10 and not [s for s in subjects if s.startswith(engineering)], subjects
+    assert len(titles) >= 10 and all(t.startswith(engineering) for t in titles), titles

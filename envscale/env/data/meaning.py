@@ -658,7 +658,9 @@ _TITLE_CONTEXTS = (
         {"job", "position", "employee", "leader", "role", "staff", "vacancy", "opening", "hire", "candidate"},
         "job",
     ),
-    ({"task", "ticket", "issue", "todo", "bug", "incident", "case", "request", "story"}, "task"),
+    # a support ticket is a customer's problem ("Refund not received for order #4821"), never an engineer's task
+    ({"ticket", "case", "incident", "claim", "complaint", "inquiry", "enquiry"}, "ticket"),
+    ({"task", "issue", "todo", "bug", "request", "story"}, "task"),
     ({"event", "concert", "festival", "meetup", "conference", "webinar"}, "event"),
     ({"course", "class", "lesson", "lecture", "module", "training"}, "course"),
 )

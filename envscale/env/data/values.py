@@ -287,6 +287,24 @@ def _title(c: Col, i: int) -> str:
         thing = r.choice(("login timeout on mobile", "invoice PDF export", "search filters", "onboarding emails",
                           "payment retry logic", "dashboard loading time", "API rate limits", "user permissions"))  # fmt: skip
         return f"{verb} {thing}"
+    if ctx == "ticket":
+        n = r.randint(1000, 9999)
+        return r.choice(
+            (
+                f"Refund not received for order #{n}",
+                f"Double charge on invoice INV-{n}",
+                "Password reset email never arrives",
+                "App crashes when uploading photos",
+                f"Wrong item delivered in order #{n}",
+                "Cannot change my shipping address",
+                "Subscription renewed after cancellation",
+                "Two-factor code not accepted",
+                f"Package #{n} marked delivered but not received",
+                "Card declined at checkout",
+                "Locked out after too many login attempts",
+                f"Warranty claim for serial SN-{n}",
+            )
+        )
     if ctx == "event":
         return _named_entity(dataclasses.replace(c, meaning="named:event"), i)
     if ctx == "course":
