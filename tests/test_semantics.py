@@ -62,6 +62,13 @@ def test_openapi_routes_decide_entity_parent_and_effect():
     audio = route("POST", "/organizers/{o}/webinars/{w}/audio", "updateAudioInformation")
     assert (audio.effect, audio.entity) == ("update", "audio")
     assert route("POST", "/webinars/{w}/panelists", "updatePanelists").effect == "create"
+    # `DELETE /resources/{id}/deleteimage` removes the resource's image; the resource stays (it was a duplicate of
+    # the resource's own delete at scale)
+    image = route(
+        "DELETE", "/setup/v1/resources/{id}/deleteimage", "delete_setup_v1_resources_by_id_deleteimage"
+    )
+    assert (image.effect, image.entity) == ("update", "resource")
+    assert route("DELETE", "/setup/v1/resources/{id}", "delete_setup_v1_resources_by_id").effect == "delete"
 
 
 def test_a_name_without_a_verb_takes_its_descriptions():

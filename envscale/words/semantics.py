@@ -419,6 +419,9 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             or (acting and len(verb) > 3 and tail.startswith(verb))
         ):
             action = verb if verb and tail.startswith(verb) else tail
+            rest = nouns[-1][len(action) :].strip("_") if action and nouns[-1].startswith(action) else ""
+            if action in DELETE_VERBS and len(rest) > 2:
+                action = f"{action}_{rest}"  # `/resources/{id}/deleteimage`: a part of the row removed, not the row
             nouns.pop()
             last_is_param = True
         elif act_on_row(segments, tail):
@@ -945,6 +948,15 @@ def _meaning(
                 STATUS_VERBS[act],
                 f"status action {act!r} over DELETE",
             )
+        elif (
+            method == "DELETE"
+            and addressed
+            and action
+            and action.split("_")[0] in DELETE_VERBS
+            and "_" in action
+        ):
+            # `DELETE /resources/{id}/deleteimage`: the resource keeps existing without its image
+            effect, evidence = "update", f"{action!r} removes a part of the row, not the row"
         elif method == "DELETE":
             effect, evidence = "delete", "HTTP DELETE"
         elif addressed and act in STATUS_VERBS:
