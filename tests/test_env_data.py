@@ -796,3 +796,32 @@ def test_a_support_tickets_title_is_a_customers_problem_and_a_tasks_an_engineers
     titles = [r["title"] for r in state["tasks"] if r["title"]]
     assert len(subjects) >= 10 and not [s for s in subjects if s.startswith(engineering)], subjects
     assert len(titles) >= 10 and all(t.startswith(engineering) for t in titles), titles
+
+
+def test_a_user_keyed_by_a_handle_is_the_person_the_handle_names():
+    """A user `kristen.smith12` was named "Hana Orr": the handle and the name were drawn apart. The row's own name
+    and email are the person its handle names."""
+    spec = {
+        "name": "people",
+        "spec_version": "1.1",
+        "tables": {
+            "users": table(
+                {
+                    "username": {"type": "string"},
+                    "name": {"type": "string"},
+                    "email": {"type": "string"},
+                },
+                "username",
+            )
+        },
+        "data": {"rows": {"users": 15}},
+        "tools": [],
+    }
+    rows = generate_state(spec, seed=5)["users"]
+    for row in rows:
+        first, last = (
+            re.sub(r"[^a-z]", "", w.lower()) for w in row["name"].split()[:1] + row["name"].split()[-1:]
+        )
+        handle = re.sub(r"[^a-z]", "", row["username"].lower())
+        assert handle.startswith(first[:1]) and (first in handle or last in handle), row
+        assert first in row["email"] or last in row["email"], row

@@ -32,7 +32,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from envscale.env.data.keys import key_formats
+from envscale.env.data.keys import KeyFormat, key_formats
 from envscale.env.data.meaning import (
     PERSON_TOKENS,
     PLACE_TOKENS,
@@ -160,7 +160,9 @@ def build_state(
     ) as progress:
         for table in table_order(spec):
             tspec = spec["tables"][table]
-            built = _build_table(spec, table, counts[table], seed, now, bound, implicit, keys, progress)
+            built = _build_table(
+                spec, table, counts[table], seed, now, bound, implicit, keys, progress, formats[table]
+            )
             state[table] = _distinct_sets(tspec, built)
             if len(state[table]) < len(built):  # later tables may only reference the rows kept
                 keys[table] = [row[tspec["primary_key"]] for row in state[table]]
@@ -417,6 +419,7 @@ def _build_table(
     implicit: dict[tuple[str, str], str],
     keys: dict[str, list[Any]],
     progress: Any,
+    key_format: KeyFormat | None = None,
 ) -> list[dict[str, Any]]:
     """The `n` rows of one table (the keys of every table are known: `keys`)."""
     tspec = spec["tables"][table]
@@ -424,6 +427,9 @@ def _build_table(
     own_keys = keys[table]
     columns: dict[str, list[Any]] = {}
     people: dict[str, list[tuple[str, str]]] = {}
+    if key_format is not None and key_format.person_of(1) is not None:
+        # a user keyed by the handle `kristen.smith12` is Kristen Smith: the row's own name and email say so
+        people[""] = [key_format.person_of(key_format.serial(k)) or ("", "") for k in own_keys]
     places: dict[str, list[PlaceRow]] = {}
     for column, cspec in tspec["columns"].items():
         where = f"cannot generate {n} rows of {table}.{column}"

@@ -136,14 +136,19 @@ class KeyFormat:
         number = key[len(prefix) :]
         return int(number) if key.startswith(prefix) and number.isdigit() else 0
 
+    def person_of(self, number: int) -> tuple[str, str] | None:
+        """The (first, last) name of the person whose handle is key `number` of a person-name key
+        (`maria.lopez07` is Maria Lopez's), else `None`: the row's own name and email say the same person."""
+        if not (self.kind == "name" and self.person):
+            return None
+        rng = random.Random(f"key:{self.table}:{number}")  # str seeds are hashed deterministically
+        return pick_first_name(rng), pick_last_name(rng)
+
     def _name(self, number: int) -> str:
         n = f"{number:02d}"
         stem = self.stem
         if self.person:
-            rng = random.Random(f"key:{self.table}:{number}")  # str seeds are hashed deterministically
-            first, last = (
-                re.sub(r"[^a-z]", "", w.lower()) for w in (pick_first_name(rng), pick_last_name(rng))
-            )
+            first, last = (re.sub(r"[^a-z]", "", w.lower()) for w in self.person_of(number) or ("", ""))
             options, seps = [(first, last), (first[:1] + last,), (first,)], (".", "_", "", "-")
             stem = first
         else:
