@@ -825,3 +825,33 @@ def test_a_user_keyed_by_a_handle_is_the_person_the_handle_names():
         handle = re.sub(r"[^a-z]", "", row["username"].lower())
         assert handle.startswith(first[:1]) and (first in handle or last in handle), row
         assert first in row["email"] or last in row["email"], row
+
+
+def test_a_member_that_references_a_user_is_that_user():
+    """A conversation's member "Cory Miller" pointed at the user Michele Shaffer: a person in a role is the person
+    it references, by name too."""
+    spec = {
+        "name": "chat",
+        "spec_version": "1.1",
+        "tables": {
+            "users": table({"user_id": {"type": "string"}, "name": {"type": "string"}}, "user_id"),
+            "members": table(
+                {
+                    "member_id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "user_name": {"type": "string"},
+                    "user_id": {"type": "string", "references": "users"},
+                },
+                "member_id",
+            ),
+        },
+        "data": {"rows": {"users": 10, "members": 20}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=6)
+    names = {u["user_id"]: u["name"] for u in state["users"]}
+    linked = [m for m in state["members"] if m["user_id"] and m["name"]]
+    assert len(linked) >= 10
+    for member in linked:
+        assert member["name"] == names[member["user_id"]], member
+        assert member["user_name"] in (None, names[member["user_id"]]), member

@@ -174,6 +174,7 @@ def build_state(
                                 row[column] = None
     _references_agree_both_ways(spec, state, implicit)
     _names_of_referenced_rows(spec, state, implicit, bound)
+    _people_in_roles(spec, state, implicit)
     return state
 
 
@@ -257,6 +258,55 @@ def _own_name_column(spec: dict[str, Any], table: str, *, title: bool = False) -
         if column in columns and columns[column].get("type") == "string" and "enum" not in columns[column]:
             return column
     return None
+
+
+_PERSON_ROLES = frozenset(
+    "member participant attendee guest assignee collaborator subscriber follower invitee recipient panelist "
+    "speaker organizer learner student player".split()
+)
+"""Rows that are a person in a role (a conversation's member, a webinar's panelist): with a reference to a
+person's row, their own name is that person's."""
+_PEOPLE = frozenset(("user", "person", "people", "contact", "customer", "employee"))
+
+
+def _people_in_roles(
+    spec: dict[str, Any], state: dict[str, list[dict[str, Any]]], implicit: dict[tuple[str, str], str]
+) -> None:
+    """A member that references a user is that user: its own name (`name`, `display_name`, `full_name`) and its
+    `user_name` are the user's name. A blind reading found member "Cory Miller" whose user was Michele Shaffer."""
+    for table, tspec in spec["tables"].items():
+        if singular(re.sub(r"[^a-z_]", "", table.lower())).split("_")[-1] not in _PERSON_ROLES:
+            continue
+        people = [
+            (column, ref)
+            for column in tspec["columns"]
+            if (ref := _reference(spec, implicit, table, column))
+            and ref in state
+            and ref != table
+            and singular(ref.lower()).split("_")[-1] in _PEOPLE
+        ]
+        if len(people) != 1:
+            continue  # no person, or two (an inviter and an invitee): which one the row is, is not said
+        ref_column, ref = people[0]
+        name = _own_name_column(spec, ref)
+        if name is None:
+            continue
+        role = _role(ref_column)
+        own = [
+            c
+            for c, cspec in tspec["columns"].items()
+            if c.lower() in ("name", "display_name", "displayname", "full_name", "fullname", f"{role}_name")
+            and cspec.get("type") == "string"
+            and "enum" not in cspec
+            and not cspec.get("unique")
+        ]
+        by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
+        for row in state[table]:
+            value = by_key.get(row.get(ref_column))
+            if isinstance(value, str):
+                for column in own:
+                    if row.get(column) is not None and value_problem(tspec["columns"][column], value) is None:
+                        row[column] = value
 
 
 def _names_of_referenced_rows(
