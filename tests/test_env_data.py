@@ -2,6 +2,7 @@
 
 import copy
 import datetime as dt
+import random
 import re
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from envscale.env.data import (
     is_filler,
     named_values,
     parse_now,
+    schema_value,
 )
 from envscale.env.data.vocabulary import (
     PLACES,
@@ -855,3 +857,30 @@ def test_a_member_that_references_a_user_is_that_user():
     for member in linked:
         assert member["name"] == names[member["user_id"]], member
         assert member["user_name"] in (None, names[member["user_id"]]), member
+
+
+def test_an_address_object_names_one_place():
+    """A lead's address held "latitude Mrs", "state pending" and Canada beside CA: an object's place fields are
+    drawn from one place, each in its declared shape (a code where the field is one, a string coordinate)."""
+    address = {
+        "type": "object",
+        "required": ["city", "state", "country", "latitude"],
+        "properties": {
+            "city": {"type": ["string", "null"]},
+            "state": {"type": ["string", "null"], "description": "Name of state"},
+            "country": {
+                "type": ["string", "null"],
+                "description": "country code according to ISO 3166-1 alpha-2.",
+            },
+            "latitude": {"type": ["string", "null"], "examples": ["40.759211"]},
+        },
+    }
+    by_city = {p.city: p for p in PLACES}
+    for seed in range(12):
+        value = schema_value(
+            address, random.Random(seed), dt.datetime(2025, 1, 1), name="address", context="leads"
+        )
+        place = by_city[value["city"]]
+        assert value["state"] in (place.region, place.region_code), value
+        assert value["country"] == place.country_code, value
+        assert abs(float(value["latitude"]) - place.lat) < 0.1, value

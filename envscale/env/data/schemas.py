@@ -41,7 +41,7 @@ from envscale.env.data.meaning import (
     singular_word,
 )
 from envscale.env.data.values import Col, email_for, pick_first_name, pick_last_name, slug_of, string_value
-from envscale.env.data.vocabulary import word_data
+from envscale.env.data.vocabulary import PLACES, word_data
 from envscale.env.spec import value_problem
 from envscale.words.names import name_words
 
@@ -219,10 +219,66 @@ def schema_value(
         if props and not names:  # an object of declared properties holds at least one
             names = [rng.choice(list(props))]
         inner = name if name is not None else context
-        return {
+        made = {
             p: schema_value(props.get(p, {}), rng, now, depth=depth + 1, name=p, context=inner) for p in names
         }
+        return _one_place(made, props, rng)
     return _schema_string(schema, rng, now, name, context)
+
+
+_PLACE_PARTS = {
+    "city": "city", "town": "city", "state": "region", "province": "region", "region": "region",
+    "country": "country", "countrycode": "country_code", "countryiso": "country_code", "latitude": "lat",
+    "lat": "lat", "longitude": "lon", "lon": "lon", "lng": "lon", "timezone": "timezone",
+}  # fmt: skip
+"""An object's fields that say where it is, by their names run together (`country_code` -> `countrycode`)."""
+
+
+def _one_place(made: dict[str, Any], props: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """An object's place fields name one place: an address's city, state, country, latitude, longitude and time
+    zone (drawn apart, a lead's address said "state pending", "latitude Mrs", Canada beside CA). Two or more such
+    fields drawn make the object hold a place; each keeps its declared shape (a code where the field is a code,
+    a string coordinate where the field is a string)."""
+    parts = {
+        field: part
+        for field, value in made.items()
+        if value is not None
+        and isinstance(value, str | int | float)
+        and not isinstance(value, bool)
+        and (part := _PLACE_PARTS.get(re.sub(r"[^a-z]", "", field.lower())))
+        and not any(k in (props.get(field) or {}) for k in ("enum", "const", "pattern", "format"))
+    }
+    if len(parts) < 2:
+        return made
+    place = rng.choice(PLACES)
+    for field, part in parts.items():
+        schema = props.get(field) if isinstance(props.get(field), dict) else {}
+        texts = " ".join(str(x) for x in (schema.get("description"), *(schema.get("examples") or []))).lower()
+        old = made[field]
+        coded = isinstance(old, str) and re.fullmatch(r"[A-Z]{2,3}", old) is not None
+        if part in ("lat", "lon"):
+            value = round((place.lat if part == "lat" else place.lon) + rng.uniform(-0.05, 0.05), 6)
+            made[field] = f"{value:.6f}" if isinstance(old, str) else value
+        elif part == "region":
+            made[field] = place.region_code if coded or re.search(r"\bcode\b|abbrev", texts) else place.region
+        elif part in ("country", "country_code"):
+            code = part == "country_code" or coded or re.search(r"alpha-?2|iso|\bcode\b", texts) is not None
+            made[field] = place.country_code if code else place.country
+        else:
+            made[field] = getattr(place, part)
+        if not _fits_length(schema, made[field]):  # `country` of two letters at most: the code, else as drawn
+            code = {"region": place.region_code, "country": place.country_code}.get(part)
+            made[field] = code if code is not None and _fits_length(schema, code) else old
+    return made
+
+
+def _fits_length(schema: dict[str, Any], value: Any) -> bool:
+    if not isinstance(value, str):
+        return True
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    return not (isinstance(low, int) and len(value) < low) and not (
+        isinstance(high, int) and len(value) > high
+    )
 
 
 # Meanings whose values need a Faker instance (not at hand inside a schema): drawn as plain codes.
