@@ -98,7 +98,7 @@ class TasksConfig:
         le=1,
     )
     max_two_call_share: float = option(
-        0.4,
+        0.3,
         "Most share of an environment's tasks that are two calls deep in a line (find a row, then read or change "
         "it): once reached while sampling, further such candidates are dropped (`two_call_quota`) and the "
         "attempts go to longer journeys. Decisions (`branch`), two lookups feeding one write (`dag`) and "
