@@ -57,11 +57,6 @@ def test_openapi_routes_decide_entity_parent_and_effect():
     assert (adjust.effect, adjust.entity, adjust.parent) == ("update", "inventory", "warehouse")
     # POST to a collection creates, whatever the verb says
     assert route("POST", "/orders/{order_id}/payments", "capture_payment").effect == "create"
-    # ... but an update verb over POST to a thing of one (a webinar's audio settings) changes it: a blind reader
-    # found `updateAudioInformation` adding a row
-    audio = route("POST", "/organizers/{o}/webinars/{w}/audio", "updateAudioInformation")
-    assert (audio.effect, audio.entity) == ("update", "audio")
-    assert route("POST", "/webinars/{w}/panelists", "updatePanelists").effect == "create"
     # `DELETE /resources/{id}/deleteimage` removes the resource's image; the resource stays (it was a duplicate of
     # the resource's own delete at scale)
     image = route(

@@ -973,10 +973,6 @@ def _meaning(
             effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
             effect, evidence = "update", f"HTTP {method} on one row"
-        elif method == "POST" and not action and verb in _CHANGE_VERBS and at == 0 and _singular_tail(path):
-            # `updateAudioInformation`: POST /webinars/{w}/audio changes the webinar's audio settings, one
-            # thing of the webinar, never a new row of a collection
-            effect, evidence = "update", "update verb over POST to a resource of one"
         elif verb in READ_ONLY_VERBS and at == 0:
             effect, evidence = "read", f"read verb {verb!r} over POST"
         elif action in _LOOKUP_VERBS and not addressed:
@@ -996,21 +992,6 @@ def _meaning(
     else:
         effect, evidence = "read", f"read verb {verb!r}" if verb else "no write verb"
     return ToolMeaning(verb, effect, entity, parent if parent != entity else None, status_values, evidence)
-
-
-_CHANGE_VERBS = frozenset("update set modify change edit configure replace".split())
-"""Verbs that change what is there (never make a row, move money or send something)."""
-
-
-def _singular_tail(path: str | None) -> bool:
-    """Whether a route ends in a static segment naming one thing (`/webinars/{w}/audio`), not a collection."""
-    if not isinstance(path, str):
-        return False
-    segments = [s for s in path.strip("/").split("/") if s]
-    if not segments or segments[-1].startswith(("{", ":")):
-        return False
-    words = tokens(segments[-1])
-    return bool(words) and singular(words[-1]) == words[-1] and not words[-1].endswith("s")
 
 
 def tool_meaning(
