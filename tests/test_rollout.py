@@ -38,7 +38,7 @@ NOISE = {
 @pytest.fixture(scope="module")
 def tasks(fixture_environments, tmp_path_factory):
     root = tmp_path_factory.mktemp("rollout")
-    config = TasksConfig(tasks_per_env=16, test_env_share=0.0)
+    config = TasksConfig(tasks_per_env=18, test_env_share=0.0)
     return generate_tasks(fixture_environments, config, root / "tasks")
 
 
