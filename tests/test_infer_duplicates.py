@@ -343,6 +343,31 @@ def test_a_status_act_sets_the_enum_s_own_spelling_of_its_status():
     assert op["preconditions"][-1]["value"] == ["PENDING", "ACCEPTED"]
 
 
+def test_a_status_act_never_moves_a_row_on_from_a_status_it_ended_in():
+    """Blind readers found a SUCCEEDED batch submitted again, a mandate in CANCEL_FILE_SENT activated and a Denied
+    reservation cancelled: a row whose course has ended is moved on by no act but one that reopens it."""
+    batch = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "status": {
+                "type": "string",
+                "enum": ["OPEN", "SUBMITTED", "SUCCEEDED", "FAILED", "CANCEL_FILE_SENT", "REMOVED"],
+            },
+        },
+    }
+    tools = [
+        api_tool("getBatch", "GET", "/batches/{id}", {"id": _ID}, ["id"], batch, group="API"),
+        api_tool("submitBatch", "PUT", "/batches/{id}/submit", {"id": _ID}, ["id"], batch, group="API"),
+        api_tool("cancelBatch", "POST", "/batches/{id}/cancel", {"id": _ID}, ["id"], batch, group="API"),
+        api_tool("reopenBatch", "POST", "/batches/{id}/reopen", {"id": _ID}, ["id"], batch, group="API"),
+    ]
+    ops = _ops(_spec(tools, "batches"))
+    assert ops["submitBatch"]["preconditions"][-1]["value"] == ["OPEN"]
+    assert set(ops["cancelBatch"]["preconditions"][-1]["value"]) == {"OPEN", "SUBMITTED"}
+    assert "SUCCEEDED" in ops["reopenBatch"]["preconditions"][-1]["value"]
+
+
 def test_a_state_the_status_names_only_by_its_opposite_filters_out_the_opposite():
     columns = {"id": {"type": "string"}, "state": {"type": "string", "enum": ["fresh", "draft"]}}
     assert qualified_rows(["published"], columns, "id", set()) == {"state": ("ne", "draft")}

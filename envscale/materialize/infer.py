@@ -1318,7 +1318,10 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
                 col.clear()
                 col.update({"type": "string", "nullable": True})
             enum = col.get("enum")
-            target = next((v for v in use.meaning.status_value if enum and v in enum), None)
+            # the enum's own spelling counts (`SUBMITTED` for `submitted`): never both in one column
+            target = next(
+                (e for v in use.meaning.status_value for e in enum or () if str(e).lower() == v), None
+            )
             if enum and (target is None or (table, status) in synthesized):
                 # the API's own enum keeps its values; one envscale made gets each verb's own value
                 if use.meaning.status_value[0] not in enum:
@@ -1825,10 +1828,31 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         value = next(v for v in enum if v.lower() == match.group(1).lower())
         return [value], f"refused: the {entity} is not {value} ({sentence.rstrip('.')})"
     if target is not None:
-        allowed = [v for v in enum if v != target and str(v).lower() not in RETIRED_STATUSES]
+        reopens = use.meaning.verb in _REOPEN_VERBS or str(target).lower() in ("archived", "archive")
+        allowed = [
+            v
+            for v in enum
+            if v != target and str(v).lower() not in RETIRED_STATUSES and (reopens or not _finished_status(v))
+        ]
         if allowed and len(allowed) < len(enum):
             return allowed, f"refused: the {entity} is already {target} or retired"
     return [], ""
+
+
+_FINISHED_WORDS = frozenset(
+    "cancel cancelled canceled removed deleted denied rejected declined failed expired voided terminated "
+    "succeeded completed complete finished ended revoked refunded abandoned closed archived".split()
+)
+"""Words of a status a row ends in: no act moves it on (a SUCCEEDED batch is not submitted again, a mandate whose
+CANCEL_FILE_SENT is not activated, a Denied reservation not cancelled), except one that reopens it."""
+_REOPEN_VERBS = frozenset(
+    "reopen restore reactivate unarchive resume undelete recover retry resubmit revert reinstate".split()
+)
+
+
+def _finished_status(value: Any) -> bool:
+    """Whether a status value says the row's course has ended (`SUCCEEDED`, `CANCEL_FILE_SENT`, `Denied`)."""
+    return bool(set(re.split(r"[^a-z]+", str(value).lower())) & _FINISHED_WORDS)
 
 
 def _tally(use: _Use, columns: dict, target: str) -> tuple[str, str, dict | None] | None:
