@@ -158,14 +158,14 @@ def test_the_call_everything_agent_calls_writes_too_and_the_recite_agent_decline
 
 @pytest.fixture(scope="module")
 def tasks(fixture_environments, tmp_path_factory):
-    # seed 1: a test split of read, write, mixed, policy and missing_info tasks (the kinds the bench reads)
-    config = TasksConfig(tasks_per_env=18, test_env_share=0.3, test_task_share=0.5, seed=1)
-    art = generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("hack") / "tasks")
-    kinds = Counter(art.load("tasks", "test")["kind"])
-    assert {"read", "write", "policy"} <= set(kinds), (
-        f"the fixture's seed no longer gives these kinds: {kinds}"
-    )
-    return art
+    # the first seed whose test split holds read, write and policy tasks (the kinds the bench reads)
+    for seed in range(1, 9):
+        config = TasksConfig(tasks_per_env=18, test_env_share=0.3, test_task_share=0.5, seed=seed)
+        art = generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("hack") / "tasks")
+        kinds = Counter(art.load("tasks", "test")["kind"])
+        if {"read", "write", "policy"} <= set(kinds):
+            return art
+    raise AssertionError(f"no seed of 1-8 gives a test split of read, write and policy tasks: {kinds}")
 
 
 @pytest.fixture(scope="module")
