@@ -857,6 +857,20 @@ def test_a_member_that_references_a_user_is_that_user():
     for member in linked:
         assert member["name"] == names[member["user_id"]], member
         assert member["user_name"] in (None, names[member["user_id"]]), member
+    # the conversation API's member names its user twice, by key and by handle (`user_name` -> users): one person
+    handles = copy.deepcopy(spec)
+    handles["tables"]["users"] = table(
+        {"username": {"type": "string"}, "name": {"type": "string"}}, "username"
+    )
+    handles["tables"]["members"]["columns"]["user_id"]["references"] = "users"
+    handles["tables"]["members"]["columns"]["user_name"]["references"] = "users"
+    state = generate_state(handles, seed=6)
+    names = {u["username"]: u["name"] for u in state["users"]}
+    linked = [m for m in state["members"] if m["user_id"] and m["name"]]
+    assert len(linked) >= 10
+    for member in linked:
+        assert member["name"] == names[member["user_id"]], member
+        assert member["user_name"] is None or member["user_name"] in names, member  # still a handle
 
 
 def test_an_address_object_names_one_place():

@@ -285,9 +285,10 @@ def _people_in_roles(
             and ref != table
             and singular(ref.lower()).split("_")[-1] in _PEOPLE
         ]
-        if len(people) != 1:
+        if len({(_role(column), ref) for column, ref in people}) != 1:
             continue  # no person, or two (an inviter and an invitee): which one the row is, is not said
-        ref_column, ref = people[0]
+        # `user_id` and `user_name` (a handle) name one user: the key column reads it
+        ref_column, ref = min(people, key=lambda p: not _role(p[0]) or "name" in p[0].lower())
         name = _own_name_column(spec, ref)
         if name is None:
             continue
@@ -299,6 +300,7 @@ def _people_in_roles(
             and cspec.get("type") == "string"
             and "enum" not in cspec
             and not cspec.get("unique")
+            and not _reference(spec, implicit, table, c)  # a `user_name` holding the user's handle stays one
         ]
         by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
         for row in state[table]:
