@@ -789,6 +789,9 @@ def test_a_row_just_named_is_its_in_the_next_clause(shop):
         (["customers", "appointments", "resources", "servicegroups"], "an appointment booking service"),
         (["branches", "appointments", "appointmenttypes", "guests"], "an appointment booking service"),
         (["patients", "appointments", "doctors", "prescriptions"], "a medical clinic"),
+        # TVmaze made "a customer of an event ticketing service" vote on an episode (a blind reader)
+        (["shows", "episodes", "seasons", "votes"], "a TV guide"),
+        (["events", "venues", "tickets", "performances"], "an event ticketing service"),
     ],
 )
 def test_persona_fits_the_kind_of_service(tables, place):

@@ -106,6 +106,7 @@ files    | file directory folder disk | a computer's file system | someone worki
 appointments| appointment timeslot slot diary servicegroup appointmenttype | an appointment booking service | a client who books appointments through {place} | a staff member who manages the bookings of {place}
 health   | patient doctor clinic prescription medication diagnosis physician | a medical clinic | a patient of {place} | a receptionist at {place}
 food     | restaurant menu meal dish food delivery eat | a food ordering app | a customer of {place} | a staff member of {place}
+tv       | episode tvmaze series broadcast tvshow | a TV guide | a viewer who uses {place} | an editor of {place}
 events   | event concert ticket festival venue show performance | an event ticketing service | a customer of {place} | an organiser who uses {place}
 rides    | ride taxi uber pickup | a ride-hailing app | a rider who uses {place} | an operator of {place}
 support  | ticket support incident case sla | a help desk | a customer who contacts {place} | a support agent at {place}
