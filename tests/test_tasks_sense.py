@@ -66,6 +66,10 @@ def test_words_a_person_uses_and_does_not():
     assert verb_named("create_order") and verb_named("search")
     assert not asked_by("latitude", "latitude", 41.866395)
     assert not asked_by("from", "from", "Denver, CO")
+    # a blind reader: "the status of the user with body "Shared the design doc with Smith-Crane; two open questions
+    # remain."": no one describes a row by a sentence it holds; a title is asked by
+    assert not asked_by("body", "body", "Shared the design doc with Smith-Crane; two open questions remain.")
+    assert asked_by("title", "title", "Package #7763 marked delivered but not received")
     assert asked_by("email", "email", "ana@example.com")
     assert not read_aloud("status_new_status") and read_aloud("new_status")
 

@@ -100,6 +100,8 @@ def asked_by(arg: str, column: str, value: Any) -> bool:
         return False
     if isinstance(value, float) and len(repr(value).split(".")[-1]) > 3:
         return False
+    if isinstance(value, str) and len(value.split()) >= 5 and value.rstrip()[-1:] in ".!?":
+        return False  # a sentence: "the user with body "Shared the design doc with Smith-Crane; two ...""
     return not (isinstance(value, str) and KEY_SHAPE.match(value) and not column.endswith("_id"))
 
 
