@@ -35,7 +35,7 @@ import json
 import re
 from typing import Any
 
-from .responses import output_fields
+from .responses import row_fields, shape_overlap
 
 _COPY_NUMBER = re.compile(r"_\d+$")
 _PATH_PARAM = re.compile(r"\{[^{}]*\}")
@@ -211,21 +211,16 @@ def same_api_operation(
     return bool(words) and words == operation_words(b)
 
 
-SHAPE_FIELDS = 4
-"""Fields each response must describe before two routes' responses can say they return one resource."""
 SAME_SHAPE = 0.8
-"""The share of fields two responses must share (Jaccard) to be one resource's."""
+"""The share of fields two responses must share (`responses.shape_overlap`) to be one resource's."""
 
 
 def response_fields(tool: dict[str, Any]) -> frozenset[str]:
     """The fields of the row a tool's API response returns (`metadata.original_output_schema`, pages and
-    envelopes unwrapped), lower-cased without separators."""
+    envelopes unwrapped; `responses.row_fields`)."""
     meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
     entity = meta.get("entity") if isinstance(meta.get("entity"), str) else None
-    return frozenset(
-        re.sub(r"[^a-z0-9]", "", str(f).lower())
-        for f in output_fields(meta.get("original_output_schema"), entity)
-    )
+    return row_fields(meta.get("original_output_schema"), entity)
 
 
 def _route_key(tool: dict[str, Any]) -> str | None:
@@ -252,8 +247,8 @@ def one_resource_by_shape(
 ) -> bool:
     """Whether two routes that :func:`resource_route` keeps apart reach one resource by what they return: the
     same resource segment (singular: Stripe's `/accounts/{a}/persons` and `/accounts/{a}/people`), both
-    addressing one row or neither, and responses that describe at least :data:`SHAPE_FIELDS` fields each and
-    share :data:`SAME_SHAPE` of them. Microsoft Graph's `/team/primaryChannel/messages/{m}` and
+    addressing one row or neither, and responses that share :data:`SAME_SHAPE` of their fields
+    (`responses.shape_overlap`). Microsoft Graph's `/team/primaryChannel/messages/{m}` and
     `/team/channels/{c}/messages/{m}`, or Planner's `/planner/plans/{p}/buckets/{b}` and
     `/planner/buckets/{b}`: one message, one bucket, reached from two places. `/fax/receipts` and
     `/sms/receipts` stay two unless their responses agree too."""
@@ -268,9 +263,8 @@ def one_resource_by_shape(
     if shapes:  # a delete's route returns, to its GET, the row it removes
         fields_a = fields_a or shapes.get(_route_key(a) or "", frozenset())
         fields_b = fields_b or shapes.get(_route_key(b) or "", frozenset())
-    if len(fields_a) < SHAPE_FIELDS or len(fields_b) < SHAPE_FIELDS:
-        return False
-    return len(fields_a & fields_b) / len(fields_a | fields_b) >= SAME_SHAPE
+    overlap = shape_overlap(fields_a, fields_b)
+    return overlap is not None and overlap >= SAME_SHAPE
 
 
 def _richness(tool: dict[str, Any]) -> tuple:

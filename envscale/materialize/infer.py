@@ -65,7 +65,7 @@ from ..words.semantics import (
 )
 from ..words.verbs import READ_VERBS, RETIRED_STATUSES, STATUS_VERBS, WRITE_VERBS
 from .aliases import effect_signature, same_api_operation
-from .responses import ident, output_fields
+from .responses import ident, output_fields, row_fields, shape_overlap
 
 _JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 _AMOUNT_ARG = re.compile(r"^(?:(?P<prefix>[a-z_]+?)_)?(amount|delta|quantity|qty|units|value|sum|funds?)$")
@@ -585,8 +585,6 @@ def qualify_entities(kept: list[tuple[dict, ToolMeaning]]) -> list[tuple[dict, T
     return out
 
 
-_SHAPE_FIELDS = 4
-"""Fields a response must describe before its shape tells two resources apart."""
 _SHAPE_OVERLAP = 0.25
 """At most this share of shared fields (Jaccard) makes a prefixed route's resource another than the bare noun's."""
 
@@ -598,8 +596,7 @@ def _response_shapes(
     shapes: dict[tuple[str, tuple[str, str] | None], set[str]] = {}
     for (tool, m), q in zip(kept, found, strict=True):
         if m.entity:
-            fields = {ident(f) for f in output_fields(tool.get("output_schema"), m.entity)}
-            shapes.setdefault((m.entity, q), set()).update(fields)
+            shapes.setdefault((m.entity, q), set()).update(row_fields(tool.get("output_schema"), m.entity))
     return shapes
 
 
@@ -607,14 +604,12 @@ def _other_shape(
     shapes: dict[tuple[str, tuple[str, str] | None], set[str]], entity: str | None, q: tuple[str, str]
 ) -> bool:
     """Whether a prefixed route returns another kind of row than the bare noun's routes: both responses describe
-    at least `_SHAPE_FIELDS` fields and share at most `_SHAPE_OVERLAP` of them. Seen at scale: an account's
+    enough fields and share at most `_SHAPE_OVERLAP` of them (`responses.shape_overlap`). Seen at scale: an account's
     `/wallet/account/{id}` beside `/account/{id}`, a device's `/strategy/vars/int64s` beside `/int64s`; one table
     for both made each tool of one a duplicate of the other's. GitHub's `/pulls/comments/{id}` beside
     `/pulls/{n}/comments` returns the same review comment, and stays one resource."""
-    mine, bare = shapes.get((entity or "", q), set()), shapes.get((entity or "", None), set())
-    if len(mine) < _SHAPE_FIELDS or len(bare) < _SHAPE_FIELDS:
-        return False
-    return len(mine & bare) / len(mine | bare) <= _SHAPE_OVERLAP
+    overlap = shape_overlap(shapes.get((entity or "", q), set()), shapes.get((entity or "", None), set()))
+    return overlap is not None and overlap <= _SHAPE_OVERLAP
 
 
 def infer_spec(

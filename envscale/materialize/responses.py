@@ -165,3 +165,20 @@ def typed(schema: dict, kind: str) -> bool:
     """Whether a JSON Schema's `type` is `kind`, alone or in a list (`["array", "null"]`)."""
     declared = schema.get("type")
     return declared == kind or (isinstance(declared, list) and kind in declared)
+
+
+SHAPE_FIELDS = 4
+"""Fields each response must describe before two responses' shapes say anything about their rows."""
+
+
+def row_fields(schema: Any, entity: str | None = None) -> frozenset[str]:
+    """The fields of the row a response returns (:func:`output_fields`), as identifiers (`orderHint` -> `order_hint`)."""
+    return frozenset(ident(f) for f in output_fields(schema, entity))
+
+
+def shape_overlap(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float | None:
+    """The share of fields two responses share (Jaccard), or `None` when either describes fewer than
+    :data:`SHAPE_FIELDS` (a delete returns nothing; an `{id}` alone tells no row from another)."""
+    if len(a) < SHAPE_FIELDS or len(b) < SHAPE_FIELDS:
+        return None
+    return len(a & b) / len(a | b)
