@@ -200,8 +200,10 @@ NOUN_VERBS = frozenset(
 )
 """Words that are verbs and nouns alike: before another verb or after a namespace word they are often the
 noun (`criminal_record_get_offense_nature`, `nfl_data.player_record`, `space.star_info`)."""
+_DESCRIPTION_OPENS = r"^\W*(?:this (?:function|tool|endpoint|method|api) )?"
+"""How a description opens before its verb ("This tool ...")."""
 _DESCRIBED_READ = re.compile(
-    r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:retriev|gets?\b|fetch|finds?\b|search|looks? up|"
+    _DESCRIPTION_OPENS + r"(?:retriev|gets?\b|fetch|finds?\b|search|looks? up|"
     r"lists?\b|shows?\b|checks?\b|quer(?:y|ies)\b|views?\b|displays?\b|obtains?\b|reads?\b)",
     re.IGNORECASE,
 )
@@ -221,15 +223,15 @@ _DESCRIBED_WRITE = (
     (
         "create",
         re.compile(
-            r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:submits?|creates?|adds?|posts?|places?|"
-            r"registers?|leaves?|writes?) (?:a|an|new)\b",
+            _DESCRIPTION_OPENS
+            + r"(?:submits?|creates?|adds?|posts?|places?|registers?|leaves?|writes?) (?:a|an|new)\b",
             re.IGNORECASE,
         ),
     ),
     (
         "delete",
         re.compile(
-            r"^\W*(?:this (?:function|tool|endpoint|method|api) )?(?:deletes?|removes?) (?:a|an|the|all|one)\b",
+            _DESCRIPTION_OPENS + r"(?:deletes?|removes?) (?:a|an|the|all|one)\b",
             re.IGNORECASE,
         ),
     ),
@@ -478,7 +480,7 @@ def route_computation(path: Any) -> str | None:
     action = (
         segments[-1].removeprefix("microsoft.graph.") if segments[-1].startswith("microsoft.graph.") else ""
     )
-    if action and (tokens(action) or [""])[0] in ("get", "list", "check", "validate", "find", "search"):
+    if action and (tokens(action) or [""])[0] in (*_LOOKUP_VERBS, "list", "check", "validate"):
         # `POST /users/microsoft.graph.getAvailableExtensionProperties`: an action that only answers
         return f"an OData action that reads ({segments[-1]!r}): computed, no stored row"
     if len(segments) > 1 and segments[-2].lower() == "functions" and not segments[-1].startswith(("{", ":")):

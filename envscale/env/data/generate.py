@@ -288,7 +288,7 @@ def _people_in_roles(
         if len({(_role(column), ref) for column, ref in people}) != 1:
             continue  # no person, or two (an inviter and an invitee): which one the row is, is not said
         # `user_id` and `user_name` (a handle) name one user: the key column reads it
-        ref_column, ref = min(people, key=lambda p: not _role(p[0]) or "name" in p[0].lower())
+        ref_column, ref = min(people, key=lambda p: "name" in p[0].lower())
         name = _own_name_column(spec, ref)
         if name is None:
             continue
