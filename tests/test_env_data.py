@@ -36,6 +36,17 @@ def table(columns, primary_key=None):
     return {"primary_key": primary_key or next(iter(columns)), "columns": columns}
 
 
+def world(name, rows, **tables):
+    """A spec of `tables` (name -> `table(...)`) without tools, `rows` rows a table."""
+    return {
+        "name": name,
+        "spec_version": "1.1",
+        "tables": tables,
+        "data": {"rows": dict.fromkeys(tables, rows)},
+        "tools": [],
+    }
+
+
 def tool(name, table_name, properties, *, filters=None):
     """A list tool over `table_name` whose arguments filter the columns of the same name."""
     return {
@@ -676,15 +687,8 @@ def test_an_address_is_one_place_and_its_second_line_a_unit():
     Boulevard, Prague, Czech Republic, city Montreal, country South Korea": a row's address parts name one place
     (its city, state, country and time zone agree), the first line is a street and the second a unit."""
     columns = ["address_line_1", "address_line_2", "city", "province", "country", "country_code", "timezone"]
-    spec = {
-        "name": "addresses",
-        "spec_version": "1.1",
-        "tables": {
-            "customers": table({"id": {"type": "string"}, **{c: {"type": "string"} for c in columns}}, "id")
-        },
-        "data": {"rows": {"customers": 40}},
-        "tools": [],
-    }
+    customer = {"id": {"type": "string"}, **{c: {"type": "string"} for c in columns}}
+    spec = world("addresses", 40, customers=table(customer, "id"))
     by_city = {p.city: p for p in PLACES}
     for row in generate_state(spec, seed=3)["customers"]:
         place = by_city[row["city"]]
@@ -782,16 +786,12 @@ def test_every_name_template_fills_from_the_slots_it_is_given():
 def test_a_support_tickets_title_is_a_customers_problem_and_a_tasks_an_engineers():
     """A blind reader found a help desk's customer closing the ticket "Migrate invoice PDF export": a ticket's
     subject is what the customer wrote about, a task's title what the team works on."""
-    spec = {
-        "name": "desk",
-        "spec_version": "1.1",
-        "tables": {
-            "tickets": table({"id": {"type": "string"}, "subject": {"type": "string"}}, "id"),
-            "tasks": table({"id": {"type": "string"}, "title": {"type": "string"}}, "id"),
-        },
-        "data": {"rows": {"tickets": 20, "tasks": 20}},
-        "tools": [],
-    }
+    spec = world(
+        "desk",
+        20,
+        tickets=table({"id": {"type": "string"}, "subject": {"type": "string"}}, "id"),
+        tasks=table({"id": {"type": "string"}, "title": {"type": "string"}}, "id"),
+    )
     state = generate_state(spec, seed=4)
     engineering = ("Fix ", "Update ", "Review ", "Add ", "Remove ", "Migrate ", "Investigate ", "Document ")
     subjects = [r["subject"] for r in state["tickets"] if r["subject"]]
@@ -803,22 +803,8 @@ def test_a_support_tickets_title_is_a_customers_problem_and_a_tasks_an_engineers
 def test_a_user_keyed_by_a_handle_is_the_person_the_handle_names():
     """A user `kristen.smith12` was named "Hana Orr": the handle and the name were drawn apart. The row's own name
     and email are the person its handle names."""
-    spec = {
-        "name": "people",
-        "spec_version": "1.1",
-        "tables": {
-            "users": table(
-                {
-                    "username": {"type": "string"},
-                    "name": {"type": "string"},
-                    "email": {"type": "string"},
-                },
-                "username",
-            )
-        },
-        "data": {"rows": {"users": 15}},
-        "tools": [],
-    }
+    user = {"username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}}
+    spec = world("people", 15, users=table(user, "username"))
     rows = generate_state(spec, seed=5)["users"]
     for row in rows:
         first, last = (
@@ -832,24 +818,18 @@ def test_a_user_keyed_by_a_handle_is_the_person_the_handle_names():
 def test_a_member_that_references_a_user_is_that_user():
     """A conversation's member "Cory Miller" pointed at the user Michele Shaffer: a person in a role is the person
     it references, by name too."""
-    spec = {
-        "name": "chat",
-        "spec_version": "1.1",
-        "tables": {
-            "users": table({"user_id": {"type": "string"}, "name": {"type": "string"}}, "user_id"),
-            "members": table(
-                {
-                    "member_id": {"type": "string"},
-                    "name": {"type": "string"},
-                    "user_name": {"type": "string"},
-                    "user_id": {"type": "string", "references": "users"},
-                },
-                "member_id",
-            ),
-        },
-        "data": {"rows": {"users": 10, "members": 20}},
-        "tools": [],
+    member = {
+        "member_id": {"type": "string"},
+        "name": {"type": "string"},
+        "user_name": {"type": "string"},
+        "user_id": {"type": "string", "references": "users"},
     }
+    spec = world(
+        "chat",
+        20,
+        users=table({"user_id": {"type": "string"}, "name": {"type": "string"}}, "user_id"),
+        members=table(member, "member_id"),
+    )
     state = generate_state(spec, seed=6)
     names = {u["user_id"]: u["name"] for u in state["users"]}
     linked = [m for m in state["members"] if m["user_id"] and m["name"]]
