@@ -878,3 +878,14 @@ def test_an_address_object_names_one_place():
         assert value["state"] in (place.region, place.region_code), value
         assert value["country"] == place.country_code, value
         assert abs(float(value["latitude"]) - place.lat) < 0.1, value
+
+
+def test_an_address_object_with_boolean_property_schemas_is_still_drawn():
+    """JSON Schema allows `"city": true` (any value): the place pass keeps what was drawn, and never fails on it."""
+    address = {
+        "type": "object",
+        "required": ["city", "country"],
+        "properties": {"city": True, "country": True},
+    }
+    value = schema_value(address, random.Random(0), dt.datetime(2025, 1, 1), name="address", context="leads")
+    assert set(value) == {"city", "country"}

@@ -246,13 +246,13 @@ def _one_place(made: dict[str, Any], props: dict[str, Any], rng: random.Random) 
         and isinstance(value, str | int | float)
         and not isinstance(value, bool)
         and (part := _PLACE_PARTS.get(re.sub(r"[^a-z]", "", field.lower())))
-        and not any(k in (props.get(field) or {}) for k in ("enum", "const", "pattern", "format"))
+        and not any(k in _schema_of(props, field) for k in ("enum", "const", "pattern", "format"))
     }
     if len(parts) < 2:
         return made
     place = rng.choice(PLACES)
     for field, part in parts.items():
-        schema = props.get(field) if isinstance(props.get(field), dict) else {}
+        schema = _schema_of(props, field)
         texts = " ".join(str(x) for x in (schema.get("description"), *(schema.get("examples") or []))).lower()
         old = made[field]
         coded = isinstance(old, str) and re.fullmatch(r"[A-Z]{2,3}", old) is not None
@@ -270,6 +270,12 @@ def _one_place(made: dict[str, Any], props: dict[str, Any], rng: random.Random) 
             code = {"region": place.region_code, "country": place.country_code}.get(part)
             made[field] = code if code is not None and _fits_length(schema, code) else old
     return made
+
+
+def _schema_of(props: dict[str, Any], field: str) -> dict[str, Any]:
+    """A property's schema, `{}` for a boolean schema (`"city": true`) or none."""
+    schema = props.get(field)
+    return schema if isinstance(schema, dict) else {}
 
 
 def _fits_length(schema: dict[str, Any], value: Any) -> bool:
