@@ -350,3 +350,23 @@ def test_a_name_from_the_curated_labels_is_a_name_though_its_words_are_common():
         assert not is_filler("groups", "name", {"type": "string"}, value), value
     for value in ("grow probably", "Probably", "Trip to grow"):
         assert is_filler("groups", "name", {"type": "string"}, value), value
+
+
+def test_a_display_name_names_the_row_a_person_only_in_a_table_of_people():
+    """Microsoft Graph's `displayName` of a group or a location is the group's or the location's name, not a
+    person's ("Sandra Werner" as a company, a group or a location read as nonsense to every reader)."""
+    names = {"groups": "Legal", "companies": "Acme Corporation", "locations": "Head Office"}
+    for table_name, fitting in names.items():
+        meaning = column_meaning(table_name, "displayName", S)
+        assert meaning != "person", table_name
+        state = generate_state(
+            {"name": "x", "tools": [], "tables": {table_name: table({"id": S, "display_name": S})}}, seed=3
+        )
+        values = [row["display_name"] for row in state[table_name]]
+        assert not any(is_filler(table_name, "display_name", S, v) for v in values), values
+        assert not any("Display" in v for v in values), (
+            values
+        )  # named by the row's kind, not the column's words
+        assert not is_filler(table_name, "display_name", S, fitting)
+    for table_name in ("users", "members", "contacts", "accounts", "extusers"):
+        assert column_meaning(table_name, "display_name", S) == "person", table_name

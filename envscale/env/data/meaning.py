@@ -824,6 +824,8 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         _MAIL_TABLE_WORDS | {"emails", "mails", "messages"}
     ):
         return "email" if re.search(r"\be-?mail\b", texts) or "mail" in table.lower() else "person"
+    if re.sub(r"[^a-z]", "", n) == "displayname" and not _named_as_person(table):
+        return _name_meaning(table, [], texts)  # a group's or a location's display name names the group
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
         return exact
@@ -1056,6 +1058,22 @@ _NAME_PARTS = {
     "family": "last_name",
     "middle": "middle_name",
 }
+
+
+_ACCOUNT_WORDS = frozenset("account profile identity mailbox login".split())
+
+
+def _named_as_person(table: str) -> bool:
+    """Whether a row of `table` is shown by a person's name (`users`, `members`, an account or a profile, a
+    table of `extusers`), so that its `display_name` is a person's, not a group's or a location's."""
+    words = [singular_word(w) for w in name_words(table)]
+    last = words[-1] if words else ""
+    return (
+        not words
+        or last in _PERSON_WORDS | _ACCOUNT_WORDS
+        or last.endswith(("user", "member", "contact"))
+        or _name_meaning(table, [], "") == "person"
+    )
 
 
 def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:

@@ -269,7 +269,9 @@ def _named_entity(c: Col, i: int) -> str:
     if what in templates:
         return templates[what]()
     thing = " ".join(
-        w.capitalize() for w in name_words(c.column) if w != "name" and w not in NAME_MODIFIERS
+        w.capitalize()
+        for w in name_words(c.column)
+        if w not in ("name", "display") and w not in NAME_MODIFIERS
     ) or " ".join(w.capitalize() for w in name_words(singular_word(c.table)))
     return _label(c, i, thing, place)
 
