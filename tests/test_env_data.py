@@ -472,6 +472,36 @@ def test_stock_prose_reads_as_stored_text_never_as_a_prompt_to_an_assistant():
         assert first not in ("summarize", "translate", "can", "what", "write", "explain", "tell"), line
 
 
+def test_a_rows_free_text_is_written_for_its_kind_never_drawn_from_a_pool_about_other_things():
+    """Blind readers marked down "Escalated to the second-line support team." as a recipe's instructions and "The
+    Trailhead Organic Cotton Phone Case arrived on time" as an employee's description: a row's notes and prose are
+    written for the kind of row it is; only rows whose text may be about anything (messages) take stock prose."""
+    import re as _re
+
+    from envscale.env.data.vocabulary import PROSE
+
+    stock = [_re.compile(_re.sub(r"\\\{\w+\\\}", ".+", _re.escape(line)) + "$") for line in PROSE]
+
+    def texts(table_name, column):
+        spec = {"name": "x", "tools": [], "tables": {table_name: table({"id": S, column: S})}}
+        return [r[column] for r in generate_state(spec, seed=5)[table_name] if r[column]]
+
+    instructions = texts("recipes", "instructions")
+    assert instructions and all(
+        _re.search(r"oven|simmer|whisk|grill|serve|shake|bake|roast|stir|boil", v, _re.I)
+        for v in instructions
+    ), instructions
+    for table_name, column in (
+        ("employees", "description"),
+        ("groups", "description"),
+        ("time_off_requests", "notes"),
+    ):
+        values = texts(table_name, column)
+        assert values and not [v for v in values if any(p.match(v) for p in stock)], (table_name, values)
+    bodies = texts("messages", "body")
+    assert sum(any(p.match(v) for p in stock) for v in bodies) == len(bodies)  # the pattern finds stock prose
+
+
 def test_a_text_field_no_rule_reads_is_mostly_left_empty_unless_the_api_names_its_values():
     """Blind readers found `pronouns: "paper"`, `periodicity: "dinner"`: words in fields no rule understands. Such
     a field is mostly empty, as an API leaves optional fields; a field whose values the API names keeps them."""

@@ -56,6 +56,7 @@ from envscale.env.data.vocabulary import (
     CODEWORDS,
     DOCS,
     ERRORS,
+    FREE_TEXT_KINDS,
     HOTEL_BRANDS,
     INTL_FIRST,
     INTL_LAST,
@@ -65,7 +66,6 @@ from envscale.env.data.vocabulary import (
     MAJOR_LANGUAGES,
     MASCOTS,
     NEIGHBORHOODS,
-    NOTE_TEMPLATES,
     PLACES,
     PRODUCT_ADJ,
     PRODUCT_BRANDS,
@@ -74,6 +74,8 @@ from envscale.env.data.vocabulary import (
     QUERY_WORDS,
     RECOVERY_QUESTIONS,
     RESTAURANT_KINDS,
+    ROW_TEXTS,
+    ROW_TEXTS_ANY,
     STATUSES,
     TITLES,
     TOPICS,
@@ -371,18 +373,40 @@ def _label(c: Col, i: int, thing: str, place: Any) -> str:
     return f"{r.choice((f'Q{r.randint(1, 4)} {year}', f'{r.choice(_SEASONS)} {year}'))} {thing}"
 
 
-def _prose(r: random.Random, now: dt.datetime) -> str:
+def _slots(r: random.Random, now: dt.datetime) -> dict[str, Any]:
     place = r.choice(PLACES)
-    slots = {
+    return {
         "first": pick_first_name(r), "last": pick_last_name(r), "city": place.city, "country": place.country,
         "weekday": r.choice(LEXICONS["weekday"]), "month": r.choice(LEXICONS["month"][:12]),
         "time": f"{r.randint(8, 18)}:{r.choice(('00', '15', '30', '45'))}", "product": _product(r),
         "doc": r.choice(DOCS), "dept": r.choice(LEXICONS["department"]), "n": r.randint(2, 45),
         "event": _named_entity_of("event", r, now, place), "cuisine": r.choice(LEXICONS["cuisine"][:16]).capitalize(),
         "project": f"Project {r.choice(CODEWORDS)}", "language": r.choice(MAJOR_LANGUAGES), "company": _company(r),
-        "topic": r.choice(TOPICS), "ref": f"INV-{r.randint(1000, 99999)}",
+        "topic": r.choice(TOPICS), "ref": f"INV-{r.randint(1000, 99999)}", "year": now.year - r.randint(1, 8),
+        "job": r.choice(word_data().jobs),
     }  # fmt: skip
-    return r.choice(PROSE).format(**slots)
+
+
+def _prose(r: random.Random, now: dt.datetime) -> str:
+    return r.choice(PROSE).format(**_slots(r, now))
+
+
+def row_texts(table: str, kind: str) -> tuple[str, ...] | None:
+    """The lines a row of `table` holds in a free-text column of `kind` (`"note"` or `"prose"`), by the kind of
+    thing the row is, read from its table's head noun first (`ROW_TEXTS`: a recipe's instructions are cooking
+    steps, an employee's description a line about the employee); `None` for rows whose text may be about
+    anything (`FREE_TEXT_KINDS`: messages, posts), which `PROSE` fits."""
+    words = [w.lower() for w in name_words(table)]
+    for j in range(len(words) - 1, -1, -1):
+        candidates = {words[j], singular_word(words[j])}
+        if j:
+            candidates.add(words[j - 1] + words[j])  # `time_off_requests`: "timeoff"
+        if candidates & FREE_TEXT_KINDS:
+            return None
+        for kinds, notes, prose in ROW_TEXTS:
+            if candidates & kinds:
+                return notes if kind == "note" else prose
+    return ROW_TEXTS_ANY
 
 
 #: Columns that name a person in a table of people.
@@ -502,8 +526,6 @@ def _named_entity_of(what: str, r: random.Random, now: dt.datetime, place: Place
 
 def _text(c: Col, i: int) -> str:
     r = c.rng
-    if c.arg == "note" and r.random() < 0.6:
-        return r.choice(NOTE_TEMPLATES)
     if c.arg == "review" and r.random() < 0.7:
         return r.choice(
             (
@@ -533,12 +555,10 @@ def _text(c: Col, i: int) -> str:
     if re.search(r"(?:^|_)bio(?:$|_)|biography|about", c.column.lower()):
         hobby = r.sample(LEXICONS["hobby"], 2)
         return f"{r.choice(word_data().jobs)} based in {r.choice(PLACES).city}. Enjoys {hobby[0]} and {hobby[1]}."
-    if (
-        set(name_words(c.table)) & {"products", "product", "items", "item", "listings"}
-        and "desc" in c.column.lower()
-    ):
-        return f"{_product(r)} with a {r.randint(1, 5)}-year warranty. Ships within {r.randint(1, 5)} business days."
-    return _prose(r, c.now)
+    lines = row_texts(c.table, "note" if c.arg == "note" else "prose")
+    if lines is None:
+        return _prose(r, c.now)
+    return r.choice(lines).format(**_slots(r, c.now))
 
 
 def _lexicon_value(c: Col, i: int) -> str:

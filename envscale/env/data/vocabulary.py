@@ -8,7 +8,7 @@ Pure data and two caches, no decisions: what a column means is `meaning`'s, draw
 - `LEXICONS`: small vocabularies by meaning (`lex:<name>`: units, genres, sports, platforms, ...),
   compared case-, accent- and separator-insensitively (`norm`);
 - `TITLES`, brands, mascots, code words, neighborhoods: material for named things and titles;
-- `STATUSES` (by context), `PROSE`, `QUERY_WORDS`, `NOTE_TEMPLATES`, airports, currencies,
+- `STATUSES` (by context), `PROSE`, `ROW_TEXTS` (a row's notes and prose by its kind), `QUERY_WORDS`, airports, currencies,
   languages and locales: what the value makers pick from;
 - `faker_for(key)`: the thread's `Faker("en_US")`, reseeded with `key` (Faker is imported on first use);
 - `word_data()`: Faker's names, words, countries, currencies, colors, jobs, ... read once per process,
@@ -503,16 +503,223 @@ QUERY_WORDS = _lex(
     "track:Shape of You artist:Ed Sheeran|stock price AAPL|budget laptop|museum opening hours|"
     "electric cars 2024|gluten free bakery"
 )
-NOTE_TEMPLATES = _lex(
-    "Customer asked for gift wrapping.|Leave the package at the front door.|Called twice, no answer; "
-    "will follow up by email.|Requested a refund for the damaged item.|Prefers contact by phone in the "
-    "morning.|Delivery window moved to next week.|VIP: expedite processing.|Address confirmed by phone.|"
-    "Awaiting payment confirmation from the bank.|Duplicate of an earlier request; merged.|"
-    "Needs approval from the finance team before shipping.|Allergic to peanuts; noted for the kitchen.|"
-    "Asked about bulk pricing for 50 units.|Escalated to the second-line support team.|"
-    "Please call before delivery.|Item was out of stock, substituted with a similar model."
-)
 
+# What a row's free text says, by the kind of thing the row is (words of its table's name): its notes (`notes`,
+# `instructions`, `comments`) and its prose (`description`, `details`). A recipe's instructions are cooking steps and
+# an employee's description is a line about the employee, never a stock sentence about an order or a lunch. Kinds
+# whose text may be about anything (messages, posts, emails) keep `PROSE`. Slots as in `PROSE`.
+ROW_TEXTS: tuple[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        frozenset(
+            "order orders purchase purchases cart carts shipment shipments delivery deliveries package "
+            "packages parcel parcels fulfillment fulfillments fulfilment return returns".split()
+        ),
+        (
+            "Customer asked for gift wrapping.",
+            "Leave the package at the front door.",
+            "Please call before delivery.",
+            "Delivery window moved to next week.",
+            "Item was out of stock, substituted with a similar model.",
+            "Requested a refund for the damaged item.",
+            "Needs approval from the finance team before shipping.",
+        ),
+        (
+            "{n} items for {first} {last}, shipping to {city}.",
+            "Standard shipping to {city}; gift receipt included.",
+            "Reorder of the {product} for the {city} office.",
+        ),
+    ),
+    (
+        frozenset(
+            "customer customers client clients lead leads prospect prospects subscriber subscribers "
+            "buyer buyers guest guests shopper shoppers patron patrons donor donors".split()
+        ),
+        (
+            "Prefers contact by phone in the morning.",
+            "VIP: expedite processing.",
+            "Asked about bulk pricing for 50 units.",
+            "Called twice, no answer; will follow up by email.",
+            "Address confirmed by phone.",
+            "Prefers e-mail over phone calls.",
+        ),
+        (
+            "Customer since {year}; usually orders for the {city} office.",
+            "Met {first} at the {city} trade fair in {month}.",
+            "Buys for a small {dept} team; pays by invoice.",
+        ),
+    ),
+    (
+        frozenset(
+            "ticket tickets case cases issue issues incident incidents complaint complaints bug bugs "
+            "escalation escalations".split()
+        ),
+        (
+            "Escalated to the second-line support team.",
+            "Duplicate of an earlier request; merged.",
+            "Waiting for the customer to reply.",
+            "Reproduced on the customer's account; fix scheduled for {weekday}.",
+            "Customer asked for a call back before {time}.",
+        ),
+        (
+            "{first} reports that the login page has not loaded since {weekday}.",
+            "Opened by {first} {last}: the export to {doc} fails with an error.",
+            "{first} cannot update the billing address; steps to reproduce are attached.",
+        ),
+    ),
+    (
+        frozenset(
+            "payment payments invoice invoices bill bills charge charges refund refunds transaction "
+            "transactions expense expenses payout payouts transfer transfers credit credits debit "
+            "debits receipt receipts".split()
+        ),
+        (
+            "Awaiting payment confirmation from the bank.",
+            "Needs approval from the finance team.",
+            "Paid by bank transfer; reference {ref}.",
+            "Split across two cards at the customer's request.",
+            "Reimbursable: client dinner in {city}.",
+        ),
+        (
+            "Payment for {ref}, due by the end of {month}.",
+            "Monthly charge for the {dept} team's tools.",
+            "Refund of a duplicate charge from {weekday}.",
+        ),
+    ),
+    (
+        frozenset(
+            "booking bookings reservation reservations appointment appointments visit visits stay stays "
+            "trip trips rental rentals".split()
+        ),
+        (
+            "Allergic to peanuts; noted for the kitchen.",
+            "Late arrival, around 22:00.",
+            "Window seat requested.",
+            "Celebrating a birthday; cake at 20:00.",
+            "Wheelchair access needed.",
+            "First visit; please send directions.",
+        ),
+        (
+            "Booked by {first} {last} for two people.",
+            "Follow-up visit after the appointment in {month}.",
+            "Business trip to {city} for the {dept} team.",
+        ),
+    ),
+    (
+        frozenset(
+            "recipe recipes dish dishes meal meals food foods menu menus cocktail cocktails drink "
+            "drinks".split()
+        ),
+        (
+            "Preheat the oven to 200°C and roast for 25 minutes.",
+            "Simmer for 20 minutes, stirring now and then.",
+            "Whisk the eggs and sugar, then fold in the flour and bake for 30 minutes.",
+            "Marinate overnight, then grill for 6 minutes a side.",
+            "Toss everything together and serve chilled.",
+            "Shake with ice for 15 seconds and strain into a chilled glass.",
+        ),
+        (
+            "A {cuisine} classic for four people.",
+            "Quick weeknight {cuisine} dish, ready in 30 minutes.",
+            "A family favourite from {city}, best made the day before.",
+        ),
+    ),
+    (
+        frozenset("leave leaves absence absences timeoff vacation vacations holiday holidays pto".split()),
+        (
+            "Family trip; handover to {first} agreed.",
+            "Doctor's appointment in the morning.",
+            "Covering colleague: {first} {last}.",
+            "Approved by the manager on {weekday}.",
+        ),
+        (
+            "Annual leave for a trip to {city}.",
+            "Half day for a family event.",
+            "Parental leave, agreed in {month}.",
+        ),
+    ),
+    (
+        frozenset(
+            "employee employees staff worker workers user users member members person people persons "
+            "candidate candidates applicant applicants teammate teammates agent agents student students "
+            "patient patients contact contacts".split()
+        ),
+        (
+            "Works from the {city} office on Tuesdays.",
+            "On leave until the end of {month}.",
+            "Completed the security training in {month}.",
+            "Prefers to be reached on chat.",
+            "Mentor: {first} {last}.",
+        ),
+        (
+            "{job} in the {dept} team, based in {city}.",
+            "Joined the {dept} team in {month}, coming from {company}.",
+            "Based in {city}; speaks {language}.",
+        ),
+    ),
+    (
+        frozenset(
+            "event events meeting meetings session sessions webinar webinars class classes course courses "
+            "workshop workshops".split()
+        ),
+        (
+            "Bring the {doc}; we start at {time}.",
+            "Room changed to the second floor.",
+            "Recording will be shared after.",
+            "Catering for {n} people ordered.",
+        ),
+        (
+            "Agenda: updates from the {dept} team, then questions.",
+            "Hosted by {first} {last} in {city}.",
+            "Quarterly review with the {dept} team.",
+        ),
+    ),
+    (
+        frozenset(
+            "project projects task tasks milestone milestones goal goals campaign campaigns job jobs "
+            "release releases sprint sprints deal deals opportunity opportunities".split()
+        ),
+        (
+            "Blocked until the {doc} is signed off.",
+            "{first} owns the next step; check in on {weekday}.",
+            "Moved to next sprint after the review.",
+            "Budget approved in {month}.",
+        ),
+        (
+            "Owned by {first} {last} in the {dept} team; next review on {weekday}.",
+            "Scope agreed with {first} in {month}.",
+            "For the {dept} team's launch in {month}.",
+        ),
+    ),
+    (
+        frozenset(
+            "product products item items listing listings article articles variant variants sku skus "
+            "good goods".split()
+        ),
+        (
+            "Fragile: ship with extra padding.",
+            "Restock expected next week.",
+            "Bestseller in the {city} store.",
+            "Do not discount below list price.",
+        ),
+        (
+            "{product} with a two-year warranty. Ships within 3 business days.",
+            "{product}, sold in packs of six.",
+            "Our bestselling {product}, made in {country}.",
+        ),
+    ),
+)
+"""(kinds, notes, prose) by the words of a row's table; the first kind that matches writes the row's text."""
+ROW_TEXTS_ANY = (
+    "Set up by {first} {last} of the {dept} team in {month}.", "Kept up to date by the {dept} team.",
+    "Reviewed by {first} {last} in {month}.", "Shared with the {dept} team; questions to {first}.",
+)  # fmt: skip
+"""A row's text where its kind is not among `ROW_TEXTS`: who set it up and keeps it, never another row's story."""
+FREE_TEXT_KINDS = frozenset(
+    "message messages email emails mail mails post posts tweet tweets comment comments chat chats reply replies "
+    "thread threads conversation conversations note notes status statuses update updates story stories "
+    "journal journals entry entries document documents page pages memo memos text texts sms".split()
+)
+"""Rows whose text may be about anything (a message, a post, a journal entry): `PROSE` fits them."""
 
 # Account recovery questions, with the meaning of their answers (`credentials` objects).
 RECOVERY_QUESTIONS = (
