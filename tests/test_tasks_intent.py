@@ -719,7 +719,7 @@ def replace_message(ins: Instructions, message: str) -> Instructions:
     ("tables", "group", "place"),
     [
         (["leads", "opportunities", "companies"], "CRM API", "a CRM"),
-        (["budgets", "categories", "payees", "transactions"], "YNAB API", "a budgeting app"),
+        (["budgets", "categories", "payees", "months"], "YNAB API", "a budgeting app"),
         (["jobs", "applicants", "candidates"], "ATS API", "a recruiting system"),
     ],
 )
@@ -813,3 +813,41 @@ def test_a_condition_on_the_rows_state_is_said_in_more_than_one_way_and_asks_whe
     assert len(said) >= 3  # never one stock line for every branch
     assert all("when it was cancelled" in s and "cancelled_at" not in s for s in said)
     assert "its last update" in _condition("close it", "closed", "last_update", random.Random(0))
+
+
+@pytest.mark.parametrize(
+    ("tables", "group", "place", "not_in"),
+    [
+        # projects, timesheets and invoices: Avaza made "an HR officer" (a blind reader, twice)
+        (
+            ["projects", "tasks", "timesheets", "bills", "expenses", "leave_types"],
+            "Avaza API Documentation",
+            "Avaza",
+            "HR",
+        ),
+        (["webinars", "panelists", "sessions"], "GoToWebinar", "GoToWebinar", "ticketing"),
+        (["shows", "episodes", "votes"], "Calendar API", "the Calendar service", "ticketing"),
+    ],
+)
+def test_a_persona_of_a_kind_needs_clear_evidence_else_it_names_the_product(tables, group, place, not_in):
+    """A persona drawn from one word of a world read wrong to every blind reader ("an HR officer who uses a
+    company's HR system" for Avaza, "a customer of an event ticketing service" for GoToWebinar): without clear
+    evidence of one kind of system the user is a user of the API's own product."""
+    pk = f"{tables[0][:-1]}_id"
+    spec = {
+        "name": "domain_1_x",
+        "tables": {t: {"primary_key": f"{t[:-1]}_id", "columns": {f"{t[:-1]}_id": {}}} for t in tables},
+        "tools": [
+            {
+                "name": f"get_{tables[0][:-1]}",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {pk: {"type": "string"}}},
+                "operation": {"type": "get", "table": tables[0], "key": {pk: pk}},
+                "metadata": {"group": group},
+            }
+        ],
+    }
+    draft = TaskDraft(spec["name"], "read", [GoldCall(f"get_{tables[0][:-1]}", {pk: "x_0001"}, {pk: "user"})])
+    for seed in range(3):
+        persona = write_instructions(draft, spec, random.Random(seed)).persona
+        assert place in persona and not_in not in persona and "API" not in persona, persona

@@ -150,8 +150,9 @@ _PERSONA_TEMPLATES = (
 )
 
 
-def _domain(spec: dict) -> tuple[str, str, str, str] | None:
-    """The best-matching `_DOMAINS` entry for the spec's tables, tool groups and description."""
+def _domain_hits(spec: dict) -> list[tuple[int, tuple[str, frozenset, str, str, str]]]:
+    """`_DOMAINS` entries by how many words of the spec's tables, tool groups, description and name point to
+    them, the most first (ties in `_DOMAIN_TABLE`'s order)."""
     words: list[str] = []
     for table in spec_tables(spec):
         words += [singular(w) for w in tokens(table)]
@@ -163,12 +164,64 @@ def _domain(spec: dict) -> tuple[str, str, str, str] | None:
             words += [singular(w) for w in tokens(meta["group"])]
     words += [singular(w) for w in tokens(str(spec.get("description") or ""))]
     words += [singular(w) for w in tokens(re.sub(r"^domain_\d+_?", "", str(spec.get("name") or "")))]
-    best, best_hits = None, 0
-    for entry in _DOMAINS:
-        hits = sum(w in entry[1] for w in words)
-        if hits > best_hits:
-            best, best_hits = entry, hits
-    return (best[0], best[2], best[3], best[4]) if best else None
+    hits = [(sum(w in entry[1] for w in words), entry) for entry in _DOMAINS]
+    return sorted(hits, key=lambda h: -h[0])
+
+
+def _domain(spec: dict) -> tuple[str, str, str, str] | None:
+    """The best-matching `_DOMAINS` entry for the spec's tables, tool groups and description."""
+    hits, best = _domain_hits(spec)[0]
+    return (best[0], best[2], best[3], best[4]) if hits else None
+
+
+def _clear_domain(spec: dict) -> tuple[str, str, str, str] | None:
+    """The `_DOMAINS` entry the spec clearly is: two words or more point to it, and at least twice as many as to
+    any other. A product of several kinds (Avaza: projects, timesheets, invoices; YNAB: budgets and bank
+    transactions) or one word of evidence gives no persona of a kind ("an HR officer" for Avaza)."""
+    ranked = _domain_hits(spec)
+    (hits, best), (second, _) = ranked[0], ranked[1]
+    return (best[0], best[2], best[3], best[4]) if hits >= 2 and hits >= 2 * second else None
+
+
+_TITLE_NOISE = re.compile(
+    r"\b(?:apis?|documentation|docs|endpoints?|reference|spec|specification|openapi|swagger|rest|"
+    r"v\d+(?:\.\d+)*|version\s*\d+(?:\.\d+)*)\b|\(\s*\)",
+    re.IGNORECASE,
+)
+_GENERIC_TITLE_WORDS = frozenset(
+    "service management system platform business data customer credit product library calendar pos hris "
+    "subscription storage tracking hub posting web public open gift financial consumer user partner config "
+    "configuration setting core admin integration".split()
+)
+
+_AUDIENCE_WORDS = frozenset("user users management admin core consumer business partner public".split())
+
+
+def _product_place(spec: dict) -> str | None:
+    """The API's own product, from its tools' group (`Avaza API Documentation` -> "Avaza"; a title of common
+    words, `Calendar API`, -> "the Calendar service"); `None` without one (function docs)."""
+    groups = [
+        tool["metadata"]["group"]
+        for tool in spec.get("tools") or []
+        if isinstance(tool, dict)
+        and isinstance(tool.get("metadata"), dict)
+        and isinstance(tool["metadata"].get("group"), str)
+    ]
+    if not groups:
+        return None
+    title = max(set(groups), key=groups.count)
+    if re.fullmatch(r"[a-z0-9_.-]+", title):
+        return None  # an MCP server's id (`memory_kv`), not a product's title
+    title = _TITLE_NOISE.sub(" ", title)
+    words = re.sub(r"\(\s*\)", " ", title).strip(" -:,").split()
+    while len(words) > 1 and words[-1].lower() in _AUDIENCE_WORDS:
+        words.pop()  # `TVmaze user API`, `OnSched Consumer API`: the product, not who it is for
+    title = " ".join(words)
+    if not title or len(title) > 40:
+        return None
+    domain_words = frozenset().union(*(entry[1] for entry in _DOMAINS))
+    generic = all(singular(w) in domain_words | _GENERIC_TITLE_WORDS for w in tokens(title))
+    return f"the {title} service" if generic else title
 
 
 def persona_role(persona: str) -> str | None:
@@ -351,12 +404,13 @@ class Writer(Clauses):
         return ", ".join(clauses[:-1]) + ", and finally " + clauses[-1]
 
     def persona(self) -> str:
-        domain = _domain(self.spec)
+        domain = _clear_domain(self.spec)
         if domain:
             name, place, user_who, staff_who = domain
             personal = name in _PERSONAL
         else:
-            place, user_who, staff_who, personal = _fallback_place(self.spec), "a user of {place}", "", False
+            place = _product_place(self.spec) or _fallback_place(self.spec)
+            user_who, staff_who, personal = "a user of {place}", "", False
             if self.person:
                 person = entity_name(self.person, self.spec)
                 person = "account holder" if person == "account" else person  # never "an account of ..."
