@@ -719,6 +719,8 @@ def test_a_row_is_never_found_by_a_bookkeeping_date():
         ("orders", "latest_direct_debit_date"),
         ("orders", "due_date"),
         ("products", "date"),
+        ("orders", "end_date"),
+        ("orders", "created_date"),
     ):
         spec["tables"][table]["columns"][column] = {"type": "string", "nullable": True}
     e = Env({"spec": spec}, TasksConfig())
@@ -726,6 +728,8 @@ def test_a_row_is_never_found_by_a_bookkeeping_date():
     assert finding.rank(e, "orders", "latest_direct_debit_date") == never
     assert finding.rank(e, "products", "date") == never
     assert finding.rank(e, "orders", "due_date") < never
+    # "the time off request whose end date is 2025-09-04" (two blind readers): no one knows a row by when it ends
+    assert finding.rank(e, "orders", "end_date") == finding.rank(e, "orders", "created_date") == never
     assert finding.rank(e, "orders", "created_at") <= never  # a timestamp to the second was never a name
     e.env.close()
 

@@ -163,9 +163,9 @@ def rank(e: Env, table: str, column: str) -> int:
 
 
 _DATE_WORDS = frozenset("date dates time at on utc day".split())
-_OWN_DATES = frozenset(
-    "due start starts end scheduled created issue issued booking appointment event".split()
-)
+_OWN_DATES = frozenset("due start starts scheduled issue issued booking appointment event".split())
+"""Dates a person knows a row by: when it is due, starts, is held or was issued; never when it ends ("the time off
+request whose end date is 2025-09-04" read as a walk through the database to a blind reader) or was created."""
 
 
 def _own_date(table: str, column: str) -> bool:
