@@ -130,6 +130,7 @@ DOMAINS_FEATURES = Features(
         "n_write": Value("int32"),
         "tool_ids": List(Value("string")),
         "tool_names": List(Value("string")),
+        "parent_tool_ids": List(Value("string")),  # reads borrowed from other pieces of a cut API
         "dependency_edges": Value("int32"),  # dependency edges inside the domain
         "internal_edges": Value("int32"),  # all edges inside the domain graph
         "cohesion": Value("float32"),  # internal weight / all weight touching the domain

@@ -15,7 +15,7 @@ import networkx as nx
 import pytest
 
 from envscale.graph.build import GraphConfig, build_graph, near_name, resource_keys
-from envscale.graph.communities import detect_domains, purity, resource_clusters
+from envscale.graph.communities import detect_domains, parent_reads, purity, resource_clusters
 from envscale.sources.collect import CollectConfig, collect
 
 
@@ -480,6 +480,37 @@ def test_resource_clusters_keep_a_resource_and_the_resources_it_refers_to_togeth
         g, seed=0, min_size=2, max_size=4, max_group_size=8, groups=groups, resources=resources
     )
     assert [len(d) for d in result.domains] == [8]
+
+
+def test_a_piece_of_a_cut_api_borrows_the_read_of_a_parent_another_piece_holds():
+    """At scale, a piece of Microsoft Graph held a group's mails, members and favorites while `GET /groups/{id}`
+    was in another piece: `groups` was a table of keys only, and "the group named ..." could not be found. The
+    piece borrows its API's best read of that parent (a get of one before a list), never another API's."""
+    resources = {
+        "create_order": ("order", "customer"),
+        "get_order": ("order",),
+        "list_items": ("item", "order"),
+        "create_customer": ("customer",),
+        "get_customer": ("customer",),
+        "list_customers": ("customer",),
+        "vip_customer": ("customer",),  # another API's read of a customer
+    }
+    groups = {**dict.fromkeys(resources, "shop"), "vip_customer": "vip"}
+    reads = {"get_order": 0, "list_items": 1, "get_customer": 0, "list_customers": 1, "vip_customer": 0}
+    domains = [
+        ["create_order", "get_order", "list_items"],
+        ["create_customer", "get_customer", "list_customers"],
+    ]
+    assert parent_reads(domains, resources, groups, reads) == [["get_customer"], []]
+    assert parent_reads(domains, resources, groups, {**reads, "get_customer": 2}) == [["list_customers"]] + [
+        []
+    ]
+    assert parent_reads(domains, resources, groups, reads, limit=0) == [[], []]
+    # a resource too large for one piece: the piece with its writes and no read of it borrows the read too
+    writes_only = [["create_order"], ["get_order", "list_items", "create_customer", "get_customer"]]
+    assert parent_reads(writes_only, resources, groups, reads) == [["get_order", "get_customer"], []]
+    whole = [[*domains[0], *domains[1]]]  # an API kept whole borrows nothing
+    assert parent_reads(whole, resources, groups, reads) == [[]]
 
 
 def test_resource_keys_read_the_resource_from_the_path_and_the_key_arguments():

@@ -523,6 +523,25 @@ def resource_keys(tools: list[Any]) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _read_ranks(tools: list[Any], resources: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """How well each OpenAPI read fetches its resource (`parent_reads`), the lower the better: a GET of one by its
+    key (`/groups/{id}`) before a GET of a list (`/groups`), and the shortest path first (`/groups/{id}` before
+    `/sites/{site-id}/termStore/groups/{group-id}`). Only a GET of the resource itself reads it: its path's last
+    noun is the resource's (`/accounts/{account}/owners` reads owners, not the account)."""
+    ranks = {}
+    for t in tools:
+        ann = t.annotations if isinstance(t.annotations, dict) else {}
+        path, method = ann.get("path"), str(ann.get("method") or "").upper()
+        if t.kind != "read" or method != "GET" or not isinstance(path, str) or not path.strip("/"):
+            continue
+        segments = [x for x in path.split("/") if x]
+        literal = [x for x in segments if not _PATH_PARAM.match(x)]
+        if not literal or not resources.get(t.id) or _noun(literal[-1]) != resources[t.id][0]:
+            continue
+        ranks[t.id] = (0 if _PATH_PARAM.match(segments[-1]) else 100) + len(segments)
+    return ranks
+
+
 # ----------------------------------------------------------------------------- edges
 
 
@@ -785,7 +804,7 @@ def build_graph(pool_artifact: Artifact, config: GraphConfig, output: str | Path
 def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactWriter) -> Artifact:
     import networkx as nx
 
-    from ..graph.communities import cohesion, detect_domains, group_counts, purity
+    from ..graph.communities import cohesion, detect_domains, group_counts, parent_reads, purity
     from ..graph.embeddings import Embedder
 
     timings: dict[str, Any] = {}
@@ -882,8 +901,13 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
         groups={t.id: t.group for t in tools} if config.group_domains else None,
         tags={t.id: t.tag for t in tools},
         entities={t.id: t.entity for t in tools},
-        resources=resource_keys(tools) if config.group_domains else None,
+        resources=(resources := resource_keys(tools) if config.group_domains else None),
         max_group_size=config.max_group_size,
+    )
+    borrowed = (
+        parent_reads(result.domains, resources, {t.id: t.group for t in tools}, _read_ranks(tools, resources))
+        if resources
+        else [[] for _ in result.domains]
     )
     timings["communities_s"] = round(time.perf_counter() - t0, 3)
     stats["communities"] = result.stats
@@ -910,6 +934,9 @@ def _build_graph(pool_artifact: Artifact, config: GraphConfig, writer: ArtifactW
                 "n_write": sum(t.kind == "write" for t in member_tools),
                 "tool_ids": members,
                 "tool_names": [t.name for t in member_tools],
+                # reads of other pieces of a cut API whose resources these tools refer to (a group's GET for
+                # its mails): materialised with the members, so the parent is a row, not a key-only table
+                "parent_tool_ids": borrowed[d],
                 "dependency_edges": dep_inside[d],
                 "internal_edges": n_internal,
                 "cohesion": round(coh, 4),

@@ -191,6 +191,48 @@ def resource_clusters(nodes: list[str], resources: dict[str, tuple[str, ...]]) -
     return sorted((sorted(c) for c in clusters.values()), key=lambda c: (-len(c), c[0]))
 
 
+MAX_PARENT_READS = 6
+"""Reads of other pieces' resources a piece of a cut API borrows, at most (`parent_reads`)."""
+
+
+def parent_reads(
+    domains: list[list[str]],
+    resources: dict[str, tuple[str, ...]],
+    groups: dict[str, str | None],
+    reads: dict[str, int],
+    *,
+    limit: int = MAX_PARENT_READS,
+) -> list[list[str]]:
+    """For each domain, the read tools it borrows from other domains of its own API: one read of each resource
+    its tools act on or refer to but none of them reads (a piece of Microsoft Graph with a group's mails,
+    members and favorites, whose `GET /groups/{id}` landed in another piece). Without it that resource is a
+    table that holds only its key. `reads[tool]` is how well a read fetches its resource, the lower the better (a get of one
+    by its key before a list); tools missing from `reads` are not reads. The best read of a resource is taken
+    in its API, never from another API; at most `limit` a domain, in the order of the resources' first use."""
+    owner_reads: dict[tuple[str | None, str], list[str]] = defaultdict(list)
+    for tool in reads:
+        if resources.get(tool):
+            owner_reads[groups.get(tool), resources[tool][0]].append(tool)
+    for key in owner_reads:
+        owner_reads[key].sort(key=lambda t: (reads[t], t))
+    out = []
+    for members in domains:
+        inside = set(members)
+        read = {(groups.get(t), resources[t][0]) for t in members if resources.get(t) and t in reads}
+        borrowed: list[str] = []
+        for tool in members:
+            for ref in resources.get(tool) or ():
+                key = (groups.get(tool), ref)
+                if key in read or groups.get(tool) is None or len(borrowed) >= limit:
+                    continue
+                read.add(key)  # one read a resource
+                best = next((t for t in owner_reads.get(key, []) if t not in inside), None)
+                if best is not None:
+                    borrowed.append(best)
+        out.append(borrowed)
+    return out
+
+
 def _bin_pack(graph: nx.Graph, clusters: list[set], *, max_size: int) -> list[set]:
     """Fewest pieces of at most `max_size`: each cluster, largest first, joins the piece with room it shares
     the most edge weight with (then the fullest), or opens a new piece. A cluster is never cut here."""

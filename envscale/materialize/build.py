@@ -318,7 +318,7 @@ def _materialize(
     def todo() -> Iterator[tuple[int, dict, list[dict]]]:
         for index, domain in enumerate(iter_rows(domains, batch_size=256)):
             if index not in finished:
-                yield index, domain, pool.rows(domain["tool_ids"])
+                yield index, domain, pool.rows([*domain["tool_ids"], *(domain.get("parent_tool_ids") or [])])
 
     new = map_ordered(functools.partial(materialize_domain, config=config), todo(), shard_size=1)
     with parts.open("a", encoding="utf-8") as checkpoint:
