@@ -406,7 +406,7 @@ def row_texts(table: str, kind: str) -> tuple[str, ...] | None:
         for kinds, notes, prose in ROW_TEXTS:
             if candidates & kinds:
                 return notes if kind == "note" else prose
-    return ROW_TEXTS_ANY
+    return ROW_TEXTS_ANY[0] if kind == "note" else ROW_TEXTS_ANY[1]
 
 
 #: Columns that name a person in a table of people.

@@ -707,13 +707,38 @@ ROW_TEXTS: tuple[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]], ...] =
             "Our bestselling {product}, made in {country}.",
         ),
     ),
+    (
+        frozenset(
+            "interaction interactions call calls touchpoint touchpoints engagement engagements followup "
+            "followups".split()
+        ),
+        (
+            "Called the customer; they asked about the delivery date.",
+            "Sent the quote by e-mail.",
+            "Left a voicemail about the renewal.",
+            "Customer confirmed the new address by phone.",
+            "Spoke to {first} {last}; will send the {doc} by {weekday}.",
+        ),
+        (
+            "Call with {first} {last} about the {doc}.",
+            "E-mail to {first} about the renewal in {month}.",
+            "Meeting with the {dept} team of {company} in {city}.",
+        ),
+    ),
 )
 """(kinds, notes, prose) by the words of a row's table; the first kind that matches writes the row's text."""
 ROW_TEXTS_ANY = (
-    "Set up by {first} {last} of the {dept} team in {month}.", "Kept up to date by the {dept} team.",
-    "Reviewed by {first} {last} in {month}.", "Shared with the {dept} team; questions to {first}.",
+    (
+        "Checked by {first} {last} on {weekday}.", "Follow up with {first} next {weekday}.",
+        "Waiting for an answer from the {dept} team.", "Updated after the review in {month}.",
+    ),
+    (
+        "Set up by {first} {last} of the {dept} team in {month}.", "Kept up to date by the {dept} team.",
+        "Reviewed by {first} {last} in {month}.", "Shared with the {dept} team; questions to {first}.",
+    ),
 )  # fmt: skip
-"""A row's text where its kind is not among `ROW_TEXTS`: who set it up and keeps it, never another row's story."""
+"""(notes, prose) of a row whose kind is not among `ROW_TEXTS`: a note on where it stands, a line on who set it up
+and keeps it; never another row's story."""
 FREE_TEXT_KINDS = frozenset(
     "message messages email emails mail mails post posts tweet tweets comment comments chat chats reply replies "
     "thread threads conversation conversations note notes status statuses update updates story stories "
