@@ -370,3 +370,25 @@ def test_a_display_name_names_the_row_a_person_only_in_a_table_of_people():
         assert not is_filler(table_name, "display_name", S, fitting)
     for table_name in ("users", "members", "contacts", "accounts", "extusers"):
         assert column_meaning(table_name, "display_name", S) == "person", table_name
+
+
+def test_a_thing_s_type_is_a_kind_of_the_thing_never_the_thing():
+    """Blind readers: "address type 820 Mann Drive, Minneapolis", a phone type "+1-415-260-6684", a card type "Ace
+    of Spades": `<thing>_type` holds a kind of the thing (billing, mobile, debit), never a value of the thing."""
+    spec = {
+        "name": "x",
+        "tools": [],
+        "tables": {
+            "contacts": table(
+                {"id": S, "addressType": S, "phone_type": S, "card_type": S, "budget_type_code": S}
+            )
+        },
+    }
+    rows = generate_state(spec, seed=2)["contacts"]
+    for column in ("addressType", "phone_type", "card_type", "budget_type_code"):
+        values = {row[column] for row in rows if row[column]}
+        assert values and all(len(v.split()) <= 2 and not any(ch.isdigit() for ch in v) for v in values), (
+            values
+        )
+    assert {row["addressType"] for row in rows} <= {"home", "work", "billing", "shipping", "mailing", None}
+    assert column_meaning("files", "content_type", S) == "mime"  # the exact names keep their meaning

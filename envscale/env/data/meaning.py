@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from envscale.env.data.vocabulary import norm
+from envscale.env.data.vocabulary import LEXICONS, norm
 from envscale.env.spec import GENERATORS
 from envscale.words.inflect import singular
 from envscale.words.names import name_words
@@ -829,6 +829,9 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
         return exact
+    kind_of = _kind_of(words)
+    if kind_of is not None:
+        return kind_of
     if re.sub(r"[^a-z]", "", n) == "odatatype":  # Microsoft Graph's `@odata.type`: `#microsoft.graph.event`
         return "odata_type"
     compound = _compound_meaning(table, words)
@@ -1058,6 +1061,20 @@ _NAME_PARTS = {
     "family": "last_name",
     "middle": "middle_name",
 }
+
+
+def _kind_of(words: Sequence[str]) -> str | None:
+    """The meaning of `<thing>_type` (`address_type`, `phone_type`, `budget_type_code`): a kind of the thing
+    ("billing", "mobile"), never the thing itself (a street in `addressType`, a phone number in `phone_type`, a
+    playing card in `card_type`), of the things the lexicons know the kinds of; `None` for another name."""
+    if len(words) > 2 and words[-1] == "code" and words[-2] == "type":
+        words = words[:-1]  # `project_budget_type_code`
+    if len(words) < 2 or words[-1] not in ("type", "kind"):
+        return None
+    if words[-2] in ("mime", "content", "media", "object", "resource", "entity", "os", "event", "room"):
+        return None  # names the exact meanings and the lexicons read as they are
+    thing = singular_word(words[-2])
+    return f"lex:{thing}_type" if f"{thing}_type" in LEXICONS else None
 
 
 _ACCOUNT_WORDS = frozenset("account profile identity mailbox login".split())
