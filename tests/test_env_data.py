@@ -919,3 +919,28 @@ def test_an_address_object_with_boolean_property_schemas_is_still_drawn():
     }
     value = schema_value(address, random.Random(0), dt.datetime(2025, 1, 1), name="address", context="leads")
     assert set(value) == {"city", "country"}
+
+
+def test_a_row_copies_who_it_is_for_from_the_row_it_references_but_keeps_its_own_state():
+    """Blind readers (twice): the cycle of ian.thompson@example.com pointed at a subscription of fmcgee@example.com,
+    and the gold answer was another customer's subscription. A field a row shares with the row it references, of
+    who the row is for (an email, a name), holds that row's value; its own status stays its own."""
+    ref = {"type": "string", "references": "subscriptions"}
+    spec = {
+        "name": "billing",
+        "tools": [],
+        "tables": {
+            "subscriptions": table(
+                {"subscription_id": S, "customer_email": S, "customer_name": S, "status": S}
+            ),
+            "cycles": table({"cycle_id": S, "subscription_id": ref, "customer_email": S, "status": S}),
+        },
+    }
+    state = generate_state(spec, seed=1)
+    subscriptions = {row["subscription_id"]: row for row in state["subscriptions"]}
+    cycles = [row for row in state["cycles"] if row["customer_email"] and row["subscription_id"]]
+    assert cycles
+    for cycle in cycles:
+        assert cycle["customer_email"] == subscriptions[cycle["subscription_id"]]["customer_email"], cycle
+    statuses = [(c["status"], subscriptions[c["subscription_id"]]["status"]) for c in cycles]
+    assert any(a != b for a, b in statuses), statuses  # each cycle's status is its own

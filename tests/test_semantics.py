@@ -254,3 +254,14 @@ def test_an_object_filter_in_the_query_is_a_list_s_conditions_never_a_column():
     obj = {"type": "object", "x-in": "query", "properties": {"start_date": {"type": "string"}}}
     assert argument_role("filter", obj, entity="payroll") == "option"
     assert argument_role("filter", {"type": "string", "x-in": "query"}, entity="payroll") == "search"
+
+
+def test_a_json_patch_document_or_a_list_of_fields_to_update_is_how_a_call_writes_never_a_field():
+    """Blind readers: "update the fields to update of a project to I" (Avaza's `FieldsToUpdate`), "change its body
+    to path /srv/app/backups/summary_2023_77.csv" (a JSON Patch `body`): no row holds them, no user states them."""
+    patch = {"type": "array", "items": {"type": "object", "properties": {"op": {}, "path": {}, "value": {}}}}
+    assert argument_role("body", patch, entity="booking") == "option"
+    assert argument_role("FieldsToUpdate", {"type": "array", "items": {"type": "string"}}) == "option"
+    # a body of values, or a list of a row's own paths, is data
+    assert argument_role("body", {"type": "string"}, entity="message") == "value"
+    assert argument_role("paths", {"type": "array", "items": {"type": "string"}}) == "value"

@@ -142,7 +142,8 @@ _OPTION = re.compile(
     r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|x_\w+|"
     r"human_readable|precision|decimal_places|units?|xgafv|alt|oauth_token|pretty_print|prettyprint|"
     r"quota_user|quotauser|upload_protocol|upload_type|uploadtype|raw|pass_through|dry_run|async|"
-    r"consumer_id|app_id|service_id|api_version|version|etag|if_match|if_none_match)$",
+    r"consumer_id|app_id|service_id|api_version|version|etag|if_match|if_none_match|fields_to_\w+|"
+    r"update_fields|fields_mask|field_mask)$",
     re.IGNORECASE,
 )
 _RANGE_MIN = re.compile(
@@ -1032,6 +1033,19 @@ def tool_meaning(
     )
 
 
+def _json_patch(schema: Any) -> bool:
+    """Whether an argument is a JSON Patch document (RFC 6902: a list of `{op, path, value}`): how a call changes
+    a row, never a field of it ("change its body to path /srv/app/backups/summary.csv" was a task's request)."""
+    if (
+        not isinstance(schema, dict)
+        or schema.get("type") != "array"
+        or not isinstance(schema.get("items"), dict)
+    ):
+        return False
+    props = schema["items"].get("properties")
+    return isinstance(props, dict) and {"op", "path"} <= set(props)
+
+
 def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -> str:
     """The role of an argument: `key`, `reference`, `range_min`, `range_max`, `search`, `pagination`,
     `option` or `value`.
@@ -1050,7 +1064,7 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "pagination"
     if words in ("start", "start_index", "startindex", "start_at") and json_type(schema) == "integer":
         return "pagination"  # `start: 94`: where a page begins, never what a person asks by
-    if _OPTION.match(low) or _OPTION.match(words):
+    if _OPTION.match(low) or _OPTION.match(words) or _json_patch(schema):
         return "option"
     # `since`, `before`, `$select`, `updateMask` in the query: how a call reads or writes, never a row's field; so is
     # Apideck's `?filter[start_date]=...` (an object): the conditions of a list, never a `filter` column

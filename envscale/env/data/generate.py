@@ -174,6 +174,7 @@ def build_state(
                                 row[column] = None
     _references_agree_both_ways(spec, state, implicit)
     _names_of_referenced_rows(spec, state, implicit, bound)
+    _copies_of_referenced_rows(spec, state, implicit, bound)
     _people_in_roles(spec, state, implicit)
     return state
 
@@ -366,6 +367,60 @@ def _names_of_referenced_rows(
                 value = by_key.get(row.get(ref_column))
                 if (
                     isinstance(value, str)
+                    and row.get(column) is not None
+                    and value_problem(cspec, value) is None
+                    and all(a(value) for a in accepts)
+                ):
+                    row[column] = value
+
+
+_COPIED_MEANINGS = frozenset("email person first_name last_name username phone company".split())
+"""Meanings of a field of who a row is for (`customer_email`, `owner_name`), copied from the row it references;
+only under a role's name: a player's own `name` is never its team's."""
+
+
+def _copies_of_referenced_rows(
+    spec: dict[str, Any],
+    state: dict[str, list[dict[str, Any]]],
+    implicit: dict[tuple[str, str], str],
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+) -> None:
+    """A column a row shares by name with the one row it references (a billing cycle's `customer_email` beside
+    its `subscription_id`, where subscriptions have a `customer_email` too) holds the referenced row's value:
+    drawn alone, the cycle of ian.thompson@example.com led to a subscription of fmcgee@example.com, and a blind
+    reader's answer came from another customer's subscription. Only who the row is for, under a role's name
+    (`_COPIED_MEANINGS`), and its currency; only where one reference leads to a table with that column, and only
+    values the column takes."""
+    for table, tspec in spec["tables"].items():
+        refs = [
+            (column, ref)
+            for column in tspec["columns"]
+            if column != tspec["primary_key"]
+            and (ref := _reference(spec, implicit, table, column))
+            and ref != table
+            and ref in state
+        ]
+        for column, cspec in tspec["columns"].items():
+            if column == tspec["primary_key"] or _reference(spec, implicit, table, column) or "enum" in cspec:
+                continue
+            sources = [(c, ref) for c, ref in refs if column in spec["tables"][ref]["columns"]]
+            if len(sources) != 1 or cspec.get("unique"):
+                continue
+            ref_column, ref = sources[0]
+            meaning = column_meaning(table, column, cspec, bound.get((table, column), []))
+            words = [w.lower() for w in name_words(column)]
+            role = words[0] if len(words) > 1 else ""
+            if meaning == "currency":
+                pass  # an invoice line's currency is its invoice's
+            elif meaning not in _COPIED_MEANINGS or role in _NOT_ROLES or role in name_words(singular(table)):
+                continue
+            rpk = spec["tables"][ref]["primary_key"]
+            by_key = {row[rpk]: row.get(column) for row in state[ref]}
+            accepts = [acceptor(a) for a in bound.get((table, column), [])]
+            for row in state[table]:
+                value = by_key.get(row.get(ref_column))
+                if (
+                    value is not None
                     and row.get(column) is not None
                     and value_problem(cspec, value) is None
                     and all(a(value) for a in accepts)
