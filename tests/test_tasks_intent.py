@@ -851,3 +851,24 @@ def test_a_persona_of_a_kind_needs_clear_evidence_else_it_names_the_product(tabl
     for seed in range(3):
         persona = write_instructions(draft, spec, random.Random(seed)).persona
         assert place in persona and not_in not in persona and "API" not in persona, persona
+
+
+def test_a_user_who_runs_the_service_is_its_staff_though_they_hold_an_account(store):
+    """Blind readers: "a customer of an online shop" started the handling of an order and set the key of a till's
+    tender. A signed-in user who writes rows that are not theirs (the stock of a SKU) is the shop's staff; one who
+    cancels their own order stays its customer."""
+    with Environment.from_yaml(STORE) as env:
+        env.reset()
+        rows = env.dump()
+    item, order = rows["inventory"][0], next(o for o in rows["orders"] if o["status"] in ("pending", "paid"))
+    stock = run(
+        STORE, [GoldCall("adjust_stock", {"sku": item["sku"], "delta": 5}, {"sku": "user"}, write=True)]
+    )
+    staff = TaskDraft(store["name"], "write", stock, user_facts=named(store, stock))
+    cancel = run(
+        STORE, [GoldCall("cancel_order", {"order_id": order["order_id"]}, {"order_id": "user"}, write=True)]
+    )
+    mine = TaskDraft(store["name"], "write", cancel, user_facts=named(store, cancel))
+    for seed in range(3):
+        assert "customer" not in write_instructions(staff, store, random.Random(seed)).persona
+        assert write_instructions(mine, store, random.Random(seed)).persona.startswith("You are a customer")

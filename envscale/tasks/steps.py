@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..words.inflect import singular
+from ..words.names import tokens
 from ..words.semantics import key_entity
 from ..words.verbs import (
     ACTION_VERBS,
@@ -109,6 +110,13 @@ class Step:
     meaning: Any
 
 
+STAFF_VERBS = frozenset(
+    "handling handle fulfil fulfill fulfillment void capture ship dispatch approve reject assign escalate "
+    "invoice triage moderate provision deprovision restock".split()
+)
+"""Words of a tool or its verb that run the service (start an order's handling, capture a payment, ship it)."""
+
+
 class Steps:
     """A draft read as steps: each gold call's entity, kind, verb and arguments, and who the user is."""
 
@@ -146,7 +154,7 @@ class Steps:
         )
         # ... and a session's account holder who changes another person's row (suspends a user, deletes a
         # customer) is the service's staff, not its customer
-        others = self._acts_on_other_people()
+        others = self._acts_on_other_people() or self._staff_act()
         self.customer = bool((self.session and not others) or (touches and not derived and len(people) <= 1))
         self.self_value = self._self_value()
 
@@ -291,6 +299,21 @@ class Steps:
             ):
                 continue
             if singular(step.table).split("_")[-1] in PEOPLE:
+                return True
+        return False
+
+    def _staff_act(self) -> bool:
+        """Whether a step is what the service's staff do, not its customer: a write on rows that are not the
+        user's (a tender of the till, an order the account does not own), or an act of running the service
+        (`STAFF_VERBS`: starting an order's handling, voiding, capturing, shipping). Blind readers found "a
+        customer of an online shop" starting the handling of an order and setting a tender's key."""
+        for step in self.steps + self.request_steps:
+            if step.kind not in ("create", "update", "status", "delete", "other") or step.table is None:
+                continue
+            if self.person and step.table not in self.owned:
+                return True
+            words = set(tokens(str(step.tool.get("name") or ""))) | set(tokens(step.verb or ""))
+            if words & STAFF_VERBS:
                 return True
         return False
 
