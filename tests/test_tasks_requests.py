@@ -299,6 +299,17 @@ def test_objects_and_lists_a_person_would_not_state_are_filler(env):
     assert invented_object({"type": "object", "properties": {"city": {}}}, {"tags": ["new"]})
     assert invented_object({"type": "array", "items": {"type": "object"}}, [{}, {}])
     assert invented_object({"type": "object", "properties": {"city": {}}}, {"city": "Lyon"}) is None
+    # "the links to description Set up by Jia Ramos ..., link https://... and description ..." (blind readers):
+    # several objects that each hold a sentence are not dictated; order lines are
+    links = {"type": "array", "items": {"type": "object", "properties": {"description": {}, "link": {}}}}
+    said = [{"description": "Set up by Jia Ramos of the Design team.", "link": "https://a.io"}] * 2
+    assert invented_object(links, said)
+    assert invented_object(links, said[:1]) is None
+    lines = {"type": "array", "items": {"type": "object", "properties": {"product": {}, "quantity": {}}}}
+    assert (
+        invented_object(lines, [{"product": "Desk lamp", "quantity": 2}, {"product": "Mug", "quantity": 1}])
+        is None
+    )
     nested = {
         "type": "object",
         "properties": {"permission": {"type": "object", "properties": {"family": {}}}},

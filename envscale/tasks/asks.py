@@ -414,10 +414,14 @@ def invented_object(schema: Any, value: Any) -> str | None:
     """Why an object the user would state is not something a person says, or `None`: it is empty, or the
     API does not describe its fields (a free-form object holds whatever the data generator made up, such
     as `{"tags": ["new", "budget"]}`), or it has fields the API does not name. Lists of objects are
-    judged item by item."""
+    judged item by item, and several objects that each hold a sentence are not dictated."""
     schema = schema if isinstance(schema, dict) else {}
     if isinstance(value, list):
         items = [v for v in value if isinstance(v, dict)]
+        if len(items) > 1 and any(isinstance(v, str) and len(v.split()) >= 4 for i in items for v in i.values()):
+            # "the links to description Set up by ..., link https://... and description ...": a person lists
+            # order lines (a product and a quantity), never several objects that each hold a sentence
+            return "is a list of objects that each hold a sentence"
         for item in items:
             why = invented_object(schema.get("items"), item)
             if why:
