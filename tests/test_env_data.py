@@ -498,6 +498,10 @@ def test_a_rows_free_text_is_written_for_its_kind_never_drawn_from_a_pool_about_
     ):
         values = texts(table_name, column)
         assert values and not [v for v in values if any(p.match(v) for p in stock)], (table_name, values)
+    comments = texts(
+        "comments", "body"
+    )  # a comment answers what it is on: "Flight to Manchester delayed" on a spot
+    assert comments and not [v for v in comments if any(p.match(v) for p in stock)], comments
     bodies = texts("messages", "body")
     assert sum(any(p.match(v) for p in stock) for v in bodies) == len(bodies)  # the pattern finds stock prose
 

@@ -418,7 +418,9 @@ def invented_object(schema: Any, value: Any) -> str | None:
     schema = schema if isinstance(schema, dict) else {}
     if isinstance(value, list):
         items = [v for v in value if isinstance(v, dict)]
-        if len(items) > 1 and any(isinstance(v, str) and len(v.split()) >= 4 for i in items for v in i.values()):
+        if len(items) > 1 and any(
+            isinstance(v, str) and len(v.split()) >= 4 for i in items for v in i.values()
+        ):
             # "the links to description Set up by ..., link https://... and description ...": a person lists
             # order lines (a product and a quantity), never several objects that each hold a sentence
             return "is a list of objects that each hold a sentence"

@@ -746,6 +746,31 @@ ROW_TEXTS: tuple[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]], ...] =
             "Meeting with the {dept} team of {company} in {city}.",
         ),
     ),
+    (
+        frozenset(
+            "comment comments reply replies response responses answer answers reaction reactions".split()
+        ),
+        (
+            "Looks good to me, thanks!",
+            "Agreed, let's go with this.",
+            "Can we move this to next week?",
+            "Nice find, adding it to my list.",
+            "I had the same question; following.",
+            "Thanks, {first}, this helps.",
+            "Could you add a bit more detail?",
+            "Done on my side.",
+        ),
+        (
+            "Looks good to me, thanks!",
+            "Agreed, let's go with this.",
+            "Can we move this to next week?",
+            "Nice find, adding it to my list.",
+            "I had the same question; following.",
+            "Thanks, {first}, this helps.",
+            "Could you add a bit more detail?",
+            "Done on my side.",
+        ),
+    ),
 )
 """(kinds, notes, prose) by the words of a row's table; the first kind that matches writes the row's text."""
 ROW_TEXTS_ANY = (
@@ -761,7 +786,7 @@ ROW_TEXTS_ANY = (
 """(notes, prose) of a row whose kind is not among `ROW_TEXTS`: a note on where it stands, a line on who set it up
 and keeps it; never another row's story."""
 FREE_TEXT_KINDS = frozenset(
-    "message messages email emails mail mails post posts tweet tweets comment comments chat chats reply replies "
+    "message messages email emails mail mails post posts tweet tweets chat chats "
     "thread threads conversation conversations note notes status statuses update updates story stories "
     "journal journals entry entries document documents page pages memo memos text texts sms".split()
 )
