@@ -392,3 +392,12 @@ def test_a_thing_s_type_is_a_kind_of_the_thing_never_the_thing():
         )
     assert {row["addressType"] for row in rows} <= {"home", "work", "billing", "shipping", "mailing", None}
     assert column_meaning("files", "content_type", S) == "mime"  # the exact names keep their meaning
+
+
+def test_a_credit_limit_is_money_not_a_count():
+    """Blind readers: "change its credit limit to 2", beside a starting `credit_limit: 'ten'`."""
+    for ctype in ("integer", "number", "string"):
+        assert column_meaning("accounts", "credit_limit", {"type": ctype}).startswith("num:budget"), ctype
+    assert (
+        column_meaning("accounts", "limit", {"type": "integer"}) == "num:capacity"
+    )  # a page's limit stays a count

@@ -844,6 +844,7 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         or words[:1] == ["num"]
         or last in ("latitude", "longitude", "lat", "lng", "lon")
         or last in _NUMBER_LAST
+        or (last == "limit" and {"credit", "spending", "overdraft"} & set(words))
     ):
         return _number_meaning(table, column, texts)  # a number kept as a string: "12", "40.7128"
     if words in (["object"], ["resource"]):  # the type of a record, as APIs name it: "user"
@@ -1243,6 +1244,8 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:weekday"
     if {"month", "day"} <= words:  # `billing_day_of_month`: a day of the month
         return "num:monthday"
+    if "limit" in words and words & {"credit", "spending", "spend", "overdraft", "withdrawal", "transfer"}:
+        return "num:budget"  # a credit limit is money ("change its credit limit to 2" read as a count)
     last = set(name_words(column)[-1:]) & {"rate", "percent", "percentage", "pct", "ratio"}
     for keys, kind, *_ in _NUMBER_KINDS:  # a `tax_rate` is a rate, a `tax_percentage` a percentage: not money
         if last & keys:
