@@ -71,6 +71,9 @@ def test_words_a_person_uses_and_does_not():
     assert not asked_by("body", "body", "Shared the design doc with Smith-Crane; two open questions remain.")
     assert asked_by("title", "title", "Package #7763 marked delivered but not received")
     assert asked_by("email", "email", "ana@example.com")
+    # two blind readers: "projects with last update at least 2023-12-20T01:05:18Z"; a day is said, a second is not
+    assert not asked_by("UpdatedAfter", "updated_at", "2023-12-20T01:05:18Z")
+    assert asked_by("UpdatedAfter", "updated_at", "2023-12-20")
     assert not read_aloud("status_new_status") and read_aloud("new_status")
 
 

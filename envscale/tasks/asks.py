@@ -85,6 +85,8 @@ _NOT_ASKED_BY = frozenset(
     "bbox x y z".split()
 )
 """Words of a filter no person describes a row by: "the hotel with latitude 41.866395"."""
+_TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00\b)\d{2}")
+"""A timestamp to a second that is not a round minute: a machine's record of a moment, not what a person says."""
 _BARE_WORDS = frozenset("from to in at by on of for with q s is as since until after before".split())
 
 
@@ -92,7 +94,7 @@ def asked_by(arg: str, column: str, value: Any) -> bool:
     """Whether a person would describe a row by this filter value: never by coordinates, by a bare
     preposition (`from: "Denver, CO"` reads "the invoice with from Denver"), by a column that is not said as
     a noun (`wanted_by`, `start: 42.63`; `envscale.tasks.wording.said_as_noun`), by a key where a name goes
-    (`name: "pro_0008"`), or by a fraction with many decimals."""
+    (`name: "pro_0008"`), by a fraction with many decimals, or by a timestamp to the second."""
     words = set(tokens(arg)) | set(tokens(column))
     if words & _NOT_ASKED_BY or set(tokens(arg)) <= _BARE_WORDS:
         return False
@@ -102,6 +104,8 @@ def asked_by(arg: str, column: str, value: Any) -> bool:
         return False
     if isinstance(value, str) and len(value.split()) >= 5 and value.rstrip()[-1:] in ".!?":
         return False  # a sentence: "the user with body "Shared the design doc with Smith-Crane; two ...""
+    if isinstance(value, str) and _TO_THE_SECOND.search(value):
+        return False  # "projects with last update at least 2023-12-20T01:05:18Z": no one types a second
     return not (isinstance(value, str) and KEY_SHAPE.match(value) and not column.endswith("_id"))
 
 
