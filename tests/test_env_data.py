@@ -948,3 +948,35 @@ def test_a_row_copies_who_it_is_for_from_the_row_it_references_but_keeps_its_own
         assert cycle["customer_email"] == subscriptions[cycle["subscription_id"]]["customer_email"], cycle
     statuses = [(c["status"], subscriptions[c["subscription_id"]]["status"]) for c in cycles]
     assert any(a != b for a, b in statuses), statuses  # each cycle's status is its own
+
+
+def test_a_rows_amounts_add_up_and_its_moments_come_in_order():
+    """Blind readers on the shop back office (the world closest to tau2's retail): "subtotal 279.91 + shipping
+    441.51 != total 240.75", "refunded_amount 448.11 on a 177.99 payment", "on_hand 61, reserved 86", a delivery
+    before its order was created. A row's amounts add up and its moments happen in order, before the clock."""
+    N, I = {"type": "number"}, {"type": "integer"}
+    spec = {
+        "name": "shop",
+        "data": {"seed": 0, "now": "2025-06-01T12:00:00Z"},
+        "tools": [],
+        "tables": {
+            "orders": table(
+                {"order_id": S, "subtotal": N, "shipping_cost": N, "tax": N, "discount": N, "total": N}
+                | {"created_at": S, "paid_at": S, "shipped_at": S, "delivered_at": S}
+            ),
+            "payments": table({"payment_id": S, "amount": N, "refunded_amount": N}),
+            "inventory": table({"sku": S, "quantity_on_hand": I, "quantity_reserved": I}),
+        },
+    }
+    state = generate_state(spec, seed=0)
+    moments = ("created_at", "paid_at", "shipped_at", "delivered_at")
+    for order in state["orders"]:
+        parts = [order[c] for c in ("subtotal", "shipping_cost", "tax")]
+        if None not in parts:
+            assert order["total"] == pytest.approx(sum(parts) - (order["discount"] or 0), abs=0.011), order
+            assert order["shipping_cost"] <= 0.3 * order["subtotal"] + 15, order
+        said = [order[c] for c in moments if order[c]]
+        assert said == sorted(said) and all(m <= "2025-06-01T12:00:00Z" for m in said), order
+    assert all(p["refunded_amount"] <= p["amount"] for p in state["payments"] if None not in p.values())
+    stock = [r for r in state["inventory"] if None not in r.values()]
+    assert stock and all(r["quantity_reserved"] <= r["quantity_on_hand"] for r in stock)

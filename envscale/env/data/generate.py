@@ -558,6 +558,8 @@ def _build_table(
             )
         progress.update(n)
     _order_pairs(tspec, columns, n)
+    _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
+    _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _one_row_per_role(table, tspec, columns, implicit)
     _prose_about_subject(table, tspec, columns, seed, bound)
     order = list(tspec["columns"])
@@ -796,3 +798,127 @@ def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -
                     and re.match(r"^\d{4}-\d{2}-\d{2}", x) and re.match(r"^\d{4}-\d{2}-\d{2}", y)
                 ):  # fmt: skip
                     first[i], second[i] = y, x
+
+
+_LIFECYCLE = (
+    "created placed ordered submitted requested confirmed approved authorized invoiced paid captured processed "
+    "packed shipped dispatched delivered received completed fulfilled closed resolved returned refunded updated "
+    "modified"
+).split()
+"""The moments of a row's life, in the order they happen: a row is paid after it is created and delivered after it
+is shipped (a blind reader found a delivery before its order was placed)."""
+_MOMENT = re.compile(r"^(?:date_)?([a-z]+)(?:_(?:at|on|date|time|datetime|timestamp))$|^date_([a-z]+)$")
+
+
+def _moment(column: str) -> int | None:
+    words = "_".join(w.lower() for w in name_words(column))
+    m = _MOMENT.match(words)
+    word = m and (m.group(1) or m.group(2))
+    return _LIFECYCLE.index(word) if word in _LIFECYCLE else None
+
+
+def _parse_moment(value: Any) -> dt.datetime | None:
+    if not isinstance(value, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _lifecycle_in_order(
+    tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, rng: random.Random, now: dt.datetime
+) -> None:
+    """A row's moments in the order they happen (`_LIFECYCLE`: created, paid, shipped, delivered): a moment drawn
+    before an earlier one moves to a few hours or days after it, written as it was (a date or a timestamp)."""
+    moments = sorted(
+        (rank, column)
+        for column, cspec in tspec["columns"].items()
+        if cspec.get("type") == "string" and (rank := _moment(column)) is not None
+    )
+    if len(moments) < 2:
+        return
+    for i in range(n):
+        before: dt.datetime | None = None
+        for _, column in moments:
+            value = columns[column][i]
+            when = _parse_moment(value)
+            if when is None:
+                continue
+            if before is not None and when < before:
+                when = before + dt.timedelta(hours=rng.randint(2, 72))
+                if before <= now < when:  # never after the environment's clock
+                    when = before + (now - before) / 2
+                if len(value) == 10:
+                    columns[column][i] = when.date().isoformat()
+                elif value.endswith("Z"):
+                    columns[column][i] = when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                else:
+                    columns[column][i] = when.isoformat()
+            before = when
+
+
+def _money_column(tspec: dict[str, Any], words: tuple[str, ...], avoid: tuple[str, ...] = ()) -> str | None:
+    for column, cspec in tspec["columns"].items():
+        parts = [w.lower() for w in name_words(column)]
+        if (
+            cspec.get("type") in ("number", "integer")
+            and any(w in parts for w in words)
+            and not any(w in parts for w in avoid)
+        ):
+            return column
+    return None
+
+
+def _amounts_add_up(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, rng: random.Random) -> None:
+    """A row's amounts add up, as a blind reader checks them: its total is its subtotal plus shipping and tax less
+    its discount (an order of subtotal 279.91 and shipping 441.51 had a total of 240.75), no more is refunded than
+    was paid, and no more stock is reserved than is on hand."""
+    rates = ("rate", "percent", "percentage", "pct", "ratio")
+    subtotal = _money_column(tspec, ("subtotal",), rates)
+    total = _money_column(tspec, ("total",), ("subtotal", *rates))
+    if subtotal and total:
+        adds = [
+            c for w in (("shipping",), ("tax",), ("fee", "fees")) if (c := _money_column(tspec, w, rates))
+        ]
+        less = _money_column(tspec, ("discount",), rates)
+        whole = tspec["columns"][total]["type"] == "integer"
+        for i in range(n):
+            base = columns[subtotal][i]
+            if not isinstance(base, int | float) or isinstance(base, bool):
+                continue
+            for c in (
+                *adds,
+                *([less] if less else []),
+            ):  # each a fair part of the subtotal, not another price
+                v = columns[c][i]
+                if isinstance(v, int | float) and not isinstance(v, bool) and v > 0.3 * base:
+                    part = base * rng.choice((0.05, 0.08, 0.1, 0.15, 0.2)) if "tax" in c.lower() else 0
+                    part = part or rng.choice((0, 4.99, 9.99, 14.99)) if "shipping" in c.lower() else part
+                    part = part or round(base * rng.choice((0.05, 0.1, 0.2)), 2)
+                    columns[c][i] = (
+                        round(part) if tspec["columns"][c]["type"] == "integer" else round(part, 2)
+                    )
+            values = [columns[c][i] for c in (subtotal, *adds)]
+            if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                continue
+            off = columns[less][i] if less and isinstance(columns[less][i], int | float) else 0
+            amount = max(sum(values) - off, 0)
+            columns[total][i] = round(amount) if whole else round(amount, 2)
+    for part, of in (
+        (("refunded", "refund"), ("amount", "total", "paid")),
+        (("reserved",), ("hand", "stock")),
+    ):
+        small = _money_column(tspec, part)
+        big = _money_column(tspec, of, part)
+        if not small or not big:
+            continue
+        for i in range(n):
+            a, b = columns[small][i], columns[big][i]
+            if isinstance(a, int | float) and isinstance(b, int | float) and a > b:
+                share = rng.choice((0, 0.25, 0.5, 1))
+                value = b * share
+                columns[small][i] = (
+                    round(value) if tspec["columns"][small]["type"] == "integer" else round(value, 2)
+                )
