@@ -980,3 +980,10 @@ def test_a_rows_amounts_add_up_and_its_moments_come_in_order():
     assert all(p["refunded_amount"] <= p["amount"] for p in state["payments"] if None not in p.values())
     stock = [r for r in state["inventory"] if None not in r.values()]
     assert stock and all(r["quantity_reserved"] <= r["quantity_on_hand"] for r in stock)
+
+
+def test_a_files_path_ends_in_its_name():
+    """Blind readers: the file "notes_2024_78.pdf" at "/srv/app/backups/data_2025_44.log"."""
+    spec = {"name": "drive", "tools": [], "tables": {"files": table({"file_id": S, "name": S, "path": S})}}
+    files = [f for f in generate_state(spec, seed=3)["files"] if f["name"] and f["path"]]
+    assert files and all(f["path"].endswith("/" + f["name"]) for f in files), files

@@ -560,6 +560,7 @@ def _build_table(
     _order_pairs(tspec, columns, n)
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
+    _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
     _prose_about_subject(table, tspec, columns, seed, bound)
     order = list(tspec["columns"])
@@ -922,3 +923,33 @@ def _amounts_add_up(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int
                 columns[small][i] = (
                     round(value) if tspec["columns"][small]["type"] == "integer" else round(value, 2)
                 )
+
+
+def _path_ends_in_its_name(
+    table: str,
+    tspec: dict[str, Any],
+    columns: dict[str, list[Any]],
+    n: int,
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+) -> None:
+    """A file's path ends in its name (blind readers: the file "notes_2024_78.pdf" at
+    "/srv/app/backups/data_2025_44.log"): the row's path keeps its folder and takes the row's file name."""
+    meanings = {
+        c: column_meaning(table, c, cs, bound.get((table, c), []))
+        for c, cs in tspec["columns"].items()
+        if cs.get("type") == "string"
+        and c != tspec["primary_key"]
+        and "enum" not in cs
+        and not cs.get("unique")
+    }
+    names = [c for c, m in meanings.items() if m == "filename"]
+    paths = [c for c, m in meanings.items() if m == "path"]
+    if len(names) != 1 or len(paths) != 1:
+        return
+    accepts = [acceptor(a) for a in bound.get((table, paths[0]), [])]
+    for i in range(n):
+        name, path = columns[names[0]][i], columns[paths[0]][i]
+        if isinstance(name, str) and isinstance(path, str) and "/" in path and "/" not in name and name:
+            joined = f"{path.rsplit('/', 1)[0]}/{name}"
+            if value_problem(tspec["columns"][paths[0]], joined) is None and all(a(joined) for a in accepts):
+                columns[paths[0]][i] = joined
