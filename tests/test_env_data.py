@@ -954,7 +954,7 @@ def test_a_rows_amounts_add_up_and_its_moments_come_in_order():
     """Blind readers on the shop back office (the world closest to tau2's retail): "subtotal 279.91 + shipping
     441.51 != total 240.75", "refunded_amount 448.11 on a 177.99 payment", "on_hand 61, reserved 86", a delivery
     before its order was created. A row's amounts add up and its moments happen in order, before the clock."""
-    N, I = {"type": "number"}, {"type": "integer"}
+    N, INT = {"type": "number"}, {"type": "integer"}
     spec = {
         "name": "shop",
         "data": {"seed": 0, "now": "2025-06-01T12:00:00Z"},
@@ -965,7 +965,7 @@ def test_a_rows_amounts_add_up_and_its_moments_come_in_order():
                 | {"created_at": S, "paid_at": S, "shipped_at": S, "delivered_at": S}
             ),
             "payments": table({"payment_id": S, "amount": N, "refunded_amount": N}),
-            "inventory": table({"sku": S, "quantity_on_hand": I, "quantity_reserved": I}),
+            "inventory": table({"sku": S, "quantity_on_hand": INT, "quantity_reserved": INT}),
         },
     }
     state = generate_state(spec, seed=0)

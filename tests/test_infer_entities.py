@@ -968,3 +968,54 @@ def test_an_update_with_nothing_to_set_is_the_act_its_description_states_or_no_t
         key = spec["tables"][table]["primary_key"]
         done = env.step("patch_collaborator_invitations_by_id", {"id": row[key]})
         assert done["ok"] and done["result"][next(iter(fixed))] == "accepted", done
+
+
+def test_a_create_whose_key_the_client_may_leave_out_makes_the_key_itself():
+    """Blind readers: a calendar that cannot create events, a booking service that cannot book. Google Calendar's
+    `events.insert` takes an optional `id`; the create was dropped ("events.event_id is not nullable: fill it
+    from a required argument, generate or defaults"). The server makes a key the client leaves out."""
+    event = {"type": "object", "properties": {"id": _S, "summary": _S, "location": _S}}
+    cal = {"type": "string", "x-in": "path"}
+    tools = [
+        api_tool(
+            "InsertEvent",
+            "POST",
+            "/calendars/{calendarId}/events",
+            {"calendarId": cal, **event["properties"]},
+            ["calendarId", "summary"],
+            event,
+            group="Calendar API",
+        ),  # fmt: skip
+        api_tool(
+            "GetEvent",
+            "GET",
+            "/calendars/{calendarId}/events/{eventId}",
+            {"calendarId": cal, "eventId": cal},
+            ["calendarId", "eventId"],
+            event,
+            group="Calendar API",
+        ),  # fmt: skip
+        api_tool(
+            "ListEvents",
+            "GET",
+            "/calendars/{calendarId}/events",
+            {"calendarId": cal},
+            ["calendarId"],
+            {"type": "object", "properties": {"items": {"type": "array", "items": event}}},
+            group="Calendar API",
+        ),  # fmt: skip
+    ]
+    spec = _spec(tools, "calendar")
+    insert = next(t for t in spec["tools"] if t["name"] == "InsertEvent")
+    assert insert["operation"]["type"] == "insert" and insert["operation"].get("generate"), insert[
+        "operation"
+    ]
+    problems = verify(spec)
+    assert "InsertEvent" not in {p["tool"] for p in problems}, problems
+    env = Environment(spec)
+    env.reset()
+    calendar = env.dump()[insert["operation"]["table"]][0].get("calendar_id")
+    made = env.step("InsertEvent", {"calendarId": calendar, "summary": "Team offsite"})
+    assert made["ok"], made
+    key = spec["tables"][insert["operation"]["table"]]["primary_key"]
+    assert env.step("GetEvent", {"calendarId": calendar, "eventId": made["result"][key]})["ok"]

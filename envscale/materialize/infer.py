@@ -1480,9 +1480,9 @@ def _operation_of(
         return op, None
     if m.effect == "create":
         op = {"type": "insert", "table": table, "values": dict(values), "returns": "row"}
-        if use.key and key_fits:
+        if use.key and key_fits and use.key in use.required:
             op["values"][pk] = use.key
-        else:
+        else:  # a key the client may leave out (Google Calendar's `events.insert(id=...)`) is made by the server
             op["generate"] = {pk: "id"}
         for col in ("created_at", "updated_at"):
             if col in columns and col not in op["values"] and columns[col]["type"] == "string":
