@@ -96,6 +96,14 @@ def test_loose_functions_that_write_only_the_session_row_are_a_function_set_not_
     assert (
         world_or_loose(spec("GorillaFileSystem"), ["accounts"]) == "world"
     )  # one API's session is its world
+    # one table written among many only looked up (a sculpture catalogue beside prices, artists, museums ...): the
+    # blind readers' grab-bag "worlds", each scored 0
+    lookups = {
+        **spec(None),
+        "tables": dict.fromkeys(["accounts", "sculptures", "artists", "museums", "prices"], {}),
+    }
+    assert world_or_loose(lookups, ["sculptures"]) == "function_set"
+    assert world_or_loose(lookups, ["sculptures", "artists"]) == "world"
 
 
 def test_an_interrupted_run_resumes_without_redoing_finished_domains(graph, tmp_path, monkeypatch):

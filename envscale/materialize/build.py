@@ -179,10 +179,16 @@ def world_or_loose(spec: dict, written_and_read: list[str]) -> str:
     """`world`, or `function_set` for loose functions that write only the session row: tools of no API
     (`metadata.group` empty: single BFCL function docs) whose every table written and read again is the
     logged-in account's row (`setText` sets `accounts.text_start`). They have state, but no rows of their
-    own that a person would ask about; they are kept for single-call data like read-only sets."""
+    own that a person would ask about; they are kept for single-call data like read-only sets. So are loose
+    functions whose one table written and read again sits among more tables that are only looked up."""
     grouped = any((t.get("metadata") or {}).get("group") for t in spec["tools"])
     session = (spec.get("session") or {}).get("table")
-    return "world" if grouped or set(written_and_read) - {session} else "function_set"
+    own = set(written_and_read) - {session}
+    tables = set(spec.get("tables") or {}) - {session}
+    # one table written among many that are only looked up (a sculpture catalogue, paint colours, JVM events and an
+    # Exasol schema side by side) is a set of lookups with one write: every blind reader scored such a "world" 0
+    spans = len(own) >= 2 or 2 * len(own) >= len(tables)
+    return "world" if grouped or (own and spans) else "function_set"
 
 
 def materialize(graph_artifact: Artifact, config: MaterializeConfig, output: str | Path) -> Artifact:
