@@ -872,3 +872,13 @@ def test_a_user_who_runs_the_service_is_its_staff_though_they_hold_an_account(st
     for seed in range(3):
         assert "customer" not in write_instructions(staff, store, random.Random(seed)).persona
         assert write_instructions(mine, store, random.Random(seed)).persona.startswith("You are a customer")
+
+
+def test_a_row_among_a_persons_rows_is_theirs_though_the_person_is_found_at_a_place():
+    """Blind readers: "cancel the appointment named "Physio session" in the customer of the location named "Head
+    Office"": a row is in a project or a list, but for a person, whatever the person is found by."""
+    from envscale.tasks.phrases import _within
+
+    assert _within('of the customer of the location named "Head Office"').startswith("for the customer")
+    assert _within('of the project titled "Q3"') == 'in the project titled "Q3"'
+    assert _within('of the organizer named "Ann"') == 'for the organizer named "Ann"'

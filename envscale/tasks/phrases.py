@@ -169,7 +169,9 @@ def _within(post: str) -> str:
         return post
     parent = post[3:]
     words = re.sub(r"^(?:the|my|a|an) ", "", parent).split(" ")
-    head = next((w for w in words if w in ("named", "titled", "whose")), None)
+    # the parent's own noun: before the first word that describes it ("the customer of the location named X" is a
+    # customer's, not the location's: "for the customer of ...", never "in the customer of ...")
+    head = next((w for w in words if w in ("named", "titled", "whose", "of")), None)
     noun = words[words.index(head) - 1] if head and words.index(head) > 0 else words[-1]
     return f"for {parent}" if singular(noun) in _HOLDERS else f"in {parent}"
 
