@@ -882,3 +882,21 @@ def test_a_row_among_a_persons_rows_is_theirs_though_the_person_is_found_at_a_pl
     assert _within('of the customer of the location named "Head Office"').startswith("for the customer")
     assert _within('of the project titled "Q3"') == 'in the project titled "Q3"'
     assert _within('of the organizer named "Ann"') == 'for the organizer named "Ann"'
+
+
+def test_a_delete_names_what_it_deletes_never_it(store):
+    """Blind readers: "look up its task, and finally delete it" left them unsure whether the task or the project
+    goes. A delete names its row."""
+    key = {"order_id": "ord_0001"}  # the signed-in customer's pending order
+    calls = run(
+        STORE,
+        [
+            GoldCall("get_order", key, {"order_id": "user"}),
+            GoldCall("cancel_order", key, {"order_id": "call[0].order_id"}, write=True),
+            GoldCall("delete_order", key, {"order_id": "call[0].order_id"}, write=True),
+        ],
+    )
+    draft = TaskDraft(store["name"], "write", calls, user_facts=named(store, calls[:1]))
+    for seed in range(4):
+        goal = write_instructions(draft, store, random.Random(seed)).goal
+        assert "delete it" not in goal and "delete the order" in goal, goal

@@ -174,8 +174,9 @@ class Clauses(Attributes):
             # "cancel the order 7", never "cancel order 7": a verb right before its entity reads as the
             # tool's name (`cancel_order`), which the leak gate rightly refuses
             obj = f"the {obj}"
-        if obj == "it" and self.asked_attribute and kind == "delete":
-            # "find out the email of customer 4 and delete the customer": "it" would be the email
+        if obj == "it" and kind == "delete":
+            # "find out the email of customer 4 and delete the customer": "it" would be the email; "look up the
+            # project's task, and finally delete it" left two blind readers unsure which one goes
             obj = target.short or f"the {step.entity}"
         short = target.short or f"the {step.entity}"
         rest = [a for a in step.args if a not in keyed and a not in where]
