@@ -677,3 +677,25 @@ def test_requests_that_name_one_row_are_composed_before_requests_related_only_th
         apart = [i for i, o in enumerate(firsts) if not named[o[0]] & named[o[1]]]
         assert close and apart and max(close) < min(apart)
         assert {frozenset(o) for o in firsts if named[o[0]] & named[o[1]]} == {frozenset((0, 2))}
+
+
+def test_the_same_answer_of_a_row_named_alike_is_not_asked_twice(store):
+    """Blind readers: "find out the status of the meeting whose subject is "Sprint planning"" in the first request
+    and again in the second, read through another list. The second request asks what the first was told."""
+    e = Env(store_row(), TasksConfig())
+    look = part(
+        store, [call("get_order", order_id="ord_0005")], "What is the status of my order ord_0005?", None
+    )
+    look["answer_facts"] = ["pending"]
+    again = part(
+        store,
+        [call("list_my_orders"), call("cancel_order", order_id="ord_0005")],
+        "Please find the status of my order ord_0005 in my orders, then cancel it.",
+        None,
+        ["pending"],
+    )
+    for p in (look, again):  # both name the order the user knows
+        p["instructions"]["known_facts"] = {"order number": "ord_0005"}
+    rows, _ = compose_conversations(e, [look, again], 2, random.Random(0))
+    assert rows == []
+    e.env.close()

@@ -553,18 +553,34 @@ def _two_roles(parts: list[dict]) -> bool:
 
 def _asks_twice(e: Env, parts: list[dict]) -> bool:
     """Whether two requests make the same write (the same tool with the same arguments): the user would be
-    asking for a change just made. A read made again is the agent's to reuse (`compose`); a request that
-    only reads again is refused there."""
+    asking for a change just made; or ask for the same answer read by the same call (blind readers: the status of
+    one meeting asked in two requests in a row). A read made again is the agent's to reuse (`compose`)."""
     seen: set[str] = set()
+    asked: list[
+        tuple[set[str], set[str], set[str]]
+    ] = []  # (answer facts, reads, named values) of those before
     for part in parts:
+        calls = _json(part["gold_calls"])
         own = {
             _canonical([c["tool"], c.get("arguments")])
-            for c in _json(part["gold_calls"])
+            for c in calls
             if (e.tools.get(c["tool"]) or {}).get("kind") != "read"
         }
         if own & seen:
             return True
         seen |= own
+        # the same answer of the same row, read by the same call or of a row named alike: "find out the status of
+        # the meeting whose subject is "Sprint planning"" in two requests in a row
+        facts = {str(f) for f in part.get("answer_facts") or []}
+        reads = {
+            _canonical([c["tool"], c.get("arguments")])
+            for c in calls
+            if (e.tools.get(c["tool"]) or {}).get("kind") == "read"
+        }
+        named = _facts(part)
+        if facts and any(facts & f and (reads & r or named & n) for f, r, n in asked):
+            return True
+        asked.append((facts, reads, named))
     return False
 
 
