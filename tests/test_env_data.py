@@ -987,3 +987,37 @@ def test_a_files_path_ends_in_its_name():
     spec = {"name": "drive", "tools": [], "tables": {"files": table({"file_id": S, "name": S, "path": S})}}
     files = [f for f in generate_state(spec, seed=3)["files"] if f["name"] and f["path"]]
     assert files and all(f["path"].endswith("/" + f["name"]) for f in files), files
+
+
+def test_a_rows_address_object_is_in_the_rows_own_place():
+    """Blind readers: the location "Austin West" stood at `"city": "Madison", "state": "WI"`; "Copenhagen Downtown"
+    was in Seoul. A row's address object, declared by the API or not, names the place the row's name says."""
+    address = {"type": "object", "properties": {"addressLine1": S, "city": S, "country": S, "postalCode": S}}
+    spec = {
+        "name": "bookings",
+        "tables": {
+            "locations": table({"location_id": S, "name": S, "address": {"type": "json", "nullable": True}})
+        },
+        "tools": [
+            {
+                "name": "create_location",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"name": S, "address": address}},
+                "operation": {
+                    "type": "insert",
+                    "table": "locations",
+                    "values": {"name": "name", "address": "address"},
+                    "generate": {"location_id": "id"},
+                },
+            }
+        ],
+    }
+    rows = generate_state(spec, seed=4)["locations"]
+    placed = [r for r in rows if isinstance(r["address"], dict) and r["address"].get("city") and r["name"]]
+    from envscale.env.data.vocabulary import PLACES
+
+    cities = {p.city for p in PLACES}
+    named = [r for r in placed if any(r["name"].startswith(city + " ") for city in cities)]
+    assert named and all(r["name"].startswith(r["address"]["city"] + " ") for r in named), [
+        (r["name"], r["address"]) for r in named
+    ]

@@ -48,6 +48,7 @@ from envscale.env.data.schemas import acceptor, bound_schemas, fit_bound, schema
 from envscale.env.data.values import (
     Col,
     about_subject,
+    object_kind,
     pick_first_name,
     pick_last_name,
     subject_and_prose,
@@ -676,7 +677,9 @@ def _value_column(
             people[group] = [(pick_first_name(prng), pick_last_name(prng)) for _ in range(n)]
         c.people = people[group]
     own_label = _own_label(table, column, meaning)
-    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon") or own_label:
+    # an address or a location object of the row is in the row's place ("Austin West" stood in Madison, WI)
+    placed = meaning == "json" and object_kind(column) in ("postal", "geo")
+    if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon") or own_label or placed:
         group = "" if own_label else _group(column, PLACE_TOKENS, table)
         if group not in places:
             prng = random.Random(f"{seed}:{table}:@place:{group}")
@@ -687,7 +690,9 @@ def _value_column(
     make = value_maker(c)
     structured = _structured(args) if meaning == "json" else None
     if structured is not None:  # the arguments declare the fields: fill them by their names
-        make = lambda i: schema_value(structured, rng, now, name=column, context=table)  # noqa: E731
+        make = lambda i: schema_value(  # noqa: E731
+            structured, rng, now, name=column, context=table, place=c.places[i] if c.places else None
+        )
     accepts = [acceptor(s) for s in args]
     if args and meaning != "enum":
         # Arguments bound to the column list the values they take: draw from those all of them accept.

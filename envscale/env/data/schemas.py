@@ -41,7 +41,7 @@ from envscale.env.data.meaning import (
     singular_word,
 )
 from envscale.env.data.values import Col, email_for, pick_first_name, pick_last_name, slug_of, string_value
-from envscale.env.data.vocabulary import PLACES, word_data
+from envscale.env.data.vocabulary import PLACES, PlaceRow, word_data
 from envscale.env.spec import value_problem
 from envscale.words.names import name_words
 
@@ -146,6 +146,7 @@ def schema_value(
     depth: int = 0,
     name: str | None = None,
     context: str = "",
+    place: PlaceRow | None = None,
 ) -> Any:
     """A value meant to be valid under a JSON Schema, best effort (the caller checks it with `schema_accepts`).
 
@@ -168,6 +169,7 @@ def schema_value(
         depth (`int`, *optional*): The nesting depth (internal; stops at 8).
         name (`str`, *optional*): The name of the value (a column, an argument, a property).
         context (`str`, *optional*): What the value belongs to (a table, an enclosing object).
+        place (`PlaceRow`, *optional*): The place of the row the value is in: an object's address fields name it.
     """
     if not isinstance(schema, dict) or depth > 8:
         return rng.choice(word_data().words)
@@ -183,14 +185,20 @@ def schema_value(
         if branches:
             non_null = [b for b in branches if b.get("type") != "null"] or branches
             return schema_value(
-                {**rest, **rng.choice(non_null)}, rng, now, depth=depth + 1, name=name, context=context
+                {**rest, **rng.choice(non_null)},
+                rng,
+                now,
+                depth=depth + 1,
+                name=name,
+                context=context,
+                place=place,
             )
     if isinstance(schema.get("allOf"), list):
         merged = dict(rest)
         for branch in schema["allOf"]:
             if isinstance(branch, dict):
                 merged.update(branch)
-        return schema_value(merged, rng, now, depth=depth + 1, name=name, context=context)
+        return schema_value(merged, rng, now, depth=depth + 1, name=name, context=context, place=place)
     kind = schema.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k != "null"]
@@ -222,7 +230,7 @@ def schema_value(
         made = {
             p: schema_value(props.get(p, {}), rng, now, depth=depth + 1, name=p, context=inner) for p in names
         }
-        return _one_place(made, props, rng)
+        return _one_place(made, props, rng, place)
     return _schema_string(schema, rng, now, name, context)
 
 
@@ -234,7 +242,9 @@ _PLACE_PARTS = {
 """An object's fields that say where it is, by their names run together (`country_code` -> `countrycode`)."""
 
 
-def _one_place(made: dict[str, Any], props: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def _one_place(
+    made: dict[str, Any], props: dict[str, Any], rng: random.Random, place: PlaceRow | None = None
+) -> dict[str, Any]:
     """An object's place fields name one place: an address's city, state, country, latitude, longitude and time
     zone (drawn apart, a lead's address said "state pending", "latitude Mrs", Canada beside CA). Two or more such
     fields drawn make the object hold a place; each keeps its declared shape (a code where the field is a code,
@@ -248,9 +258,11 @@ def _one_place(made: dict[str, Any], props: dict[str, Any], rng: random.Random) 
         and (part := _PLACE_PARTS.get(re.sub(r"[^a-z]", "", field.lower())))
         and not any(k in _schema_of(props, field) for k in ("enum", "const", "pattern", "format"))
     }
-    if len(parts) < 2:
+    if len(parts) < (
+        1 if place else 2
+    ):  # one field names the row's place, two or more one place of their own
         return made
-    place = rng.choice(PLACES)
+    place = place or rng.choice(PLACES)  # the row's own place where the caller knows it
     for field, part in parts.items():
         schema = _schema_of(props, field)
         texts = " ".join(str(x) for x in (schema.get("description"), *(schema.get("examples") or []))).lower()

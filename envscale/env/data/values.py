@@ -907,6 +907,12 @@ link: link href
 _WEAK_OBJECTS = frozenset(("details", "settings"))
 
 
+def object_kind(column: str) -> str | None:
+    """The kind of JSON object a column holds by its name (`"postal"` for an `address`, `"geo"` for a
+    `location`, ...; see `_OBJECT_KINDS`), or `None`."""
+    return _object_kind(column)
+
+
 @functools.lru_cache(maxsize=65536)
 def _object_kind(column: str) -> str | None:
     """The kind of JSON object a column holds, read from its name (see `_OBJECT_KINDS`), or `None`."""
