@@ -401,3 +401,19 @@ def test_a_credit_limit_is_money_not_a_count():
     assert (
         column_meaning("accounts", "limit", {"type": "integer"}) == "num:capacity"
     )  # a page's limit stays a count
+
+
+def test_a_bookings_service_is_what_is_booked_never_a_streaming_service():
+    """Blind readers: a "Massage (60 min)" appointment with `service_name "Gmail"`, a hotel reservation with
+    `addon_services ["AWS S3", "Disney+"]`: the service of a booking at a time is a haircut, of a stay a breakfast."""
+    for table_name, kinds in (
+        ("appointments", ("Haircut", "Massage")),
+        ("hotel_stays", ("Breakfast", "Parking")),
+    ):
+        state = generate_state(
+            {"name": "x", "tools": [], "tables": {table_name: table({"id": S, "service_name": S})}}, seed=1
+        )
+        values = [row["service_name"] for row in state[table_name] if row["service_name"]]
+        assert values and not {"Gmail", "Disney+", "AWS S3", "Netflix"} & set(values), values
+        assert not any(is_filler(table_name, "service_name", S, v) for v in values), values
+        assert any(v.startswith(kinds) for v in values), values

@@ -113,8 +113,13 @@ def _is_single_name(value: str, names: frozenset[str]) -> bool:
     )
 
 
+_LEXICON_KINDS = {"service": ("service", "appointment_service", "stay_service")}
+"""Lexicons a value of a meaning may come from: a booking's service is a haircut, a stay's a breakfast."""
+
+
 def _in_lexicon(value: str, name: str) -> bool:
-    return norm(value) in word_data().lexicons.get(name, frozenset())
+    lexicons = word_data().lexicons
+    return any(norm(value) in lexicons.get(n, frozenset()) for n in _LEXICON_KINDS.get(name, (name,)))
 
 
 def _is_date(value: str) -> bool:

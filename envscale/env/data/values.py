@@ -567,7 +567,17 @@ def _lexicon_value(c: Col, i: int) -> str:
         return c.rng.choice(c.named)
     if name == "unit" and re.search(r"\b(?:metric|imperial)\b", c.texts):
         return c.rng.choice(("metric", "imperial"))
+    if name == "service":  # what a booking service's rows book, not a streaming service
+        words = {singular_word(w) for w in name_words(c.table)}
+        if words & _BOOKED_AT_A_TIME:
+            return c.rng.choice(LEXICONS["appointment_service"])
+        if words & _STAYS:
+            return c.rng.choice(LEXICONS["stay_service"])
     return c.rng.choice(LEXICONS[name])
+
+
+_BOOKED_AT_A_TIME = frozenset("appointment visit timeslot slot servicegroup session treatment".split())
+_STAYS = frozenset("hotel stay room lodging".split())
 
 
 def _code(c: Col, i: int) -> str:

@@ -379,6 +379,10 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "heart disease|stroke|HIV/AIDS|hepatitis B|dengue fever",
         "gene": "BRCA1|BRCA2|TP53|EGFR|KRAS|APOE|CFTR|HBB|MYC|PTEN|insulin|hemoglobin|collagen|keratin|"
         "actin|myosin|p53|HER2|ACE2|spike protein",
+        # a service booked at a time (an appointment's), and one added to a stay: never Gmail or Disney+
+        "appointment_service": "Haircut|Massage (60 min)|Dental cleaning|Physio session|Consultation|"
+        "Eye exam|Manicure|Personal training|Tax advice|Vaccination",
+        "stay_service": "Breakfast|Airport transfer|Late checkout|Spa access|Parking|Extra bed|Room upgrade",
         "service": "Netflix|Spotify|Hulu|Disney+|Amazon Prime Video|YouTube|Apple Music|HBO Max|"
         "AWS S3|Google Drive|Dropbox|Slack|GitHub|Gmail|Stripe|Twilio|payments|auth|billing|search",
         "hobby": "reading|hiking|cooking|photography|gardening|painting|chess|cycling|yoga|gaming|"
