@@ -265,3 +265,14 @@ def test_a_json_patch_document_or_a_list_of_fields_to_update_is_how_a_call_write
     # a body of values, or a list of a row's own paths, is data
     assert argument_role("body", {"type": "string"}, entity="message") == "value"
     assert argument_role("paths", {"type": "array", "items": {"type": "string"}}) == "value"
+
+
+def test_a_catalogue_market_is_a_setting_of_the_call_never_a_field():
+    """Blind readers: "how many players with market United States there are" (Spotify's `market`, the country
+    whose catalogue a call reads)."""
+    market = {
+        "type": "string",
+        "description": "An ISO 3166-1 alpha-2 country code. If a country code is specified",
+    }
+    assert argument_role("market", market, entity="player") == "option"
+    assert argument_role("market", {"type": "string", "description": "The stock market"}) == "value"

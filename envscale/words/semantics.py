@@ -1033,6 +1033,15 @@ def tool_meaning(
     )
 
 
+def _content_market(words: str, schema: Any) -> bool:
+    """Spotify's `market` (and `from_token`): the country whose catalogue a call reads, a setting of the call,
+    never a field of a row ("how many players with market United States there are", a blind reader)."""
+    if words not in ("market", "markets", "country_market"):
+        return False
+    text = str((schema or {}).get("description") or "").lower() if isinstance(schema, dict) else ""
+    return "country code" in text or "available in" in text or "from_token" in text
+
+
 def _json_patch(schema: Any) -> bool:
     """Whether an argument is a JSON Patch document (RFC 6902: a list of `{op, path, value}`): how a call changes
     a row, never a field of it ("change its body to path /srv/app/backups/summary.csv" was a task's request)."""
@@ -1064,7 +1073,7 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "pagination"
     if words in ("start", "start_index", "startindex", "start_at") and json_type(schema) == "integer":
         return "pagination"  # `start: 94`: where a page begins, never what a person asks by
-    if _OPTION.match(low) or _OPTION.match(words) or _json_patch(schema):
+    if _OPTION.match(low) or _OPTION.match(words) or _json_patch(schema) or _content_market(words, schema):
         return "option"
     # `since`, `before`, `$select`, `updateMask` in the query: how a call reads or writes, never a row's field; so is
     # Apideck's `?filter[start_date]=...` (an object): the conditions of a list, never a `filter` column
