@@ -1021,3 +1021,18 @@ def test_a_rows_address_object_is_in_the_rows_own_place():
     assert named and all(r["name"].startswith(r["address"]["city"] + " ") for r in named), [
         (r["name"], r["address"]) for r in named
     ]
+
+
+def test_a_stay_arrives_before_it_departs_and_a_flight_departs_before_it_arrives():
+    """Blind readers (hetras hotel bookings): "departure dates fall before arrival dates"."""
+    columns = {"id": S, "arrival_date": S, "departure_date": S}
+    spec = {
+        "name": "x",
+        "tools": [],
+        "tables": {"reservations": table(columns), "flights": table(dict(columns))},
+    }
+    state = generate_state(spec, seed=2)
+    stays = [r for r in state["reservations"] if r["arrival_date"] and r["departure_date"]]
+    flights = [r for r in state["flights"] if r["arrival_date"] and r["departure_date"]]
+    assert stays and all(r["arrival_date"] <= r["departure_date"] for r in stays), stays
+    assert flights and all(r["departure_date"] <= r["arrival_date"] for r in flights), flights

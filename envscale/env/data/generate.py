@@ -558,7 +558,7 @@ def _build_table(
                 spec, table, column, cspec, n, seed, now, bound, rng, fake, people, places
             )
         progress.update(n)
-    _order_pairs(tspec, columns, n)
+    _order_pairs(tspec, columns, n, table)
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _path_ends_in_its_name(table, tspec, columns, n, bound)
@@ -775,17 +775,22 @@ def _make_unique(value: Any, index: int, seen: set[Any]) -> Any:
     return max(seen) + 1
 
 
+_STAYS = frozenset("reservation booking stay hotel room guest visit lodging".split())
+"""Rows of a stay: it arrives before it departs."""
 _PAIRS = (("start", "end"), ("created", "updated"), ("check_in", "check_out"), ("checkin", "checkout"),
           ("departure", "return"), ("departure", "arrival"), ("from", "to"), ("begin", "finish"),
           ("opened", "closed"), ("start", "finish"), ("issued", "expires"), ("issue", "expiry"))  # fmt: skip
 
 
-def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, table: str = "") -> None:
     """End dates after start dates: swap a row's `start_date`/`end_date` (`created_at`/`updated_at`,
-    `check_in`/`check_out`, ...) when they are ISO strings in the wrong order."""
+    `check_in`/`check_out`, ...) when they are ISO strings in the wrong order. A stay arrives before it departs (a
+    hotel reservation's `arrival` and `departure`); a flight departs before it arrives."""
     names = list(tspec["columns"])
+    stay = bool({singular(w.lower()) for w in name_words(table)} & _STAYS)
+    pairs = tuple(("arrival", "departure") if p == ("departure", "arrival") and stay else p for p in _PAIRS)
     for a in names:
-        for start, end in _PAIRS:
+        for start, end in pairs:
             if start not in a.lower():
                 continue
             b = next((x for x in names if x.lower() == a.lower().replace(start, end, 1)), None)
