@@ -961,11 +961,21 @@ def test_a_rows_amounts_add_up_and_its_moments_come_in_order():
         "tools": [],
         "tables": {
             "orders": table(
-                {"order_id": S, "subtotal": N, "shipping_cost": N, "tax": N, "discount": N, "total": N}
+                {
+                    "order_id": S,
+                    "subtotal": N,
+                    "shipping_cost": N,
+                    "tax": N,
+                    "discount": N,
+                    "total": N,
+                    "amount_paid": N,
+                }
                 | {"created_at": S, "paid_at": S, "shipped_at": S, "delivered_at": S}
             ),
             "payments": table({"payment_id": S, "amount": N, "refunded_amount": N}),
-            "inventory": table({"sku": S, "quantity_on_hand": INT, "quantity_reserved": INT}),
+            "inventory": table(
+                {"sku": S, "quantity_on_hand": INT, "quantity_reserved": INT, "quantity_available": INT}
+            ),
         },
     }
     state = generate_state(spec, seed=0)
@@ -975,11 +985,17 @@ def test_a_rows_amounts_add_up_and_its_moments_come_in_order():
         if None not in parts:
             assert order["total"] == pytest.approx(sum(parts) - (order["discount"] or 0), abs=0.011), order
             assert order["shipping_cost"] <= 0.3 * order["subtotal"] + 15, order
+        if order["amount_paid"] is not None and order["total"] is not None:
+            assert order["amount_paid"] <= order["total"], order  # "amount_paid 331.78 on a total 198.62"
         said = [order[c] for c in moments if order[c]]
         assert said == sorted(said) and all(m <= "2025-06-01T12:00:00Z" for m in said), order
     assert all(p["refunded_amount"] <= p["amount"] for p in state["payments"] if None not in p.values())
     stock = [r for r in state["inventory"] if None not in r.values()]
     assert stock and all(r["quantity_reserved"] <= r["quantity_on_hand"] for r in stock)
+    # "available 94 > on_hand 72" (a blind reader): what is available is what is on hand less what is reserved
+    assert all(r["quantity_available"] == r["quantity_on_hand"] - r["quantity_reserved"] for r in stock), (
+        stock
+    )
 
 
 def test_a_files_path_ends_in_its_name():
@@ -1036,3 +1052,20 @@ def test_a_stay_arrives_before_it_departs_and_a_flight_departs_before_it_arrives
     flights = [r for r in state["flights"] if r["arrival_date"] and r["departure_date"]]
     assert stays and all(r["arrival_date"] <= r["departure_date"] for r in stays), stays
     assert flights and all(r["departure_date"] <= r["arrival_date"] for r in flights), flights
+
+
+def test_an_open_row_holds_no_moment_of_its_end():
+    """Blind readers: a ticket answered as "open" while it had a `completed_at`."""
+    status = {"type": "string", "enum": ["open", "in progress", "completed"]}
+    spec = {
+        "name": "desk",
+        "tools": [],
+        "tables": {
+            "tickets": table(
+                {"id": S, "status": status, "completed_at": {"type": "string", "nullable": True}}
+            )
+        },
+    }
+    rows = generate_state(spec, seed=1)["tickets"]
+    assert [r for r in rows if r["status"] == "completed" and r["completed_at"]], rows
+    assert not [r for r in rows if r["status"] != "completed" and r["completed_at"]], rows

@@ -325,11 +325,15 @@ def test_objects_and_lists_a_person_would_not_state_are_filler(env):
         )
         assert (filler_fact(env, _draft(env, "write", [call])) or ("",))[0] == "filler_value", note
     # "set the due date to 2024-04-20T12:31:16Z" (blind readers): no one says a moment to the second
-    for note, filler in (("Deliver after 2024-04-20T12:31:16Z", True), ("Deliver after 2024-04-20", False)):
+    said = (
+        ("Deliver after 2024-04-20T12:31:16Z", True, "user"),
+        ("Deliver after 2024-04-20T12:31:16Z", True, "constant"),
+    )
+    for note, filler, source in (*said, ("Deliver after 2024-04-20", False, "user")):
         call = GoldCall(
             "create_order",
             {"customer_id": order["customer_id"], "total": 3.0, "note": note},
-            {"customer_id": "user", "total": "constant", "note": "user"},
+            {"customer_id": "user", "total": "constant", "note": source},
             write=True,
         )
         assert bool(filler_fact(env, _draft(env, "write", [call]))) is filler, note

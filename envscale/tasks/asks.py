@@ -512,7 +512,7 @@ def filler_fact(e: Env, draft: TaskDraft) -> Drop | None:
                 continue
             column = bound.get(arg)
             value = call.arguments.get(arg)
-            if source == "user" and isinstance(value, str) and _TO_THE_SECOND.search(value):
+            if isinstance(value, str) and _TO_THE_SECOND.search(value):
                 # "set the due date to 2024-04-20T12:31:16Z" (two blind readers): a person says a day and a time
                 return "filler_value", f"{call.tool}.{arg} = {value!r} is a moment to the second no one says"
             if isinstance(column, str) and column in columns:

@@ -560,6 +560,7 @@ def _build_table(
         progress.update(n)
     _order_pairs(tspec, columns, n, table)
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
+    _open_rows_have_not_ended(tspec, columns, n)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
@@ -920,6 +921,7 @@ def _amounts_add_up(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int
     for part, of in (
         (("refunded", "refund"), ("amount", "total", "paid")),
         (("reserved",), ("hand", "stock")),
+        (("paid",), ("total",)),  # "amount_paid 331.78 on a total 198.62" (a blind reader)
     ):
         small = _money_column(tspec, part)
         big = _money_column(tspec, of, part)
@@ -933,6 +935,17 @@ def _amounts_add_up(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int
                 columns[small][i] = (
                     round(value) if tspec["columns"][small]["type"] == "integer" else round(value, 2)
                 )
+    available = _money_column(tspec, ("available",), ("date", "at"))
+    on_hand, reserved = _money_column(tspec, ("hand",)), _money_column(tspec, ("reserved",))
+    if available and on_hand and reserved and len({available, on_hand, reserved}) == 3:
+        for i in range(n):  # what is available is what is on hand less what is reserved
+            a, b = columns[on_hand][i], columns[reserved][i]
+            if (
+                isinstance(a, int | float)
+                and isinstance(b, int | float)
+                and columns[available][i] is not None
+            ):
+                columns[available][i] = max(a - b, 0)
 
 
 def _path_ends_in_its_name(
@@ -963,3 +976,36 @@ def _path_ends_in_its_name(
             joined = f"{path.rsplit('/', 1)[0]}/{name}"
             if value_problem(tspec["columns"][paths[0]], joined) is None and all(a(joined) for a in accepts):
                 columns[paths[0]][i] = joined
+
+
+_ENDED = re.compile(
+    r"^(?:date_)?(completed|closed|cancell?ed|resolved|voided|archived|rejected|refunded|delivered|finished|"
+    r"ended|expired|terminated)(?:_(?:at|on|date|time|datetime|timestamp))?$"
+)
+_OPEN_STATUSES = frozenset(
+    "open|new|pending|active|draft|todo|to do|in progress|in_progress|processing|scheduled|waiting|queued|unpaid|"
+    "requested|submitted".split("|")
+)
+"""Statuses of a row that has not ended: it holds no moment of its end (a ticket "open" with `completed_at`)."""
+
+
+def _open_rows_have_not_ended(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A row whose status says it is still open holds no moment of its end (blind readers: a ticket answered as
+    "open" while it had a `completed_at`; an order "hidden" with a `voided_at`): the moment is left empty where
+    the column may be."""
+    status = next(
+        (c for c in tspec["columns"] if c.lower() in ("status", "state") or c.lower().endswith("_status")),
+        None,
+    )
+    if status is None:
+        return
+    ended = [
+        c
+        for c, cs in tspec["columns"].items()
+        if _ENDED.match("_".join(w.lower() for w in name_words(c))) and is_nullable(tspec, c)
+    ]
+    for i in range(n):
+        value = columns[status][i]
+        if isinstance(value, str) and value.strip().lower().replace("-", " ") in _OPEN_STATUSES:
+            for c in ended:
+                columns[c][i] = None
