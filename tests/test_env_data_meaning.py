@@ -417,3 +417,11 @@ def test_a_bookings_service_is_what_is_booked_never_a_streaming_service():
         assert values and not {"Gmail", "Disney+", "AWS S3", "Netflix"} & set(values), values
         assert not any(is_filler(table_name, "service_name", S, v) for v in values), values
         assert any(v.startswith(kinds) for v in values), values
+
+
+def test_a_number_named_after_its_unit_counts_that_unit():
+    """Blind readers: "set the budget hours to 404590.03" (`budget_hours` read as a budget of money)."""
+    assert column_meaning("projects", "budget_hours", {"type": "number"}).startswith("num:hours")
+    assert column_meaning("tasks", "estimated_minutes", {"type": "integer"}).startswith("num:minutes")
+    assert column_meaning("trips", "budget", {"type": "number"}).startswith("num:budget")
+    assert column_meaning("products", "price_total", {"type": "number"}).startswith("num:money")

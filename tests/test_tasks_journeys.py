@@ -193,6 +193,37 @@ def test_two_call_tasks_in_a_line_are_held_to_their_share_and_the_attempts_go_to
     assert longer[share] > longer[1.0], longer
 
 
+def test_a_small_world_holds_its_two_call_tasks_to_their_share_of_what_it_kept(shop):
+    """A world asked for more tasks than it can make keeps fewer; the two-call quota counted against what was
+    asked then let two-call tasks make most of what was kept (the openapi-sample's median of 2 calls). At the
+    end they are held to `max_two_call_share` of the tasks kept, conversations counted; decisions, two lookups
+    feeding a write and refusals of two calls are never held back."""
+    from envscale.tasks.generate import _held_to_share, _plain_two
+
+    def task(kind, calls, shape):
+        return {
+            "kind": kind,
+            "first_message": f"{kind} {calls}",
+            "difficulty": {"chain_length": calls, "shape": shape},
+        }
+
+    kept = [task("write", 2, "linear"), task("read", 2, "linear"), task("mixed", 2, "linear")]
+    kept += [task("mixed", 2, "dag"), task("policy", 2, "linear"), task("write", 3, "linear")]
+    out, spare = _held_to_share(kept, 2, 0.3, _plain_two)
+    # five tasks other than plain twos (three kept, two conversations): 0.3 / 0.7 * 5 -> two of the three
+    assert [t["first_message"] for t in spare] == ["mixed 2"]
+    assert sum(_plain_two(t) for t in out) == 2 and len(out) == 5
+
+    config = TasksConfig(tasks_per_env=60, max_two_call_share=0.2, conversation_share=0.5, replay_check=False)
+    for seed in range(3):
+        kept, rejected = env_tasks({"spec": shop.spec}, config, [], random.Random(seed))
+        twos = sum(_plain_two(t) for t in kept)
+        assert len(kept) < 60 and twos <= max(1, 0.2 * len(kept)), (seed, twos, len(kept))
+        assert all(
+            r["reason"].startswith("two_call_quota") for r in rejected if r["code"] == "two_call_quota"
+        )
+
+
 def test_the_request_singles_the_row_out_by_what_the_user_knows(shop):
     # the most expensive product, known to the user by its name: the request says the name
     products = shop.env.step("list_products", {})["result"]

@@ -710,7 +710,7 @@ def test_the_api_address_of_a_row_is_never_asked_for():
     client follows those, a person never asks for them. A web page a person opens is asked."""
     import random
 
-    from envscale.tasks.asks import askable
+    from envscale.tasks.asks import api_address, askable
     from envscale.tasks.gold import answer_values
 
     assert not askable("events", "href", "https://api.example.com/v1/events/3")
@@ -719,6 +719,9 @@ def test_the_api_address_of_a_row_is_never_asked_for():
     assert not askable("repos", "api_url", "https://api.example.com/repos/7")
     assert askable("companies", "website", "https://acme.example.com")
     assert askable("releases", "download_url", "https://acme.example.com/v2.zip")
+    # a concurrency token is the service's too ("row version 4.1.13" stated by a user); a release's version is not
+    assert not askable("contacts", "rowVersion", "4.1.13") and not askable("contacts", "lock_version", "7")
+    assert api_address("rowVersion") and api_address("ConcurrencyStamp") and not api_address("version")
     row = {"href": "https://api.example.com/v1/events/3", "uri": "ev:3", "venue": "Oslo Spektrum"}
     for seed in range(10):
         assert answer_values([row], random.Random(seed), table="events") == ["Oslo Spektrum"]

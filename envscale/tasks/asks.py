@@ -126,10 +126,17 @@ playlist named ..."). A web page a person opens (`website`, `html_url`, `downloa
 
 
 def api_address(column: str) -> bool:
-    """Whether a column holds the API's own address of its row (`href`, `self_link`, `uri`, `etag`, `api_url`): a
-    value a client follows and the service sets, never one a person states or asks for."""
+    """Whether a column holds the API's own address of its row (`href`, `self_link`, `uri`, `etag`, `api_url`) or
+    its concurrency token (`rowVersion`): a value a client follows and the service sets, never one a person states
+    or asks for."""
     words = set(tokens(column))
-    return bool(words & _API_ADDRESS) or {"api", "url"} <= words
+    # and a row's concurrency token (`rowVersion`, `lock_version`, `ConcurrencyStamp`): "row version 4.1.13"
+    token = (
+        {"row", "version"} <= words
+        or {"lock", "version"} <= words
+        or bool(words & {"concurrency", "rowversion"})
+    )
+    return bool(words & _API_ADDRESS) or {"api", "url"} <= words or token
 
 
 def askable(table: str | None, column: str, value: Any) -> bool:

@@ -101,8 +101,9 @@ class TasksConfig:
         0.3,
         "Most share of an environment's tasks that are two calls deep in a line (find a row, then read or change "
         "it): once reached while sampling, further such candidates are dropped (`two_call_quota`) and the "
-        "attempts go to longer journeys. Decisions (`branch`), two lookups feeding one write (`dag`) and "
-        "refusals are never dropped by it; 1: no quota.",
+        "attempts go to longer journeys; at the end such tasks beyond this share of the environment's tasks, "
+        "conversations included, are dropped too (one is kept at least). Decisions (`branch`), two lookups feeding "
+        "one write (`dag`) and refusals are never dropped by it; 1: no quota.",
         ge=0,
         le=1,
     )

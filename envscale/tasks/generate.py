@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ..env import Environment
@@ -229,10 +230,17 @@ def env_tasks(
         # conversations: two or three of the kept requests in a row, on top of them
         count = round(config.conversation_share * wanted)
         conversations, drops = compose_conversations(e, kept, count, rng, replay_env)
-        kept, spare = _held_to_share(kept, len(conversations), config.max_single_share)
+        # a small world keeps fewer tasks than it was asked for, and the quotas above count against what was
+        # asked: at the end each is held against what was kept (each hold shrinks what the other counts against)
+        while True:
+            kept, twos = _held_to_share(kept, len(conversations), config.max_two_call_share, _plain_two)
+            kept, ones = _held_to_share(kept, len(conversations), config.max_single_share)
+            rejected.extend(_rejected(e, t["kind"], _SPARE_TWO, {"task": t["first_message"]}) for t in twos)
+            rejected.extend(_rejected(e, t["kind"], _SPARE, {"task": t["first_message"]}) for t in ones)
+            if not twos and not ones:
+                break
         kept.extend(conversations)
         rejected.extend(_rejected(e, "conversation", drop, {}) for drop in drops)
-        rejected.extend(_rejected(e, t["kind"], _SPARE, {"task": t["first_message"]}) for t in spare)
     finally:
         e.env.close()
         if replay_env is not None:
@@ -256,22 +264,39 @@ def _plain_two(task: dict) -> bool:
 
 
 _SPARE: Drop = ("single_call_quota", "one-call tasks beyond max_single_share of the environment's tasks")
+_SPARE_TWO: Drop = (
+    "two_call_quota",
+    "two-call tasks in a line beyond max_two_call_share of the environment's tasks",
+)
 
 
-def _held_to_share(kept: list[dict], conversations: int, share: float) -> tuple[list[dict], list[dict]]:
-    """`(kept, spare)`: one-call tasks held to `share` of the environment's tasks, counted with its
-    `conversations` (which may have taken one-call requests as parts). Refusals and decisions on a row already
-    in its state are one look at a row by nature (`_one_look`) and always kept; an environment keeps one one-call
-    task at least."""
+def _single(task: dict) -> bool:
+    """A one-call task that may be held back: one call, and not one look at a row by nature (`_one_look`)."""
+    return task["difficulty"]["chain_length"] == 1 and not _one_look(task)
+
+
+def _held_to_share(
+    kept: list[dict], conversations: int, share: float, held: Callable[[dict], bool] | None = None
+) -> tuple[list[dict], list[dict]]:
+    """`(kept, spare)`: the tasks of one depth held to `share` of the environment's tasks, counted with its
+    `conversations` (which may have taken them as parts).
+
+    By default the depth is one call (`held`: `_single`): refusals and decisions on a row already in its state
+    are one look at a row by nature (`_one_look`), count as one-call tasks and are always kept; with `held=
+    _plain_two`, two-call tasks in a line. An environment keeps one such task at least, and the held tasks of
+    each kind (a read, a write, a mixed one ...) are kept in turn, so that every kind stays."""
     if share >= 1:
         return kept, []
-    one = [t["difficulty"]["chain_length"] == 1 for t in kept]
-    single = [o and not _one_look(t) for o, t in zip(one, kept, strict=True)]
-    longer = len(kept) - sum(one) + conversations
-    allowed = max(1, math.floor(share / (1 - share) * longer)) - (sum(one) - sum(single))
+    if held is None:
+        counted = [t["difficulty"]["chain_length"] == 1 for t in kept]
+        droppable = [_single(t) for t in kept]
+    else:
+        counted = droppable = [held(t) for t in kept]
+    longer = len(kept) - sum(counted) + conversations
+    allowed = max(1, math.floor(share / (1 - share) * longer)) - (sum(counted) - sum(droppable))
     by_kind: dict[str, list[int]] = {}
-    for i, is_single in enumerate(single):
-        if is_single:
+    for i, is_droppable in enumerate(droppable):
+        if is_droppable:
             by_kind.setdefault(kept[i]["kind"], []).append(i)
     chosen: set[int] = set()
     while allowed > 0 and any(by_kind.values()):  # a read, a write, a mixed one ... in turn: every kind stays
@@ -279,8 +304,8 @@ def _held_to_share(kept: list[dict], conversations: int, share: float) -> tuple[
             if queue and allowed > 0:
                 chosen.add(queue.pop(0))
                 allowed -= 1
-    out = [t for i, t in enumerate(kept) if not single[i] or i in chosen]
-    spare = [t for i, t in enumerate(kept) if single[i] and i not in chosen]
+    out = [t for i, t in enumerate(kept) if not droppable[i] or i in chosen]
+    spare = [t for i, t in enumerate(kept) if droppable[i] and i not in chosen]
     return out, spare
 
 

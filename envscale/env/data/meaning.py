@@ -1233,6 +1233,12 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
 )
 
 
+_UNIT_WORDS = frozenset(
+    "hours hrs minutes mins seconds secs days weeks months kg km miles calories kcal".split()
+)
+"""Units that name what a number counts when they end its name, whatever the words before them."""
+
+
 def _number_meaning(table: str, column: str, texts: str) -> str:
     words = set(name_words(column))
     words |= {singular_word(w) for w in words}
@@ -1246,8 +1252,9 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:monthday"
     if "limit" in words and words & {"credit", "spending", "spend", "overdraft", "withdrawal", "transfer"}:
         return "num:budget"  # a credit limit is money ("change its credit limit to 2" read as a count)
-    last = set(name_words(column)[-1:]) & {"rate", "percent", "percentage", "pct", "ratio"}
-    for keys, kind, *_ in _NUMBER_KINDS:  # a `tax_rate` is a rate, a `tax_percentage` a percentage: not money
+    last = set(name_words(column)[-1:]) & ({"rate", "percent", "percentage", "pct", "ratio"} | _UNIT_WORDS)
+    # a `tax_rate` is a rate, a `tax_percentage` a percentage: not money; `budget_hours` are hours, not a budget
+    for keys, kind, *_ in _NUMBER_KINDS:
         if last & keys:
             return f"num:{kind}"
     for keys, kind, *_ in _NUMBER_KINDS:
