@@ -334,6 +334,45 @@ def test_a_field_spelled_apart_and_together_is_one_column():
     assert "Dial +1 555 0100" in got.values(), got
 
 
+def test_a_reference_by_its_apis_foreign_key_name_and_by_its_filter_is_one_column():
+    """Avaza's timesheet holds `ProjectIDFK` and its list filters by `?ProjectID=`: a blind reader found two
+    foreign keys `project_idfk` and `project_id` on one row. One reference, one column: the list by the filter
+    finds the timesheet logged against the project."""
+    read = {"type": "object", "properties": {"timesheetId": _S, "ProjectIDFK": _S, "Notes": _S}}
+    key = {**_S, "x-in": "path"}
+    tools = [
+        _tool(
+            "listProjects",
+            "GET",
+            "/projects",
+            {},
+            [],
+            {"type": "object", "properties": {"projectId": _S, "title": _S}},
+        ),
+        _tool("getTimesheets", "GET", "/timesheets", {"ProjectID": {**_S, "x-in": "query"}}, [], read),
+        _tool(
+            "getTimesheet", "GET", "/timesheets/{timesheetId}", {"timesheetId": key}, ["timesheetId"], read
+        ),
+        _tool(
+            "updateTimesheet",
+            "PUT",
+            "/timesheets/{timesheetId}",
+            {"timesheetId": key, "Notes": {**_S, "x-in": "body"}},
+            ["timesheetId"],
+            read,
+        ),
+    ]
+    spec = infer_spec({"domain_id": 0, "name": "t", "groups": {"Timesheets": 4}}, tools, rows=10, seed=0).spec
+    columns = spec["tables"]["timesheets"]["columns"]
+    keys = [c for c in columns if c in ("project_id", "project_idfk")]
+    assert len(keys) == 1, list(columns)
+    env = Environment(spec)
+    env.reset(seed=0)
+    row = env.dump()["timesheets"][0]
+    got = env.step("getTimesheets", {"ProjectID": row[keys[0]]})["result"]
+    assert row[spec["tables"]["timesheets"]["primary_key"]] in [r.get("timesheet_id") for r in got], got
+
+
 def test_a_field_under_its_entitys_prefix_and_without_it_is_one_column():
     """Avaza's project is read with `Title` and updated with `ProjectTitle`: the project had two titles, and the
     request "find out the title of the project titled "Archive Project"" asked for the other one. One field, one

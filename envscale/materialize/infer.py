@@ -188,6 +188,10 @@ class _Tables:
         squashed = column.replace("_", "")
         column = next((c for c in columns if c.replace("_", "") == squashed), column)
         column = _own_twin(table, column, columns)
+        # Avaza's `ProjectIDFK` beside a `?ProjectID=` filter: one reference, one column
+        twin = column + "fk" if column.endswith("_id") else column[:-2] if column.endswith("_idfk") else None
+        if column not in columns and twin in columns:
+            column = twin
         if column not in columns:
             if len(columns) >= self.max_columns and not force:
                 return None
