@@ -1069,3 +1069,26 @@ def test_an_open_row_holds_no_moment_of_its_end():
     rows = generate_state(spec, seed=1)["tickets"]
     assert [r for r in rows if r["status"] == "completed" and r["completed_at"]], rows
     assert not [r for r in rows if r["status"] != "completed" and r["completed_at"]], rows
+
+
+def test_a_flag_named_after_a_status_says_whether_the_row_is_in_it():
+    """Blind readers: an invitation with `"accepted": true` accepted again; its status and its flag disagreed."""
+    status = {"type": "string", "enum": ["pending", "accepted", "declined"]}
+    spec = {
+        "name": "invites",
+        "tools": [],
+        "tables": {
+            "invitations": table(
+                {
+                    "id": S,
+                    "status": status,
+                    "accepted": {"type": "boolean"},
+                    "is_declined": {"type": "boolean"},
+                }
+            )
+        },
+    }
+    rows = generate_state(spec, seed=3)["invitations"]
+    assert {r["status"] for r in rows} >= {"pending", "accepted"}, rows
+    assert all(r["accepted"] == (r["status"] == "accepted") for r in rows), rows
+    assert all(r["is_declined"] == (r["status"] == "declined") for r in rows), rows

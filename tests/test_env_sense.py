@@ -401,3 +401,49 @@ def test_a_field_under_its_entitys_prefix_and_without_it_is_one_column():
     assert _own_twin("projects", "project_id", {"id": None}) == "project_id"
     assert _own_twin("leaves", "start_date", {"leave_start_date": None}) == "leave_start_date"
     assert _own_twin("albums", "album_type", {"name": None}) == "album_type"
+
+
+def test_an_act_named_by_a_flag_sets_the_flag_with_the_status():
+    """Blind readers: an invitation with `"accepted": true` was accepted again. The act that accepts sets the
+    row's `accepted` flag with its status, and the world's rows agree with their status from the start."""
+    read = {
+        "type": "object",
+        "properties": {
+            "invitationId": _S,
+            "email": _S,
+            "accepted": {"type": "boolean"},
+            "status": {"type": "string", "enum": ["pending", "accepted", "expired"]},
+        },
+    }
+    key = {**_S, "x-in": "path"}
+    tools = [
+        _tool("listInvitations", "GET", "/invitations", {}, [], read),
+        _tool(
+            "getInvitation",
+            "GET",
+            "/invitations/{invitationId}",
+            {"invitationId": key},
+            ["invitationId"],
+            read,
+        ),
+        _tool(
+            "acceptInvitation",
+            "POST",
+            "/invitations/{invitationId}/accept",
+            {"invitationId": key},
+            ["invitationId"],
+            read,
+        ),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "i", "groups": {"Invitations": 3}}, tools, rows=12, seed=0
+    ).spec
+    env = Environment(spec)
+    env.reset(seed=0)
+    rows = env.dump()["invitations"]
+    assert all(r["accepted"] == (r["status"] == "accepted") for r in rows if r["status"]), rows
+    pk = spec["tables"]["invitations"]["primary_key"]
+    pending = next(r for r in rows if r["status"] == "pending")
+    assert env.step("acceptInvitation", {"invitationId": pending[pk]})["ok"]
+    got = env.step("getInvitation", {"invitationId": pending[pk]})["result"]
+    assert got["status"] == "accepted" and got["accepted"] is True, got

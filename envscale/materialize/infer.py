@@ -1554,7 +1554,13 @@ def _operation_of(
         target = next((e for v in m.status_value for e in enum if str(e).lower() == v), m.status_value[0])
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
-        extra: dict[str, Any] = {col: arg for col, arg in values.items() if col != status}
+        for col, cspec in columns.items():  # `accepted` beside the status: the act that accepts sets it too
+            flag = "_".join(w for w in col.lower().split("_") if w not in ("is", "has", "been"))
+            if col != status and cspec.get("type") == "boolean" and flag == str(target).lower():
+                op["fixed"][col] = True
+        extra: dict[str, Any] = {
+            col: arg for col, arg in values.items() if col != status and col not in op["fixed"]
+        }
         tally = _tally(use, columns, target)  # `refund_payment(amount)`: refunded_amount grows by it
         if tally:
             arg, col, guard = tally

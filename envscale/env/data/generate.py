@@ -561,6 +561,7 @@ def _build_table(
     _order_pairs(tspec, columns, n, table)
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
     _open_rows_have_not_ended(tspec, columns, n)
+    _flags_agree_with_status(tspec, columns, n)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
@@ -989,14 +990,41 @@ _OPEN_STATUSES = frozenset(
 """Statuses of a row that has not ended: it holds no moment of its end (a ticket "open" with `completed_at`)."""
 
 
+def _status_of(tspec: dict[str, Any]) -> str | None:
+    return next(
+        (c for c in tspec["columns"] if c.lower() in ("status", "state") or c.lower().endswith("_status")),
+        None,
+    )
+
+
+def _flags_agree_with_status(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A yes/no field named after a status says whether the row is in it (blind readers: an invitation `pending`
+    with `"accepted": true`, accepted again): `accepted`, `is_archived`, `completed` are true exactly where the
+    row's status is that one."""
+    status = _status_of(tspec)
+    if status is None:
+        return
+    flags = {
+        c: "_".join(w.lower() for w in name_words(c) if w.lower() not in ("is", "has", "been"))
+        for c, cs in tspec["columns"].items()
+        if cs.get("type") == "boolean" and c != status
+    }
+    known = {str(v).lower() for v in tspec["columns"][status].get("enum") or ()}
+    seen = {str(v).strip().lower() for v in columns[status] if isinstance(v, str)}
+    flags = {c: state for c, state in flags.items() if state in (known or seen)}
+    for i in range(n):
+        value = columns[status][i]
+        if not isinstance(value, str):
+            continue
+        for c, state in flags.items():
+            columns[c][i] = value.strip().lower() == state
+
+
 def _open_rows_have_not_ended(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
     """A row whose status says it is still open holds no moment of its end (blind readers: a ticket answered as
     "open" while it had a `completed_at`; an order "hidden" with a `voided_at`): the moment is left empty where
     the column may be."""
-    status = next(
-        (c for c in tspec["columns"] if c.lower() in ("status", "state") or c.lower().endswith("_status")),
-        None,
-    )
+    status = _status_of(tspec)
     if status is None:
         return
     ended = [
