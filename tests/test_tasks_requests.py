@@ -536,6 +536,20 @@ def test_what_the_user_named_the_row_by_is_never_asked_again_under_another_colum
     for seed in range(6):
         asked = answer_values(row, random.Random(seed), given={"jcarroll@example.org"}, table="expenses")
         assert asked and "jcarroll@example.com" not in asked, asked
+    # "find out the name of the conversation named "Support chat with Zoe King"": a row named by one of its names is
+    # never asked another (a `display_name` beside a `name`, a `subject` beside a `title`)
+    chat = {
+        "conversation_id": "con_1",
+        "display_name": "Support chat",
+        "name": "customer_chat",
+        "image_url": "x",
+    }
+    note = {"note_id": "not_1", "title": "Q3 plan", "subject": "Planning", "priority": "high"}
+    for seed in range(6):
+        assert "customer_chat" not in answer_values(
+            chat, random.Random(seed), given={"Support chat"}, table="conversations"
+        )
+        assert answer_values(note, random.Random(seed), given={"Q3 plan"}, table="notes") == ["high"]
     # found by its description, its email is a fair question
     assert answer_values(row, random.Random(0), given={"Taxi from the airport"}, table="expenses") == [
         "jcarroll@example.com"

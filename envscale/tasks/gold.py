@@ -106,8 +106,9 @@ def answer_values(
     return [str(row[c]) for c in chosen]
 
 
-_SAID_ONCE = frozenset(("email", "phone", "person", "username"))
-"""Meanings of a value the user names a row by that another column of the row repeats (`email`, `user_email`)."""
+_SAID_ONCE = frozenset(("email", "phone", "person", "username", "named:label", "title:generic"))
+"""Meanings of a value the user names a row by that another column of the row repeats (`email`, `user_email`; a
+conversation's `display_name` beside its `name`: "the name of the conversation named ..." asks what was said)."""
 
 
 def _meaning(table: str | None, column: str, value: Any) -> str:
