@@ -1092,3 +1092,18 @@ def test_a_flag_named_after_a_status_says_whether_the_row_is_in_it():
     assert {r["status"] for r in rows} >= {"pending", "accepted"}, rows
     assert all(r["accepted"] == (r["status"] == "accepted") for r in rows), rows
     assert all(r["is_declined"] == (r["status"] == "declined") for r in rows), rows
+
+
+def test_a_number_declared_a_string_inside_an_object_is_a_number():
+    """A blind sample's warehouse docks held `"cost": "sure"` and `"quantity": "in"`: a string field named like a
+    number (an amount, a weight, a count) holds one, not a word of the dictionary."""
+    import datetime as dt
+
+    from envscale.env.data.schemas import schema_value
+
+    names = ("cost", "weight", "quantity", "price")
+    dock = {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": list(names)}
+    for seed in range(10):
+        made = schema_value(dock, random.Random(seed), dt.datetime(2025, 6, 1), name="warehouse_docks")
+        for n in names:
+            assert re.fullmatch(r"\d+(\.\d+)?", made[n]), made

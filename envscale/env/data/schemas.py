@@ -615,8 +615,19 @@ def _named_string(
     """A string by the meaning of its name (`_leaf`), else one of the schema's `examples`, else `None`."""
     meaning = _leaf(name, context, "string", schema)
     examples = _examples(schema)
+    if meaning == "unknown" and not examples:  # a string `quantity` or `weight` of nothing else: a number's
+        as_number = _leaf(name, context, "number", schema) or ""
+        meaning = (
+            as_number if as_number.startswith("num:") and as_number[4:] not in ("int", "float") else meaning
+        )
     if meaning in (None, "unknown") or (examples and rng.random() < 0.3):
         return rng.choice(examples) if examples else None
+    if meaning.startswith("num:"):
+        # a dock's `cost` or a parcel's `weight` declared a string is still a number ("cost": "sure" was drawn)
+        kind = "integer" if NUMBER_RANGES.get(meaning[4:], (0, 0, 2))[2] == 0 else "number"
+        number = _meaning_number({}, kind, rng, meaning, now.year)
+        if number is not None:
+            return f"{number:.2f}" if meaning == "num:money" else str(number)
     texts = schema.get("description", "").lower() if isinstance(schema.get("description"), str) else ""
     value = string_value(Col(context, name, {"type": "string"}, meaning, rng, None, now, texts=texts), 0)
     return value if isinstance(value, str) else None
