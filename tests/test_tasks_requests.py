@@ -550,7 +550,9 @@ def test_what_the_user_named_the_row_by_is_never_asked_again_under_another_colum
             chat, random.Random(seed), given={"Support chat"}, table="conversations"
         )
         assert answer_values(note, random.Random(seed), given={"Q3 plan"}, table="notes") == ["high"]
-    # found by its description, its email is a fair question
+    # found by its description, its email is no fair question either: which of its two emails? Its amount is
+    assert answer_values(row, random.Random(0), given={"Taxi from the airport"}, table="expenses") == ["42.5"]
+    row.pop("user_email")
     assert answer_values(row, random.Random(0), given={"Taxi from the airport"}, table="expenses") == [
         "jcarroll@example.com"
     ]

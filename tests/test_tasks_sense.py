@@ -722,6 +722,12 @@ def test_the_api_address_of_a_row_is_never_asked_for():
     # a concurrency token is the service's too ("row version 4.1.13" stated by a user); a release's version is not
     assert not askable("contacts", "rowVersion", "4.1.13") and not askable("contacts", "lock_version", "7")
     assert api_address("rowVersion") and api_address("ConcurrencyStamp") and not api_address("version")
+    # nor a delta-sync counter or a filter kept as a field ("the server knowledges of the budgets", "the status
+    # filter of the website")
+    assert not askable("budgets", "server_knowledge", 118) and not askable(
+        "websites", "status_filter", "active"
+    )
+    assert askable("websites", "status", "active")
     row = {"href": "https://api.example.com/v1/events/3", "uri": "ev:3", "venue": "Oslo Spektrum"}
     for seed in range(10):
         assert answer_values([row], random.Random(seed), table="events") == ["Oslo Spektrum"]

@@ -115,9 +115,12 @@ def read_aloud(column: str) -> bool:
     return len(words) == len(set(words))
 
 
-_ENVELOPE = frozenset("operation resource service links meta status_code object request_id".split())
-"""Fields of an API's response envelope (apideck's `{status_code, service, resource, operation, data}`) that
-the environment keeps as columns: "the operation of my account" is not something a person asks about."""
+_ENVELOPE = frozenset(
+    "operation resource service links meta status_code object request_id server_knowledge knowledge".split()
+)
+"""Fields of an API's response envelope (apideck's `{status_code, service, resource, operation, data}`, YNAB's delta
+`server_knowledge`) that the environment keeps as columns: "the operation of my account", "the server knowledges of
+the budgets" are not something a person asks about."""
 
 _API_ADDRESS = frozenset("href uri urn self etag".split())
 """Words of a column that holds the API's own address of the row (`href`, `uri`, `self_link`, `api_url`,
@@ -147,6 +150,8 @@ def askable(table: str | None, column: str, value: Any) -> bool:
     if (
         not read_aloud(column)
         or column.lower() in _ENVELOPE
+        or tokens(column)[-1:]
+        == ["filter"]  # a list's `status_filter` kept as a field: "the status filter of ..."
         or api_address(column)
         or "api" in tokens(column)
     ):

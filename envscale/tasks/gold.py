@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import random
 import re
+from collections import Counter
 from typing import Any
 
 from ..env.data import column_meaning, schema_accepts
@@ -83,6 +84,13 @@ def answer_values(
     # what the user named the row by is never asked again under another column ("the email address of the
     # expense whose user email is jcarroll@example.org")
     said = {_meaning(table, c, v) for c, v in row.items() if str(v) in given} & _SAID_ONCE
+    # "the email address of the timesheet" whose `email` and `user_email` differ: which one? Neither is asked
+    meanings = Counter(_meaning(table, c, v) for c, v in row.items() if isinstance(v, str) and v)
+    said |= {
+        m
+        for m, k in meanings.items()
+        if k > 1 and m in _SAID_ONCE and m not in ("named:label", "title:generic")
+    }
     row = {
         c: v
         for c, v in row.items()
