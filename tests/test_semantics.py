@@ -256,6 +256,24 @@ def test_an_object_filter_in_the_query_is_a_list_s_conditions_never_a_column():
     assert argument_role("filter", {"type": "string", "x-in": "query"}, entity="payroll") == "search"
 
 
+def test_a_fields_conditions_by_operator_in_the_query_are_options_never_the_field():
+    """Impala's `?name[like]=palace&starRating[gt]=3` (a deepObject keyed by operators): blind readers found hotels
+    named `{"name": "like"}` with a star rating `{"rating": "eq"}`. The field is the response's, never the filter."""
+    name = {"type": "object", "x-in": "query", "examples": [{"eq": "Minimalist Palace", "like": "palace"}]}
+    assert argument_role("name", name, entity="hotel") == "option"
+    assert argument_role("country", {"type": "object", "x-in": "query", "x-style": "deepObject"}) == "option"
+    rating = {
+        "type": "object",
+        "x-in": "query",
+        "properties": {"gt": {"type": "number"}, "lt": {"type": "number"}},
+    }
+    assert argument_role("starRating", rating, entity="hotel") == "option"
+    # an object of fields in a body, or a plain query value, is what it was
+    guest = {"type": "object", "x-in": "body", "properties": {"name": {"type": "string"}}}
+    assert argument_role("guest", guest, entity="booking") == "value"
+    assert argument_role("name", {"type": "string", "x-in": "query"}, entity="hotel") == "value"
+
+
 def test_a_json_patch_document_or_a_list_of_fields_to_update_is_how_a_call_writes_never_a_field():
     """Blind readers: "update the fields to update of a project to I" (Avaza's `FieldsToUpdate`), "change its body
     to path /srv/app/backups/summary_2023_77.csv" (a JSON Patch `body`): no row holds them, no user states them."""

@@ -419,3 +419,27 @@ def test_json_too_deep_to_parse_is_a_source_error_naming_the_file(tmp_path):
     path.write_text('{"openapi": "3.0.0", "x": ' + "[" * 5_000 + "]" * 5_000 + "}")
     with pytest.raises(SourceError, match=r"deep\.json: JSON nested too deeply to parse"):
         read(path)
+
+
+def test_a_deep_object_parameter_keeps_its_style(tmp_path):
+    """`?name[like]=palace` (`style: deepObject`): the conditions of a list by operator, which `materialize` keeps
+    out of the hotel's fields; the style is kept as `x-style`."""
+    param = {
+        "name": "name",
+        "in": "query",
+        "style": "deepObject",
+        "explode": True,
+        "schema": {"type": "object"},
+    }
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "Hotels", "version": "2"},
+        "paths": {"/hotels": {"get": {"operationId": "listHotels", "parameters": [param]}}},
+    }
+    _, items = read_openapi_text(json.dumps(spec), str(tmp_path / "api.json"))
+    (tool,) = list(items)
+    assert tool.parameters["properties"]["name"] == {
+        "type": "object",
+        "x-style": "deepObject",
+        "x-in": "query",
+    }

@@ -386,6 +386,8 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         prop.update({"deprecated": True} if param.get("deprecated") else {})
         if "example" in param and "examples" not in prop:
             prop["examples"] = [param["example"]]
+        if param.get("style") == "deepObject":  # `?name[like]=palace`: conditions by operator
+            prop["x-style"] = "deepObject"
         _add(props, required, name, prop, where, where == "path" or param.get("required") is True)
     tags = [str(t) for t in op.get("tags") or []]
     notes = {"method": method.upper(), "path": route, "tags": tags, "deprecated": bool(op.get("deprecated"))}

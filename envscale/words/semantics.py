@@ -1055,6 +1055,28 @@ def _json_patch(schema: Any) -> bool:
     return isinstance(props, dict) and {"op", "path"} <= set(props)
 
 
+_OPERATORS = frozenset(
+    "eq ne neq lt lte gt gte like ilike in nin not contains starts_with ends_with between".split()
+)
+
+
+def _operator_filter(schema: Any) -> bool:
+    """Whether a query argument is a field's conditions by operator (`?name[like]=palace&starRating[gt]=3`, OpenAPI's
+    `style: deepObject`): an object in the query whose example or properties are keyed by operators."""
+    if (
+        not isinstance(schema, dict)
+        or schema.get("x-in") != "query"
+        or json_type(schema) not in ("object", None)
+    ):
+        return False
+    if schema.get("x-style") == "deepObject":
+        return True
+    keys = [k for ex in schema.get("examples") or () if isinstance(ex, dict) for k in ex]
+    if isinstance(schema.get("properties"), dict):
+        keys += list(schema["properties"])
+    return bool(keys) and all("_".join(tokens(k)) in _OPERATORS for k in keys)
+
+
 def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -> str:
     """The role of an argument: `key`, `reference`, `range_min`, `range_max`, `search`, `pagination`,
     `option` or `value`.
@@ -1081,6 +1103,8 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         words in ("filter", "filters", "where") and json_type(schema) == "object"
     )
     if controls and isinstance(schema, dict) and schema.get("x-in") == "query":
+        return "option"
+    if _operator_filter(schema):  # Impala's `?name[like]=palace`: conditions on a field, never the field
         return "option"
     ref = key_entity(name)
     if low in ("id", "uuid", "gid") or (ref and entity and ref.split("_")[-1] == entity.split("_")[-1]):
