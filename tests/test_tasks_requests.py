@@ -727,3 +727,27 @@ def test_the_tasks_stage_drops_creates_of_nothing_but_keys():
     assert codes["empty_create"] >= 1
     notes = [c for t in kept for c in t["gold_calls"] if c["tool"] == "add_order_note"]
     assert notes and all(c["arguments"].get("body") for c in notes)
+
+
+def test_a_new_row_keeps_what_a_person_states_first(env):
+    """Blind readers: "create an expense for customer 20 with currency code MUR and an exchange rate of 6.88" made an
+    expense with no amount. Of a create's optional fields a request keeps its amount, name, title or date first."""
+    create = env.tools["create_order"]
+    create["parameters"]["required"] = ["customer_id"]  # the total optional too
+    customer = env.rows["customers"][0]["customer_id"]
+    arguments = {
+        "customer_id": customer,
+        "total": 42.5,
+        "note": "Leave at the door.",
+        "gift_wrap_color": "red",
+    }
+    arguments["customer_name"] = "Maria Lopez"
+    kept = set()
+    for seed in range(12):
+        call = GoldCall("create_order", dict(arguments), {}, write=True)
+        reason = tidy(env, _draft(env, "write", [call]), random.Random(seed))
+        assert reason is None, reason
+        stated = set(call.arguments) - {"customer_id"}
+        assert stated and stated <= {"total", "customer_name"}, stated
+        kept |= stated
+    assert kept == {"total", "customer_name"}  # which of the two is still drawn

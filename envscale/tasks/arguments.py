@@ -299,10 +299,27 @@ def _fewer_values(
     elif tool["operation"].get("type") == "update" and len(stated) == len(optional):
         room = max(room, 1)  # an update must still change something
     if len(optional) > room:
-        for arg in sorted(rng.sample(optional, len(optional) - room)):
+        dropped = rng.sample(optional, len(optional) - room)
+        if tool["operation"].get("type") == "insert":
+            # a new row keeps what a person states first (an expense's amount, a task's title, an event's date):
+            # an expense made with an exchange rate and no amount means nothing
+            ranked = sorted(
+                optional, key=lambda a: (not _essential(a), optional.index(a) if a in dropped else -1)
+            )
+            dropped = ranked[room:]
+        for arg in sorted(dropped):
             drop_argument(e, draft, call, arg)
         stated = [a for a in stated if a in call.arguments]
     return stated
+
+
+_ESSENTIAL = frozenset("amount price total cost name title subject date quantity qty email summary".split())
+
+
+def _essential(arg: str) -> bool:
+    """Whether a field is what a person states first when making a row: its amount, name, title, date, quantity."""
+    words = [w.lower() for w in tokens(arg)]
+    return bool(words) and words[-1] in _ESSENTIAL
 
 
 def _changes_nothing(call: GoldCall, op: dict, binds: dict, props: dict) -> Drop | None:
