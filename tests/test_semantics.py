@@ -294,3 +294,40 @@ def test_a_catalogue_market_is_a_setting_of_the_call_never_a_field():
     }
     assert argument_role("market", market, entity="player") == "option"
     assert argument_role("market", {"type": "string", "description": "The stock market"}) == "value"
+
+
+@pytest.mark.parametrize(
+    "name, method, path, effect, entity",
+    [
+        # Google's custom methods: `{name}:cancel` cancels the job the name addresses (it made a new job)
+        ("jobs.cancel", "POST", "/v1/{name}:cancel", "status", "job"),
+        (
+            "notes.permissions.batchCreate",
+            "POST",
+            "/v1/{parent}/permissions:batchCreate",
+            "create",
+            "permission",
+        ),
+        (
+            "notes.permissions.batchDelete",
+            "POST",
+            "/v1/{parent}/permissions:batchDelete",
+            "delete",
+            "permission",
+        ),
+        # rows of a collection made by one call: never an `adds`, `imports` or `bulks` table
+        ("events.quickAdd", "POST", "/calendars/{calendarId}/events/quickAdd", "create", "event"),
+        ("importTransactions", "POST", "/budgets/{budget_id}/transactions/import", "create", "transaction"),
+        ("createTransactions", "POST", "/budgets/{budget_id}/transactions/bulk", "create", "transaction"),
+        # what was a resource stays one
+        ("list_ads", "GET", "/campaigns/{id}/ads", "read", "ad"),
+        ("instances.get", "GET", "/v1/{+name}", "read", "instance"),
+    ],
+)
+def test_an_act_at_the_end_of_a_route_acts_on_its_rows_never_makes_a_table_of_the_act(
+    name, method, path, effect, entity
+):
+    """Blind readers: Keep's permission tools wrote rows of tables named `creates` and `deletes`, Calendar's quickAdd
+    an `adds` row, YNAB's import an `imports` row; Google's `POST /v1/{name}:cancel` made a new job."""
+    meaning = tool_meaning(name, "", {}, {"method": method, "path": path})
+    assert (meaning.effect, meaning.entity) == (effect, entity)

@@ -363,6 +363,34 @@ ROW_QUALIFIERS = frozenset(
 state or a time of the rows, never a resource of its own."""
 
 
+def _custom_methods(segments: list[str]) -> list[str]:
+    """A route's segments with Google's custom methods apart: `{name}:cancel` -> `{name}`, `cancel`;
+    `permissions:batchCreate` -> `permissions`, `create` (a batch of a method is the method)."""
+    out: list[str] = []
+    for seg in segments:
+        head, colon, method = seg.rpartition(":") if not seg.startswith(":") else ("", "", seg)
+        words = tokens(method) if colon and head else []
+        while words[:1] in (["batch"], ["bulk"]) and len(words) > 1:
+            words = words[1:]
+        if words and re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", method):
+            out += [head, "_".join(words)]
+        else:
+            out.append(seg)
+    return out
+
+
+_COLLECTION_ACTS = {"bulk": "create", "batch": "create", "import": "import", "create": "create", "add": "add"}
+
+
+def _collection_act(noun: str) -> str | None:
+    """The act a collection's last route segment names (`quick_add` -> `add`, `import`, `bulk` -> `create`), or
+    `None` for a resource."""
+    words = noun.split("_")
+    if len(words) > 2 or (len(words) == 2 and words[0] not in ("quick", "bulk", "batch", "mass")):
+        return None
+    return _COLLECTION_ACTS.get(words[-1])
+
+
 def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str | None, bool, str | None]:
     """(entity, parent, addresses one row, action) of an OpenAPI route.
 
@@ -373,7 +401,11 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     """
     if not path:
         return None, None, False, None
-    segments = [s for s in path.strip("/").split("/") if s]
+    raw = [s for s in path.strip("/").split("/") if s]
+    segments = _custom_methods(raw)
+    custom = (
+        segments[-1] if len(segments) > len(raw) else None
+    )  # `{name}:restart`: the route ends in a method
     counted = bool(segments) and segments[-1].lower() in ("$count", "count") and len(segments) > 1
     # OData's system segments name no resource: `/groups/{g}/members/$ref` is the group's members,
     # `.../content/$value` the content, `/users/$count` how many users there are
@@ -436,10 +468,20 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             last_is_param = True
         elif tail in _LOOKUP_VERBS and nouns[-1] == tail and len(nouns) > 1:
             action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
+        elif len(nouns) > 1 and not after_param[-1] and _collection_act(nouns[-1]):
+            # `/events/quickAdd`, `/transactions/import`, `/transactions/bulk`, `permissions:batchCreate`: rows of
+            # the collection made by one call, never an `adds`, `imports` or `bulks` table of their own
+            action = _collection_act(nouns.pop())
+    if action is None and custom and nouns and nouns[-1] == "_".join(tokens(custom)):
+        # whatever Google's custom method is named (`:restart`, `:undelete`, `:setIamPolicy`), it acts
+        nouns.pop()
+        action = custom
+        last_is_param = not nouns or after_param.pop()
     if counted and nouns and not last_is_param:
         action = "count"
     if not nouns:
-        return None, None, False, action
+        # `/v1/{name}:cancel`: an act on the row the name addresses (whose entity the tool's name says)
+        return None, None, bool(action) and last_is_param, action
     entity = singular(nouns[-1].split("_")[-1])
     parent = singular(nouns[-2].split("_")[-1]) if len(nouns) > 1 else None
     relation = nouns[-2].split("_")[-1] if len(nouns) > 1 else None
