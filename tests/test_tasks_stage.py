@@ -199,6 +199,17 @@ def test_splits_are_deterministic_per_environment_and_do_not_depend_on_the_order
     kept_envs = [name for name in by_env if name not in held]
     # from the other environments, some tasks go to test (by task): most of them keep both splits
     assert sum(by_env[n] == {"train", "test"} for n in kept_envs) > len(kept_envs) / 2
+    # and every one keeps a training task: a task held out alone is one of an environment trained on (the eval's
+    # `heldout_tasks`), even where every task of a small world was drawn for test
+    assert all("train" in by_env[n] for n in kept_envs), {n: by_env[n] for n in kept_envs}
+    small = generate_tasks(
+        environments(tmp_path / "d", rows),
+        TasksConfig(test_task_share=0.9, tasks_per_env=2),
+        tmp_path / "tasks_d",
+    )
+    assert all(
+        "train" in splits for n, splits in splits_by_env(small).items() if not held_out(n, TasksConfig())
+    )
     # the same seed gives the same split; another seed holds out other environments
     again = generate_tasks(environments(tmp_path / "c", rows), config, tmp_path / "tasks_c")
     assert ids(again) == ids(forward)

@@ -235,7 +235,8 @@ def held_out(env_name: str, config: TasksConfig) -> bool:
 
 
 def task_split(task_id: str, env_held_out: bool, config: TasksConfig) -> str:
-    """`test` for every task of a held-out environment and a `test_task_share` of the others'."""
+    """`test` for every task of a held-out environment and a `test_task_share` of the others' (an environment not
+    held out keeps one training task at least: the stage moves its first back when every one was drawn)."""
     if env_held_out or _unit(config.seed, "task", task_id) < config.test_task_share:
         return "test"
     return "train"
@@ -331,6 +332,10 @@ def _one_environment(
                     "held_out": held_out_as(split, env_held_out),
                 }
             )
+        if tasks and not env_held_out and all(t["split"] == "test" for t in tasks):
+            # a test task held out alone is one of an environment trained on (`heldout_tasks`): a small world whose
+            # every task was drawn for test keeps its first for training
+            tasks[0].update(split="train", held_out="")
         drops = [
             {
                 "environment": r.get("environment") or name,
