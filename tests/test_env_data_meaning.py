@@ -425,3 +425,22 @@ def test_a_number_named_after_its_unit_counts_that_unit():
     assert column_meaning("tasks", "estimated_minutes", {"type": "integer"}).startswith("num:minutes")
     assert column_meaning("trips", "budget", {"type": "number"}).startswith("num:budget")
     assert column_meaning("products", "price_total", {"type": "number"}).startswith("num:money")
+
+
+def test_a_word_of_many_meanings_is_read_as_its_table_reads_it():
+    """Blind readers: a ticket resolved "1920x1080", an order with sequence "TTAGGGTTAGGG" and source "github", a job
+    at branch "feature/login-page". The same names keep their meaning where they have it (a video's resolution, a
+    gene's sequence, a repository's branch)."""
+    S = {"type": "string"}
+    assert column_meaning("tickets", "resolution", S) == "lex:ticket_resolution"
+    assert column_meaning("videos", "resolution", S) == "lex:resolution"
+    assert (
+        column_meaning("orders", "sequence", S) != "lex:dna"
+        and column_meaning("genes", "sequence", S) == "lex:dna"
+    )
+    assert column_meaning("jobs", "branch", S) != "lex:branch"
+    assert (
+        column_meaning("repositories", "branch", S) == column_meaning("builds", "branch", S) == "lex:branch"
+    )
+    assert column_meaning("orders", "source", S) == "lex:order_source"
+    assert column_meaning("articles", "source", S) == "lex:source"

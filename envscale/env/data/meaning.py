@@ -768,7 +768,40 @@ def meaning_from_texts(
         return "json"
     if ctype in ("integer", "number"):
         return _number_meaning(table, column, texts)
-    return string_meaning(table, column, texts, formats)
+    return _in_its_table(string_meaning(table, column, texts, formats), table, column, texts)
+
+
+_TICKET_WORDS = frozenset("ticket issue incident case bug complaint request task problem".split())
+
+
+def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
+    """A meaning read from a column's name, as its table reads it (blind readers: a ticket resolved "1920x1080", an
+    order's sequence "TTAGGGTTAGGG", a job's branch "feature/login-page", an order's source "github"): a ticket's
+    resolution is what was done, a sequence is a DNA one only in biology, a branch a git one only near code, an
+    order comes from a shop's channel."""
+    words = {singular_word(w) for w in name_words(table)}
+    context = f"{texts} {table}"
+    if meaning == "lex:resolution" and words & _TICKET_WORDS:
+        return "lex:ticket_resolution"
+    if meaning == "lex:source" and words & {
+        "order",
+        "sale",
+        "purchase",
+        "booking",
+        "reservation",
+        "lead",
+        "deal",
+    }:
+        return "lex:order_source"  # where an order came from: the web, a phone call, never "github"
+    if meaning == "lex:dna" and not re.search(r"gene|dna|rna|genom|protein|nucleo|bio|primer", context):
+        return "code:number"
+    if (
+        meaning == "lex:branch"
+        and column.lower() == "branch"
+        and not re.search(r"\bgit|repo|commit|merge|pull|code|build|deploy|pipeline", context)
+    ):
+        return "named:store"
+    return meaning
 
 
 def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:

@@ -296,6 +296,13 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "scope": "read|write|admin|read:user|repo|email|profile|openid|public|private|global|local",
         "delimiter": ",|;|\t|||:|tab|comma|semicolon|pipe",
         "resolution": "1920x1080|1280x720|3840x2160|2560x1440|800x600|1024x768|4K|1080p|720p|480p",
+        "ticket_resolution": "Reset the password and sent a new sign-in link.|Refunded the duplicate charge.|"
+        "Replaced the damaged item at no cost.|Cleared the browser cache; the page loads again.|"
+        "Updated the billing address on the account.|Reissued the invoice with the right VAT number.|"
+        "Escalated to the carrier; the parcel was redelivered.|Restored the deleted project from backup.|"
+        "Fixed in release 2.4.1.|Duplicate of an earlier ticket; closed.|Customer confirmed it works now.|"
+        "Could not reproduce; closed after no reply.",
+        "order_source": "web|mobile app|phone|in-store|marketplace|email|social media|partner",
         "direction": "north|south|east|west|northeast|northwest|southeast|southwest|inbound|outbound|"
         "ascending|descending|asc|desc|left|right|up|down",
         "region": "North America|South America|Europe|Asia|Africa|Oceania|Middle East|Asia Pacific|"
