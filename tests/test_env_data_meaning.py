@@ -444,3 +444,6 @@ def test_a_word_of_many_meanings_is_read_as_its_table_reads_it():
     )
     assert column_meaning("orders", "source", S) == "lex:order_source"
     assert column_meaning("articles", "source", S) == "lex:source"
+    # a person's pronouns and salutation are words of their own, never a person's name ("pronouns Darrell Ingram")
+    assert column_meaning("employees", "pronouns", S) == "lex:pronouns"
+    assert column_meaning("contacts", "salutation", S) == "lex:salutation"

@@ -252,6 +252,8 @@ lex:role: role
 lex:department: department
 lex:industry: industry
 lex:skill: skill skills
+lex:pronouns: pronouns pronoun
+lex:salutation: salutation honorific
 lex:plan: plan tier subscription
 lex:weekday: weekday
 lex:frequency: frequency interval

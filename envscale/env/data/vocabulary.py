@@ -296,6 +296,8 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "scope": "read|write|admin|read:user|repo|email|profile|openid|public|private|global|local",
         "delimiter": ",|;|\t|||:|tab|comma|semicolon|pipe",
         "resolution": "1920x1080|1280x720|3840x2160|2560x1440|800x600|1024x768|4K|1080p|720p|480p",
+        "pronouns": "she/her|he/him|they/them|she/they|he/they",
+        "salutation": "Mr|Ms|Mrs|Mx|Dr|Prof",
         "ticket_resolution": "Reset the password and sent a new sign-in link.|Refunded the duplicate charge.|"
         "Replaced the damaged item at no cost.|Cleared the browser cache; the page loads again.|"
         "Updated the billing address on the account.|Reissued the invoice with the right VAT number.|"
