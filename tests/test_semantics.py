@@ -331,3 +331,13 @@ def test_an_act_at_the_end_of_a_route_acts_on_its_rows_never_makes_a_table_of_th
     an `adds` row, YNAB's import an `imports` row; Google's `POST /v1/{name}:cancel` made a new job."""
     meaning = tool_meaning(name, "", {}, {"method": method, "path": path})
     assert (meaning.effect, meaning.entity) == (effect, entity)
+
+
+def test_a_place_or_a_currency_named_like_a_bound_is_a_value_never_a_range():
+    """Blind readers: `get_flight_cost(travel_from, travel_to)` compared city names with `>=` and `<=`. A string that
+    names a place, a currency or a language is what a row holds; a date or an amount keeps its bound."""
+    S = {"type": "string"}
+    for arg in ("travel_from", "travel_to", "from_city", "to_currency", "to_language"):
+        assert argument_role(arg, S) == "value", arg
+    assert argument_role("date_from", S) == "range_min" and argument_role("created_before", S) == "range_max"
+    assert argument_role("price_to", {"type": "number"}) == "range_max"

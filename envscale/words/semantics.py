@@ -1155,11 +1155,22 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "reference"
     if low in _SEARCH or words in _SEARCH:
         return "search"
-    if _RANGE_MIN.search(words):
-        return "range_min"
-    if _RANGE_MAX.search(words):
-        return "range_max"
+    bound = _RANGE_MIN.search(words) and "range_min" or _RANGE_MAX.search(words) and "range_max"
+    if bound and not (json_type(schema) == "string" and _names_a_place(words)):
+        return bound
     return "value"
+
+
+_PLACE_WORDS = frozenset(
+    "city country currency language lang locale location place airport station address travel destination "
+    "origin region state port stop timezone zone account".split()
+)
+
+
+def _names_a_place(words: str) -> bool:
+    """Whether a string argument named like a bound names where or what, not the end of a range: `travel_from`,
+    `from_city`, `to_currency`, `from_account` (a flight's cost was looked up with `city >= 'Paris'`)."""
+    return bool(set(words.split("_")) & _PLACE_WORDS)
 
 
 def range_column(name: str) -> str:
