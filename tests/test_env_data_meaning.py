@@ -447,3 +447,7 @@ def test_a_word_of_many_meanings_is_read_as_its_table_reads_it():
     # a person's pronouns and salutation are words of their own, never a person's name ("pronouns Darrell Ingram")
     assert column_meaning("employees", "pronouns", S) == "lex:pronouns"
     assert column_meaning("contacts", "salutation", S) == "lex:salutation"
+    # a field that says something happened to an email holds when, never an address ("welcome_email_sent" held one)
+    for column in ("welcome_email_sent", "email_verified", "last_email_opened"):
+        assert column_meaning("customers", column, S).startswith("datetime"), column
+    assert column_meaning("customers", "recipient_email", S) == "email"

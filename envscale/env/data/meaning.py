@@ -826,6 +826,10 @@ _NUMBER_LAST = frozenset(
 `adults`): never a word ("painting", "woman")."""
 
 
+_DONE_WORDS = frozenset("sent verified opened confirmed delivered received viewed clicked signed".split())
+"""Last words of a field that says something happened to what its other words name (`welcome_email_sent`)."""
+
+
 def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     n = column.lower()
     words = name_words(column)
@@ -853,6 +857,9 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         and singular_word(n[:-2]) in _PERSON_WORDS | _PRODUCT_WORDS
     ):
         return "id"
+    if len(words) > 1 and last.lower() in _DONE_WORDS:
+        # `welcome_email_sent`, `email_verified`, `last_email_opened`: when it happened, never an email address
+        return "datetime:-730:0"
     if n in ("to", "from") and re.search(r"\bphone number\b|\bmobile number\b|\bmsisdn\b|\be\.164\b", texts):
         return "phone"  # an SMS's `to`: "The phone number that received the message", never a city
     if n in ("to", "from") and (set(words) | set(name_words(table))) & (
