@@ -262,3 +262,28 @@ def test_a_written_value_is_drawn_in_its_arguments_declared_date_time_format():
             args, _ = valid_call(env, spec["tools"][0], rows, random.Random(seed))
             assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", args["endtime"]), args
             assert env.step("put_meeting", args)["ok"]
+
+
+def test_a_row_keyed_by_an_email_is_keyed_by_its_persons_address():
+    """Blind readers: iQualify's users were keyed by `user_email` = `use_0001`. A key that is an email is an
+    address, of the person the row names, and a new row's key reads like the others."""
+    S = {"type": "string"}
+    spec = {
+        "name": "school",
+        "tools": [],
+        "tables": {
+            "users": {
+                "primary_key": "user_email",
+                "columns": {"user_email": S, "first_name": S, "last_name": S},
+            },
+            "enrolments": {
+                "primary_key": "id",
+                "columns": {"id": S, "user_email": {**S, "references": "users"}},
+            },
+        },
+    }
+    users = generate_state(spec, seed=1)["users"]
+    fmt = key_formats(spec)["users"]
+    for i, user in enumerate(users, 1):
+        assert user["user_email"].endswith("@example.com") and fmt.serial(user["user_email"]) == i, user
+        assert user["user_email"].startswith(f"{user['first_name'].lower()}."), user

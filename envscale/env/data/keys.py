@@ -111,6 +111,7 @@ class KeyFormat:
     stem: str = ""
     schemas: tuple[dict[str, Any], ...] = ()
     person: bool = False
+    email: bool = False
 
     def make(self, number: int) -> Any:
         """The key numbered `number` (from 1): `7`, `"7"`, `cus_0007` or a name ending in `07`."""
@@ -130,7 +131,7 @@ class KeyFormat:
         if self.kind == "digits":
             return int(key) if key.isdigit() else 0
         if self.kind == "name":
-            found = _TRAILING_NUMBER.search(key)
+            found = _TRAILING_NUMBER.search(key.split("@")[0] if self.email else key)
             return int(found.group(1)) if found else 0
         prefix = id_prefix(self.table) + "_"
         number = key[len(prefix) :]
@@ -147,6 +148,11 @@ class KeyFormat:
     def _name(self, number: int) -> str:
         n = f"{number:02d}"
         stem = self.stem
+        if self.email:  # a row keyed by an email: its person's address (`maria.lopez07@example.com`)
+            first, last = (re.sub(r"[^a-z]", "", w.lower()) for w in self.person_of(number) or ("", ""))
+            for address in (f"{first}.{last}{n}@example.com", f"{first[:1]}{last}{n}@example.com"):
+                if self._fits(address):
+                    return address
         if self.person:
             first, last = (re.sub(r"[^a-z]", "", w.lower()) for w in self.person_of(number) or ("", ""))
             options, seps = [(first, last), (first[:1] + last,), (first,)], (".", "_", "", "-")
@@ -215,7 +221,9 @@ def key_formats(
             columns = [(table, pk), *referencing[table]]
             schemas = tuple(s for place in columns for s in bound.get(place, []) if isinstance(s, dict))
             names = [*(c for _, c in columns), *(a for place in columns for a in arguments.get(place, ()))]
-            if _names(names, schemas):
+            if name_words(pk)[-1:] in (["email"], ["mail"]):  # iQualify's users keyed by `user_email`
+                out[table] = KeyFormat(table, "name", "", schemas, person=True, email=True)
+            elif _names(names, schemas):
                 person = singular(table.lower()).split("_")[-1] in PERSON_ENTITIES or any(
                     set(name_words(name)[-1:]) & _HANDLE_WORDS for name in names
                 )
