@@ -1107,3 +1107,34 @@ def test_a_number_declared_a_string_inside_an_object_is_a_number():
         made = schema_value(dock, random.Random(seed), dt.datetime(2025, 6, 1), name="warehouse_docks")
         for n in names:
             assert re.fullmatch(r"\d+(\.\d+)?", made[n]), made
+
+
+def test_one_example_of_a_title_does_not_title_every_row():
+    """Blind readers: every event of a world was titled "20th anniversary event", the one example of its API's
+    schema. Titles and names come from the spec's examples only where it gives several."""
+    S = {"type": "string"}
+    example = {"type": "string", "examples": ["20th anniversary event"]}
+    spec = {
+        "name": "maps",
+        "tables": {"events": table({"event_id": {"type": "integer"}, "title": S})},
+        "tools": [
+            {
+                "name": "update_event",
+                "description": "",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer"}, "title": example},
+                    "required": ["id"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "events",
+                    "key": {"event_id": "id"},
+                    "set": {"title": "title"},
+                },
+            }
+        ],
+    }
+    titles = [r["title"] for r in generate_state(spec, seed=1)["events"] if r["title"]]
+    assert len(set(titles)) >= len(titles) - 2 and titles.count("20th anniversary event") <= 1, titles

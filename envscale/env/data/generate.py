@@ -365,7 +365,8 @@ def _names_of_referenced_rows(
             by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
             accepts = [acceptor(a) for a in bound.get((table, column), [])]
             for row in state[table]:
-                value = by_key.get(row.get(ref_column))
+                key = row.get(ref_column)
+                value = by_key.get(key)
                 if (
                     isinstance(value, str)
                     and row.get(column) is not None
@@ -373,6 +374,8 @@ def _names_of_referenced_rows(
                     and all(a(value) for a in accepts)
                 ):
                     row[column] = value
+                elif value is None and key in by_key and is_nullable(tspec, column):
+                    row[column] = None  # the project has no title: its timesheet names none either
 
 
 _COPIED_MEANINGS = frozenset("email person first_name last_name username phone company".split())
