@@ -1019,3 +1019,50 @@ def test_a_create_whose_key_the_client_may_leave_out_makes_the_key_itself():
     assert made["ok"], made
     key = spec["tables"][insert["operation"]["table"]]["primary_key"]
     assert env.step("GetEvent", {"calendarId": calendar, "eventId": made["result"][key]})["ok"]
+
+
+def test_the_callers_row_is_a_users_where_the_api_keeps_accounts_of_its_own():
+    """Blind readers: YNAB's and PocketSmith's bank accounts were the one-row session table ("accounts is the one-row
+    session table", "users and accounts merged into one session row"). Where accounts are rows the API keys, the
+    caller's own row is a user's, and the accounts are many."""
+    path = {**_S, "x-in": "path"}
+    account = {"type": "object", "properties": {"id": _S, "name": _S, "balance": {"type": "number"}}}
+    user = {"type": "object", "properties": {"id": _S, "email": _S}}
+    tools = [
+        api_tool("getUser", "GET", "/user", {}, [], user, group="Budget API"),
+        api_tool(
+            "getAccounts", "GET", "/budgets/{budget_id}/accounts", {"budget_id": path}, ["budget_id"], account
+        ),
+        api_tool(
+            "getAccountById",
+            "GET",
+            "/budgets/{budget_id}/accounts/{account_id}",
+            {"budget_id": path, "account_id": path},
+            ["budget_id", "account_id"],
+            account,
+            group="Budget API",
+        ),
+        api_tool(
+            "getBudgets",
+            "GET",
+            "/budgets",
+            {},
+            [],
+            {"type": "object", "properties": {"id": _S}},
+            "Budget API",
+        ),
+    ]
+    for tool in tools:
+        tool["group"] = "Budget API"
+    spec = infer_spec(
+        {"domain_id": 0, "name": "budget", "groups": {"Budget API": 4}}, tools, rows=6, seed=0
+    ).spec
+    validate_spec(spec)
+    assert spec["session"]["table"] != "accounts", spec["session"]
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert (
+        ops["getAccountById"]["table"] == "accounts" and ops["getUser"]["table"] == spec["session"]["table"]
+    )
+    env = Environment(spec)
+    env.reset(seed=0)
+    assert len(env.dump()["accounts"]) > 1

@@ -708,6 +708,10 @@ def infer_spec(
             return tables.table(m.entity), None  # `getCommentsByArticleId`: comments, filtered by article
         if singleton is None:
             singleton = _singleton_table(domain)
+            if singleton == "account" and keyed.get("account"):
+                # YNAB's `/budgets/{b}/accounts/{a}`, PocketSmith's accounts: the bank accounts are rows of their
+                # own, and the caller's row is its user's, never one more of them
+                singleton = next((w for w in ("user", "profile") if not keyed.get(w)), singleton)
             tables.session = ident(plural(singleton))
         return tables.table(singleton), None
 
