@@ -29,14 +29,14 @@ from envscale.tasks.build import TasksConfig, generate_tasks
 def tasks(fixture_environments, tmp_path_factory):
     # the first seed whose splits each hold 10 tasks or more, read, write and policy ones among them, and whose
     # train split holds three environments
-    for seed in range(1, 9):
+    for seed in range(1, 17):
         config = TasksConfig(tasks_per_env=15, test_env_share=0.3, test_task_share=0.5, seed=seed)
         art = generate_tasks(fixture_environments, config, tmp_path_factory.mktemp("rl") / "tasks")
         splits = [art.load("tasks", split)["kind"] for split in ("train", "test")]
         worlds = set(art.load("tasks", "train")["environment"])
         if len(worlds) >= 3 and all(len(k) >= 10 and {"read", "write", "policy"} <= set(k) for k in splits):
             return art
-    raise AssertionError("no seed of 1-8 gives both splits 10 tasks with read, write and policy ones")
+    raise AssertionError("no seed of 1-16 gives both splits 10 tasks with read, write and policy ones")
 
 
 @pytest.fixture(scope="module")
