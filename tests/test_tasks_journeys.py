@@ -693,6 +693,22 @@ def test_a_thing_is_not_named_by_its_persons_email_nor_a_person_by_their_job_tit
     assert finding.rank(e, "customers", "title") > finding.rank(e, "customers", "name")
     assert finding.rank(e, "products", "name") < finding.rank(e, "orders", "email")
     e.env.close()
+    # blind readers: "the supplier titled "Airline pilot"" (its contact's job), "the user whose company name is
+    # Davis-Jones" (one of the company's people)
+    spec["tables"]["suppliers"] = {
+        "primary_key": "supplier_id",
+        "columns": {
+            "supplier_id": {"type": "string"},
+            "contact_name": {"type": "string"},
+            "title": {"type": "string"},
+        },
+    }
+    spec["tables"]["customers"]["columns"]["company_name"] = {"type": "string"}
+    e = Env({"spec": spec}, TasksConfig())
+    late = finding.IDENTIFYING.index("date")  # after every name, title, email and company
+    assert finding.rank(e, "suppliers", "title") >= late and finding.rank(e, "products", "name") < late
+    assert finding.rank(e, "customers", "company_name") >= late
+    e.env.close()
 
 
 def test_a_refusal_or_a_decision_on_a_row_already_in_its_state_is_never_held_back_as_one_call():

@@ -153,13 +153,34 @@ def rank(e: Env, table: str, column: str) -> int:
     person = singular(table).split("_")[-1] in _PERSON_WORDS
     if meaning == "email" and not person:
         return late  # a meeting's email is its organizer's: not how a meeting is named
-    if meaning == "title" and person:
-        return late  # a contact's title is a job title: a person is named by their name
+    if meaning == "title" and (person or _names_people(e, table)):
+        # a contact's title is a job title: a person is named by their name, and a supplier whose rows name a
+        # person is not "the supplier titled "Airline pilot""
+        return late
+    if meaning == "company" and person:
+        return late  # "the user whose company name is Davis-Jones": many people work for one company
     if meaning == "date" and not _own_date(table, column):
         return len(
             IDENTIFYING
         )  # "the mandate whose latest direct debit date is ...": no one knows it by that
     return IDENTIFYING.index(meaning) if meaning in IDENTIFYING else len(IDENTIFYING)
+
+
+_PERSON_COLUMNS = (
+    "first_name",
+    "firstname",
+    "last_name",
+    "lastname",
+    "full_name",
+    "fullname",
+    "contact_name",
+)
+
+
+def _names_people(e: Env, table: str) -> bool:
+    """Whether a table's rows name a person (`first_name`, `contact_name`): its `title` is that person's job."""
+    columns = e.spec["tables"][table]["columns"]
+    return any(c.lower() in _PERSON_COLUMNS for c in columns)
 
 
 _DATE_WORDS = frozenset("date dates time at on utc day".split())
