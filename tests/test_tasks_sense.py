@@ -293,7 +293,15 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
     from envscale.tasks.naming import tool_bindings
 
     tables = {
-        "configs": _table("config_id", "created", "update_fields", "name", "project_category_idfk"),
+        "configs": _table(
+            "config_id",
+            "created",
+            "update_fields",
+            "name",
+            "project_category_idfk",
+            "project_status_code",
+            "currency_code",
+        ),
         "accounts": _table("account_id", "tolerance"),
     }
     update = _spec_tool(
@@ -307,6 +315,8 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
                 "update_fields": "update_fields",
                 "name": "name",
                 "project_category_idfk": "ProjectCategoryIDFK",
+                "project_status_code": "ProjectStatusCode",
+                "currency_code": "CurrencyCode",
             },
         },
     )
@@ -332,6 +342,8 @@ def test_columns_no_one_sets_and_ids_the_session_row_ignores():
     assert sets("name") is None
     # a blind reader: "change its budget amount to 174590.36 and the project category idfk to 1"
     assert sets("ProjectCategoryIDFK")[0] == "key_column"
+    # "set its project status code to MC-9686": a status is picked by its label; a currency's code is what it is
+    assert sets("ProjectStatusCode")[0] == "coded_column" and sets("CurrencyCode") is None
     said = GoldCall(
         "Changetolerance",
         {"value": 129.5, "creditAccountId": "206ff76d"},

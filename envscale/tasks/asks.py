@@ -381,7 +381,18 @@ def sets_what_no_one_asks(call: GoldCall, binds: dict, stated: list[str], props:
             return "request_body_column", f"{call.tool}.{arg} sets {binds[arg].column}"
         if words & _FOREIGN_KEY_WORDS:  # Avaza's `ProjectCategoryIDFK`: "set the project category idfk to 1"
             return "key_column", f"{call.tool}.{arg} sets {binds[arg].column}, a key no person states"
+        if (
+            tokens(binds[arg].column)[-1:] == ["code"]
+            and words & _CODED
+            and not (props.get(arg) or {}).get("enum")
+        ):
+            # "set its project status code to MC-9686": a status or a type is picked by its label, its code is the
+            # system's (an `enum` of codes is a list to pick from, and stays)
+            return "coded_column", f"{call.tool}.{arg} sets {binds[arg].column}, a code no person makes up"
     return None
+
+
+_CODED = frozenset("status type category kind class billable state".split())
 
 
 def session_row_named(e: Env, tool: dict, call: GoldCall, binds: dict) -> Drop | None:
