@@ -1138,3 +1138,28 @@ def test_one_example_of_a_title_does_not_title_every_row():
     }
     titles = [r["title"] for r in generate_state(spec, seed=1)["events"] if r["title"]]
     assert len(set(titles)) >= len(titles) - 2 and titles.count("20th anniversary event") <= 1, titles
+
+
+def test_an_address_objects_street_line_and_country_code_are_of_its_city():
+    """Blind readers: a partner's address `{"address": "9331 Smith Avenue, Minneapolis, MN 11991", "city": "Dubai",
+    "country_code": "TJ"}`: the street line is a street of the object's city, and an enum of country codes gives
+    the city's own where it has it."""
+    codes = ["AE", "TJ", "US", "DE", "FR", "GB", "JP", "IN", "BR", "CA", "AU", "MX", "ES", "IT", "NL", "PL"]
+    shape = {
+        "type": "object",
+        "properties": {
+            "address": {"type": "string"},
+            "city": {"type": "string"},
+            "country_code": {"type": "string", "enum": codes},
+        },
+        "required": ["address", "city", "country_code"],
+    }
+    from envscale.env.data.vocabulary import PLACES
+
+    by_city = {p.city: p for p in PLACES}
+    for seed in range(20):
+        made = schema_value(shape, random.Random(seed), dt.datetime(2025, 6, 1), name="address")
+        assert "," not in made["address"], made
+        place = by_city[made["city"]]
+        if place.country_code in codes:
+            assert made["country_code"] == place.country_code, made

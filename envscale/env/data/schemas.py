@@ -256,7 +256,8 @@ def _one_place(
         and isinstance(value, str | int | float)
         and not isinstance(value, bool)
         and (part := _PLACE_PARTS.get(re.sub(r"[^a-z]", "", field.lower())))
-        and not any(k in _schema_of(props, field) for k in ("enum", "const", "pattern", "format"))
+        and not any(k in _schema_of(props, field) for k in ("const", "pattern", "format"))
+        and ("enum" not in _schema_of(props, field) or part in ("country", "country_code", "region"))
     }
     if len(parts) < (
         1 if place else 2
@@ -281,7 +282,29 @@ def _one_place(
         if not _fits_length(schema, made[field]):  # `country` of two letters at most: the code, else as drawn
             code = {"region": place.region_code, "country": place.country_code}.get(part)
             made[field] = code if code is not None and _fits_length(schema, code) else old
+        if isinstance(
+            schema.get("enum"), list
+        ):  # Billingo's country codes: the place's own, where the enum has it
+            spelled = {str(v).lower(): v for v in schema["enum"]}
+            own = (
+                str(place.country_code).lower(),
+                str(place.country).lower(),
+                str(place.region_code).lower(),
+            )
+            made[field] = next((spelled[o] for o in own if o in spelled), old)
+    if any(part == "city" for part in parts.values()):
+        for field, value in made.items():
+            # the street line beside the object's city: "9331 Smith Avenue", not a whole address in another city
+            if (
+                re.sub(r"[^a-z]", "", field.lower()) in _STREET_LINES
+                and isinstance(value, str)
+                and "," in value
+            ):
+                made[field] = value.split(",")[0].strip()
     return made
+
+
+_STREET_LINES = frozenset("address addressline addressline1 address1 line1 street streetaddress".split())
 
 
 def _schema_of(props: dict[str, Any], field: str) -> dict[str, Any]:
