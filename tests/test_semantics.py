@@ -341,3 +341,14 @@ def test_a_place_or_a_currency_named_like_a_bound_is_a_value_never_a_range():
         assert argument_role(arg, S) == "value", arg
     assert argument_role("date_from", S) == "range_min" and argument_role("created_before", S) == "range_max"
     assert argument_role("price_to", {"type": "number"}) == "range_max"
+
+
+def test_a_resource_named_like_a_compute_verb_is_read_not_computed():
+    """Blind readers: Avaza's `Estimate_Get` (`GET /api/Estimate`) was left out as "a pure computation": its estimates
+    are rows. A compute verb acting on what comes before it in a route still computes."""
+    for name, path in (("Estimate_Get", "/api/Estimate"), ("Estimate_GetByID", "/api/Estimate/{id}")):
+        assert tool_meaning(name, "", {}, {"method": "GET", "path": path}).effect == "read", name
+    assert (
+        tool_meaning("calculate_tax", "", {}, {"method": "GET", "path": "/tax/calculate"}).effect
+        == "computation"
+    )

@@ -531,8 +531,30 @@ def route_computation(path: Any) -> str | None:
     return None
 
 
+def _route_noun(path: Any, word: str) -> bool:
+    """Whether a route names `word` as a resource (Avaza's `GET /api/Estimate`: estimates are rows, not a sum)."""
+    if not isinstance(path, str):
+        return False
+    after_noun = False  # `/shipping/estimate`, `/tax/calculate`: an act on what comes before, no resource
+    for seg in (s for s in path.strip("/").split("/") if s):
+        if seg.startswith(("{", ":")):
+            after_noun = False
+        elif re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|public", seg.lower()):
+            continue
+        elif singular("_".join(tokens(seg))) == word and not after_noun:
+            return True
+        else:
+            after_noun = True
+    return False
+
+
 def computation_reason(
-    name: str, description: str = "", parameters: dict | None = None, *, routed: bool = False
+    name: str,
+    description: str = "",
+    parameters: dict | None = None,
+    *,
+    routed: bool = False,
+    path: str | None = None,
 ) -> str | None:
     """Why a tool is a pure computation (no state to read or change), or `None`.
 
@@ -554,7 +576,7 @@ def computation_reason(
     for pair in nouns & _NOT_COMPUTED:
         nouns -= set(pair.split("_")) | {pair}
     first_sentence = re.split(r"(?<=[.!?])\s", (description or "").strip(), maxsplit=1)[0][:300]
-    if verb in COMPUTE_VERBS and verb not in ("add", "generate"):
+    if verb in COMPUTE_VERBS and verb not in ("add", "generate") and not _route_noun(path, verb):
         return f"compute verb {verb!r} and no key argument"
     if verb == "add" and props and all(json_type(s) in ("number", "integer") for s in props.values()):
         return "adds numbers"
@@ -1061,7 +1083,9 @@ def tool_meaning(
     if reason is not None:
         verb, _ = _verb_of(tokens(name), method_start(name), described_read)
         return ToolMeaning(verb, "computation", None, None, (), reason)
-    reason = computation_reason(name, description, parameters, routed=bool(notes.get("path")))
+    reason = computation_reason(
+        name, description, parameters, routed=bool(notes.get("path")), path=notes.get("path")
+    )
     if reason is not None and notes.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
         verb, _ = _verb_of(tokens(name), method_start(name), described_read)
         return ToolMeaning(verb, "computation", None, None, (), reason)
