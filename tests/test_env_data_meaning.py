@@ -451,3 +451,14 @@ def test_a_word_of_many_meanings_is_read_as_its_table_reads_it():
     for column in ("welcome_email_sent", "email_verified", "last_email_opened"):
         assert column_meaning("customers", column, S).startswith("datetime"), column
     assert column_meaning("customers", "recipient_email", S) == "email"
+
+
+def test_a_twelve_hour_clock_template_gives_one_marker():
+    """Blind readers: a trading bot's current time "16:45 PM/PM" (the template "HH:MM AM/PM" read as two markers)."""
+    import datetime as dt
+
+    from envscale.env.data.meaning import described_format
+
+    fmt = described_format("the current time in the format hh:mm am/pm")
+    assert dt.datetime(2025, 1, 1, 16, 45).strftime(fmt) == "04:45 PM"
+    assert described_format("a date as 'mm/dd/yyyy'") == "%m/%d/%Y"

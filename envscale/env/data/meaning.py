@@ -1344,7 +1344,10 @@ _PLACEHOLDER_WORDS = frozenset(
 def described_format(texts: str) -> str | None:
     """The `strftime` format of a date/time template in a description ("formatted as 'MM/DD/YYYY'")."""
     for match in _TEMPLATE.finditer(texts):
-        parts = re.split(r"([-/.: t])", match.group(1), flags=re.IGNORECASE)
+        template = re.sub(
+            r"\b(?:AM/PM|A\.M\./P\.M\.)", "AM", match.group(1), flags=re.IGNORECASE
+        )  # one marker
+        parts = re.split(r"([-/.: t])", template, flags=re.IGNORECASE)
         out, hour = [], False
         for part in parts:
             token = part.upper()
@@ -1366,7 +1369,9 @@ def described_format(texts: str) -> str | None:
             else:
                 out.append("T" if part in ("t", "T") else part)
         fmt = "".join(out)
-        if fmt.count("%Y") < 2 and ("%d" in fmt or "%H" in fmt or "%m" in fmt):
+        if "%p" in fmt:  # "HH:MM AM/PM": a twelve-hour clock ("4:45 PM", never "16:45 PM/PM")
+            fmt = fmt.replace("%H", "%I")
+        if fmt.count("%Y") < 2 and ("%d" in fmt or "%H" in fmt or "%I" in fmt or "%m" in fmt):
             return fmt
     return None
 
