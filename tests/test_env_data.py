@@ -1163,3 +1163,22 @@ def test_an_address_objects_street_line_and_country_code_are_of_its_city():
         place = by_city[made["city"]]
         if place.country_code in codes:
             assert made["country_code"] == place.country_code, made
+
+
+def test_a_gift_card_expires_after_it_is_issued():
+    """Blind readers: "gift cards expire before they are issued" (`issue_date` and `expiration_date`, `created_at`
+    and `expires_at` drawn apart): a pair out of order is put in order."""
+    from envscale.env.data.generate import _order_pairs
+
+    S = {"type": "string"}
+    tspec = table({"id": S, "issue_date": S, "expiration_date": S, "created_at": S, "expires_at": S})
+    columns = {
+        "id": ["g1"],
+        "issue_date": ["2025-06-01"],
+        "expiration_date": ["2024-01-01"],
+        "created_at": ["2025-06-01T10:00:00Z"],
+        "expires_at": ["2024-06-01T10:00:00Z"],
+    }
+    _order_pairs(tspec, columns, 1, "gift_cards")
+    assert columns["issue_date"][0] < columns["expiration_date"][0], columns
+    assert columns["created_at"][0] < columns["expires_at"][0], columns

@@ -784,7 +784,10 @@ _STAYS = frozenset("reservation booking stay hotel room guest visit lodging".spl
 """Rows of a stay: it arrives before it departs."""
 _PAIRS = (("start", "end"), ("created", "updated"), ("check_in", "check_out"), ("checkin", "checkout"),
           ("departure", "return"), ("departure", "arrival"), ("from", "to"), ("begin", "finish"),
-          ("opened", "closed"), ("start", "finish"), ("issued", "expires"), ("issue", "expiry"))  # fmt: skip
+          ("opened", "closed"), ("start", "finish"), ("issued", "expires"), ("issue", "expiry"),
+          ("issue", "expiration"), ("issued", "expiry"), ("created", "expires"), ("created", "expiry"),
+          ("created", "expiration"))  # fmt: skip
+"""A gift card expires after it is issued or created (blind readers: "gift cards expire before they are issued")."""
 
 
 def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, table: str = "") -> None:
