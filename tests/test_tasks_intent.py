@@ -869,9 +869,14 @@ def test_a_user_who_runs_the_service_is_its_staff_though_they_hold_an_account(st
         STORE, [GoldCall("cancel_order", {"order_id": order["order_id"]}, {"order_id": "user"}, write=True)]
     )
     mine = TaskDraft(store["name"], "write", cancel, user_facts=named(store, cancel))
+    # "a customer of an online shop" deleted orders and payments: a customer cancels an order, the shop deletes it
+    done = next(o for o in rows["orders"] if o["status"] == "cancelled")
+    gone = run(STORE, [GoldCall("delete_order", {"order_id": done["order_id"]}, {"order_id": "user"}, write=True)])
+    deleted = TaskDraft(store["name"], "write", gone, user_facts=named(store, gone))
     for seed in range(3):
         assert "customer" not in write_instructions(staff, store, random.Random(seed)).persona
         assert write_instructions(mine, store, random.Random(seed)).persona.startswith("You are a customer")
+        assert "customer" not in write_instructions(deleted, store, random.Random(seed)).persona
 
 
 def test_a_row_among_a_persons_rows_is_theirs_though_the_person_is_found_at_a_place():

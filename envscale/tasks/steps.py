@@ -115,6 +115,9 @@ STAFF_VERBS = frozenset(
     "invoice triage moderate provision deprovision restock".split()
 )
 """Words of a tool or its verb that run the service (start an order's handling, capture a payment, ship it)."""
+_RECORDS = frozenset("order payment invoice transaction refund charge shipment receipt".split())
+"""Records of money and goods that only the service deletes (blind readers: "a customer of an online shop" deleted
+orders and payments)."""
 
 
 class Steps:
@@ -154,8 +157,11 @@ class Steps:
         )
         # ... and a session's account holder who changes another person's row (suspends a user, deletes a
         # customer) is the service's staff, not its customer
-        others = self._acts_on_other_people() or self._staff_act()
-        self.customer = bool((self.session and not others) or (touches and not derived and len(people) <= 1))
+        staff = self._staff_act()
+        others = self._acts_on_other_people() or staff
+        self.customer = bool(
+            (self.session and not others) or (touches and not derived and len(people) <= 1 and not staff)
+        )
         self.self_value = self._self_value()
 
     # -- reading calls
@@ -315,6 +321,8 @@ class Steps:
             words = set(tokens(str(step.tool.get("name") or ""))) | set(tokens(step.verb or ""))
             if words & STAFF_VERBS:
                 return True
+            if step.kind == "delete" and {singular(w) for w in tokens(step.table)} & _RECORDS:
+                return True  # a customer cancels an order; only the shop deletes it, or a payment
         return False
 
     def _self_value(self) -> Any:
