@@ -462,3 +462,33 @@ def test_a_twelve_hour_clock_template_gives_one_marker():
     fmt = described_format("the current time in the format hh:mm am/pm")
     assert dt.datetime(2025, 1, 1, 16, 45).strftime(fmt) == "04:45 PM"
     assert described_format("a date as 'mm/dd/yyyy'") == "%m/%d/%Y"
+
+
+def test_a_pet_is_aged_and_bred_as_a_pet():
+    """Blind readers: "a reptile of breed 'elephant', aged 68" (a pet's age read as a person's, its breed as any
+    animal)."""
+    S = {"type": "string"}
+    assert column_meaning("pet_profiles", "age", {"type": "integer"}) == "num:pet_age"
+    assert column_meaning("users", "age", {"type": "integer"}) == "num:age"
+    assert (
+        column_meaning("pets", "breed", S) == "lex:breed"
+        and column_meaning("pets", "species", S) == "lex:pet_species"
+    )
+    assert column_meaning("observations", "species", S) == "lex:species"
+    from envscale.env import generate_state
+
+    spec = {
+        "name": "vet",
+        "tools": [],
+        "tables": {
+            "pets": {
+                "primary_key": "id",
+                "columns": {"id": S, "species": S, "breed": S, "age": {"type": "integer"}},
+            }
+        },
+    }
+    pets = generate_state(spec, seed=1)["pets"]
+    dogs = {"Labrador Retriever", "German Shepherd", "Golden Retriever", "French Bulldog", "Beagle", "Poodle"}
+    assert all(p["breed"] in dogs for p in pets if p["species"] == "dog")
+    assert all(p["breed"] is None for p in pets if p["species"] not in ("dog", "cat")), pets
+    assert all(1 <= p["age"] <= 15 for p in pets if p["age"] is not None), pets

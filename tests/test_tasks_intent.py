@@ -871,7 +871,9 @@ def test_a_user_who_runs_the_service_is_its_staff_though_they_hold_an_account(st
     mine = TaskDraft(store["name"], "write", cancel, user_facts=named(store, cancel))
     # "a customer of an online shop" deleted orders and payments: a customer cancels an order, the shop deletes it
     done = next(o for o in rows["orders"] if o["status"] == "cancelled")
-    gone = run(STORE, [GoldCall("delete_order", {"order_id": done["order_id"]}, {"order_id": "user"}, write=True)])
+    gone = run(
+        STORE, [GoldCall("delete_order", {"order_id": done["order_id"]}, {"order_id": "user"}, write=True)]
+    )
     deleted = TaskDraft(store["name"], "write", gone, user_facts=named(store, gone))
     for seed in range(3):
         assert "customer" not in write_instructions(staff, store, random.Random(seed)).persona

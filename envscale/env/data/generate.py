@@ -565,6 +565,7 @@ def _build_table(
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
     _open_rows_have_not_ended(tspec, columns, n)
     _flags_agree_with_status(tspec, columns, n)
+    _breed_of_its_species(tspec, columns, n)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
@@ -994,6 +995,36 @@ _OPEN_STATUSES = frozenset(
     "requested|submitted".split("|")
 )
 """Statuses of a row that has not ended: it holds no moment of its end (a ticket "open" with `completed_at`)."""
+
+
+_BREEDS = {
+    "dog": (
+        "Labrador Retriever",
+        "German Shepherd",
+        "Golden Retriever",
+        "French Bulldog",
+        "Beagle",
+        "Poodle",
+    ),
+    "cat": ("Siamese", "Maine Coon", "Persian", "Bengal", "Ragdoll", "British Shorthair"),
+}
+"""Breeds of the species that have them by name; a rabbit or a parrot is of no listed breed."""
+
+
+def _breed_of_its_species(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A pet's breed is one of its species (blind readers: a reptile of breed "elephant"; a rabbit of breed Beagle)."""
+    species = next(
+        (c for c in tspec["columns"] if c.lower() in ("species", "pet_species", "animal_type")), None
+    )
+    breed = next((c for c in tspec["columns"] if c.lower() in ("breed", "pet_breed")), None)
+    if species is None or breed is None or tspec["columns"][breed].get("type") != "string":
+        return
+    for i in range(n):
+        kind = str(columns[species][i] or "").strip().lower()
+        if kind in _BREEDS:
+            columns[breed][i] = _BREEDS[kind][i % len(_BREEDS[kind])]
+        elif columns[breed][i] is not None and is_nullable(tspec, breed):
+            columns[breed][i] = None
 
 
 def _status_of(tspec: dict[str, Any]) -> str | None:

@@ -199,7 +199,8 @@ lex:genre: genre genres
 lex:sport: sport
 lex:cuisine: cuisine
 lex:diet: diet
-lex:species: species animal pet breed
+lex:species: species animal pet
+lex:breed: breed
 lex:substance: substance compound chemical element gas particle molecule
 lex:planet: planet
 lex:religion: religion
@@ -785,6 +786,8 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     context = f"{texts} {table}"
     if meaning == "lex:resolution" and words & _TICKET_WORDS:
         return "lex:ticket_resolution"
+    if meaning == "lex:species" and words & _ANIMALS:
+        return "lex:pet_species"  # a pet is a dog or a cat, never a whale
     if meaning == "lex:source" and words & {
         "order",
         "sale",
@@ -1288,6 +1291,8 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "id"
     if {"height"} & words and (column.lower().endswith("_m") or "meter" in texts):
         return "num:height_m"
+    if "age" in words and {singular_word(w) for w in name_words(table)} & _ANIMALS:
+        return "num:pet_age"  # a pet of 68 (an age read as a person's)
     if {"weekday", "dow"} & words or {"week", "day"} <= words:  # `week_start_day`: a day of the week
         return "num:weekday"
     if {"month", "day"} <= words:  # `billing_day_of_month`: a day of the month
@@ -1307,8 +1312,9 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
 
 NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
-    "weekday": (0, 6, 0), "monthday": (1, 28, 0),
+    "weekday": (0, 6, 0), "monthday": (1, 28, 0), "pet_age": (1, 15, 0),
 }  # fmt: skip
+_ANIMALS = frozenset("pet animal dog cat horse puppy kitten livestock".split())
 
 
 # ----------------------------------------------------------------------------------------------

@@ -173,6 +173,9 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "Carbonara|Sushi Platter|Fish Tacos|Ramen|Falafel Wrap|Greek Salad|Lasagna|Paella|Pho|Bibimbap|"
         "Chicken Curry|Cheeseburger|Mushroom Risotto|Pancakes|Chocolate Cake|Guacamole|Lentil Soup|"
         "Grilled Salmon|Beef Stew|Tiramisu|Vegetable Stir Fry",
+        "pet_species": "dog|cat|rabbit|hamster|parrot|guinea pig|bearded dragon",
+        "breed": "Labrador Retriever|German Shepherd|Golden Retriever|French Bulldog|Beagle|Poodle|Dachshund|"
+        "Border Collie|Siamese|Maine Coon|Persian|Bengal|Ragdoll|mixed breed",
         "species": "dog|cat|horse|rabbit|parrot|goldfish|hamster|cow|sheep|goat|lion|tiger|elephant|"
         "giraffe|zebra|wolf|fox|deer|bear|eagle|dolphin|whale|shark|penguin|koala|panda|salmon|"
         "homo sapiens|canis lupus|felis catus|escherichia coli|drosophila melanogaster|arabidopsis thaliana",
