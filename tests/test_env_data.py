@@ -1182,3 +1182,36 @@ def test_a_gift_card_expires_after_it_is_issued():
     _order_pairs(tspec, columns, 1, "gift_cards")
     assert columns["issue_date"][0] < columns["expiration_date"][0], columns
     assert columns["created_at"][0] < columns["expires_at"][0], columns
+
+
+def test_a_things_plain_person_fields_are_its_one_persons():
+    """Blind readers: a meeting of organizer Zoe Morales with `first_name` Monica and `email` monica.chen@...: a
+    meeting has no name of its own, so its plain person fields are its organizer's. A person's own name stays theirs."""
+    S = {"type": "string"}
+    spec = world(
+        "meetings",
+        12,
+        organizers=table({"organizer_key": {"type": "integer"}, "first_name": S, "email": S}),
+        meetings=table(
+            {
+                "meeting_id": {"type": "integer"},
+                "organizer_key": {"type": "integer", "references": "organizers"},
+                "first_name": S,
+                "email": S,
+            }
+        ),
+        attendees=table(
+            {
+                "attendee_id": {"type": "integer"},
+                "organizer_key": {"type": "integer", "references": "organizers"},
+                "first_name": S,
+            }
+        ),
+    )
+    state = generate_state(spec, seed=1)
+    by_key = {o["organizer_key"]: o for o in state["organizers"]}
+    for m in state["meetings"]:
+        o = by_key[m["organizer_key"]]
+        assert m["first_name"] in (None, o["first_name"]) and m["email"] in (None, o["email"]), (m, o)
+    names = [(a["first_name"], by_key[a["organizer_key"]]["first_name"]) for a in state["attendees"]]
+    assert any(mine != theirs for mine, theirs in names if mine), names  # an attendee keeps their own name

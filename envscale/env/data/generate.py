@@ -41,6 +41,7 @@ from envscale.env.data.meaning import (
     column_texts,
     implicit_references,
     named_values,
+    names_a_person,
     singular_word,
     string_meaning,
 )
@@ -416,7 +417,11 @@ def _copies_of_referenced_rows(
             role = words[0] if len(words) > 1 else ""
             if meaning == "currency":
                 pass  # an invoice line's currency is its invoice's
-            elif meaning not in _COPIED_MEANINGS or role in _NOT_ROLES or role in name_words(singular(table)):
+            elif meaning not in _COPIED_MEANINGS or role in name_words(singular(table)):
+                continue
+            elif role in _NOT_ROLES and (names_a_person(table) or not names_a_person(ref)):
+                # a player's own `name` is never its team's; a meeting's plain `first_name` and `email` are its one
+                # organizer's (blind readers: organizer Zoe Morales, first name Monica, monica.chen@...)
                 continue
             rpk = spec["tables"][ref]["primary_key"]
             by_key = {row[rpk]: row.get(column) for row in state[ref]}

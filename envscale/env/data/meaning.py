@@ -1126,6 +1126,11 @@ def _kind_of(words: Sequence[str]) -> str | None:
 _ACCOUNT_WORDS = frozenset("account profile identity mailbox login".split())
 
 
+def names_a_person(table: str) -> bool:
+    """Whether a row of `table` is a person or an account (`users`, `members`, `organizers`): see `_named_as_person`."""
+    return _named_as_person(table)
+
+
 def _named_as_person(table: str) -> bool:
     """Whether a row of `table` is shown by a person's name (`users`, `members`, an account or a profile, a
     table of `extusers`), so that its `display_name` is a person's, not a group's or a location's."""
