@@ -7,7 +7,7 @@ import pytest
 
 from envscale.env.data.meaning import KEPT_SINGULARS, singular_word
 from envscale.words.inflect import plural, singular
-from envscale.words.names import NAME_MAX, name_words, sanitize_name, tokens
+from envscale.words.names import NAME_MAX, flag_state, name_words, sanitize_name, tokens
 
 
 @pytest.mark.parametrize(
@@ -141,3 +141,14 @@ def test_words_an_api_ran_together_are_split_and_short_words_are_not():
     ):
         assert glued_words(token) == (token,), token
     assert readable_words("assignees") == "assignees"
+
+
+def test_a_yes_no_field_is_named_after_a_state():
+    """One reading of `accepted`, `is_archived`, `isAccepted`, `has_been_paid`: the data, the act that sets it and the
+    closing message read the flag the same way."""
+    assert [flag_state(c) for c in ("accepted", "is_archived", "isAccepted", "has_been_paid")] == [
+        "accepted",
+        "archived",
+        "accepted",
+        "paid",
+    ]

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..words.inflect import plural, singular
-from ..words.names import sanitize_name, tokens
+from ..words.names import flag_state, sanitize_name, tokens
 from ..words.semantics import (
     ACT_STATUS,
     OTHER_ROW_QUALIFIERS,
@@ -1559,8 +1559,7 @@ def _operation_of(
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
         for col, cspec in columns.items():  # `accepted` beside the status: the act that accepts sets it too
-            flag = "_".join(w for w in col.lower().split("_") if w not in ("is", "has", "been"))
-            if col != status and cspec.get("type") == "boolean" and flag == str(target).lower():
+            if col != status and cspec.get("type") == "boolean" and flag_state(col) == str(target).lower():
                 op["fixed"][col] = True
         extra: dict[str, Any] = {
             col: arg for col, arg in values.items() if col != status and col not in op["fixed"]

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..tasks.naming import entity_name
 from ..tasks.wording import cap, format_value, join, participle, plural_phrase, readable_words
+from ..words.names import flag_state
 from ..words.semantics import tool_meaning
 
 __all__ = [
@@ -183,16 +184,11 @@ def describe_write(tool: str, arguments: dict, result: Any, diff: dict) -> Write
     fields = [c for c in named if not _is_key(c) and _said(row[c]) is not None]
     # "cancelled yes and status cancelled": a yes/no named after the status said beside it says it again
     states = {str(row[c]).lower() for c in fields if isinstance(row[c], str)}
-    fields = [c for c in fields if not (isinstance(row[c], bool) and _flag_state(c) in states)][:_MAX_FIELDS]
+    fields = [c for c in fields if not (isinstance(row[c], bool) and flag_state(c) in states)][:_MAX_FIELDS]
     # a delete that answered nothing: "the break point "Main loop"", named by the row its diff removed
     removed = kind == "removed" and table is not None and key is None
     name = _removed_name((diff or {}).get(table), arguments) if removed else None
     return Write(tool, arguments, result, entity, kind, fields, name)
-
-
-def _flag_state(column: str) -> str:
-    """The state a yes/no field is named after: `is_archived` -> `archived`."""
-    return "_".join(w for w in readable_words(column).lower().split() if w not in ("is", "has", "been"))
 
 
 def _verb(write: Write) -> str:

@@ -303,10 +303,8 @@ def _fewer_values(
         if tool["operation"].get("type") == "insert":
             # a new row keeps what a person states first (an expense's amount, a task's title, an event's date):
             # an expense made with an exchange rate and no amount means nothing
-            ranked = sorted(
-                optional, key=lambda a: (not _essential(a), optional.index(a) if a in dropped else -1)
-            )
-            dropped = ranked[room:]
+            # (essential first, then those the draw kept; a stable sort keeps the order within each)
+            dropped = sorted(optional, key=lambda a: (not _essential(a), a in dropped))[room:]
         for arg in sorted(dropped):
             drop_argument(e, draft, call, arg)
         stated = [a for a in stated if a in call.arguments]

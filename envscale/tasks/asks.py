@@ -150,8 +150,7 @@ def askable(table: str | None, column: str, value: Any) -> bool:
     if (
         not read_aloud(column)
         or column.lower() in _ENVELOPE
-        or tokens(column)[-1:]
-        == ["filter"]  # a list's `status_filter` kept as a field: "the status filter of ..."
+        or tokens(column)[-1:] == ["filter"]  # a list's `status_filter` kept as a field
         or api_address(column)
         or "api" in tokens(column)
     ):

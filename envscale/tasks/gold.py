@@ -86,11 +86,7 @@ def answer_values(
     said = {_meaning(table, c, v) for c, v in row.items() if str(v) in given} & _SAID_ONCE
     # "the email address of the timesheet" whose `email` and `user_email` differ: which one? Neither is asked
     meanings = Counter(_meaning(table, c, v) for c, v in row.items() if isinstance(v, str) and v)
-    said |= {
-        m
-        for m, k in meanings.items()
-        if k > 1 and m in _SAID_ONCE and m not in ("named:label", "title:generic")
-    }
+    said |= {m for m, k in meanings.items() if k > 1 and m in _ONE_A_ROW}
     row = {
         c: v
         for c, v in row.items()
@@ -114,7 +110,10 @@ def answer_values(
     return [str(row[c]) for c in chosen]
 
 
-_SAID_ONCE = frozenset(("email", "phone", "person", "username", "named:label", "title:generic"))
+_ONE_A_ROW = frozenset(("email", "phone", "person", "username"))
+"""Meanings a row holds one of: two columns of one (`email`, `user_email`) that differ make "the email of the row"
+a question without an answer."""
+_SAID_ONCE = _ONE_A_ROW | {"named:label", "title:generic"}
 """Meanings of a value the user names a row by that another column of the row repeats (`email`, `user_email`; a
 conversation's `display_name` beside its `name`: "the name of the conversation named ..." asks what was said)."""
 

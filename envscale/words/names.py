@@ -86,6 +86,12 @@ def sanitize_name(name: str) -> str:
     return _NAME_BAD.sub("_", ascii_name).strip("_")[:NAME_MAX]
 
 
+def flag_state(name: str) -> str:
+    """The state a yes/no field is named after: `is_archived`, `isAccepted`, `has_been_paid` -> `archived`,
+    `accepted`, `paid` (words joined by `_`)."""
+    return "_".join(w for w in tokens(name) if w not in ("is", "has", "been"))
+
+
 def name_words(name: str) -> list[str]:
     """`shipToAddress2` -> `["ship", "to", "address"]` (digits dropped)."""
     return list(_split_words(name))

@@ -59,7 +59,7 @@ from envscale.env.data.values import (
 from envscale.env.data.vocabulary import PLACES, PlaceRow, faker_for
 from envscale.env.spec import SpecError, check_row_counts, is_nullable, validate_spec, value_problem
 from envscale.words.inflect import singular
-from envscale.words.names import name_words
+from envscale.words.names import flag_state, name_words
 
 DEFAULT_ROWS = 10
 """Rows per table when `data.rows` does not say (at most `spec.MAX_ROWS_PER_TABLE` either way)."""
@@ -1024,6 +1024,8 @@ def _breed_of_its_species(tspec: dict[str, Any], columns: dict[str, list[Any]], 
     breed = next((c for c in tspec["columns"] if c.lower() in ("breed", "pet_breed")), None)
     if species is None or breed is None or tspec["columns"][breed].get("type") != "string":
         return
+    if "enum" in tspec["columns"][breed]:  # the API's own list of breeds stays
+        return
     for i in range(n):
         kind = str(columns[species][i] or "").strip().lower()
         if kind in _BREEDS:
@@ -1047,9 +1049,7 @@ def _flags_agree_with_status(tspec: dict[str, Any], columns: dict[str, list[Any]
     if status is None:
         return
     flags = {
-        c: "_".join(w.lower() for w in name_words(c) if w.lower() not in ("is", "has", "been"))
-        for c, cs in tspec["columns"].items()
-        if cs.get("type") == "boolean" and c != status
+        c: flag_state(c) for c, cs in tspec["columns"].items() if cs.get("type") == "boolean" and c != status
     }
     known = {str(v).lower() for v in tspec["columns"][status].get("enum") or ()}
     seen = {str(v).strip().lower() for v in columns[status] if isinstance(v, str)}

@@ -869,7 +869,7 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         _MAIL_TABLE_WORDS | {"emails", "mails", "messages"}
     ):
         return "email" if re.search(r"\be-?mail\b", texts) or "mail" in table.lower() else "person"
-    if re.sub(r"[^a-z]", "", n) == "displayname" and not _named_as_person(table):
+    if re.sub(r"[^a-z]", "", n) == "displayname" and not names_a_person(table):
         return _name_meaning(table, [], texts)  # a group's or a location's display name names the group
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
@@ -1127,11 +1127,6 @@ _ACCOUNT_WORDS = frozenset("account profile identity mailbox login".split())
 
 
 def names_a_person(table: str) -> bool:
-    """Whether a row of `table` is a person or an account (`users`, `members`, `organizers`): see `_named_as_person`."""
-    return _named_as_person(table)
-
-
-def _named_as_person(table: str) -> bool:
     """Whether a row of `table` is shown by a person's name (`users`, `members`, an account or a profile, a
     table of `extusers`), so that its `display_name` is a person's, not a group's or a location's."""
     words = [singular_word(w) for w in name_words(table)]

@@ -282,16 +282,14 @@ def _one_place(
         if not _fits_length(schema, made[field]):  # `country` of two letters at most: the code, else as drawn
             code = {"region": place.region_code, "country": place.country_code}.get(part)
             made[field] = code if code is not None and _fits_length(schema, code) else old
-        if isinstance(
-            schema.get("enum"), list
-        ):  # Billingo's country codes: the place's own, where the enum has it
+        if isinstance(schema.get("enum"), list):
+            # Billingo's country codes: the place's own where the enum has it; a country's code or name, a region's
+            # its own (California's `CA` is never Canada's)
             spelled = {str(v).lower(): v for v in schema["enum"]}
             own = (
-                str(place.country_code).lower(),
-                str(place.country).lower(),
-                str(place.region_code).lower(),
+                (place.region_code, place.region) if part == "region" else (place.country_code, place.country)
             )
-            made[field] = next((spelled[o] for o in own if o in spelled), old)
+            made[field] = next((spelled[o] for o in (str(x).lower() for x in own) if o in spelled), old)
     if any(part == "city" for part in parts.values()):
         for field, value in made.items():
             # the street line beside the object's city: "9331 Smith Avenue", not a whole address in another city

@@ -541,6 +541,18 @@ QUERY_WORDS = _lex(
     "electric cars 2024|gluten free bakery"
 )
 
+_REPLIES = (
+    "Looks good to me, thanks!",
+    "Agreed, let's go with this.",
+    "Can we move this to next week?",
+    "Nice find, adding it to my list.",
+    "I had the same question; following.",
+    "Thanks, {first}, this helps.",
+    "Could you add a bit more detail?",
+    "Done on my side.",
+)
+"""What a comment, a reply or a reaction says."""
+
 # What a row's free text says, by the kind of thing the row is (words of its table's name): its notes (`notes`,
 # `instructions`, `comments`) and its prose (`description`, `details`). A recipe's instructions are cooking steps and
 # an employee's description is a line about the employee, never a stock sentence about an order or a lunch. Kinds
@@ -766,26 +778,8 @@ ROW_TEXTS: tuple[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]], ...] =
         frozenset(
             "comment comments reply replies response responses answer answers reaction reactions".split()
         ),
-        (
-            "Looks good to me, thanks!",
-            "Agreed, let's go with this.",
-            "Can we move this to next week?",
-            "Nice find, adding it to my list.",
-            "I had the same question; following.",
-            "Thanks, {first}, this helps.",
-            "Could you add a bit more detail?",
-            "Done on my side.",
-        ),
-        (
-            "Looks good to me, thanks!",
-            "Agreed, let's go with this.",
-            "Can we move this to next week?",
-            "Nice find, adding it to my list.",
-            "I had the same question; following.",
-            "Thanks, {first}, this helps.",
-            "Could you add a bit more detail?",
-            "Done on my side.",
-        ),
+        _REPLIES,  # a comment's note and its text are one thing: a reply
+        _REPLIES,
     ),
 )
 """(kinds, notes, prose) by the words of a row's table; the first kind that matches writes the row's text."""
