@@ -1066,3 +1066,73 @@ def test_the_callers_row_is_a_users_where_the_api_keeps_accounts_of_its_own():
     env = Environment(spec)
     env.reset(seed=0)
     assert len(env.dump()["accounts"]) > 1
+
+
+def test_one_resource_under_two_prefixes_is_two_tables_beside_a_parent_s_own():
+    """GitHub's `/repos/{o}/{r}/actions/secrets/{name}` and `.../dependabot/secrets/{name}` are two resources, and
+    an environment's `/repositories/{id}/environments/{e}/secrets` beside them is a parent's sub-resource, never
+    the API's bare `secrets` that keeps them one table (one table made each tool of one a duplicate of the
+    other's at scale: deleting a Dependabot secret deleted an Actions secret)."""
+    secret = {"type": "object", "properties": {"name": _S, "created_at": _S}}
+    keys = {"owner": _ID, "repo": _ID, "secret_name": _ID}
+    tools = []
+    for prefix in ("actions", "dependabot", "codespaces"):
+        route = f"/repos/{{owner}}/{{repo}}/{prefix}/secrets"
+        tools += [
+            api_tool(f"{prefix}_list-repo-secrets", "GET", route, {"owner": _ID, "repo": _ID}, [], secret),
+            api_tool(f"{prefix}_get-repo-secret", "GET", route + "/{secret_name}", keys, list(keys), secret),
+            api_tool(
+                f"{prefix}_delete-repo-secret", "DELETE", route + "/{secret_name}", keys, list(keys), secret
+            ),
+        ]
+    env_keys = {"repository_id": _ID, "environment_name": _ID, "secret_name": _ID}
+    tools.append(
+        api_tool(
+            "actions_get-environment-secret",
+            "GET",
+            "/repositories/{repository_id}/environments/{environment_name}/secrets/{secret_name}",
+            env_keys,
+            list(env_keys),
+            secret,
+        )
+    )
+    spec = _spec(tools, "github")
+    table = {t["name"]: t["operation"]["table"] for t in spec["tools"]}
+    deletes = {table[f"{p}_delete-repo-secret"] for p in ("actions", "dependabot", "codespaces")}
+    assert len(deletes) == 3, table
+    for prefix in ("actions", "dependabot", "codespaces"):
+        assert table[f"{prefix}_get-repo-secret"] == table[f"{prefix}_delete-repo-secret"]
+    with Environment(spec) as env:
+        env.reset()
+        before = env.dump()
+        victim = table["dependabot_delete-repo-secret"]
+        row = before[victim][0]
+        pk = spec["tables"][victim]["primary_key"]
+        args = {"owner": row.get("owner") or "o", "repo": row.get("repo") or "r", "secret_name": row[pk]}
+        assert env.step("dependabot_delete-repo-secret", args).get("ok"), args
+        after = env.dump()
+    assert len(after[victim]) == len(before[victim]) - 1
+    assert all(after[t] == before[t] for t in deletes - {victim})  # the other secrets are untouched
+
+
+def test_a_qualified_resource_is_got_by_its_own_key():
+    """`GET /repos/{o}/{r}/pulls/comments/{comment_id}` beside `/issues/comments/{comment_id}` reads one pull
+    request review comment by `comment_id`: the key names the resource by its head noun, never a second id of a
+    row named by two (which listed every comment of the repository)."""
+    comment = {"type": "object", "properties": {"id": _I, "body": _S, "path": _S}}
+    tools = []
+    for prefix in ("pulls", "issues"):
+        route = f"/repos/{{owner}}/{{repo}}/{prefix}/comments"
+        keys = {"owner": _ID, "repo": _ID, "comment_id": {"type": "integer", "x-in": "path"}}
+        tools += [
+            api_tool(f"{prefix}_list-comments", "GET", route, {"owner": _ID, "repo": _ID}, [], comment),
+            api_tool(f"{prefix}_get-comment", "GET", route + "/{comment_id}", keys, list(keys), comment),
+            api_tool(
+                f"{prefix}_delete-comment", "DELETE", route + "/{comment_id}", keys, list(keys), comment
+            ),
+        ]
+    ops = {t["name"]: t["operation"] for t in _spec(tools, "github")["tools"]}
+    for prefix in ("pulls", "issues"):
+        got = ops[f"{prefix}_get-comment"]
+        assert got["type"] == "get" and list(got["key"].values()) == ["comment_id"], got
+        assert got["table"] == ops[f"{prefix}_delete-comment"]["table"]

@@ -310,3 +310,24 @@ def test_unfollowing_deletes_the_follow_and_never_the_followed_thing():
     after = env.dump()
     assert after["networks"] == before["networks"]
     assert len(after["followed_networks"]) == len(before["followed_networks"]) - 1
+
+
+@pytest.mark.parametrize(
+    "path, entity, effect",
+    [
+        # an OData action bound to a row acts on it: never a `deletes`, `forwards` or `emails` table
+        ("/me/messages/{message-id}/microsoft.graph.softDelete", "message", "update"),
+        ("/me/messages/{message-id}/microsoft.graph.createForward", "message", "update"),
+        ("/groups/{group-id}/team/primaryChannel/microsoft.graph.removeEmail", "channel", "update"),
+        ("/me/events/{event-id}/microsoft.graph.cancel", "event", "status"),
+        # a collection whose name ends in a singleton's word is a collection: a POST to it makes one
+        ("/deviceManagement/deviceConfigurations", "configuration", "create"),
+        ("/security/secureScoreControlProfiles", "profile", "create"),
+        # a singleton is still one
+        ("/account/settings", "setting", "update"),
+        ("/feed/config", "config", "update"),
+    ],
+)
+def test_posted_routes_act_on_the_resource_they_name(path, entity, effect):
+    m = tool_meaning("op", "", {"type": "object", "properties": {}}, {"method": "POST", "path": path})
+    assert (m.entity, m.effect) == (entity, effect), m

@@ -507,6 +507,19 @@ def entity_qualifier(path: Any, entity: str | None) -> tuple[str, str] | None:
     return None
 
 
+def under_a_key(path: Any, entity: str | None) -> bool:
+    """Whether a route's resource segment follows a path parameter: `/repositories/{id}/environments/{e}/secrets`
+    holds an environment's secrets (a sub-resource, keyed by its parent), never the API's bare `secrets`."""
+    if not isinstance(path, str) or not entity:
+        return False
+    segments = [s for s in path.strip("/").split("/") if s]
+    for i in range(len(segments) - 1, 0, -1):
+        words = [] if segments[i].startswith(("{", ":")) else tokens(segments[i])
+        if words and singular(words[-1]) == entity.split("_")[-1]:
+            return segments[i - 1].startswith(("{", ":"))
+    return False
+
+
 def qualified_keys(path: Any, path_keys: dict[str, str], entity: str | None) -> dict[str, str]:
     """The route's keys with the one of a qualified resource named by its qualified entity: in
     `/v1/accounts/{account}/external_accounts/{id}`, `id` keys an `external_account` and `account` an account."""
@@ -550,12 +563,15 @@ def qualify_entities(kept: list[tuple[dict, ToolMeaning]]) -> list[tuple[dict, T
     quals: dict[str, set[tuple[str, str] | None]] = {}
     kinds: dict[str, set[str]] = {}  # an entity's enum values: `infra_alerts` of a `kind: [infra, ...]`
     found: list[tuple[str, str] | None] = []
+    top: set[str] = set()  # entities with a bare route of their own, not only under a parent's key
     for tool, m in kept:
         notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
         q = entity_qualifier(notes.get("path"), m.entity) if notes.get("path") else None
         found.append(q)
         if notes.get("path") and m.entity:
             quals.setdefault(m.entity, set()).add(q)
+            if q is None and not under_a_key(notes.get("path"), m.entity):
+                top.add(m.entity)
             kinds.setdefault(m.entity, set()).update(_enum_words(tool))
     # of several prefixes, one with more tools than any other keeps the bare noun: `/hris/employees` (its
     # CRUD) stays `employees` beside `/hris/payrolls/employees` and `/hris/schedules/employees`
@@ -577,9 +593,12 @@ def qualify_entities(kept: list[tuple[dict, ToolMeaning]]) -> list[tuple[dict, T
         }
         modifiers = {x for x in met if x and x[0] == "modifier"}
         prefixes = {x for x in met if x and x[0] == "prefix"}
+        # a bare noun under a parent's key (`/environments/{e}/secrets`) is the parent's, and keeps no prefixed
+        # resource together: GitHub's `actions/secrets` and `dependabot/secrets` are two resources beside it
+        bare = None in met and m.entity in top
         split = q is not None and (
             (q[0] == "modifier" and (len(modifiers) > 1 or None in met or prefixes))
-            or (q[0] == "prefix" and len(prefixes) > 1 and None not in met)
+            or (q[0] == "prefix" and len(prefixes) > 1 and not bare)
         )
         # beside the bare noun, which keeps it, a prefix whose routes return another kind of row
         reshaped = q is not None and q[0] == "prefix" and None in met and _other_shape(shapes, m.entity, q)
@@ -670,7 +689,8 @@ def infer_spec(
         for param, ent in path_keys.items():  # `/lists/{tasklist}/tasks/{task}`: `task` keys a task
             if param in props and m.entity and ent == m.entity:
                 named = key_entity(param)
-                if named and named != m.entity and len(path_keys) >= 2 and keyed.get(named):
+                qualified = m.entity.endswith(f"_{named}")  # `comment_id` of `/pulls/comments/{comment_id}`
+                if named and named != m.entity and not qualified and len(path_keys) >= 2 and keyed.get(named):
                     # `/warehouses/{warehouse_id}/inventory/{product_id}`: a row named by two ids
                     return tables.table(m.entity), None
                 own = param

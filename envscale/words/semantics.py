@@ -391,7 +391,13 @@ def _collection_act(noun: str) -> str | None:
     return _COLLECTION_ACTS.get(words[-1])
 
 
-def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str | None, bool, str | None]:
+_ODATA_ACTION = re.compile(r"^(?:[a-z][a-z0-9]*\.)+([A-Za-z][A-Za-z0-9]*)$")
+"""A namespace-qualified OData action ending a route: `microsoft.graph.softDelete`, `microsoft.graph.forward`."""
+
+
+def _route_entities(
+    path: str | None, verb: str | None, posted: bool = False
+) -> tuple[str | None, str | None, bool, str | None]:
     """(entity, parent, addresses one row, action) of an OpenAPI route.
 
     `/repos/{o}/{r}/issues/{n}` -> (`issue`, `repo`, True, None); `/orders/{id}/cancel` ->
@@ -406,6 +412,12 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
     custom = (
         segments[-1] if len(segments) > len(raw) else None
     )  # `{name}:restart`: the route ends in a method
+    odata = _ODATA_ACTION.match(raw[-1]) if posted and raw else None
+    if odata:
+        # `POST /me/messages/{id}/microsoft.graph.softDelete`: an OData action bound to the row before it, never
+        # a `deletes` (`forwards`, `sessions`) table of its own; a GET of such a segment is a cast to a type
+        custom = "_".join(tokens(odata[1]))
+        segments = [*segments[:-1], custom]
     counted = bool(segments) and segments[-1].lower() in ("$count", "count") and len(segments) > 1
     # OData's system segments name no resource: `/groups/{g}/members/$ref` is the group's members,
     # `.../content/$value` the content, `/users/$count` how many users there are
@@ -472,6 +484,10 @@ def _route_entities(path: str | None, verb: str | None) -> tuple[str | None, str
             # `/events/quickAdd`, `/transactions/import`, `/transactions/bulk`, `permissions:batchCreate`: rows of
             # the collection made by one call, never an `adds`, `imports` or `bulks` table of their own
             action = _collection_act(nouns.pop())
+    if odata and nouns and nouns[-1] == custom:
+        action = (
+            None  # whatever the OData action is named (`softDelete`, `createForward`), it acts on the row
+        )
     if action is None and custom and nouns and nouns[-1] == "_".join(tokens(custom)):
         # whatever Google's custom method is named (`:restart`, `:undelete`, `:setIamPolicy`), it acts
         nouns.pop()
@@ -917,6 +933,21 @@ def name_key_entity(param: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)
+def _singleton_route(path: str | None, entity: str | None) -> bool:
+    """Whether a route names a resource an account has one of: `/settings`, `/feed/config`, `/profile`; never a
+    collection of them (`/deviceManagement/deviceConfigurations`, `/secureScoreControlProfiles`)."""
+    if entity not in SINGLETON_RESOURCES:
+        return False
+    last = next((s for s in reversed((path or "").strip("/").split("/")) if s and not s.startswith("{")), "")
+    words = tokens(last)
+    return (
+        not words
+        or len(words) == 1
+        or words[-1] in ("settings", "preferences")
+        or singular(words[-1]) == words[-1]
+    )
+
+
 def _meaning(
     name: str,
     props: tuple[str, ...],
@@ -927,7 +958,9 @@ def _meaning(
 ) -> ToolMeaning:
     words = tokens(name)
     verb, at = _verb_of(words, method_start(name), described_read)
-    route_entity, route_parent, addressed, action = _route_entities(path, verb)
+    route_entity, route_parent, addressed, action = _route_entities(
+        path, verb, posted=(http_method or "").upper() == "POST"
+    )
     # the object of the verb: the words after it, up to a preposition (`remove_stock_from_watchlist`);
     # `by` starts what a tool is keyed by (`delete_user_follows_networks_by_network_id`), not a container
     after = words[at + 1 :] if at >= 0 else words
@@ -1034,7 +1067,7 @@ def _meaning(
             effect, evidence = "delete", f"delete action {act!r} on one row"
         elif method == "PUT" and addressed and linked_entity(entity, parent):
             effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
-        elif method == "POST" and not addressed and not action and entity in SINGLETON_RESOURCES:
+        elif method == "POST" and not addressed and not action and _singleton_route(path, entity):
             effect, evidence = "update", "HTTP POST to a singleton resource"
         elif method == "POST" and addressed and not action and not linked_entity(entity, parent):
             effect, evidence = "update", "HTTP POST to an existing resource's path"
