@@ -1136,3 +1136,54 @@ def test_a_qualified_resource_is_got_by_its_own_key():
         got = ops[f"{prefix}_get-comment"]
         assert got["type"] == "get" and list(got["key"].values()) == ["comment_id"], got
         assert got["table"] == ops[f"{prefix}_delete-comment"]["table"]
+
+
+def test_untagging_a_show_keeps_the_show_and_tagging_it_links_it():
+    """TVmaze's `PUT /user/tags/{tag_id}/shows/{show_id}` tags a show and `DELETE` on the same route untags it: the
+    show stays (deleting it was what "Untag a show" did), only its tag is cleared; a show under another tag is
+    refused, and the list of a tag's shows follows both."""
+    show = {"type": "object", "properties": {"id": _I, "title": _S, "tag_id": _I}}
+    tag = {"type": "object", "properties": {"id": _I, "name": _S}}
+    pair = {"tag_id": {"type": "integer", "x-in": "path"}, "show_id": {"type": "integer", "x-in": "path"}}
+    tools = [
+        api_tool("get_user_tags", "GET", "/user/tags", {}, [], tag),
+        api_tool("post_user_tags", "POST", "/user/tags", {"name": _S}, ["name"], tag),
+        api_tool("post_scrobble_shows", "POST", "/scrobble/shows", {"title": _S}, ["title"], show),
+        api_tool(
+            "get_scrobble_show",
+            "GET",
+            "/scrobble/shows/{show_id}",
+            {"show_id": pair["show_id"]},
+            ["show_id"],
+            show,
+        ),
+        api_tool(
+            "get_user_tags_by_tag_id_shows",
+            "GET",
+            "/user/tags/{tag_id}/shows",
+            {"tag_id": pair["tag_id"]},
+            ["tag_id"],
+            show,
+        ),
+        api_tool("put_tag_show", "PUT", "/user/tags/{tag_id}/shows/{show_id}", pair, list(pair), None),
+        api_tool("delete_tag_show", "DELETE", "/user/tags/{tag_id}/shows/{show_id}", pair, list(pair), None),
+    ]
+    spec = _spec(tools, "tvmaze")
+    assert verify(spec) == []
+    with Environment(spec) as env:
+        env.reset()
+        before = env.dump()
+        row = next(r for r in before["shows"] if r["tag_id"] is not None)
+        show_id, tag_id = row["show_id"], row["tag_id"]
+        other = next(t["tag_id"] for t in before["tags"] if t["tag_id"] != tag_id)
+        refused = env.step("delete_tag_show", {"tag_id": other, "show_id": show_id})
+        assert not refused.get("ok") and "not under that tag" in str(refused), refused
+        assert env.step("delete_tag_show", {"tag_id": tag_id, "show_id": show_id}).get("ok")
+        after = env.dump()
+        assert len(after["shows"]) == len(before["shows"])  # the show stays
+        assert next(r for r in after["shows"] if r["show_id"] == show_id)["tag_id"] is None
+        listed = env.step("get_user_tags_by_tag_id_shows", {"tag_id": tag_id})["result"]
+        assert show_id not in [r["show_id"] for r in listed]
+        assert env.step("put_tag_show", {"tag_id": other, "show_id": show_id}).get("ok")
+        listed = env.step("get_user_tags_by_tag_id_shows", {"tag_id": other})["result"]
+        assert show_id in [r["show_id"] for r in listed]

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -127,6 +128,7 @@ class _Use:
     status_col: str | None = None  # the column a status verb sets
     composite: dict | None = None  # {column: argument} of a key made of several route ids
     collection: bool = False  # a read of a collection route (`GET /accounts`): rows, never the session row
+    link: bool = False  # a route a bodiless PUT links (`PUT /tags/{tag_id}/shows/{show_id}`: tag a show)
 
     def ref_column(self, param: str) -> str:
         """The column a reference argument is stored under (`/categories/{id}/transactions`: `category_id`)."""
@@ -294,7 +296,8 @@ def _refine(tool: dict, m: ToolMeaning, ids: Counter) -> ToolMeaning:
     routed = isinstance(tool.get("annotations"), dict) and tool["annotations"].get("path")
     if m.entity in _ATTRIBUTE_NOUNS and m.parent and not routed:
         return replace(m, entity=m.parent, parent=None)
-    if m.effect == "create":
+    if m.effect == "create" and not (routed and m.evidence.startswith("HTTP POST to a collection")):
+        # (`POST /scrobble/shows` makes a show whatever other ids a show returns: its `tag_id` made it a tag)
         given = {key_entity(p) for p in _props(tool)}  # `ticket_id` given: the ticket is the parent
         returned = [
             e
@@ -735,6 +738,7 @@ def infer_spec(
             tables.session = ident(plural(singleton))
         return tables.table(singleton), None
 
+    links = link_routes(tool for tool, _m in kept)
     uses: list[_Use] = []
     for tool, m in kept:
         params = tool.get("parameters") or {"type": "object", "properties": {}}
@@ -749,6 +753,7 @@ def infer_spec(
             # what the caller's own row says of them: `check_tire_pressure` reads the vehicle's pressure
             m = replace(m, entity=tables.tables[table]["entity"], parent=m.entity or m.parent)
         use = _Use(tool, m, table, props, set(params.get("required") or []), key=key)
+        use.link = notes.get("path") in links and notes.get("method") in ("PUT", "POST", "DELETE")
         entity = tables.tables[table]["entity"]
         use.collection = (
             m.effect == "read"
@@ -1237,6 +1242,32 @@ def _addressed_by_name(uses: list[_Use], table: str, column: str) -> bool:
     return False
 
 
+def link_routes(tools: Iterable[dict]) -> set[str]:
+    """The routes of a domain that link two rows: a PUT with nothing but the route's ids
+    (`PUT /user/tags/{tag_id}/shows/{show_id}`, "Tag a show"): a DELETE on one unlinks, never deletes the row."""
+    out = set()
+    for tool in tools:
+        notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        path, props = notes.get("path"), _props(tool)
+        if notes.get("method") != "PUT" or not isinstance(path, str) or not path.rstrip("/").endswith("}"):
+            continue
+        ids = set(re.findall(r"\{([^}]+)\}", path))
+        if len(ids) >= 2 and set(props) <= ids:
+            out.add(path)
+    return out
+
+
+def _link_column(use: _Use, columns: dict, table: str) -> tuple[str, str] | None:
+    """(column, argument) of the parent a link route names: a route id of the tool bound to a column of the row
+    that references another table (`tag_id` of a show, to `tags`)."""
+    for arg in use.refs:
+        col = use.ref_column(arg)
+        ref = (columns.get(col) or {}).get("references")
+        if (use.props.get(arg) or {}).get("x-in") == "path" and ref and ref != table:
+            return col, arg
+    return None
+
+
 def _enum(schema: Any) -> list:
     enum = schema.get("enum") if isinstance(schema, dict) else None
     return enum if isinstance(enum, list) else []
@@ -1542,6 +1573,28 @@ def _operation_of(
         for col, arg in values.items()
         if not (arg in use.refs and (use.props.get(arg) or {}).get("x-in") == "path")
     }
+    link = _link_column(use, columns, table) if use.link else None
+    if link and (m.effect == "delete" or (m.effect == "update" and not values)):
+        # `PUT /user/tags/{tag_id}/shows/{show_id}` tags a show and `DELETE` on it untags it: the show stays, only
+        # its reference to the tag is set or cleared (deleting the show was what "untag a show" did)
+        column, arg = link
+        if m.effect == "update":
+            return {
+                "type": "update",
+                "table": table,
+                "key": key,
+                "set": {column: arg},
+                "returns": "row",
+            }, None
+        parent = singular(str(columns[column]["references"]))
+        op = {"type": "update", "table": table, "key": key, "fixed": {column: None}, "returns": "row"}
+        op["guards"] = [
+            {
+                "check": {"eq": [{"column": column}, {"arg": arg}]},
+                "error": f"refused: the {singular(table).replace('_', ' ')} is not under that {parent.replace('_', ' ')}",
+            }
+        ]
+        return op, None
     if m.effect == "delete":  # retired by its own status (`status`, `order_status`), never `payment_status`
         enums = {c: spec.get("enum") or [] for c, spec in columns.items()}
         status = act_status_column(columns, enums, singular(table), ())

@@ -1135,6 +1135,14 @@ def _retired(spec: dict[str, Any], table: str, change: dict) -> bool:
     return False
 
 
+def _unlinked(spec: dict[str, Any], table: str, change: dict) -> bool:
+    """Whether a changed row was taken from the row it referenced: a reference column cleared."""
+    return any(
+        cspec.get("references") and change["before"][column] is not None and change["after"][column] is None
+        for column, cspec in spec["tables"][table]["columns"].items()
+    )
+
+
 def _unset(cspec: dict[str, Any], value: Any) -> Any:
     """A value other than `value` for a column, to ask whether `value` itself is a retired one."""
     return (not value) if cspec["type"] == "boolean" and isinstance(value, bool) else None
@@ -1153,6 +1161,8 @@ def _check_delete(
         return None
     if any(_retired(spec, t, change) for t, change in _changed_rows(call.changes, scope)):
         return None
+    if any(_unlinked(spec, t, change) for t, change in _changed_rows(call.changes, scope)):
+        return None  # `DELETE /tags/{tag_id}/shows/{show_id}`: the show is untagged, and stays
     table = (tool.get("operation") or {}).get("table")
     if call.target is not None and table in scope:
         before = {c: _unset(spec["tables"][table]["columns"][c], v) for c, v in call.target.items()}
