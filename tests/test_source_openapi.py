@@ -443,3 +443,43 @@ def test_a_deep_object_parameter_keeps_its_style(tmp_path):
         "x-style": "deepObject",
         "x-in": "query",
     }
+
+
+def test_a_body_that_wraps_the_row_gives_the_row_s_fields_as_arguments(tmp_path):
+    """YNAB's `POST /budgets/{budget_id}/transactions` takes `{"transaction": {"amount", "date", ...}}`: the
+    transaction's fields are the arguments (one `transaction` argument was stored whole as one JSON column); the
+    wrapper is kept in the annotations. A body of two members is not unwrapped."""
+    row = {
+        "type": "object",
+        "required": ["amount"],
+        "properties": {"amount": {"type": "integer"}, "date": {"type": "string"}, "memo": {"type": "string"}},
+    }
+    wrapped = {"type": "object", "required": ["transaction"], "properties": {"transaction": row}}
+    two = {"type": "object", "properties": {"transaction": row, "dry_run": {"type": "boolean"}}}
+    budget = {"name": "budget_id", "in": "path", "required": True, "schema": {"type": "string"}}
+
+    def body(schema):
+        return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "Budgets", "version": "1"},
+        "paths": {
+            "/budgets/{budget_id}/transactions": {
+                "post": {
+                    "operationId": "createTransaction",
+                    "parameters": [budget],
+                    "requestBody": body(wrapped),
+                },
+                "put": {"operationId": "importTransaction", "parameters": [budget], "requestBody": body(two)},
+            }
+        },
+    }
+    _, items = read_openapi_text(json.dumps(spec), str(tmp_path / "api.json"))
+    tools = {t.name: t for t in items}
+    create = tools["createTransaction"]
+    assert set(create.parameters["properties"]) == {"budget_id", "amount", "date", "memo"}
+    assert create.parameters["required"] == ["budget_id", "amount"]
+    assert create.annotations["body_wrapper"] == "transaction"
+    assert set(tools["importTransaction"].parameters["properties"]) == {"budget_id", "transaction", "dry_run"}
+    assert "body_wrapper" not in tools["importTransaction"].annotations

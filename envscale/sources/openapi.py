@@ -398,7 +398,15 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
             notes["request_content_type"] = media_type
         schema = res.schema(media.get("schema", {}), body_base) if media is not None else None
         needed = body.get("required") is True
-        if (fields := _object_fields(schema)) is not None:
+        fields = _object_fields(schema)
+        wrapped = _wrapped_fields(fields)
+        if wrapped is not None:
+            # YNAB's `{"transaction": {"amount": ..., "date": ...}}`: the row's own fields are the arguments, never
+            # one `transaction` object stored whole; the wrapper is kept in the annotations
+            notes["body_wrapper"] = next(iter(fields["properties"]))
+            needed = needed and notes["body_wrapper"] in fields["required"]
+            fields = wrapped
+        if fields is not None:
             for field, sub in fields["properties"].items():
                 if isinstance(sub, dict) and sub.get("readOnly") is True:
                     continue  # set by the server (ids, timestamps), never sent
@@ -471,6 +479,14 @@ def _object_fields(schema: Any) -> dict | None:
         "properties": {name: sub for part in parts for name, sub in part["properties"].items()},
         "required": [name for part in parts for name in part["required"]],
     }
+
+
+def _wrapped_fields(fields: dict | None) -> dict | None:
+    """The fields of a body that wraps one object in a single member (`{"transaction": {...}}`), or `None`."""
+    if fields is None or len(fields["properties"]) != 1:
+        return None
+    inner = _object_fields(next(iter(fields["properties"].values())))
+    return inner if inner and inner["properties"] else None
 
 
 def _as_dict(schema: Any) -> dict:
