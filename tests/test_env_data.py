@@ -1226,3 +1226,37 @@ def test_a_things_plain_person_fields_are_its_one_persons():
         assert m["first_name"] in (None, o["first_name"]) and m["email"] in (None, o["email"]), (m, o)
     names = [(a["first_name"], by_key[a["organizer_key"]]["first_name"]) for a in state["attendees"]]
     assert any(mine != theirs for mine, theirs in names if mine), names  # an attendee keeps their own name
+
+
+def test_a_reference_named_after_an_amount_is_never_the_amount():
+    """Ecwid's order has a `customer_tax_id` (a reference, to `customer_taxes`) beside its `tax`: making the amounts
+    add up set the reference to the tax left over (0), a row no table holds, and the whole API was rejected."""
+    N, INT = {"type": "number"}, {"type": "integer"}
+    ref = {"type": "integer", "nullable": True, "references": "customer_taxes"}
+    spec = {
+        "name": "shop",
+        "data": {"seed": 0, "now": "2025-06-01T12:00:00Z"},
+        "tools": [],
+        "tables": {
+            "customer_taxes": table({"customer_tax_id": INT, "name": S}),
+            "orders": table(
+                {
+                    "order_id": S,
+                    "customer_tax_id": ref,
+                    "subtotal": N,
+                    "tax": N,
+                    "shipping_cost": N,
+                    "total": N,
+                }
+            ),
+        },
+    }
+    state = generate_state(spec, seed=0)  # raises on a reference to no row
+    taxes = {row["customer_tax_id"] for row in state["customer_taxes"]}
+    assert all(o["customer_tax_id"] in taxes for o in state["orders"] if o["customer_tax_id"] is not None)
+    whole = [
+        o for o in state["orders"] if None not in (o["subtotal"], o["tax"], o["shipping_cost"], o["total"])
+    ]
+    assert whole
+    for o in whole:
+        assert o["total"] == pytest.approx(o["subtotal"] + o["tax"] + o["shipping_cost"], abs=0.011), o

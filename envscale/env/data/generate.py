@@ -891,6 +891,8 @@ def _money_column(tspec: dict[str, Any], words: tuple[str, ...], avoid: tuple[st
             cspec.get("type") in ("number", "integer")
             and any(w in parts for w in words)
             and not any(w in parts for w in avoid)
+            and not cspec.get("references")  # an order's `customer_tax_id` names a row, never its tax
+            and parts[-1] not in ("id", "ids", "key", "number", "code")
         ):
             return column
     return None
