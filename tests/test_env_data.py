@@ -1260,3 +1260,27 @@ def test_a_reference_named_after_an_amount_is_never_the_amount():
     assert whole
     for o in whole:
         assert o["total"] == pytest.approx(o["subtotal"] + o["tax"] + o["shipping_cost"], abs=0.011), o
+
+
+def test_two_states_of_one_row_over_the_same_values_agree():
+    """A car's `door_status` "locked" beside its `lock_status` "unlocked" (blind readers): two states of one row
+    that share their values say one thing; a status over other values (`engine_state`) keeps its own."""
+    locks = {"type": "string", "enum": ["locked", "unlocked"]}
+    spec = {
+        "name": "car",
+        "data": {"seed": 0, "now": "2025-06-01T12:00:00Z"},
+        "tools": [],
+        "tables": {
+            "vehicles": table(
+                {
+                    "vehicle_id": S,
+                    "door_status": locks,
+                    "lock_status": {"type": "string", "enum": ["LOCKED", "UNLOCKED", "JAMMED"]},
+                    "engine_state": {"type": "string", "enum": ["running", "stopped"]},
+                }
+            )
+        },
+    }
+    rows = [r for r in generate_state(spec, seed=3)["vehicles"] if r["door_status"] and r["lock_status"]]
+    assert rows and all(r["door_status"].upper() == r["lock_status"] for r in rows), rows
+    assert {r["engine_state"] for r in rows} - {None} == {"running", "stopped"}

@@ -569,6 +569,7 @@ def _build_table(
     _order_pairs(tspec, columns, n, table)
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
     _open_rows_have_not_ended(tspec, columns, n)
+    _statuses_agree(tspec, columns, n)
     _flags_agree_with_status(tspec, columns, n)
     _breed_of_its_species(tspec, columns, n)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
@@ -1041,6 +1042,32 @@ def _status_of(tspec: dict[str, Any]) -> str | None:
         (c for c in tspec["columns"] if c.lower() in ("status", "state") or c.lower().endswith("_status")),
         None,
     )
+
+
+def _statuses_agree(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """Two states of one row over the same values say one thing (blind readers: a car's `door_status` locked beside
+    its `lock_status` unlocked): where two status columns share two values or more, the later holds the earlier's
+    value whenever it may."""
+    names = [
+        c
+        for c, cs in tspec["columns"].items()
+        if cs.get("type") == "string" and c.lower().endswith(("status", "state")) and c in columns
+    ]
+
+    def values(c: str) -> dict[str, Any]:  # lower-case -> the column's own spelling
+        declared = tspec["columns"][c].get("enum")
+        drawn = declared if declared else [v for v in columns[c] if isinstance(v, str)]
+        return {str(v).strip().lower(): v for v in drawn}
+
+    for j, later in enumerate(names):
+        own = values(later)
+        first = next((c for c in names[:j] if len(own.keys() & values(c).keys()) >= 2), None)
+        if first is None:
+            continue
+        for i in range(n):
+            value = columns[first][i]
+            if isinstance(value, str) and isinstance(columns[later][i], str) and value.strip().lower() in own:
+                columns[later][i] = own[value.strip().lower()]
 
 
 def _flags_agree_with_status(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
