@@ -1187,3 +1187,33 @@ def test_untagging_a_show_keeps_the_show_and_tagging_it_links_it():
         assert env.step("put_tag_show", {"tag_id": other, "show_id": show_id}).get("ok")
         listed = env.step("get_user_tags_by_tag_id_shows", {"tag_id": other})["result"]
         assert show_id in [r["show_id"] for r in listed]
+
+
+def test_a_part_of_a_row_its_route_addresses_is_written_to_that_row():
+    """iQualify's `PUT /courses/{contentId}/metadata/category` sets a course's category: it wrote the session's
+    accounts row (blind readers: "course metadata on the session row"), whichever tool came first."""
+    course = {"type": "object", "properties": {"id": _S, "name": _S, "category": _S}}
+    me = {"type": "object", "properties": {"id": _S, "email": _S}}
+    content = {"contentId": _ID}
+    tools = [
+        api_tool(
+            "put_course_category",
+            "PUT",
+            "/courses/{contentId}/metadata/category",
+            {**content, "category": _S},
+            ["contentId"],
+            None,
+        ),
+        api_tool("get_me", "GET", "/me", {}, [], me),
+        api_tool("get_course", "GET", "/courses/{contentId}", content, ["contentId"], course),
+        api_tool("get_courses", "GET", "/courses", {}, [], course),
+    ]
+    spec = _spec(tools, "courses")
+    op = {t["name"]: t["operation"] for t in spec["tools"]}["put_course_category"]
+    assert op["table"] == "courses" and list(op["key"].values()) == ["contentId"], op
+    with Environment(spec) as env:
+        env.reset()
+        row = env.dump()["courses"][0]
+        key = row[spec["tables"]["courses"]["primary_key"]]
+        assert env.step("put_course_category", {"contentId": key, "category": "Data science"}).get("ok")
+        assert env.step("get_course", {"contentId": key})["result"]["category"] == "Data science"

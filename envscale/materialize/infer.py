@@ -682,6 +682,7 @@ def infer_spec(
         ):
             keyed[m.entity] += 1
     singleton = None
+    acted_on = {m.entity for _tool, m in kept if m.entity}  # the entities the domain's tools name
 
     def entity_table(
         tool: dict, m: ToolMeaning, props: dict, path_keys: dict
@@ -729,6 +730,19 @@ def infer_spec(
             if m.entity is None or m.entity == _SESSION:
                 return None, None  # reads nothing the environment holds
             return tables.table(m.entity), None  # `getCommentsByArticleId`: comments, filtered by article
+        if m.effect in ("update", "status"):
+            # `PUT /courses/{contentId}/metadata/category`: a part of the course its route addresses, never the
+            # caller's own row (the session's accounts row took the course's category)
+            parent = next(
+                (
+                    (p, e)
+                    for p, e in reversed(list(path_keys.items()))
+                    if p in props and e != m.entity and (keyed.get(e) or e in acted_on) and e != _SESSION
+                ),
+                None,
+            )
+            if parent is not None:
+                return tables.table(parent[1]), parent[0]
         if singleton is None:
             singleton = _singleton_table(domain)
             if singleton == "account" and keyed.get("account"):
