@@ -699,3 +699,31 @@ def test_the_same_answer_of_a_row_named_alike_is_not_asked_twice(store):
     rows, _ = compose_conversations(e, [look, again], 2, random.Random(0))
     assert rows == []
     e.env.close()
+
+
+def test_the_same_answer_of_one_row_reached_two_ways_is_not_asked_twice(store):
+    """Blind readers: "check the status of the customer of support ticket tic_0002", then "find out the status of
+    the customer named Emily Potts" (the same customer, read through a list): one row, one answer, asked twice.
+    The status of another order is a request of its own."""
+    e = Env(store_row(), TasksConfig())
+    look = part(store, [call("get_order", order_id="ord_0005")], "What is the status of order ord_0005?")
+    look["answer_facts"] = ["pending"]
+    again = part(
+        store,
+        [call("list_my_orders"), call("cancel_order", order_id="ord_0005")],
+        "Please find the status of my latest order in my orders, then cancel it.",
+        None,
+        ["pending"],
+    )
+    rows, _ = compose_conversations(e, [look, again], 2, random.Random(0))
+    assert rows == []
+    other = part(
+        store,
+        [call("list_my_orders"), call("cancel_order", order_id="ord_0001")],
+        "Please find the status of my first order in my orders, then cancel it.",
+        None,
+        ["pending"],
+    )
+    rows, _ = compose_conversations(e, [look, other], 2, random.Random(0))
+    assert len(rows) == 1
+    e.env.close()

@@ -558,7 +558,7 @@ def _asks_twice(e: Env, parts: list[dict]) -> bool:
     seen: set[str] = set()
     asked: list[
         tuple[set[str], set[str], set[str]]
-    ] = []  # (answer facts, reads, named values) of those before
+    ] = []  # (answer facts, reads and rows, named values) of those before
     for part in parts:
         calls = _json(part["gold_calls"])
         own = {
@@ -577,6 +577,9 @@ def _asks_twice(e: Env, parts: list[dict]) -> bool:
             for c in calls
             if (e.tools.get(c["tool"]) or {}).get("kind") == "read"
         }
+        # ... or of one row reached another way (the status of the customer of ticket tic_0002, then of the
+        # customer named "Emily Potts": one customer, one status, asked twice)
+        reads |= bound_keys(e, part)
         named = _facts(part)
         if facts and any(facts & f and (reads & r or named & n) for f, r, n in asked):
             return True
