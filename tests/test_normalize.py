@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 
 from envscale.sources.base import RawTool
-from envscale.sources.normalize import Rejected, infer_kind, normalize_tool
+from envscale.sources.normalize import Rejected, infer_kind, normalize_parameters, normalize_tool
 from envscale.words.names import sanitize_name
 
 
@@ -276,3 +276,31 @@ def test_a_group_with_invalid_unicode_is_escaped_not_written_broken():
     tool = norm({}, group="server_\udcff")  # invalid UTF-8 in a file read with surrogateescape
     assert tool.group == "server_\\udcff" and tool.group.encode("utf-8")
     assert any(n.startswith("group: invalid unicode") for n in tool.normalization)
+
+
+def test_values_a_bfcl_description_lists_are_the_enum():
+    """BFCL's vehicle control says its values in descriptions (`[Enum]: ["locked", "unlocked"]`): they are the
+    schema's enum (a lock status of "active" was made up beside them); a declared enum wins, and numbers are
+    left alone."""
+    notes = []
+    params = normalize_parameters(
+        {
+            "type": "dict",
+            "properties": {
+                "door": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": 'The doors. [Enum]: ["driver", "passenger", "rear_left"]',
+                },
+                "lock_status": {"type": "string", "description": 'The lock. [Enum]: ["locked", "unlocked"]'},
+                "mode": {"type": "string", "enum": ["on"], "description": 'Mode. [Enum]: ["on", "off"]'},
+                "speed": {"type": "integer", "description": "Speed. [Enum]: [1, 2]"},
+            },
+        },
+        notes,
+    )
+    props = params["properties"]
+    assert props["door"]["items"]["enum"] == ["driver", "passenger", "rear_left"]
+    assert props["lock_status"]["enum"] == ["locked", "unlocked"]
+    assert props["mode"]["enum"] == ["on"]
+    assert "enum" not in props["speed"]

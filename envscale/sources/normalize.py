@@ -383,6 +383,7 @@ class _SchemaNormalizer:
             elif cls == "$ref":
                 raise Rejected(f"{where}: $ref is a {type(value).__name__}, expected a string")
             # cls == "drop": identifiers of the source document, not kept
+        _described_enum(out)
         return self.finish_object(out, where)
 
     def schema_map(self, value: Any, where: str, depth: int) -> dict:
@@ -431,6 +432,31 @@ class _SchemaNormalizer:
                 self.notes.append(f"{where}: required pruned of {out['required']} (no properties)")
             out.pop("required")
         return out
+
+
+_DESCRIBED_ENUM = re.compile(r"\[Enum\]:\s*(\[[^\]]*\])")
+
+
+def _described_enum(out: dict) -> None:
+    """BFCL's values in the description (`"The status of the lock. [Enum]: [\"locked\", \"unlocked\"]"`) are the
+    schema's `enum`: of a string, or of an array's string items; a declared enum is kept."""
+    match = (
+        _DESCRIBED_ENUM.search(out.get("description") or "")
+        if isinstance(out.get("description"), str)
+        else None
+    )
+    if match is None:
+        return
+    try:
+        values = json.loads(match[1])
+    except ValueError:
+        return
+    if not values or not all(isinstance(v, str) for v in values):
+        return
+    items = out.get("items") if out.get("type") == "array" else None
+    target = items if isinstance(items, dict) else out
+    if target.get("type", "string") == "string" and "enum" not in target:
+        target["enum"] = list(dict.fromkeys(values))
 
 
 def _as_number(value: Any) -> float | int | None:
