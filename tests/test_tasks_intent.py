@@ -907,3 +907,49 @@ def test_a_delete_names_what_it_deletes_never_it(store):
     for seed in range(4):
         goal = write_instructions(draft, store, random.Random(seed)).goal
         assert "delete it" not in goal and "delete the order" in goal, goal
+
+
+def test_a_row_keyed_by_an_email_is_named_by_its_email_address():
+    """iQualify keys its users by `user_email`: "suspend user email stephen.horn19@example.com" (blind readers) is
+    "the user with the email address stephen.horn19@example.com"."""
+    spec = {
+        "name": "learning",
+        "description": "A learning platform.",
+        "tables": {
+            "users": {
+                "primary_key": "user_email",
+                "columns": {"user_email": {"type": "string"}, "status": {"type": "string", "nullable": True}},
+            },
+            "accounts": {"primary_key": "account_id", "columns": {"account_id": {"type": "string"}}},
+        },
+        "session": {"table": "accounts"},
+        "tools": [
+            {
+                "name": "suspend_user",
+                "description": "Suspend a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"userEmail": {"type": "string"}},
+                    "required": ["userEmail"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "users",
+                    "key": {"user_email": "userEmail"},
+                    "fixed": {"status": "suspended"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    email = "stephen.horn19@example.com"
+    call = GoldCall("suspend_user", {"userEmail": email}, {"userEmail": "user"}, write=True)
+    call.result = {"user_email": email, "status": "suspended"}
+    draft = TaskDraft(
+        "learning", "write", [call], user_facts={fact_name("userEmail", spec["tools"][0], spec): email}
+    )
+    for seed in range(4):
+        message = write_instructions(draft, spec, random.Random(seed)).first_message
+        assert f"user with the email address {email}" in message, message
+        assert f"user email {email}" not in message, message

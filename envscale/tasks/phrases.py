@@ -222,6 +222,9 @@ class Phrases(Steps):
         if natural and last in ("name", "title") and head != last:
             # a row keyed by its name: 'the project named "inventory-main"', not "the project name inventory-main"
             head, label = entity, f'{"titled" if last == "title" else "named"} "{format_value(value)}"'
+        elif natural and last == "email" and head != last:
+            # a row keyed by its email: "the user with the email address x@y.com", not "user email x@y.com"
+            head, label = entity, f"with the email address {format_value(value)}"
         return NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
 
     def arg_np(self, a: Arg, show_hidden: bool) -> NP:
