@@ -1217,3 +1217,28 @@ def test_a_part_of_a_row_its_route_addresses_is_written_to_that_row():
         key = row[spec["tables"]["courses"]["primary_key"]]
         assert env.step("put_course_category", {"contentId": key, "category": "Data science"}).get("ok")
         assert env.step("get_course", {"contentId": key})["result"]["category"] == "Data science"
+
+
+def test_a_write_to_another_entity_never_changes_the_callers_own_row():
+    """Billbee's `POST /api/v1/products/updatestockcode` (a SKU and a stock code in the body) changes a product: in
+    a world without products it set `product_sku` on the session's account (blind readers: "the product SKU of your
+    account is now ..."). It is left out with its reason; an update of the caller's own settings still is theirs."""
+    me = {"type": "object", "properties": {"id": _S, "email": _S, "language": _S}}
+    tools = [
+        api_tool("get_me", "GET", "/api/v1/me", {}, [], me),
+        api_tool("update_settings", "PUT", "/api/v1/me/settings", {"language": _S}, ["language"], me),
+        api_tool(
+            "Article_UpdateStockCode",
+            "POST",
+            "/api/v1/products/updatestockcode",
+            {"Sku": _S, "StockCode": _S},
+            ["Sku", "StockCode"],
+            None,
+        ),
+    ]
+    inferred = infer_spec({"domain_id": 0, "name": "shop", "groups": {"Notes API": 3}}, tools, rows=5, seed=0)
+    ops = {t["name"]: t["operation"] for t in inferred.spec["tools"]}
+    assert "Article_UpdateStockCode" not in ops
+    reason = next(x["reason"] for x in inferred.excluded if x["tool"] == "Article_UpdateStockCode")
+    assert "products" in reason, reason
+    assert ops["update_settings"]["table"] == inferred.spec["session"]["table"]

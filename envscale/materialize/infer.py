@@ -743,6 +743,17 @@ def infer_spec(
             )
             if parent is not None:
                 return tables.table(parent[1]), parent[0]
+        routed = isinstance(tool.get("annotations"), dict) and tool["annotations"].get("path")
+        if (
+            routed
+            and m.effect in ("update", "status")
+            and m.entity
+            and m.entity != _SESSION
+            and not reads_own(tool, m, _singleton_table(domain))
+        ):
+            # Billbee's `POST /api/v1/products/updatestockcode` changes a product (found by its SKU, or by nothing
+            # this world holds), never the caller's own row (it set `product_sku` on the session's account)
+            return tables.table(m.entity), None
         if singleton is None:
             singleton = _singleton_table(domain)
             if singleton == "account" and keyed.get("account"):
