@@ -283,6 +283,17 @@ def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
         "properties": {"status": _S, "line_items": {"type": "array", "items": {"properties": {"sku": _S}}}}
     }
     assert set(output_fields(row)) == {"status", "line_items"}  # a row's own status and list stay
+    # Billbee's envelope: how the call went (paging, error code and text) around the customer it returns
+    billbee = {
+        "properties": {
+            "Paging": {"type": "object", "properties": {"Page": _I, "TotalPages": _I}},
+            "ErrorMessage": _S,
+            "ErrorCode": _I,
+            "ErrorDescription": _S,
+            "Data": {"type": "object", "properties": {"Id": _I, "Name": _S, "Email": _S}},
+        }
+    }
+    assert set(output_fields(billbee)) == {"Id", "Name", "Email"}
 
 
 def _doc_tools():

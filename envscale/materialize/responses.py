@@ -101,6 +101,15 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
     "_meta",
     "request_id",
     "server_knowledge",
+    # Billbee's `{Paging, ErrorMessage, ErrorCode, ErrorDescription, Data}`: how the call went, never the row's
+    "paging",
+    "pagination",
+    "error_code",
+    "errorcode",
+    "error_message",
+    "errormessage",
+    "error_description",
+    "errordescription",
 }
 """The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
 _WRAPPERS = frozenset(
