@@ -1253,3 +1253,27 @@ def test_a_write_to_another_entity_never_changes_the_callers_own_row():
     reason = next(x["reason"] for x in inferred.excluded if x["tool"] == "Article_UpdateStockCode")
     assert "products" in reason, reason
     assert ops["update_settings"]["table"] == inferred.spec["session"]["table"]
+
+
+def test_an_act_on_a_part_of_a_device_sets_the_state_whose_values_hold_it():
+    """BFCL's `lockDoors` returns `lockStatus` (locked or unlocked): locking sets the vehicle's `lock_status`, never
+    a made-up `door_status` of "active" or "locked" beside it (two states of one car that disagreed)."""
+    lock = {
+        "type": "object",
+        "properties": {"lockStatus": {"type": "string", "enum": ["locked", "unlocked"]}},
+    }
+    tools = [
+        _tool("lockDoors", "Locks the doors of the vehicle.", {"door": {"type": "array", "items": _S}}, lock),
+        _tool(
+            "check_tire_pressure",
+            "Check the tire pressure.",
+            {},
+            {"type": "object", "properties": {"psi": _S}},
+        ),
+    ]
+    spec = infer_spec(
+        {"domain_id": 0, "name": "car", "groups": {"Vehicle Control": 2}}, tools, rows=5, seed=0
+    ).spec
+    op = next(t for t in spec["tools"] if t["name"] == "lockDoors")["operation"]
+    assert op["fixed"] == {"lock_status": "locked"}, op
+    assert not [c for c in spec["tables"]["vehicles"]["columns"] if c.startswith("door_status")]

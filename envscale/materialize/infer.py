@@ -920,16 +920,27 @@ def infer_spec(
         if use.meaning.effect == "status":
             t = tables.tables[use.table]
             m = use.meaning
+            enums = {
+                c: [v for sch in tables.schemas.get((use.table, c), []) for v in _enum(sch)]
+                for c in t["columns"]
+            }
             if m.entity == t["entity"]:
-                enums = {
-                    c: [v for sch in tables.schemas.get((use.table, c), []) for v in _enum(sch)]
-                    for c in t["columns"]
-                }
                 use.status_col = (
                     act_status_column(t["columns"], enums, t["entity"], m.status_value) or "status"
                 )
             else:  # `startEngine` on the vehicle: the engine's own status column
-                use.status_col = ident("_".join(x for x in (m.parent, m.entity, "status") if x))
+                # ... or the state whose values hold what the act sets: `lockDoors` sets `lock_status` to locked
+                # (a `door_status` of "active" or "locked" was made up beside it, and no vehicle could be locked)
+                held = [
+                    c
+                    for c in t["columns"]
+                    if c.endswith(("_status", "_state")) and set(m.status_value) & set(enums.get(c) or [])
+                ]
+                use.status_col = (
+                    held[0]
+                    if len(held) == 1
+                    else ident("_".join(x for x in (m.parent, m.entity, "status") if x))
+                )
             use.status_col = tables.column(
                 use.table, use.status_col, None, force=True
             )  # what the act changes
