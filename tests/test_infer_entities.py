@@ -1277,3 +1277,41 @@ def test_an_act_on_a_part_of_a_device_sets_the_state_whose_values_hold_it():
     op = next(t for t in spec["tools"] if t["name"] == "lockDoors")["operation"]
     assert op["fixed"] == {"lock_status": "locked"}, op
     assert not [c for c in spec["tables"]["vehicles"]["columns"] if c.startswith("door_status")]
+
+
+def test_a_new_row_never_starts_in_a_state_it_reaches_later():
+    """AppVeyor's deployment status lists `cancelled, cancelling, failed, running, starting, success`: a started
+    deployment began `cancelling` (blind readers); it starts in the first state a row may begin in (running or
+    starting), never one it reaches later (cancelling, failed, success)."""
+    deployment = {
+        "type": "object",
+        "properties": {
+            "deploymentId": _I,
+            "status": {
+                "type": "string",
+                "enum": ["cancelled", "cancelling", "failed", "running", "starting", "success"],
+            },
+        },
+    }
+    tools = [
+        api_tool(
+            "startDeployment",
+            "POST",
+            "/deployments",
+            {"environmentName": _S},
+            ["environmentName"],
+            deployment,
+        ),
+        api_tool(
+            "getDeployment",
+            "GET",
+            "/deployments/{deploymentId}",
+            {"deploymentId": _ID},
+            ["deploymentId"],
+            deployment,
+        ),
+    ]
+    ops = {t["name"]: t["operation"] for t in _spec(tools, "ci")["tools"]}
+    assert ops["startDeployment"]["defaults"] == {"status": "running"} or ops["startDeployment"][
+        "defaults"
+    ] == {"status": "starting"}, ops["startDeployment"]

@@ -323,6 +323,9 @@ def test_unfollowing_deletes_the_follow_and_never_the_followed_thing():
         # a collection whose name ends in a singleton's word is a collection: a POST to it makes one
         ("/deviceManagement/deviceConfigurations", "configuration", "create"),
         ("/security/secureScoreControlProfiles", "profile", "create"),
+        # elmah.io's `/v3/messages/{logId}`: a new message in that log, never an update of a message
+        ("/v3/messages/{logId}", "message", "create"),
+        ("/v3/messages/{messageId}", "message", "update"),
         # a singleton is still one
         ("/account/settings", "setting", "update"),
         ("/feed/config", "config", "update"),
@@ -331,3 +334,22 @@ def test_unfollowing_deletes_the_follow_and_never_the_followed_thing():
 def test_posted_routes_act_on_the_resource_they_name(path, entity, effect):
     m = tool_meaning("op", "", {"type": "object", "properties": {}}, {"method": "POST", "path": path})
     assert (m.entity, m.effect) == (entity, effect), m
+
+
+def test_a_repost_is_a_relation_row_and_pages_are_never_fields():
+    """SoundCloud's `DELETE /me/reposts/tracks/{track_id}` removes the repost, never the track (blind readers: "remove a
+    repost" deleted the track and its comments); eDRV's `paginate_limit` and Orbit's `?items=10|50|100` say how a list
+    pages, never a row's field (they were columns and filters)."""
+    from envscale.words.semantics import argument_role
+
+    path = {"type": "object", "properties": {"track_id": {"type": "integer", "x-in": "path"}}}
+    m = tool_meaning(
+        "delete_reposts_tracks_by_track_id",
+        "",
+        path,
+        {"method": "DELETE", "path": "/me/reposts/tracks/{track_id}"},
+    )
+    assert (m.effect, m.entity) == ("delete", "track_repost"), m
+    assert argument_role("paginate_limit", {"type": "integer", "x-in": "query"}) == "pagination"
+    assert argument_role("items", {"type": "integer", "enum": [10, 50, 100], "x-in": "query"}) == "pagination"
+    assert argument_role("items", {"type": "array", "x-in": "body"}) != "pagination"

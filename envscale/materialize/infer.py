@@ -86,7 +86,34 @@ _MONEY_VERBS = {
     "transfer",
 }
 _SINGLETON_NOUNS = {"vehicle", "car", "device", "account", "user", "profile", "robot", "home", "thermostat"}
-_OPEN_STATUSES = ("pending", "open", "active", "new", "draft", "created", "requested", "label_created")
+_OPEN_STATUSES = (
+    "pending",
+    "open",
+    "active",
+    "new",
+    "draft",
+    "created",
+    "requested",
+    "label_created",
+    "queued",
+    "scheduled",
+    "submitted",
+    "received",
+    "initiated",
+)
+_LATER_STATES = re.compile(
+    r"(cancell?ing|stopping|deleting|failing|closing|finishing|completing|terminating|fail(ed|ure)?|errou?r(ed)?|"
+    r"expired|rejected|completed?|finished|done|success(ful)?|succeeded|closed|resolved|shipped|delivered|paid|"
+    r"refunded|settled|archived|suspended|stopped|timed_?out|lost|missing)",
+    re.IGNORECASE,
+)
+
+
+def _may_start(value: str) -> bool:
+    """Whether a status value may be a new row's: not one it reaches later (failed, cancelling, shipped ...)."""
+    return value.lower() not in RETIRED_STATUSES and not _LATER_STATES.fullmatch(value.strip())
+
+
 _STATUS_NAMES = ("status", "state")
 _TEXT_COLUMNS = ("name", "title", "subject", "full_name", "description", "content", "text", "body", "message")
 _NOT_YET = re.compile(r"\b(?:has|have|had|is|are|was)\s+not\s+(?:been\s+|yet\s+)?(\w+)(?:\s+yet)?", re.I)
@@ -1588,6 +1615,8 @@ def _operation_of(
             # the enum's own spelling of an open status (`PENDING`), else its first value that is not retired: a
             # new booking never starts `CANCELLED` because the API lists that value first
             initial = next((e for v in _OPEN_STATUSES for e in enum if str(e).lower() == v), None)
+            # never a state a row reaches later (AppVeyor's new deployment started `cancelling`)
+            initial = initial or next((e for e in enum if _may_start(str(e))), None)
             initial = initial or next((e for e in enum if str(e).lower() not in RETIRED_STATUSES), enum[0])
             op["defaults"] = {status: initial}
         for col, (cmp, value) in _qualifiers(use, columns, pk, set(op["values"]), kinds=True).items():

@@ -717,6 +717,8 @@ _HOLDERS = frozenset(
 """Containers whose entries `add X to ...` makes (`add_item_to_cart` fills the cart)."""
 """Nouns of create verbs that, ending a name with no verb (`hotel_booking`, `car_rental`), make it a create."""
 _RELATIONS = {
+    "reposts": "repost",
+    "reposted": "repost",
     "follows": "follow",
     "following": "follow",
     "followed": "follow",
@@ -761,7 +763,7 @@ _RELATION_PREFIX = {
     "favorite": "favorite_",
     "subscription": "subscribed_",
 }
-_RELATION_SUFFIX = {"vote": "_vote"}
+_RELATION_SUFFIX = {"vote": "_vote", "repost": "_repost"}
 
 
 def relation_entity(thing: str, relation: str) -> str:
@@ -933,6 +935,17 @@ def name_key_entity(param: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)
+def _keyed_by_another(path: str | None, entity: str | None) -> bool:
+    """Whether a route's last key names another entity than the resource before it: `/v3/messages/{logId}` (a log's
+    messages), never `/messages/{messageId}` nor `/messages/{id}`."""
+    ids = re.findall(r"\{([^}]+)\}", path or "")
+    if not ids or not entity or not (path or "").rstrip("/").endswith("}"):
+        return False
+    named = key_entity(ids[-1])
+    head = entity.split("_")[-1]
+    return bool(named) and named.split("_")[-1] != head and named not in ("id", "uuid", "key", "name", "sid")
+
+
 def _singleton_route(path: str | None, entity: str | None) -> bool:
     """Whether a route names a resource an account has one of: `/settings`, `/feed/config`, `/profile`; never a
     collection of them (`/deviceManagement/deviceConfigurations`, `/secureScoreControlProfiles`)."""
@@ -1069,6 +1082,9 @@ def _meaning(
             effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
         elif method == "POST" and not addressed and not action and _singleton_route(path, entity):
             effect, evidence = "update", "HTTP POST to a singleton resource"
+        elif method == "POST" and addressed and not action and _keyed_by_another(path, entity):
+            # elmah.io's `POST /v3/messages/{logId}`: a new message in that log, never an update of a message
+            effect, evidence = "create", "HTTP POST to a collection under another row's key"
         elif method == "POST" and addressed and not action and not linked_entity(entity, parent):
             effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
@@ -1192,6 +1208,20 @@ def argument_role(name: str, schema: Any = None, *, entity: str | None = None) -
         return "option"  # an API key in the query string (Google's `key`); elsewhere `key` names a row
     if low in _PAGINATION or words in _PAGINATION:
         return "pagination"
+    if re.fullmatch(
+        r"paginat\w*_(limit|page|size|offset|cursor|number)|page_(limit|offset|cursor|index|num)", words
+    ):
+        return (
+            "pagination"  # eDRV's `paginate_limit` and `paginate_page`: how a list pages, never a row's field
+        )
+    if (
+        words in ("items", "items_per_page", "page_items", "results_per_page")
+        and isinstance(schema, dict)
+        and schema.get("x-in") == "query"
+        and json_type(schema) in ("integer", "string", None)
+        and not isinstance(schema.get("properties"), dict)
+    ):
+        return "pagination"  # Orbit's `?items=10|50|100`: how many rows a page holds
     if words in ("start", "start_index", "startindex", "start_at") and json_type(schema) == "integer":
         return "pagination"  # `start: 94`: where a page begins, never what a person asks by
     if _OPTION.match(low) or _OPTION.match(words) or _json_patch(schema) or _content_market(words, schema):
@@ -1277,7 +1307,10 @@ _CREDENTIAL = re.compile(
     re.IGNORECASE,
 )
 _QUERY_CREDENTIAL = re.compile(
-    r"^(key|app_?id|consumer_?id|client_?id|signature|sig|service_?id|quota_?user|access_?key)$",
+    r"^(key|app_?id|consumer_?id|client_?id|signature|sig|service_?id|quota_?user|access_?key"
+    # Vestorly's `vestorly_auth` on every call: a credential under the API's name (a row filter made every list
+    # return the one row whose random token matched)
+    r"|[a-z0-9]+_(auth|api_?key|access_?token|auth_?token|secret))$",
     re.IGNORECASE,
 )
 
