@@ -353,3 +353,13 @@ def test_a_repost_is_a_relation_row_and_pages_are_never_fields():
     assert argument_role("paginate_limit", {"type": "integer", "x-in": "query"}) == "pagination"
     assert argument_role("items", {"type": "integer", "enum": [10, 50, 100], "x-in": "query"}) == "pagination"
     assert argument_role("items", {"type": "array", "x-in": "body"}) != "pagination"
+
+
+def test_a_credential_under_the_api_s_name_is_the_agent_s():
+    """Vestorly sends `?vestorly_auth=` with every call: a credential, never a row filter (every list returned the one
+    row whose random token matched); a page token stays the list's."""
+    from envscale.words.semantics import agent_side
+
+    assert agent_side("vestorly_auth", {"type": "string", "x-in": "query"})
+    assert not agent_side("page_token", {"type": "string", "x-in": "query"})
+    assert not agent_side("vestorly_auth", {"type": "string", "x-in": "body"})
