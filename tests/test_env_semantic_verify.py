@@ -815,3 +815,63 @@ def test_a_write_to_the_session_row_is_held_to_what_it_declares(broken_step):
 
     broken_step("rename_my_account", also_another_account)
     assert _checks_of(copy.deepcopy(BANK), "rename_my_account") == {"mechanical:write"}
+
+
+def test_a_new_person_is_one_person():
+    """A new identity's email and username are of the name it is given (blind readers: identity "Bill Ryan" with
+    djohnson@example.net and username eric.kaufman16, three people); a name that is no person's keeps its email."""
+    import random
+
+    from envscale.materialize.verify import valid_call
+
+    spec = {
+        "name": "community",
+        "description": "A community.",
+        "tables": {
+            "identities": {
+                "primary_key": "identity_id",
+                "columns": {
+                    "identity_id": {"type": "string"},
+                    "name": {"type": "string", "nullable": True},
+                    "email": {"type": "string", "nullable": True},
+                    "username": {"type": "string", "nullable": True, "unique": True},
+                },
+            }
+        },
+        "tools": [
+            {
+                "name": "add_identity",
+                "description": "Add an identity.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "email": {"type": "string"},
+                        "username": {"type": "string"},
+                    },
+                    "required": ["name", "email", "username"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "identities",
+                    "values": {"name": "name", "email": "email", "username": "username"},
+                    "returns": "row",
+                    "generate": {"identity_id": "id"},
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        people = 0
+        for seed in range(12):
+            args, _ = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            words = args["name"].split()
+            if len(words) == 2 and all(w.isalpha() and w[0].isupper() for w in words):
+                people += 1
+                stem = ".".join(words).lower()
+                assert args["email"].startswith(stem) and args["email"].endswith("@example.com"), args
+                assert args["username"].startswith(stem), args
+        assert people

@@ -515,6 +515,8 @@ def _valid_call(
         )
         put(bound[column], candidates, accepts, f"{table}.{column}")
     _prose_about_subject(env, table, bound, props, args, target if op["type"] == "update" else None, rng)
+    if op["type"] == "insert":
+        _one_person(env, rows, table, bound, props, args)
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     route = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")
@@ -702,6 +704,47 @@ def _prose_about_subject(
         text = about_subject(about.strip(), table, rng)
         if value_problem(tspec["columns"][column], text) is None and schema_accepts(props.get(arg, {}), text):
             args[arg] = text
+
+
+_FULL_NAMES = ("name", "full_name", "fullname", "display_name", "displayname")
+_FIRST_NAMES = ("first_name", "firstname", "given_name", "givenname")
+_LAST_NAMES = ("last_name", "lastname", "family_name", "familyname", "surname")
+_EMAILS = ("email", "email_address", "emailaddress", "primary_email")
+_HANDLES = ("username", "user_name", "login", "handle")
+
+
+def _one_person(
+    env: Environment,
+    rows: dict[str, list[dict]],
+    table: str,
+    bound: dict[str, str],
+    props: dict[str, Any],
+    args: dict[str, Any],
+) -> None:
+    """A new row of a person is one person: its email address and username are of the name it is given (blind
+    readers: an identity "Bill Ryan" with djohnson@example.net and username eric.kaufman16, three people)."""
+    arg_of = {c.lower(): a for c, a in bound.items() if a in args}
+    first = next((args[arg_of[c]] for c in _FIRST_NAMES if c in arg_of), None)
+    last = next((args[arg_of[c]] for c in _LAST_NAMES if c in arg_of), None)
+    full = next((args[arg_of[c]] for c in _FULL_NAMES if c in arg_of), None)
+    if not (isinstance(first, str) and isinstance(last, str)):
+        words = full.split() if isinstance(full, str) else []
+        if len(words) != 2 or not all(w.isalpha() and w[:1].isupper() for w in words):
+            return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
+        first, last = words
+    stem = f"{first}.{last}".lower().replace(" ", "")
+    columns = {c.lower(): c for c in bound}
+    for names, make in ((_EMAILS, lambda n: f"{stem}{n}@example.com"), (_HANDLES, lambda n: f"{stem}{n}")):
+        column = next((columns[c] for c in names if c in columns and bound[columns[c]] in args), None)
+        if column is None or not isinstance(args[bound[column]], str):
+            continue
+        for n in ("", *range(2, 10)):
+            value = make(n)
+            if _write_accepts(env, rows, table, column, None, value) and schema_accepts(
+                props[bound[column]], value
+            ):
+                args[bound[column]] = value
+                break
 
 
 def _new_values(
