@@ -1315,3 +1315,44 @@ def test_a_new_row_never_starts_in_a_state_it_reaches_later():
     assert ops["startDeployment"]["defaults"] == {"status": "running"} or ops["startDeployment"][
         "defaults"
     ] == {"status": "starting"}, ops["startDeployment"]
+
+
+def test_a_lookup_by_a_field_reads_its_collection_and_me_is_the_caller():
+    """eBay's `GET /return_policy/get_by_policy_name?name=` finds a policy by its name (a `names` table of its own
+    never held the policies made); Okta's `GET /api/v1/users/me` reads the caller's user row, never every user."""
+    policy = {"type": "object", "properties": {"returnPolicyId": _S, "name": _S, "description": _S}}
+    user = {"type": "object", "properties": {"id": _S, "email": _S, "status": _S}}
+    q = {"type": "string", "x-in": "query"}
+    tools = [
+        api_tool(
+            "createReturnPolicy", "POST", "/return_policy", {"name": _S, "description": _S}, ["name"], policy
+        ),
+        api_tool(
+            "getReturnPolicy",
+            "GET",
+            "/return_policy/{return_policy_id}",
+            {"return_policy_id": _ID},
+            ["return_policy_id"],
+            policy,
+        ),
+        api_tool(
+            "getReturnPolicyByName", "GET", "/return_policy/get_by_policy_name", {"name": q}, ["name"], policy
+        ),
+        api_tool("listUsers", "GET", "/api/v1/users", {}, [], user),
+        api_tool("getUser", "GET", "/api/v1/users/{userId}", {"userId": _ID}, ["userId"], user),
+        api_tool("getCurrentUser", "GET", "/api/v1/users/me", {}, [], user),
+    ]
+    spec = _spec(tools, "seller")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["getReturnPolicyByName"]["table"] == ops["createReturnPolicy"]["table"]
+    by_name = ops["getReturnPolicyByName"]
+    assert by_name.get("key") == {"name": "name"} or {
+        "column": "name",
+        "arg": "name",
+        "op": "eq",
+    } in by_name.get("filters", []), by_name
+    me = ops["getCurrentUser"]
+    assert me["type"] == "get" and spec["session"]["table"] == me["table"] == ops["listUsers"]["table"], me
+    with Environment(spec) as env:
+        env.reset()
+        assert isinstance(env.step("getCurrentUser", {})["result"], dict)

@@ -716,6 +716,18 @@ def infer_spec(
     ) -> tuple[str | None, str | None]:
         """(table, key argument) a tool acts on; no table for a read of nothing the environment holds."""
         nonlocal singleton
+        path = str((tool.get("annotations") or {}).get("path") or "")
+        if (
+            m.entity
+            and m.entity != _SESSION
+            and m.effect in ("read", "update")
+            and re.search(rf"/{re.escape(plural(m.entity))}/(me|self|current)/?$", path.lower())
+            and singleton in (None, m.entity)
+        ):
+            # Okta's `GET /api/v1/users/me`: the caller's own user row, never every user
+            singleton = m.entity
+            tables.session = ident(plural(m.entity))
+            return tables.table(m.entity), None
         own = None
         for param, ent in path_keys.items():  # `/lists/{tasklist}/tasks/{task}`: `task` keys a task
             if param in props and m.entity and ent == m.entity:

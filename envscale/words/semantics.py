@@ -480,6 +480,11 @@ def _route_entities(
             last_is_param = True
         elif tail in _LOOKUP_VERBS and nouns[-1] == tail and len(nouns) > 1:
             action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
+        elif tail in _LOOKUP_VERBS and "_by_" in f"_{nouns[-1]}_" and len(nouns) > 1:
+            # eBay's `/return_policy/get_by_policy_name`, `/ad_campaign/get_campaign_by_name`: a lookup over the
+            # policies (campaigns) by a field of theirs, never a `names` table of its own
+            nouns.pop()
+            action = tail
         elif len(nouns) > 1 and not after_param[-1] and _collection_act(nouns[-1]):
             # `/events/quickAdd`, `/transactions/import`, `/transactions/bulk`, `permissions:batchCreate`: rows of
             # the collection made by one call, never an `adds`, `imports` or `bulks` table of their own
