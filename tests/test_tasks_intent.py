@@ -953,3 +953,53 @@ def test_a_row_keyed_by_an_email_is_named_by_its_email_address():
         message = write_instructions(draft, spec, random.Random(seed)).first_message
         assert f"user with the email address {email}" in message, message
         assert f"user email {email}" not in message, message
+
+
+def test_a_yes_no_field_named_is_something_is_said_as_a_state():
+    """Flat's `is_skipped`: "turn off its is skipped" (blind readers) is "mark it as not skipped"."""
+    spec = {
+        "name": "school",
+        "description": "A school.",
+        "tables": {
+            "items": {
+                "primary_key": "item_id",
+                "columns": {
+                    "item_id": {"type": "string"},
+                    "is_skipped": {"type": "boolean", "nullable": True},
+                },
+            },
+            "accounts": {"primary_key": "account_id", "columns": {"account_id": {"type": "string"}}},
+        },
+        "session": {"table": "accounts"},
+        "tools": [
+            {
+                "name": "update_item",
+                "description": "Update an item.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"item_id": {"type": "string"}, "is_skipped": {"type": "boolean"}},
+                    "required": ["item_id", "is_skipped"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "items",
+                    "key": {"item_id": "item_id"},
+                    "set": {"is_skipped": "is_skipped"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    for value, said in ((False, "as not skipped"), (True, "as skipped")):
+        call = GoldCall(
+            "update_item",
+            {"item_id": "ite_0003", "is_skipped": value},
+            {"item_id": "user", "is_skipped": "constant"},
+            write=True,
+        )
+        call.result = {"item_id": "ite_0003", "is_skipped": value}
+        facts = {fact_name(a, spec["tools"][0], spec): v for a, v in call.arguments.items()}
+        draft = TaskDraft("school", "write", [call], user_facts=facts)
+        message = write_instructions(draft, spec, random.Random(0)).first_message
+        assert said in message and "is skipped" not in message, message

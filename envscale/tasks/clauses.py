@@ -391,6 +391,17 @@ class Clauses(Attributes):
             return change, f"the {label} {on} {short} is updated"
         if count == 1 and STATUS_COLUMNS.search(column) and value and isinstance(a.value, str):
             return f"mark {obj} as {value}", f"{short} is {value}"
+        words = label.split()
+        if (
+            count == 1
+            and isinstance(a.value, bool)
+            and not hidden
+            and len(words) > 1
+            and words[0] in ("is", "was")
+        ):
+            # `is_skipped`: "mark it as not skipped", never "turn off its is skipped" (blind readers)
+            state = " ".join(words[1:]) if a.value else "not " + " ".join(words[1:])
+            return f"mark {obj} as {state}", f"{short} is {state}"
         if count == 1 and isinstance(a.value, bool) and not hidden:
             state = "on" if a.value else "off"
             return f"turn {state} {owner}", f"the {label} {on} {short} is {state}"
