@@ -444,6 +444,9 @@ def test_a_word_of_many_meanings_is_read_as_its_table_reads_it():
     )
     assert column_meaning("orders", "source", S) == "lex:order_source"
     assert column_meaning("articles", "source", S) == "lex:source"
+    # a product's unit is how it is sold (the answer to "the unit of the product" was "usd"); a conversion's stays
+    assert column_meaning("products", "unit", S) == "lex:product_unit"
+    assert column_meaning("conversions", "unit", S) == "lex:unit"
     # a person's pronouns and salutation are words of their own, never a person's name ("pronouns Darrell Ingram")
     assert column_meaning("employees", "pronouns", S) == "lex:pronouns"
     assert column_meaning("contacts", "salutation", S) == "lex:salutation"

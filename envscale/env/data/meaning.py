@@ -775,6 +775,7 @@ def meaning_from_texts(
 
 
 _TICKET_WORDS = frozenset("ticket issue incident case bug complaint request task problem".split())
+_GOODS = frozenset("product item article sku variant stock inventory good line offer listing".split())
 
 
 def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
@@ -798,6 +799,8 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
         "deal",
     }:
         return "lex:order_source"  # where an order came from: the web, a phone call, never "github"
+    if meaning == "lex:unit" and words & _GOODS:
+        return "lex:product_unit"  # a product is sold by the piece, box or kilogram, never in "usd" or "radians"
     if meaning == "lex:dna" and not re.search(r"gene|dna|rna|genom|protein|nucleo|bio|primer", context):
         return "code:number"
     if (

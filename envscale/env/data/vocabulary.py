@@ -308,6 +308,7 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "Fixed in release 2.4.1.|Duplicate of an earlier ticket; closed.|Customer confirmed it works now.|"
         "Could not reproduce; closed after no reply.",
         "order_source": "web|mobile app|phone|in-store|marketplace|email|social media|partner",
+        "product_unit": "piece|box|pack|kg|g|liter|ml|meter|pair|set|dozen|bottle|bag|roll|hour",
         "direction": "north|south|east|west|northeast|northwest|southeast|southwest|inbound|outbound|"
         "ascending|descending|asc|desc|left|right|up|down",
         "region": "North America|South America|Europe|Asia|Africa|Oceania|Middle East|Asia Pacific|"
