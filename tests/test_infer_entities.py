@@ -1356,3 +1356,48 @@ def test_a_lookup_by_a_field_reads_its_collection_and_me_is_the_caller():
     with Environment(spec) as env:
         env.reset()
         assert isinstance(env.step("getCurrentUser", {})["result"], dict)
+
+
+def test_a_row_made_under_its_parent_is_deleted_never_unlinked():
+    """Sakari's contacts are made under their account (`POST /v1/accounts/{accountId}/contacts`), and its bodiless
+    `PUT .../contacts/{contactId}` is no link: removing a contact deletes it (blind readers: "remove" nulled the
+    account), where TVmaze's untag keeps the show (`test_untagging_a_show_keeps_the_show_and_tagging_it_links_it`)."""
+    contact = {"type": "object", "properties": {"id": _S, "firstName": _S, "mobile": _S}}
+    pair = {"accountId": _ID, "contactId": _ID}
+    tools = [
+        api_tool(
+            "contacts_create",
+            "POST",
+            "/v1/accounts/{accountId}/contacts",
+            {"accountId": _ID, "firstName": _S},
+            ["accountId"],
+            contact,
+        ),
+        api_tool(
+            "contacts_fetch",
+            "GET",
+            "/v1/accounts/{accountId}/contacts/{contactId}",
+            pair,
+            list(pair),
+            contact,
+        ),
+        api_tool(
+            "contacts_update",
+            "PUT",
+            "/v1/accounts/{accountId}/contacts/{contactId}",
+            pair,
+            list(pair),
+            contact,
+        ),
+        api_tool(
+            "contacts_remove",
+            "DELETE",
+            "/v1/accounts/{accountId}/contacts/{contactId}",
+            pair,
+            list(pair),
+            None,
+        ),
+    ]
+    ops = {t["name"]: t["operation"] for t in _spec(tools, "sms")["tools"]}
+    assert ops["contacts_remove"]["type"] == "delete", ops["contacts_remove"]
+    assert "contacts_update" not in ops or "account_id" not in (ops["contacts_update"].get("set") or {})

@@ -1320,6 +1320,12 @@ def _addressed_by_name(uses: list[_Use], table: str, column: str) -> bool:
 def link_routes(tools: Iterable[dict]) -> set[str]:
     """The routes of a domain that link two rows: a PUT with nothing but the route's ids
     (`PUT /user/tags/{tag_id}/shows/{show_id}`, "Tag a show"): a DELETE on one unlinks, never deletes the row."""
+    tools = list(tools)
+    made = set()  # collections rows are created in: Sakari's contacts are made under their account
+    for tool in tools:
+        notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        if notes.get("method") == "POST" and isinstance(notes.get("path"), str):
+            made.add(re.sub(r"\{[^}]+\}", "{}", notes["path"].rstrip("/")))
     out = set()
     for tool in tools:
         notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
@@ -1327,7 +1333,9 @@ def link_routes(tools: Iterable[dict]) -> set[str]:
         if notes.get("method") != "PUT" or not isinstance(path, str) or not path.rstrip("/").endswith("}"):
             continue
         ids = set(re.findall(r"\{([^}]+)\}", path))
-        if len(ids) >= 2 and set(props) <= ids:
+        collection = re.sub(r"\{[^}]+\}", "{}", path.rstrip("/").rsplit("/", 1)[0])
+        if len(ids) >= 2 and set(props) <= ids and collection not in made:
+            # (a contact made under its account is the account's: removing it deletes it, never unlinks it)
             out.add(path)
     return out
 

@@ -800,7 +800,9 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     }:
         return "lex:order_source"  # where an order came from: the web, a phone call, never "github"
     if meaning == "lex:unit" and words & _GOODS:
-        return "lex:product_unit"  # a product is sold by the piece, box or kilogram, never in "usd" or "radians"
+        return (
+            "lex:product_unit"  # a product is sold by the piece, box or kilogram, never in "usd" or "radians"
+        )
     if meaning == "lex:dna" and not re.search(r"gene|dna|rna|genom|protein|nucleo|bio|primer", context):
         return "code:number"
     if (
