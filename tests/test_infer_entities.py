@@ -1401,3 +1401,19 @@ def test_a_row_made_under_its_parent_is_deleted_never_unlinked():
     ops = {t["name"]: t["operation"] for t in _spec(tools, "sms")["tools"]}
     assert ops["contacts_remove"]["type"] == "delete", ops["contacts_remove"]
     assert "contacts_update" not in ops or "account_id" not in (ops["contacts_update"].get("set") or {})
+
+
+def test_a_key_named_after_another_entity_never_keys_the_row():
+    """elmah.io's `DELETE /v3/messages/{logId}` removes a log's messages: it deleted the message whose id equalled
+    the log id. It is left out with its reason (the world has no delete of many rows)."""
+    message = {"type": "object", "properties": {"id": _S, "title": _S, "logId": _S}}
+    log = {"type": "object", "properties": {"id": _S, "name": _S}}
+    tools = [
+        api_tool("Logs_GetAll", "GET", "/v3/logs", {}, [], log),
+        api_tool("Logs_Get", "GET", "/v3/logs/{id}", {"id": _ID}, ["id"], log),
+        api_tool("Messages_GetAll", "GET", "/v3/messages/{logId}", {"logId": _ID}, ["logId"], message),
+        api_tool("Messages_DeleteAll", "DELETE", "/v3/messages/{logId}", {"logId": _ID}, ["logId"], None),
+    ]
+    inferred = infer_spec({"domain_id": 0, "name": "logs", "groups": {"Notes API": 4}}, tools, rows=5, seed=0)
+    ops = {t["name"]: t["operation"] for t in inferred.spec["tools"]}
+    assert "Messages_DeleteAll" not in ops or "log" not in str(ops["Messages_DeleteAll"].get("key")), ops

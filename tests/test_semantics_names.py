@@ -363,3 +363,20 @@ def test_a_credential_under_the_api_s_name_is_the_agent_s():
     assert agent_side("vestorly_auth", {"type": "string", "x-in": "query"})
     assert not agent_side("page_token", {"type": "string", "x-in": "query"})
     assert not agent_side("vestorly_auth", {"type": "string", "x-in": "body"})
+
+
+def test_a_delete_of_an_act_route_undoes_the_act():
+    """Flat's `DELETE /classes/{class}/assignments/{assignment}/archive` is `unarchiveAssignment`: it set the state to
+    archived (blind readers); the POST on the same route archives."""
+    params = {
+        "type": "object",
+        "properties": {
+            "class": {"type": "string", "x-in": "path"},
+            "assignment": {"type": "string", "x-in": "path"},
+        },
+    }
+    route = "/classes/{class}/assignments/{assignment}/archive"
+    undo = tool_meaning("unarchiveAssignment", "", params, {"method": "DELETE", "path": route})
+    do = tool_meaning("archiveAssignment", "", params, {"method": "POST", "path": route})
+    assert undo.effect == do.effect == "status"
+    assert "archived" in do.status_value and "archived" not in undo.status_value, (do, undo)

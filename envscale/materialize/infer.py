@@ -736,6 +736,14 @@ def infer_spec(
                 if named and named != m.entity and not qualified and len(path_keys) >= 2 and keyed.get(named):
                     # `/warehouses/{warehouse_id}/inventory/{product_id}`: a row named by two ids
                     return tables.table(m.entity), None
+                if (
+                    named
+                    and len(path_keys) == 1
+                    and named.split("_")[-1] != m.entity.split("_")[-1]
+                    and acted_on & {named}
+                ):
+                    # elmah.io's `DELETE /v3/messages/{logId}`: the log's messages, never the message keyed by a log id
+                    continue
                 own = param
         if own is None and m.entity:  # `order_id` for an order; then `external_order_id`
             named = {p: key_entity(p) or name_key_entity(p) for p in props}

@@ -1060,11 +1060,13 @@ def _meaning(
         if method in ("GET", "HEAD", "OPTIONS"):
             effect, evidence = "read", f"HTTP {method}"
         elif method == "DELETE" and addressed and action in STATUS_VERBS and action not in DELETE_VERBS:
-            # `DELETE /mocks/{uid}/unpublish`: the route names an act on the row, a status change
+            # `DELETE /mocks/{uid}/unpublish`: the route names an act on the row, a status change; Flat's
+            # `DELETE /assignments/{a}/archive` (`unarchiveAssignment`) undoes the act its route names
+            undo = f"un{act}" if f"un{act}" in STATUS_VERBS and (verb == f"un{act}" or not verb) else None
             effect, status_values, evidence = (
                 "status",
-                STATUS_VERBS[act],
-                f"status action {act!r} over DELETE",
+                STATUS_VERBS[undo or act],
+                f"undoes {act!r} over DELETE" if undo else f"status action {act!r} over DELETE",
             )
         elif (
             method == "DELETE"
