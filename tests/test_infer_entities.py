@@ -1417,3 +1417,25 @@ def test_a_key_named_after_another_entity_never_keys_the_row():
     inferred = infer_spec({"domain_id": 0, "name": "logs", "groups": {"Notes API": 4}}, tools, rows=5, seed=0)
     ops = {t["name"]: t["operation"] for t in inferred.spec["tools"]}
     assert "Messages_DeleteAll" not in ops or "log" not in str(ops["Messages_DeleteAll"].get("key")), ops
+
+
+def test_an_act_clears_the_yes_no_field_named_after_its_opposite():
+    """elmah.io's `enableLog` set the log's status to enabled and left `disabled: true` (blind readers: a log whose
+    `disabled` was false "enabled" again); enabling clears `disabled`, disabling sets it."""
+    log = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "name": _S,
+            "disabled": {"type": "boolean"},
+            "status": {"type": "string", "enum": ["enabled", "disabled"]},
+        },
+    }
+    tools = [
+        api_tool("Logs_Get", "GET", "/v3/logs/{id}", {"id": _ID}, ["id"], log),
+        api_tool("Logs_Enable", "POST", "/v3/logs/{id}/_enable", {"id": _ID}, ["id"], None),
+        api_tool("Logs_Disable", "POST", "/v3/logs/{id}/_disable", {"id": _ID}, ["id"], None),
+    ]
+    ops = {t["name"]: t["operation"] for t in _spec(tools, "logs")["tools"]}
+    assert ops["Logs_Enable"]["fixed"] == {"status": "enabled", "disabled": False}, ops["Logs_Enable"]
+    assert ops["Logs_Disable"]["fixed"] == {"status": "disabled", "disabled": True}, ops["Logs_Disable"]

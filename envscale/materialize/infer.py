@@ -1724,9 +1724,16 @@ def _operation_of(
         target = next((e for v in m.status_value for e in enum if str(e).lower() == v), m.status_value[0])
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
+        opposite = _OPPOSITES.get(str(target).lower()) or _antonym(str(target).lower())
         for col, cspec in columns.items():  # `accepted` beside the status: the act that accepts sets it too
             if col != status and cspec.get("type") == "boolean" and flag_state(col) == str(target).lower():
                 op["fixed"][col] = True
+            elif (
+                col != status and cspec.get("type") == "boolean" and opposite and flag_state(col) == opposite
+            ):
+                op["fixed"][col] = (
+                    False  # enabling a log clears its `disabled` flag (it said disabled: false)
+                )
         extra: dict[str, Any] = {
             col: arg for col, arg in values.items() if col != status and col not in op["fixed"]
         }
@@ -1845,6 +1852,24 @@ def state_values(word: str) -> tuple[str, ...]:
     verbs = [v for v in (STATUS_VERBS | ACT_STATUS).items() if word in v[1]]
     verbs.sort(key=lambda v: (v[1].index(word), not word.startswith(v[0][:5])))  # `active`: activate
     return tuple(dict.fromkeys([word, *(x for v in verbs[:1] for x in v[1])]))
+
+
+_OPPOSITES = {
+    "enabled": "disabled",
+    "disabled": "enabled",
+    "active": "inactive",
+    "inactive": "active",
+    "locked": "unlocked",
+    "unlocked": "locked",
+    "open": "closed",
+    "closed": "open",
+    "visible": "hidden",
+    "hidden": "visible",
+    "published": "unpublished",
+    "unpublished": "published",
+    "archived": "active",
+    "suspended": "active",
+}
 
 
 def _antonym(word: str) -> str:
