@@ -153,11 +153,18 @@ def effect_key(tool: dict[str, Any]) -> str:
         for f in op.get("filters") or []
         if isinstance(f, dict)
     )
+    def addressed(key: Any) -> list[tuple[str, str]]:
+        # how each key column is given: by an argument, or by the session (`GET /users/me` reads the caller's row,
+        # `GET /users/{id}` any row: two effects)
+        if not isinstance(key, dict):
+            return []
+        return sorted((str(c), next(iter(b)) if isinstance(b, dict) and b else "arg") for c, b in key.items())
+
     parts = [
         tool.get("kind"),
         op.get("type"),
         op.get("table"),
-        columns(op.get("key")),
+        addressed(op.get("key")),
         columns(op.get("set")),
     ]
     values = op.get("values") if isinstance(op.get("values"), dict) else {}

@@ -1439,3 +1439,21 @@ def test_an_act_clears_the_yes_no_field_named_after_its_opposite():
     ops = {t["name"]: t["operation"] for t in _spec(tools, "logs")["tools"]}
     assert ops["Logs_Enable"]["fixed"] == {"status": "enabled", "disabled": False}, ops["Logs_Enable"]
     assert ops["Logs_Disable"]["fixed"] == {"status": "disabled", "disabled": True}, ops["Logs_Disable"]
+
+
+def test_a_generic_value_sets_the_field_its_route_names():
+    """Trello's `PUT /boards/{idBoard}/prefs/selfJoin` and `.../prefs/cardAging` take one `value`: each sets its own
+    field (one `value` column made every such tool a duplicate of the others, and "change its value" was said of
+    two fields); `/boards/current` lists boards, never the caller's one board."""
+    board = {"type": "object", "properties": {"id": _S, "name": _S}}
+    key = {"idBoard": _ID, "value": _S}
+    tools = [
+        api_tool("getBoard", "GET", "/boards/{idBoard}", {"idBoard": _ID}, ["idBoard"], board),
+        api_tool("putSelfJoin", "PUT", "/boards/{idBoard}/prefs/selfJoin", key, ["idBoard", "value"], board),
+        api_tool(
+            "putCardAging", "PUT", "/boards/{idBoard}/prefs/cardAging", key, ["idBoard", "value"], board
+        ),
+    ]
+    ops = {t["name"]: t["operation"] for t in _spec(tools, "boards")["tools"]}
+    assert ops["putSelfJoin"]["set"] == {"self_join": "value"}, ops["putSelfJoin"]
+    assert ops["putCardAging"]["set"] == {"card_aging": "value"}, ops["putCardAging"]

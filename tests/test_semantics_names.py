@@ -380,3 +380,19 @@ def test_a_delete_of_an_act_route_undoes_the_act():
     do = tool_meaning("archiveAssignment", "", params, {"method": "POST", "path": route})
     assert undo.effect == do.effect == "status"
     assert "archived" in do.status_value and "archived" not in undo.status_value, (do, undo)
+
+
+def test_a_lookup_route_names_what_it_finds():
+    """eBay's `/ad_campaign/{campaign_id}/get_ads_by_inventory_reference` finds ads of the campaign, and
+    `/ad_campaign/get_campaign_by_name` a campaign (never a `names` table)."""
+    q = {"type": "object", "properties": {"campaign_id": {"type": "string", "x-in": "path"}}}
+    ads = tool_meaning(
+        "getAds",
+        "",
+        q,
+        {"method": "GET", "path": "/ad_campaign/{campaign_id}/get_ads_by_inventory_reference"},
+    )
+    one = tool_meaning(
+        "getCampaignByName", "", {}, {"method": "GET", "path": "/ad_campaign/get_campaign_by_name"}
+    )
+    assert (ads.entity, ads.parent) == ("ad", "campaign") and one.entity == "campaign", (ads, one)

@@ -722,6 +722,11 @@ def infer_spec(
             and m.entity != _SESSION
             and m.effect in ("read", "update")
             and re.search(rf"/{re.escape(plural(m.entity))}/(me|self|current)/?$", path.lower())
+            and (
+                m.entity in _OWN_NOUNS
+                or m.entity in ("member", "person", "customer", "employee")
+                or not path.lower().rstrip("/").endswith("current")
+            )
             and singleton in (None, m.entity)
         ):
             # Okta's `GET /api/v1/users/me`: the caller's own user row, never every user
@@ -886,7 +891,7 @@ def infer_spec(
             elif role == "search" and json_type(schema) in ("string", None):
                 use.searches.append(param)
             else:
-                use.values[param] = ident(param)
+                use.values[param] = _field_of_route(param, notes, m) or ident(param)
         if table == tables.session and m.entity not in (None, _SESSION, entity):
             # on the session row, `setHeadlights(mode)` and `adjustClimateControl(mode)` set
             # different things: each column is named after the tool's object
@@ -1323,6 +1328,25 @@ def _addressed_by_name(uses: list[_Use], table: str, column: str) -> bool:
         ):
             return True
     return False
+
+
+_GENERIC_VALUES = frozenset({"value", "val", "new_value", "newvalue"})
+_PREFERENCE_SEGMENTS = frozenset({"prefs", "my_prefs", "preferences", "settings", "fields", "field"})
+
+
+def _field_of_route(param: str, notes: dict, m: ToolMeaning) -> str | None:
+    """The column a generic `value` of a write sets, where the route names the field: Trello's
+    `PUT /boards/{idBoard}/prefs/selfJoin` (value) sets `self_join`, `/cards/{idCard}/name` the name; every such
+    tool set one `value` column, each a duplicate of the others and "change its value" said of two fields."""
+    if m.effect not in ("update", "create") or "_".join(tokens(param)) not in _GENERIC_VALUES:
+        return None
+    path = notes.get("path")
+    if not isinstance(path, str) or path.rstrip("/").endswith("}"):
+        return None
+    tail = path.rstrip("/").rsplit("}", 1)[-1] if "}" in path else ""
+    words = ["_".join(tokens(seg)) for seg in tail.strip("/").split("/") if seg]
+    words = [w for w in words if w and w not in _PREFERENCE_SEGMENTS]
+    return ident("_".join(words)) if words else None
 
 
 def link_routes(tools: Iterable[dict]) -> set[str]:

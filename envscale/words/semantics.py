@@ -482,8 +482,13 @@ def _route_entities(
             action = nouns.pop()  # `/members/find`: a lookup over the members, not a `find` resource
         elif tail in _LOOKUP_VERBS and "_by_" in f"_{nouns[-1]}_" and len(nouns) > 1:
             # eBay's `/return_policy/get_by_policy_name`, `/ad_campaign/get_campaign_by_name`: a lookup over the
-            # policies (campaigns) by a field of theirs, never a `names` table of its own
-            nouns.pop()
+            # policies (campaigns) by a field of theirs, never a `names` table of its own; `.../get_ads_by_...`
+            # finds the ads (of the campaign before)
+            named = nouns.pop().split("_by_")[0].split("_")[1:]
+            before = singular(nouns[-1].split("_")[-1])
+            if named and singular(named[-1]) != before:
+                nouns.append("_".join(named))
+                after_param.append(False)
             action = tail
         elif len(nouns) > 1 and not after_param[-1] and _collection_act(nouns[-1]):
             # `/events/quickAdd`, `/transactions/import`, `/transactions/bulk`, `permissions:batchCreate`: rows of
