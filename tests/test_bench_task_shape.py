@@ -370,7 +370,10 @@ def test_a_conversation_with_a_decision_among_its_requests_counts_as_dag_or_bran
 def test_a_read_of_the_callers_own_row_is_another_effect_than_a_read_by_id():
     """`GET /users/me` (keyed by the session) and `GET /users/{id}` (keyed by an argument) read one table by one
     column, but not the same rows: they are not near-duplicates; two reads by an argument are."""
-    me = {"kind": "read", "operation": {"type": "get", "table": "users", "key": {"user_id": {"session": "user_id"}}}}
+    me = {
+        "kind": "read",
+        "operation": {"type": "get", "table": "users", "key": {"user_id": {"session": "user_id"}}},
+    }
     by_id = {"kind": "read", "operation": {"type": "get", "table": "users", "key": {"user_id": "id"}}}
     other = {"kind": "read", "operation": {"type": "get", "table": "users", "key": {"user_id": "userId"}}}
     assert ts.effect_key(me) != ts.effect_key(by_id)

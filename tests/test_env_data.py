@@ -1284,3 +1284,11 @@ def test_two_states_of_one_row_over_the_same_values_agree():
     rows = [r for r in generate_state(spec, seed=3)["vehicles"] if r["door_status"] and r["lock_status"]]
     assert rows and all(r["door_status"].upper() == r["lock_status"] for r in rows), rows
     assert {r["engine_state"] for r in rows} - {None} == {"running", "stopped"}
+
+
+def test_values_a_description_lists_in_html_are_the_values():
+    """eBay lists an ad's statuses as `Valid Values: <ul><li><code>PAUSED</code></li>...`: the data said
+    "li><li><code>PAUSED<" (blind readers); the values are PAUSED, RUNNING and ENDED."""
+    text = "The status. Valid Values: <ul><li><code>PAUSED</code></li><li><code>RUNNING</code></li><li><code>ENDED</code></li></ul>"
+    values = named_values({"type": "string", "description": text})
+    assert set(values) == {"PAUSED", "RUNNING", "ENDED"}, values

@@ -1447,6 +1447,10 @@ def _named_values(key: str) -> tuple[str, ...]:
         if isinstance(arg.get("description"), str):
             texts.append(arg["description"])
     for text in texts:
+        # eBay's "Valid Values: <ul><li><code>PAUSED</code></li>...": the values, never "li><li><code>PAUSED<"
+        text = re.sub(
+            r"<[^>]*>", " ", re.sub(r"</?(?:li|br|p|ul|ol)\b[^>]*>", ", ", text, flags=re.IGNORECASE)
+        )
         found.extend(m.group(2) for m in _QUOTED.finditer(text))
         for match in _LISTED.finditer(text):
             for item in re.split(r",|\bor\b|\band\b|/", match.group(1)):
@@ -1463,7 +1467,7 @@ def _named_values(key: str) -> tuple[str, ...]:
             or norm(value) in _STOP_VALUES
             or words[:1] in (["the"], ["a"], ["an"], ["all"], ["any"], ["include"], ["including"])
             or set(tokens) & _NOT_VALUE_WORDS
-            or re.search(r"['\"`]|^[^\w$#+-]|&&|\|\||:\s", value)
+            or re.search(r"['\"`<>]|^[^\w$#+-]|&&|\|\||:\s", value)
             or _TEMPLATE.search(value)
             or all(t in _PLACEHOLDER_WORDS for t in tokens)
             or value in out
