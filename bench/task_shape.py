@@ -153,6 +153,7 @@ def effect_key(tool: dict[str, Any]) -> str:
         for f in op.get("filters") or []
         if isinstance(f, dict)
     )
+
     def addressed(key: Any) -> list[tuple[str, str]]:
         # how each key column is given: by an argument, or by the session (`GET /users/me` reads the caller's row,
         # `GET /users/{id}` any row: two effects)
