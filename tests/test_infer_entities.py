@@ -1454,6 +1454,15 @@ def test_a_generic_value_sets_the_field_its_route_names():
             "putCardAging", "PUT", "/boards/{idBoard}/prefs/cardAging", key, ["idBoard", "value"], board
         ),
     ]
+    option = {"type": "object", "properties": {"id": _S, "value": _S}}
+    tools.append(
+        api_tool(
+            "addOption", "POST", "/boards/{idBoard}/options", {"idBoard": _ID, "value": _S}, ["value"], option
+        )
+    )  # a new option's `value` is its own, never an `options` column
     ops = {t["name"]: t["operation"] for t in _spec(tools, "boards")["tools"]}
+    assert "value" in ops["addOption"]["values"] and "options" not in ops["addOption"]["values"], ops[
+        "addOption"
+    ]
     assert ops["putSelfJoin"]["set"] == {"self_join": "value"}, ops["putSelfJoin"]
     assert ops["putCardAging"]["set"] == {"card_aging": "value"}, ops["putCardAging"]

@@ -1338,7 +1338,7 @@ def _field_of_route(param: str, notes: dict, m: ToolMeaning) -> str | None:
     """The column a generic `value` of a write sets, where the route names the field: Trello's
     `PUT /boards/{idBoard}/prefs/selfJoin` (value) sets `self_join`, `/cards/{idCard}/name` the name; every such
     tool set one `value` column, each a duplicate of the others and "change its value" said of two fields."""
-    if m.effect not in ("update", "create") or "_".join(tokens(param)) not in _GENERIC_VALUES:
+    if m.effect != "update" or "_".join(tokens(param)) not in _GENERIC_VALUES:
         return None
     path = notes.get("path")
     if not isinstance(path, str) or path.rstrip("/").endswith("}"):
