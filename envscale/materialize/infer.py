@@ -1748,7 +1748,7 @@ def _operation_of(
         target = next((e for v in m.status_value for e in enum if str(e).lower() == v), m.status_value[0])
         allowed, reason = _allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
-        opposite = _OPPOSITES.get(str(target).lower()) or _antonym(str(target).lower())
+        opposite = _antonym(str(target).lower()) or _OPPOSITES.get(str(target).lower())
         for col, cspec in columns.items():  # `accepted` beside the status: the act that accepts sets it too
             if col != status and cspec.get("type") == "boolean" and flag_state(col) == str(target).lower():
                 op["fixed"][col] = True
@@ -1881,19 +1881,14 @@ def state_values(word: str) -> tuple[str, ...]:
 _OPPOSITES = {
     "enabled": "disabled",
     "disabled": "enabled",
-    "active": "inactive",
-    "inactive": "active",
-    "locked": "unlocked",
-    "unlocked": "locked",
     "open": "closed",
     "closed": "open",
     "visible": "hidden",
     "hidden": "visible",
-    "published": "unpublished",
-    "unpublished": "published",
     "archived": "active",
     "suspended": "active",
 }
+"""States whose opposite `_antonym` cannot spell (it knows `active`/`inactive`, `published`/`unpublished`)."""
 
 
 def _antonym(word: str) -> str:
