@@ -1292,3 +1292,55 @@ def test_values_a_description_lists_in_html_are_the_values():
     text = "The status. Valid Values: <ul><li><code>PAUSED</code></li><li><code>RUNNING</code></li><li><code>ENDED</code></li></ul>"
     values = named_values({"type": "string", "description": text})
     assert set(values) == {"PAUSED", "RUNNING", "ENDED"}, values
+
+
+def test_a_services_account_is_named_as_a_business_and_a_banks_as_an_account():
+    """Blind readers found a SaaS world's accounts named "Petty Cash" and "Visa Platinum": an `accounts` table
+    with no balance, IBAN or account number is a service's customer, named as a business; a bank's keeps its
+    account names."""
+    from envscale.env.data.labels import LABELS
+
+    bank_names = {t for t in LABELS["account"] if "{" not in t}
+    spec = world(
+        "mixed",
+        16,
+        accounts=table(
+            {"id": {"type": "string"}, "name": {"type": "string"}, "plan": {"type": "string"}}, "id"
+        ),
+    )
+    saas = [r["name"] for r in generate_state(spec, seed=2)["accounts"] if r["name"]]
+    assert len(saas) >= 10 and not bank_names & set(saas), saas
+    spec = world(
+        "bank",
+        16,
+        accounts=table(
+            {"id": {"type": "string"}, "name": {"type": "string"}, "balance": {"type": "number"}}, "id"
+        ),
+    )
+    banked = [r["name"] for r in generate_state(spec, seed=2)["accounts"] if r["name"]]
+    assert len(bank_names & set(banked)) >= 5, banked
+
+
+def test_a_class_people_take_is_not_a_class_of_a_program():
+    """A school's classes were named "TreeNode" and "LinkedList": a class is a programming class only where its
+    texts say so."""
+    school = world(
+        "school",
+        12,
+        classes=table(
+            {"id": {"type": "string"}, "name": {"type": "string"}, "teacher": {"type": "string"}}, "id"
+        ),
+    )
+    names = [r["name"] for r in generate_state(school, seed=1)["classes"] if r["name"]]
+    code = {"TreeNode", "LinkedList", "UserService", "HttpClient", "Node"}
+    assert len(names) >= 8 and not code & set(names), names
+    assert not [n for n in names if re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+", n)], names
+
+
+def test_a_currency_format_is_a_money_pattern():
+    """An account's `currency_format` read "xml": a format of money is how an amount is written."""
+    spec = world(
+        "shop", 10, settings=table({"id": {"type": "string"}, "currency_format": {"type": "string"}}, "id")
+    )
+    values = [r["currency_format"] for r in generate_state(spec, seed=0)["settings"] if r["currency_format"]]
+    assert values and all("0" in v for v in values), values

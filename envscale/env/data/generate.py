@@ -677,7 +677,7 @@ def _value_column(
     texts = column_texts(cspec, args)
     if meaning == "json" and any(isinstance(a, dict) and a.get("type") == "string" for a in args):
         meaning = f"json:{string_meaning(table, column, texts, ())}"
-    c = Col(table, column, cspec, meaning, rng, fake, now, texts=texts)
+    c = Col(table, column, cspec, meaning, rng, fake, now, texts=texts, columns=frozenset(tspec["columns"]))
     if meaning != "enum" and cspec["type"] in ("string", "json"):
         c.named = named_values(cspec, args)
     if c.kind == "num":

@@ -47,6 +47,10 @@ _LEDGER_ACCOUNTS = _split(
 LABELS: dict[str, _T] = {
     "account": _BANK_ACCOUNTS,
     "bank account": _BANK_ACCOUNTS,
+    "customer account": _split(
+        "{company}|{company} {city}|{last} & Sons|{last} Consulting|{city} Dental Group|"
+        "{last} Family Practice|{company} Europe|{company} Marketing|{last} Design Studio"
+    ),
     "ledger account": _LEDGER_ACCOUNTS,
     "transaction account": _LEDGER_ACCOUNTS,
     "parent account": _LEDGER_ACCOUNTS,

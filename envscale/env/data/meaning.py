@@ -413,6 +413,7 @@ lex:device_type: device_type devicetype platform_type
 lex:cuisine: food_type cuisine_type restaurant_type
 lex:genre: music_genre movie_genre book_genre
 lex:date_format: date_format dateformat time_format
+lex:currency_format: currency_format money_format price_format amount_format number_format currencyformat
 lex:level: detail_level skill_level experience_level difficulty_level risk_level age_group
 lex:ticker: ticker_symbol stock_symbol stock_ticker company_ticker
 lex:car_model: car_model vehicle_model car vehicle
@@ -1144,6 +1145,13 @@ def names_a_person(table: str) -> bool:
     )
 
 
+_CODE_TEXT = re.compile(
+    r"\b(?:java|python|kotlin|swift|typescript|javascript|c\+\+|c#|source|code|method|methods|package|"
+    r"compile|compiler|inherit\w*|subclass|object-oriented|oop|module|namespace|struct|interface|bytecode)\b"
+)
+"""Text that says a class is a class of a program (`TreeNode`), not one people take."""
+
+
 def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
     """The meaning of `<entity>_name`, or of `name` given its table."""
     table_words = [singular_word(w) for w in name_words(table)]
@@ -1161,6 +1169,8 @@ def _name_meaning(table: str, entity_words: list[str], texts: str) -> str:
         return "named:product"
     if entity == "branch" and re.search(r"\bgit|\brepo|\bcommit|\bmerge", f"{texts} {table}"):
         return "lex:branch"
+    if entity == "class" and not _CODE_TEXT.search(f"{texts} {table}"):
+        return "named:class"  # a class people take ("Biology 101, Period 3"), not a class of a program
     if entity in ENTITY_MEANINGS:
         return ENTITY_MEANINGS[entity]
     for pattern, meaning in _DESC_RULES:  # "the name of the team/player/company/..."

@@ -107,6 +107,7 @@ class Col:
     places: list[PlaceRow] | None = None
     shape: str | None = None  # a json column's declared shape ("object", "array"), when arguments say
     deck: dict[str, tuple[list[str], set[str]]] = dataclasses.field(default_factory=dict)  # `kind_label`'s
+    columns: frozenset[str] = frozenset()  # the other columns of the row's table (what kind of thing it is)
 
     @property
     def kind(self) -> str:
@@ -263,6 +264,10 @@ def _named_entity(c: Col, i: int) -> str:
         "course": lambda: (
             f"{r.choice(('Introduction to', 'Advanced', 'Applied'))} {r.choice(('Data Science', 'Economics', 'Organic Chemistry', 'Linear Algebra', 'Creative Writing', 'Marketing', 'World History', 'Python Programming', 'Statistics'))}"
         ),  # fmt: skip
+        "class": lambda: (
+            f"{r.choice(('Biology', 'Algebra', 'English Literature', 'Chemistry', 'World History', 'Spanish', 'Physics', 'Art', 'Computer Science', 'Music', 'Geography', 'French'))} "
+            f"{r.choice(('101', '201', 'Year 9', 'Grade 10', 'Period 3', 'Section B', 'Evening Class', 'Spring Cohort', 'Group 2'))}"
+        ),  # fmt: skip
         "station": lambda: f"{place.city} {r.choice(('Central Station', 'Union Station', 'North Station'))}",
         "library": lambda: f"{place.city} Public Library",
         "character": lambda: f"{pick_first_name(r)} {pick_last_name(r)}",
@@ -329,6 +334,14 @@ _PURPOSES = (
 _SEASONS = ("Spring", "Summer", "Autumn", "Winter")
 
 
+_BANKING = frozenset(
+    "balance current_balance available_balance cleared_balance uncleared_balance iban bic swift sort_code "
+    "routing_number account_number bank bank_name bank_code overdraft overdraft_limit credit_limit "
+    "interest_rate on_budget closing_balance opening_balance".split()
+)
+"""Columns of a bank's account: an `accounts` table without any is a service's customer account."""
+
+
 def _label(c: Col, i: int, thing: str, place: Any) -> str:
     """A name for a thing of kind `thing`: what its users call one where `labels.LABELS` knows the kind
     ("Accounts Receivable" for a ledger account, "Sick Leave" for a leave type); else a label as people
@@ -353,6 +366,11 @@ def _label(c: Col, i: int, thing: str, place: Any) -> str:
         "job": lambda: r.choice(word_data().jobs),
         "ref": lambda: f"INV-{r.randint(1000, 99999)}",
     }
+    if plain[-1:] == ["account"] and len(plain) == 1 and not _BANKING & c.columns:
+        plain = [
+            "customer",
+            "account",
+        ]  # a service's account (AdMob, Twilio, a CRM's): a business, not "Petty Cash"
     named = kind_label(plain, r, i, c.deck, slots)  # `workspace` whole, `servicegroup` split
     if named is None and glued != plain:
         named = kind_label(glued, r, i, c.deck, slots)

@@ -208,6 +208,8 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "encoding": "utf-8|utf-16|ascii|latin-1|iso-8859-1|base64|gzip|cp1252",
         "format": "json|csv|xml|yaml|pdf|html|txt|png|jpeg|mp4|mp3|docx|xlsx|markdown|parquet|IMAX|2D|3D",
         "date_format": "YYYY-MM-DD|MM/DD/YYYY|DD/MM/YYYY|DD-MM-YYYY|MM-DD-YYYY|YYYY/MM/DD|ISO 8601",
+        "currency_format": "$#,##0.00|#,##0.00 USD|€#,##0.00|#.##0,00 €|£#,##0.00|¥#,##0|#,##0.00|"
+        "$0.00|CHF #,##0.00|#,##0.00 ¤",
         "os": "Windows 11|Windows 10|macOS|Ubuntu|Debian|Fedora|iOS|Android|Linux|ChromeOS",
         "browser": "Chrome|Firefox|Safari|Edge|Opera|Brave",
         "payment_method": "credit card|debit card|paypal|bank transfer|apple pay|google pay|cash|"
