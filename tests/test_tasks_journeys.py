@@ -1329,3 +1329,37 @@ def test_a_row_the_clause_before_named_is_its_in_the_next_lookup():
             assert "its task named" in goal and not re.search(r"look up it\b", goal), goal
     finally:
         e.env.close()
+
+
+def test_a_row_is_never_found_by_someone_elses_email_company_or_due_date():
+    """Blind readers: a folder found "with the email address ...", a class "whose organization is ...", a document
+    "due on ...". An email or a company names a row only where it is the row's own (a customer's, a vendor's);
+    a due date only a thing that falls due (an invoice, a task)."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["classes"] = {
+        "primary_key": "class_id",
+        "columns": {
+            "class_id": {"type": "string"},
+            "name": {"type": "string"},
+            "email": {"type": "string"},
+            "organization": {"type": "string"},
+            "due_date": {"type": "string"},
+        },
+    }
+    spec["tables"]["vendors"] = {
+        "primary_key": "vendor_id",
+        "columns": {"vendor_id": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}},
+    }
+    spec["tables"]["invoices"] = {
+        "primary_key": "invoice_id",
+        "columns": {"invoice_id": {"type": "string"}, "due_date": {"type": "string"}},
+    }
+    e = Env({"spec": spec}, TasksConfig())
+    never = len(finding.IDENTIFYING)
+    assert finding.rank(e, "classes", "email") == never
+    assert finding.rank(e, "classes", "organization") == never
+    assert finding.rank(e, "classes", "due_date") == never
+    assert finding.rank(e, "classes", "name") < never
+    assert finding.rank(e, "vendors", "email") < never
+    assert finding.rank(e, "invoices", "due_date") < never
+    e.env.close()

@@ -152,6 +152,8 @@ def rank(e: Env, table: str, column: str) -> int:
         return late  # `parent_account_name` of a pickup point
     person = singular(table).split("_")[-1] in _PERSON_WORDS
     if meaning == "email" and not person:
+        if not _PARTY_WORDS & set(tokens(singular(table))):
+            return len(IDENTIFYING)  # a folder's or a class's email is someone's: no one finds a folder by it
         return late  # a meeting's email is its organizer's: not how a meeting is named
     if meaning == "title" and (person or _names_people(e, table)):
         # a contact's title is a job title: a person is named by their name, and a supplier whose rows name a
@@ -159,6 +161,14 @@ def rank(e: Env, table: str, column: str) -> int:
         return late
     if meaning == "company" and person:
         return late  # "the user whose company name is Davis-Jones": many people work for one company
+    if (
+        meaning == "company"
+        and not _PARTY_WORDS & set(tokens(singular(table)))
+        and _names_another(table, column)
+    ):
+        return len(
+            IDENTIFYING
+        )  # "the class whose organization is Acme": the organization's, not the class's name
     if meaning == "date" and not _own_date(table, column):
         return len(
             IDENTIFYING
@@ -183,6 +193,14 @@ def _names_people(e: Env, table: str) -> bool:
     return any(c.lower() in _PERSON_COLUMNS for c in columns)
 
 
+_PARTY_WORDS = frozenset(
+    "account customer client company organization organisation org business vendor supplier merchant tenant "
+    "subscriber sender recipient mailbox identity lead partner brand publisher advertiser seller buyer shop "
+    "store workspace domain".split()
+)
+"""Things an email or a company name is the row's own (a customer's, a vendor's, a mailbox's), where a folder's
+email or a class's organization belongs to someone else."""
+
 _DATE_WORDS = frozenset("date dates time at on utc day".split())
 _OWN_DATES = frozenset("due start starts scheduled issue issued booking appointment event".split())
 """Dates a person knows a row by: when it is due, starts, is held or was issued; never when it ends ("the time off
@@ -199,6 +217,10 @@ def _own_date(table: str, column: str) -> bool:
         not words
     ):  # a plain `date`: of things that happen on a day (a transaction, a booking), not a section's
         return bool(own & _DATED)
+    if "due" in words and not own & (_DATED | _DUE):
+        return (
+            False  # "the document due on ...": a document is known by its title, an invoice by when it is due
+        )
     return all(w in _OWN_DATES or singular(w) in own for w in words)
 
 
@@ -207,6 +229,12 @@ _DATED = frozenset(
     "timesheet activity visit shift trip flight receipt deposit transfer statement journal charge refund "
     "shipment delivery call".split()
 )
+
+
+_DUE = frozenset(
+    "task todo assignment homework issue ticket milestone project deadline goal card loan rent".split()
+)
+"""Things besides `_DATED` ones that are due on a day (a task, an assignment, a loan)."""
 
 
 _PERSON_WORDS = frozenset(PEOPLE) | frozenset(
