@@ -1466,3 +1466,36 @@ def test_a_generic_value_sets_the_field_its_route_names():
     ]
     assert ops["putSelfJoin"]["set"] == {"self_join": "value"}, ops["putSelfJoin"]
     assert ops["putCardAging"]["set"] == {"card_aging": "value"}, ops["putCardAging"]
+
+
+def test_removing_a_row_from_another_rows_route_unlinks_it_when_it_has_its_own_delete():
+    """ "Remove the team for the user" (`DELETE /users/{userId}/teams/{teamId}`) deleted the team, though teams are
+    made and deleted at their own route (`POST /teams`, `DELETE /teams/{teamId}`): it takes the team off the user,
+    and the team stays; `DELETE /teams/{teamId}` still deletes it."""
+    team = {"type": "object", "properties": {"id": _I, "name": _S, "user_id": _I}}
+    user = {"type": "object", "properties": {"id": _I, "name": _S, "email": _S}}
+    pair = {"userId": {"type": "integer", "x-in": "path"}, "teamId": {"type": "integer", "x-in": "path"}}
+    one = {"teamId": pair["teamId"]}
+    tools = [
+        api_tool("list_users", "GET", "/users", {}, [], user),
+        api_tool("get_user", "GET", "/users/{userId}", {"userId": pair["userId"]}, ["userId"], user),
+        api_tool("create_team", "POST", "/teams", {"name": _S, "user_id": _I}, ["name"], team),
+        api_tool("get_team", "GET", "/teams/{teamId}", one, ["teamId"], team),
+        api_tool("delete_team", "DELETE", "/teams/{teamId}", one, ["teamId"], None),
+        api_tool(
+            "list_user_teams", "GET", "/users/{userId}/teams", {"userId": pair["userId"]}, ["userId"], team
+        ),
+        api_tool("remove_user_team", "DELETE", "/users/{userId}/teams/{teamId}", pair, list(pair), None),
+    ]
+    spec = _spec(tools, "teams")
+    assert verify(spec) == []
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert ops["delete_team"]["type"] == "delete", ops["delete_team"]
+    with Environment(spec) as env:
+        env.reset()
+        before = env.dump()
+        row = next(r for r in before["teams"] if r["user_id"] is not None)
+        assert env.step("remove_user_team", {"userId": row["user_id"], "teamId": row["team_id"]}).get("ok")
+        after = env.dump()
+        assert len(after["teams"]) == len(before["teams"])  # the team stays
+        assert next(r for r in after["teams"] if r["team_id"] == row["team_id"])["user_id"] is None

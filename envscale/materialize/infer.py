@@ -1369,6 +1369,34 @@ def link_routes(tools: Iterable[dict]) -> set[str]:
         if len(ids) >= 2 and set(props) <= ids and collection not in made:
             # (a contact made under its account is the account's: removing it deletes it, never unlinks it)
             out.add(path)
+    # a DELETE of a row under another's route (`DELETE /users/{u}/teams/{t}`, "remove the team for the user") where
+    # the row is made and deleted at its own route (`POST /teams`, `DELETE /teams/{t}`) takes it off the other
+    # row: deleting the team was what "remove the team for the user" did
+    own_deletes = set()
+    for tool in tools:
+        notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        path = notes.get("path")
+        if notes.get("method") == "DELETE" and isinstance(path, str):
+            own_deletes.add(re.sub(r"\{[^}]+\}", "{}", path.rstrip("/")))
+    for tool in tools:
+        notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        path, props = notes.get("path"), _props(tool)
+        if notes.get("method") != "DELETE" or not isinstance(path, str) or not path.rstrip("/").endswith("}"):
+            continue
+        shape = re.sub(r"\{[^}]+\}", "{}", path.rstrip("/"))
+        parts = shape.strip("/").split("/")
+        if len(parts) < 4 or parts[-3] != "{}" or "/".join(parts[:-1]) in {m.strip("/") for m in made}:
+            continue  # not `/A/{a}/B/{b}`, or B is made under A
+        ids = set(re.findall(r"\{([^}]+)\}", path))
+        own = [d for d in own_deletes if d != shape and d.strip("/").split("/")[-2:] == parts[-2:]]
+        own = [d for d in own if d.count("{}") < shape.count("{}")]
+        if (
+            len(ids) >= 2
+            and set(props) <= ids
+            and own
+            and any(m.strip("/").split("/")[-1:] == parts[-2:-1] for m in made)
+        ):
+            out.add(path)
     return out
 
 
