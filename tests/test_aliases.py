@@ -295,7 +295,16 @@ def test_two_routes_that_return_one_resource_are_one_tool_and_other_shapes_stay_
         "planner_UpdateBuckets", update, params=("b", "name"), path="/planner/buckets/{b}", method="PATCH"
     )
     bucket = ["id", "name", "orderHint", "planId", "tasks", "@odata.type"]
-    assert fold_aliases({"tools": [copy.deepcopy(nested), copy.deepcopy(flat)]}) == {}  # no responses: apart
+    # one under a parent row, the other qualified: one resource reached twice, folded though nothing is returned
+    assert fold_aliases({"tools": [copy.deepcopy(nested), copy.deepcopy(flat)]}) == {
+        "planner_plans_UpdateBuckets": "planner_UpdateBuckets"
+    }
+    archived = copy.deepcopy(flat)
+    archived["name"] = archived["metadata"]["original_name"] = "archive_UpdateBuckets"
+    archived["metadata"]["annotations"]["path"] = "/archive/buckets/{b}"
+    assert (
+        fold_aliases({"tools": [copy.deepcopy(flat), archived]}) == {}
+    )  # two qualifiers, no responses: apart
     shaped = [returning(copy.deepcopy(nested), bucket), returning(copy.deepcopy(flat), bucket)]
     assert fold_aliases({"tools": shaped}) == {"planner_plans_UpdateBuckets": "planner_UpdateBuckets"}
     other = [
@@ -306,9 +315,9 @@ def test_two_routes_that_return_one_resource_are_one_tool_and_other_shapes_stay_
 
 
 def test_a_delete_that_returns_nothing_is_judged_by_what_its_route_returns():
-    """Microsoft Graph's `DELETE /communications/onlineMeetings/{m}` and `DELETE /users/{u}/onlineMeetings/{m}`
-    return nothing; their routes' GETs return one meeting: one delete, the other its alias. Without the GETs they
-    stay apart."""
+    """`DELETE /communications/onlineMeetings/{m}` and `DELETE /users/{u}/calendar/onlineMeetings/{m}` (two
+    qualifiers, so their routes alone do not say one resource) return nothing; their routes' GETs return one
+    meeting: one delete, the other its alias. Without the GETs they stay apart."""
 
     def tool(name, method, path, op, fields=()):
         made = _tool(
@@ -325,13 +334,114 @@ def test_a_delete_that_returns_nothing_is_judged_by_what_its_route_returns():
     delete = {"type": "delete", "table": "meetings", "key": {"meeting_id": "m"}}
     deletes = [
         tool("communications_DeleteOnlineMeetings", "DELETE", "/communications/onlineMeetings/{m}", delete),
-        tool("users_DeleteOnlineMeetings", "DELETE", "/users/{u}/onlineMeetings/{m}", delete),
+        tool("users_DeleteOnlineMeetings", "DELETE", "/users/{u}/calendar/onlineMeetings/{m}", delete),
     ]
     assert fold_aliases({"tools": copy.deepcopy(deletes)}) == {}
     get = {"type": "get", "table": "meetings", "key": {"meeting_id": "m"}}
     gets = [
         tool("communications_GetOnlineMeetings", "GET", "/communications/onlineMeetings/{m}", get, meeting),
-        tool("users_GetOnlineMeetings", "GET", "/users/{u}/onlineMeetings/{m}", get, meeting),
+        tool("users_GetOnlineMeetings", "GET", "/users/{u}/calendar/onlineMeetings/{m}", get, meeting),
     ]
     folded = fold_aliases({"tools": copy.deepcopy(deletes + gets)})
     assert len(folded) == 2 and "users_DeleteOnlineMeetings" in {*folded, *folded.values()}, folded
+
+
+def test_one_resource_under_a_parent_row_and_on_its_own_is_one_tool_unless_its_shapes_differ():
+    """At scale, Microsoft Graph's `/users/{u}/managedDevices/{d}` and `/deviceManagement/managedDevices/{d}`
+    were two deletes of one device, a space's `/customers` and `/customers/all` two lists of one table, and a
+    post's attachments counted through `$count` a read judged by no shape: each is one tool now. A route whose
+    response is another resource's stays a tool of its own."""
+    delete = {"type": "delete", "table": "managed_devices", "key": {"managed_device_id": "d"}}
+    under_user = _tool(
+        "users_DeleteManagedDevices",
+        delete,
+        params=("d",),
+        path="/users/{u}/managedDevices/{d}",
+        method="DELETE",
+    )
+    managed = _tool(
+        "deviceManagement_DeleteManagedDevices",
+        delete,
+        params=("d",),
+        path="/deviceManagement/managedDevices/{d}",
+        method="DELETE",
+    )
+    assert fold_aliases({"tools": [copy.deepcopy(under_user), copy.deepcopy(managed)]}) == {
+        "users_DeleteManagedDevices": "deviceManagement_DeleteManagedDevices"
+    }
+    listing = {"type": "list", "table": "customers", "filters": []}
+    customers = _tool(
+        "listCustomers", listing, params=(), path="/spaces/{s}/customers", method="GET", kind="read"
+    )
+    every = _tool(
+        "listAllCustomers", listing, params=(), path="/spaces/{s}/customers/all", method="GET", kind="read"
+    )
+    folded = fold_aliases({"tools": [customers, every]})
+    assert len(folded) == 1 and {*folded, *folded.values()} == {"listCustomers", "listAllCustomers"}
+
+    def returning(tool, fields):
+        tool["metadata"]["original_output_schema"] = {
+            "type": "object",
+            "properties": {f: {"type": "string"} for f in fields},
+        }
+        return tool
+
+    attachments = {"type": "list", "table": "attachments", "filters": []}
+    count = {"type": "count", "table": "attachments", "filters": []}
+    counted = [
+        _tool(
+            "posts_attachments_GetCount", count, params=(), path="/posts/{p}/attachments/$count", method="GET"
+        ),
+        _tool(
+            "posts_inReplyTo_attachments_GetCount",
+            count,
+            params=(),
+            path="/posts/{p}/inReplyTo/attachments/$count",
+            method="GET",
+        ),
+    ]
+    attachment = ["id", "name", "contentType", "size", "isInline", "lastModifiedDateTime"]
+    lists = [
+        returning(
+            _tool(
+                "posts_ListAttachments", attachments, params=(), path="/posts/{p}/attachments", method="GET"
+            ),
+            attachment,
+        ),
+        returning(
+            _tool(
+                "posts_inReplyTo_ListAttachments",
+                attachments,
+                params=(),
+                path="/posts/{p}/inReplyTo/attachments",
+                method="GET",
+            ),
+            ["id", "subject", "body", "from", "receivedDateTime", "conversationId"],
+        ),
+    ]
+    # the counts' routes return two shapes (an attachment, a message): two resources, two counts
+    assert fold_aliases({"tools": copy.deepcopy(counted + lists)}) == {}
+    lists[1]["metadata"]["original_output_schema"]["properties"] = {f: {"type": "string"} for f in attachment}
+    assert fold_aliases({"tools": copy.deepcopy(counted + lists)}) == {
+        "posts_inReplyTo_attachments_GetCount": "posts_attachments_GetCount",
+        "posts_inReplyTo_ListAttachments": "posts_ListAttachments",
+    }
+
+
+def test_a_row_composed_by_nested_all_of_has_all_its_fields():
+    """Microsoft Graph's schedule item is `allOf: [{allOf: [entity, base]}, {properties}]`: its fields are those of
+    all three parts, so two routes that return it are judged by the whole row, not by the outermost part."""
+    from envscale.materialize.responses import output_fields
+
+    schema = {
+        "allOf": [
+            {
+                "allOf": [
+                    {"properties": {"id": {"type": "string"}}},
+                    {"properties": {"createdDateTime": {}, "status": {}}},
+                ]
+            },
+            {"properties": {"startDateTime": {}, "endDateTime": {}}},
+        ]
+    }
+    assert set(output_fields(schema)) == {"id", "createdDateTime", "status", "startDateTime", "endDateTime"}

@@ -91,9 +91,9 @@ def api_operation(tool: dict[str, Any]) -> str:
     return "name:" + near_name(str(meta.get("original_name") or tool.get("name") or ""))
 
 
-_NAVIGATION = frozenset({"api", "apis", "rest", "watch", "me", "my", "self", "current"})
+_NAVIGATION = frozenset({"api", "apis", "rest", "watch", "me", "my", "self", "current", "all"})
 """Route segments that say where a resource is reached from, never which resource it is (`/me/events`,
-Kubernetes' `/api/v1/watch/namespaces/{ns}/pods`)."""
+Kubernetes' `/api/v1/watch/namespaces/{ns}/pods`, Gérer mes affaires' `/spaces/{s}/customers/all`)."""
 
 
 def resource_route(tool: dict[str, Any]) -> tuple[str, str, bool] | None:
@@ -228,7 +228,11 @@ def _route_key(tool: dict[str, Any]) -> str | None:
     meta = tool.get("metadata") if isinstance(tool.get("metadata"), dict) else {}
     notes = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
     path = notes.get("path")
-    return re.sub(r"\{[^}]*\}|:[A-Za-z_]\w*", "{}", path.lower()) if isinstance(path, str) else None
+    if not isinstance(path, str):
+        return None
+    # a count counts its collection's rows: `/posts/{p}/attachments/$count` has the fields of `/posts/{p}/attachments`
+    path = re.sub(r"/\$count$", "", path.rstrip("/"))
+    return re.sub(r"\{[^}]*\}|:[A-Za-z_]\w*", "{}", path.lower())
 
 
 def route_shapes(tools: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
@@ -265,6 +269,37 @@ def one_resource_by_shape(
         fields_b = fields_b or shapes.get(_route_key(b) or "", frozenset())
     overlap = shape_overlap(fields_a, fields_b)
     return overlap is not None and overlap >= SAME_SHAPE
+
+
+def one_resource_reached_twice(
+    a: dict[str, Any], b: dict[str, Any], shapes: dict[str, frozenset[str]] | None = None
+) -> bool:
+    """Whether two tools of one effect (:func:`effect_signature`) reach one resource by two routes: the same
+    resource segment (singular), one of them right under a parent row (`/users/{u}/managedDevices`), both
+    addressing one row or neither, and responses that do not tell them apart
+    (:func:`one_resource_by_shape`'s overlap where both describe enough fields; else nothing says they differ).
+
+    Microsoft Graph's `/users/{u}/managedDevices/{d}` and `/deviceManagement/managedDevices/{d}`, a post's
+    `extensions/{e}` and its `inReplyTo/extensions/{e}`: one act on one table, offered once (issue 19: near-duplicate
+    tools are one tool unless their operations differ). Used by :func:`fold_aliases` only, after inference has
+    given different kinds of one resource their kinds (`infer.sibling_kinds`), where their effects differ."""
+    from ..words.inflect import singular
+
+    route_a, route_b = resource_route(a), resource_route(b)
+    if route_a is None or route_b is None or route_a[2] != route_b[2]:
+        return False
+    if route_a[0] and route_b[0]:
+        return (
+            False  # two qualifiers (`/fax/receipts`, `/sms/receipts`): two kinds, unless their shapes agree
+        )
+    if singular(re.sub(r"[^a-z0-9]", "", route_a[1])) != singular(re.sub(r"[^a-z0-9]", "", route_b[1])):
+        return False
+    fields_a, fields_b = response_fields(a), response_fields(b)
+    if shapes:
+        fields_a = fields_a or shapes.get(_route_key(a) or "", frozenset())
+        fields_b = fields_b or shapes.get(_route_key(b) or "", frozenset())
+    overlap = shape_overlap(fields_a, fields_b)
+    return overlap is None or overlap >= SAME_SHAPE
 
 
 def _richness(tool: dict[str, Any]) -> tuple:
@@ -312,7 +347,10 @@ def fold_aliases(spec: dict[str, Any]) -> dict[str, str]:
         owner = {i: i for i in same}
         for x, i in enumerate(same):
             for j in same[:x]:
-                if owner[j] != owner[i] and same_api_operation(tools[i], tools[j], shapes):
+                if owner[j] != owner[i] and (
+                    same_api_operation(tools[i], tools[j], shapes)
+                    or one_resource_reached_twice(tools[i], tools[j], shapes)
+                ):
                     old, new = owner[i], owner[j]
                     owner = {k: new if o == old else o for k, o in owner.items()}
         groups: dict[int, list[int]] = {}

@@ -121,6 +121,20 @@ _PAGING = PAGE_FIELDS | {"limit", "offset", "next", "previous", "prev", "total_c
 """Fields only a page of rows has (a row may have a `total` or a `count`, never an `offset`)."""
 
 
+def _all_of(schema: dict, depth: int = 0) -> dict:
+    """The properties an `allOf` composes, its parts' own `allOf` too: Microsoft Graph's schedule is
+    `allOf: [{allOf: [entity, request schedule]}, {properties: ...}]`, three levels of one row."""
+    props: dict = {}
+    for part in schema.get("allOf") or []:
+        if not isinstance(part, dict):
+            continue
+        if depth < 4 and part.get("allOf"):
+            props.update(_all_of(part, depth + 1))
+        if isinstance(part.get("properties"), dict):
+            props.update(part["properties"])
+    return props
+
+
 def output_fields(schema: Any, entity: str | None = None) -> dict:
     """The fields of the entity a tool returns (unwrapping arrays and `{items: [...]}` pages). With the
     `entity` the tool acts on, a payload named after it is the row even beside other payloads (YNAB's
@@ -131,10 +145,7 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
         return output_fields(schema["items"], entity)
     props = schema.get("properties")
     if not isinstance(props, dict):
-        props = {}
-        for part in schema.get("allOf") or []:
-            if isinstance(part, dict) and isinstance(part.get("properties"), dict):
-                props.update(part["properties"])
+        props = _all_of(schema)
         if not props:
             return {}
     payloads = [
