@@ -1344,3 +1344,21 @@ def test_a_currency_format_is_a_money_pattern():
     )
     values = [r["currency_format"] for r in generate_state(spec, seed=0)["settings"] if r["currency_format"]]
     assert values and all("0" in v for v in values), values
+
+
+def test_how_a_value_is_written_is_not_a_value():
+    """VictorOps describes an incident's service as "The service involved in the incident (if any) Multiple
+    values can be separated with commas.": a blind sample's incidents had the service (and the phase)
+    "separated with commas". What "can be" says of writing or using a value is no value; what it lists is."""
+    service = {
+        "type": "string",
+        "description": "The service involved (if any) Multiple values can be separated with commas.",
+    }
+    assert named_values(service) == ()
+    phase = {
+        "type": "string",
+        "description": 'The current phase "resolved", "triggered" or "acknowledged". Multiple values can be separated with commas.',
+    }
+    assert set(named_values(phase)) == {"resolved", "triggered", "acknowledged"}
+    listed = {"type": "string", "description": "The order's status can be shipped, pending or cancelled."}
+    assert set(named_values(listed)) == {"shipped", "pending", "cancelled"}

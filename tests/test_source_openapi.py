@@ -448,7 +448,10 @@ def test_a_deep_object_parameter_keeps_its_style(tmp_path):
 def test_a_body_that_wraps_the_row_gives_the_row_s_fields_as_arguments(tmp_path):
     """YNAB's `POST /budgets/{budget_id}/transactions` takes `{"transaction": {"amount", "date", ...}}`: the
     transaction's fields are the arguments (one `transaction` argument was stored whole as one JSON column); the
-    wrapper is kept in the annotations. A body of two members is not unwrapped."""
+    wrapper is kept in the annotations. Beside other members, the member named after the route's resource is
+    unwrapped and the others stay (Orbit's `POST /{workspace}/members` takes `{"member": {...}, "identity": {...}}`:
+    the new member's name and email were null beside a `member` column); a body of two members, neither the
+    resource's, is not unwrapped."""
     row = {
         "type": "object",
         "required": ["amount"],
@@ -456,6 +459,7 @@ def test_a_body_that_wraps_the_row_gives_the_row_s_fields_as_arguments(tmp_path)
     }
     wrapped = {"type": "object", "required": ["transaction"], "properties": {"transaction": row}}
     two = {"type": "object", "properties": {"transaction": row, "dry_run": {"type": "boolean"}}}
+    other = {"type": "object", "properties": {"payload": row, "dry_run": {"type": "boolean"}}}
     budget = {"name": "budget_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
     def body(schema):
@@ -472,6 +476,11 @@ def test_a_body_that_wraps_the_row_gives_the_row_s_fields_as_arguments(tmp_path)
                     "requestBody": body(wrapped),
                 },
                 "put": {"operationId": "importTransaction", "parameters": [budget], "requestBody": body(two)},
+                "patch": {
+                    "operationId": "patchTransactions",
+                    "parameters": [budget],
+                    "requestBody": body(other),
+                },
             }
         },
     }
@@ -481,5 +490,9 @@ def test_a_body_that_wraps_the_row_gives_the_row_s_fields_as_arguments(tmp_path)
     assert set(create.parameters["properties"]) == {"budget_id", "amount", "date", "memo"}
     assert create.parameters["required"] == ["budget_id", "amount"]
     assert create.annotations["body_wrapper"] == "transaction"
-    assert set(tools["importTransaction"].parameters["properties"]) == {"budget_id", "transaction", "dry_run"}
-    assert "body_wrapper" not in tools["importTransaction"].annotations
+    imported = tools["importTransaction"]
+    assert set(imported.parameters["properties"]) == {"budget_id", "amount", "date", "memo", "dry_run"}
+    assert imported.parameters["required"] == ["budget_id"]  # the wrapper was optional, so are its fields
+    assert imported.annotations["body_wrapper"] == "transaction"
+    assert set(tools["patchTransactions"].parameters["properties"]) == {"budget_id", "payload", "dry_run"}
+    assert "body_wrapper" not in tools["patchTransactions"].annotations

@@ -57,6 +57,7 @@ from urllib.parse import unquote
 import yaml
 
 from ..safe_yaml import DEFAULT_MAX_NODES, UnsafeYAMLError, load_yaml
+from ..words.inflect import singular
 from .base import RawError, RawTool, SourceError, SourceInfo, clip_nesting
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -399,13 +400,21 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         schema = res.schema(media.get("schema", {}), body_base) if media is not None else None
         needed = body.get("required") is True
         fields = _object_fields(schema)
-        wrapped = _wrapped_fields(fields)
-        if wrapped is not None:
-            # YNAB's `{"transaction": {"amount": ..., "date": ...}}`: the row's own fields are the arguments, never
-            # one `transaction` object stored whole; the wrapper is kept in the annotations
-            notes["body_wrapper"] = next(iter(fields["properties"]))
-            needed = needed and notes["body_wrapper"] in fields["required"]
-            fields = wrapped
+        wrapper = _body_wrapper(fields, route)
+        if wrapper is not None:
+            # YNAB's `{"transaction": {"amount": ..., "date": ...}}`, Orbit's `{"member": {...}, "identity": {...}}`
+            # on `/members`: the row's own fields are the arguments, never one `member` object stored whole (its
+            # name and email null beside it); the wrapper is kept in the annotations, the other members stay
+            notes["body_wrapper"] = wrapper
+            inner = _object_fields(fields["properties"][wrapper]) or {"properties": {}, "required": []}
+            own = needed and wrapper in fields["required"]
+            others = {k: v for k, v in fields["properties"].items() if k != wrapper}
+            fields = {
+                "properties": {**others, **inner["properties"]},
+                "required": [k for k in fields["required"] if k in others]
+                + [k for k in inner["required"] if own],
+            }
+            needed = needed or own
         if fields is not None:
             for field, sub in fields["properties"].items():
                 if isinstance(sub, dict) and sub.get("readOnly") is True:
@@ -481,12 +490,28 @@ def _object_fields(schema: Any) -> dict | None:
     }
 
 
-def _wrapped_fields(fields: dict | None) -> dict | None:
-    """The fields of a body that wraps one object in a single member (`{"transaction": {...}}`), or `None`."""
-    if fields is None or len(fields["properties"]) != 1:
+def _body_wrapper(fields: dict | None, route: str) -> str | None:
+    """The member of a body that wraps the row the route makes or changes, or `None`: its only member when that
+    is an object (`{"transaction": {...}}`), else the object member named after the route's resource (Orbit's
+    `member` of `POST /{workspace}/members`) whose fields no other member's name takes."""
+    if fields is None or not fields["properties"]:
         return None
-    inner = _object_fields(next(iter(fields["properties"].values())))
-    return inner if inner and inner["properties"] else None
+    members = fields["properties"]
+    if len(members) == 1:
+        name = next(iter(members))
+        inner = _object_fields(members[name])
+        return name if inner and inner["properties"] else None
+    statics = [s for s in route.strip("/").split("/") if s and not s.startswith(("{", ":"))]
+    if not statics:
+        return None
+    resource = re.sub(r"[^a-z0-9]", "", statics[-1].lower())
+    for name, schema in members.items():
+        if re.sub(r"[^a-z0-9]", "", name.lower()) not in (resource, singular(resource)):
+            continue
+        inner = _object_fields(schema)
+        if inner and inner["properties"] and not set(inner["properties"]) & (set(members) - {name}):
+            return name
+    return None
 
 
 def _as_dict(schema: Any) -> dict:

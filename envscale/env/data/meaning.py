@@ -1343,6 +1343,14 @@ _LISTED = re.compile(
     r"([^.;()\[\]\n]{1,100})",
     re.IGNORECASE,
 )
+_HOW_WRITTEN = re.compile(
+    r"\s*(?:[a-z]+ed|[a-z]+en|set|put|sent|left|used)\s+(?:with|by|to|as|in|into|for|from|on|using|via|at|"
+    r"if|when|only|through|between)\b",
+    re.IGNORECASE,
+)
+"""What follows "can be" when it says how a value is written or used, not what it is ("can be separated with
+commas", "can be used to filter", "could be set to"): VictorOps' incidents got the service "separated with
+commas"."""
 _TEMPLATE = re.compile(
     r"(?<![A-Za-z])((?:yyyy|yy|mm|dd|hh|ss)(?:[-/.: t](?:yyyy|yy|mm|dd|hh|ss|am|pm))+)(?![A-Za-z])",
     re.IGNORECASE,
@@ -1463,6 +1471,8 @@ def _named_values(key: str) -> tuple[str, ...]:
         )
         found.extend(m.group(2) for m in _QUOTED.finditer(text))
         for match in _LISTED.finditer(text):
+            if _HOW_WRITTEN.match(match.group(1)):
+                continue  # "Multiple values can be separated with commas": how to write values, not one of them
             for item in re.split(r",|\bor\b|\band\b|/", match.group(1)):
                 found.append(item.strip(" '\"`").removesuffix(" etc").strip())
     out: list[str] = []
