@@ -1362,3 +1362,36 @@ def test_how_a_value_is_written_is_not_a_value():
     assert set(named_values(phase)) == {"resolved", "triggered", "acknowledged"}
     listed = {"type": "string", "description": "The order's status can be shipped, pending or cancelled."}
     assert set(named_values(listed)) == {"shipped", "pending", "cancelled"}
+
+
+def test_a_name_of_the_table_a_reference_reaches_is_that_rows_name():
+    """AppVeyor's deployment has `deployment_environment_id` (-> environments) and `environment_name`: the
+    reference's role (`deployment_environment`) is not the name's (`environment`), but the table it reaches is
+    named so. Drawn alone, a blind sample's deployment of the environment "Legal Environment" led to the
+    environment named "Local"."""
+    spec = {
+        "name": "ci",
+        "spec_version": "1.1",
+        "tables": {
+            "environments": {
+                "primary_key": "deployment_environment_id",
+                "columns": {"deployment_environment_id": {"type": "integer"}, "name": {"type": "string"}},
+            },
+            "deployments": {
+                "primary_key": "deployment_id",
+                "columns": {
+                    "deployment_id": {"type": "integer"},
+                    "deployment_environment_id": {"type": "integer", "references": "environments"},
+                    "environment_name": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"environments": 8, "deployments": 20}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=0)
+    names = {e["deployment_environment_id"]: e["name"] for e in state["environments"]}
+    rows = [d for d in state["deployments"] if d["environment_name"] is not None]
+    assert len(rows) >= 10 and all(
+        d["environment_name"] == names[d["deployment_environment_id"]] for d in rows
+    )

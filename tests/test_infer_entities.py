@@ -294,6 +294,31 @@ def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
         }
     }
     assert set(output_fields(billbee)) == {"Id", "Name", "Email"}
+    # ExaVault's JSON:API page: `{responseStatus, returnedResults, data: [{id, type, attributes, relationships}],
+    # included: [...]}`, whose email lists had the columns `data`, `included`, `response_status` and no name
+    resource = {
+        "properties": {
+            "id": _I,
+            "type": _S,
+            "attributes": {
+                "type": "object",
+                "properties": {"name": _S, "emails": {"type": "array"}, "created": _S},
+            },
+            "relationships": {"type": "object", "properties": {"ownerUser": {"type": "object"}}},
+        }
+    }
+    json_api = {
+        "properties": {
+            "responseStatus": _I,
+            "returnedResults": _I,
+            "data": {"type": "array", "items": resource},
+            "included": {
+                "type": "array",
+                "items": {"properties": {"id": _I, "attributes": {"type": "object"}}},
+            },
+        }
+    }
+    assert set(output_fields(json_api)) == {"id", "name", "emails", "created", "ownerUser_id"}
 
 
 def _doc_tools():

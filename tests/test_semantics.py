@@ -237,11 +237,24 @@ def test_a_delete_rule_on_a_table_keyed_by_a_natural_key_does_not_lose_the_domai
 
 @pytest.mark.parametrize(
     "arg",
-    ["since", "before", "after", "$select", "updateMask", "ordering", "start", "end", "max_id", "since_id"],
+    [
+        "since",
+        "before",
+        "after",
+        "$select",
+        "updateMask",
+        "ordering",
+        "start",
+        "end",
+        "max_id",
+        "since_id",
+        "include",
+    ],
 )
 def test_query_controls_are_options_never_columns(arg):
     """`?since=`, `?before=<cursor>`, `?$select=`, `?updateMask=` bound, page or shape a call: a row holds none of
-    them, so they are options in the query string. The same names in a body are fields of the row (an offering's
+    them, so they are options in the query string, as is JSON:API's `?include=ownerUser` (ExaVault's email lists
+    were filtered on an `include` column). The same names in a body are fields of the row (an offering's
     `start`/`end`)."""
     assert argument_role(arg, {"type": "string", "x-in": "query"}, entity="alert") == "option"
     if arg in ("start", "end"):

@@ -110,6 +110,13 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
     "errormessage",
     "error_description",
     "errordescription",
+    # JSON:API's `{data, included, links, meta, jsonapi}` and ExaVault's `responseStatus`, `returnedResults` beside it
+    "included",
+    "jsonapi",
+    "response_status",
+    "responsestatus",
+    "returned_results",
+    "returnedresults",
 }
 """The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
 _WRAPPERS = frozenset(
@@ -148,6 +155,9 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
         props = _all_of(schema)
         if not props:
             return {}
+    resource = _json_api_row(props)
+    if resource is not None:
+        return resource
     payloads = [
         f
         for f, inner in props.items()
@@ -179,6 +189,27 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
             if nested or (inner_fields and inner_fields <= ENVELOPE_FIELDS and inner_fields & _PAGING):
                 return nested
     return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
+
+
+def _json_api_row(props: dict) -> dict | None:
+    """The fields of a JSON:API resource object (`{id, type, attributes: {...}, relationships: {owner: {data:
+    {id}}}}`): its `id`, its attributes and a `<relationship>_id` for each relationship; `None` for another object.
+    ExaVault's email lists had the columns `data`, `included` and `relationships` and no name or emails."""
+    attributes = props.get("attributes")
+    if not (
+        isinstance(attributes, dict)
+        and isinstance(attributes.get("properties"), dict)
+        and attributes["properties"]
+        and ("id" in props or "type" in props)
+        and set(props) <= {"id", "type", "attributes", "relationships", "links", "meta"}
+    ):
+        return None
+    fields = {"id": props["id"]} if isinstance(props.get("id"), dict) else {}
+    fields.update(attributes["properties"])
+    relationships = props.get("relationships")
+    for name in (relationships.get("properties") or {}) if isinstance(relationships, dict) else ():
+        fields.setdefault(f"{name}_id", {"type": "string", "description": f"The id of the related {name}."})
+    return fields
 
 
 def typed(schema: dict, kind: str) -> bool:

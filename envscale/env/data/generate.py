@@ -344,10 +344,17 @@ def _names_of_referenced_rows(
                 or cspec.get("type") != "string"
                 or role is None
                 or role in _NOT_ROLES
-                or role not in refs
             ):
                 continue
-            ref_column, ref = refs[role]
+            if role in refs:
+                ref_column, ref = refs[role]
+            else:  # AppVeyor's deployment names its `environment_name` beside `deployment_environment_id` -> environments
+                of_table = [
+                    (c, r) for c, r in refs.values() if re.sub(r"[^a-z]", "", singular(r.lower())) == role
+                ]
+                if len(of_table) != 1:
+                    continue
+                ref_column, ref = of_table[0]
             name = _own_name_column(spec, ref, title=column.lower().endswith("title"))
             if name is None:
                 continue
