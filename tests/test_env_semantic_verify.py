@@ -819,7 +819,8 @@ def test_a_write_to_the_session_row_is_held_to_what_it_declares(broken_step):
 
 def test_a_new_person_is_one_person():
     """A new identity's email and username are of the name it is given (blind readers: identity "Bill Ryan" with
-    djohnson@example.net and username eric.kaufman16, three people); a name that is no person's keeps its email."""
+    djohnson@example.net and username eric.kaufman16, three people), and so is its last name ("a customer named
+    Jeffrey Holt with lastname Torres"); a name that is no person's keeps its email."""
     import random
 
     from envscale.materialize.verify import valid_call
@@ -835,6 +836,7 @@ def test_a_new_person_is_one_person():
                     "name": {"type": "string", "nullable": True},
                     "email": {"type": "string", "nullable": True},
                     "username": {"type": "string", "nullable": True, "unique": True},
+                    "lastname": {"type": "string", "nullable": True},
                 },
             }
         },
@@ -849,13 +851,19 @@ def test_a_new_person_is_one_person():
                         "name": {"type": "string"},
                         "email": {"type": "string"},
                         "username": {"type": "string"},
+                        "lastname": {"type": "string"},
                     },
-                    "required": ["name", "email", "username"],
+                    "required": ["name", "email", "username", "lastname"],
                 },
                 "operation": {
                     "type": "insert",
                     "table": "identities",
-                    "values": {"name": "name", "email": "email", "username": "username"},
+                    "values": {
+                        "name": "name",
+                        "email": "email",
+                        "username": "username",
+                        "lastname": "lastname",
+                    },
                     "returns": "row",
                     "generate": {"identity_id": "id"},
                 },
@@ -874,4 +882,5 @@ def test_a_new_person_is_one_person():
                 stem = ".".join(words).lower()
                 assert args["email"].startswith(stem) and args["email"].endswith("@example.com"), args
                 assert args["username"].startswith(stem), args
+                assert args["lastname"] == words[1], args  # never "Jeffrey Holt" with the last name Torres
         assert people

@@ -1524,3 +1524,22 @@ def test_removing_a_row_from_another_rows_route_unlinks_it_when_it_has_its_own_d
         after = env.dump()
         assert len(after["teams"]) == len(before["teams"])  # the team stays
         assert next(r for r in after["teams"] if r["team_id"] == row["team_id"])["user_id"] is None
+
+
+def test_a_text_a_write_adds_is_written_and_a_text_a_read_matches_is_matched():
+    """MemGPT's `core_memory_add(text)` ("Add a new entry to the core memory") inserted a memory without its text:
+    `text` was taken for a search term, as in a read. What a write is given is what it stores; what a read is
+    given is what it matches."""
+    text = {"type": "string", "description": "The text to be added to the core memory."}
+    tools = [
+        _tool("core_memory_add", "Add a new entry to the core memory.", {"text": text}),
+        _tool(
+            "core_memory_retrieve", "Retrieve the entries of the core memory matching a text.", {"text": _S}
+        ),
+    ]
+    spec = _spec(tools, name="memory")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    add = ops["core_memory_add"]
+    assert add["type"] == "insert" and "text" in add["values"].values(), add
+    read = ops["core_memory_retrieve"]
+    assert read["type"] in ("list", "get") and "text" not in (read.get("values") or {}), read

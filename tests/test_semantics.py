@@ -365,3 +365,20 @@ def test_a_resource_named_like_a_compute_verb_is_read_not_computed():
         tool_meaning("calculate_tax", "", {}, {"method": "GET", "path": "/tax/calculate"}).effect
         == "computation"
     )
+
+
+def test_clearing_a_row_that_holds_others_never_removes_the_row():
+    """Google Tasks' `POST /lists/{tasklist}/clear` ("Clears all completed tasks from the specified task list")
+    deleted the list, and a blind sample's "delete the Finance List" was done with it while the list's own delete
+    was a distractor. A route's `clear`/`purge` empties the row; the row's own DELETE removes it."""
+
+    def meaning(name, method, path):
+        return tool_meaning(name, "", {}, {"method": method, "path": path})
+
+    clear = meaning("tasks.tasks.clear", "POST", "/tasks/v1/lists/{tasklist}/clear")
+    assert clear.effect != "delete", clear
+    assert meaning("purgeQueue", "POST", "/queues/{queue_id}/purge").effect != "delete"
+    assert (
+        meaning("tasks.tasklists.delete", "DELETE", "/tasks/v1/users/@me/lists/{tasklist}").effect == "delete"
+    )
+    assert meaning("removeMember", "POST", "/groups/{group_id}/remove").effect == "delete"

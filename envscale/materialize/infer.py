@@ -888,8 +888,14 @@ def infer_spec(
                 use.refs[param] = last if ent != last and keyed.get(last) and keyed[ent] <= 1 else ent
             elif role in ("range_min", "range_max"):
                 use.ranges.append((param, ident(range_column(param)), "ge" if role == "range_min" else "le"))
-            elif role == "search" and json_type(schema) in ("string", None):
-                use.searches.append(param)
+            elif (
+                role == "search"
+                and json_type(schema) in ("string", None)
+                and m.effect not in ("create", "update")
+            ):
+                use.searches.append(
+                    param
+                )  # what a read or a delete matches; `core_memory_add(text)` writes the text
             else:
                 use.values[param] = _field_of_route(param, notes, m) or ident(param)
         if table == tables.session and m.entity not in (None, _SESSION, entity):

@@ -727,11 +727,22 @@ def _one_person(
     first = next((args[arg_of[c]] for c in _FIRST_NAMES if c in arg_of), None)
     last = next((args[arg_of[c]] for c in _LAST_NAMES if c in arg_of), None)
     full = next((args[arg_of[c]] for c in _FULL_NAMES if c in arg_of), None)
-    if not (isinstance(first, str) and isinstance(last, str)):
-        words = full.split() if isinstance(full, str) else []
-        if len(words) != 2 or not all(w.isalpha() and w[:1].isupper() for w in words):
-            return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
+    words = full.split() if isinstance(full, str) else []
+    if len(words) == 2 and all(w.isalpha() and w[:1].isupper() for w in words):
+        # the row's name is the person's: its first and last names are of it ("a customer named Jeffrey Holt with
+        # lastname Torres", a blind reader)
         first, last = words
+        for names, value in ((_FIRST_NAMES, first), (_LAST_NAMES, last)):
+            column = next((c for c in names if c in arg_of and isinstance(args[arg_of[c]], str)), None)
+            original = next((k for k in bound if k.lower() == column), None) if column else None
+            if (
+                original
+                and _write_accepts(env, rows, table, original, None, value)
+                and schema_accepts(props[arg_of[column]], value)
+            ):
+                args[arg_of[column]] = value
+    elif not (isinstance(first, str) and isinstance(last, str)):
+        return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
     stem = f"{first}.{last}".lower().replace(" ", "")
     columns = {c.lower(): c for c in bound}
     for names, make in ((_EMAILS, lambda n: f"{stem}{n}@example.com"), (_HANDLES, lambda n: f"{stem}{n}")):

@@ -77,6 +77,9 @@ DELETE_VERBS = frozenset(
     "delete remove drop rm rmdir unlink destroy erase purge clear revoke unfollow unsubscribe "
     "detach discard trash uninstall unregister unenroll".split()
 )
+_EMPTIES = frozenset("clear empty flush purge".split())
+"""Acts a route names on a row that hold other rows (`/lists/{id}/clear`, `/queues/{id}/purge`): they remove what the
+row holds, never the row."""
 READ_ONLY_VERBS = frozenset(READ_VERBS) - {
     # read verbs that mostly compute rather than look something up
     "calculate",
@@ -1064,6 +1067,10 @@ def _meaning(
         # an HTTP route decides: the method, whether it addresses one row, an action suffix
         if method in ("GET", "HEAD", "OPTIONS"):
             effect, evidence = "read", f"HTTP {method}"
+        elif addressed and action in _EMPTIES:
+            # Google Tasks' `POST /lists/{tasklist}/clear` clears the list's completed tasks: the list stays (it was
+            # deleted, and a task "delete the list" was done with it beside the list's own delete)
+            effect, evidence = "update", f"{action!r} empties the row of what it holds, never removes the row"
         elif method == "DELETE" and addressed and action in STATUS_VERBS and action not in DELETE_VERBS:
             # `DELETE /mocks/{uid}/unpublish`: the route names an act on the row, a status change; Flat's
             # `DELETE /assignments/{a}/archive` (`unarchiveAssignment`) undoes the act its route names
