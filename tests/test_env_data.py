@@ -1395,3 +1395,45 @@ def test_a_name_of_the_table_a_reference_reaches_is_that_rows_name():
     assert len(rows) >= 10 and all(
         d["environment_name"] == names[d["deployment_environment_id"]] for d in rows
     )
+
+
+def test_a_condition_is_the_kind_its_row_is_about():
+    """Ecwid's `products.google_item_condition` ("Google Item Condition Status") was "asthma" in a blind sample: a
+    product's condition is new or used, the weather's sunny or rain, a patient's a diagnosis."""
+
+    def conditions(table, column):
+        spec = _named_table_spec(table, 30, column)
+        return {r[column] for r in generate_state(spec, seed=1)[table]} - {None}
+
+    assert conditions("products", "google_item_condition") <= {
+        "new",
+        "used",
+        "refurbished",
+        "like new",
+        "good",
+        "fair",
+        "poor",
+    }
+    assert "asthma" not in conditions("forecasts", "condition") and "used" not in conditions(
+        "forecasts", "condition"
+    )
+    assert not conditions("patients", "condition") & {"sunny", "used", "refurbished"}
+
+
+def test_a_field_that_takes_a_file_of_a_stated_extension_holds_such_a_file_name():
+    """elmah.io's source map upload takes "The minified JavaScript file. Only files with an extension of .js ...":
+    a blind sample's minified JavaScript was "Kept up to date by the Finance team." and its source map "web"."""
+    spec = _named_table_spec("sourcemaps", 12, "minified_java_script")
+    columns = spec["tables"]["sourcemaps"]["columns"]
+    columns["minified_java_script"]["description"] = (
+        "The minified JavaScript file. Only files with an extension of .js and content type of text/javascript "
+        "will be accepted."
+    )
+    columns["source_map"] = {
+        "type": "string",
+        "description": "The source map file. Only files with an extension of .map will be accepted.",
+    }
+    rows = generate_state(spec, seed=2)["sourcemaps"]
+    assert all(r["minified_java_script"].endswith(".js") for r in rows if r["minified_java_script"]), rows
+    assert all(r["source_map"].endswith(".map") for r in rows if r["source_map"]), rows
+    assert sum(bool(r["source_map"]) for r in rows) >= 6

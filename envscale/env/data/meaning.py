@@ -775,6 +775,10 @@ def meaning_from_texts(
     return _in_its_table(string_meaning(table, column, texts, formats), table, column, texts)
 
 
+FILE_EXTENSION = re.compile(
+    r"\bfiles? with (?:an |the )?extension (?:of )?\.([a-z0-9]{1,5})\b", re.IGNORECASE
+)
+"""A description that says what file a field takes ("Only files with an extension of .map")."""
 _TICKET_WORDS = frozenset("ticket issue incident case bug complaint request task problem".split())
 _GOODS = frozenset("product item article sku variant stock inventory good line offer listing".split())
 
@@ -786,6 +790,10 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     order comes from a shop's channel."""
     words = {singular_word(w) for w in name_words(table)}
     context = f"{texts} {table}"
+    if meaning in ("text:prose", "lex:source", "unknown") and FILE_EXTENSION.search(texts):
+        return (
+            "filename"  # elmah's "The minified JavaScript file. Only files with an extension of .js": a file
+        )
     if meaning == "lex:resolution" and words & _TICKET_WORDS:
         return "lex:ticket_resolution"
     if meaning == "lex:species" and words & _ANIMALS:

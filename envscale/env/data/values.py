@@ -39,6 +39,7 @@ from typing import Any
 
 from envscale.env.data.labels import kind_label
 from envscale.env.data.meaning import (
+    FILE_EXTENSION,
     NAME_MODIFIERS,
     NUMBER_RANGES,
     PAST_WINDOW,
@@ -591,9 +592,21 @@ def _lexicon_value(c: Col, i: int) -> str:
             return c.rng.choice(LEXICONS["appointment_service"])
         if words & _STAYS:
             return c.rng.choice(LEXICONS["stay_service"])
+    if name == "condition":  # a product's, the weather's or a patient's, by what the row is
+        words = {singular_word(w) for w in (*name_words(c.table), *name_words(c.column))}
+        for kind, context in _CONDITIONS:
+            if words & context:
+                return c.rng.choice(LEXICONS[kind])
     return c.rng.choice(LEXICONS[name])
 
 
+_CONDITIONS = (
+    ("item_condition", frozenset("item product listing inventory offer vehicle car book good stock".split())),
+    ("weather_condition", frozenset("weather forecast climate sky observation".split())),
+    ("medical_condition", frozenset("patient health medical diagnosis clinical symptom".split())),
+)
+"""What a `condition` is, by the words of its table and column: Ecwid's `products.google_item_condition` was
+"asthma" (a blind reader)."""
 _BOOKED_AT_A_TIME = frozenset("appointment visit timeslot slot servicegroup session treatment".split())
 _STAYS = frozenset("hotel stay room lodging".split())
 
@@ -689,6 +702,11 @@ def _filename(c: Col) -> str:
     stem = r.choice(("report", "invoice", "photo", "backup", "data", "notes", "resume", "budget", "presentation",
                      "contract", "export", "screenshot", "summary", "schedule"))  # fmt: skip
     ext = r.choice(("pdf", "csv", "jpg", "png", "txt", "docx", "xlsx", "json", "zip", "pem", "log"))
+    stated = FILE_EXTENSION.search(c.texts)
+    if stated:  # "Only files with an extension of .js": a script, named as builds name them
+        ext = stated.group(1).lower()
+        stem = r.choice(("app", "main", "bundle", "vendor", "runtime", "index"))
+        return f"{stem}.{r.getrandbits(32):08x}.min.{ext}" if ext == "js" else f"{stem}.{ext}"
     return f"{stem}_{c.now.year - r.randint(0, 2)}_{r.randint(1, 99):02d}.{ext}"
 
 

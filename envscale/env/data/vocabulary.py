@@ -259,6 +259,9 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "immigration law|criminal law|family law|tax law|data science|machine learning",
         "condition": "sunny|cloudy|partly cloudy|rain|snow|thunderstorm|fog|windy|clear|overcast|drizzle|"
         "new|used|refurbished|like new|good|fair|poor|diabetes|hypertension|asthma|migraine",
+        "item_condition": "new|used|refurbished|like new|good|fair|poor",
+        "weather_condition": "sunny|cloudy|partly cloudy|rain|snow|thunderstorm|fog|windy|clear|overcast|drizzle",
+        "medical_condition": "diabetes|hypertension|asthma|migraine|arthritis|allergy",
         "mode": "auto|manual|on|off|eco|sport|comfort|standby|silent|normal|dark|light|test|production|"
         "driving|walking|transit|cycling|flight|train|bus|car",
         "action": "create|update|delete|approve|reject|archive|restore|assign|close|reopen|start|stop|"
