@@ -731,6 +731,11 @@ def test_the_api_address_of_a_row_is_never_asked_for():
     assert not askable("repos", "api_url", "https://api.example.com/repos/7")
     assert askable("companies", "website", "https://acme.example.com")
     assert askable("releases", "download_url", "https://acme.example.com/v2.zip")
+    # the API address of a collection the row holds (GitHub's `members_url`): "find out the members URL of the team"
+    assert not askable("teams", "members_url", "https://api.example.com/teams/3/members")
+    assert not askable("orgs", "reposUrl", "https://api.example.com/orgs/3/repos")
+    assert askable("users", "avatar_url", "https://cdn.example.com/a/3.png")
+    assert askable("sources", "logo_url", "https://cdn.example.com/logo.png")
     # a concurrency token is the service's too ("row version 4.1.13" stated by a user); a release's version is not
     assert not askable("contacts", "rowVersion", "4.1.13") and not askable("contacts", "lock_version", "7")
     assert api_address("rowVersion") and api_address("ConcurrencyStamp") and not api_address("version")

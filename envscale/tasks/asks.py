@@ -139,7 +139,11 @@ def api_address(column: str) -> bool:
         or {"lock", "version"} <= words
         or bool(words & {"concurrency", "rowversion"})
     )
-    return bool(words & _API_ADDRESS) or {"api", "url"} <= words or token
+    # GitHub's `members_url`, `repos_url`, `hooks_url`: the API address of a collection the row holds ("find out the
+    # members URL of the team", a blind reader); a page's own `avatar_url` or `html_url` is asked
+    ordered = tokens(column)
+    collection = len(ordered) >= 2 and ordered[-1] == "url" and singular(ordered[-2]) != ordered[-2]
+    return bool(words & _API_ADDRESS) or {"api", "url"} <= words or token or collection
 
 
 def askable(table: str | None, column: str, value: Any) -> bool:
