@@ -1543,3 +1543,27 @@ def test_a_text_a_write_adds_is_written_and_a_text_a_read_matches_is_matched():
     assert add["type"] == "insert" and "text" in add["values"].values(), add
     read = ops["core_memory_retrieve"]
     assert read["type"] in ("list", "get") and "text" not in (read.get("values") or {}), read
+
+
+def test_a_cancel_retires_a_row_by_the_status_values_its_description_names():
+    """A credit API's `CancelInvoice` (`DELETE .../invoices/{invoiceId}`, "Changes invoice's status") removed the
+    invoice: the status's values were only in its description, HTML-escaped ("It must be completed with
+    &quot;Paid&quot;, &quot;Cancelled&quot; or &quot;Open&quot; value."). Read, they are the status's values, and the
+    cancel sets `Cancelled`."""
+    status = {
+        "type": "string",
+        "description": "Invoice's status. It must be completed with &quot;Paid&quot;, &quot;Cancelled&quot; or "
+        "&quot;Open&quot; value.",
+    }
+    invoice = {"type": "object", "properties": {"id": _S, "description": _S, "value": _I, "status": status}}
+    tools = [
+        api_tool("CreateInvoice", "POST", "/invoices", {"description": _S, "value": _I}, ["value"], invoice),
+        api_tool(
+            "RetrieveInvoice", "GET", "/invoices/{invoiceId}", {"invoiceId": _ID}, ["invoiceId"], invoice
+        ),
+        api_tool("CancelInvoice", "DELETE", "/invoices/{invoiceId}", {"invoiceId": _ID}, ["invoiceId"]),
+    ]
+    spec = _spec(tools, name="credit")
+    cancel = next(t for t in spec["tools"] if t["name"] == "CancelInvoice")["operation"]
+    assert cancel["type"] == "update" and cancel["fixed"] == {"status": "Cancelled"}, cancel
+    assert set(spec["tables"]["invoices"]["columns"]["status"]["enum"]) == {"Paid", "Cancelled", "Open"}

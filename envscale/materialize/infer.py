@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..env.data import named_values
 from ..words.inflect import plural, singular
 from ..words.names import flag_state, sanitize_name, tokens
 from ..words.semantics import (
@@ -1750,6 +1751,12 @@ def _operation_of(
         enums = {c: spec.get("enum") or [] for c, spec in columns.items()}
         status = act_status_column(columns, enums, singular(table), ())
         # the enum's own spelling (`CANCELLED`), the value of the tool's own verb first (`cancel` -> cancelled)
+        if status and not columns[status].get("enum"):
+            # a status whose values only its description names ("It must be completed with &quot;Paid&quot;,
+            # &quot;Cancelled&quot; or &quot;Open&quot;"): those are its values, and a cancel retires the row
+            described = [v for v in named_values(columns[status]) if re.fullmatch(r"[A-Za-z][\w -]{0,23}", v)]
+            if len(described) >= 2 and any(v.lower() in RETIRED_STATUSES for v in described):
+                columns[status]["enum"] = described
         retired = (
             [v for v in columns[status].get("enum", []) if str(v).lower() in RETIRED_STATUSES]
             if status

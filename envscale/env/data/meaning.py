@@ -33,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -1473,6 +1474,9 @@ def _named_values(key: str) -> tuple[str, ...]:
         if isinstance(arg.get("description"), str):
             texts.append(arg["description"])
     for text in texts:
+        text = html.unescape(
+            text
+        )  # `completed with &quot;Paid&quot;, &quot;Cancelled&quot; or &quot;Open&quot;`
         # eBay's "Valid Values: <ul><li><code>PAUSED</code></li>...": the values, never "li><li><code>PAUSED<"
         text = re.sub(
             r"<[^>]*>", " ", re.sub(r"</?(?:li|br|p|ul|ol)\b[^>]*>", ", ", text, flags=re.IGNORECASE)
