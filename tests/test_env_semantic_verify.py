@@ -884,3 +884,50 @@ def test_a_new_person_is_one_person():
                 assert args["username"].startswith(stem), args
                 assert args["lastname"] == words[1], args  # never "Jeffrey Holt" with the last name Torres
         assert people
+
+
+def test_a_new_row_is_made_with_its_amount_date_and_name_when_its_tool_takes_them():
+    """A blind reader: "create an expense for customer 7 for user 19 with the category name Books" (no amount, no
+    date). Optional fields a person always gives a new row (an amount, a date, a name or title) are given;
+    others only sometimes."""
+    import random
+
+    from envscale.materialize.verify import valid_call
+
+    columns = {
+        "expense_id": {"type": "string"},
+        "amount": {"type": "number", "nullable": True},
+        "expense_date": {"type": "string", "nullable": True},
+        "notes": {"type": "string", "nullable": True},
+    }
+    props = {
+        "amount": {"type": "number"},
+        "expense_date": {"type": "string", "format": "date"},
+        "notes": {"type": "string"},
+    }
+    spec = {
+        "name": "expenses",
+        "description": "Expenses.",
+        "tables": {"expenses": {"primary_key": "expense_id", "columns": columns}},
+        "tools": [
+            {
+                "name": "create_expense",
+                "description": "Create an expense.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": props, "required": []},
+                "operation": {
+                    "type": "insert",
+                    "table": "expenses",
+                    "values": {c: c for c in props},
+                    "returns": "row",
+                    "generate": {"expense_id": "id"},
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        calls = [valid_call(env, spec["tools"][0], rows, random.Random(seed))[0] for seed in range(20)]
+    assert all({"amount", "expense_date"} <= set(args) for args in calls), calls
+    assert 0 < sum("notes" in args for args in calls) < 20

@@ -493,7 +493,11 @@ def _valid_call(
         put(op["limit_arg"], [limit], lambda v: True, "limit")
     bindings = {**op.get("values", {}), **op.get("set", {})}
     bound = {c: a for c, b in bindings.items() if (a := _binding_arg(b)) is not None}
-    chosen = [c for c, a in bound.items() if a in required or rng.random() < 0.7]
+    chosen = [
+        c
+        for c, a in bound.items()
+        if a in required or rng.random() < 0.7 or (op["type"] == "insert" and set(tokens(c)) & _SALIENT)
+    ]
     # an update must change something: when no chosen column got a value, try the others (unless the
     # update changes something of its own: a fixed value or a computed expression)
     computed = any(_binding_arg(b) is None for b in op.get("set", {}).values())
@@ -706,6 +710,10 @@ def _prose_about_subject(
             args[arg] = text
 
 
+_SALIENT = frozenset("amount total price cost name title date email subject quantity".split())
+"""Words of the fields a new row is made with whenever its tool takes them: an expense with its amount and date, a
+task with its title (a blind reader: "an expense for customer 7 for user 19 with the category name Books", no
+amount)."""
 _FULL_NAMES = ("name", "full_name", "fullname", "display_name", "displayname")
 _FIRST_NAMES = ("first_name", "firstname", "given_name", "givenname")
 _LAST_NAMES = ("last_name", "lastname", "family_name", "familyname", "surname")
