@@ -1567,3 +1567,33 @@ def test_a_cancel_retires_a_row_by_the_status_values_its_description_names():
     cancel = next(t for t in spec["tools"] if t["name"] == "CancelInvoice")["operation"]
     assert cancel["type"] == "update" and cancel["fixed"] == {"status": "Cancelled"}, cancel
     assert set(spec["tables"]["invoices"]["columns"]["status"]["enum"]) == {"Paid", "Cancelled", "Open"}
+
+
+def test_a_date_after_a_rows_key_in_its_route_dates_the_row_and_never_keys_it():
+    """Paylocity's `/employees/{employeeId}/earnings/{earningCode}/{startDate}`: the earnings table was keyed by
+    `start_date` and its keys read "ear_0001" (a blind reader: "earnings keyed by start_date"). The code keys the
+    earning; the date after it does not."""
+    earning = {
+        "type": "object",
+        "properties": {"earningCode": _S, "startDate": _S, "amount": _I, "agency": _S},
+    }
+    route = "/employees/{employeeId}/earnings/{earningCode}/{startDate}"
+    args = {"employeeId": _S, "earningCode": _S, "startDate": _S}
+    tools = [
+        api_tool("Get_Earning", "GET", route, args, list(args), earning),
+        api_tool("Delete_Earning", "DELETE", route, args, list(args)),
+        api_tool(
+            "Get_All_Earnings",
+            "GET",
+            "/employees/{employeeId}/earnings",
+            {"employeeId": _S},
+            ["employeeId"],
+            earning,
+        ),
+    ]
+    spec = _spec(tools, name="payroll")
+    assert spec["tables"]["earnings"]["primary_key"] == "earning_code", spec["tables"]["earnings"][
+        "primary_key"
+    ]
+    get = next(t for t in spec["tools"] if t["name"] == "Get_Earning")["operation"]
+    assert get["key"] == {"earning_code": "earningCode"}, get

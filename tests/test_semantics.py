@@ -382,3 +382,9 @@ def test_clearing_a_row_that_holds_others_never_removes_the_row():
         meaning("tasks.tasklists.delete", "DELETE", "/tasks/v1/users/@me/lists/{tasklist}").effect == "delete"
     )
     assert meaning("removeMember", "POST", "/groups/{group_id}/remove").effect == "delete"
+
+
+@pytest.mark.parametrize("arg", ["pagesize", "pagenumber", "includetotalcount"])
+def test_paging_arguments_spelled_as_one_word_are_never_columns(arg):
+    """Paylocity's `?pagesize=&pagenumber=&includetotalcount=`: its pay statements had those three columns."""
+    assert argument_role(arg, {"type": "integer", "x-in": "query"}, entity="detail") in ("pagination", "option")

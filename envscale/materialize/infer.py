@@ -551,6 +551,10 @@ def under_a_key(path: Any, entity: str | None) -> bool:
     return False
 
 
+_WHEN = re.compile(r"(?:^|_)(?:date|year|month|day|time|datetime|timestamp|period)$")
+"""A route parameter that says when (`{startDate}`, `{year}`): after the row's own key, it qualifies the row."""
+
+
 def qualified_keys(path: Any, path_keys: dict[str, str], entity: str | None) -> dict[str, str]:
     """The route's keys with the one of a qualified resource named by its qualified entity: in
     `/v1/accounts/{account}/external_accounts/{id}`, `id` keys an `external_account` and `account` an account."""
@@ -750,6 +754,8 @@ def infer_spec(
                 ):
                     # elmah.io's `DELETE /v3/messages/{logId}`: the log's messages, never the message keyed by a log id
                     continue
+                if own is not None and _WHEN.search("_".join(tokens(param)).lower()):
+                    continue  # Paylocity's `/earnings/{earningCode}/{startDate}`: the code keys it, the date dates it
                 own = param
         if own is None and m.entity:  # `order_id` for an order; then `external_order_id`
             named = {p: key_entity(p) or name_key_entity(p) for p in props}

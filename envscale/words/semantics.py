@@ -130,7 +130,7 @@ _KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9_]*?)(?:_id|Id|ID|_uuid|_gid|G
 _PAGINATION = frozenset(
     "page page_number page_size per_page offset cursor limit max_results top_k num_results count n size "
     "max page_token next_token continuation_token start_cursor skip take first last before_cursor "
-    "after_cursor starting_after ending_before".split()
+    "after_cursor starting_after ending_before pagesize pagenumber pageindex pagenum pageno".split()
 )
 _QUERY_CONTROLS = frozenset(
     "since until before after start end select update_mask read_mask mask ordering view projection params "
@@ -141,7 +141,7 @@ _QUERY_CONTROLS = frozenset(
 `?last_knowledge_of_server=`): a row holds none of them, and the ids that page are no references to a `maxes` table."""
 _OPTION = re.compile(
     r"^(sort|sort_by|sort_order|sort_dir|sort_direction|order_dir|order_direction|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
-    r"expand|embed|include|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
+    r"expand|embed|include|includetotalcount|includecount|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
     r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|x_\w+|"
     r"human_readable|precision|decimal_places|units?|xgafv|alt|oauth_token|pretty_print|prettyprint|"
     r"quota_user|quotauser|upload_protocol|upload_type|uploadtype|raw|pass_through|dry_run|async|"
