@@ -1003,3 +1003,62 @@ def test_a_yes_no_field_named_is_something_is_said_as_a_state():
         draft = TaskDraft("school", "write", [call], user_facts=facts)
         message = write_instructions(draft, spec, random.Random(0)).first_message
         assert said in message and "is skipped" not in message, message
+
+
+def test_a_persons_related_row_is_theirs(tmp_path):
+    """ "look up the employee named Kevin Krueger, look up its department" (a blind reader): a person's department
+    is their department; a document's partner stays its partner."""
+    import yaml
+
+    spec = {
+        "name": "hr",
+        "description": "An HR system.",
+        "spec_version": "1.1",
+        "tables": {
+            "departments": {
+                "primary_key": "department_id",
+                "columns": {"department_id": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "employees": {
+                "primary_key": "employee_id",
+                "columns": {
+                    "employee_id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "department_id": {"type": "string", "references": "departments"},
+                },
+            },
+        },
+        "data": {"rows": {"departments": 4, "employees": 8}},
+        "tools": [
+            {
+                "name": f"get_{singular}",
+                "description": f"Get a {singular}.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {f"{singular}_id": {"type": "string"}},
+                    "required": [f"{singular}_id"],
+                },
+                "operation": {"type": "get", "table": table, "key": {f"{singular}_id": f"{singular}_id"}},
+            }
+            for singular, table in (("employee", "employees"), ("department", "departments"))
+        ],
+    }
+    path = tmp_path / "hr.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    hr = load_spec(path)
+    first = run(path, [GoldCall("get_employee", {"employee_id": "emp_0003"}, {"employee_id": "user"})])[0]
+    then = GoldCall(
+        "get_department",
+        {"department_id": first.result["department_id"]},
+        {"department_id": "call[0].department_id"},
+    )
+    calls = run(path, [GoldCall("get_employee", {"employee_id": "emp_0003"}, {"employee_id": "user"}), then])
+    facts = [calls[0].result["name"], calls[1].result["name"]]
+    draft = TaskDraft(
+        hr["name"], "read", calls, user_facts=named(hr, calls), answer_facts=facts, shape="linear"
+    )
+    for seed in range(6):
+        message = write_instructions(draft, hr, random.Random(seed)).first_message
+        assert "its department" not in message, message
+        assert "their department" in message, message

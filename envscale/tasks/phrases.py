@@ -29,6 +29,7 @@ from typing import Any
 from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
+from ..words.semantics import PERSON_ENTITIES
 from .model import TaskDraft
 from .naming import (
     entity_name,
@@ -258,7 +259,10 @@ class Phrases(Steps):
             value = row.get(field_) if isinstance(row, dict) else None
             noun = _role(field_, entity_name(ref, self.spec))
             if base.row is not None and base.row == self.prev_row:  # "look up the document, then its partner"
-                return NP(noun, "its", row=(ref, value), short=f"the {noun}")
+                # a person's department is theirs ("look up the employee named Kevin Krueger, look up its
+                # department", a blind reader)
+                person = src.table == self.person or singular(str(src.entity).split()[-1]) in PERSON_ENTITIES
+                return NP(noun, "their" if person else "its", row=(ref, value), short=f"the {noun}")
             return NP(noun, "the", post=[f"of {base.render()}"], row=(ref, value), short=f"the {noun}")
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
             return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")
@@ -396,7 +400,9 @@ class Phrases(Steps):
             if table and table != step.table:
                 ref = self.arg_np(a, show_hidden)
                 if ref.row is not None and ref.row == self.prev_row and np.det == "the":
-                    np.det = "its"  # "look up the mandate, activate it, then reject its direct debit"
+                    # "look up the mandate, activate it, then reject its direct debit"; a person's are theirs
+                    person = table == self.person or singular(table) in PERSON_ENTITIES
+                    np.det = "their" if person else "its"
                 else:
                     np.post.append(f"of {ref.render()}")
                 continue

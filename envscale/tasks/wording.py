@@ -523,7 +523,23 @@ def same_words(a: str, b: str) -> bool:
     """Whether two clauses ask the same thing in other words ("find out the subjects of the webinars of
     organizer 12" and "check the subject of the webinar of organizer 12"): the same content words, each
     read in the singular, once the verbs of asking and the articles are set aside."""
-    filler = {"find", "out", "check", "look", "up", "list", "the", "a", "an", "of", "it", "its", "my", "that"}
+    filler = {
+        "find",
+        "out",
+        "check",
+        "look",
+        "up",
+        "list",
+        "the",
+        "a",
+        "an",
+        "of",
+        "it",
+        "its",
+        "their",
+        "my",
+        "that",
+    }
 
     def content(text: str) -> set[str]:
         return {singular(w) for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in filler}
