@@ -1597,3 +1597,26 @@ def test_a_date_after_a_rows_key_in_its_route_dates_the_row_and_never_keys_it():
     ]
     get = next(t for t in spec["tools"] if t["name"] == "Get_Earning")["operation"]
     assert get["key"] == {"earning_code": "earningCode"}, get
+
+
+def test_a_row_starts_where_the_undo_of_its_act_leaves_it():
+    """Postman's mocks are published and unpublished: their made-up status read `active`, `published` and `draft`
+    (a blind reader: "mock statuses mix 'active' and 'published'"). A new row starts where the undo leaves it."""
+    mock = {"type": "object", "properties": {"uid": _S, "name": _S, "mockUrl": _S, "owner": _S}}
+    key = {"mock_uid": _ID}
+    tools = [
+        api_tool("getMock", "GET", "/mocks/{mock_uid}", key, ["mock_uid"], mock, group="Postman"),
+        api_tool("allMocks", "GET", "/mocks", {}, [], {"type": "array", "items": mock}, group="Postman"),
+        api_tool(
+            "publishMock", "POST", "/mocks/{mock_uid}/publish", key, ["mock_uid"], mock, group="Postman"
+        ),
+        api_tool(
+            "unpublishMock", "DELETE", "/mocks/{mock_uid}/unpublish", key, ["mock_uid"], group="Postman"
+        ),
+    ]
+    spec = _spec(tools, name="postman")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    status = next(iter(ops["publishMock"]["fixed"]))
+    enum = spec["tables"]["mocks"]["columns"][status]["enum"]
+    assert "active" not in enum and len(enum) == 2, enum
+    assert ops["unpublishMock"]["fixed"][status] in enum and ops["publishMock"]["fixed"][status] in enum
