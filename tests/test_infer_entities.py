@@ -2,6 +2,8 @@
 entity's table (`parent_folder_id` -> folders, `receiver_id` -> users), and a table made for a key no tool
 acts on holds what the API's own schemas say of it (a name at least), never the key alone."""
 
+import re
+
 from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
@@ -1620,3 +1622,44 @@ def test_a_row_starts_where_the_undo_of_its_act_leaves_it():
     enum = spec["tables"]["mocks"]["columns"][status]["enum"]
     assert "active" not in enum and len(enum) == 2, enum
     assert ops["unpublishMock"]["fixed"][status] in enum and ops["publishMock"]["fixed"][status] in enum
+
+
+def test_a_rows_own_key_under_the_apis_name_is_its_key_and_no_second_column():
+    """GoToMeeting addresses a group as `/groups/{groupKey}` and returns `{groupKey, groupName, ...}`: the groups
+    table had the key `group_id` and a `groupkey` column of other values, and a task took "groupKey=18 from
+    group_id" while the group's `groupkey` read 39. One key, one column."""
+    group = {
+        "type": "object",
+        "properties": {"groupKey": _I, "groupName": _S, "numOrganizers": _I, "status": _S},
+    }
+    organizer = {
+        "type": "object",
+        "properties": {"organizerKey": _I, "email": _S, "firstName": _S, "groupKey": _I},
+    }
+    tools = [
+        api_tool(
+            "get_groups", "GET", "/groups", {}, [], {"type": "array", "items": group}, group="GoToMeeting"
+        ),
+        api_tool(
+            "get_groups_by_groupKey_organizers",
+            "GET",
+            "/groups/{groupKey}/organizers",
+            {"groupKey": _I},
+            ["groupKey"],
+            {"type": "array", "items": organizer},
+            group="GoToMeeting",
+        ),
+        api_tool(
+            "post_groups_by_groupKey_organizers",
+            "POST",
+            "/groups/{groupKey}/organizers",
+            {"groupKey": _I, "email": _S, "firstName": _S},
+            ["groupKey", "email"],
+            organizer,
+            group="GoToMeeting",
+        ),
+    ]
+    spec = _spec(tools, name="meetings")
+    groups = spec["tables"]["groups"]
+    keys = [c for c in groups["columns"] if re.sub(r"[^a-z]", "", c.lower()) in ("groupkey", "groupid")]
+    assert keys == [groups["primary_key"]], groups["columns"]

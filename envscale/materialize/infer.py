@@ -1513,6 +1513,20 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
             # generated keys are digits (`"14"`), so the integer tools address them
             pk_spec["generator"] = "digits"
         columns[pk] = pk_spec
+        # the row's own key under the API's name beside the key envscale named (GoToMeeting's `groupkey` beside
+        # `group_id`, which `/groups/{groupKey}` addresses): one key, else two values that disagree (a blind reader:
+        # "groupKey=18 is taken from group_id even though groups have a separate groupkey column")
+        entity = re.sub(r"[^a-z0-9]", "", str(t.get("entity") or singular(table)).lower())
+        bound = {c for u in uses if u.table == table for c in (*u.values.values(), *(r[1] for r in u.ranges))}
+        for column in list(columns):
+            squashed = re.sub(r"[^a-z0-9]", "", column.lower())
+            if (
+                column != pk
+                and pk.lower() in (f"{entity}_id", f"{entity}id")
+                and squashed in (f"{entity}key", f"{entity}id")
+                and column not in bound
+            ):
+                del columns[column]
         out[table] = {"primary_key": pk, "columns": columns}
     # status columns: an enum holding every value a status verb moves to
     synthesized: set[tuple[str, str]] = set()
