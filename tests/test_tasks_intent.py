@@ -1062,3 +1062,67 @@ def test_a_persons_related_row_is_theirs(tmp_path):
         message = write_instructions(draft, hr, random.Random(seed)).first_message
         assert "its department" not in message, message
         assert "their department" in message, message
+
+
+def test_a_person_found_through_another_row_is_not_the_users_own_account(tmp_path):
+    """PocketSmith: "check the email address on my account. The category id is 4" (a blind reader): the user was
+    the person the task found through a category's `user_id`. Found so, the person is the category's user, and
+    the request says so."""
+    import yaml
+
+    spec = {
+        "name": "budget",
+        "description": "A budgeting service.",
+        "spec_version": "1.1",
+        "session": {"table": "users"},
+        "tables": {
+            "users": {
+                "primary_key": "user_id",
+                "columns": {
+                    "user_id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "email": {"type": "string"},
+                },
+            },
+            "categories": {
+                "primary_key": "category_id",
+                "columns": {
+                    "category_id": {"type": "string"},
+                    "title": {"type": "string"},
+                    "user_id": {"type": "string", "references": "users"},
+                },
+            },
+        },
+        "data": {"rows": {"users": 4, "categories": 8}},
+        "tools": [
+            {
+                "name": f"get_{singular}",
+                "description": f"Get a {singular}.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {f"{singular}_id": {"type": "string"}},
+                    "required": [f"{singular}_id"],
+                },
+                "operation": {"type": "get", "table": table, "key": {f"{singular}_id": f"{singular}_id"}},
+            }
+            for singular, table in (("category", "categories"), ("user", "users"))
+        ],
+    }
+    path = tmp_path / "budget.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    budget = load_spec(path)
+    first = run(path, [GoldCall("get_category", {"category_id": "cat_0004"}, {"category_id": "user"})])[0]
+    then = GoldCall("get_user", {"user_id": first.result["user_id"]}, {"user_id": "call[0].user_id"})
+    calls = run(path, [GoldCall("get_category", {"category_id": "cat_0004"}, {"category_id": "user"}), then])
+    draft = TaskDraft(
+        budget["name"],
+        "read",
+        calls,
+        user_facts=named(budget, calls),
+        answer_facts=[calls[1].result["email"]],
+        shape="linear",
+    )
+    for seed in range(6):
+        message = write_instructions(draft, budget, random.Random(seed)).first_message
+        assert "my account" not in message and " my " not in message, message

@@ -159,8 +159,11 @@ class Steps:
         # customer) is the service's staff, not its customer
         staff = self._staff_act()
         others = self._acts_on_other_people() or staff
+        # ... and never a person the task reaches through another row: "check the email address on my account. The
+        # category id is 4" (a blind reader) is the user of category 4, a back-office question
         self.customer = bool(
-            (self.session and not others) or (touches and not derived and len(people) <= 1 and not staff)
+            (self.session and not others and not derived)
+            or (touches and not derived and len(people) <= 1 and not staff)
         )
         self.self_value = self._self_value()
 
