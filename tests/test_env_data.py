@@ -1437,3 +1437,43 @@ def test_a_field_that_takes_a_file_of_a_stated_extension_holds_such_a_file_name(
     assert all(r["minified_java_script"].endswith(".js") for r in rows if r["minified_java_script"]), rows
     assert all(r["source_map"].endswith(".map") for r in rows if r["source_map"]), rows
     assert sum(bool(r["source_map"]) for r in rows) >= 6
+
+
+def test_a_rows_grandparent_is_its_parents():
+    """A blind sample's comment on spot 11 (on map 20) said map 3: a row that names a parent and the parent's own
+    parent names the parent's."""
+    spec = {
+        "name": "maps",
+        "spec_version": "1.1",
+        "tables": {
+            "maps": {
+                "primary_key": "map_id",
+                "columns": {"map_id": {"type": "integer"}, "title": {"type": "string"}},
+            },
+            "spots": {
+                "primary_key": "spot_id",
+                "columns": {
+                    "spot_id": {"type": "integer"},
+                    "map_id": {"type": "integer", "references": "maps"},
+                    "title": {"type": "string"},
+                },
+            },
+            "comments": {
+                "primary_key": "comment_id",
+                "columns": {
+                    "comment_id": {"type": "integer"},
+                    "spot_id": {"type": "integer", "references": "spots"},
+                    "map_id": {"type": "integer", "references": "maps"},
+                    "body": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"maps": 6, "spots": 12, "comments": 30}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=3)
+    map_of = {s["spot_id"]: s["map_id"] for s in state["spots"]}
+    both = [c for c in state["comments"] if c["spot_id"] is not None and c["map_id"] is not None]
+    assert len(both) >= 10 and all(
+        c["map_id"] == map_of[c["spot_id"]] for c in both if map_of[c["spot_id"]] is not None
+    )

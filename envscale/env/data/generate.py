@@ -175,6 +175,7 @@ def build_state(
                             if row.get(column) is not None and row[column] not in kept:
                                 row[column] = None
     _references_agree_both_ways(spec, state, implicit)
+    _parents_agree(spec, state, implicit)
     _names_of_referenced_rows(spec, state, implicit, bound)
     _copies_of_referenced_rows(spec, state, implicit, bound)
     _people_in_roles(spec, state, implicit)
@@ -224,6 +225,41 @@ def _references_agree_both_ways(
                 ours = naming.get(row[apk])
                 if ours and row.get(column) is not None and row[column] not in ours:
                     row[column] = ours[i % len(ours)]
+
+
+def _parents_agree(
+    spec: dict[str, Any], state: dict[str, list[dict[str, Any]]], implicit: dict[tuple[str, str], str]
+) -> None:
+    """Where a row names a parent and that parent's own parent (a comment's `spot_id` and `map_id`, the spot's
+    `map_id`), the grandparent it names is its parent's: drawn alone, a blind sample's comment on a spot of map 20
+    said map 3. Only where the parent names one row of that table, and the row's column takes the value."""
+    for a, aspec in spec["tables"].items():
+        refs = {
+            c: t
+            for c in aspec["columns"]
+            if c != aspec["primary_key"]
+            and (t := _reference(spec, implicit, a, c))
+            and t != a
+            and t in state
+            and not aspec["columns"][c].get("unique")
+        }
+        for via, b in refs.items():
+            bspec = spec["tables"][b]
+            for column, c in refs.items():
+                if column == via or c == b:
+                    continue
+                up = [
+                    x
+                    for x in bspec["columns"]
+                    if x != bspec["primary_key"] and _reference(spec, implicit, b, x) == c
+                ]
+                if len(up) != 1 or list(refs.values()).count(c) != 1:
+                    continue  # the parent names two rows of the grandparent's table, or the row does
+                parent = {row[bspec["primary_key"]]: row.get(up[0]) for row in state[b]}
+                for row in state[a]:
+                    theirs = parent.get(row.get(via))
+                    if theirs is not None and row.get(column) is not None:
+                        row[column] = theirs
 
 
 #: `<word>_name` columns that name their own row or a part of a name, never a referenced row's.
