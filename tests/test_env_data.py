@@ -1477,3 +1477,14 @@ def test_a_rows_grandparent_is_its_parents():
     assert len(both) >= 10 and all(
         c["map_id"] == map_of[c["spot_id"]] for c in both if map_of[c["spot_id"]] is not None
     )
+
+
+def test_a_persons_extension_is_dialled_and_a_files_is_a_type():
+    """A blind reader found a customer's phone extension "mp3": a person's (or a phone's) extension is a few digits,
+    a file's is its type."""
+    customers = generate_state(_named_table_spec("customers", 12, "extension"), seed=0)["customers"]
+    assert all(
+        r["extension"].isdigit() and 3 <= len(r["extension"]) <= 4 for r in customers if r["extension"]
+    )
+    files = generate_state(_named_table_spec("files", 12, "extension"), seed=0)["files"]
+    assert not any(r["extension"].isdigit() for r in files if r["extension"])

@@ -780,6 +780,10 @@ FILE_EXTENSION = re.compile(
     r"\bfiles? with (?:an |the )?extension (?:of )?\.([a-z0-9]{1,5})\b", re.IGNORECASE
 )
 """A description that says what file a field takes ("Only files with an extension of .map")."""
+_PHONE_HOLDERS = frozenset(
+    "customer contact user employee person people member lead agent staff phone caller account client".split()
+)
+"""Rows whose `extension` is a phone's: people and their phones."""
 _TICKET_WORDS = frozenset("ticket issue incident case bug complaint request task problem".split())
 _GOODS = frozenset("product item article sku variant stock inventory good line offer listing".split())
 
@@ -791,6 +795,12 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     order comes from a shop's channel."""
     words = {singular_word(w) for w in name_words(table)}
     context = f"{texts} {table}"
+    if meaning == "lex:file_extension" and (
+        "phone" in name_words(column) or words & _PHONE_HOLDERS or re.search(r"\bphone|\bdial", texts, re.I)
+    ):
+        return (
+            "code:extension"  # a customer's extension is dialled ("mp3", a blind reader), a file's is a type
+        )
     if meaning in ("text:prose", "lex:source", "unknown") and FILE_EXTENSION.search(texts):
         return (
             "filename"  # elmah's "The minified JavaScript file. Only files with an extension of .js": a file

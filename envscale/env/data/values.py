@@ -646,6 +646,7 @@ def _code(c: Col, i: int) -> str:
         "mac": lambda: ":".join(f"{r.randrange(256):02X}" for _ in range(6)),
         "wallet": lambda: f"0x{r.getrandbits(160):040x}",
         "number": lambda: pick(digits, r.choice((6, 8, 10))),
+        "extension": lambda: pick(digits, r.choice((3, 4))),  # a phone extension
         "mcc": lambda: r.choice(("5411", "5812", "5999", "4111", "7011", "5732", "5651", "4814")),
         # a Twilio-style string id: two letters of the resource, then 32 hex digits ("US1f3a...")
         "sid": lambda: (
