@@ -387,4 +387,7 @@ def test_clearing_a_row_that_holds_others_never_removes_the_row():
 @pytest.mark.parametrize("arg", ["pagesize", "pagenumber", "includetotalcount"])
 def test_paging_arguments_spelled_as_one_word_are_never_columns(arg):
     """Paylocity's `?pagesize=&pagenumber=&includetotalcount=`: its pay statements had those three columns."""
-    assert argument_role(arg, {"type": "integer", "x-in": "query"}, entity="detail") in ("pagination", "option")
+    assert argument_role(arg, {"type": "integer", "x-in": "query"}, entity="detail") in (
+        "pagination",
+        "option",
+    )

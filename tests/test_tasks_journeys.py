@@ -1333,7 +1333,7 @@ def test_a_row_the_clause_before_named_is_its_in_the_next_lookup():
 
 def test_a_row_is_never_found_by_someone_elses_email_company_or_due_date():
     """Blind readers: a folder found "with the email address ...", a class "whose organization is ...", a document
-    "due on ...". An email or a company names a row only where it is the row's own (a customer's, a vendor's);
+    "due on ...", a deployment "whose user name is ...". An email, a handle or a company names a row only where it is the row's own (a customer's, a vendor's);
     a due date only a thing that falls due (an invoice, a task)."""
     spec = load_spec("tests/fixtures/envs/shop.yaml")
     spec["tables"]["classes"] = {
@@ -1344,6 +1344,7 @@ def test_a_row_is_never_found_by_someone_elses_email_company_or_due_date():
             "email": {"type": "string"},
             "organization": {"type": "string"},
             "due_date": {"type": "string"},
+            "user_name": {"type": "string"},
         },
     }
     spec["tables"]["vendors"] = {
@@ -1360,6 +1361,8 @@ def test_a_row_is_never_found_by_someone_elses_email_company_or_due_date():
     assert finding.rank(e, "classes", "organization") == never
     assert finding.rank(e, "classes", "due_date") == never
     assert finding.rank(e, "classes", "name") < never
+    # "the deployment whose user name is kara_smith7": a row's handle is who made it, not how it is named
+    assert finding.rank(e, "classes", "user_name") == never
     assert finding.rank(e, "vendors", "email") < never
     assert finding.rank(e, "invoices", "due_date") < never
     e.env.close()

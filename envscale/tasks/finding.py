@@ -155,6 +155,10 @@ def rank(e: Env, table: str, column: str) -> int:
         if not _PARTY_WORDS & set(tokens(singular(table))):
             return len(IDENTIFYING)  # a folder's or a class's email is someone's: no one finds a folder by it
         return late  # a meeting's email is its organizer's: not how a meeting is named
+    if meaning == "username" and not person and not _PARTY_WORDS & set(tokens(singular(table))):
+        # "the deployment whose user name is kara_smith7" (a blind reader: contrived): a deployment's handle is
+        # who ran it; no one names a deployment by it
+        return len(IDENTIFYING)
     if meaning == "title" and (person or _names_people(e, table)):
         # a contact's title is a job title: a person is named by their name, and a supplier whose rows name a
         # person is not "the supplier titled "Airline pilot""
