@@ -1488,3 +1488,36 @@ def test_a_persons_extension_is_dialled_and_a_files_is_a_type():
     )
     files = generate_state(_named_table_spec("files", 12, "extension"), seed=0)["files"]
     assert not any(r["extension"].isdigit() for r in files if r["extension"])
+
+
+def test_a_note_on_one_thing_is_about_that_thing():
+    """Orbit's member note read "The Crestline Noise-Cancelling Rain Jacket arrived on time and works as
+    described." (a blind reader): a note attached to a member (`member_slug`) is a note about a member."""
+    from envscale.env.data.values import row_texts
+
+    spec = {
+        "name": "community",
+        "spec_version": "1.1",
+        "tables": {
+            "members": {
+                "primary_key": "member_slug",
+                "columns": {"member_slug": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "notes": {
+                "primary_key": "note_id",
+                "columns": {
+                    "note_id": {"type": "string"},
+                    "member_slug": {"type": "string", "references": "members"},
+                    "workspace_slug": {"type": "string"},
+                    "body": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"members": 5, "notes": 12}},
+        "tools": [],
+    }
+    templates = [
+        re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(t)) + "$") for t in row_texts("members", "note")
+    ]
+    bodies = [r["body"] for r in generate_state(spec, seed=4)["notes"] if r["body"]]
+    assert bodies and all(any(t.match(b) for t in templates) for b in bodies), bodies

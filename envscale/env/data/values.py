@@ -576,8 +576,25 @@ def _text(c: Col, i: int) -> str:
         return f"{r.choice(word_data().jobs)} based in {r.choice(PLACES).city}. Enjoys {hobby[0]} and {hobby[1]}."
     lines = row_texts(c.table, "note" if c.arg == "note" else "prose")
     if lines is None:
+        lines = _parents_texts(c)
+    if lines is None:
         return _prose(r, c.now)
     return r.choice(lines).format(**_slots(r, c.now))
+
+
+_PARENT_KEY = re.compile(r"^(?P<parent>[a-z]+?)_?(?:id|slug|key|uuid)$")
+
+
+def _parents_texts(c: Col) -> tuple[str, ...] | None:
+    """The lines a free-text row (a note, a comment) holds about the one thing it is attached to, by its key
+    column (`member_slug`, `customer_id`): a note on a community member was a product review (a blind reader)."""
+    parents = {
+        m.group("parent")
+        for column in c.columns
+        if (m := _PARENT_KEY.match(column.lower())) and m.group("parent") != singular_word(c.table.lower())
+    }
+    found = {row_texts(parent, "note") for parent in sorted(parents)} - {None, ROW_TEXTS_ANY[0]}
+    return found.pop() if len(found) == 1 else None
 
 
 def _lexicon_value(c: Col, i: int) -> str:
