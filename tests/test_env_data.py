@@ -1471,6 +1471,14 @@ def test_a_rows_grandparent_is_its_parents():
         "data": {"rows": {"maps": 6, "spots": 12, "comments": 30}},
         "tools": [],
     }
+    # in a unique set the value stays: realigned, two comments could name one (spot, map) pair
+    unique = copy.deepcopy(spec)
+    unique["tables"]["comments"]["unique"] = [["spot_id", "map_id"]]
+    rows = generate_state(unique, seed=3)["comments"]
+    pairs = [
+        (c["spot_id"], c["map_id"]) for c in rows if c["spot_id"] is not None and c["map_id"] is not None
+    ]
+    assert len(pairs) == len(set(pairs))
     state = generate_state(spec, seed=3)
     map_of = {s["spot_id"]: s["map_id"] for s in state["spots"]}
     both = [c for c in state["comments"] if c["spot_id"] is not None and c["map_id"] is not None]

@@ -237,16 +237,16 @@ def _parents_agree(
         refs = {
             c: t
             for c in aspec["columns"]
-            if c != aspec["primary_key"]
-            and (t := _reference(spec, implicit, a, c))
-            and t != a
-            and t in state
-            and not aspec["columns"][c].get("unique")
+            if c != aspec["primary_key"] and (t := _reference(spec, implicit, a, c)) and t != a and t in state
         }
+        # a column of a unique set keeps its value: realigned, two rows could name one pair (YNAB's locations by
+        # budget and payee location were rejected)
+        fixed = {c for group in aspec.get("unique", []) for c in group}
+        fixed |= {c for c in refs if aspec["columns"][c].get("unique")}
         for via, b in refs.items():
             bspec = spec["tables"][b]
             for column, c in refs.items():
-                if column == via or c == b:
+                if column == via or c == b or column in fixed:
                     continue
                 up = [
                     x
