@@ -1530,11 +1530,11 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
         out[table] = {"primary_key": pk, "columns": columns}
     # status columns: an enum holding every value a status verb moves to
     synthesized: set[tuple[str, str]] = set()
-    undone: dict[tuple[str, str, str], str] = {}  # (table, status, verb) -> the value its `un` verb sets
+    undone: dict[tuple[str, str], str] = {}  # (table, status) -> the value an `un` verb of the column sets
     for use in uses:
         verb = str(use.meaning.verb or "")
         if use.meaning.effect == "status" and verb.startswith("un") and use.meaning.status_value:
-            undone[(use.table, str(use.status_col), verb[2:])] = use.meaning.status_value[0]
+            undone.setdefault((use.table, str(use.status_col)), use.meaning.status_value[0])
     for use in uses:
         table = use.table
         if use.meaning.effect == "status":
@@ -1558,7 +1558,7 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
             elif not enum:
                 # a row starts where the act's undo leaves it (Postman's mocks: `draft`, which `unpublishMock`
                 # sets, never `active` beside `published` and `draft`), else active
-                initial = undone.get((table, status, str(use.meaning.verb or ""))) or (
+                initial = undone.get((table, status)) or (
                     "inactive" if use.meaning.status_value[0] in ("active", "on", "started") else "active"
                 )
                 col["enum"] = list(dict.fromkeys([initial, use.meaning.status_value[0]]))
