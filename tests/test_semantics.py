@@ -391,3 +391,18 @@ def test_paging_arguments_spelled_as_one_word_are_never_columns(arg):
         "pagination",
         "option",
     )
+
+
+def test_a_by_segment_selects_the_rows_before_it_and_names_no_resource():
+    """VictorOps' `PATCH /incidents/byUser/resolve` ("Resolve all incidents for which a user was paged") set the
+    user's status to resolved (a blind reader: "mark my account as resolved"): `byUser` says which incidents, and
+    the incidents are what the act resolves. `/users/by/name/{name}` reads a user."""
+    resolve = tool_meaning(
+        "patch_api_public_v1_incidents_byUser_resolve",
+        "Resolve all incidents for which a user was paged.",
+        {"properties": {"userName": {"type": "string"}}},
+        {"method": "PATCH", "path": "/api-public/v1/incidents/byUser/resolve"},
+    )
+    assert resolve.entity == "incident", resolve
+    by_name = tool_meaning("getUserByName", "", {}, {"method": "GET", "path": "/users/by/name/{name}"})
+    assert by_name.entity == "user" and by_name.effect == "read", by_name

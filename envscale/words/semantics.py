@@ -440,6 +440,10 @@ def _route_entities(
         if (
             not words
             or seg.startswith("@")
+            # VictorOps' `/incidents/byUser/resolve`: a selector of the incidents, never a `user` the act resolves;
+            # `/users/by/name/{name}`: the users, by their name
+            or (words[0] == "by" and i > 0)
+            or (i > 1 and segments[i - 1].lower() == "by" and keyed)
             or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|me|self|current|public|admin", seg.lower())
             # `/Services/{Sid}` names a service, and so does `/resources/{id}/services` (a sub-resource)
             or (
