@@ -1126,3 +1126,84 @@ def test_a_person_found_through_another_row_is_not_the_users_own_account(tmp_pat
     for seed in range(6):
         message = write_instructions(draft, budget, random.Random(seed)).first_message
         assert "my account" not in message and " my " not in message, message
+
+
+def test_a_person_is_invited_by_their_email_with_a_role(tmp_path):
+    """AppVeyor's `inviteUser(roleId, email)`: "add a role named "Sales Role", then invite the new role with email
+    address patricia.bates@example.net" (a blind reader). The person is invited, with the role."""
+    import yaml
+
+    spec = {
+        "name": "ci",
+        "description": "A CI service.",
+        "spec_version": "1.1",
+        "tables": {
+            "roles": {
+                "primary_key": "role_id",
+                "columns": {"role_id": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "invitations": {
+                "primary_key": "invitation_id",
+                "columns": {
+                    "invitation_id": {"type": "string"},
+                    "email": {"type": "string"},
+                    "role_id": {"type": "string", "references": "roles"},
+                },
+            },
+        },
+        "data": {"rows": {"roles": 3, "invitations": 3}},
+        "tools": [
+            {
+                "name": "addRole",
+                "description": "Add a role.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "roles",
+                    "values": {"name": "name"},
+                    "returns": "row",
+                    "generate": {"role_id": "id"},
+                },
+            },
+            {
+                "name": "inviteUser",
+                "description": "Invite a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"roleId": {"type": "string"}, "email": {"type": "string"}},
+                    "required": ["roleId", "email"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "invitations",
+                    "values": {"role_id": "roleId", "email": "email"},
+                    "returns": "row",
+                    "generate": {"invitation_id": "id"},
+                },
+            },
+        ],
+    }
+    path = tmp_path / "ci.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    ci = load_spec(path)
+    add = GoldCall("addRole", {"name": "Sales Role"}, {"name": "constant"}, write=True)
+    made = run(path, [add])[0]
+    invite = GoldCall(
+        "inviteUser",
+        {"roleId": made.result["role_id"], "email": "patricia.bates@example.net"},
+        {"roleId": "call[0].role_id", "email": "constant"},
+        write=True,
+    )
+    calls = run(path, [GoldCall("addRole", {"name": "Sales Role"}, {"name": "constant"}, write=True), invite])
+    draft = TaskDraft(ci["name"], "write", calls, user_facts=named(ci, calls), shape="linear")
+    for seed in range(6):
+        message = write_instructions(draft, ci, random.Random(seed)).first_message
+        assert "invite the new role" not in message and "invite patricia.bates@example.net" in message, (
+            message
+        )

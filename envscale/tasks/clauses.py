@@ -603,6 +603,22 @@ class Clauses(Attributes):
         stem = verb[:-1] if verb and verb.endswith("e") else verb
         if not verb or len(stem) < 3 or not head.startswith(stem) or head[len(stem) :] not in NOMINAL_ENDINGS:
             return None
+        emails = [
+            a
+            for a in rest
+            if isinstance(a.value, str) and "@" in a.value and not (a.hidden and not self.show_hidden)
+        ]
+        if verb == "invite" and refs and len(emails) == 1:
+            # a person is invited, by their email, to a team or with a role: never "invite the new role with email
+            # address ..." (a blind reader)
+            who = format_value(emails[0].value)
+            rest_said = [x for x in attrs if who not in x]
+            links = [
+                f"{'with' if np.head in ('role', 'permission', 'profile') else 'to'} {np.render()}"
+                for _, np in refs
+            ]
+            tail = f" with {join(rest_said)}" if rest_said else ""
+            return f"invite {who} {' '.join(links)}{where}{tail}", f"you invited {who}", ("new", step.index)
         if refs:
             objs = [np.render() for _, np in refs]
             objs = [o if o.split(" ")[0] in ("my", "the", "a", "an") else f"the {o}" for o in objs]
