@@ -406,6 +406,27 @@ def test_a_rows_free_text_speaks_of_the_rows_subject_in_the_world_and_in_new_cal
         for seed in range(5):
             args, _ = valid_call(env, create, rows, random.Random(seed))
             assert f'"{args["title"]}"' in args["description"], args
+        # an edited ticket's description speaks of the ticket as it is, even beside a new title a request may
+        # leave out (a blind reader: the project "Amsterdam Project" got notes about "Website Redesign")
+        edit = {
+            "name": "update_ticket",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"ticket_id": S, "title": S, "description": S},
+                "required": ["ticket_id", "title", "description"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "tickets",
+                "key": {"ticket_id": "ticket_id"},
+                "set": {"title": "title", "description": "description"},
+            },
+        }
+        for seed in range(5):
+            args, ticket = valid_call(env, edit, rows, random.Random(seed))
+            if ticket["title"]:
+                assert f'"{ticket["title"]}"' in args["description"], (args, ticket)
 
 
 def test_a_route_parent_the_tool_leaves_unbound_is_the_parent_of_the_row_it_addresses():

@@ -696,9 +696,11 @@ def _prose_about_subject(
     subject, prose = subject_and_prose(table, tspec)
     if subject is None:
         return
-    about = args.get(bound[subject]) if subject in bound else None
-    if about is None and target is not None:
-        about = target.get(subject)
+    # an edited row's text speaks of the row as it is: a new title given beside it may be left out of the request
+    # (a blind reader: a project "Amsterdam Project" got the notes '"Website Redesign": owned by ...')
+    about = target.get(subject) if target is not None else None
+    if not isinstance(about, str) or not about.strip():
+        about = args.get(bound[subject]) if subject in bound else None
     if not isinstance(about, str) or not about.strip():
         return
     for column in prose:
