@@ -1207,3 +1207,55 @@ def test_a_person_is_invited_by_their_email_with_a_role(tmp_path):
         assert "invite the new role" not in message and "invite patricia.bates@example.net" in message, (
             message
         )
+
+
+def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
+    """A campaign's delete keeps the row as `inactive`: blind readers found "delete the campaign if it isn't
+    inactive yet" and a delete confirmed as "the campaign is inactive". The user asked to delete: the request and
+    its outcome say deleted."""
+    import yaml
+
+    spec = {
+        "name": "ads",
+        "description": "An ads service.",
+        "spec_version": "1.1",
+        "tables": {
+            "campaigns": {
+                "primary_key": "campaign_id",
+                "columns": {
+                    "campaign_id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "status": {"type": "string", "enum": ["active", "inactive"]},
+                },
+            }
+        },
+        "data": {"rows": {"campaigns": 4}},
+        "tools": [
+            {
+                "name": "deleteCampaign",
+                "description": "Delete a campaign.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"campaign_id": {"type": "string"}},
+                    "required": ["campaign_id"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "campaigns",
+                    "key": {"campaign_id": "campaign_id"},
+                    "fixed": {"status": "inactive"},
+                },
+            }
+        ],
+    }
+    path = tmp_path / "ads.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    ads = load_spec(path)
+    delete = GoldCall("deleteCampaign", {"campaign_id": "cam_0002"}, {"campaign_id": "user"}, write=True)
+    calls = run(path, [delete])
+    draft = TaskDraft(ads["name"], "write", calls, user_facts=named(ads, calls), shape="single")
+    for seed in range(4):
+        ins = write_instructions(draft, ads, random.Random(seed))
+        assert "delete" in ins.first_message.lower(), ins.first_message
+        assert "deleted" in ins.done_when and "inactive" not in ins.done_when, ins.done_when

@@ -130,6 +130,18 @@ class _CreateParts:
     container: NP | None = None  # the row it goes in: "to my order"
 
 
+_REMOVALS = frozenset("delete remove erase discard".split())
+
+
+def said_state(step: Step, value: Any) -> str:
+    """The state a request names a status change by: its value ("cancelled"), but "deleted" where the user asked
+    to delete and the service keeps the row as `inactive` (a soft delete): blind readers found "delete the
+    campaign if it isn't inactive yet" and "delete the appointment unless it is already cancelled"."""
+    if step.verb in _REMOVALS:
+        return participle(step.verb)
+    return format_value(value, enum=True)
+
+
 class Clauses(Attributes):
     """The clauses of a request: how one step is said, with what it sets and the outcome the user expects."""
 
@@ -217,7 +229,7 @@ class Clauses(Attributes):
             self._attr(step, a) for a in rest if not (a.hidden and not show_hidden) and not _in_path(step, a)
         ]
         tail = f" with {join(extras)}" if extras else ""
-        status = format_value(step.status or "", enum=True)
+        status = said_state(step, step.status or "")
         own = step.meaning.entity and target.row == (self.person, "self") and not keyed
         thing = readable_words(step.meaning.entity or "")
         if verb in SIGN_VERBS:
