@@ -1550,3 +1550,12 @@ def test_a_note_on_one_thing_is_about_that_thing():
     ]
     bodies = [r["body"] for r in generate_state(spec, seed=4)["notes"] if r["body"]]
     assert bodies and all(any(t.match(b) for t in templates) for b in bodies), bodies
+
+
+def test_a_tasks_position_is_its_place_in_the_list_and_a_players_a_role():
+    """Google Tasks' `position` read "midfielder" ("set its completed to 2024-09-07 and the position to midfielder",
+    a blind reader): outside people's rows a position is a place in an order."""
+    tasks = generate_state(_named_table_spec("tasks", 12, "position"), seed=0)["tasks"]
+    assert all(r["position"].isdigit() for r in tasks if r["position"]), tasks
+    players = generate_state(_named_table_spec("players", 12, "position"), seed=0)["players"]
+    assert not any(r["position"].isdigit() for r in players if r["position"])

@@ -1664,3 +1664,35 @@ def test_a_rows_own_key_under_the_apis_name_is_its_key_and_no_second_column():
     groups = spec["tables"]["groups"]
     keys = [c for c in groups["columns"] if re.sub(r"[^a-z]", "", c.lower()) in ("groupkey", "groupid")]
     assert keys == [groups["primary_key"]], groups["columns"]
+
+
+def test_untrashing_a_row_restores_it_and_its_delete_keeps_it_to_restore():
+    """Flat's `untrashCollection` (`POST /collections/{collection}/untrash`) inserted a row into an `untrashes`
+    table and left the collection as it was (blind readers). Untrashing restores the row; the delete that trashes
+    it keeps the row, so there is something to restore."""
+    collection = {"type": "object", "properties": {"id": _S, "title": _S, "privacy": _S, "app": _S}}
+    key = {"collection": _ID}
+    tools = [
+        api_tool(
+            "getCollection", "GET", "/collections/{collection}", key, ["collection"], collection, group="Flat"
+        ),
+        api_tool(
+            "deleteCollection", "DELETE", "/collections/{collection}", key, ["collection"], group="Flat"
+        ),
+        api_tool(
+            "untrashCollection",
+            "POST",
+            "/collections/{collection}/untrash",
+            key,
+            ["collection"],
+            group="Flat",
+        ),
+    ]
+    spec = _spec(tools, name="scores")
+    assert set(spec["tables"]) == {"collections"}, list(spec["tables"])
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    untrash, delete = ops["untrashCollection"], ops["deleteCollection"]
+    assert untrash["type"] == "update" and untrash["table"] == "collections", untrash
+    assert delete["type"] == "update", delete  # kept, retired
+    (status,) = untrash["fixed"]
+    assert delete["fixed"][status] != untrash["fixed"][status]

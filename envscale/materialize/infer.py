@@ -1531,9 +1531,19 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
     # status columns: an enum holding every value a status verb moves to
     synthesized: set[tuple[str, str]] = set()
     undone: dict[tuple[str, str], str] = {}  # (table, status) -> the value an `un` verb of the column sets
+    acts = {
+        (use.table, str(use.status_col), str(use.meaning.verb or ""))
+        for use in uses
+        if use.meaning.effect == "status"
+    }
     for use in uses:
         verb = str(use.meaning.verb or "")
-        if use.meaning.effect == "status" and verb.startswith("un") and use.meaning.status_value:
+        if (
+            use.meaning.effect == "status"
+            and verb.startswith("un")
+            and use.meaning.status_value
+            and (use.table, str(use.status_col), verb[2:]) in acts  # `publish` beside `unpublish`
+        ):
             undone.setdefault((use.table, str(use.status_col)), use.meaning.status_value[0])
     for use in uses:
         table = use.table

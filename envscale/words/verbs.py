@@ -61,6 +61,8 @@ STATUS_VERBS: dict[str, tuple[str, ...]] = {
     "refund": ("refunded",),
     "archive": ("archived", "inactive"),
     "unarchive": ("active", "open"),
+    "trash": ("trashed", "deleted", "inactive"),
+    "untrash": ("active", "restored"),  # Flat's `untrashCollection` inserted an `untrashes` row
     "enable": ("enabled", "active", "on"),
     "disable": ("disabled", "inactive", "off"),
     "activate": ("active", "activated", "enabled", "on"),

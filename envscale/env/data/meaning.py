@@ -780,6 +780,11 @@ FILE_EXTENSION = re.compile(
     r"\bfiles? with (?:an |the )?extension (?:of )?\.([a-z0-9]{1,5})\b", re.IGNORECASE
 )
 """A description that says what file a field takes ("Only files with an extension of .map")."""
+_POSITION_HOLDERS = frozenset(
+    "player employee job staff member person people candidate applicant team role contact user worker athlete "
+    "roster lineup squad hire vacancy opening position".split()
+)
+"""Rows whose `position` is a role (a player's, an employee's); elsewhere it is a place in an order."""
 _PHONE_HOLDERS = frozenset(
     "customer contact user employee person people member lead agent staff phone caller account client".split()
 )
@@ -795,6 +800,8 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     order comes from a shop's channel."""
     words = {singular_word(w) for w in name_words(table)}
     context = f"{texts} {table}"
+    if meaning == "lex:position" and not words & _POSITION_HOLDERS:
+        return "code:ordinal"  # a task's place in its list, never "midfielder" (a blind reader)
     if meaning == "lex:file_extension" and (
         "phone" in name_words(column) or words & _PHONE_HOLDERS or re.search(r"\bphone|\bdial", texts, re.I)
     ):

@@ -664,6 +664,7 @@ def _code(c: Col, i: int) -> str:
         "wallet": lambda: f"0x{r.getrandbits(160):040x}",
         "number": lambda: pick(digits, r.choice((6, 8, 10))),
         "extension": lambda: pick(digits, r.choice((3, 4))),  # a phone extension
+        "ordinal": lambda: str(r.randint(1, 30)),  # a place in an order (a task's position in its list)
         "mcc": lambda: r.choice(("5411", "5812", "5999", "4111", "7011", "5732", "5651", "4814")),
         # a Twilio-style string id: two letters of the resource, then 32 hex digits ("US1f3a...")
         "sid": lambda: (
