@@ -1559,3 +1559,40 @@ def test_a_tasks_position_is_its_place_in_the_list_and_a_players_a_role():
     assert all(r["position"].isdigit() for r in tasks if r["position"]), tasks
     players = generate_state(_named_table_spec("players", 12, "position"), seed=0)["players"]
     assert not any(r["position"].isdigit() for r in players if r["position"])
+
+
+def test_a_currencys_row_is_one_currency():
+    """Avaza's currencies read "NZD ... name CHF, symbol MSFT, decimal_places 72" (a blind reader): a currency's
+    name, symbol and decimal places are its code's."""
+    spec = {
+        "name": "money",
+        "spec_version": "1.1",
+        "tables": {
+            "currencies": {
+                "primary_key": "currency_id",
+                "columns": {
+                    "currency_id": {"type": "string"},
+                    "currency_code": {"type": "string"},
+                    "name": {"type": "string"},
+                    "symbol": {"type": "string"},
+                    "decimal_places": {"type": "integer"},
+                },
+            }
+        },
+        "data": {"rows": {"currencies": 10}},
+        "tools": [],
+    }
+    rows = generate_state(spec, seed=1)["currencies"]
+    names = {
+        "USD": "US Dollar",
+        "EUR": "Euro",
+        "GBP": "Pound Sterling",
+        "JPY": "Japanese Yen",
+        "CHF": "Swiss Franc",
+    }
+    for row in rows:
+        if row["currency_code"] in names and row["name"] is not None:
+            assert row["name"] == names[row["currency_code"]], row
+        assert row["decimal_places"] is None or row["decimal_places"] in (0, 2, 3), row
+        assert row["symbol"] is None or row["symbol"] not in ("MSFT", "AAPL", "GOOG"), row
+    assert sum(row["currency_code"] in names and row["name"] is not None for row in rows) >= 2, rows

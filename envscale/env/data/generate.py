@@ -615,6 +615,7 @@ def _build_table(
     _statuses_agree(tspec, columns, n)
     _flags_agree_with_status(tspec, columns, n)
     _breed_of_its_species(tspec, columns, n)
+    _one_currency_a_row(table, tspec, columns, n)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
@@ -1078,6 +1079,53 @@ def _breed_of_its_species(tspec: dict[str, Any], columns: dict[str, list[Any]], 
             columns[breed][i] = _BREEDS[kind][i % len(_BREEDS[kind])]
         elif columns[breed][i] is not None and is_nullable(tspec, breed):
             columns[breed][i] = None
+
+
+_CURRENCIES = {
+    "USD": ("US Dollar", "$", 2), "EUR": ("Euro", "€", 2), "GBP": ("Pound Sterling", "£", 2),
+    "JPY": ("Japanese Yen", "¥", 0), "CHF": ("Swiss Franc", "CHF", 2), "CAD": ("Canadian Dollar", "CA$", 2),
+    "AUD": ("Australian Dollar", "A$", 2), "NZD": ("New Zealand Dollar", "NZ$", 2), "SEK": ("Swedish Krona", "kr", 2),
+    "NOK": ("Norwegian Krone", "kr", 2), "DKK": ("Danish Krone", "kr.", 2), "INR": ("Indian Rupee", "₹", 2),
+    "CNY": ("Chinese Yuan", "¥", 2), "BRL": ("Brazilian Real", "R$", 2), "MXN": ("Mexican Peso", "MX$", 2),
+    "ZAR": ("South African Rand", "R", 2), "SGD": ("Singapore Dollar", "S$", 2), "HKD": ("Hong Kong Dollar", "HK$", 2),
+    "KRW": ("South Korean Won", "₩", 0), "PLN": ("Polish Zloty", "zł", 2),
+}  # fmt: skip
+"""A currency's name, symbol and minor-unit digits, by its ISO code."""
+
+
+def _one_currency_a_row(table: str, tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A row of a currencies table is one currency: its name, symbol and decimal places are its code's (a blind
+    reader: "NZD ... name CHF, symbol MSFT, decimal_places 72")."""
+    if not singular(table.lower()).endswith("currency"):
+        return
+    cols = {
+        c.lower(): c
+        for c in tspec["columns"]
+        if "enum" not in tspec["columns"][c] and c != tspec["primary_key"]
+    }
+    code = next(
+        (cols[c] for c in ("code", "currency_code", "iso_code", "currency", "iso") if c in cols), None
+    )
+    name = next((cols[c] for c in ("name", "currency_name", "display_name") if c in cols), None)
+    symbol = next((cols[c] for c in ("symbol", "currency_symbol", "sign") if c in cols), None)
+    digits = next(
+        (cols[c] for c in ("decimal_places", "decimals", "precision", "minor_units") if c in cols), None
+    )
+    source = code or name
+    if source is None:
+        return
+    codes = list(_CURRENCIES)
+    for i in range(n):
+        drawn = str(columns[source][i] or "").upper()
+        iso = drawn if drawn in _CURRENCIES else codes[i % len(codes)]
+        label, sign, places = _CURRENCIES[iso]
+        for column, value in ((code, iso), (name, label if code else iso), (symbol, sign), (digits, places)):
+            if column is None or columns[column][i] is None:
+                continue
+            if value_problem(tspec["columns"][column], value) is None and not (
+                tspec["columns"][column].get("unique") and value in columns[column][:i]
+            ):
+                columns[column][i] = value
 
 
 def _status_of(tspec: dict[str, Any]) -> str | None:
