@@ -1259,3 +1259,79 @@ def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
         ins = write_instructions(draft, ads, random.Random(seed))
         assert "delete" in ins.first_message.lower(), ins.first_message
         assert "deleted" in ins.done_when and "inactive" not in ins.done_when, ins.done_when
+
+
+def test_an_answer_a_later_read_returns_is_never_asked_of_the_lookup_before_it(tmp_path):
+    """GoToMeeting: "find out the statuses of the groups and then find out the status of the meeting whose date
+    is 2024-12-01 in the group named "New Hires 2025"" (blind readers): the groups were listed to find one group,
+    and the meeting's status ("active") was asked of them too because a group is active as well."""
+    import yaml
+
+    def lister(name, table, filters=()):
+        props = {f: {"type": "string"} for f in filters}
+        return {
+            "name": name,
+            "description": f"List {table}.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": props, "required": list(filters)},
+            "operation": {
+                "type": "list",
+                "table": table,
+                "filters": [{"column": f, "arg": f} for f in filters],
+            },
+        }
+
+    active = {"type": "string", "enum": ["active"]}
+    spec = {
+        "name": "meetings",
+        "description": "Online meetings.",
+        "spec_version": "1.1",
+        "tables": {
+            "groups": {
+                "primary_key": "group_id",
+                "columns": {
+                    "group_id": {"type": "string"},
+                    "group_name": {"type": "string"},
+                    "status": active,
+                },
+            },
+            "meetings": {
+                "primary_key": "meeting_id",
+                "columns": {
+                    "meeting_id": {"type": "string"},
+                    "group_id": {"type": "string", "references": "groups"},
+                    "subject": {"type": "string"},
+                    "status": active,
+                },
+            },
+        },
+        "data": {"rows": {"groups": 4, "meetings": 8}},
+        "tools": [lister("get_groups", "groups"), lister("get_group_meetings", "meetings", ("group_id",))],
+    }
+    path = tmp_path / "meetings.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    meetings = load_spec(path)
+    groups = run(path, [GoldCall("get_groups", {}, {})])[0].result
+    k = next(i for i, g in enumerate(groups) if g["group_name"])
+    calls = run(
+        path,
+        [
+            GoldCall("get_groups", {}, {}),
+            GoldCall(
+                "get_group_meetings",
+                {"group_id": groups[k]["group_id"]},
+                {"group_id": f"call[0][{k}].group_id"},
+            ),
+        ],
+    )
+    draft = TaskDraft(
+        meetings["name"],
+        "read",
+        calls,
+        user_facts={"group name": groups[k]["group_name"]},
+        answer_facts=["active"],
+        shape="linear",
+    )
+    for seed in range(6):
+        message = write_instructions(draft, meetings, random.Random(seed)).first_message
+        assert "statuses of the groups" not in message and "status of the groups" not in message, message

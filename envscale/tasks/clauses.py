@@ -130,6 +130,12 @@ class _CreateParts:
     container: NP | None = None  # the row it goes in: "to my order"
 
 
+def _holds(result: Any, answer: Any) -> bool:
+    """Whether a read's result (a row or a list of rows) holds `answer` as a field's value."""
+    rows = result if isinstance(result, list) else [result]
+    return any(same_value(v, answer) for row in rows if isinstance(row, dict) for v in row.values())
+
+
 _REMOVALS = frozenset("delete remove erase discard".split())
 
 
@@ -280,6 +286,14 @@ class Clauses(Attributes):
         fields = []
         pk = primary_key_of(self.spec, step.table)
         asked = {a.binding.column for a in step.args if a.binding and a.binding.place in ("key", "filter")}
+        # an answer a later read returns is that read's: the groups listed to find a group are not asked for their
+        # statuses because the meeting found in the group is "active" (blind readers)
+        later = [
+            s.result
+            for s in self.steps
+            if s.index > step.index and s.kind in ("get", "list") and s.result is not None
+        ]
+        answers = [ans for ans in answers if not any(_holds(result, ans) for result in later)]
         for row in rows:
             for col, value in row.items() if isinstance(row, dict) else []:
                 if col not in fields and col not in asked and any(same_value(value, ans) for ans in answers):
