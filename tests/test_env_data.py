@@ -1596,3 +1596,46 @@ def test_a_currencys_row_is_one_currency():
         assert row["decimal_places"] is None or row["decimal_places"] in (0, 2, 3), row
         assert row["symbol"] is None or row["symbol"] not in ("MSFT", "AAPL", "GOOG"), row
     assert sum(row["currency_code"] in names and row["name"] is not None for row in rows) >= 2, rows
+
+
+def test_a_rows_date_is_the_day_it_starts():
+    """GoToMeeting's meeting "whose date is 2024-08-20" started on 2025-07-02 (a blind reader): a row's plain
+    `date` beside its start is the start's day."""
+    spec = {
+        "name": "meetings",
+        "spec_version": "1.1",
+        "tables": {
+            "meetings": {
+                "primary_key": "meeting_id",
+                "columns": {
+                    "meeting_id": {"type": "string"},
+                    "date": {"type": "string"},
+                    "start_time": {"type": "string"},
+                    "subject": {"type": "string"},
+                },
+            }
+        },
+        "data": {"rows": {"meetings": 15}},
+        "tools": [
+            {
+                "name": "create_meeting",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "starttime": {"type": "string", "format": "date-time"},
+                        "subject": {"type": "string"},
+                    },
+                    "required": ["starttime"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "meetings",
+                    "values": {"start_time": "starttime", "subject": "subject"},
+                    "generate": {"meeting_id": "id"},
+                },
+            }
+        ],
+    }
+    rows = [r for r in generate_state(spec, seed=2)["meetings"] if r["date"] and r["start_time"]]
+    assert len(rows) >= 8 and all(r["start_time"].startswith(r["date"][:10]) for r in rows), rows

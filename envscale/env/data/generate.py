@@ -616,6 +616,7 @@ def _build_table(
     _flags_agree_with_status(tspec, columns, n)
     _breed_of_its_species(tspec, columns, n)
     _one_currency_a_row(table, tspec, columns, n)
+    _date_is_its_start(tspec, columns, n)
     _amounts_add_up(tspec, columns, n, random.Random(f"{seed}:{table}:amounts"))
     _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
@@ -1079,6 +1080,31 @@ def _breed_of_its_species(tspec: dict[str, Any], columns: dict[str, list[Any]], 
             columns[breed][i] = _BREEDS[kind][i % len(_BREEDS[kind])]
         elif columns[breed][i] is not None and is_nullable(tspec, breed):
             columns[breed][i] = None
+
+
+_STARTS = ("start_time", "start_date", "starts_at", "start_at", "start_datetime", "scheduled_start", "start")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _date_is_its_start(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A row's plain `date` is the day it starts: a blind sample's meeting "whose date is 2024-08-20" started on
+    2025-07-02 (and an "upcoming" meeting was dated in the past)."""
+    cols = {c.lower(): c for c in tspec["columns"]}
+    date = cols.get("date")
+    start = next((cols[c] for c in _STARTS if c in cols), None)
+    if date is None or start is None or tspec["columns"][date].get("type") != "string":
+        return
+    for i in range(n):
+        day, begins = columns[date][i], columns[start][i]
+        if (
+            isinstance(day, str)
+            and isinstance(begins, str)
+            and _ISO_DAY.match(day)
+            and _ISO_DAY.match(begins)
+        ):
+            value = begins[:10] + day[10:] if len(day) > 10 else begins[:10]
+            if value_problem(tspec["columns"][date], value) is None:
+                columns[date][i] = value
 
 
 _CURRENCIES = {
