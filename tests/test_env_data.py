@@ -1639,3 +1639,12 @@ def test_a_rows_date_is_the_day_it_starts():
     }
     rows = [r for r in generate_state(spec, seed=2)["meetings"] if r["date"] and r["start_time"]]
     assert len(rows) >= 8 and all(r["start_time"].startswith(r["date"][:10]) for r in rows), rows
+
+
+def test_a_step_is_a_whole_number():
+    """VictorOps' escalation step read 7.33 ("The step is 7.33", a blind reader): a step of a sequence is whole."""
+    spec = _named_table_spec("policies", 12, "step")
+    spec["tables"]["policies"]["columns"]["step"] = {"type": "number"}
+    rows = generate_state(spec, seed=0)["policies"]
+    steps = [r["step"] for r in rows if r["step"] is not None]
+    assert steps and all(float(s).is_integer() and 1 <= s <= 8 for s in steps), steps
