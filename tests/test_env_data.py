@@ -1648,3 +1648,12 @@ def test_a_step_is_a_whole_number():
     rows = generate_state(spec, seed=0)["policies"]
     steps = [r["step"] for r in rows if r["step"] is not None]
     assert steps and all(float(s).is_integer() and 1 <= s <= 8 for s in steps), steps
+
+
+def test_a_tracks_markets_are_countries():
+    """Spotify's `available_markets` read ["Uptown Funk"] (a blind reader): a market is a country's code."""
+    spec = _named_table_spec("tracks", 8, "available_markets")
+    spec["tables"]["tracks"]["columns"]["available_markets"] = {"type": "json"}
+    rows = generate_state(spec, seed=0)["tracks"]
+    markets = [m for r in rows if isinstance(r["available_markets"], list) for m in r["available_markets"]]
+    assert markets and all(isinstance(m, str) and len(m) <= 3 and m.isupper() for m in markets), markets

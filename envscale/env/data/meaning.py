@@ -393,7 +393,7 @@ person: full_name fullname display_name contact_name directed_by written_by crea
 person: owned_by reported_by updated_by approved_by player assignee author owner reporter customer
 person: receiver recipient sender
 username: username user_name screen_name screenname login_name userid_name
-country_code: country_code countrycode country_iso iso_country country_iso2
+country_code: country_code countrycode country_iso iso_country country_iso2 market available_market
 currency: currency_code currencycode base quote_currency
 lex:language_code: language_code lang_code languagecode iso_language
 ip: ip_address ipaddress ipv4 ipv6 client_ip remote_addr ipaddr
