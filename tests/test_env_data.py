@@ -1657,3 +1657,11 @@ def test_a_tracks_markets_are_countries():
     rows = generate_state(spec, seed=0)["tracks"]
     markets = [m for r in rows if isinstance(r["available_markets"], list) for m in r["available_markets"]]
     assert markets and all(isinstance(m, str) and len(m) <= 3 and m.isupper() for m in markets), markets
+
+
+def test_when_a_thing_was_last_updated_is_a_moment():
+    """VictorOps' `password_last_updated` held passwords (a blind reader): a field named after what happened to a
+    thing is when it happened."""
+    assert column_meaning("users", "password_last_updated", {"type": "string"}).startswith("datetime")
+    assert column_meaning("users", "last_updated", {"type": "string"}).startswith("datetime")
+    assert column_meaning("users", "password", {"type": "string"}) == "secret:password"

@@ -861,7 +861,9 @@ _NUMBER_LAST = frozenset(
 `adults`): never a word ("painting", "woman")."""
 
 
-_DONE_WORDS = frozenset("sent verified opened confirmed delivered received viewed clicked signed".split())
+_DONE_WORDS = frozenset(
+    "sent verified opened confirmed delivered received viewed clicked signed updated changed modified reset".split()
+)
 """Last words of a field that says something happened to what its other words name (`welcome_email_sent`)."""
 
 
