@@ -1005,11 +1005,33 @@ def test_a_yes_no_field_named_is_something_is_said_as_a_state():
         assert said in message and "is skipped" not in message, message
 
 
+def _getter(singular: str, table: str) -> dict:
+    """A get of one row of `table` by `<singular>_id`."""
+    return {
+        "name": f"get_{singular}",
+        "description": f"Get a {singular}.",
+        "kind": "read",
+        "parameters": {
+            "type": "object",
+            "properties": {f"{singular}_id": {"type": "string"}},
+            "required": [f"{singular}_id"],
+        },
+        "operation": {"type": "get", "table": table, "key": {f"{singular}_id": f"{singular}_id"}},
+    }
+
+
+def _spec_file(tmp_path, spec: dict):
+    """`spec` written as YAML under `tmp_path`: (its path, the spec loaded back)."""
+    import yaml
+
+    path = tmp_path / f"{spec['name']}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path, load_spec(path)
+
+
 def test_a_persons_related_row_is_theirs(tmp_path):
     """ "look up the employee named Kevin Krueger, look up its department" (a blind reader): a person's department
     is their department; a document's partner stays its partner."""
-    import yaml
-
     spec = {
         "name": "hr",
         "description": "An HR system.",
@@ -1030,23 +1052,11 @@ def test_a_persons_related_row_is_theirs(tmp_path):
         },
         "data": {"rows": {"departments": 4, "employees": 8}},
         "tools": [
-            {
-                "name": f"get_{singular}",
-                "description": f"Get a {singular}.",
-                "kind": "read",
-                "parameters": {
-                    "type": "object",
-                    "properties": {f"{singular}_id": {"type": "string"}},
-                    "required": [f"{singular}_id"],
-                },
-                "operation": {"type": "get", "table": table, "key": {f"{singular}_id": f"{singular}_id"}},
-            }
+            _getter(singular, table)
             for singular, table in (("employee", "employees"), ("department", "departments"))
         ],
     }
-    path = tmp_path / "hr.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    hr = load_spec(path)
+    path, hr = _spec_file(tmp_path, spec)
     first = run(path, [GoldCall("get_employee", {"employee_id": "emp_0003"}, {"employee_id": "user"})])[0]
     then = GoldCall(
         "get_department",
@@ -1068,8 +1078,6 @@ def test_a_person_found_through_another_row_is_not_the_users_own_account(tmp_pat
     """PocketSmith: "check the email address on my account. The category id is 4" (a blind reader): the user was
     the person the task found through a category's `user_id`. Found so, the person is the category's user, and
     the request says so."""
-    import yaml
-
     spec = {
         "name": "budget",
         "description": "A budgeting service.",
@@ -1095,23 +1103,10 @@ def test_a_person_found_through_another_row_is_not_the_users_own_account(tmp_pat
         },
         "data": {"rows": {"users": 4, "categories": 8}},
         "tools": [
-            {
-                "name": f"get_{singular}",
-                "description": f"Get a {singular}.",
-                "kind": "read",
-                "parameters": {
-                    "type": "object",
-                    "properties": {f"{singular}_id": {"type": "string"}},
-                    "required": [f"{singular}_id"],
-                },
-                "operation": {"type": "get", "table": table, "key": {f"{singular}_id": f"{singular}_id"}},
-            }
-            for singular, table in (("category", "categories"), ("user", "users"))
+            _getter(singular, table) for singular, table in (("category", "categories"), ("user", "users"))
         ],
     }
-    path = tmp_path / "budget.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    budget = load_spec(path)
+    path, budget = _spec_file(tmp_path, spec)
     first = run(path, [GoldCall("get_category", {"category_id": "cat_0004"}, {"category_id": "user"})])[0]
     then = GoldCall("get_user", {"user_id": first.result["user_id"]}, {"user_id": "call[0].user_id"})
     calls = run(path, [GoldCall("get_category", {"category_id": "cat_0004"}, {"category_id": "user"}), then])
@@ -1131,8 +1126,6 @@ def test_a_person_found_through_another_row_is_not_the_users_own_account(tmp_pat
 def test_a_person_is_invited_by_their_email_with_a_role(tmp_path):
     """AppVeyor's `inviteUser(roleId, email)`: "add a role named "Sales Role", then invite the new role with email
     address patricia.bates@example.net" (a blind reader). The person is invited, with the role."""
-    import yaml
-
     spec = {
         "name": "ci",
         "description": "A CI service.",
@@ -1189,9 +1182,7 @@ def test_a_person_is_invited_by_their_email_with_a_role(tmp_path):
             },
         ],
     }
-    path = tmp_path / "ci.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    ci = load_spec(path)
+    path, ci = _spec_file(tmp_path, spec)
     add = GoldCall("addRole", {"name": "Sales Role"}, {"name": "constant"}, write=True)
     made = run(path, [add])[0]
     invite = GoldCall(
@@ -1213,8 +1204,6 @@ def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
     """A campaign's delete keeps the row as `inactive`: blind readers found "delete the campaign if it isn't
     inactive yet" and a delete confirmed as "the campaign is inactive". The user asked to delete: the request and
     its outcome say deleted."""
-    import yaml
-
     spec = {
         "name": "ads",
         "description": "An ads service.",
@@ -1249,9 +1238,7 @@ def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
             }
         ],
     }
-    path = tmp_path / "ads.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    ads = load_spec(path)
+    path, ads = _spec_file(tmp_path, spec)
     delete = GoldCall("deleteCampaign", {"campaign_id": "cam_0002"}, {"campaign_id": "user"}, write=True)
     calls = run(path, [delete])
     draft = TaskDraft(ads["name"], "write", calls, user_facts=named(ads, calls), shape="single")
@@ -1265,7 +1252,6 @@ def test_an_answer_a_later_read_returns_is_never_asked_of_the_lookup_before_it(t
     """GoToMeeting: "find out the statuses of the groups and then find out the status of the meeting whose date
     is 2024-12-01 in the group named "New Hires 2025"" (blind readers): the groups were listed to find one group,
     and the meeting's status ("active") was asked of them too because a group is active as well."""
-    import yaml
 
     def lister(name, table, filters=()):
         props = {f: {"type": "string"} for f in filters}
@@ -1308,9 +1294,7 @@ def test_an_answer_a_later_read_returns_is_never_asked_of_the_lookup_before_it(t
         "data": {"rows": {"groups": 4, "meetings": 8}},
         "tools": [lister("get_groups", "groups"), lister("get_group_meetings", "meetings", ("group_id",))],
     }
-    path = tmp_path / "meetings.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    meetings = load_spec(path)
+    path, meetings = _spec_file(tmp_path, spec)
     groups = run(path, [GoldCall("get_groups", {}, {})])[0].result
     k = next(i for i, g in enumerate(groups) if g["group_name"])
     calls = run(
