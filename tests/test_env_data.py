@@ -1665,3 +1665,51 @@ def test_when_a_thing_was_last_updated_is_a_moment():
     assert column_meaning("users", "password_last_updated", {"type": "string"}).startswith("datetime")
     assert column_meaning("users", "last_updated", {"type": "string"}).startswith("datetime")
     assert column_meaning("users", "password", {"type": "string"}) == "secret:password"
+
+
+def test_an_id_inside_a_json_value_names_a_row_that_exists():
+    """The shop's order lines named products that do not exist ("order lines cite products that don't exist",
+    blind readers): a `product_id` inside an order's `lines` is a product's key."""
+    line = {
+        "type": "object",
+        "properties": {"product_id": {"type": "string"}, "quantity": {"type": "integer", "minimum": 1}},
+        "required": ["product_id", "quantity"],
+    }
+    spec = {
+        "name": "shop",
+        "spec_version": "1.1",
+        "tables": {
+            "products": {
+                "primary_key": "product_id",
+                "columns": {"product_id": {"type": "string"}, "name": {"type": "string"}},
+            },
+            "orders": {
+                "primary_key": "order_id",
+                "columns": {"order_id": {"type": "string"}, "lines": {"type": "json"}},
+            },
+        },
+        "data": {"rows": {"products": 6, "orders": 12}},
+        "tools": [
+            {
+                "name": "create_order",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"lines": {"type": "array", "items": line, "minItems": 1}},
+                    "required": ["lines"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "orders",
+                    "values": {"lines": "lines"},
+                    "generate": {"order_id": "id"},
+                },
+            }
+        ],
+    }
+    state = generate_state(spec, seed=4)
+    products = {p["product_id"] for p in state["products"]}
+    named = [
+        item["product_id"] for o in state["orders"] if isinstance(o["lines"], list) for item in o["lines"]
+    ]
+    assert len(named) >= 6 and set(named) <= products, (named, products)

@@ -176,6 +176,7 @@ def build_state(
                                 row[column] = None
     _references_agree_both_ways(spec, state, implicit)
     _parents_agree(spec, state, implicit)
+    _nested_references(spec, state)
     _names_of_referenced_rows(spec, state, implicit, bound)
     _copies_of_referenced_rows(spec, state, implicit, bound)
     _people_in_roles(spec, state, implicit)
@@ -225,6 +226,44 @@ def _references_agree_both_ways(
                 ours = naming.get(row[apk])
                 if ours and row.get(column) is not None and row[column] not in ours:
                     row[column] = ours[i % len(ours)]
+
+
+def _nested_references(spec: dict[str, Any], state: dict[str, list[dict[str, Any]]]) -> None:
+    """An id inside a JSON value (an order's `lines: [{"product_id": ...}]`) names a row of the table it keys:
+    drawn from the schema, the shop's order lines named products that do not exist (blind readers: "order lines
+    cite products that don't exist"). Only a field named like a table's key (`product_id`, `productId`) whose
+    value has that key's type."""
+    by_key: dict[str, str] = {}
+    for table, tspec in spec["tables"].items():
+        pk = tspec["primary_key"]
+        for name in (pk, f"{singular(table)}_id"):
+            by_key.setdefault(re.sub(r"[^a-z0-9]", "", name.lower()), table)
+    keys = {t: [row[spec["tables"][t]["primary_key"]] for row in rows] for t, rows in state.items()}
+
+    def fix(value: Any, own: str, at: list[int]) -> None:
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            for field, inner in item.items():
+                ref = by_key.get(re.sub(r"[^a-z0-9]", "", field.lower()))
+                if ref is None or ref == own or not keys.get(ref) or isinstance(inner, (dict, list)):
+                    if isinstance(inner, (dict, list)):
+                        fix(inner, own, at)
+                    continue
+                pool = [k for k in keys[ref] if type(k) is type(inner)]
+                if inner is not None and pool and inner not in pool:
+                    at[0] += 1
+                    item[field] = pool[(at[0] * 7) % len(pool)]
+
+    for table, tspec in spec["tables"].items():
+        for column, cspec in tspec["columns"].items():
+            if cspec.get("type") != "json":
+                continue
+            at = [0]
+            for row in state.get(table, []):
+                if isinstance(row.get(column), (dict, list)):
+                    fix(row[column], table, at)
 
 
 def _parents_agree(

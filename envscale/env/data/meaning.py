@@ -1282,7 +1282,13 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
         ("followers views likes subscribers downloads visits clicks impressions", "audience", 0, 50_000, 0),
         ("employees staff headcount", "headcount", 1, 5_000, 0),
         ("stock inventory", "stock", 0, 200, 0),
-        ("step steps stage sequence seq", "step", 1, 8, 0),  # an escalation's step 3, never "7.33" (a blind reader)
+        (
+            "step steps stage sequence seq",
+            "step",
+            1,
+            8,
+            0,
+        ),  # an escalation's step 3, never "7.33" (a blind reader)
         (
             "quantity qty count num number copies units seats tickets guests people passengers adults "
             "children kids rooms nights players attendees participants members items beds bedrooms "
