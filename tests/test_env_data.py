@@ -1713,3 +1713,13 @@ def test_an_id_inside_a_json_value_names_a_row_that_exists():
         item["product_id"] for o in state["orders"] if isinstance(o["lines"], list) for item in o["lines"]
     ]
     assert len(named) >= 6 and set(named) <= products, (named, products)
+
+
+def test_a_machines_model_is_a_product_and_an_ai_calls_a_language_model():
+    """An EV charge station's model read "Qwen/Qwen2.5-7B-Instruct" (a blind reader): a vehicle's model is a car's,
+    a station's or a device's a product's; a completion's is a language model."""
+    s = {"type": "string"}
+    assert column_meaning("vehicles", "model", s) == "lex:car_model"
+    assert column_meaning("charge_stations", "model", s) == "lex:device_model"
+    assert column_meaning("completions", "model", s) == "lex:ml_model"
+    assert column_meaning("models", "name", s) == "lex:ml_model"

@@ -780,6 +780,13 @@ FILE_EXTENSION = re.compile(
     r"\bfiles? with (?:an |the )?extension (?:of )?\.([a-z0-9]{1,5})\b", re.IGNORECASE
 )
 """A description that says what file a field takes ("Only files with an extension of .map")."""
+_AI_CONTEXT = re.compile(
+    r"\b(?:ai|llms?|gpt|language models?|inference|completions?|prompts?|embeddings?|machine learning|ml|neural|"
+    r"tokens?|tokenizers?|chats?|fine-?tun\w*|training|trained|hugging ?face|openai|anthropic|predictions?|"
+    r"generat\w+|agents?|assistants?|deployments?|endpoints?|pretrained|checkpoints?)\b",
+    re.IGNORECASE,
+)
+"""Words of a table or its texts that make its `model` a machine-learning model's name."""
 _POSITION_HOLDERS = frozenset(
     "player employee job staff member person people candidate applicant team role contact user worker athlete "
     "roster lineup squad hire vacancy opening position".split()
@@ -800,6 +807,15 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     order comes from a shop's channel."""
     words = {singular_word(w) for w in name_words(table)}
     context = f"{texts} {table}"
+    if (
+        meaning == "lex:ml_model"
+        and "model" not in words
+        and not _AI_CONTEXT.search(f"{texts} {table} {column}")
+    ):
+        # a vehicle's or a charge station's model is a product's, never "Qwen/Qwen2.5-7B-Instruct" (a blind reader)
+        if re.search(r"\b(?:car|cars|vehicle|vehicles|automobile|fleet)\b", f"{texts} {' '.join(words)}"):
+            return "lex:car_model"
+        return "lex:device_model"
     if meaning == "lex:position" and not words & _POSITION_HOLDERS:
         return "code:ordinal"  # a task's place in its list, never "midfielder" (a blind reader)
     if meaning == "lex:file_extension" and (

@@ -323,6 +323,9 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "Nissan|Subaru|Mazda|Volvo|Porsche|Jeep|Lexus",
         "car_model": "Camry|Civic|Corolla|Model 3|Model Y|F-150|Mustang|Accord|RAV4|CR-V|Golf|3 Series|"
         "A4|Outback|CX-5|Wrangler|Prius|Leaf|Ioniq 5",
+        "device_model": "Pulsar Plus|JuiceBox 40|Home Flex|Terra 54|Wallbox Copper SB|ThinkPad X1 Carbon|"
+        "Galaxy S24|iPhone 15|Pixel 8|Echo Dot|Nest Learning Thermostat|Roomba j7|LaserJet Pro M404|EX-2200|"
+        "AX-3000",
         "airline": "Delta Air Lines|United Airlines|American Airlines|Southwest Airlines|Lufthansa|"
         "British Airways|Air France|Emirates|Qatar Airways|Singapore Airlines|KLM|JetBlue|Alaska Airlines|"
         "Air Canada|Qantas|Turkish Airlines|Ryanair|easyJet",
