@@ -1366,3 +1366,28 @@ def test_a_row_is_never_found_by_someone_elses_email_company_or_due_date():
     assert finding.rank(e, "vendors", "email") < never
     assert finding.rank(e, "invoices", "due_date") < never
     e.env.close()
+
+
+def test_a_row_found_by_its_name_is_known_by_the_entity_said_once():
+    """Blind readers found "campaign campaign name" and "group group name" in what the user knows: a row named in a
+    column that says its entity (`customer_name`) is known by "customer name"."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
+    columns = spec["tables"]["customers"]["columns"]
+    columns["customer_name"] = columns.pop("name")
+    for row in (
+        spec.get("data", {}).get("rows", {}).get("customers", [])
+        if isinstance(spec.get("data", {}).get("rows", {}).get("customers"), list)
+        else []
+    ):
+        row["customer_name"] = row.pop("name", None)
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        names = set()
+        for row in e.rows["customers"][:5]:
+            found = finding.find_row(e, "customers", row, random.Random(0))
+            if found is not None:
+                names |= set(found.facts)
+        assert names and not any("customer customer" in n for n in names), names
+    finally:
+        e.env.close()

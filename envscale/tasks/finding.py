@@ -143,6 +143,15 @@ def knows_row_by(e: Env, table: str, column: str, value: Any) -> bool:
     return not is_filler(table, column, cspec, value)
 
 
+def _fact_of(entity: str, column: str) -> str:
+    """The name of the fact a row is found by: the entity and its column's words, the entity said once ("campaign
+    name", never "campaign campaign name" as blind readers found in what the user knows)."""
+    words = readable_words(column)
+    if not entity or words.lower().startswith(entity.lower().split(" ")[-1]):
+        return words
+    return f"{entity} {words}"
+
+
 def rank(e: Env, table: str, column: str) -> int:
     """How likely a person knows a row by this column (`IDENTIFYING`'s order; its length when never)."""
     cspec = e.spec["tables"][table]["columns"].get(column) or {}
@@ -396,7 +405,7 @@ def _searched(
                 continue  # the two words apart in the text ("security, audit"), or another row has them
             result = _run(e, tool["name"], {arg: phrase})
             if result and len(result) == 1 and isinstance(result[0], dict) and result[0].get(pk) == row[pk]:
-                facts = {f"words in the {entity_name(table, e.spec)}'s {readable_words(column)}": phrase}
+                facts = {f"words in the {entity_name(table, e.spec)}'s {_fact_of('', column)}": phrase}
                 found = Found([GoldCall(tool["name"], {arg: phrase}, {arg: "user"})], facts, (0, 0))
                 found.notes.append(f"found by searching {column} for {phrase!r}")
                 return IDENTIFYING.index("date"), found
@@ -421,7 +430,7 @@ def _listed(
         return None
     column = min(said, key=lambda c: (rank(e, table, c), c))
     calls, prov, offset = [], {}, 0
-    facts = {f"{entity_name(table, e.spec)} {readable_words(column)}": row[column]}
+    facts = {_fact_of(entity_name(table, e.spec), column): row[column]}
     for arg, (found, ppk) in found_parents.items():
         if any(facts.get(k, v) != v for k, v in found.facts.items()):
             # two parents found through two rows of one table ("the transaction of the budget named X of the
