@@ -1375,12 +1375,6 @@ def test_a_row_found_by_its_name_is_known_by_the_entity_said_once():
     spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
     columns = spec["tables"]["customers"]["columns"]
     columns["customer_name"] = columns.pop("name")
-    for row in (
-        spec.get("data", {}).get("rows", {}).get("customers", [])
-        if isinstance(spec.get("data", {}).get("rows", {}).get("customers"), list)
-        else []
-    ):
-        row["customer_name"] = row.pop("name", None)
     e = Env({"spec": spec}, TasksConfig())
     try:
         names = set()
