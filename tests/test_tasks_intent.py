@@ -1319,3 +1319,54 @@ def test_an_answer_a_later_read_returns_is_never_asked_of_the_lookup_before_it(t
     for seed in range(6):
         message = write_instructions(draft, meetings, random.Random(seed)).first_message
         assert "statuses of the groups" not in message and "status of the groups" not in message, message
+
+
+def test_a_date_named_by_what_happened_is_said_as_a_date(tmp_path):
+    """Google Tasks: "update the completed of a task ... to 2024-09-07" (a blind reader). A date column named by
+    what happened (`completed`) is said as its date: "the completion date"."""
+    spec = {
+        "name": "todo",
+        "description": "Task lists.",
+        "spec_version": "1.1",
+        "tables": {
+            "tasks": {
+                "primary_key": "task_id",
+                "columns": {
+                    "task_id": {"type": "string"},
+                    "title": {"type": "string"},
+                    "completed": {"type": "string", "nullable": True},
+                },
+            }
+        },
+        "data": {"rows": {"tasks": 4}},
+        "tools": [
+            {
+                "name": "update_task",
+                "description": "Update a task.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"task_id": {"type": "string"}, "completed": {"type": "string"}},
+                    "required": ["task_id", "completed"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "tasks",
+                    "key": {"task_id": "task_id"},
+                    "set": {"completed": "completed"},
+                },
+            }
+        ],
+    }
+    path, todo = _spec_file(tmp_path, spec)
+    update = GoldCall(
+        "update_task",
+        {"task_id": "tas_0002", "completed": "2024-09-07"},
+        {"task_id": "user", "completed": "constant"},
+        write=True,
+    )
+    calls = run(path, [update])
+    draft = TaskDraft(todo["name"], "write", calls, user_facts=named(todo, calls), shape="single")
+    for seed in range(4):
+        message = write_instructions(draft, todo, random.Random(seed)).first_message
+        assert "completion date" in message and "the completed" not in message, message

@@ -96,9 +96,35 @@ def _route_parent(step: Any, a: Any, table: str | None) -> bool:
     )
 
 
+_WHEN_DONE = {
+    "completed": "completion date",
+    "closed": "closing date",
+    "paid": "payment date",
+    "shipped": "shipping date",
+    "delivered": "delivery date",
+    "cancelled": "cancellation date",
+    "canceled": "cancellation date",
+    "published": "publication date",
+    "started": "start date",
+    "ended": "end date",
+    "expired": "expiry date",
+    "signed": "signing date",
+}
+"""A date column named by what happened, as a person names the date."""
+
+
 def _direction_label(label: str, value: Any) -> str:
     """A `to`/`from` column by what it holds: a message's recipient or sender (an address or a number), a
     trip's destination or origin; never "change the to to +1 960 305 4853"."""
+    if (
+        " " not in label
+        and label.endswith("ed")
+        and isinstance(value, str)
+        and re.match(r"\d{4}-\d{2}-\d{2}", value.strip())
+    ):
+        # Google Tasks' `completed` holds when: "set its completion date to 2024-09-07", never "set its completed
+        # to ..." (a blind reader)
+        return _WHEN_DONE.get(label, f"date {label}")
     if label not in ("to", "from"):
         return label
     address = isinstance(value, str) and re.search(r"@|^\+?\d[\d ()-]{6,}$", value.strip())
