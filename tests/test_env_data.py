@@ -1723,3 +1723,36 @@ def test_a_machines_model_is_a_product_and_an_ai_calls_a_language_model():
     assert column_meaning("charge_stations", "model", s) == "lex:device_model"
     assert column_meaning("completions", "model", s) == "lex:ml_model"
     assert column_meaning("models", "name", s) == "lex:ml_model"
+
+
+def test_an_organizations_own_name_is_never_its_accounts():
+    """eDRV's organizations were named "Tax Reserve" and "Mortgage" (a blind reader): their `name` was copied from
+    the account their `stripe_connected_account_id` references. A row's own company name is its own."""
+    spec = {
+        "name": "charging",
+        "spec_version": "1.1",
+        "tables": {
+            "accounts": {
+                "primary_key": "account_id",
+                "columns": {
+                    "account_id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "email": {"type": "string"},
+                },
+            },
+            "organizations": {
+                "primary_key": "organization_id",
+                "columns": {
+                    "organization_id": {"type": "string"},
+                    "account_id": {"type": "string", "references": "accounts"},
+                    "name": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"accounts": 6, "organizations": 10}},
+        "tools": [],
+    }
+    state = generate_state(spec, seed=0)
+    accounts = {a["name"] for a in state["accounts"]}
+    names = [o["name"] for o in state["organizations"] if o["name"]]
+    assert names and not set(names) & accounts, (names, accounts)

@@ -501,6 +501,8 @@ def _copies_of_referenced_rows(
                 pass  # an invoice line's currency is its invoice's
             elif meaning not in _COPIED_MEANINGS or role in name_words(singular(table)):
                 continue
+            elif role == "" and meaning == "company":
+                continue  # an organization's own name is never its Stripe account's ("Tax Reserve", a blind reader)
             elif role in _NOT_ROLES and (names_a_person(table) or not names_a_person(ref)):
                 # a player's own `name` is never its team's; a meeting's plain `first_name` and `email` are its one
                 # organizer's (blind readers: organizer Zoe Morales, first name Monica, monica.chen@...)
