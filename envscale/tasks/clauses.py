@@ -60,6 +60,7 @@ from .wording import (
     UNCOUNTABLE,
     article,
     col_words,
+    direction_label,
     format_value,
     free_text,
     is_placeholder,
@@ -68,6 +69,7 @@ from .wording import (
     participle,
     plural_phrase,
     readable_words,
+    said_state,
     same_value,
 )
 
@@ -94,43 +96,6 @@ def _route_parent(step: Any, a: Any, table: str | None) -> bool:
         and table is not None
         and table != step.table
     )
-
-
-_WHEN_DONE = {
-    "completed": "completion date",
-    "closed": "closing date",
-    "paid": "payment date",
-    "shipped": "shipping date",
-    "delivered": "delivery date",
-    "cancelled": "cancellation date",
-    "canceled": "cancellation date",
-    "published": "publication date",
-    "started": "start date",
-    "ended": "end date",
-    "expired": "expiry date",
-    "signed": "signing date",
-}
-"""A date column named by what happened, as a person names the date."""
-
-
-def _direction_label(label: str, value: Any) -> str:
-    """A `to`/`from` column by what it holds: a message's recipient or sender (an address or a number), a
-    trip's destination or origin; never "change the to to +1 960 305 4853"."""
-    if (
-        " " not in label
-        and label.endswith("ed")
-        and isinstance(value, str)
-        and re.match(r"\d{4}-\d{2}-\d{2}", value.strip())
-    ):
-        # Google Tasks' `completed` holds when: "set its completion date to 2024-09-07", never "set its completed
-        # to ..." (a blind reader)
-        return _WHEN_DONE.get(label, f"date {label}")
-    if label not in ("to", "from"):
-        return label
-    address = isinstance(value, str) and re.search(r"@|^\+?\d[\d ()-]{6,}$", value.strip())
-    if address:
-        return "recipient" if label == "to" else "sender"
-    return "destination" if label == "to" else "origin"
 
 
 def _not_said_within(texts: list[str], said: list[str]) -> list[str]:
@@ -160,18 +125,6 @@ def _holds(result: Any, answer: Any) -> bool:
     """Whether a read's result (a row or a list of rows) holds `answer` as a field's value."""
     rows = result if isinstance(result, list) else [result]
     return any(same_value(v, answer) for row in rows if isinstance(row, dict) for v in row.values())
-
-
-_REMOVALS = frozenset("delete remove erase discard".split())
-
-
-def said_state(step: Step, value: Any) -> str:
-    """The state a request names a status change by: its value ("cancelled"), but "deleted" where the user asked
-    to delete and the service keeps the row as `inactive` (a soft delete): blind readers found "delete the
-    campaign if it isn't inactive yet" and "delete the appointment unless it is already cancelled"."""
-    if step.verb in _REMOVALS:
-        return participle(step.verb)
-    return format_value(value, enum=True)
 
 
 class Clauses(Attributes):
@@ -261,7 +214,7 @@ class Clauses(Attributes):
             self._attr(step, a) for a in rest if not (a.hidden and not show_hidden) and not _in_path(step, a)
         ]
         tail = f" with {join(extras)}" if extras else ""
-        status = said_state(step, step.status or "")
+        status = said_state(step.verb, step.status or "")
         own = step.meaning.entity and target.row == (self.person, "self") and not keyed
         thing = readable_words(step.meaning.entity or "")
         if verb in SIGN_VERBS:
@@ -422,7 +375,7 @@ class Clauses(Attributes):
         short = target.short
         b = a.binding
         column = b.column or a.arg
-        label = _direction_label(col_words(column, a.arg), a.value)
+        label = direction_label(col_words(column, a.arg), a.value)
         on = "on" if target.head == "account" and set(label.split()) & ON_ACCOUNT else "of"
         owner = f"its {label}" if obj == "it" else f"the {label} {on} {self.obj_of}"
         if self.session and target.row == (self.person, "self") and target.head == "account" and on == "of":

@@ -54,7 +54,7 @@ import re
 from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
-from .clauses import Clauses, said_state
+from .clauses import Clauses
 from .model import Instructions, TaskDraft
 from .naming import entity_name, fact_name, names_by_itself, primary_key_of, spec_tables, table_columns
 from .phrases import NP
@@ -69,6 +69,7 @@ from .wording import (
     mentions,
     plural_phrase,
     readable_words,
+    said_state,
     same_value,
     same_words,
     tool_names_in,
@@ -373,7 +374,7 @@ class Writer(Clauses):
             if branch and step.call is branch["write"]:
                 # the decision, as a person states it: "cancel it, unless it is already cancelled: then ..."
                 asked = readable_words(branch["ask"])
-                state = said_state(step, branch["value"])
+                state = said_state(step.verb, branch["value"])
                 told = branch["ask"] == branch["column"]
                 clause = _condition(clause, state, branch["ask"], self.rng, told=told)
                 if branch["taken"] == "tell":

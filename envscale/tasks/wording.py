@@ -545,3 +545,52 @@ def same_words(a: str, b: str) -> bool:
         return {singular(w) for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in filler}
 
     return content(a) == content(b)
+
+
+_WHEN_DONE = {
+    "completed": "completion date",
+    "closed": "closing date",
+    "paid": "payment date",
+    "shipped": "shipping date",
+    "delivered": "delivery date",
+    "cancelled": "cancellation date",
+    "canceled": "cancellation date",
+    "published": "publication date",
+    "started": "start date",
+    "ended": "end date",
+    "expired": "expiry date",
+    "signed": "signing date",
+}
+"""A date column named by what happened, as a person names the date."""
+
+
+def direction_label(label: str, value: Any) -> str:
+    """A `to`/`from` column by what it holds: a message's recipient or sender (an address or a number), a
+    trip's destination or origin; never "change the to to +1 960 305 4853"."""
+    if (
+        " " not in label
+        and label.endswith("ed")
+        and isinstance(value, str)
+        and re.match(r"\d{4}-\d{2}-\d{2}", value.strip())
+    ):
+        # Google Tasks' `completed` holds when: "set its completion date to 2024-09-07", never "set its completed
+        # to ..." (a blind reader)
+        return _WHEN_DONE.get(label, f"date {label}")
+    if label not in ("to", "from"):
+        return label
+    address = isinstance(value, str) and re.search(r"@|^\+?\d[\d ()-]{6,}$", value.strip())
+    if address:
+        return "recipient" if label == "to" else "sender"
+    return "destination" if label == "to" else "origin"
+
+
+_REMOVALS = frozenset("delete remove erase discard".split())
+
+
+def said_state(verb: str | None, value: Any) -> str:
+    """The state a request names a status change by: its value ("cancelled"), but "deleted" where the user asked
+    to delete and the service keeps the row as `inactive` (a soft delete): blind readers found "delete the
+    campaign if it isn't inactive yet" and "delete the appointment unless it is already cancelled"."""
+    if verb in _REMOVALS:
+        return participle(verb)
+    return format_value(value, enum=True)
