@@ -688,13 +688,13 @@ def test_a_title_or_subject_that_singles_out_a_row_is_said_in_quotes():
 def test_a_to_or_from_field_is_named_by_what_it_holds():
     """ "update the body ... and the to to "+1 960 305 4853"": a message's `to` is its recipient, a trip's its
     destination."""
-    from envscale.tasks.wording import direction_label
+    from envscale.tasks.wording import change_label
 
-    assert direction_label("to", "+1 960 305 4853") == "recipient"
-    assert direction_label("from", "ana.ruiz@example.com") == "sender"
-    assert direction_label("to", "Boston, MA") == "destination"
-    assert direction_label("from", "Seattle") == "origin"
-    assert direction_label("subject", "Hello") == "subject"
+    assert change_label("to", "+1 960 305 4853") == "recipient"
+    assert change_label("from", "ana.ruiz@example.com") == "sender"
+    assert change_label("to", "Boston, MA") == "destination"
+    assert change_label("from", "Seattle") == "origin"
+    assert change_label("subject", "Hello") == "subject"
 
 
 def test_a_row_a_create_names_within_another_is_not_named_again():

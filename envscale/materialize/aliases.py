@@ -35,6 +35,7 @@ import json
 import re
 from typing import Any
 
+from ..words.inflect import singular
 from .responses import row_fields, shape_overlap
 
 _COPY_NUMBER = re.compile(r"_\d+$")
@@ -283,15 +284,11 @@ def one_resource_reached_twice(
     `extensions/{e}` and its `inReplyTo/extensions/{e}`: one act on one table, offered once (issue 19: near-duplicate
     tools are one tool unless their operations differ). Used by :func:`fold_aliases` only, after inference has
     given different kinds of one resource their kinds (`infer.sibling_kinds`), where their effects differ."""
-    from ..words.inflect import singular
-
     route_a, route_b = resource_route(a), resource_route(b)
     if route_a is None or route_b is None or route_a[2] != route_b[2]:
         return False
-    if route_a[0] and route_b[0]:
-        return (
-            False  # two qualifiers (`/fax/receipts`, `/sms/receipts`): two kinds, unless their shapes agree
-        )
+    if route_a[0] and route_b[0]:  # two qualifiers (`/fax/receipts`, `/sms/receipts`): two kinds
+        return False
     if singular(re.sub(r"[^a-z0-9]", "", route_a[1])) != singular(re.sub(r"[^a-z0-9]", "", route_b[1])):
         return False
     fields_a, fields_b = response_fields(a), response_fields(b)

@@ -1522,7 +1522,7 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
             squashed = re.sub(r"[^a-z0-9]", "", column.lower())
             if (
                 column != pk
-                and pk.lower() in (f"{entity}_id", f"{entity}id")
+                and re.sub(r"[^a-z0-9]", "", pk.lower()) == f"{entity}id"
                 and squashed in (f"{entity}key", f"{entity}id")
                 and column not in bound
             ):

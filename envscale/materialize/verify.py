@@ -734,6 +734,7 @@ def _one_person(
     """A new row of a person is one person: its email address and username are of the name it is given (blind
     readers: an identity "Bill Ryan" with djohnson@example.net and username eric.kaufman16, three people)."""
     arg_of = {c.lower(): a for c, a in bound.items() if a in args}
+    columns = {c.lower(): c for c in bound}
     first = next((args[arg_of[c]] for c in _FIRST_NAMES if c in arg_of), None)
     last = next((args[arg_of[c]] for c in _LAST_NAMES if c in arg_of), None)
     full = next((args[arg_of[c]] for c in _FULL_NAMES if c in arg_of), None)
@@ -744,17 +745,15 @@ def _one_person(
         first, last = words
         for names, value in ((_FIRST_NAMES, first), (_LAST_NAMES, last)):
             column = next((c for c in names if c in arg_of and isinstance(args[arg_of[c]], str)), None)
-            original = next((k for k in bound if k.lower() == column), None) if column else None
             if (
-                original
-                and _write_accepts(env, rows, table, original, None, value)
+                column
+                and _write_accepts(env, rows, table, columns[column], None, value)
                 and schema_accepts(props[arg_of[column]], value)
             ):
                 args[arg_of[column]] = value
     elif not (isinstance(first, str) and isinstance(last, str)):
         return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
     stem = f"{first}.{last}".lower().replace(" ", "")
-    columns = {c.lower(): c for c in bound}
     for names, make in ((_EMAILS, lambda n: f"{stem}{n}@example.com"), (_HANDLES, lambda n: f"{stem}{n}")):
         column = next((columns[c] for c in names if c in columns and bound[columns[c]] in args), None)
         if column is None or not isinstance(args[bound[column]], str):

@@ -414,7 +414,6 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
                 "required": [k for k in fields["required"] if k in others]
                 + [k for k in inner["required"] if own],
             }
-            needed = needed or own
         if fields is not None:
             for field, sub in fields["properties"].items():
                 if isinstance(sub, dict) and sub.get("readOnly") is True:

@@ -59,8 +59,8 @@ from .wording import (
     STATUS_COLUMNS,
     UNCOUNTABLE,
     article,
+    change_label,
     col_words,
-    direction_label,
     format_value,
     free_text,
     is_placeholder,
@@ -375,7 +375,7 @@ class Clauses(Attributes):
         short = target.short
         b = a.binding
         column = b.column or a.arg
-        label = direction_label(col_words(column, a.arg), a.value)
+        label = change_label(col_words(column, a.arg), a.value)
         on = "on" if target.head == "account" and set(label.split()) & ON_ACCOUNT else "of"
         owner = f"its {label}" if obj == "it" else f"the {label} {on} {self.obj_of}"
         if self.session and target.row == (self.person, "self") and target.head == "account" and on == "of":

@@ -147,7 +147,7 @@ def _fact_of(entity: str, column: str) -> str:
     """The name of the fact a row is found by: the entity and its column's words, the entity said once ("campaign
     name", never "campaign campaign name" as blind readers found in what the user knows)."""
     words = readable_words(column)
-    if not entity or words.lower().startswith(entity.lower().split(" ")[-1]):
+    if words.lower().startswith(entity.lower().split(" ")[-1]):
         return words
     return f"{entity} {words}"
 
@@ -405,7 +405,7 @@ def _searched(
                 continue  # the two words apart in the text ("security, audit"), or another row has them
             result = _run(e, tool["name"], {arg: phrase})
             if result and len(result) == 1 and isinstance(result[0], dict) and result[0].get(pk) == row[pk]:
-                facts = {f"words in the {entity_name(table, e.spec)}'s {_fact_of('', column)}": phrase}
+                facts = {f"words in the {entity_name(table, e.spec)}'s {readable_words(column)}": phrase}
                 found = Found([GoldCall(tool["name"], {arg: phrase}, {arg: "user"})], facts, (0, 0))
                 found.notes.append(f"found by searching {column} for {phrase!r}")
                 return IDENTIFYING.index("date"), found

@@ -261,14 +261,19 @@ class Phrases(Steps):
             if base.row is not None and base.row == self.prev_row:  # "look up the document, then its partner"
                 # a person's department is theirs ("look up the employee named Kevin Krueger, look up its
                 # department", a blind reader)
-                person = src.table == self.person or singular(str(src.entity).split()[-1]) in PERSON_ENTITIES
-                return NP(noun, "their" if person else "its", row=(ref, value), short=f"the {noun}")
+                return NP(noun, self._owner_word(src.table), row=(ref, value), short=f"the {noun}")
             return NP(noun, "the", post=[f"of {base.render()}"], row=(ref, value), short=f"the {noun}")
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
             return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")
         return NP(
             readable_words(field_), "the", post=[f"of {base.render()}"], short=f"the {readable_words(field_)}"
         )
+
+    def _owner_word(self, table: str | None) -> str:
+        """ "its" for a thing's related row, "their" for a person's ("look up the employee named Kevin Krueger, then
+        their department", where blind readers found "its department")."""
+        person = table == self.person or singular(str(table or "")).split("_")[-1] in PERSON_ENTITIES
+        return "their" if person else "its"
 
     def _row_np(self, src: Step, row: Any, rows: list | None, index: int | None) -> NP:
         """The row an earlier call found or made: `the new order`, `my most recent pending order`."""
@@ -400,9 +405,9 @@ class Phrases(Steps):
             if table and table != step.table:
                 ref = self.arg_np(a, show_hidden)
                 if ref.row is not None and ref.row == self.prev_row and np.det == "the":
-                    # "look up the mandate, activate it, then reject its direct debit"; a person's are theirs
-                    person = table == self.person or singular(table) in PERSON_ENTITIES
-                    np.det = "their" if person else "its"
+                    np.det = self._owner_word(
+                        table
+                    )  # "look up the mandate, activate it, then reject its direct debit"
                 else:
                     np.post.append(f"of {ref.render()}")
                 continue

@@ -519,30 +519,17 @@ PREPOSITIONS = (
 """Values said with a preposition: (preposition, names of their column in words, shape the value must have)."""
 
 
+_ASKING = frozenset("find out check look up list the a an of it its their my that".split())
+"""Words of a clause that ask, not what is asked: `same_words` sets them aside."""
+
+
 def same_words(a: str, b: str) -> bool:
     """Whether two clauses ask the same thing in other words ("find out the subjects of the webinars of
     organizer 12" and "check the subject of the webinar of organizer 12"): the same content words, each
     read in the singular, once the verbs of asking and the articles are set aside."""
-    filler = {
-        "find",
-        "out",
-        "check",
-        "look",
-        "up",
-        "list",
-        "the",
-        "a",
-        "an",
-        "of",
-        "it",
-        "its",
-        "their",
-        "my",
-        "that",
-    }
 
     def content(text: str) -> set[str]:
-        return {singular(w) for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in filler}
+        return {singular(w) for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in _ASKING}
 
     return content(a) == content(b)
 
@@ -564,9 +551,11 @@ _WHEN_DONE = {
 """A date column named by what happened, as a person names the date."""
 
 
-def direction_label(label: str, value: Any) -> str:
-    """A `to`/`from` column by what it holds: a message's recipient or sender (an address or a number), a
-    trip's destination or origin; never "change the to to +1 960 305 4853"."""
+def change_label(label: str, value: Any) -> str:
+    """How a request names a column it changes, by what the column holds: a date named by what happened as that
+    date ("the completion date", never "set its completed to 2024-09-07"); a `to`/`from` column as a message's
+    recipient or sender (an address or a number), a trip's destination or origin (never "change the to to
+    +1 960 305 4853")."""
     if (
         " " not in label
         and label.endswith("ed")

@@ -26,8 +26,10 @@ True
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import random
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -240,7 +242,7 @@ def _nested_references(spec: dict[str, Any], state: dict[str, list[dict[str, Any
             by_key.setdefault(re.sub(r"[^a-z0-9]", "", name.lower()), table)
     keys = {t: [row[spec["tables"][t]["primary_key"]] for row in rows] for t, rows in state.items()}
 
-    def fix(value: Any, own: str, at: list[int]) -> None:
+    def fix(value: Any, own: str, picks: Iterator[int]) -> None:
         items = value if isinstance(value, list) else [value]
         for item in items:
             if not isinstance(item, dict):
@@ -249,21 +251,20 @@ def _nested_references(spec: dict[str, Any], state: dict[str, list[dict[str, Any
                 ref = by_key.get(re.sub(r"[^a-z0-9]", "", field.lower()))
                 if ref is None or ref == own or not keys.get(ref) or isinstance(inner, (dict, list)):
                     if isinstance(inner, (dict, list)):
-                        fix(inner, own, at)
+                        fix(inner, own, picks)
                     continue
                 pool = [k for k in keys[ref] if type(k) is type(inner)]
                 if inner is not None and pool and inner not in pool:
-                    at[0] += 1
-                    item[field] = pool[(at[0] * 7) % len(pool)]
+                    item[field] = pool[next(picks) * 7 % len(pool)]  # spread over the rows, the same each run
 
     for table, tspec in spec["tables"].items():
         for column, cspec in tspec["columns"].items():
             if cspec.get("type") != "json":
                 continue
-            at = [0]
+            picks = itertools.count(1)
             for row in state.get(table, []):
                 if isinstance(row.get(column), (dict, list)):
-                    fix(row[column], table, at)
+                    fix(row[column], table, picks)
 
 
 def _parents_agree(
