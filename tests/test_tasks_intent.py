@@ -1200,10 +1200,19 @@ def test_a_person_is_invited_by_their_email_with_a_role(tmp_path):
         )
 
 
-def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
-    """A campaign's delete keeps the row as `inactive`: blind readers found "delete the campaign if it isn't
-    inactive yet" and a delete confirmed as "the campaign is inactive". The user asked to delete: the request and
-    its outcome say deleted."""
+@pytest.mark.parametrize(
+    ("kept", "asked", "state"),
+    [
+        ("inactive", "deactivate", "inactive"),
+        ("cancelled", "cancel", "cancelled"),
+        ("trashed", "delete", "deleted"),
+    ],
+)
+def test_a_soft_delete_is_asked_by_the_state_it_keeps(tmp_path, kept, asked, state):
+    """A campaign's delete keeps the row in a state. Blind readers found "delete the campaign if it isn't
+    inactive yet" (the verb and the state disagree), then "delete ... unless it is already deleted" where
+    deleted meant inactive. The request asks for the state the row is kept in ("deactivate the campaign"),
+    and a delete that keeps no retiring state (`trashed`) is asked and confirmed as a delete."""
     spec = {
         "name": "ads",
         "description": "An ads service.",
@@ -1214,7 +1223,7 @@ def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
                 "columns": {
                     "campaign_id": {"type": "string"},
                     "name": {"type": "string"},
-                    "status": {"type": "string", "enum": ["active", "inactive"]},
+                    "status": {"type": "string", "enum": ["active", kept]},
                 },
             }
         },
@@ -1233,7 +1242,7 @@ def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
                     "type": "update",
                     "table": "campaigns",
                     "key": {"campaign_id": "campaign_id"},
-                    "fixed": {"status": "inactive"},
+                    "fixed": {"status": kept},
                 },
             }
         ],
@@ -1244,8 +1253,13 @@ def test_a_soft_delete_is_asked_and_confirmed_as_a_delete(tmp_path):
     draft = TaskDraft(ads["name"], "write", calls, user_facts=named(ads, calls), shape="single")
     for seed in range(4):
         ins = write_instructions(draft, ads, random.Random(seed))
-        assert "delete" in ins.first_message.lower(), ins.first_message
-        assert "deleted" in ins.done_when and "inactive" not in ins.done_when, ins.done_when
+        assert f"{asked} " in ins.first_message.lower(), ins.first_message
+        assert state in ins.done_when, ins.done_when
+        if asked != "delete":
+            assert "delete" not in ins.first_message.lower() + ins.done_when, (
+                ins.first_message,
+                ins.done_when,
+            )
 
 
 def test_an_answer_a_later_read_returns_is_never_asked_of_the_lookup_before_it(tmp_path):

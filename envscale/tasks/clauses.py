@@ -69,6 +69,7 @@ from .wording import (
     participle,
     plural_phrase,
     readable_words,
+    retiring_verb,
     said_state,
     same_value,
 )
@@ -204,7 +205,8 @@ class Clauses(Attributes):
         self, step: Step, target: NP, obj: str, short: str, rest: list[Arg], keyed: bool, show_hidden: bool
     ) -> tuple[str, str, Any]:
         """A status change: "cancel the order ord_0007", "mark my ticket as resolved", "log out of my account"."""
-        verb = (
+        retiring = retiring_verb(step.verb, step.status)
+        verb = retiring or (
             step.verb
             if step.verb
             and (step.verb in STATUS_VERBS or step.verb in UPDATE_NATURAL | DELETE_NATURAL | set(SIGN_VERBS))

@@ -574,12 +574,40 @@ def change_label(label: str, value: Any) -> str:
 
 
 _REMOVALS = frozenset("delete remove erase discard".split())
+_RETIRED = {
+    "cancelled": "cancel",
+    "canceled": "cancel",
+    "inactive": "deactivate",
+    "deactivated": "deactivate",
+    "archived": "archive",
+    "closed": "close",
+    "disabled": "disable",
+    "void": "void",
+    "voided": "void",
+    "terminated": "terminate",
+    "revoked": "revoke",
+    "withdrawn": "withdraw",
+    "retired": "retire",
+    "discontinued": "discontinue",
+}
+"""The states a service keeps a removed row in, by the verb a person asks for that state with."""
+
+
+def retiring_verb(verb: str | None, value: Any) -> str | None:
+    """The verb a person asks a soft delete by, from the state the row is kept in: a delete that keeps an
+    appointment `cancelled` is asked as "cancel the appointment", one that keeps a campaign `inactive` as
+    "deactivate the campaign" (blind readers found both "delete the campaign if it isn't inactive yet" and
+    "delete ... if it isn't deleted yet" where deleted meant cancelled). `None` where the verb is no removal or
+    the state is no retiring one (`deleted`, `trashed`: a delete is said as a delete)."""
+    if verb not in _REMOVALS or not isinstance(value, str):
+        return None
+    return _RETIRED.get(value.strip().lower().replace("-", "_"))
 
 
 def said_state(verb: str | None, value: Any) -> str:
-    """The state a request names a status change by: its value ("cancelled"), but "deleted" where the user asked
-    to delete and the service keeps the row as `inactive` (a soft delete): blind readers found "delete the
-    campaign if it isn't inactive yet" and "delete the appointment unless it is already cancelled"."""
-    if verb in _REMOVALS:
+    """The state a request names a status change by: its value ("cancelled", said with the verb
+    `retiring_verb` gives a soft delete), but "deleted" where the user asked to delete and the state is no
+    retiring one (`trashed`, `removed`)."""
+    if verb in _REMOVALS and retiring_verb(verb, value) is None:
         return participle(verb)
     return format_value(value, enum=True)
