@@ -1384,3 +1384,178 @@ def test_a_date_named_by_what_happened_is_said_as_a_date(tmp_path):
     for seed in range(4):
         message = write_instructions(draft, todo, random.Random(seed)).first_message
         assert "completion date" in message and "the completed" not in message, message
+
+
+def test_a_route_parent_without_an_id_word_says_where_the_row_is_not_a_change(tmp_path):
+    """Google Tasks: `PATCH /lists/{tasklist}/tasks/{task}` leaves `tasklist` unbound, and its name has no `_id` to
+    read its entity from. Blind readers found "update the completed of a task ... with the tasklist set to the list
+    titled 'Books to read'": the list the task is in was said as a change. It flows from the task lists' list, so it
+    names a task list, and says where the task is."""
+
+    def param(place):
+        return {"type": "string", "x-in": place}
+
+    spec = {
+        "name": "todo",
+        "description": "A to-do service.",
+        "spec_version": "1.1",
+        "tables": {
+            "tasklists": {
+                "primary_key": "tasklist",
+                "columns": {"tasklist": {"type": "string"}, "title": {"type": "string"}},
+            },
+            "tasks": {
+                "primary_key": "task",
+                "columns": {
+                    "task": {"type": "string"},
+                    "tasklist": {"type": "string", "references": "tasklists"},
+                    "title": {"type": "string"},
+                    "due": {"type": "string"},
+                },
+            },
+        },
+        "data": {"rows": {"tasklists": 3, "tasks": 6}},
+        "tools": [
+            {
+                "name": "tasklists_list",
+                "description": "Returns all the task lists.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {}},
+                "operation": {"type": "list", "table": "tasklists"},
+            },
+            {
+                "name": "tasks_list",
+                "description": "Returns the tasks of a task list.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"tasklist": param("path")},
+                    "required": ["tasklist"],
+                },
+                "operation": {
+                    "type": "list",
+                    "table": "tasks",
+                    "filters": [{"column": "tasklist", "arg": "tasklist", "op": "eq"}],
+                },
+            },
+            {
+                "name": "tasks_patch",
+                "description": "Updates a task.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"tasklist": param("path"), "task": param("path"), "due": param("body")},
+                    "required": ["tasklist", "task"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "tasks",
+                    "key": {"task": "task"},
+                    "set": {"due": "due"},
+                },
+            },
+        ],
+    }
+    path, todo = _spec_file(tmp_path, spec)
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        lists = env.step("tasklists_list", {})["result"]
+        tasks = env.step("tasks_list", {"tasklist": lists[0]["tasklist"]})["result"]
+    assert tasks, "the first list holds tasks"
+    calls = [
+        GoldCall("tasklists_list", {}, {}),
+        GoldCall("tasks_list", {"tasklist": lists[0]["tasklist"]}, {"tasklist": "call[0][0].tasklist"}),
+        GoldCall(
+            "tasks_patch",
+            {"tasklist": lists[0]["tasklist"], "task": tasks[0]["task"], "due": "2026-04-11"},
+            {"tasklist": "call[0][0].tasklist", "task": "call[1][0].task", "due": "user"},
+            write=True,
+        ),
+    ]
+    calls = run(path, calls)
+    draft = TaskDraft(todo["name"], "write", calls, user_facts=named(todo, calls), shape="linear")
+    for seed in range(4):
+        goal = write_instructions(draft, todo, random.Random(seed)).goal
+        assert "set to the" not in goal and "as its" not in goal, goal
+        assert "2026-04-11" in goal, goal
+
+
+def test_a_path_argument_carried_from_the_rows_own_field_is_not_said(tmp_path):
+    """Hetras: `PUT /bookings/{confirmationId}/reservations/{reservationNumber}` leaves `confirmationId` unbound; the
+    gold carries it from the reservation read before. Blind readers found "turn off its authorization, with the
+    confirmation id set to its booking": where the row is comes with the row, and is no change."""
+    spec = {
+        "name": "hotel",
+        "description": "A hotel booking service.",
+        "spec_version": "1.1",
+        "tables": {
+            "reservations": {
+                "primary_key": "reservation_number",
+                "columns": {
+                    "reservation_number": {"type": "integer"},
+                    "confirmation_id": {"type": "string"},
+                    "payment_token": {"type": "string"},
+                },
+            }
+        },
+        "data": {"rows": {"reservations": 4}},
+        "tools": [
+            {
+                "name": "get_reservation",
+                "description": "Returns a reservation.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"reservationNumber": {"type": "integer", "x-in": "path"}},
+                    "required": ["reservationNumber"],
+                },
+                "operation": {
+                    "type": "get",
+                    "table": "reservations",
+                    "key": {"reservation_number": "reservationNumber"},
+                },
+            },
+            {
+                "name": "set_payment_token",
+                "description": "Sets the payment token of a reservation.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "confirmationId": {"type": "string", "x-in": "path"},
+                        "reservationNumber": {"type": "integer", "x-in": "path"},
+                        "payment_token": {"type": "string", "x-in": "body"},
+                    },
+                    "required": ["confirmationId", "reservationNumber", "payment_token"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "reservations",
+                    "key": {"reservation_number": "reservationNumber"},
+                    "set": {"payment_token": "payment_token"},
+                },
+            },
+        ],
+    }
+    path, hotel = _spec_file(tmp_path, spec)
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        row = env.step("get_reservation", {"reservationNumber": 2})["result"]
+    calls = [
+        GoldCall("get_reservation", {"reservationNumber": 2}, {"reservationNumber": "user"}),
+        GoldCall(
+            "set_payment_token",
+            {"confirmationId": row["confirmation_id"], "reservationNumber": 2, "payment_token": "tok-7Qx2"},
+            {
+                "confirmationId": "call[0].confirmation_id",
+                "reservationNumber": "call[0].reservation_number",
+                "payment_token": "user",
+            },
+            write=True,
+        ),
+    ]
+    calls = run(path, calls)
+    draft = TaskDraft(hotel["name"], "write", calls, user_facts=named(hotel, calls), shape="linear")
+    for seed in range(4):
+        goal = write_instructions(draft, hotel, random.Random(seed)).goal
+        assert "confirmation" not in goal and "tok-7Qx2" in goal, goal

@@ -1368,6 +1368,43 @@ def test_a_row_is_never_found_by_someone_elses_email_company_or_due_date():
     e.env.close()
 
 
+def test_a_row_is_never_found_by_a_title_or_an_address_of_something_else():
+    """Blind readers: "the setting whose montage title is ...", "the group whose newsletter subject is ...", "the
+    user with send email ...". A title, an email or a phone qualified by another thing's word belongs to that
+    thing; the row's own (`product_title`, `work_email`, `primary_phone`) still names it."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["settings"] = {
+        "primary_key": "setting_id",
+        "columns": {
+            "setting_id": {"type": "string"},
+            "montage_title": {"type": "string"},
+            "newsletter_subject": {"type": "string"},
+            "setting_title": {"type": "string"},
+        },
+    }
+    spec["tables"]["contacts"] = {
+        "primary_key": "contact_id",
+        "columns": {
+            "contact_id": {"type": "string"},
+            "send_email": {"type": "string"},
+            "work_email": {"type": "string"},
+            "primary_phone": {"type": "string"},
+        },
+    }
+    e = Env({"spec": spec}, TasksConfig())
+    never = len(finding.IDENTIFYING)
+    try:
+        assert finding.rank(e, "settings", "montage_title") == never
+        assert finding.rank(e, "settings", "newsletter_subject") == never
+        assert finding.rank(e, "contacts", "send_email") == never
+        assert finding.rank(e, "settings", "setting_title") < never
+        assert finding.rank(e, "contacts", "work_email") < never
+        assert finding.rank(e, "contacts", "primary_phone") < never
+        assert finding.rank(e, "products", "name") < never
+    finally:
+        e.env.close()
+
+
 def test_a_row_found_by_its_name_is_known_by_the_entity_said_once():
     """Blind readers found "campaign campaign name" and "group group name" in what the user knows: a row named in a
     column that says its entity (`customer_name`) is known by "customer name"."""

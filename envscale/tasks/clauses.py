@@ -84,19 +84,18 @@ def _in_path(step: Any, a: Any) -> bool:
     )
 
 
+def _unbound_path(step: Any, a: Any) -> bool:
+    """An argument of the request's path that the operation leaves unbound."""
+    schema = ((step.tool.get("parameters") or {}).get("properties") or {}).get(a.arg)
+    return a.binding is None and isinstance(schema, dict) and schema.get("x-in") == "path"
+
+
 def _route_parent(step: Any, a: Any, table: str | None) -> bool:
     """An argument of the request's path that names the row the addressed row lives in and that the operation
     leaves unbound (`collection_id` of `PATCH /collections/{collection_id}/tickets/{ticket_id}`): it says where
     the row is ("the ticket tic_0015 in the collection named ..."), never a value the request sets ("with the
     collection named ... as its collection")."""
-    schema = ((step.tool.get("parameters") or {}).get("properties") or {}).get(a.arg)
-    return (
-        a.binding is None
-        and isinstance(schema, dict)
-        and schema.get("x-in") == "path"
-        and table is not None
-        and table != step.table
-    )
+    return _unbound_path(step, a) and table is not None and table != step.table
 
 
 def _not_said_within(texts: list[str], said: list[str]) -> list[str]:
@@ -177,7 +176,15 @@ class Clauses(Attributes):
             # project's task, and finally delete it" left two blind readers unsure which one goes
             obj = target.short or f"the {step.entity}"
         short = target.short or f"the {step.entity}"
-        rest = [a for a in step.args if a not in keyed and a not in where]
+        # an unbound path argument carried from the addressed row's own field (Hetras' `confirmationId` of a
+        # reservation read before): where the row is, known with the row, never "with the confirmation id set to"
+        rest = [
+            a
+            for a in step.args
+            if a not in keyed
+            and a not in where
+            and not (keyed and _unbound_path(step, a) and self._own_field(a, step.table))
+        ]
         if self.brief:  # "cancel the order", for done_when: the action and what it sets, no annotations
             obj = self.obj_of = short
             rest = [

@@ -182,6 +182,10 @@ def rank(e: Env, table: str, column: str) -> int:
         return len(
             IDENTIFYING
         )  # "the class whose organization is Acme": the organization's, not the class's name
+    if meaning in ("title", "email", "username", "phone") and _qualified_by_another(table, column):
+        # "the setting whose montage title is ...", "the group whose newsletter subject is ...", "the user with send
+        # email ..." (blind readers): a title or an address of something else the row holds, not how it is named
+        return len(IDENTIFYING)
     if meaning == "date" and not _own_date(table, column):
         return len(
             IDENTIFYING
@@ -256,6 +260,26 @@ _PERSON_WORDS = frozenset(PEOPLE) | frozenset(
 
 
 _NAME_WORDS = frozenset("name names full display first last given family nick short legal".split())
+
+
+_HEAD_WORDS = frozenset(
+    "title subject heading headline summary topic label email mail address e phone number tel telephone mobile "
+    "cell fax username user handle login screen".split()
+)
+"""The words of a column that say what kind of value it holds (a title, an email, a phone number)."""
+_OWN_QUALIFIERS = frozenset(
+    "primary main work personal home business contact official public preferred alternate alternative secondary "
+    "original friendly common private billing account office direct".split()
+)
+"""Words before a title, an email or a phone that still name the row's own (`work_email`, `primary_phone`)."""
+
+
+def _qualified_by_another(table: str, column: str) -> bool:
+    """Whether a title, email or phone column is qualified by a word that is not the row's own entity nor a
+    plain qualifier (`montage_title` of settings, `newsletter_subject` of groups, `send_email` of users), where
+    `product_title` of products and `work_email` of contacts are the row's own."""
+    rest = [t for t in tokens(column) if t not in _HEAD_WORDS | _NAME_WORDS | _OWN_QUALIFIERS]
+    return bool(rest) and "".join(rest) not in "".join(tokens(singular(table)))
 
 
 def _names_another(table: str, column: str) -> bool:

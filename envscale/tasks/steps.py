@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import key_entity
@@ -340,12 +341,31 @@ class Steps:
                     return a.value
         return None
 
+    def _flowed_key_table(self, source: str) -> str | None:
+        """The table whose key an unbound argument carries from an earlier call's result: Google Tasks' route
+        `tasklist` (no `_id` to read its entity from) flows from `call[0][12].tasklist` of the task lists' list,
+        so it names a task list."""
+        parsed = parse_provenance(source) if (source or "").startswith("call[") else None
+        if (
+            not parsed
+            or parsed[0] >= len(self.draft.calls)
+            or not parsed[1]
+            or not isinstance(parsed[1][-1], str)
+        ):
+            return None
+        op = (spec_tools(self.spec).get(self.draft.calls[parsed[0]].tool) or {}).get("operation")
+        table = op.get("table") if isinstance(op, dict) else None
+        keyed = table in spec_tables(self.spec) and primary_key_of(self.spec, table) == parsed[1][-1]
+        return table if keyed else None
+
     def key_table(self, a: Arg) -> str | None:
         """The table whose row an argument names (its key or a reference), or None for a plain value."""
         b = a.binding
         if b is None:
             ent = key_entity(a.arg)
-            return next((t for t in spec_tables(self.spec) if singular(t) == ent), None) if ent else None
+            named = next((t for t in spec_tables(self.spec) if singular(t) == ent), None) if ent else None
+            return named or self._flowed_key_table(a.source)
+
         if b.place == "limit" or b.column is None:
             return None
         coldef = table_columns(self.spec, b.table).get(b.column) or {}
