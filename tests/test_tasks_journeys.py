@@ -1422,3 +1422,54 @@ def test_a_row_found_by_its_name_is_known_by_the_entity_said_once():
         assert names and not any("customer customer" in n for n in names), names
     finally:
         e.env.close()
+
+
+def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
+    """Blind readers: "rename the group "New Hires 2025" to Project Managers and set its newsletter subject to New
+    Hires 2025" (a value moved from one field to another) and "rename the user Stanley Marshall to Tiffany Smith" (a
+    made-up name, no reason given). Neither write is posed; a plain new value is."""
+    from envscale.tasks.arguments import tidy
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tools"].append(
+        {
+            "name": "update_customer",
+            "description": "Update a customer.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "customer_id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "city": {"type": "string"},
+                },
+                "required": ["customer_id"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "customers",
+                "key": {"customer_id": "customer_id"},
+                "set": {"name": "name", "city": "city"},
+            },
+        }
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        row = next(r for r in e.rows["customers"] if r.get("city") and r.get("name"))
+
+        def drop(**values):
+            call = GoldCall(
+                "update_customer",
+                {"customer_id": row["customer_id"], **values},
+                {"customer_id": "user", **{k: "constant" for k in values}},
+                write=True,
+            )
+            return tidy(e, TaskDraft("shop", "write", [call]), random.Random(0))
+
+        moved = drop(city=row["name"])
+        assert moved is not None and moved[0] == "shuffled_value", moved
+        renamed = drop(name="Tiffany Smith")
+        assert renamed is not None and renamed[0] == "renamed_person", renamed
+        assert drop(city="Lisbon") is None
+    finally:
+        e.env.close()

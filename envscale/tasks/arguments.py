@@ -34,7 +34,7 @@ import random
 import re
 from typing import Any
 
-from ..env.data import schema_accepts
+from ..env.data import column_meaning, schema_accepts
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import argument_role, key_entity
@@ -198,6 +198,7 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
         or sets_what_no_one_asks(call, binds, stated, props)
         or session_row_named(e, tool, call, binds)
         or _changes_nothing(call, tool["operation"], binds, props)
+        or _shuffled(e, call, binds, stated)
     )
 
 
@@ -318,6 +319,31 @@ def _essential(arg: str) -> bool:
     """Whether a field is what a person states first when making a row: its amount, name, title, date, quantity."""
     words = [w.lower() for w in tokens(arg)]
     return bool(words) and words[-1] in _ESSENTIAL
+
+
+_RENAMED_PERSON = frozenset(("person", "first_name", "last_name", "middle_name"))
+
+
+def _shuffled(e: Env, call: GoldCall, binds: dict, stated: list[str]) -> Drop | None:
+    """An update that moves values around instead of changing one, or `None`: a new value that another field of
+    the row already holds (blind readers: "rename the group "New Hires 2025" to Project Managers and set its
+    newsletter subject to New Hires 2025"), or a person renamed to someone else ("rename Stanley Marshall to
+    Tiffany Smith": a made-up name, no reason a person would give)."""
+    tool = e.tools[call.tool]
+    if not call.write or tool["operation"].get("type") != "update":
+        return None
+    row = addressed_row(e, call) or {}
+    table = tool["operation"]["table"]
+    for arg in stated:
+        column, value = binds[arg].column, call.arguments[arg]
+        if not isinstance(value, str) or len(value) < 3:
+            continue
+        if any(c != column and v == value for c, v in row.items()):
+            return "shuffled_value", f"{call.tool}.{arg} = {value!r} is what another field of the row holds"
+        cspec = e.spec["tables"][table]["columns"].get(column) or {}
+        if column_meaning(table, column, cspec) in _RENAMED_PERSON and row.get(column) not in (None, ""):
+            return "renamed_person", f"{call.tool}.{arg} renames {row[column]!r} to {value!r}"
+    return None
 
 
 def _changes_nothing(call: GoldCall, op: dict, binds: dict, props: dict) -> Drop | None:
