@@ -495,3 +495,34 @@ def test_a_pet_is_aged_and_bred_as_a_pet():
     assert all(p["breed"] in dogs for p in pets if p["species"] == "dog")
     assert all(p["breed"] is None for p in pets if p["species"] not in ("dog", "cat")), pets
     assert all(1 <= p["age"] <= 15 for p in pets if p["age"] is not None), pets
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "decimals"),
+    [
+        ("transactions", "value", True),
+        ("refunds", "value", True),
+        ("payments", "installments", False),
+        ("scores", "likes", False),
+        ("promotion_reports", "average_order_size", False),
+        ("attachments", "size", False),
+    ],
+)
+def test_a_string_column_named_for_a_count_or_an_amount_holds_a_number(table, column, decimals):
+    """Blind readers: a transaction's value "every", installments "politics", an order's average size and an
+    attachment's size "king", likes "1.5.11". A string column whose last word counts or measures holds a number
+    kept as a string: money with its cents, a count whole."""
+    rng = random.Random(5)
+    for _ in range(6):
+        value = column_value(table, column, S, rng, NOW)
+        assert isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)?", value), (table, column, value)
+        if not decimals:
+            assert "." not in value, (table, column, value)
+
+
+def test_a_value_or_a_size_outside_money_and_files_is_not_made_a_number():
+    """A setting's `value`, a row's own noun (`scores.score` of a music app) and a product's `size` are no amounts:
+    a product's size stays a size, and the others keep their own meaning."""
+    assert column_meaning("configurations", "value", S) == "unknown"
+    assert column_meaning("scores", "score", S) == "unknown"
+    assert column_meaning("products", "size", S) == "lex:size"

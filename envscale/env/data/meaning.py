@@ -773,7 +773,33 @@ def meaning_from_texts(
         return "json"
     if ctype in ("integer", "number"):
         return _number_meaning(table, column, texts)
-    return _in_its_table(string_meaning(table, column, texts, formats), table, column, texts)
+    meaning = _in_its_table(string_meaning(table, column, texts, formats), table, column, texts)
+    return _counted_string(table, column, texts) if meaning == "unknown" else meaning
+
+
+_MONEY_HOLDERS = frozenset(
+    "transaction payment refund invoice order deal opportunity statement bill charge sale installment credit "
+    "debit loan expense purchase quote estimate payout transfer deposit withdrawal fee account budget".split()
+)
+"""Rows whose bare `value` is an amount of money (a transaction's, a refund's), where a setting's is anything."""
+
+
+def _counted_string(table: str, column: str, texts: str) -> str:
+    """A number kept in a string column whose name says it counts or measures (blind readers: a transaction's value
+    "every", a score's likes "1.5.11", installments "politics"): the number meaning of its last word, `unknown`
+    where that word counts nothing (`num:int`) or is a bare `value` outside money (a setting's value)."""
+    words = name_words(column)
+    if not words or column.lower() in (table.lower(), singular_word(table.lower())):
+        return "unknown"  # a row's own noun (`scores.score` of a music app) is no count
+    number = _number_meaning(table, words[-1], texts)
+    if number in ("num:int", "id") or not number.startswith("num:"):
+        return "unknown"
+    if (
+        singular_word(words[-1]) == "value"
+        and not {singular_word(w) for w in name_words(table)} & _MONEY_HOLDERS
+    ):
+        return "unknown"
+    return number
 
 
 FILE_EXTENSION = re.compile(
@@ -798,6 +824,12 @@ _PHONE_HOLDERS = frozenset(
 """Rows whose `extension` is a phone's: people and their phones."""
 _TICKET_WORDS = frozenset("ticket issue incident case bug complaint request task problem".split())
 _GOODS = frozenset("product item article sku variant stock inventory good line offer listing".split())
+_FILES = frozenset(
+    "file attachment image document upload photo video media blob asset backup disk volume".split()
+)
+_APPAREL = frozenset(
+    "shirt shoe clothing garment apparel dress jacket bed mattress pizza coffee drink cup".split()
+)
 
 
 def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
@@ -816,6 +848,13 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
         if re.search(r"\b(?:car|cars|vehicle|vehicles|automobile|fleet)\b", f"{texts} {' '.join(words)}"):
             return "lex:car_model"
         return "lex:device_model"
+    if (
+        meaning == "lex:size"
+        and not words & (_GOODS | _APPAREL)
+        and (len(name_words(column)) > 1 or words & _FILES)
+    ):
+        # an order's average size or an attachment's size is counted, never "king" (a blind reader)
+        return "num:capacity"
     if meaning == "lex:position" and not words & _POSITION_HOLDERS:
         return "code:ordinal"  # a task's place in its list, never "midfielder" (a blind reader)
     if meaning == "lex:file_extension" and (
@@ -1295,7 +1334,13 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
         ("probability ratio fraction confidence prob likelihood share", "ratio", 0, 1, 3),
         ("rate interest apr", "rate", 0.5, 15, 2),
         ("population", "population", 1_000, 5_000_000, 0),
-        ("followers views likes subscribers downloads visits clicks impressions", "audience", 0, 50_000, 0),
+        (
+            "followers views likes subscribers downloads visits clicks impressions plays listens streams",
+            "audience",
+            0,
+            50_000,
+            0,
+        ),
         ("employees staff headcount", "headcount", 1, 5_000, 0),
         ("stock inventory", "stock", 0, 200, 0),
         (
@@ -1308,7 +1353,8 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
         (
             "quantity qty count num number copies units seats tickets guests people passengers adults "
             "children kids rooms nights players attendees participants members items beds bedrooms "
-            "bathrooms floors pieces orders servings serving portions results result ingredients",
+            "bathrooms floors pieces orders servings serving portions results result ingredients installments "
+            "segments",
             "quantity",
             1,
             12,

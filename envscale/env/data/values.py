@@ -1191,9 +1191,9 @@ def value_maker(c: Col) -> Callable[[int], Any]:
         enum = c.spec["enum"]
         return lambda i: c.rng.choice(enum)
     if c.kind == "num" and c.spec["type"] == "string":  # a number kept as a string: "12", "40.7128"
-        kept = dataclasses.replace(
-            c, spec={**c.spec, "type": "number" if c.arg in ("lat", "lon") else "integer"}
-        )
+        # money and rates keep their cents ("129.50"), counts are whole ("12")
+        decimals = c.arg in ("lat", "lon") or NUMBER_RANGES.get(c.arg, (0, 0, 0))[2] > 0 and c.arg != "int"
+        kept = dataclasses.replace(c, spec={**c.spec, "type": "number" if decimals else "integer"})
         return lambda i: str(_number_value(kept, i))
     if c.kind == "num":
         return lambda i: _number_value(c, i)
