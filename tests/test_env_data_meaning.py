@@ -526,3 +526,14 @@ def test_a_value_or_a_size_outside_money_and_files_is_not_made_a_number():
     assert column_meaning("configurations", "value", S) == "unknown"
     assert column_meaning("scores", "score", S) == "unknown"
     assert column_meaning("products", "size", S) == "lex:size"
+
+
+def test_a_type_no_lexicon_names_is_a_plain_kind_not_a_dictionary_word():
+    """42 `*_type` columns of the quickstart (a playlist's, a tax's, an account's sub type) fell to dictionary words
+    ("every", "such"): a type no lexicon names is a plain kind ("standard", "custom")."""
+    rng = random.Random(2)
+    for table, column in (("playlists", "playlist_type"), ("entries", "tax_type"), ("accounts", "sub_type")):
+        assert column_meaning(table, column, S) == "lex:type", column
+        for _ in range(4):
+            value = column_value(table, column, S, rng, NOW)
+            assert not is_filler(table, column, S, value), (column, value)

@@ -774,7 +774,11 @@ def meaning_from_texts(
     if ctype in ("integer", "number"):
         return _number_meaning(table, column, texts)
     meaning = _in_its_table(string_meaning(table, column, texts, formats), table, column, texts)
-    return _counted_string(table, column, texts) if meaning == "unknown" else meaning
+    if meaning != "unknown":
+        return meaning
+    if name_words(column)[-1:] in (["type"], ["kind"], ["subtype"]):
+        return "lex:type"  # a playlist's or a tax's type no lexicon names: "standard", never "every"
+    return _counted_string(table, column, texts)
 
 
 _MONEY_HOLDERS = frozenset(
