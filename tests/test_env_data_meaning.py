@@ -118,7 +118,7 @@ def cells(state, table_name, column):
         ("mobileNumber", "phone"),
         ("zip_code", "zip"),
         ("base_currency_code", "currency"),
-        ("cell_type", "unknown"),  # a cell of biology, not a phone
+        ("cell_type", "lex:type"),  # a cell of biology, not a phone: a plain kind
     ],
 )
 def test_the_most_specific_meaning_of_a_compound_name_wins(column, meaning):
