@@ -1559,3 +1559,98 @@ def test_a_path_argument_carried_from_the_rows_own_field_is_not_said(tmp_path):
     for seed in range(4):
         goal = write_instructions(draft, hotel, random.Random(seed)).goal
         assert "confirmation" not in goal and "tok-7Qx2" in goal, goal
+
+
+def test_a_list_read_only_to_find_a_row_is_no_request_of_its_own(tmp_path):
+    """GoToMeeting: "list the groups, find out the status of the organizer ... in the group named "Night Shift", and
+    finally delete the organizer", confirmed as "told you the groups" (blind readers: padding, a checklist). The
+    groups were listed to find one group: that is a lookup, not something the user asks to be told."""
+    text = {"type": "string"}
+    status = {"type": "string", "enum": ["active", "suspended"]}
+    spec = {
+        "name": "meetings",
+        "description": "A meeting service.",
+        "spec_version": "1.1",
+        "tables": {
+            "groups": {
+                "primary_key": "group_id",
+                "columns": {"group_id": {"type": "integer"}, "group_name": text, "status": status},
+            },
+            "organizers": {
+                "primary_key": "organizer_id",
+                "columns": {
+                    "organizer_id": {"type": "integer"},
+                    "email": text,
+                    "group_id": {"type": "integer", "references": "groups"},
+                    "status": status,
+                },
+            },
+        },
+        "data": {"rows": {"groups": 3, "organizers": 9}},
+        "tools": [
+            {
+                "name": "get_groups",
+                "description": "Returns the groups.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {}},
+                "operation": {"type": "list", "table": "groups"},
+            },
+            {
+                "name": "get_group_organizers",
+                "description": "Returns the organizers of a group.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"groupKey": {"type": "integer", "x-in": "path"}},
+                    "required": ["groupKey"],
+                },
+                "operation": {
+                    "type": "list",
+                    "table": "organizers",
+                    "filters": [{"column": "group_id", "arg": "groupKey", "op": "eq"}],
+                },
+            },
+            {
+                "name": "delete_organizer",
+                "description": "Deletes an organizer.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"organizerKey": {"type": "integer", "x-in": "path"}},
+                    "required": ["organizerKey"],
+                },
+                "operation": {
+                    "type": "delete",
+                    "table": "organizers",
+                    "key": {"organizer_id": "organizerKey"},
+                },
+            },
+        ],
+    }
+    path, meetings = _spec_file(tmp_path, spec)
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        group = env.step("get_groups", {})["result"][0]
+        organizer = env.step("get_group_organizers", {"groupKey": group["group_id"]})["result"][0]
+    calls = [
+        GoldCall("get_groups", {}, {}),
+        GoldCall(
+            "get_group_organizers", {"groupKey": group["group_id"]}, {"groupKey": "call[0][0].group_id"}
+        ),
+        GoldCall(
+            "delete_organizer",
+            {"organizerKey": organizer["organizer_id"]},
+            {"organizerKey": "call[1][0].organizer_id"},
+            write=True,
+        ),
+    ]
+    calls = run(path, calls)
+    facts = {"group name": group["group_name"], "organizer email address": organizer["email"]}
+    draft = TaskDraft(meetings["name"], "mixed", calls, user_facts=facts, answer_facts=[organizer["status"]])
+    for seed in range(3):
+        ins = write_instructions(draft, meetings, random.Random(seed))
+        assert "list the groups" not in ins.goal and "the groups and" not in ins.done_when, (
+            ins.goal,
+            ins.done_when,
+        )
+        assert group["group_name"] in ins.goal and "delete" in ins.goal, ins.goal

@@ -254,6 +254,11 @@ class Clauses(Attributes):
             return f"{verb} {said}", f"you {participle(verb)} {said}", target.row
         return f"{verb} {obj}", f"{short} is {participle(verb)}", target.row
 
+    def _feeds_later(self, step: Step) -> bool:
+        """Whether a later call takes a value from this step's result (it was read to find something)."""
+        mark = f"call[{step.index}]"
+        return any(a.source.startswith(mark) for s in self.steps if s.index > step.index for a in s.args)
+
     def _how_many(self, step: Step, show_hidden: bool) -> tuple[str, str]:
         """("how many X I have" / "... there are", the same told back to the user) of a counted list."""
         np = self.filters_np(step, show_hidden)
@@ -296,6 +301,10 @@ class Clauses(Attributes):
         ):
             what, told = self._how_many(step, show_hidden)
             return f"find out {what}", told, None
+        if step.kind == "list" and not fields and self._feeds_later(step):
+            # the groups listed only to find a group are a lookup, never a request ("list the groups, check the status
+            # of the organizer ... in the group named ...": blind readers found it padding)
+            return "", "", None
         if step.kind == "list":
             np = self.filters_np(step, show_hidden)
             one = fields and isinstance(step.result, list) and len(step.result) == 1

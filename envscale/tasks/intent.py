@@ -370,6 +370,8 @@ class Writer(Clauses):
                 continue
             self.prev_row = prev_row
             clause, outcome, row = self.clause(step, show_hidden, prev_row)
+            if not clause:  # a list read only to find a row: no request of its own
+                continue
             branch = self.draft.branch
             if branch and step.call is branch["write"]:
                 # the decision, as a person states it: "cancel it, unless it is already cancelled: then ..."
