@@ -90,12 +90,15 @@ def test_the_reward_is_the_final_state_not_the_words(spec):
 
 
 def test_the_dense_reward_counts_the_gold_effects_reached_and_never_equals_a_pass(spec):
-    writes = {t["name"] for t in spec.environment_factory[spec.train_dataset[0]["environment"]].spec["tools"]}
+    tools = spec.environment_factory[spec.train_dataset[0]["environment"]].spec["tools"]
+    writes = {t["name"] for t in tools if t.get("kind") == "write"}
+    # a task of three calls or more that ends in a write (a missing-information task is one too: the user withholds a
+    # fact, and the gold still writes)
     row = next(
         r
         for r in spec.train_dataset
         if len(spec.task(r["task_id"])["gold_calls"]) >= 3
-        and spec.task(r["task_id"])["kind"] in ("write", "mixed")
+        and spec.task(r["task_id"])["kind"] in ("write", "mixed", "missing_info")
         and spec.task(r["task_id"])["environment"] == spec.train_dataset[0]["environment"].split("@")[0]
         and spec.task(r["task_id"])["gold_calls"][-1]["tool"] in writes
     )
