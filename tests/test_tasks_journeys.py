@@ -1427,7 +1427,7 @@ def test_a_row_found_by_its_name_is_known_by_the_entity_said_once():
 def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
     """Blind readers: "rename the group "New Hires 2025" to Project Managers and set its newsletter subject to New
     Hires 2025" (a value moved from one field to another) and "rename the user Stanley Marshall to Tiffany Smith" (a
-    made-up name, no reason given). Neither write is posed; a plain new value is."""
+    made-up name, no reason given). Neither write is posed; a plain new value is, and so is a reassignment."""
     from envscale.tasks.arguments import tidy
 
     spec = load_spec("tests/fixtures/envs/shop.yaml")
@@ -1453,9 +1453,29 @@ def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
             },
         }
     )
+    spec["tables"]["orders"]["columns"]["assignee"] = {"type": "string"}
+    spec["tools"].append(
+        {
+            "name": "assign_order",
+            "description": "Assign an order to a member of staff.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "string"}, "assignee": {"type": "string"}},
+                "required": ["order_id", "assignee"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "orders",
+                "key": {"order_id": "order_id"},
+                "set": {"assignee": "assignee"},
+            },
+        }
+    )
     e = Env({"spec": spec}, TasksConfig())
     try:
         row = next(r for r in e.rows["customers"] if r.get("city") and r.get("name"))
+        order = next(r for r in e.rows["orders"] if r.get("assignee"))
 
         def drop(**values):
             call = GoldCall(
@@ -1471,5 +1491,13 @@ def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
         renamed = drop(name="Tiffany Smith")
         assert renamed is not None and renamed[0] == "renamed_person", renamed
         assert drop(city="Lisbon") is None
+        # a person named in another row's field is reassigned, not renamed: "assign the order to Tiffany Smith"
+        assign = GoldCall(
+            "assign_order",
+            {"order_id": order["order_id"], "assignee": "Tiffany Smith"},
+            {"order_id": "user", "assignee": "constant"},
+            write=True,
+        )
+        assert tidy(e, TaskDraft("shop", "write", [assign]), random.Random(0)) is None
     finally:
         e.env.close()

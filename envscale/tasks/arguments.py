@@ -37,7 +37,7 @@ from typing import Any
 from ..env.data import column_meaning, schema_accepts
 from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import argument_role, key_entity
+from ..words.semantics import PERSON_ENTITIES, argument_role, key_entity
 from .asks import (
     KEY_SHAPE,
     api_address,
@@ -327,8 +327,8 @@ _RENAMED_PERSON = frozenset(("person", "first_name", "last_name", "middle_name")
 def _shuffled(e: Env, call: GoldCall, binds: dict, stated: list[str]) -> Drop | None:
     """An update that moves values around instead of changing one, or `None`: a new value that another field of
     the row already holds (blind readers: "rename the group "New Hires 2025" to Project Managers and set its
-    newsletter subject to New Hires 2025"), or a person renamed to someone else ("rename Stanley Marshall to
-    Tiffany Smith": a made-up name, no reason a person would give)."""
+    newsletter subject to New Hires 2025"), or a person's own row renamed to someone else ("rename Stanley Marshall
+    to Tiffany Smith": a made-up name, no reason a person would give; a task's assignee is reassigned)."""
     tool = e.tools[call.tool]
     if not call.write or tool["operation"].get("type") != "update":
         return None
@@ -341,7 +341,11 @@ def _shuffled(e: Env, call: GoldCall, binds: dict, stated: list[str]) -> Drop | 
         if any(c != column and v == value for c, v in row.items()):
             return "shuffled_value", f"{call.tool}.{arg} = {value!r} is what another field of the row holds"
         cspec = e.spec["tables"][table]["columns"].get(column) or {}
-        if column_meaning(table, column, cspec) in _RENAMED_PERSON and row.get(column) not in (None, ""):
+        if (
+            column_meaning(table, column, cspec) in _RENAMED_PERSON
+            and singular(table).split("_")[-1] in PERSON_ENTITIES  # the person's own name, not an assignee
+            and row.get(column) not in (None, "")
+        ):
             return "renamed_person", f"{call.tool}.{arg} renames {row[column]!r} to {value!r}"
     return None
 

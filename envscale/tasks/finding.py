@@ -182,7 +182,7 @@ def rank(e: Env, table: str, column: str) -> int:
         return len(
             IDENTIFYING
         )  # "the class whose organization is Acme": the organization's, not the class's name
-    if meaning in ("title", "email", "username", "phone") and _qualified_by_another(table, column):
+    if meaning in ("title", "email", "username", "phone") and _names_another(table, column, _QUALIFIED_HEADS):
         # "the setting whose montage title is ...", "the group whose newsletter subject is ...", "the user with send
         # email ..." (blind readers): a title or an address of something else the row holds, not how it is named
         return len(IDENTIFYING)
@@ -272,20 +272,16 @@ _OWN_QUALIFIERS = frozenset(
     "original friendly common private billing account office direct".split()
 )
 """Words before a title, an email or a phone that still name the row's own (`work_email`, `primary_phone`)."""
+_QUALIFIED_HEADS = _HEAD_WORDS | _NAME_WORDS | _OWN_QUALIFIERS
 
 
-def _qualified_by_another(table: str, column: str) -> bool:
-    """Whether a title, email or phone column is qualified by a word that is not the row's own entity nor a
-    plain qualifier (`montage_title` of settings, `newsletter_subject` of groups, `send_email` of users), where
-    `product_title` of products and `work_email` of contacts are the row's own."""
-    rest = [t for t in tokens(column) if t not in _HEAD_WORDS | _NAME_WORDS | _OWN_QUALIFIERS]
-    return bool(rest) and "".join(rest) not in "".join(tokens(singular(table)))
-
-
-def _names_another(table: str, column: str) -> bool:
-    """Whether a name column names something else than the row (`parent_account_name`, `owner_name`), not the
-    row itself (`name`, `display_name`, `pickup_point_name` of `pickuppoints`)."""
-    rest = "".join(t for t in tokens(column) if t not in _NAME_WORDS)
+def _names_another(table: str, column: str, heads: frozenset[str] = _NAME_WORDS) -> bool:
+    """Whether a column names something else than the row: its words besides `heads` (the kind of value it holds)
+    are not the row's own entity. A name column: `parent_account_name`, `owner_name`, never `name`,
+    `display_name` or `pickup_point_name` of `pickuppoints`; with `_QUALIFIED_HEADS`, a title, an email or a phone:
+    `montage_title` of settings, `newsletter_subject` of groups, `send_email` of users, never `product_title` of
+    products or `work_email` of contacts."""
+    rest = "".join(t for t in tokens(column) if t not in heads)
     return bool(rest) and rest not in "".join(tokens(singular(table)))
 
 

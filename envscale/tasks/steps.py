@@ -365,7 +365,6 @@ class Steps:
             ent = key_entity(a.arg)
             named = next((t for t in spec_tables(self.spec) if singular(t) == ent), None) if ent else None
             return named or self._flowed_key_table(a.source)
-
         if b.place == "limit" or b.column is None:
             return None
         coldef = table_columns(self.spec, b.table).get(b.column) or {}

@@ -22,6 +22,8 @@ from typing import Any
 
 from ..words.inflect import plural, singular
 from ..words.names import glued_words, tokens
+from ..words.semantics import DELETE_VERBS
+from ..words.verbs import RETIRED_STATUSES, STATUS_VERBS
 
 # ----------------------------------------------------------------------------- words
 
@@ -574,23 +576,6 @@ def change_label(label: str, value: Any) -> str:
 
 
 _REMOVALS = frozenset("delete remove erase discard".split())
-_RETIRED = {
-    "cancelled": "cancel",
-    "canceled": "cancel",
-    "inactive": "deactivate",
-    "deactivated": "deactivate",
-    "archived": "archive",
-    "closed": "close",
-    "disabled": "disable",
-    "void": "void",
-    "voided": "void",
-    "terminated": "terminate",
-    "revoked": "revoke",
-    "withdrawn": "withdraw",
-    "retired": "retire",
-    "discontinued": "discontinue",
-}
-"""The states a service keeps a removed row in, by the verb a person asks for that state with."""
 
 
 def retiring_verb(verb: str | None, value: Any) -> str | None:
@@ -599,9 +584,13 @@ def retiring_verb(verb: str | None, value: Any) -> str | None:
     "deactivate the campaign" (blind readers found both "delete the campaign if it isn't inactive yet" and
     "delete ... if it isn't deleted yet" where deleted meant cancelled). `None` where the verb is no removal or
     the state is no retiring one (`deleted`, `trashed`: a delete is said as a delete)."""
-    if verb not in _REMOVALS or not isinstance(value, str):
+    state = value.strip().lower().replace("-", "_") if isinstance(value, str) else ""
+    if verb not in _REMOVALS or state not in RETIRED_STATUSES:
         return None
-    return _RETIRED.get(value.strip().lower().replace("-", "_"))
+    # the verb that sets this state first (`inactive` is deactivate's, archive's only second), else any that sets it;
+    # never a synonym of the delete itself (`trash`)
+    verbs = [v for v, states in STATUS_VERBS.items() if state in states and v not in DELETE_VERBS]
+    return next((v for v in verbs if STATUS_VERBS[v][0] == state), verbs[0] if verbs else None)
 
 
 def said_state(verb: str | None, value: Any) -> str:

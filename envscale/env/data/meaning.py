@@ -828,9 +828,8 @@ _PHONE_HOLDERS = frozenset(
 """Rows whose `extension` is a phone's: people and their phones."""
 _TICKET_WORDS = frozenset("ticket issue incident case bug complaint request task problem".split())
 _GOODS = frozenset("product item article sku variant stock inventory good line offer listing".split())
-_FILES = frozenset(
-    "file attachment image document upload photo video media blob asset backup disk volume".split()
-)
+_MEDIA = frozenset("image photo video media blob asset backup disk volume".split())
+"""Stored things besides `_FILE_WORDS` ones that have a size in bytes."""
 _APPAREL = frozenset(
     "shirt shoe clothing garment apparel dress jacket bed mattress pizza coffee drink cup".split()
 )
@@ -855,7 +854,7 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     if (
         meaning == "lex:size"
         and not words & (_GOODS | _APPAREL)
-        and (len(name_words(column)) > 1 or words & _FILES)
+        and (len(name_words(column)) > 1 or words & (_FILE_WORDS | _MEDIA))
     ):
         # an order's average size or an attachment's size is counted, never "king" (a blind reader)
         return "num:capacity"
