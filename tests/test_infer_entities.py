@@ -3,6 +3,7 @@ entity's table (`parent_folder_id` -> folders, `receiver_id` -> users), and a ta
 acts on holds what the API's own schemas say of it (a name at least), never the key alone."""
 
 import re
+import pytest
 
 from apitools import api_tool
 
@@ -1696,3 +1697,58 @@ def test_untrashing_a_row_restores_it_and_its_delete_keeps_it_to_restore():
     assert delete["type"] == "update", delete  # kept, retired
     (status,) = untrash["fixed"]
     assert delete["fixed"][status] != untrash["fixed"][status]
+
+
+@pytest.mark.parametrize(
+    "name, description, states, kept",
+    [
+        (
+            "companiesDelete",
+            "Delete a company.",
+            ["active", "inactive", "closed"],
+            None,
+        ),  # never "deactivate"
+        (
+            "deleteCompany",
+            "Deactivates the company; it can no longer be used.",
+            ["active", "deleted", "inactive"],
+            "inactive",
+        ),
+        ("closeCompany", "Close a company.", ["active", "inactive", "closed", "deleted"], "closed"),
+        ("removeCompany", "Remove a company.", ["active", "inactive", "deleted"], "deleted"),
+    ],
+)
+def test_a_delete_keeps_its_row_only_in_a_state_it_says(name, description, states, kept):
+    """Blind readers of seed 84: "deactivate" and "close" were done by `companiesDelete` and
+    `collectionTicketsDelete`, because the world kept a deleted row in the table's first retired status
+    (`inactive`, `closed`). A delete keeps its row only in a state its verb or its description says; a plain
+    delete removes the row."""
+    company = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "name": _S,
+            "status": {"type": "string", "enum": states},
+        },
+    }
+    key = {"companyId": _ID}
+    tools = [
+        api_tool("companiesGet", "GET", "/companies/{companyId}", key, ["companyId"], company, group="CRM"),
+        {
+            **api_tool(name, "DELETE", "/companies/{companyId}", key, ["companyId"], group="CRM"),
+            "description": description,
+        },
+    ]
+    spec = _spec(tools, name="crm")
+    op = next(t for t in spec["tools"] if t["name"] == name)["operation"]
+    if kept is None:
+        assert op["type"] == "delete", op
+        env = Environment(spec)
+        env.reset()
+        company_id = env.dump()["companies"][0][spec["tables"]["companies"]["primary_key"]]
+        assert env.step(name, {"companyId": company_id})["ok"]
+        assert company_id not in {
+            r[spec["tables"]["companies"]["primary_key"]] for r in env.dump()["companies"]
+        }
+    else:
+        assert op["type"] == "update" and op["fixed"] == {"status": kept}, op

@@ -396,7 +396,10 @@ def test_archiving_a_parent_archives_the_children_that_cannot_live_without_it():
     task = {"type": "object", "properties": {"task_id": S, "project_id": S, "title": S, "status": state}}
     pid = _path(S)
     tools = [
-        _t("delete_project", "DELETE", "/projects/{project_id}", {"project_id": pid}, ["project_id"]),
+        {  # a delete that says it archives (a plain delete deletes)
+            **_t("delete_project", "DELETE", "/projects/{project_id}", {"project_id": pid}, ["project_id"]),
+            "description": "Archive a project: it is kept, read-only.",
+        },
         _t("get_project", "GET", "/projects/{project_id}", {"project_id": pid}, ["project_id"], project),
         _t(
             "create_task",

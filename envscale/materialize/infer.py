@@ -157,6 +157,7 @@ class _Use:
     composite: dict | None = None  # {column: argument} of a key made of several route ids
     collection: bool = False  # a read of a collection route (`GET /accounts`): rows, never the session row
     link: bool = False  # a route a bodiless PUT links (`PUT /tags/{tag_id}/shows/{show_id}`: tag a show)
+    restorable: bool = False  # another tool of the API restores the table's rows (`untrashCollection`)
 
     def ref_column(self, param: str) -> str:
         """The column a reference argument is stored under (`/categories/{id}/transactions`: `category_id`)."""
@@ -1019,6 +1020,9 @@ def infer_spec(
     for table, column in natural.items():
         spec_tables[table]["columns"][column]["unique"] = True
         spec_tables[table]["columns"][column].pop("nullable", None)
+    restored = {use.table for use in uses if use.meaning.verb in _RESTORE_VERBS}
+    for use in uses:
+        use.restorable = use.table in restored
     spec_tools: list[dict] = []
     made: list[_Use] = []
     policy: list[str] = []
@@ -1654,6 +1658,31 @@ def _operation(
     return op, rule
 
 
+_RESTORE_VERBS = frozenset(("untrash", "restore", "undelete", "recover", "unarchive"))
+_GONE_STATES = frozenset(("deleted", "removed", "trashed"))
+"""States a plain delete keeps a row in: the row is gone for its users, as the tool says."""
+
+
+def _retires_by(value: str, verb: str | None, description: str) -> int | None:
+    """How a delete tool says it keeps its row in the retired `value` rather than removing it: 0 by its own verb
+    (`cancelBooking` -> CANCELLED, `archiveCampaign` -> archived), 1 by its description ("Deactivates the
+    company", "moves the collection to the trash"), 2 as a state that means deleted; `None` where it does not say
+    so. Blind readers found `companiesDelete` done as "deactivate" (kept `inactive`) and `collectionTicketsDelete`
+    as "close": a plain delete deletes."""
+    state = value.lower()
+    verb = (verb or "").lower()
+    said = set(re.findall(r"[a-z]+", description.lower()))
+    stem = state[:-2] if state.endswith("ed") else state
+    if state in _GONE_STATES:  # said by any delete, after what the tool says of itself
+        return 2
+    if state in STATUS_VERBS.get(verb, ()) or (len(stem) >= 4 and verb.startswith(stem[:5])):
+        return 0
+    acts = {act for act, states in STATUS_VERBS.items() if state in states}
+    if any(a in said or a + "s" in said or a + "d" in said or a + "ed" in said for a in acts):
+        return 1
+    return None
+
+
 def _operation_of(
     use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
 ) -> tuple[dict | None, str | None]:
@@ -1799,7 +1828,11 @@ def _operation_of(
             if status
             else []
         )
-        retired.sort(key=lambda v: not str(v).lower().startswith(str(m.verb or "")[:5].lower() or "-"))
+        said = {v: _retires_by(str(v), m.verb, str(use.tool.get("description") or "")) for v in retired}
+        if not use.restorable:  # a delete its API can undo keeps the row to restore
+            retired = sorted((v for v in retired if said[v] is not None), key=lambda v: said[v])
+        else:
+            retired.sort(key=lambda v: 3 if said[v] is None else said[v])
         if retired:
             op = {"type": "update", "table": table, "key": key, "fixed": {status: retired[0]}}
             op["preconditions"] = [
