@@ -3,6 +3,7 @@
 import copy
 import datetime as dt
 import random
+import json
 import re
 from pathlib import Path
 
@@ -1756,3 +1757,56 @@ def test_an_organizations_own_name_is_never_its_accounts():
     accounts = {a["name"] for a in state["accounts"]}
     names = [o["name"] for o in state["organizations"] if o["name"]]
     assert names and not set(names) & accounts, (names, accounts)
+
+
+def test_one_persons_name_email_and_username_in_a_row_agree():
+    """Blind readers of seed 84: lead Cathy Michael had email wendy.jones@..., and a Billbee address of Larry Powell
+    carried his customer's email (copied from the customer, the name drawn alone). In a row, a person's email and
+    username are made from their name; an email copied from the referenced row brings that row's name with it."""
+    ref = {"type": "string", "references": "customers"}
+    spec = {
+        "name": "shop",
+        "tools": [],
+        "tables": {
+            "customers": table({"customer_id": S, "name": S, "email": S}),
+            "addresses": table(
+                {"address_id": S, "customer_id": ref, "first_name": S, "last_name": S, "email": S, "city": S}
+            ),
+            "leads": table(
+                {
+                    "lead_id": S,
+                    "first_name": S,
+                    "last_name": S,
+                    "email": S,
+                    "username": S,
+                    "emails": {"type": "json"},  # CRM's leads: [{"email": ..., "type": "work"}]
+                }
+            ),
+        },
+    }
+    state = generate_state(spec, seed=3, rows={"customers": 12, "addresses": 20, "leads": 20})
+
+    def mine(handle, first, last):
+        local = re.sub(r"[^a-z]", "", handle.split("@")[0].lower())
+        return first.lower()[:4] in local or last.lower()[:4] in local
+
+    customers = {row["customer_id"]: row for row in state["customers"]}
+    addresses = [
+        r
+        for r in state["addresses"]
+        if r["customer_id"] and r["email"] and r["first_name"] and r["last_name"]
+    ]
+    assert addresses
+    for row in addresses:
+        customer = customers[row["customer_id"]]
+        assert row["email"] == customer["email"], row
+        assert f"{row['first_name']} {row['last_name']}" == customer["name"], (row, customer)
+    leads = [r for r in state["leads"] if r["email"] and r["first_name"] and r["last_name"]]
+    assert leads
+    for row in leads:
+        assert mine(row["email"], row["first_name"], row["last_name"]), row
+        if row["username"]:
+            assert mine(row["username"], row["first_name"], row["last_name"]), row
+        listed = re.findall(r"[\w.+-]+@[\w.-]+", json.dumps(row["emails"]))
+        assert all(mine(e, row["first_name"], row["last_name"]) for e in listed), row
+    assert any(re.findall(r"@", json.dumps(r["emails"])) for r in leads)

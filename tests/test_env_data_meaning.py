@@ -537,3 +537,13 @@ def test_a_type_no_lexicon_names_is_a_plain_kind_not_a_dictionary_word():
         for _ in range(4):
             value = column_value(table, column, S, rng, NOW)
             assert not is_filler(table, column, S, value), (column, value)
+
+
+def test_a_broken_date_template_is_no_format_of_its_own():
+    """OnSched's `dayAvailabilityStartDate` says "Format YYYY-DD-YY": followed, it made "2025-16-25" (blind readers
+    of seed 84). A template with a day but no month, or two years, is not followed: the date is ISO."""
+    from envscale.env.data.meaning import described_format
+
+    assert described_format("Format YYYY-DD-YY: Start date for day availability") is None
+    assert described_format("Format YYYY-MM-DD: Start date") == "%Y-%m-%d"
+    assert described_format("the time as HH:MM") == "%H:%M"

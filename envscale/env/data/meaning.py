@@ -1500,7 +1500,8 @@ def described_format(texts: str) -> str | None:
         fmt = "".join(out)
         if "%p" in fmt:  # "HH:MM AM/PM": a twelve-hour clock ("4:45 PM", never "16:45 PM/PM")
             fmt = fmt.replace("%H", "%I")
-        if fmt.count("%Y") < 2 and ("%d" in fmt or "%H" in fmt or "%I" in fmt or "%m" in fmt):
+        broken = ("%d" in fmt and "%m" not in fmt) or ("%Y" in fmt and "%y" in fmt)  # "YYYY-DD-YY" (OnSched)
+        if fmt.count("%Y") < 2 and not broken and ("%d" in fmt or "%H" in fmt or "%I" in fmt or "%m" in fmt):
             return fmt
     return None
 

@@ -151,7 +151,7 @@ def email_for(first: str, last: str, rng: random.Random) -> str:
     return f"{local}@{rng.choice(('example.com', 'example.org', 'example.net'))}"
 
 
-def _username(first: str, last: str, rng: random.Random) -> str:
+def username_for(first: str, last: str, rng: random.Random) -> str:
     f, la = _ascii(first), _ascii(last)
     return rng.choice(
         (f"{f}{la[:1]}{rng.randrange(10, 99)}", f"{f[:1]}{la}", f"{f}.{la}", f"{f}_{la}{rng.randrange(1, 9)}")
@@ -756,7 +756,7 @@ def string_value(c: Col, i: int) -> str:
     if kind == "email":
         return email_for(*_person(c, i), r)
     if kind == "username":
-        return _username(*_person(c, i), r)
+        return username_for(*_person(c, i), r)
     if kind == "phone":
         a, b, e = r.randint(201, 989), r.randint(200, 999), r.randint(0, 9999)
         return r.choice(
