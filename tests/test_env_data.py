@@ -2,8 +2,8 @@
 
 import copy
 import datetime as dt
-import random
 import json
+import random
 import re
 from pathlib import Path
 

@@ -3,8 +3,8 @@ entity's table (`parent_folder_id` -> folders, `receiver_id` -> users), and a ta
 acts on holds what the API's own schemas say of it (a name at least), never the key alone."""
 
 import re
-import pytest
 
+import pytest
 from apitools import api_tool
 
 from envscale.env import Environment, validate_spec
