@@ -10,6 +10,7 @@ invalid calls that succeed or change the state.
 """
 
 import copy
+import re
 
 import pytest
 
@@ -884,6 +885,112 @@ def test_a_new_person_is_one_person():
                 assert args["username"].startswith(stem), args
                 assert args["lastname"] == words[1], args  # never "Jeffrey Holt" with the last name Torres
         assert people
+
+
+def test_an_email_or_handle_a_call_writes_is_of_the_person_it_is_for():
+    """Blind readers of seed 84 (VictorOps): a new user Martin Everett got the username anita.sanchez88 (the users
+    are keyed by `user`) and the contact email benjamin.daniels@...; Kristen Smith's email was changed to
+    erice@example.net. A handle a new person is made with, an email an update gives a person, and a contact email
+    added to a user are of that person's name."""
+    import random
+
+    from envscale.materialize.verify import valid_call
+
+    S, N = {"type": "string"}, {"type": "string", "nullable": True}
+    spec = {
+        "name": "oncall",
+        "description": "On-call users.",
+        "tables": {
+            "users": {
+                "primary_key": "user",
+                "columns": {"user": S, "first_name": N, "last_name": N, "email": N},
+            },
+            "emails": {
+                "primary_key": "email_id",
+                "columns": {"email_id": S, "user": {**N, "references": "users"}, "email": N, "label": N},
+            },
+        },
+        "tools": [
+            {
+                "name": "create_user",
+                "description": "Create a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"username": S, "firstName": S, "lastName": S, "email": S},
+                    "required": ["username", "firstName", "lastName", "email"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "users",
+                    "values": {
+                        "user": "username",
+                        "first_name": "firstName",
+                        "last_name": "lastName",
+                        "email": "email",
+                    },
+                    "returns": "row",
+                },
+            },
+            {
+                "name": "update_user",
+                "description": "Update a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"user": S, "email": S},
+                    "required": ["user", "email"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "users",
+                    "key": {"user": "user"},
+                    "set": {"email": "email"},
+                    "returns": "row",
+                },
+            },
+            {
+                "name": "add_email",
+                "description": "Add a contact email to a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"user": S, "email": S, "label": S},
+                    "required": ["user", "email", "label"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "emails",
+                    "values": {"user": "user", "email": "email", "label": "label"},
+                    "returns": "row",
+                    "generate": {"email_id": "id"},
+                },
+            },
+        ],
+    }
+
+    def of(handle, first, last):
+        return (
+            re.sub(r"[^a-z]", "", first.lower()) in handle and re.sub(r"[^a-z]", "", last.lower()) in handle
+        )
+
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        users = {r["user"]: r for r in rows["users"]}
+        tools = {t["name"]: t for t in spec["tools"]}
+        for seed in range(8):
+            args, _ = valid_call(env, tools["create_user"], rows, random.Random(seed))
+            assert of(args["username"], args["firstName"], args["lastName"]), args
+            assert of(args["email"], args["firstName"], args["lastName"]), args
+            args, user = valid_call(env, tools["update_user"], rows, random.Random(seed))
+            if user["first_name"] and user["last_name"]:
+                assert of(args["email"], user["first_name"], user["last_name"]), (args, user)
+                assert args["email"] != user["email"], args
+            args, _ = valid_call(env, tools["add_email"], rows, random.Random(seed))
+            owner = users[args["user"]]
+            if owner["first_name"] and owner["last_name"]:
+                assert of(args["email"], owner["first_name"], owner["last_name"]), (args, owner)
 
 
 def test_a_new_row_is_made_with_its_amount_date_and_name_when_its_tool_takes_them():

@@ -105,6 +105,7 @@ from envscale.words.semantics import (
     ToolMeaning,
     argument_role,
     computation_reason,
+    person_entity,
     route_parent_column,
     tool_meaning,
 )
@@ -519,8 +520,8 @@ def _valid_call(
         )
         put(bound[column], candidates, accepts, f"{table}.{column}")
     _prose_about_subject(env, table, bound, props, args, target if op["type"] == "update" else None, rng)
-    if op["type"] == "insert":
-        _one_person(env, rows, table, bound, props, args)
+    if op["type"] in ("insert", "update"):
+        _one_person(env, rows, table, bound, props, args, target if op["type"] == "update" else None)
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     route = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")
@@ -720,7 +721,23 @@ _FULL_NAMES = ("name", "full_name", "fullname", "display_name", "displayname")
 _FIRST_NAMES = ("first_name", "firstname", "given_name", "givenname")
 _LAST_NAMES = ("last_name", "lastname", "family_name", "familyname", "surname")
 _EMAILS = ("email", "email_address", "emailaddress", "primary_email")
-_HANDLES = ("username", "user_name", "login", "handle")
+_HANDLES = ("username", "user_name", "login", "handle", "user")  # VictorOps keys its users by `user`
+
+
+def _name_in(row: dict[str, Any] | None) -> tuple[str, str] | None:
+    """The first and last name of the person a row is, from its name columns; `None` when it names none."""
+    if not row:
+        return None
+    lower = {c.lower(): v for c, v in row.items()}
+    first = next((lower[c] for c in _FIRST_NAMES if isinstance(lower.get(c), str)), None)
+    last = next((lower[c] for c in _LAST_NAMES if isinstance(lower.get(c), str)), None)
+    if first and last:
+        return first, last
+    full = next((lower[c] for c in _FULL_NAMES if isinstance(lower.get(c), str)), None)
+    words = full.split() if full else []
+    if len(words) == 2 and all(w.isalpha() and w[:1].isupper() for w in words):
+        return words[0], words[1]
+    return None
 
 
 def _one_person(
@@ -730,9 +747,14 @@ def _one_person(
     bound: dict[str, str],
     props: dict[str, Any],
     args: dict[str, Any],
+    target: dict[str, Any] | None = None,
 ) -> None:
-    """A new row of a person is one person: its email address and username are of the name it is given (blind
-    readers: an identity "Bill Ryan" with djohnson@example.net and username eric.kaufman16, three people)."""
+    """A person's row is one person: the email address and username a call writes are of the name it gives, else
+    of the row's own name (an update), else of the person the new row belongs to (a user's contact email).
+    Blind readers: an identity "Bill Ryan" with djohnson@example.net and username eric.kaufman16; a new user
+    Martin Everett with username anita.sanchez88 and contact email benjamin.daniels@...; Kristen Smith's email
+    changed to erice@example.net."""
+    tspec = env.spec["tables"][table]
     arg_of = {c.lower(): a for c, a in bound.items() if a in args}
     columns = {c.lower(): c for c in bound}
     first = next((args[arg_of[c]] for c in _FIRST_NAMES if c in arg_of), None)
@@ -752,19 +774,53 @@ def _one_person(
             ):
                 args[arg_of[column]] = value
     elif not (isinstance(first, str) and isinstance(last, str)):
-        return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
-    stem = f"{first}.{last}".lower().replace(" ", "")
+        # no name given: the row's own (an update), else the person it belongs to (a user's contact email)
+        name = _name_in(target) or _owner_name(env, rows, tspec, bound, args)
+        if name is None:
+            return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
+        first, last = name
+    stem = re.sub(r"[^a-z.]", "", f"{first}.{last}".lower())
     for names, make in ((_EMAILS, lambda n: f"{stem}{n}@example.com"), (_HANDLES, lambda n: f"{stem}{n}")):
-        column = next((columns[c] for c in names if c in columns and bound[columns[c]] in args), None)
+        column = next(
+            (
+                columns[c]
+                for c in names
+                if c in columns
+                and bound[columns[c]] in args
+                and "references" not in tspec["columns"][columns[c]]
+            ),
+            None,
+        )
         if column is None or not isinstance(args[bound[column]], str):
             continue
+        current = target.get(column) if target else None
         for n in ("", *range(2, 10)):
             value = make(n)
-            if _write_accepts(env, rows, table, column, None, value) and schema_accepts(
-                props[bound[column]], value
+            if (
+                value != current
+                and _write_accepts(env, rows, table, column, current, value)
+                and schema_accepts(props[bound[column]], value)
             ):
                 args[bound[column]] = value
                 break
+
+
+def _owner_name(
+    env: Environment,
+    rows: dict[str, list[dict]],
+    tspec: dict[str, Any],
+    bound: dict[str, str],
+    args: dict[str, Any],
+) -> tuple[str, str] | None:
+    """The name of the one person a new row references (a contact email's user), where the row names no one."""
+    owners = []
+    for column, arg in bound.items():
+        ref = tspec["columns"][column].get("references")
+        if ref and arg in args and ref in rows and person_entity({singular(ref)}):
+            pk = env.spec["tables"][ref]["primary_key"]
+            row = next((r for r in rows[ref] if r[pk] == args[arg]), None)
+            owners.append(_name_in(row))
+    return owners[0] if len(owners) == 1 else None
 
 
 def _new_values(
