@@ -20,7 +20,7 @@ from envscale.tasks.arguments import tidy
 from envscale.tasks.asks import filler_fact, invented_object
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.gold import align, execute, flow_disagrees
-from envscale.tasks.intent import write_instructions
+from envscale.tasks.intent import Writer, write_instructions
 from envscale.tasks.model import GoldCall, TaskDraft
 from envscale.tasks.naming import entity_name, fact_name
 from envscale.tasks.prepared import Env
@@ -751,3 +751,74 @@ def test_a_new_row_keeps_what_a_person_states_first(env):
         assert stated and stated <= {"total", "customer_name"}, stated
         kept |= stated
     assert kept == {"total", "customer_name"}  # which of the two is still drawn
+
+
+def _card_spec():
+    """Travel booking's cards, flights booked with a card and insurance bought for a booking with a card."""
+    s = {"type": "string"}
+    card = {"type": "string", "references": "credit_cards"}
+    return {
+        "name": "travel",
+        "tables": {
+            "credit_cards": {"primary_key": "card_id", "columns": {"card_id": s, "card_number": s, "cardholder_name": s}},
+            "bookings": {"primary_key": "booking_id", "columns": {
+                "booking_id": s, "card_id": card, "travel_date": s, "travel_from": s, "travel_to": s}},
+            "insurances": {"primary_key": "insurance_id", "columns": {
+                "insurance_id": s, "booking_id": {"type": "string", "references": "bookings"}, "card_id": card,
+                "insurance_type": s}},
+        },
+        "tools": [
+            {
+                "name": "book_flight",
+                "description": "Book a flight.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {
+                    "card_id": s, "travel_date": s, "travel_from": s, "travel_to": s}},
+                "operation": {"type": "insert", "table": "bookings", "values": {
+                    "card_id": "card_id", "travel_date": "travel_date", "travel_from": "travel_from",
+                    "travel_to": "travel_to"}},
+            },
+            {
+                "name": "purchase_insurance",
+                "description": "Purchase insurance for a booking.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"booking_id": s, "card_id": s, "insurance_type": s}},
+                "operation": {"type": "insert", "table": "insurances", "values": {
+                    "booking_id": "booking_id", "card_id": "card_id", "insurance_type": "insurance_type"}},
+            },
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "object_said"),
+    [
+        (
+            "book_flight",
+            {
+                "card_id": "car_0005",
+                "travel_date": "2025-07-27",
+                "travel_from": "Miami, FL",
+                "travel_to": "Boston",
+            },
+            "book a flight",
+        ),
+        (
+            "purchase_insurance",
+            {"booking_id": "boo_0006", "card_id": "car_0005", "insurance_type": "basic"},
+            "insurance",
+        ),
+    ],
+)
+def test_a_card_a_new_row_is_paid_with_is_never_what_is_booked_or_bought(tool, arguments, object_said):
+    """Blind readers of seed 84: "book the card whose card holder name is Sam Maxwell on 2025-07-27 from Miami" (a
+    flight booked with that card) and "purchase booking boo_0006 for the card ..." (insurance for the booking).
+    The card is what the row is paid with; what is booked or bought is the flight, the insurance."""
+    call = GoldCall(tool, arguments, dict.fromkeys(arguments, "user"), write=True)
+    spec = _card_spec()
+    draft = TaskDraft("travel", "write", [call])
+    clause = Writer(draft, spec, random.Random(0)).clauses(show_hidden=True)[0][0]
+    assert object_said in clause, clause
+    assert re.search(r"paying with (the )?(credit )?card\b.*car_0005", clause), clause
+    assert not re.search(r"\b(book|purchase) (the )?(credit )?card", clause), clause
+    assert not re.search(r"purchase (the )?booking", clause), clause

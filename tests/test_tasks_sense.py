@@ -770,3 +770,24 @@ def test_a_row_reached_through_a_reference_is_named_by_its_role():
     assert _role("user_id", "user") == "user" and _role("custid", "customer") == "customer"
     assert _role("a_id", "article") == "article"  # letters, not a role
     assert _role("playlist_id", "user") == "user"  # a name that is no role of a person keeps the entity
+
+
+def test_a_unit_run_into_a_fields_name_is_said_as_a_unit():
+    """A blind reader of seed 84: "set its travel time mins to 72". A unit at the end of a field's name is said as
+    one ("travel time in minutes"); `price_min` is a minimum, never minutes."""
+    from envscale.tasks.wording import readable_words
+
+    assert readable_words("travel_time_mins") == "travel time in minutes"
+    assert readable_words("timeoutSecs") == "timeout in seconds"
+    assert readable_words("discount_pct") == "discount percentage"
+    assert readable_words("price_min") == "price min" and readable_words("mins") == "mins"
+
+
+def test_a_rows_parents_are_each_said_once():
+    """Blind readers of seed 84: "the transaction ... in the budget named X in the payee named Y in the budget named
+    X". A parent another parent's phrase already says is said once, and a payee holds rows "for" it."""
+    from envscale.tasks.phrases import _said_once, _within
+
+    posts = ['of the budget named "X"', 'of the payee named "Y" of the budget named "X"']
+    assert [_within(p) for p in _said_once(posts)] == ['for the payee named "Y" of the budget named "X"']
+    assert _said_once(['of the budget named "X"', 'of the payee named "Y"']) == posts[:1] + ['of the payee named "Y"']

@@ -49,7 +49,7 @@ from .naming import (
     original_tool_name,
     primary_key_of,
 )
-from .phrases import NP
+from .phrases import NP, act_row, paid_with
 from .steps import Arg, Step
 from .wording import (
     DESCRIBED_NOT_THINGS,
@@ -462,6 +462,15 @@ class Clauses(Attributes):
         """A create: "place a new order for product pro_0001 with a quantity of 2", "book a room in Lisbon
         from 2025-05-01", "follow Eva Khan", "set the volume to 84"."""
         said = self._create_parts(step, rest, show_hidden)
+        said.refs, paying = paid_with(
+            said.refs
+        )  # "book a flight ..., paying with the card ...", never "book the card"
+        clause, done, row = self._create_body(step, said, rest, show_hidden)
+        return clause + "".join(f", paying with {np.render()}" for _, np in paying), done, row
+
+    def _create_body(
+        self, step: Step, said: _CreateParts, rest: list[Arg], show_hidden: bool
+    ) -> tuple[str, str, Any]:
         refs, attrs, preps, container = said.refs, said.attrs, said.preps, said.container
         own_name = next(
             (
@@ -498,7 +507,12 @@ class Clauses(Attributes):
         if entity_named is not None and refs:  # a named row that also names others: say the name plainly
             attrs.insert(0, f"the name {entity_named}")
             entity_named = None
-        if verb in ("book", "reserve", "rent", "hire", "buy", "purchase") and refs and not container:
+        if (
+            verb in ("book", "reserve", "rent", "hire", "buy", "purchase")
+            and refs
+            and not container
+            and act_row(entity)
+        ):
             obj = refs[0][1].render()
             more = [f"for {np.render()}" for _, np in refs[1:]]
             tail = f" with {join(attrs)}" if attrs else ""

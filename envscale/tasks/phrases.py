@@ -163,6 +163,38 @@ def _own_title_or_name(column: str, entity: str) -> str:
     return "named"
 
 
+_PAYING = frozenset(
+    ("card", "wallet", "payment method", "payment card", "payment source", "payment instrument")
+)
+_ACT_ROWS = frozenset("booking reservation rental hire order purchase appointment".split())
+
+
+def paid_with(refs: list) -> tuple[list, list]:
+    """The rows a new row names, apart from those it is paid with (a credit card, a wallet): blind readers of seed
+    84 read "book the card whose card holder name is Sam Maxwell" for a flight booked with that card."""
+    paying = [r for r in refs if r[1].head in _PAYING or r[1].head.endswith(" card")]
+    return [r for r in refs if r not in paying], paying
+
+
+def act_row(entity: str) -> bool:
+    """Whether a new row is the act of booking, renting or buying what it references (a reservation of a room),
+    so that the request books the room; an insurance bought for a booking is a thing of its own."""
+    return entity.split(" ")[-1] in _ACT_ROWS
+
+
+def _said_once(posts: list[str]) -> list[str]:
+    """The parents of a row, each said once: a transaction of a budget and of a payee of that budget is "in the
+    payee named Y in the budget named X", never "in the budget named X in the payee named Y in the budget named X"
+    (blind readers of seed 84). A parent another parent's phrase already says is left out."""
+    kept = []
+    for post in posts:
+        parent = post[3:] if post.startswith("of ") else None
+        if parent and any(other != post and parent in other for other in posts):
+            continue
+        kept.append(post)
+    return kept
+
+
 def _within(post: str) -> str:
     """Where a row singled out among its parent's is: "in the project titled ...", "for the organizer named ..."
     (a person holds rows, nothing is in them); `post` is "of <the parent>"."""
@@ -177,7 +209,9 @@ def _within(post: str) -> str:
     return f"for {parent}" if singular(noun) in _HOLDERS else f"in {parent}"
 
 
-_HOLDERS = frozenset(PEOPLE) | frozenset("contact organizer attendee host author agent teammate".split())
+_HOLDERS = frozenset(PEOPLE) | frozenset(
+    "contact organizer attendee host author agent teammate payee payer recipient vendor supplier".split()
+)
 
 
 class Phrases(Steps):
@@ -301,7 +335,7 @@ class Phrases(Steps):
                     # "the task titled "Standup" in the project titled "Q3"", "the meeting whose date is X for the
                     # organizer named Y", never "the meeting of the organizer named Y whose date is X" (whose
                     # whose?) nor "... among those of the organizer"
-                    np.post = [pick[1], *(_within(p) for p in np.post)]
+                    np.post = [pick[1], *(_within(p) for p in _said_once(np.post))]
                 else:
                     np.post.append(pick[1])
             return np

@@ -46,6 +46,19 @@ TOKEN_WORDS = {
     "iban": "IBAN",
     "cvv": "CVV",
 }
+_UNIT_SUFFIXES = {
+    "mins": "in minutes",
+    "secs": "in seconds",
+    "sec": "in seconds",
+    "hrs": "in hours",
+    "ms": "in milliseconds",
+    "pct": "percentage",
+    "kb": "in KB",
+    "mb": "in MB",
+    "gb": "in GB",
+}
+"""A unit run into a field's name, said as a person says it (a blind reader: "set its travel time mins to 72");
+`min` (`price_min` is a minimum) and `hr` are left as they are; only a last word after a noun is a unit."""
 _PHRASES = {
     "email": "email address",
     "e mail": "email address",
@@ -254,6 +267,8 @@ def readable_words(name: str) -> str:
         toks = toks[1:]  # a header `X-Apideck-App-Id` -> "apideck app id"
     if len(toks) > 1 and toks[0] in ("num", "no", "n"):  # `num_nights`, `no_of_guests` -> "number of ..."
         toks = ["number", "of", *toks[2 if toks[1] == "of" else 1 :]]
+    if len(toks) > 1 and toks[-1] in _UNIT_SUFFIXES:  # `travel_time_mins` -> "travel time in minutes"
+        toks = [*toks[:-1], *_UNIT_SUFFIXES[toks[-1]].split()]
     phrase = " ".join(toks)
     if phrase in _PHRASES:
         return _PHRASES[phrase]
