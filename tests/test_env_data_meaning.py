@@ -547,3 +547,16 @@ def test_a_broken_date_template_is_no_format_of_its_own():
     assert described_format("Format YYYY-DD-YY: Start date for day availability") is None
     assert described_format("Format YYYY-MM-DD: Start date") == "%Y-%m-%d"
     assert described_format("the time as HH:MM") == "%H:%M"
+
+
+def test_a_field_named_for_a_moment_holds_a_moment():
+    """Blind readers of seed 84: VictorOps' log `start` and `end` held "these" and "prevent", an incident's
+    `started` held "manager". A string field whose last word says when something happens holds a date and time."""
+    from envscale.env.data import column_meaning
+
+    s = {"type": "string"}
+    for table, column in (("logs", "start"), ("logs", "end"), ("incidents", "started"), ("builds", "finished"),
+                          ("timesheets", "timer_started_at_utc"), ("pulses", "run_start")):  # fmt: skip
+        assert column_meaning(table, column, s, []).startswith("datetime:"), column
+    assert column_meaning("docks", "wms_end_point", s, []) == "url"
+    assert not column_meaning("info", "fiscal_year_start_month", s, []).startswith("datetime")

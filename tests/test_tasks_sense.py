@@ -790,4 +790,6 @@ def test_a_rows_parents_are_each_said_once():
 
     posts = ['of the budget named "X"', 'of the payee named "Y" of the budget named "X"']
     assert [_within(p) for p in _said_once(posts)] == ['for the payee named "Y" of the budget named "X"']
-    assert _said_once(['of the budget named "X"', 'of the payee named "Y"']) == posts[:1] + ['of the payee named "Y"']
+    assert _said_once(['of the budget named "X"', 'of the payee named "Y"']) == posts[:1] + [
+        'of the payee named "Y"'
+    ]

@@ -999,6 +999,12 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return "person"  # `booked_by`, `approved_by`
     if n in ("check_in", "check_out", "checkin", "checkout", "check_in_date", "check_out_date"):
         return "date:1:120"
+    if words[-2:] == ["end", "point"]:
+        return "url"  # `wms_end_point`: an endpoint, never a moment
+    if last in _MOMENT_LAST or (len(words) > 2 and words[-2] == "at" and last in ("utc", "gmt", "local")):
+        # a log's `start` and `end`, a build's `started` and `finished`, `timer_started_at_utc`: moments, where
+        # random words stood ("these", "prevent"; blind readers of seed 84)
+        return f"datetime:{_date_window(column)}"
     if (
         n.endswith("_at")
         or "timestamp" in n
@@ -1504,6 +1510,10 @@ def described_format(texts: str) -> str | None:
         if fmt.count("%Y") < 2 and not broken and ("%d" in fmt or "%H" in fmt or "%I" in fmt or "%m" in fmt):
             return fmt
     return None
+
+
+_MOMENT_LAST = frozenset("start end started ended finished began begun stopped".split())
+"""Last words of a string field that say when something happened or happens."""
 
 
 def _described_bounds(texts: str) -> tuple[float | None, float | None]:
