@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from envscale.env import load_spec
+from envscale.env import generate_state, load_spec
 from envscale.tasks.arguments import tidy
 from envscale.tasks.asks import filler_fact, invented_object
 from envscale.tasks.build import TasksConfig
@@ -822,3 +822,36 @@ def test_a_card_a_new_row_is_paid_with_is_never_what_is_booked_or_bought(tool, a
     assert re.search(r"paying with (the )?(credit )?card\b.*car_0005", clause), clause
     assert not re.search(r"\b(book|purchase) (the )?(credit )?card", clause), clause
     assert not re.search(r"purchase (the )?booking", clause), clause
+
+
+def test_a_setting_stored_under_a_file_is_said_by_the_setting():
+    """Blind readers of seed 84 (twice): "set the file to budget_2024_79.docx" for WhatsApp's `SetGroupIcon`. The
+    value is the group's icon: the request says so, and the world's icons are images."""
+    s = {"type": "string"}
+    spec = {
+        "name": "chat",
+        "tables": {
+            "groups": {"primary_key": "group_id", "columns": {"group_id": s, "subject": s}},
+            "icons": {"primary_key": "icon_id", "columns": {
+                "icon_id": s, "group_id": {"type": "string", "references": "groups"}, "file": s}},
+        },
+        "tools": [
+            {
+                "name": "SetGroupIcon",
+                "description": "Set group icon",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"GroupId": s, "file": s}, "required": ["GroupId", "file"]},
+                "operation": {"type": "insert", "table": "icons", "values": {"group_id": "GroupId", "file": "file"}},
+            },
+        ],
+    }  # fmt: skip
+    arguments = {"GroupId": "gro_0003", "file": "team.png"}
+    draft = TaskDraft(
+        "chat", "write", [GoldCall("SetGroupIcon", arguments, dict.fromkeys(arguments, "user"), write=True)]
+    )
+    clause = Writer(draft, spec, random.Random(0)).clauses(show_hidden=True)[0][0]
+    assert re.search(r"\bicon\b.*team\.png", clause) and "the file to" not in clause, clause
+    state = generate_state({**spec, "tools": []}, seed=0)
+    assert all(re.search(r"\.(png|jpg)$", row["file"]) for row in state["icons"] if row["file"]), state[
+        "icons"
+    ]

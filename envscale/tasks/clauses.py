@@ -49,7 +49,7 @@ from .naming import (
     original_tool_name,
     primary_key_of,
 )
-from .phrases import NP, act_row, paid_with
+from .phrases import GENERIC_SETTINGS, NP, act_row, paid_with
 from .steps import Arg, Step
 from .wording import (
     DESCRIBED_NOT_THINGS,
@@ -107,6 +107,10 @@ def _not_said_within(texts: list[str], said: list[str]) -> list[str]:
         if not longer and not any(text in o for o in said):
             kept.append(text)
     return kept
+
+
+_NEW_THING_VERBS = frozenset("add create open register submit send schedule post file issue".split())
+"""Verbs said of a new thing with its article ("register a new account"), others of the thing alone."""
 
 
 @dataclass
@@ -524,7 +528,7 @@ class Clauses(Attributes):
             and attrs
             and not refs
         ):
-            setting = self._setting_clause(step, rest, show_hidden)
+            setting = self._setting_clause(step, rest, show_hidden, entity, container)
             if setting is not None:
                 return setting
         if verb is None and step.verb in ACTION_VERBS:
@@ -581,10 +585,22 @@ class Clauses(Attributes):
                 said.attrs.append(self._attr(step, a))
         return said
 
-    def _setting_clause(self, step: Step, rest: list[Arg], show_hidden: bool) -> tuple[str, str, Any] | None:
-        """An insert that records a setting (`set_volume` -> a volumes row): "set the volume to 84"."""
+    def _setting_clause(
+        self, step: Step, rest: list[Arg], show_hidden: bool, entity: str, container: NP | None
+    ) -> tuple[str, str, Any] | None:
+        """An insert that records a setting (`set_volume` -> a volumes row): "set the volume to 84"; a file or a
+        value that is the setting itself is said by the setting, of the row it is for ("set the icon of the group
+        to team.png", never "set the file to ...", blind readers of seed 84)."""
         sets = [a for a in rest if a.binding and not self.key_table(a) and not (a.hidden and not show_hidden)]
-        said = [f"the {col_words(a.binding.column or a.arg, a.arg)} to {format_value(a.value)}" for a in sets]
+        mine = container is not None and container.row is not None and container.row == self.prev_row
+        owner = "its" if mine else "the"  # "update its subject ..., then set its icon to ..."
+        of = f" of {container.render()}" if container is not None and not mine else ""
+        said = [
+            f"{owner} {entity}{of} to {format_value(a.value)}"
+            if col_words(a.binding.column or a.arg, a.arg) in GENERIC_SETTINGS
+            else f"the {col_words(a.binding.column or a.arg, a.arg)} to {format_value(a.value)}"
+            for a in sets
+        ]
         if not said:
             return None
         return (
@@ -604,18 +620,7 @@ class Clauses(Attributes):
             noun = f"the {entity} {entity_named}"
         elif verb == "place":
             noun = f"{'a new' if self.rng.random() < 0.5 else det} {entity}"
-        elif verb in (
-            "add",
-            "create",
-            "open",
-            "register",
-            "submit",
-            "send",
-            "schedule",
-            "post",
-            "file",
-            "issue",
-        ):
+        elif verb in _NEW_THING_VERBS:
             noun = f"{'a new' if verb == 'create' and self.rng.random() < 0.5 else det} {entity}"
         else:
             noun = f"{det} {entity}"

@@ -163,6 +163,8 @@ def _own_title_or_name(column: str, entity: str) -> str:
     return "named"
 
 
+GENERIC_SETTINGS = frozenset("file value data content url path image picture photo".split())
+"""Field words a setting's value is stored under, where the request names the setting itself (an icon's `file`)."""
 _PAYING = frozenset(
     ("card", "wallet", "payment method", "payment card", "payment source", "payment instrument")
 )

@@ -716,11 +716,17 @@ def _path(c: Col, i: int, kind: str) -> str:
     return f"{root}/{folder}/{_filename(c)}"
 
 
+_IMAGE_WORDS = frozenset("icon avatar photo image picture logo thumbnail cover banner headshot".split())
+
+
 def _filename(c: Col) -> str:
     r = c.rng
     stem = r.choice(("report", "invoice", "photo", "backup", "data", "notes", "resume", "budget", "presentation",
                      "contract", "export", "screenshot", "summary", "schedule"))  # fmt: skip
     ext = r.choice(("pdf", "csv", "jpg", "png", "txt", "docx", "xlsx", "json", "zip", "pem", "log"))
+    shown = [w for w in (*name_words(c.table), *name_words(c.column)) if singular_word(w) in _IMAGE_WORDS]
+    if shown:  # a group's icon is an image: "icon_2024_07.png", never "budget_2024_79.docx" (blind readers)
+        stem, ext = singular_word(shown[0]), r.choice(("png", "jpg"))
     stated = FILE_EXTENSION.search(c.texts)
     if stated:  # "Only files with an extension of .js": a script, named as builds name them
         ext = stated.group(1).lower()
