@@ -1810,3 +1810,17 @@ def test_one_persons_name_email_and_username_in_a_row_agree():
         listed = re.findall(r"[\w.+-]+@[\w.-]+", json.dumps(row["emails"]))
         assert all(mine(e, row["first_name"], row["last_name"]) for e in listed), row
     assert any(re.findall(r"@", json.dumps(r["emails"])) for r in leads)
+
+
+def test_a_rows_display_name_is_its_name():
+    """Blind readers of seed 84: a conversation named "Billing question from Gina" had the display name "Booking
+    change for David"."""
+    s = {"type": "string", "nullable": True}
+    spec = {
+        "name": "chat",
+        "tools": [],
+        "tables": {"conversations": table({"conversation_id": S, "name": s, "display_name": s})},
+    }
+    rows = generate_state(spec, seed=2, rows={"conversations": 15})["conversations"]
+    both = [r for r in rows if r["name"] and r["display_name"]]
+    assert both and all(r["display_name"] == r["name"] for r in both), rows

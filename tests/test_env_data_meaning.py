@@ -560,3 +560,19 @@ def test_a_field_named_for_a_moment_holds_a_moment():
         assert column_meaning(table, column, s, []).startswith("datetime:"), column
     assert column_meaning("docks", "wms_end_point", s, []) == "url"
     assert not column_meaning("info", "fiscal_year_start_month", s, []).startswith("datetime")
+
+
+def test_a_status_kept_as_a_number_is_a_code():
+    """Blind readers of seed 84: ExaVault's share `status` (an integer: "You can set an active share to inactive by
+    setting the status to 0") read 98. A numeric status or state is a code, 0 or 1."""
+    from envscale.env import generate_state
+
+    spec = {
+        "name": "files",
+        "tools": [],
+        "tables": {"shares": {"primary_key": "share_id", "columns": {
+            "share_id": {"type": "string"}, "status": {"type": "integer"}, "download_count": {"type": "integer"}}}},
+    }  # fmt: skip
+    rows = generate_state(spec, seed=0, rows={"shares": 20})["shares"]
+    assert {r["status"] for r in rows} <= {0, 1} and len({r["status"] for r in rows}) == 2, rows
+    assert max(r["download_count"] for r in rows) > 1  # a count stays a count

@@ -186,6 +186,7 @@ def build_state(
     copied = _copies_of_referenced_rows(spec, state, implicit, bound)
     _people_in_roles(spec, state, implicit)
     _handles_of_their_names(spec, state, implicit, bound, copied, seed)
+    _display_names_are_names(spec, state)
     return state
 
 
@@ -655,6 +656,37 @@ def _emails_of(value: Any, name: tuple[str, str], rng: random.Random) -> Any:
             for k, v in value.items()
         }
     return value
+
+
+_DISPLAY_NAMES = frozenset(("displayname", "friendlyname", "shownname"))
+
+
+def _display_names_are_names(spec: dict[str, Any], state: dict[str, list[dict[str, Any]]]) -> None:
+    """A row's display name is its name: blind readers of seed 84 found a conversation named "Billing question from
+    Gina" with the display name "Booking change for David". Only where the table has a name (or title) of its own
+    beside it, and the display name takes the value."""
+    for table, tspec in spec["tables"].items():
+        shown = [c for c in tspec["columns"] if re.sub(r"[^a-z]", "", c.lower()) in _DISPLAY_NAMES]
+        own = next((c for c in ("name", "title", "full_name") if c in tspec["columns"]), None)
+        if own is None or tspec["columns"][own].get("type") != "string" or "enum" in tspec["columns"][own]:
+            continue
+        for column in shown:
+            cspec = tspec["columns"][column]
+            if (
+                cspec.get("type") != "string"
+                or "enum" in cspec
+                or cspec.get("unique")
+                or cspec.get("references")
+            ):
+                continue
+            for row in state[table]:
+                value = row.get(own)
+                if (
+                    isinstance(value, str)
+                    and row.get(column) is not None
+                    and value_problem(cspec, value) is None
+                ):
+                    row[column] = value
 
 
 def _set_name(

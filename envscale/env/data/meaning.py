@@ -1418,6 +1418,8 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:weekday"
     if {"month", "day"} <= words:  # `billing_day_of_month`: a day of the month
         return "num:monthday"
+    if name_words(column)[-1:] in (["status"], ["state"]):
+        return "num:code"  # ExaVault's share `status` 0 or 1 ("set ... inactive by setting the status to 0"), never 98
     if "limit" in words and words & {"credit", "spending", "spend", "overdraft", "withdrawal", "transfer"}:
         return "num:budget"  # a credit limit is money ("change its credit limit to 2" read as a count)
     last = set(name_words(column)[-1:]) & ({"rate", "percent", "percentage", "pct", "ratio"} | _UNIT_WORDS)
@@ -1433,7 +1435,7 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
 
 NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
-    "weekday": (0, 6, 0), "monthday": (1, 28, 0), "pet_age": (1, 15, 0),
+    "weekday": (0, 6, 0), "monthday": (1, 28, 0), "pet_age": (1, 15, 0), "code": (0, 1, 0),
 }  # fmt: skip
 _ANIMALS = frozenset("pet animal dog cat horse puppy kitten livestock".split())
 
