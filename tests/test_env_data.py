@@ -1824,3 +1824,20 @@ def test_a_rows_display_name_is_its_name():
     rows = generate_state(spec, seed=2, rows={"conversations": 15})["conversations"]
     both = [r for r in rows if r["name"] and r["display_name"]]
     assert both and all(r["display_name"] == r["name"] for r in both), rows
+
+
+def test_a_meeting_ends_hours_after_it_starts():
+    """Blind readers of seed 84: GoToMeeting's meetings ran from 2025-06-12 to 2025-08-24. A meeting (a session, an
+    appointment) ends a half hour to four hours after it starts."""
+    s = {"type": "string", "nullable": True}
+    spec = {
+        "name": "meetings",
+        "tools": [],
+        "tables": {"meetings": table({"meeting_id": S, "subject": s, "starts_at": s, "ends_at": s})},
+    }
+    rows = generate_state(spec, seed=4, rows={"meetings": 20})["meetings"]
+    pairs = [(r["starts_at"], r["ends_at"]) for r in rows if r["starts_at"] and r["ends_at"]]
+    assert pairs
+    for start, end in pairs:
+        a, b = (dt.datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (start, end))
+        assert dt.timedelta(minutes=30) <= b - a <= dt.timedelta(hours=4), (start, end)
