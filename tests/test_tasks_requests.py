@@ -855,3 +855,38 @@ def test_a_setting_stored_under_a_file_is_said_by_the_setting():
     assert all(re.search(r"\.(png|jpg)$", row["file"]) for row in state["icons"] if row["file"]), state[
         "icons"
     ]
+
+
+def test_a_row_reached_through_its_own_kind_of_address_is_not_named_twice():
+    """Blind readers of seed 84: "the email address of the customer of the customer address whose company is
+    Burton-Fisher". The address of a customer is said as an address: "the customer of the address ..."."""
+    s = {"type": "string"}
+    spec = {
+        "name": "shop",
+        "tables": {
+            "customers": {"primary_key": "customer_id", "columns": {"customer_id": s, "name": s, "email": s}},
+            "customer_addresses": {"primary_key": "address_id", "columns": {
+                "address_id": s, "customer_id": {"type": "string", "references": "customers"}, "company": s}},
+        },
+        "tools": [
+            {"name": "list_addresses", "description": "List customer addresses.", "kind": "read",
+             "parameters": {"type": "object", "properties": {}},
+             "operation": {"type": "list", "table": "customer_addresses"}},
+            {"name": "get_customer", "description": "Get a customer.", "kind": "read",
+             "parameters": {"type": "object", "properties": {"customer_id": s}, "required": ["customer_id"]},
+             "operation": {"type": "get", "table": "customers", "key": {"customer_id": "customer_id"}}},
+        ],
+    }  # fmt: skip
+    addresses = [
+        {"address_id": "add_0001", "customer_id": "cus_0001", "company": "Burton-Fisher"},
+        {"address_id": "add_0002", "customer_id": "cus_0002", "company": "Lopez Inc"},
+    ]
+    calls = [
+        GoldCall("list_addresses", {}, {}, result=addresses),
+        GoldCall("get_customer", {"customer_id": "cus_0001"}, {"customer_id": "call[0][0].customer_id"},
+                 result={"customer_id": "cus_0001", "name": "Ann Parker", "email": "ann.parker@example.com"}),
+    ]  # fmt: skip
+    draft = TaskDraft("shop", "read", calls, user_facts={"company": "Burton-Fisher"}, answer_facts=["ann.parker@example.com"])
+    goal = write_instructions(draft, spec, random.Random(0)).goal
+    assert "customer of the customer address" not in goal and "customer of the address" in goal, goal
+    assert "Burton-Fisher" in goal, goal
