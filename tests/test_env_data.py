@@ -1841,3 +1841,14 @@ def test_a_meeting_ends_hours_after_it_starts():
     for start, end in pairs:
         a, b = (dt.datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (start, end))
         assert dt.timedelta(minutes=30) <= b - a <= dt.timedelta(hours=4), (start, end)
+
+
+def test_prose_about_a_subject_never_opens_with_its_quoted_name():
+    """Blind readers of seed 84: a request set a description to '"Monthly Department", set up by Angela Sanford in
+    April.', quotes in quotes. The subject stands inside the sentence, never first."""
+    from envscale.env.data.values import about_subject
+
+    for table in ("tickets", "messages", "meetings", "projects", "departments"):
+        for seed in range(30):
+            text = about_subject("Monthly Department", table, random.Random(seed))
+            assert '"Monthly Department"' in text and not text.startswith('"'), text

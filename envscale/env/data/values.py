@@ -441,7 +441,7 @@ _ABOUT: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
         (
             "{first} reports a problem with {s}: it has not worked since {weekday}.",
             "Opened by {first} {last}: {s} needs a look before {weekday}.",
-            "{s}: steps to reproduce are attached; {first} can help test the fix.",
+            "Steps to reproduce {s} are attached; {first} can help test the fix.",
             "{first} {last} asked for an update on {s} by {weekday}.",
         ),
     ),
@@ -463,9 +463,9 @@ _ABOUT: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
             "instance instances booking bookings class classes".split()
         ),
         (
-            "{s} with {first} {last} at {time}; please bring the {doc}.",
+            "About {s}, with {first} {last} at {time}; please bring the {doc}.",
             "Agenda for {s}: updates from the {dept} team, then questions.",
-            "{s}, hosted by {first} {last} in {city}.",
+            "{first} {last} hosts {s} in {city}.",
         ),
     ),
     (
@@ -474,17 +474,17 @@ _ABOUT: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
             "campaign campaigns goal goals plan plans".split()
         ),
         (
-            "{s}: owned by {first} {last} in the {dept} team; next review on {weekday}.",
+            "{first} {last} in the {dept} team owns {s}; next review on {weekday}.",
             "Scope of {s}, agreed with {first} in {month}.",
-            "{s}. {first} {last} tracks the open items; status call on {weekday}.",
+            "{first} {last} tracks the open items of {s}; status call on {weekday}.",
         ),
     ),
 )
 _ABOUT_ANY = (
-    "{s}: kept up to date by {first} {last} of the {dept} team.",
+    "{first} {last} of the {dept} team keeps {s} up to date.",
     "Notes on {s} from {first}, last reviewed in {month}.",
     "Everything about {s}, shared with the {dept} team.",
-    "{s}, set up by {first} {last} in {month}.",
+    "{first} {last} set up {s} in {month}.",
 )
 
 
@@ -501,6 +501,8 @@ def about_subject(subject: str, table: str, rng: random.Random) -> str:
         "time": f"{rng.randint(8, 18)}:{rng.choice(('00', '15', '30', '45'))}", "doc": rng.choice(DOCS),
         "dept": rng.choice(LEXICONS["department"]),
     }  # fmt: skip
+    # the subject is quoted inside the sentence, never first: a request quoting the value would nest the quotes
+    # ('""Monthly Department", set up by ..."', blind readers of seed 84)
     text = rng.choice(lines).format(**slots)
     return text[0].upper() + text[1:]
 
