@@ -1752,3 +1752,27 @@ def test_a_delete_keeps_its_row_only_in_a_state_it_says(name, description, state
         }
     else:
         assert op["type"] == "update" and op["fixed"] == {"status": kept}, op
+
+
+def test_a_format_after_a_rows_key_in_its_route_never_keys_it():
+    """Flat's `GET /scores/{score}/revisions/{revision}/{format}`: blind readers of seed 84 found the revisions
+    table keyed by "format". The revision keys the row; the format is how it is read."""
+    revision = {"type": "object", "properties": {"id": _S, "description": _S, "format": _S}}
+    route = "/scores/{score}/revisions/{revision}/{format}"
+    args = {"score": _ID, "revision": _ID, "format": _ID}
+    tools = [
+        api_tool("getScoreRevisionData", "GET", route, args, list(args), revision, group="Flat"),
+        api_tool(
+            "getScoreRevisions",
+            "GET",
+            "/scores/{score}/revisions",
+            {"score": _ID},
+            ["score"],
+            {"type": "array", "items": revision},
+            group="Flat",
+        ),
+    ]
+    spec = _spec(tools, name="scores")
+    table = next(t for t in spec["tools"] if t["name"] == "getScoreRevisionData")["operation"]["table"]
+    assert spec["tables"][table]["primary_key"] != "format", spec["tables"][table]
+    assert "revision" in spec["tables"][table]["primary_key"], spec["tables"][table]["primary_key"]

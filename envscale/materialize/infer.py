@@ -556,6 +556,10 @@ _WHEN = re.compile(r"(?:^|_)(?:date|year|month|day|time|datetime|timestamp|perio
 """A route parameter that says when (`{startDate}`, `{year}`): after the row's own key, it qualifies the row."""
 
 
+_AS = re.compile(r"(?:^|_)(?:format|extension|ext|encoding|locale|lang|language|variant)$")
+"""A route parameter that says how a row is read (`{format}`): after the row's own key, never its key."""
+
+
 def qualified_keys(path: Any, path_keys: dict[str, str], entity: str | None) -> dict[str, str]:
     """The route's keys with the one of a qualified resource named by its qualified entity: in
     `/v1/accounts/{account}/external_accounts/{id}`, `id` keys an `external_account` and `account` an account."""
@@ -755,8 +759,12 @@ def infer_spec(
                 ):
                     # elmah.io's `DELETE /v3/messages/{logId}`: the log's messages, never the message keyed by a log id
                     continue
-                if own is not None and _WHEN.search("_".join(tokens(param)).lower()):
-                    continue  # Paylocity's `/earnings/{earningCode}/{startDate}`: the code keys it, the date dates it
+                if own is not None and (
+                    _WHEN.search(low := "_".join(tokens(param)).lower()) or _AS.search(low)
+                ):
+                    # Paylocity's `/earnings/{earningCode}/{startDate}`: the code keys it, the date dates it; Flat's
+                    # `/revisions/{revision}/{format}`: the format it is read in (blind readers: "keyed by format")
+                    continue
                 own = param
         if own is None and m.entity:  # `order_id` for an order; then `external_order_id`
             named = {p: key_entity(p) or name_key_entity(p) for p in props}
