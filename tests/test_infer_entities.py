@@ -1776,3 +1776,22 @@ def test_a_format_after_a_rows_key_in_its_route_never_keys_it():
     table = next(t for t in spec["tools"] if t["name"] == "getScoreRevisionData")["operation"]["table"]
     assert spec["tables"][table]["primary_key"] != "format", spec["tables"][table]
     assert "revision" in spec["tables"][table]["primary_key"], spec["tables"][table]["primary_key"]
+
+
+def test_an_idfk_argument_references_its_entity():
+    """Avaza names its foreign keys `CompanyIDFK`, `ProjectIDFK`: blind readers of seed 84 found "*_idfk integers
+    that reference nothing" (company_idfk 90 with 20 companies). Such a key references its entity's table."""
+    company = {"type": "object", "properties": {"CompanyID": _I, "CompanyName": _S}}
+    invoice = {"type": "object", "properties": {"InvoiceID": _I, "CompanyIDFK": _I, "Subject": _S}}
+    tools = [
+        api_tool("CompanyGet", "GET", "/company/{CompanyID}", {"CompanyID": {**_I, "x-in": "path"}}, ["CompanyID"], company, group="Avaza"),
+        api_tool("CompanyList", "GET", "/company", {}, [], {"type": "array", "items": company}, group="Avaza"),
+        api_tool("InvoiceGet", "GET", "/invoice/{InvoiceID}", {"InvoiceID": {**_I, "x-in": "path"}}, ["InvoiceID"], invoice, group="Avaza"),
+        api_tool("InvoicePost", "POST", "/invoice", {"CompanyIDFK": _I, "Subject": _S}, ["CompanyIDFK"], invoice, group="Avaza"),
+    ]  # fmt: skip
+    spec = _spec(tools, name="avaza")
+    table = next(t for t in spec["tools"] if t["name"] == "InvoicePost")["operation"]["table"]
+    refs = {
+        c: s.get("references") for c, s in spec["tables"][table]["columns"].items() if "idfk" in c.lower()
+    }
+    assert refs and all(r and "compan" in r for r in refs.values()), spec["tables"][table]["columns"]

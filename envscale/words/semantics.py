@@ -126,7 +126,7 @@ _NOISE = frozenset(
     "v1 v2 v3 api my me list get one many specific given single multiple existing as".split()
 )
 _PREPOSITIONS = ("to", "from", "into", "in", "on", "onto", "for", "by")
-_KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9_]*?)(?:_id|Id|ID|_uuid|_gid|Gid)$")
+_KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9_]*?)(?:_id|Id|ID|_uuid|_gid|Gid|_idfk|IDFK|Idfk)$")
 _PAGINATION = frozenset(
     "page page_number page_size per_page offset cursor limit max_results top_k num_results count n size "
     "max page_token next_token continuation_token start_cursor skip take first last before_cursor "
