@@ -1795,3 +1795,33 @@ def test_an_idfk_argument_references_its_entity():
         c: s.get("references") for c, s in spec["tables"][table]["columns"].items() if "idfk" in c.lower()
     }
     assert refs and all(r and "compan" in r for r in refs.values()), spec["tables"][table]["columns"]
+
+
+def test_enabling_starts_from_the_disabled_state_it_undoes():
+    """elmah.io's logs are `active`, `enabled` or `disabled`: blind readers of seed 84 found `Logs_Enable` allowed
+    only on an active log, so a disabled log could never be enabled again. Enabling undoes `disabled`: it is allowed
+    from it (and refused on a log already enabled)."""
+    log = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "name": _S,
+            "status": {"type": "string", "enum": ["active", "enabled", "disabled"]},
+        },
+    }
+    tools = [
+        api_tool("Logs_Get", "GET", "/v3/logs/{id}", {"id": _ID}, ["id"], log),
+        api_tool("Logs_Enable", "POST", "/v3/logs/{id}/_enable", {"id": _ID}, ["id"], None),
+        api_tool("Logs_Disable", "POST", "/v3/logs/{id}/_disable", {"id": _ID}, ["id"], None),
+    ]
+    spec = _spec(tools, "logs")
+    env = Environment(spec)
+    env.reset()
+    pk = spec["tables"]["logs"]["primary_key"]
+    log = next(r for r in env.dump()["logs"] if r["status"] != "disabled")
+    assert env.step("Logs_Disable", {"id": log[pk]})["ok"]
+    assert env.step("Logs_Enable", {"id": log[pk]})["ok"], next(
+        t for t in spec["tools"] if t["name"] == "Logs_Enable"
+    )
+    assert next(r for r in env.dump()["logs"] if r[pk] == log[pk])["status"] == "enabled"
+    assert not env.step("Logs_Enable", {"id": log[pk]})["ok"]

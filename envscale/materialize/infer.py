@@ -2166,10 +2166,15 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         return [value], f"refused: the {entity} is not {value} ({sentence.rstrip('.')})"
     if target is not None:
         reopens = use.meaning.verb in _REOPEN_VERBS or str(target).lower() in ("archived", "archive")
+        # an act that undoes a retired state starts from it: enabling a log starts from `disabled` (blind readers:
+        # elmah.io's "Logs_Enable works only on an already active log, so a disabled log can never be re-enabled")
+        undone = {_antonym(str(target).lower()), _OPPOSITES.get(str(target).lower(), "")} - {""}
         allowed = [
             v
             for v in enum
-            if v != target and str(v).lower() not in RETIRED_STATUSES and (reopens or not _finished_status(v))
+            if v != target
+            and (str(v).lower() not in RETIRED_STATUSES or str(v).lower() in undone)
+            and (reopens or not _finished_status(v))
         ]
         if allowed and len(allowed) < len(enum):
             return allowed, f"refused: the {entity} is already {target} or retired"
