@@ -576,3 +576,16 @@ def test_a_status_kept_as_a_number_is_a_code():
     rows = generate_state(spec, seed=0, rows={"shares": 20})["shares"]
     assert {r["status"] for r in rows} <= {0, 1} and len({r["status"] for r in rows}) == 2, rows
     assert max(r["download_count"] for r in rows) > 1  # a count stays a count
+
+
+def test_a_name_run_together_is_read_in_its_words_first():
+    """A credit API's `creditlimit` ("If the user don't set a credit limit, the system will define 100") was read as
+    a person from its description. A name run together is read in its words first: a credit limit is money."""
+    from envscale.env.data.meaning import string_meaning
+
+    texts = "If the user don't set a credit limit, the system will define 100 for default"
+    assert string_meaning("accounts", "creditlimit", texts, ()) == string_meaning(
+        "accounts", "credit_limit", "", ()
+    )
+    assert string_meaning("users", "firstname", "", ()) == "first_name"
+    assert string_meaning("users", "phonenumber", "", ()) == "phone"

@@ -42,7 +42,7 @@ from typing import Any
 from envscale.env.data.vocabulary import LEXICONS, norm
 from envscale.env.spec import GENERATORS
 from envscale.words.inflect import singular
-from envscale.words.names import name_words
+from envscale.words.names import glued_words, name_words
 
 # ----------------------------------------------------------------------------------------------
 # The words of a name (split by `envscale.words.names.name_words`).
@@ -926,6 +926,18 @@ _DONE_WORDS = frozenset(
 
 
 def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
+    """What a string column holds, read from its formats, its name and its texts (see `column_meaning`); a name
+    run together (`creditlimit`) is read in its words first (a credit limit, never the person its description
+    speaks of: "If the user don't set a credit limit ...")."""
+    parts = glued_words(column) if len(name_words(column)) == 1 else ()
+    if len(parts) > 1:
+        meaning = _string_meaning(table, "_".join(parts), texts, formats)
+        if meaning != "unknown":
+            return meaning
+    return _string_meaning(table, column, texts, formats)
+
+
+def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     n = column.lower()
     words = name_words(column)
     last = words[-1] if words else n
