@@ -927,14 +927,16 @@ _DONE_WORDS = frozenset(
 
 def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     """What a string column holds, read from its formats, its name and its texts (see `column_meaning`); a name
-    run together (`creditlimit`) is read in its words first (a credit limit, never the person its description
-    speaks of: "If the user don't set a credit limit ...")."""
+    run together (`creditlimit`) is read in its words where it is read as nothing otherwise, or where its words
+    name a number (a credit limit, never the person its description speaks of: "If the user don't set a credit
+    limit ...")."""
+    meaning = _string_meaning(table, column, texts, formats)
     parts = glued_words(column) if len(name_words(column)) == 1 else ()
     if len(parts) > 1:
-        meaning = _string_meaning(table, "_".join(parts), texts, formats)
-        if meaning != "unknown":
-            return meaning
-    return _string_meaning(table, column, texts, formats)
+        split = _string_meaning(table, "_".join(parts), texts, formats)
+        if split != "unknown" and (meaning == "unknown" or split.startswith("num:")):
+            return split  # a number its words name wins over what the description speaks of
+    return meaning
 
 
 def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
