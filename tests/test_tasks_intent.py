@@ -1201,18 +1201,21 @@ def test_a_person_is_invited_by_their_email_with_a_role(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("kept", "asked", "state"),
+    ("kept", "description", "asked", "state"),
     [
-        ("inactive", "deactivate", "inactive"),
-        ("cancelled", "cancel", "cancelled"),
-        ("trashed", "delete", "deleted"),
+        ("inactive", "Delete a campaign: it is deactivated and stops serving.", "deactivate", "inactive"),
+        ("cancelled", "Delete a campaign (it is cancelled).", "cancel", "cancelled"),
+        ("trashed", "Delete a campaign.", "delete", "deleted"),
+        ("inactive", "Delete a campaign.", "delete", "deleted"),  # kept to restore (Flat's trash): a delete
     ],
 )
-def test_a_soft_delete_is_asked_by_the_state_it_keeps(tmp_path, kept, asked, state):
+def test_a_soft_delete_is_asked_by_the_state_it_keeps(tmp_path, kept, description, asked, state):
     """A campaign's delete keeps the row in a state. Blind readers found "delete the campaign if it isn't
     inactive yet" (the verb and the state disagree), then "delete ... unless it is already deleted" where
-    deleted meant inactive. The request asks for the state the row is kept in ("deactivate the campaign"),
-    and a delete that keeps no retiring state (`trashed`) is asked and confirmed as a delete."""
+    deleted meant inactive, then (seed 84) "deactivate" done by a `*Delete` tool. The request asks for the state
+    the row is kept in ("deactivate the campaign") where the tool says it deactivates; a delete that says
+    nothing of the state it keeps (`trashed`, or `inactive` kept to restore) is asked and confirmed as a
+    delete."""
     spec = {
         "name": "ads",
         "description": "An ads service.",
@@ -1231,7 +1234,7 @@ def test_a_soft_delete_is_asked_by_the_state_it_keeps(tmp_path, kept, asked, sta
         "tools": [
             {
                 "name": "deleteCampaign",
-                "description": "Delete a campaign.",
+                "description": description,
                 "kind": "write",
                 "parameters": {
                     "type": "object",

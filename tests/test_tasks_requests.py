@@ -886,7 +886,13 @@ def test_a_row_reached_through_its_own_kind_of_address_is_not_named_twice():
         GoldCall("get_customer", {"customer_id": "cus_0001"}, {"customer_id": "call[0][0].customer_id"},
                  result={"customer_id": "cus_0001", "name": "Ann Parker", "email": "ann.parker@example.com"}),
     ]  # fmt: skip
-    draft = TaskDraft("shop", "read", calls, user_facts={"company": "Burton-Fisher"}, answer_facts=["ann.parker@example.com"])
+    draft = TaskDraft(
+        "shop",
+        "read",
+        calls,
+        user_facts={"company": "Burton-Fisher"},
+        answer_facts=["ann.parker@example.com"],
+    )
     goal = write_instructions(draft, spec, random.Random(0)).goal
     assert "customer of the customer address" not in goal and "customer of the address" in goal, goal
     assert "Burton-Fisher" in goal, goal

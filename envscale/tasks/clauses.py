@@ -216,7 +216,7 @@ class Clauses(Attributes):
         self, step: Step, target: NP, obj: str, short: str, rest: list[Arg], keyed: bool, show_hidden: bool
     ) -> tuple[str, str, Any]:
         """A status change: "cancel the order ord_0007", "mark my ticket as resolved", "log out of my account"."""
-        retiring = retiring_verb(step.verb, step.status)
+        retiring = retiring_verb(step.verb, step.status, str(step.tool.get("description") or ""))
         verb = retiring or (
             step.verb
             if step.verb
@@ -227,7 +227,7 @@ class Clauses(Attributes):
             self._attr(step, a) for a in rest if not (a.hidden and not show_hidden) and not _in_path(step, a)
         ]
         tail = f" with {join(extras)}" if extras else ""
-        status = said_state(step.verb, step.status or "")
+        status = said_state(step.verb, step.status or "", str(step.tool.get("description") or ""))
         own = step.meaning.entity and target.row == (self.person, "self") and not keyed
         thing = readable_words(step.meaning.entity or "")
         if verb in SIGN_VERBS:

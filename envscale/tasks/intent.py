@@ -376,7 +376,7 @@ class Writer(Clauses):
             if branch and step.call is branch["write"]:
                 # the decision, as a person states it: "cancel it, unless it is already cancelled: then ..."
                 asked = readable_words(branch["ask"])
-                state = said_state(step.verb, branch["value"])
+                state = said_state(step.verb, branch["value"], str(step.tool.get("description") or ""))
                 told = branch["ask"] == branch["column"]
                 clause = _condition(clause, state, branch["ask"], self.rng, told=told)
                 if branch["taken"] == "tell":

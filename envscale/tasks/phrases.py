@@ -298,8 +298,12 @@ class Phrases(Steps):
                 # a person's department is theirs ("look up the employee named Kevin Krueger, look up its
                 # department", a blind reader)
                 return NP(noun, self._owner_word(src.table), row=(ref, value), short=f"the {noun}")
-            if base.head.startswith(f"{noun} ") and base.det == "the":  # "the customer of the address whose ...",
-                base.head = base.head[len(noun) + 1 :]  # never "the customer of the customer address whose ..."
+            if (
+                base.head.startswith(f"{noun} ") and base.det == "the"
+            ):  # "the customer of the address whose ...",
+                base.head = base.head[
+                    len(noun) + 1 :
+                ]  # never "the customer of the customer address whose ..."
             return NP(noun, "the", post=[f"of {base.render()}"], row=(ref, value), short=f"the {noun}")
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
             return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")

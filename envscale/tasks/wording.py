@@ -593,25 +593,27 @@ def change_label(label: str, value: Any) -> str:
 _REMOVALS = frozenset("delete remove erase discard".split())
 
 
-def retiring_verb(verb: str | None, value: Any) -> str | None:
+def retiring_verb(verb: str | None, value: Any, description: str = "") -> str | None:
     """The verb a person asks a soft delete by, from the state the row is kept in: a delete that keeps an
     appointment `cancelled` is asked as "cancel the appointment", one that keeps a campaign `inactive` as
     "deactivate the campaign" (blind readers found both "delete the campaign if it isn't inactive yet" and
     "delete ... if it isn't deleted yet" where deleted meant cancelled). `None` where the verb is no removal or
-    the state is no retiring one (`deleted`, `trashed`: a delete is said as a delete)."""
+    the state is no retiring one (`deleted`, `trashed`: a delete is said as a delete), and where the tool's
+    `description` does not say the act (a Flat collection kept `inactive` in the trash, to restore, is deleted;
+    blind readers of seed 84 found "deactivate" done by a `*Delete` tool)."""
     state = value.strip().lower().replace("-", "_") if isinstance(value, str) else ""
     if verb not in _REMOVALS or state not in RETIRED_STATUSES:
         return None
-    # the verb that sets this state first (`inactive` is deactivate's, archive's only second), else any that sets it;
-    # never a synonym of the delete itself (`trash`)
+    said = set(re.findall(r"[a-z]+", description.lower()))
+    # the verbs that set this state, never a synonym of the delete itself (`trash`): the one the description says
     verbs = [v for v, states in STATUS_VERBS.items() if state in states and v not in DELETE_VERBS]
-    return next((v for v in verbs if STATUS_VERBS[v][0] == state), verbs[0] if verbs else None)
+    return next((v for v in verbs if said & {v, v + "s", v + "d", v + "ed", participle(v)}), None)
 
 
-def said_state(verb: str | None, value: Any) -> str:
+def said_state(verb: str | None, value: Any, description: str = "") -> str:
     """The state a request names a status change by: its value ("cancelled", said with the verb
     `retiring_verb` gives a soft delete), but "deleted" where the user asked to delete and the state is no
     retiring one (`trashed`, `removed`)."""
-    if verb in _REMOVALS and retiring_verb(verb, value) is None:
+    if verb in _REMOVALS and retiring_verb(verb, value, description) is None:
         return participle(verb)
     return format_value(value, enum=True)
