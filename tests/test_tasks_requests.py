@@ -896,3 +896,24 @@ def test_a_row_reached_through_its_own_kind_of_address_is_not_named_twice():
     goal = write_instructions(draft, spec, random.Random(0)).goal
     assert "customer of the customer address" not in goal and "customer of the address" in goal, goal
     assert "Burton-Fisher" in goal, goal
+
+
+def test_an_answer_held_by_two_fields_is_asked_by_one():
+    """Seed 85: "find out the display name and name of orgunit 2", where the display name is the name. Each answer
+    is asked by one field."""
+    s = {"type": "string"}
+    spec = {
+        "name": "org",
+        "tables": {"orgunits": {"primary_key": "orgunit_id", "columns": {
+            "orgunit_id": s, "display_name": s, "name": s, "country": s}}},
+        "tools": [{"name": "get_orgunit", "description": "Get an orgunit.", "kind": "read",
+                   "parameters": {"type": "object", "properties": {"orgid": s}, "required": ["orgid"]},
+                   "operation": {"type": "get", "table": "orgunits", "key": {"orgunit_id": "orgid"}}}],
+    }  # fmt: skip
+    row = {"orgunit_id": "2", "display_name": "Finance", "name": "Finance", "country": "Norway"}
+    call = GoldCall("get_orgunit", {"orgid": "2"}, {"orgid": "user"}, result=row)
+    draft = TaskDraft(
+        "org", "read", [call], user_facts={"orgunit id": "2"}, answer_facts=["Finance", "Norway"]
+    )
+    goal = write_instructions(draft, spec, random.Random(0)).goal
+    assert "country" in goal and not re.search(r"display name,? (and )?name\b", goal), goal

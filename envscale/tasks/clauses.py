@@ -291,10 +291,13 @@ class Clauses(Attributes):
             if s.index > step.index and s.kind in ("get", "list") and s.result is not None
         ]
         answers = [ans for ans in answers if not any(_holds(result, ans) for result in later)]
+        named: list = []  # each answer is asked by one field: never "the display name and name of orgunit 2"
         for row in rows:
             for col, value in row.items() if isinstance(row, dict) else []:
-                if col not in fields and col not in asked and any(same_value(value, ans) for ans in answers):
+                hit = next((i for i, ans in enumerate(answers) if same_value(value, ans)), None)
+                if col not in fields and col not in asked and hit is not None and hit not in named:
                     fields.append(col)
+                    named.append(hit)
         if len(fields) > 1 and pk in fields:
             fields.remove(pk)
         counted = isinstance(step.result, list) and any(same_value(len(step.result), a) for a in answers)
