@@ -1038,3 +1038,49 @@ def test_a_new_row_is_made_with_its_amount_date_and_name_when_its_tool_takes_the
         calls = [valid_call(env, spec["tools"][0], rows, random.Random(seed))[0] for seed in range(20)]
     assert all({"amount", "expense_date"} <= set(args) for args in calls), calls
     assert 0 < sum("notes" in args for args in calls) < 20
+
+
+def test_an_updated_persons_new_email_is_of_their_own_name_even_beside_a_new_name():
+    """Seed 85: "update the email address of the user named Kristopher Schneider to cynthia.miranda@example.com":
+    the call renamed him too, and the request left the rename out (a person is never renamed to a made-up name).
+    An update's new email is of the person's own name."""
+    import random
+
+    from envscale.materialize.verify import valid_call
+
+    S, N = {"type": "string"}, {"type": "string", "nullable": True}
+    spec = {
+        "name": "ci",
+        "description": "A CI service's users.",
+        "tables": {"users": {"primary_key": "user_id", "columns": {"user_id": S, "full_name": N, "email": N}}},
+        "tools": [
+            {
+                "name": "updateUser",
+                "description": "Update a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"userId": S, "fullName": S, "email": S},
+                    "required": ["userId", "fullName", "email"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "users",
+                    "key": {"user_id": "userId"},
+                    "set": {"full_name": "fullName", "email": "email"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        checked = 0
+        for seed in range(10):
+            args, user = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            words = (user["full_name"] or "").split()
+            if len(words) == 2 and all(w.isalpha() and w[0].isupper() for w in words):
+                checked += 1
+                assert args["email"].startswith(".".join(words).lower()), (args, user)
+        assert checked

@@ -749,8 +749,8 @@ def _one_person(
     args: dict[str, Any],
     target: dict[str, Any] | None = None,
 ) -> None:
-    """A person's row is one person: the email address and username a call writes are of the name it gives, else
-    of the row's own name (an update), else of the person the new row belongs to (a user's contact email).
+    """A person's row is one person: the email address and username a call writes are of the row's own name (an
+    update), else of the name it gives, else of the person the new row belongs to (a user's contact email).
     Blind readers: an identity "Bill Ryan" with djohnson@example.net and username eric.kaufman16; a new user
     Martin Everett with username anita.sanchez88 and contact email benjamin.daniels@...; Kristen Smith's email
     changed to erice@example.net."""
@@ -761,7 +761,12 @@ def _one_person(
     last = next((args[arg_of[c]] for c in _LAST_NAMES if c in arg_of), None)
     full = next((args[arg_of[c]] for c in _FULL_NAMES if c in arg_of), None)
     words = full.split() if isinstance(full, str) else []
-    if len(words) == 2 and all(w.isalpha() and w[:1].isupper() for w in words):
+    own = _name_in(target)
+    if own is not None:
+        # an update's person stays who they are (a new name for them is dropped from the request: "renamed_person"),
+        # so their new email is of their own name (seed 85: Kristopher Schneider's email changed to cynthia.miranda@)
+        first, last = own
+    elif len(words) == 2 and all(w.isalpha() and w[:1].isupper() for w in words):
         # the row's name is the person's: its first and last names are of it ("a customer named Jeffrey Holt with
         # lastname Torres", a blind reader)
         first, last = words
@@ -774,8 +779,8 @@ def _one_person(
             ):
                 args[arg_of[column]] = value
     elif not (isinstance(first, str) and isinstance(last, str)):
-        # no name given: the row's own (an update), else the person it belongs to (a user's contact email)
-        name = _name_in(target) or _owner_name(env, rows, tspec, bound, args)
+        # no name given: the person it belongs to (a user's contact email)
+        name = _owner_name(env, rows, tspec, bound, args)
         if name is None:
             return  # a name of a person: two capitalised words ("Bill Ryan"), never "Q3 Planning Board"
         first, last = name
