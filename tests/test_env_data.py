@@ -1852,3 +1852,30 @@ def test_prose_about_a_subject_never_opens_with_its_quoted_name():
         for seed in range(30):
             text = about_subject("Monthly Department", table, random.Random(seed))
             assert '"Monthly Department"' in text and not text.startswith('"'), text
+
+
+def test_a_person_held_as_an_object_is_one_person_and_in_their_own_row_the_rows():
+    """Seed 85: AppVeyor's user Kristopher Schneider had a nested `user` {"name": "Krystal Ramsey", "email":
+    "kramsey@example.com"}. A person's object names one person, and in a person's own row it is that row's."""
+    s = {"type": "string", "nullable": True}
+    spec = {
+        "name": "ci",
+        "tools": [
+            {
+                "name": "add_user",
+                "description": "Add a user.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"user": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "email": {"type": "string"}}}}},
+                "operation": {"type": "insert", "table": "users", "values": {"user": "user"}, "generate": {"user_id": "id"}},
+            }
+        ],
+        "tables": {"users": table({"user_id": S, "full_name": s, "email": s, "user": {"type": "json", "nullable": True}})},
+    }  # fmt: skip
+    rows = generate_state(spec, seed=5, rows={"users": 12})["users"]
+    nested = [r for r in rows if isinstance(r["user"], dict) and r["full_name"] and r["email"]]
+    assert nested, rows
+    for row in nested:
+        assert row["user"].get("email", row["email"]) == row["email"], row
+        assert row["user"].get("name", row["full_name"]) == row["full_name"], row
+    assert any("name" in r["user"] for r in nested) and any("email" in r["user"] for r in nested)

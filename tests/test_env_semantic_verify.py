@@ -1052,7 +1052,9 @@ def test_an_updated_persons_new_email_is_of_their_own_name_even_beside_a_new_nam
     spec = {
         "name": "ci",
         "description": "A CI service's users.",
-        "tables": {"users": {"primary_key": "user_id", "columns": {"user_id": S, "full_name": N, "email": N}}},
+        "tables": {
+            "users": {"primary_key": "user_id", "columns": {"user_id": S, "full_name": N, "email": N}}
+        },
         "tools": [
             {
                 "name": "updateUser",

@@ -186,6 +186,7 @@ def build_state(
     copied = _copies_of_referenced_rows(spec, state, implicit, bound)
     _people_in_roles(spec, state, implicit)
     _handles_of_their_names(spec, state, implicit, bound, copied, seed)
+    _people_in_objects(spec, state, implicit, bound, seed)
     _display_names_are_names(spec, state)
     return state
 
@@ -656,6 +657,51 @@ def _emails_of(value: Any, name: tuple[str, str], rng: random.Random) -> Any:
             for k, v in value.items()
         }
     return value
+
+
+_SELF_OBJECTS = frozenset(("user", "profile", "person", "account", "me", "self", "identity"))
+
+
+def _people_in_objects(
+    spec: dict[str, Any],
+    state: dict[str, list[dict[str, Any]]],
+    implicit: dict[tuple[str, str], str],
+    bound: dict[tuple[str, str], list[dict[str, Any]]],
+    seed: int,
+) -> None:
+    """A person held as an object (`{"name": ..., "email": ...}`) is one person, and in a person's own row
+    (AppVeyor's user with a nested `user`) it is that row's person: seed 85's readers found user Kristopher
+    Schneider whose nested user was Krystal Ramsey, kramsey@example.com."""
+    for table, tspec in spec["tables"].items():
+        own = _person_columns(spec, table, implicit, bound).get("", {})
+        mine = names_a_person(table)
+        rng = random.Random(f"{seed}:{table}:@objects")
+        for column, cspec in tspec["columns"].items():
+            if cspec.get("type") != "json":
+                continue
+            self_object = mine and set(w.lower() for w in name_words(column)) & _SELF_OBJECTS
+            for row in state[table]:
+                value = row.get(column)
+                if not isinstance(value, dict) or not {"name", "email"} & set(value):
+                    continue
+                name = _name_of(row, own) if self_object else None
+                if name is not None:
+                    if isinstance(value.get("name"), str):
+                        value["name"] = " ".join(name)
+                    if isinstance(value.get("email"), str) and isinstance(row.get(own.get("email", "")), str):
+                        value["email"] = row[own["email"]]
+                email = value.get("email")
+                name = name or _name_of(value, _OBJECT_NAMES)
+                if (
+                    name is not None
+                    and isinstance(email, str)
+                    and "@" in email
+                    and not _handle_of(email, name)
+                ):
+                    value["email"] = email_for(*name, rng).split("@")[0] + "@" + email.split("@", 1)[1]
+
+
+_OBJECT_NAMES = {"person": "name", "first_name": "first_name", "last_name": "last_name"}
 
 
 _DISPLAY_NAMES = frozenset(("displayname", "friendlyname", "shownname"))
