@@ -1825,3 +1825,26 @@ def test_enabling_starts_from_the_disabled_state_it_undoes():
     )
     assert next(r for r in env.dump()["logs"] if r[pk] == log[pk])["status"] == "enabled"
     assert not env.step("Logs_Enable", {"id": log[pk]})["ok"]
+
+
+def test_a_message_hidden_in_its_log_is_hidden_never_a_hides_row():
+    """elmah.io's `POST /v3/messages/{logId}/{id}/_hide`: seed 85's readers found `Messages_Hide` called with a
+    message id as `logId`, inserting a `hides` row whose `log_id` referenced messages. `logId` keys the log, `id`
+    the message; hiding sets the message hidden, and `GET /v3/messages/{logId}/{id}` reads one message."""
+    log = {"type": "object", "properties": {"id": _S, "name": _S}}
+    msg = {"type": "object", "properties": {"id": _S, "title": _S, "logId": _S}}
+    tools = [
+        api_tool("Logs_GetAll", "GET", "/v3/logs", {}, [], {"type": "array", "items": log}, group="elmah"),
+        api_tool("Messages_GetAll", "GET", "/v3/messages/{logId}", {"logId": _ID}, ["logId"],
+                 {"type": "array", "items": msg}, group="elmah"),
+        api_tool("Messages_Get", "GET", "/v3/messages/{logId}/{id}", {"logId": _ID, "id": _ID}, ["logId", "id"], msg,
+                 group="elmah"),
+        api_tool("Messages_Hide", "POST", "/v3/messages/{logId}/{id}/_hide", {"logId": _ID, "id": _ID},
+                 ["logId", "id"], None, group="elmah"),
+    ]  # fmt: skip
+    spec = _spec(tools, name="elmah")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert "hides" not in spec["tables"], list(spec["tables"])
+    assert ops["Messages_Hide"]["table"] == "messages" and "hidden" in ops["Messages_Hide"]["fixed"].values()
+    assert ops["Messages_Hide"]["key"] == {"message_id": "id"}, ops["Messages_Hide"]
+    assert ops["Messages_Get"]["type"] == "get" and ops["Messages_Get"]["key"] == {"message_id": "id"}

@@ -819,11 +819,18 @@ def path_entities(path: str | None) -> dict[str, str]:
     `{"tasklist": "list", "task": "task"}` (the resource segment before it, singular)."""
     out: dict[str, str] = {}
     noun = None
+    previous = None  # the parameter just before, when the segment before this one was a parameter
     for seg in (path or "").strip("/").split("/"):
         match = re.fullmatch(r"\{([^}]+)\}", seg)
         if match and noun:
             out[match.group(1)] = noun
+            owner = key_entity(previous) if previous else None
+            if owner and owner != noun and not key_entity(match.group(1)):
+                # elmah.io's `/messages/{logId}/{id}`: the log's messages, keyed by `id`; `logId` keys a log
+                out[previous] = owner
+            previous = match.group(1)
         elif seg and not match and not seg.startswith("@"):
+            previous = None
             words = tokens(seg)
             if words and not re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest", seg.lower()):
                 noun = singular(words[-1])

@@ -81,6 +81,9 @@ STATUS_VERBS: dict[str, tuple[str, ...]] = {
     "void": ("voided", "void", "cancelled"),
     "capture": ("captured", "paid"),
     "expire": ("expired",),
+    "hide": ("hidden",),  # elmah.io's `Messages_Hide` inserted a `hides` row (blind readers)
+    "unhide": ("visible",),
+    "fix": ("fixed", "resolved"),  # elmah.io's `Messages_Fix`: the message is marked fixed
 }
 """Verbs that move a row to another status, with the status values each one sets, preferred first."""
 RETIRED_STATUSES = frozenset(
