@@ -1825,6 +1825,9 @@ def test_enabling_starts_from_the_disabled_state_it_undoes():
     )
     assert next(r for r in env.dump()["logs"] if r[pk] == log[pk])["status"] == "enabled"
     assert not env.step("Logs_Enable", {"id": log[pk]})["ok"]
+    # an active log is enabled already (seed 85: "enable it" moved an active log to enabled)
+    active = [r[pk] for r in env.dump()["logs"] if r["status"] == "active"]
+    assert active and not any(env.step("Logs_Enable", {"id": a})["ok"] for a in active)
 
 
 def test_a_message_hidden_in_its_log_is_hidden_never_a_hides_row():

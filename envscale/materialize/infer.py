@@ -2169,10 +2169,13 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         # an act that undoes a retired state starts from it: enabling a log starts from `disabled` (blind readers:
         # elmah.io's "Logs_Enable works only on an already active log, so a disabled log can never be re-enabled")
         undone = {_antonym(str(target).lower()), _OPPOSITES.get(str(target).lower(), "")} - {""}
+        # a state the act itself sets is where it already is: enabling an `active` log changes nothing (seed 85)
+        reached = set(STATUS_VERBS.get(str(use.meaning.verb or ""), ()))
         allowed = [
             v
             for v in enum
             if v != target
+            and str(v).lower() not in reached
             and (str(v).lower() not in RETIRED_STATUSES or str(v).lower() in undone)
             and (reopens or not _finished_status(v))
         ]
