@@ -589,3 +589,12 @@ def test_a_name_run_together_is_read_in_its_words_first():
     )
     assert string_meaning("users", "firstname", "", ()) == "first_name"
     assert string_meaning("users", "phonenumber", "", ()) == "phone"
+
+
+def test_a_webhooks_method_is_an_http_method():
+    """Seed 85: "set its event method to Harper Charity Gala" (Vonage's `event_method`, the HTTP method of the
+    event webhook, filled with an event's name)."""
+    from envscale.env.data.meaning import string_meaning
+
+    for column in ("event_method", "eventMethod", "status_callback_method", "answer_method"):
+        assert string_meaning("conversations", column, "", ()) == "lex:http_method", column

@@ -459,7 +459,7 @@ phone: visitor_contact contact usermobilenumber
 airport: origin_airport destination_airport departure_airport arrival_airport iata airport_code
 lex:db_table: table
 lex:season: semester
-lex:http_method: method http_method request_method httpmethod
+lex:http_method: method http_method request_method httpmethod event_method answer_method fallback_answer_method status_callback_method callback_method webhook_method sms_method voice_method eventmethod answermethod statuscallbackmethod callbackmethod
 first_name: pet_name petname
 person: spouse_of spouse_name
 lex:service: streaming_service service_name
