@@ -47,6 +47,8 @@ The package, in the order a value is made:
   `schema_value`, `pattern_value`;
 - `keys`: each table's key format (`key_formats`: numbers, `cus_0007`, or readable names where the key
   is a name, `vault-finance-prod-02`), and the number a key ends with;
+- `people`: one person in a row, once every table is drawn: a name, its email and username agree, in a
+  person's own row and in the objects that hold them, and a display name is its row's name;
 - `generate`: `generate_state` and `build_state`, the table order, the clock (`parse_now`), the
   constants;
 - `filler`: `is_filler`, `filler_counts`, `filler_share`.

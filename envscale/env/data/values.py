@@ -137,14 +137,15 @@ def _place(c: Col, i: int) -> PlaceRow:
     return c.places[i] if c.places is not None else c.rng.choice(PLACES)
 
 
-def _ascii(text: str) -> str:
+def ascii_letters(text: str) -> str:
+    """The lower-case ASCII letters and digits of a text: `Zoë O'Neil` -> `zoeoneil`."""
     return re.sub(
         r"[^a-z0-9]", "", unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     )
 
 
 def email_for(first: str, last: str, rng: random.Random) -> str:
-    f, la = _ascii(first), _ascii(last)
+    f, la = ascii_letters(first), ascii_letters(last)
     local = rng.choice(
         (f"{f}.{la}", f"{f}.{la}", f"{f[:1]}{la}", f"{f}{la}{rng.randrange(10, 99)}", f"{f}_{la}")
     )
@@ -152,7 +153,7 @@ def email_for(first: str, last: str, rng: random.Random) -> str:
 
 
 def username_for(first: str, last: str, rng: random.Random) -> str:
-    f, la = _ascii(first), _ascii(last)
+    f, la = ascii_letters(first), ascii_letters(last)
     return rng.choice(
         (f"{f}{la[:1]}{rng.randrange(10, 99)}", f"{f[:1]}{la}", f"{f}.{la}", f"{f}_{la}{rng.randrange(1, 9)}")
     )
@@ -676,7 +677,7 @@ def _code(c: Col, i: int) -> str:
         "arn": lambda: (
             f"arn:aws:{r.choice(('s3', 'iam', 'lambda', 'sns', 'sqs', 'ec2', 'rds'))}:"
             f"{r.choice(('us-east-1', 'us-west-2', 'eu-west-1'))}:{pick(digits, 12)}:"
-            f"{singular_word(c.table).replace('_', '-')}/{_ascii(pick_first_name(r)).lower()}-{r.randint(1, 99)}"
+            f"{singular_word(c.table).replace('_', '-')}/{ascii_letters(pick_first_name(r)).lower()}-{r.randint(1, 99)}"
         ),
     }
     if what in makers:
@@ -708,7 +709,7 @@ def _secret(c: Col, i: int) -> str:
 
 def _path(c: Col, i: int, kind: str) -> str:
     r = c.rng
-    user = _ascii(pick_first_name(r))
+    user = ascii_letters(pick_first_name(r))
     root = r.choice((f"/home/{user}", "/var/data", "/srv/app", "/opt/backups", f"/Users/{user}/Documents", "/mnt/storage"))  # fmt: skip
     folder = r.choice(
         ("reports", "images", "exports", "projects", "logs", "backups", "invoices", "models", "config")
