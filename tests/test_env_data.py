@@ -1879,3 +1879,22 @@ def test_a_person_held_as_an_object_is_one_person_and_in_their_own_row_the_rows(
         assert row["user"].get("email", row["email"]) == row["email"], row
         assert row["user"].get("name", row["full_name"]) == row["full_name"], row
     assert any("name" in r["user"] for r in nested) and any("email" in r["user"] for r in nested)
+
+
+def test_a_todo_says_what_to_do_and_a_poll_asks():
+    """Seeds 85 and 86: a todo's content "Shared with the Finance team; questions to Brian.", poll and survey
+    texts "Kept up to date by the ... team". A to-do's text is something to do; a poll's is a question."""
+    s = {"type": "string", "nullable": True}
+    spec = {
+        "name": "t",
+        "tools": [],
+        "tables": {
+            "todos": table({"todo_id": S, "content": s}),
+            "polls": table({"poll_id": S, "title": s, "question": s}),
+        },
+    }
+    state = generate_state(spec, seed=1, rows={"todos": 8, "polls": 8})
+    contents = [r["content"] for r in state["todos"] if r["content"]]
+    assert contents and not any(re.search(r"team|Reviewed by|Set up by", c) for c in contents), contents
+    questions = [r["question"] for r in state["polls"] if r["question"]]
+    assert questions and all(q.endswith("?") for q in questions), questions

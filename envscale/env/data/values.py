@@ -436,6 +436,15 @@ SUBJECT_COLUMNS = ("title", "subject", "summary", "headline", "topic", "name", "
 #: What prose says about its row's subject, by the kind of thing the row is (words of its table's name).
 _ABOUT: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
     (
+        frozenset("poll polls survey surveys question questions questionnaire questionnaires quiz".split()),
+        (
+            "How would you rate {s}?",
+            "What did you think of {s}, and what should change before {month}?",
+            "Would you recommend {s} to a colleague?",
+            "Which part of {s} was the most useful to you?",
+        ),
+    ),
+    (
         frozenset(
             "ticket tickets issue issues incident incidents case cases bug bugs complaint complaints".split()
         ),

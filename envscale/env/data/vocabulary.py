@@ -567,6 +567,41 @@ _REPLIES = (
 # an employee's description is a line about the employee, never a stock sentence about an order or a lunch. Kinds
 # whose text may be about anything (messages, posts, emails) keep `PROSE`. Slots as in `PROSE`.
 ROW_TEXTS: tuple[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]], ...] = (
+    (  # a to-do says what to do (seed 85: a todo's content "Shared with the Finance team; questions to Brian.")
+        frozenset("todo todos task tasks chore chores reminder reminders checklist checklists".split()),
+        (
+            "Call the bank about the mortgage rate.",
+            "Send the {doc} to {first} before {weekday}.",
+            "Book flights for the {city} trip.",
+            "Renew the car insurance.",
+            "Pick up groceries on the way home.",
+            "Schedule a dentist appointment.",
+            "Review {first}'s notes before the meeting.",
+        ),
+        (
+            "Send the {doc} to {first} {last} by {weekday}.",
+            "Book the venue in {city} for the {dept} offsite.",
+            "Follow up with {first} about the {doc}.",
+            "Prepare the slides for the {dept} review in {month}.",
+        ),
+    ),
+    (  # a poll or a survey asks (seed 86: poll and survey texts "Kept up to date by the ... team")
+        frozenset(
+            "poll polls survey surveys question questions questionnaire questionnaires quiz quizzes".split()
+        ),
+        (
+            "How satisfied were you with today's session?",
+            "Which topic should we cover next?",
+            "Would you recommend this session to a colleague?",
+            "How would you rate the speaker?",
+        ),
+        (
+            "What should we improve before the {month} session?",
+            "Which day suits you best for the follow-up?",
+            "How useful was the {doc} you received?",
+            "Did the session answer your questions?",
+        ),
+    ),
     (
         frozenset(
             "order orders purchase purchases cart carts shipment shipments delivery deliveries package "
