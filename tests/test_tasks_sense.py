@@ -801,3 +801,10 @@ def test_a_rows_parents_are_each_said_once():
     assert _said_once(['of the budget named "X"', 'of the payee named "Y"']) == posts[:1] + [
         'of the payee named "Y"'
     ]
+    # seed 86: "the transaction of the budget named X of the payee named Y in the budget named X"
+    looped = ['of the budget named "X"', 'of the payee named "Y" in the budget named "X"']
+    assert _said_once(looped) == looped[1:]
+    from envscale.tasks.phrases import NP
+
+    said = NP("transaction", "the", post=looped).render()
+    assert said.count("budget named") == 1, said

@@ -81,7 +81,7 @@ class NP:
         if det in ("a", "an"):
             det = article(body)
         having = [f"with {join(self.having)}"] if self.having else []
-        return " ".join(p for p in [det, body, *self.post, *having] if p)
+        return " ".join(p for p in [det, body, *_said_once(self.post), *having] if p)
 
 
 def _locate(result: Any, path: list[Any]) -> tuple[Any, Any, list | None, int | None]:
@@ -190,8 +190,8 @@ def _said_once(posts: list[str]) -> list[str]:
     (blind readers of seed 84). A parent another parent's phrase already says is left out."""
     kept = []
     for post in posts:
-        parent = post[3:] if post.startswith("of ") else None
-        if parent and any(other != post and parent in other for other in posts):
+        match = re.match(r"(?:of|in|for) (.+)", post)
+        if match and any(other != post and match.group(1) in other for other in posts):
             continue
         kept.append(post)
     return kept
