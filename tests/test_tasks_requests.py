@@ -917,3 +917,27 @@ def test_an_answer_held_by_two_fields_is_asked_by_one():
     )
     goal = write_instructions(draft, spec, random.Random(0)).goal
     assert "country" in goal and not re.search(r"display name,? (and )?name\b", goal), goal
+
+
+def test_a_null_value_is_never_stated(env, shop):
+    """Seed 86: "update the business name of the location ... to Brown-Peters, the status to None". An optional
+    argument whose value is null is left out; a required one drops the task."""
+    customer = env.rows["customers"][0]
+    call = GoldCall(
+        "create_order",
+        {"customer_id": customer["customer_id"], "total": 12.5, "note": None},
+        {"customer_id": "user", "total": "constant", "note": "constant"},
+        write=True,
+    )
+    draft = _draft(env, "write", [call])
+    assert tidy(env, draft, random.Random(0)) is None
+    assert "note" not in call.arguments, call.arguments
+    assert "None" not in write_instructions(draft, shop, random.Random(0)).goal
+    required = GoldCall(
+        "create_order",
+        {"customer_id": customer["customer_id"], "total": None},
+        {"customer_id": "user", "total": "constant"},
+        write=True,
+    )
+    code, _ = tidy(env, _draft(env, "write", [required]), random.Random(0))
+    assert code == "null_value"

@@ -258,6 +258,10 @@ def _tidy_argument(
         if arg in required or (bind is not None and bind.place in ("key", "filter")):
             return "name_holds_key", f"{call.tool}.{arg} = {value!r} is a key, not a name"
         drop_argument(e, draft, call, arg)
+    elif value is None:  # "update ... the status to None" (seed 86): no person asks for a value of nothing
+        if arg in required:
+            return "null_value", f"{call.tool}.{arg} is null, which no person states"
+        drop_argument(e, draft, call, arg)
     elif arg in required:
         if bind is None and call.write and tool["operation"].get("type") == "insert":
             return "value_not_stored", f"{call.tool}.{arg} is stated but the new row never records it"
