@@ -1898,3 +1898,18 @@ def test_a_todo_says_what_to_do_and_a_poll_asks():
     assert contents and not any(re.search(r"team|Reviewed by|Set up by", c) for c in contents), contents
     questions = [r["question"] for r in state["polls"] if r["question"]]
     assert questions and all(q.endswith("?") for q in questions), questions
+
+
+def test_a_clock_time_range_ends_after_it_starts():
+    """Seed 86: a timesheet whose end time was earlier than its start time. A start and end of clock times come in
+    order, as dates do."""
+    s = {"type": "string", "nullable": True}
+    spec = {
+        "name": "t",
+        "tools": [],
+        "tables": {"timesheets": table({"timesheet_id": S, "start_time": s, "end_time": s})},
+    }
+    rows = generate_state(spec, seed=1, rows={"timesheets": 30})["timesheets"]
+    pairs = [(r["start_time"], r["end_time"]) for r in rows if r["start_time"] and r["end_time"]]
+    assert pairs and all(re.fullmatch(r"\d\d:\d\d", a) for a, _ in pairs), pairs
+    assert all(a <= b for a, b in pairs), pairs
