@@ -765,3 +765,30 @@ def test_an_update_that_could_only_store_its_own_verb_is_left_out_with_its_reaso
     assert [x["tool"] for x in out] == ["updateMandateAlias"]
     assert "writes 'update' into mandate_alias" in out[0]["reason"]
     assert [t["name"] for t in spec["tools"]] == ["cancelMandate", "renameMandate"]
+
+
+def test_a_payment_marks_its_invoice_paid_in_the_apis_own_spelling():
+    """A credit API's "Mark an invoice as Paid" (`MarkaninvoiceasPaid`) inserts a payment: seed 84's readers found
+    the invoice still Open. Its statuses are `Paid`, `Cancelled`, `Open` (capitalised, in no order): the payment
+    sets `Paid`, and a cancelled invoice takes no payment."""
+    state = {"type": "string", "enum": ["Paid", "Cancelled", "Open"]}
+    invoice = {"type": "object", "properties": {"invoice_id": S, "value": I, "status": state}}
+    payment = {"type": "object", "properties": {"payment_id": S, "invoice_id": S, "value": I}}
+    iid = _path(S)
+    tools = [
+        _t("RetrieveInvoice", "GET", "/invoices/{invoice_id}", {"invoice_id": iid}, ["invoice_id"], invoice),
+        _t("CreateInvoice", "POST", "/invoices", {"value": I}, ["value"], invoice),
+        _t(
+            "MarkaninvoiceasPaid", "POST", "/payments", {"invoice_id": S, "value": I}, ["invoice_id"], payment
+        ),
+        _t("GetPayment", "GET", "/payments/{payment_id}", {"payment_id": _path(S)}, ["payment_id"], payment),
+    ]
+    spec = _spec(tools, rows=20)
+    assert ("MarkaninvoiceasPaid", "invoices") in multi_table_effects(spec)
+    env = _env(spec)
+    rows = env.dump()["invoices"]
+    open_ = next(r for r in rows if r["status"] == "Open")
+    assert env.step("MarkaninvoiceasPaid", {"invoice_id": open_["invoice_id"], "value": 10})["ok"]
+    assert env.step("RetrieveInvoice", {"invoice_id": open_["invoice_id"]})["result"]["status"] == "Paid"
+    cancelled = next(r for r in rows if r["status"] == "Cancelled")
+    assert not env.step("MarkaninvoiceasPaid", {"invoice_id": cancelled["invoice_id"], "value": 10})["ok"]

@@ -460,23 +460,30 @@ def _parent_status(spec: dict[str, Any], tool: dict[str, Any]) -> None:
             (
                 c
                 for c, cs in pcols.items()
-                if (c in ("status", "state") or c.endswith("_status")) and value in (cs.get("enum") or [])
+                if (c in ("status", "state") or c.endswith("_status"))
+                and value in [str(v).lower() for v in cs.get("enum") or []]
             ),
             None,
         )
         if status is None:
             continue
         enum = pcols[status]["enum"]
-        allowed = [v for v in enum[: enum.index(value)] if v not in RETIRED_STATUSES]
+        # the enum's own spelling: a credit API's invoices are `Paid`, `Cancelled`, `Open` (seed 84: a payment
+        # recorded by "Mark an invoice as Paid" left the invoice Open)
+        spelled = next(v for v in enum if str(v).lower() == value)
+        # the enum's order says what comes before; an enum that starts with it is in no order (Paid, Cancelled,
+        # Open): every other status that is not retired
+        before = enum[: enum.index(spelled)] or [v for v in enum if v != spelled]
+        allowed = [v for v in before if str(v).lower() not in RETIRED_STATUSES]
         if not allowed:
             continue
         thing = singular(parent).replace("_", " ")
         effect = _update_effect(op, tables, parent, column)
-        effect.setdefault("set", {})[status] = {"value": value}
+        effect.setdefault("set", {})[status] = {"value": spelled}
         effect.setdefault("guards", []).append(
             {
                 "check": {"in": [{"target": status}, {"value": allowed}]},
-                "error": f"refused: the {thing} is not {' or '.join(allowed)}, so it cannot be {value}",
+                "error": f"refused: the {thing} is not {' or '.join(allowed)}, so it cannot be {spelled}",
             }
         )
         for stem, form in (("at", "datetime"), ("on", "date"), ("date", "date")):

@@ -911,7 +911,10 @@ def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, t
             for i in range(n):
                 x, y = first[i], second[i]
                 if (
-                    isinstance(x, str) and isinstance(y, str) and x > y and len(x) == len(y)
+                    isinstance(x, str)
+                    and isinstance(y, str)
+                    and x > y
+                    and len(x) == len(y)
                     and all(re.match(r"^\d{4}-\d{2}-\d{2}|^\d{2}:\d{2}", v) for v in (x, y))
                 ):  # fmt: skip  (dates, or clock times: a timesheet ended at 09:15 after starting at 14:30)
                     first[i], second[i] = y, x
