@@ -65,7 +65,7 @@ from ..words.semantics import (
     route_parent_column,
     tool_meaning,
 )
-from ..words.verbs import READ_VERBS, RETIRED_STATUSES, STATUS_VERBS, WRITE_VERBS
+from ..words.verbs import READ_VERBS, RETIRED_STATUSES, STATUS_VERBS, WRITE_VERBS, act_said
 from .aliases import effect_signature, same_api_operation
 from .responses import ident, output_fields, row_fields, shape_overlap
 
@@ -1679,16 +1679,12 @@ def _retires_by(value: str, verb: str | None, description: str) -> int | None:
     as "close": a plain delete deletes."""
     state = value.lower()
     verb = (verb or "").lower()
-    said = set(re.findall(r"[a-z]+", description.lower()))
     stem = state[:-2] if state.endswith("ed") else state
     if state in _GONE_STATES:  # said by any delete, after what the tool says of itself
         return 2
     if state in STATUS_VERBS.get(verb, ()) or (len(stem) >= 4 and verb.startswith(stem[:5])):
         return 0
-    acts = {act for act, states in STATUS_VERBS.items() if state in states}
-    if any(a in said or a + "s" in said or a + "d" in said or a + "ed" in said for a in acts):
-        return 1
-    return None
+    return 1 if act_said(state, description) else None
 
 
 def _operation_of(

@@ -298,12 +298,9 @@ class Phrases(Steps):
                 # a person's department is theirs ("look up the employee named Kevin Krueger, look up its
                 # department", a blind reader)
                 return NP(noun, self._owner_word(src.table), row=(ref, value), short=f"the {noun}")
-            if (
-                base.head.startswith(f"{noun} ") and base.det == "the"
-            ):  # "the customer of the address whose ...",
-                base.head = base.head[
-                    len(noun) + 1 :
-                ]  # never "the customer of the customer address whose ..."
+            # "the customer of the address whose ...", never "the customer of the customer address whose ..."
+            if base.head.startswith(f"{noun} ") and base.det == "the":
+                base.head = base.head.removeprefix(f"{noun} ")
             return NP(noun, "the", post=[f"of {base.render()}"], row=(ref, value), short=f"the {noun}")
         if base.row is not None and base.row in self.said_rows:  # the row is named already in this request
             return NP(readable_words(field_), f"that {src.entity}'s", short=f"the {readable_words(field_)}")
@@ -343,7 +340,7 @@ class Phrases(Steps):
                     # "the task titled "Standup" in the project titled "Q3"", "the meeting whose date is X for the
                     # organizer named Y", never "the meeting of the organizer named Y whose date is X" (whose
                     # whose?) nor "... among those of the organizer"
-                    np.post = [pick[1], *(_within(p) for p in _said_once(np.post))]
+                    np.post = [pick[1], *(_within(p) for p in np.post)]  # each said once by `NP.render`
                 else:
                     np.post.append(pick[1])
             return np

@@ -23,7 +23,7 @@ from typing import Any
 from ..words.inflect import plural, singular
 from ..words.names import glued_words, tokens
 from ..words.semantics import DELETE_VERBS
-from ..words.verbs import RETIRED_STATUSES, STATUS_VERBS
+from ..words.verbs import RETIRED_STATUSES, act_said
 
 # ----------------------------------------------------------------------------- words
 
@@ -604,10 +604,9 @@ def retiring_verb(verb: str | None, value: Any, description: str = "") -> str | 
     state = value.strip().lower().replace("-", "_") if isinstance(value, str) else ""
     if verb not in _REMOVALS or state not in RETIRED_STATUSES:
         return None
-    said = set(re.findall(r"[a-z]+", description.lower()))
-    # the verbs that set this state, never a synonym of the delete itself (`trash`): the one the description says
-    verbs = [v for v, states in STATUS_VERBS.items() if state in states and v not in DELETE_VERBS]
-    return next((v for v in verbs if said & {v, v + "s", v + "d", v + "ed", participle(v)}), None)
+    return act_said(
+        state, description, exclude=DELETE_VERBS
+    )  # never a synonym of the delete itself (`trash`)
 
 
 def said_state(verb: str | None, value: Any, description: str = "") -> str:

@@ -22,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 # ----------------------------------------------------------------------------- what a verb does
 
 READ_VERBS = frozenset(
@@ -91,6 +93,28 @@ RETIRED_STATUSES = frozenset(
     "discontinued void voided revoked trashed".split()
 )
 """Status values that mean a row is gone for its users: a delete verb may set one instead of deleting."""
+
+
+def act_said(state: str, description: str, exclude: frozenset[str] = frozenset()) -> str | None:
+    """The status verb a tool's description says it moves a row to `state` by, in any of its forms ("Deactivates
+    the company" -> `deactivate` for `inactive`), never one of `exclude`; `None` where it says none. Inference
+    keeps a deleted row in the state its delete says, and the request asks for that act (seed 84's readers found
+    "deactivate" done by a plain `companiesDelete`).
+
+    ```python
+    >>> act_said("inactive", "Deactivates the company; it can no longer be used.")
+    'deactivate'
+    >>> act_said("inactive", "Delete a company.") is None
+    True
+    ```
+    """
+    said = set(re.findall(r"[a-z]+", description.lower()))
+    forms = lambda v: {v, v + "s", v + "d", v + "ed", v + v[-1:] + "ed"}  # noqa: E731 (stop -> stopped)
+    return next(
+        (v for v, states in STATUS_VERBS.items() if state in states and v not in exclude and said & forms(v)),
+        None,
+    )
+
 
 # ----------------------------------------------------------------------------- how a person asks
 

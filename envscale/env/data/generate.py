@@ -44,6 +44,7 @@ from envscale.env.data.meaning import (
     implicit_references,
     named_values,
     names_a_person,
+    referenced_table,
     singular_word,
     string_meaning,
 )
@@ -194,13 +195,6 @@ def build_state(
     return state
 
 
-def _reference(
-    spec: dict[str, Any], implicit: dict[tuple[str, str], str], table: str, column: str
-) -> str | None:
-    """The table `table.column` references: declared (`references`) or by its name (`implicit_references`)."""
-    return spec["tables"][table]["columns"][column].get("references") or implicit.get((table, column))
-
-
 def _references_agree_both_ways(
     spec: dict[str, Any], state: dict[str, list[dict[str, Any]]], implicit: dict[tuple[str, str], str]
 ) -> None:
@@ -212,7 +206,7 @@ def _references_agree_both_ways(
     for a, aspec in spec["tables"].items():
         apk = aspec["primary_key"]
         for column in aspec["columns"]:
-            b = _reference(spec, implicit, a, column)
+            b = referenced_table(spec, implicit, a, column)
             if (
                 column == apk
                 or b is None
@@ -225,7 +219,7 @@ def _references_agree_both_ways(
             back = [
                 c
                 for c in bspec["columns"]
-                if c != bspec["primary_key"] and _reference(spec, implicit, b, c) == a
+                if c != bspec["primary_key"] and referenced_table(spec, implicit, b, c) == a
             ]
             if len(back) != 1:
                 continue
@@ -286,7 +280,10 @@ def _parents_agree(
         refs = {
             c: t
             for c in aspec["columns"]
-            if c != aspec["primary_key"] and (t := _reference(spec, implicit, a, c)) and t != a and t in state
+            if c != aspec["primary_key"]
+            and (t := referenced_table(spec, implicit, a, c))
+            and t != a
+            and t in state
         }
         # a column of a unique set keeps its value: realigned, two rows could name one pair (YNAB's locations by
         # budget and payee location were rejected)
@@ -300,7 +297,7 @@ def _parents_agree(
                 up = [
                     x
                     for x in bspec["columns"]
-                    if x != bspec["primary_key"] and _reference(spec, implicit, b, x) == c
+                    if x != bspec["primary_key"] and referenced_table(spec, implicit, b, x) == c
                 ]
                 if len(up) != 1 or list(refs.values()).count(c) != 1:
                     continue  # the parent names two rows of the grandparent's table, or the row does
@@ -368,7 +365,7 @@ def _people_in_roles(
         people = [
             (column, ref)
             for column in tspec["columns"]
-            if (ref := _reference(spec, implicit, table, column))
+            if (ref := referenced_table(spec, implicit, table, column))
             and ref in state
             and ref != table
             and singular(ref.lower()).split("_")[-1] in _PEOPLE
@@ -388,7 +385,9 @@ def _people_in_roles(
             and cspec.get("type") == "string"
             and "enum" not in cspec
             and not cspec.get("unique")
-            and not _reference(spec, implicit, table, c)  # a `user_name` holding the user's handle stays one
+            and not referenced_table(
+                spec, implicit, table, c
+            )  # a `user_name` holding the user's handle stays one
         ]
         by_key = {row[spec["tables"][ref]["primary_key"]]: row.get(name) for row in state[ref]}
         for row in state[table]:
@@ -415,7 +414,7 @@ def _names_of_referenced_rows(
         refs = {  # role -> (reference column, table it references): `payee` -> (`payee_id`, `payees`)
             _role(column): (column, ref)
             for column in tspec["columns"]
-            if (ref := _reference(spec, implicit, table, column))
+            if (ref := referenced_table(spec, implicit, table, column))
             and ref != table
             and ref in state
             and column != tspec["primary_key"]
@@ -423,7 +422,7 @@ def _names_of_referenced_rows(
         for column, cspec in tspec["columns"].items():
             role = _label_role(column)
             if (
-                _reference(spec, implicit, table, column)
+                referenced_table(spec, implicit, table, column)
                 or "enum" in cspec
                 or cspec.get("unique")
                 or cspec.get("type") != "string"
@@ -494,12 +493,16 @@ def _copies_of_referenced_rows(
             (column, ref)
             for column in tspec["columns"]
             if column != tspec["primary_key"]
-            and (ref := _reference(spec, implicit, table, column))
+            and (ref := referenced_table(spec, implicit, table, column))
             and ref != table
             and ref in state
         ]
         for column, cspec in tspec["columns"].items():
-            if column == tspec["primary_key"] or _reference(spec, implicit, table, column) or "enum" in cspec:
+            if (
+                column == tspec["primary_key"]
+                or referenced_table(spec, implicit, table, column)
+                or "enum" in cspec
+            ):
                 continue
             sources = [(c, ref) for c, ref in refs if column in spec["tables"][ref]["columns"]]
             if len(sources) != 1 or cspec.get("unique"):
@@ -915,8 +918,8 @@ def _order_pairs(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, t
                     and isinstance(y, str)
                     and x > y
                     and len(x) == len(y)
-                    and all(re.match(r"^\d{4}-\d{2}-\d{2}|^\d{2}:\d{2}", v) for v in (x, y))
-                ):  # fmt: skip  (dates, or clock times: a timesheet ended at 09:15 after starting at 14:30)
+                    and all(re.match(r"^\d{4}-\d{2}-\d{2}|^\d{2}:\d{2}(?::\d{2})?$", v) for v in (x, y))
+                ):  # fmt: skip  (dates, or 24-hour clock times: a timesheet ended at 09:15 after starting at 14:30)
                     first[i], second[i] = y, x
 
 

@@ -796,7 +796,7 @@ def _counted_string(table: str, column: str, texts: str) -> str:
     if not words or column.lower() in (table.lower(), singular_word(table.lower())):
         return "unknown"  # a row's own noun (`scores.score` of a music app) is no count
     number = _number_meaning(table, words[-1], texts)
-    if number in ("num:int", "id") or not number.startswith("num:"):
+    if number in ("num:int", "num:code", "id") or not number.startswith("num:"):
         return "unknown"
     if (
         singular_word(words[-1]) == "value"
@@ -1629,6 +1629,13 @@ def _named_values(key: str) -> tuple[str, ...]:
 
 # ----------------------------------------------------------------------------------------------
 # Columns that reference a table by name, and the generator hint of a meaning.
+
+
+def referenced_table(
+    spec: dict[str, Any], implicit: dict[tuple[str, str], str], table: str, column: str
+) -> str | None:
+    """The table `table.column` references: declared (`references`) or by its name (`implicit_references`)."""
+    return spec["tables"][table]["columns"][column].get("references") or implicit.get((table, column))
 
 
 def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:

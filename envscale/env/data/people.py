@@ -13,17 +13,16 @@ import random
 import re
 from typing import Any
 
-from envscale.env.data.meaning import PERSON_TOKENS, column_meaning, names_a_person, singular_word
+from envscale.env.data.meaning import (
+    PERSON_TOKENS,
+    column_meaning,
+    names_a_person,
+    referenced_table,
+    singular_word,
+)
 from envscale.env.data.values import ascii_letters, email_for, username_for
 from envscale.env.spec import value_problem
 from envscale.words.names import name_words
-
-
-def _referenced(
-    spec: dict[str, Any], implicit: dict[tuple[str, str], str], table: str, column: str
-) -> str | None:
-    """The table `table.column` references: declared (`references`) or by its name (`implicit_references`)."""
-    return spec["tables"][table]["columns"][column].get("references") or implicit.get((table, column))
 
 
 def column_group(column: str, vocabulary: frozenset[str], table: str) -> str:
@@ -53,7 +52,7 @@ def _person_columns(
             column == tspec["primary_key"]
             or cspec.get("type") != "string"
             or "enum" in cspec
-            or _referenced(spec, implicit, table, column)
+            or referenced_table(spec, implicit, table, column)
         ):
             continue
         meaning = column_meaning(table, column, cspec, bound.get((table, column), []))
@@ -134,19 +133,25 @@ def handles_of_their_names(
                         continue
                     if (table, column) in copied:
                         continue  # another row's email, kept as that row has it
-                    made = email_for(*name, rng) if meaning == "email" else username_for(*name, rng)
-                    if meaning == "email" and "@" in value:
-                        made = made.split("@")[0] + "@" + value.split("@", 1)[1]
+                    if meaning == "username":
+                        made = username_for(*name, rng)
+                    else:
+                        made = _email_at(name, value, rng) if "@" in value else email_for(*name, rng)
                     if value_problem(tspec["columns"][column], made) is None and not tspec["columns"][
                         column
                     ].get("unique"):
                         row[column] = made
 
 
+def _email_at(name: tuple[str, str], address: str, rng: random.Random) -> str:
+    """An email address made from a person's name, at the domain of `address` (which it replaces)."""
+    return email_for(*name, rng).split("@")[0] + "@" + address.split("@", 1)[1]
+
+
 def _emails_of(value: Any, name: tuple[str, str], rng: random.Random) -> Any:
     """A person's list of email addresses (strings, or objects with an `email`), each made from their name."""
     if isinstance(value, str) and "@" in value:
-        return email_for(*name, rng).split("@")[0] + "@" + value.split("@", 1)[1]
+        return _email_at(name, value, rng)
     if isinstance(value, list):
         return [_emails_of(v, name, rng) for v in value]
     if isinstance(value, dict):
@@ -196,7 +201,7 @@ def people_in_objects(
                     and "@" in email
                     and not _handle_of(email, name)
                 ):
-                    value["email"] = email_for(*name, rng).split("@")[0] + "@" + email.split("@", 1)[1]
+                    value["email"] = _email_at(name, email, rng)
 
 
 _OBJECT_NAMES = {"person": "name", "first_name": "first_name", "last_name": "last_name"}
