@@ -1851,3 +1851,42 @@ def test_a_message_hidden_in_its_log_is_hidden_never_a_hides_row():
     assert ops["Messages_Hide"]["table"] == "messages" and "hidden" in ops["Messages_Hide"]["fixed"].values()
     assert ops["Messages_Hide"]["key"] == {"message_id": "id"}, ops["Messages_Hide"]
     assert ops["Messages_Get"]["type"] == "get" and ops["Messages_Get"]["key"] == {"message_id": "id"}
+
+
+def test_a_route_s_parent_reference_wins_over_a_row_s_pointer_back_at_one_child():
+    """Vonage's conversations carry a `member_id` and list their members under
+    `/conversations/{conversation_id}/members`. The two references close a cycle, so one goes: the route says a
+    member belongs to its conversation, so `members.conversation_id` is kept, never the conversation's pointer at
+    one member (blind readers: "the member of the conversation" assumed a conversation has one member)."""
+    conversation = {"type": "object", "properties": {"id": _S, "name": _S, "member_id": _S}}
+    member = {"type": "object", "properties": {"id": _S, "name": _S, "conversation_id": _S, "state": _S}}
+    cid = {"conversation_id": _ID}
+    tools = [
+        api_tool("getConversations", "GET", "/conversations", {}, [], conversation),
+        api_tool(
+            "getConversation",
+            "GET",
+            "/conversations/{conversation_id}",
+            cid,
+            ["conversation_id"],
+            conversation,
+        ),
+        api_tool(
+            "getMembers", "GET", "/conversations/{conversation_id}/members", cid, ["conversation_id"], member
+        ),
+        api_tool(
+            "deleteMember",
+            "DELETE",
+            "/conversations/{conversation_id}/members/{member_id}",
+            {**cid, "member_id": _ID},
+            ["conversation_id", "member_id"],
+            None,
+        ),
+    ]
+    tables = _spec(tools, "conversations")["tables"]
+    assert tables["members"]["columns"]["conversation_id"].get("references") == "conversations", tables[
+        "members"
+    ]
+    assert not (tables["conversations"]["columns"].get("member_id") or {}).get("references"), tables[
+        "conversations"
+    ]

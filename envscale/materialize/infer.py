@@ -1585,30 +1585,37 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
                 )
                 col["enum"] = list(dict.fromkeys([initial, use.meaning.status_value[0]]))
                 synthesized.add((table, status))
-    # references: `<entity>_id` columns point at the entity's table when types fit
+    # references: `<entity>_id` columns point at the entity's table when types fit. Two that would close a
+    # cycle keep the one a route names (`/conversations/{conversation_id}/members`: a member belongs to its
+    # conversation), never a row's pointer back at one of its children (a conversation's `member_id`)
     refs: dict[str, set[str]] = {t: set() for t in out}
-    for table, tspec in sorted(out.items()):
-        for column, col in tspec["columns"].items():
-            ent = key_entity(column) or name_key_entity(column)
-            explicit = tables.explicit.get((table, column))
-            if (not ent and not explicit) or column == tspec["primary_key"]:
+    candidates = sorted(
+        ((table, column) for table, tspec in out.items() for column in tspec["columns"]),
+        key=lambda tc: ((tc[0], tc[1]) not in tables.explicit, tc[0]),
+    )
+    for table, column in candidates:
+        tspec = out[table]
+        col = tspec["columns"][column]
+        ent = key_entity(column) or name_key_entity(column)
+        explicit = tables.explicit.get((table, column))
+        if (not ent and not explicit) or column == tspec["primary_key"]:
+            continue
+        target = explicit or ident(plural(ent))
+        if target not in out and ent and not explicit:  # `parent_folder_id` in a row a tool returns
+            target = ident(plural(resolve_entity(ent, tables.known, person=tables.person)))
+        if target not in out or target == table:
+            continue
+        target_pk = out[target]["columns"][out[target]["primary_key"]]
+        if col["type"] != target_pk["type"]:
+            if col["type"] in ("string", "integer") and target_pk["type"] == "string":
+                col.clear()
+                col.update({"type": "string", "nullable": True})
+            else:
                 continue
-            target = explicit or ident(plural(ent))
-            if target not in out and ent and not explicit:  # `parent_folder_id` in a row a tool returns
-                target = ident(plural(resolve_entity(ent, tables.known, person=tables.person)))
-            if target not in out or target == table:
-                continue
-            target_pk = out[target]["columns"][out[target]["primary_key"]]
-            if col["type"] != target_pk["type"]:
-                if col["type"] in ("string", "integer") and target_pk["type"] == "string":
-                    col.clear()
-                    col.update({"type": "string", "nullable": True})
-                else:
-                    continue
-            if "enum" in col or _reaches(refs, target, table):
-                continue
-            col["references"] = target
-            refs[table].add(target)
+        if "enum" in col or _reaches(refs, target, table):
+            continue
+        col["references"] = target
+        refs[table].add(target)
     return out
 
 
