@@ -991,6 +991,13 @@ def test_an_email_or_handle_a_call_writes_is_of_the_person_it_is_for():
             owner = users[args["user"]]
             if owner["first_name"] and owner["last_name"]:
                 assert of(args["email"], owner["first_name"], owner["last_name"]), (args, owner)
+        # seed 87's readers: jasmine.stewart15, whose last name is not kept, got matthew.ramirez@example.com; a
+        # person known by a handle of their name is that person
+        nameless = {**rows, "users": [{**r, "last_name": None} for r in rows["users"]]}
+        for seed in range(8):
+            args, user = valid_call(env, tools["update_user"], nameless, random.Random(seed))
+            first, _, last = re.sub(r"\d+$", "", user["user"]).partition(".")
+            assert last and of(args["email"], first, last), (args, user)
 
 
 def test_a_new_row_is_made_with_its_amount_date_and_name_when_its_tool_takes_them():

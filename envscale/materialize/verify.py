@@ -737,6 +737,11 @@ def _name_in(row: dict[str, Any] | None) -> tuple[str, str] | None:
     words = full.split() if full else []
     if len(words) == 2 and all(w.isalpha() and w[:1].isupper() for w in words):
         return words[0], words[1]
+    # a person known by a handle of their name (VictorOps' `user` "jasmine.stewart15", whose last name is not kept)
+    handle = next((lower[c] for c in _HANDLES if isinstance(lower.get(c), str)), None)
+    parts = re.fullmatch(r"([a-z]{2,})[._]([a-z]{2,})\d*", handle or "")
+    if parts and (not isinstance(first, str) or first.lower() == parts[1]):
+        return parts[1].capitalize(), parts[2].capitalize()
     return None
 
 
