@@ -941,3 +941,30 @@ def test_a_null_value_is_never_stated(env, shop):
     )
     code, _ = tidy(env, _draft(env, "write", [required]), random.Random(0))
     assert code == "null_value"
+
+
+def test_a_number_keying_a_thing_the_world_does_not_hold_is_never_stated(shop):
+    """Avaza's "create a new project for project category 16", "an expense for customer 20 for expense payment
+    method 1" (seed 87's readers): an integer key of an entity no table holds is a number no person knows.
+    Optional, it is left out; required, the task is not posed."""
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "update_order_status")
+    tool["parameters"]["properties"]["ProjectCategoryIDFK"] = {"type": "integer"}
+    tool["operation"]["set"]["note"] = "ProjectCategoryIDFK"
+    e = Env({"spec": spec}, TasksConfig())
+    order = e.rows["orders"][0]
+
+    def draft():
+        args = {"order_id": order["order_id"], "status": "shipped", "ProjectCategoryIDFK": 16}
+        call = GoldCall("update_order_status", args, dict.fromkeys(args, "user"), write=True)
+        return _draft(e, "write", [call]), call
+
+    made_up, call = draft()
+    assert tidy(e, made_up, random.Random(0)) is None and "ProjectCategoryIDFK" not in call.arguments
+    tool["parameters"]["required"].append("ProjectCategoryIDFK")
+    e2 = Env({"spec": spec}, TasksConfig())
+    made_up, _ = draft()
+    code = tidy(e2, made_up, random.Random(0))
+    e.env.close()
+    e2.env.close()
+    assert code is not None and code[0] == "invented_key" and "16" in code[1]

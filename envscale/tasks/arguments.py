@@ -54,6 +54,7 @@ from .asks import (
     sets_what_no_one_asks,
     verb_as_value,
 )
+from .finding import addressed_table
 from .model import Drop, GoldCall, TaskDraft
 from .naming import fact_name, tool_bindings
 from .prepared import Env
@@ -253,6 +254,19 @@ def _tidy_argument(
         # "change its parent to par_2934": a key of no row in the world, made up for an argument no table holds
         if arg in required:
             return "invented_key", f"{call.tool}.{arg} = {value!r} is the key of no row in the world"
+        drop_argument(e, draft, call, arg)
+    elif (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and key_entity(arg)
+        and addressed_table(e, tool, arg, value) is None
+    ):
+        # "a new project for project category 16" (seed 87's readers): a number keying a thing no table holds
+        if arg in required:
+            return (
+                "invented_key",
+                f"{call.tool}.{arg} = {value!r} keys a {key_entity(arg)} the world does not hold",
+            )
         drop_argument(e, draft, call, arg)
     elif _names_a_key(arg, value):
         if arg in required or (bind is not None and bind.place in ("key", "filter")):
