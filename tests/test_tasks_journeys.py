@@ -1501,3 +1501,151 @@ def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
         assert tidy(e, TaskDraft("shop", "write", [assign]), random.Random(0)) is None
     finally:
         e.env.close()
+
+
+def _with_shipments(spec):
+    """The shop with shipments of orders: a shipment's status is set by `update_shipment`, and `submit_order`
+    moves an order to submitted."""
+    spec["tables"]["orders"]["columns"]["status"]["enum"].append("submitted")
+    spec["tables"]["shipments"] = {
+        "primary_key": "shipment_id",
+        "columns": {
+            "shipment_id": {"type": "string"},
+            "order_id": {"type": "string", "references": "orders", "nullable": False},
+            "status": {"type": "string", "enum": ["label_created", "in_transit", "lost"], "nullable": False},
+        },
+    }
+    spec["data"]["rows"]["shipments"] = 20
+    sid = {"type": "object", "properties": {"shipment_id": {"type": "string"}}, "required": ["shipment_id"]}
+    spec["tools"] += [
+        {
+            "name": "get_shipment",
+            "description": "Get a shipment.",
+            "kind": "read",
+            "parameters": sid,
+            "operation": {"type": "get", "table": "shipments", "key": {"shipment_id": "shipment_id"}},
+        },
+        {
+            "name": "update_shipment",
+            "description": "Update the status of a shipment.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "shipment_id": {"type": "string"},
+                    "status": {"type": "string", "enum": ["label_created", "in_transit", "lost"]},
+                },
+                "required": ["shipment_id", "status"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "shipments",
+                "key": {"shipment_id": "shipment_id"},
+                "set": {"status": "status"},
+            },
+        },
+        {
+            "name": "submit_order",
+            "description": "Submit an order.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "string"}},
+                "required": ["order_id"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "orders",
+                "key": {"order_id": "order_id"},
+                "fixed": {"status": "submitted"},
+            },
+        },
+    ]
+    validate_spec(spec)
+    return spec
+
+
+def test_two_writes_on_related_rows_go_one_way():
+    """Seed 87's readers: "mark my shipment in transit, then cancel its order" (a shipment moving on while its
+    order is called off), and "submit the batch, then add a transfer to it" (nothing is added to what was just
+    submitted). A held row is retired only along a first write that retires its own row ("cancel the order and
+    refund its payment"), and a row the first write settles takes no new rows."""
+    e = Env(
+        {"spec": _with_shipments(copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml")))}, TasksConfig()
+    )
+    tools = {t["name"]: t for t in e.writes}
+    pairs = {
+        name: [(s["name"], how) for s, how, _ in journeys._related_pairs(e, tools[name])] for name in tools
+    }
+    e.env.close()
+    assert not [p for p in pairs["update_shipment"] if p[0] == "cancel_order"], pairs["update_shipment"]
+    assert not [p for p in pairs["submit_order"] if p[1].startswith("adds:")], pairs["submit_order"]
+    # a change that moves the row on still takes new rows, and the held row is still changed along with it
+    assert [p for p in pairs["update_order_status"] if p[1].startswith("adds:")], pairs["update_order_status"]
+
+
+def test_no_one_deletes_a_person_reached_through_what_they_own():
+    """Seed 87's readers: "delete the owner of the activity", "look up the appointment's customer and delete the
+    customer", "delete the company of the employee": nobody removes a person or an organisation because of one
+    row of theirs. Such a delete names its row itself; a change to it may still come through the row ("change the
+    email of the customer who placed order ord_0003")."""
+    from envscale.tasks import chains
+
+    spec = copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml"))
+    spec["tools"].append(
+        {
+            "name": "delete_customer",
+            "description": "Delete a customer.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"customer_id": {"type": "string"}},
+                "required": ["customer_id"],
+            },
+            "operation": {"type": "delete", "table": "customers", "key": {"customer_id": "customer_id"}},
+        }
+    )
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    tools = {t["name"]: t for t in e.writes}
+    customer = next(
+        c for c in e.rows["customers"] if any(o["customer_id"] == c["customer_id"] for o in e.rows["orders"])
+    )
+    rng = random.Random(0)
+    deleted = chains._write_of_related_row(
+        e,
+        tools["delete_customer"],
+        {"customer_id": customer["customer_id"]},
+        customer,
+        "customer_id",
+        "write",
+        rng,
+    )
+    changed = chains._write_of_related_row(
+        e,
+        tools["update_customer_email"],
+        {"customer_id": customer["customer_id"], "email": "a.new@example.com"},
+        customer,
+        "customer_id",
+        "write",
+        rng,
+    )
+    e.env.close()
+    assert deleted is None, [c.tool for c in deleted.calls]
+    assert changed is not None and [c.tool for c in changed.calls] == ["get_order", "update_customer_email"]
+
+
+def test_no_row_is_found_by_the_name_of_another_row_it_holds():
+    """Seed 87's readers: "the employee whose company name is Cross Patel Industries" (to delete that company),
+    "the transaction whose account name is Petty Cash", "the timesheet whose customer name is Anthony Ortiz", "the
+    user whose company name is Cruz, Burgess and Sparks": a name of another thing the row holds is shared by that
+    thing's many rows, and says which other row is meant, never which of its own. No row is found by it."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["orders"]["columns"]["customer_name"] = {"type": "string"}
+    spec["tables"]["customers"]["columns"]["company_name"] = {"type": "string"}
+    e = Env({"spec": spec}, TasksConfig())
+    never = len(finding.IDENTIFYING)
+    assert finding.rank(e, "orders", "customer_name") == never
+    assert finding.rank(e, "customers", "company_name") == never
+    assert finding.rank(e, "customers", "name") < never  # its own name still finds a customer
+    e.env.close()

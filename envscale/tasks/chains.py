@@ -43,9 +43,9 @@ from typing import Any
 from ..words.semantics import argument_role
 from .asks import asked_by
 from .branches import branch
-from .finding import knows_row_by
+from .finding import knows_row_by, party_table
 from .gold import matching_field
-from .journeys import references, related_writes
+from .journeys import references, related_writes, removes
 from .model import GoldCall, TaskDraft
 from .naming import fact_name, tool_bindings
 from .prepared import Env
@@ -236,6 +236,10 @@ def _write_of_related_row(
     """The user names a related row; its reference flows into the write ("change the email of the customer
     who placed order ord_0003": get_order -> update_customer(customer_id=call[0].customer_id))."""
     table = tool["operation"]["table"]
+    if removes(tool) and party_table(table):
+        # "delete the owner of the activity", "delete the company of the employee" (seed 87's readers): nobody
+        # removes a person or an organisation because of one row of theirs
+        return None
     pk = e.pk(table)
     sources = [
         (src, column)

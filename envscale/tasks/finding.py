@@ -158,7 +158,9 @@ def rank(e: Env, table: str, column: str) -> int:
     meaning = column_meaning(table, column, cspec).split(":")[0]
     late = IDENTIFYING.index("date")  # after the row's own name, title and email
     if meaning in ("named", "person") and _names_another(table, column):
-        return late  # `parent_account_name` of a pickup point
+        # `parent_account_name` of a pickup point, "the transaction whose account name is Petty Cash", "the employee
+        # whose company name is ..." (seed 87's readers): another thing's name, shared by its many rows
+        return len(IDENTIFYING)
     person = singular(table).split("_")[-1] in _PERSON_WORDS
     if meaning == "email" and not person:
         if not _PARTY_WORDS & set(tokens(singular(table))):
@@ -173,7 +175,9 @@ def rank(e: Env, table: str, column: str) -> int:
         # person is not "the supplier titled "Airline pilot""
         return late
     if meaning == "company" and person:
-        return late  # "the user whose company name is Davis-Jones": many people work for one company
+        return len(
+            IDENTIFYING
+        )  # "the user whose company name is Davis-Jones": many people work for one company
     if (
         meaning == "company"
         and not _PARTY_WORDS & set(tokens(singular(table)))
@@ -222,6 +226,13 @@ _DATE_WORDS = frozenset("date dates time at on utc day".split())
 _OWN_DATES = frozenset("due start starts scheduled issue issued booking appointment event".split())
 """Dates a person knows a row by: when it is due, starts, is held or was issued; never when it ends ("the time off
 request whose end date is 2025-09-04" read as a walk through the database to a blind reader) or was created."""
+
+
+def party_table(table: str) -> bool:
+    """Whether a table holds people or organisations (`users`, `customers`, `companies`, `owners`): rows no one
+    removes because of one row of theirs."""
+    head = singular(table).split("_")[-1]
+    return head in _PERSON_WORDS or head in _PARTY_WORDS
 
 
 def _own_date(table: str, column: str) -> bool:

@@ -39,7 +39,7 @@ from typing import Any
 from ..judge.provenance import provenance_call, shift_provenance
 from ..words.names import tokens
 from ..words.semantics import DELETE_VERBS
-from ..words.verbs import RETIRED_STATUSES
+from ..words.verbs import RETIRED_STATUSES, SETTLED_STATUSES
 from .asks import in_path
 from .finding import (
     ID_WORDS,
@@ -184,11 +184,16 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
             continue
         key = e.key_arg(tool)
         acts = bool(op.get("fixed"))  # a status it sets: refund, deactivate, close ...
-        if key and not (acts or (op["type"] == "delete" and not _removes(first))):
+        if key and not (acts or (op["type"] == "delete" and not removes(first))):
             continue  # "delete the request and set its employee's middle name": two asks, not one errand
+        if key and _retires(tool) and not _retires(first):
+            # a related row is called off along with one the first write ends ("cancel the order and refund its
+            # payment"), never after a change that moves the first on ("mark my shipment in transit, then cancel
+            # its order": seed 87's readers)
+            continue
         if key:
             for column, cspec in columns.items():
-                if cspec.get("references") == other and column != e.pk(table) and not _removes(tool):
+                if cspec.get("references") == other and column != e.pk(table) and not removes(tool):
                     # a row the first one points to is changed along with it (the order's payment is refunded),
                     # never removed: nobody deletes an opportunity's owner because the opportunity goes
                     out.append((tool, "holds", column))
@@ -206,9 +211,8 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
                         and not required - {flt["arg"]}
                     ):
                         out.append((tool, f"listed:{lister['name']}:{flt['arg']}", flt["column"]))
-        elif op["type"] == "insert" and not _retires(
-            first
-        ):  # nobody adds a payment to a batch just cancelled
+        elif op["type"] == "insert" and not _retires(first) and not _settles(first):
+            # nobody adds a payment to a batch just cancelled, or just submitted
             for column, binding in (op.get("values") or {}).items():
                 cspec = e.spec["tables"][other]["columns"].get(column) or {}
                 if isinstance(binding, str) and cspec.get("references") == table:
@@ -216,7 +220,7 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
     return out
 
 
-def _removes(tool: dict) -> bool:
+def removes(tool: dict) -> bool:
     """Whether a write removes its row: a delete, or a tool named for deleting that retires it instead."""
     name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
     return tool["operation"]["type"] == "delete" or bool(set(tokens(name)) & DELETE_VERBS)
@@ -226,7 +230,13 @@ def _retires(tool: dict) -> bool:
     """Whether a write ends its row's life: it removes it, or sets a status that means gone (cancelled,
     closed, archived ...)."""
     fixed = (tool["operation"].get("fixed") or {}).values()
-    return _removes(tool) or any(str(v).lower() in RETIRED_STATUSES for v in fixed)
+    return removes(tool) or any(str(v).lower() in RETIRED_STATUSES for v in fixed)
+
+
+def _settles(tool: dict) -> bool:
+    """Whether a write sets a status after which its row takes no new parts (`SETTLED_STATUSES`: submitted,
+    sent, shipped ...)."""
+    return any(str(v).lower() in SETTLED_STATUSES for v in (tool["operation"].get("fixed") or {}).values())
 
 
 def references(e: Env, tool: dict) -> list[tuple[str, str]]:

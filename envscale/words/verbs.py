@@ -94,6 +94,13 @@ RETIRED_STATUSES = frozenset(
 )
 """Status values that mean a row is gone for its users: a delete verb may set one instead of deleting."""
 
+SETTLED_STATUSES = frozenset(
+    "submitted sent finalized finalised locked shipped delivered completed complete processed posted filed".split()
+)
+"""Status values after which a row takes no new parts: nothing is added to a submitted batch, a sent invoice or a
+shipped order (a blind reader: "submit the batch, then add a transfer to it" is backwards). A paid or an approved
+row still takes a note."""
+
 
 def act_said(state: str, description: str, exclude: frozenset[str] = frozenset()) -> str | None:
     """The status verb a tool's description says it moves a row to `state` by, in any of its forms ("Deactivates
