@@ -1657,3 +1657,29 @@ def test_a_list_read_only_to_find_a_row_is_no_request_of_its_own(tmp_path):
             ins.done_when,
         )
         assert group["group_name"] in ins.goal and "delete" in ins.goal, ins.goal
+
+
+def test_a_row_alone_in_its_parent_s_list_is_still_said_by_what_the_user_knows_of_it(shop):
+    """Seed 87's readers: "look up the track of the album "Thriller" ... The track name is Yesterday." and "cancel
+    the appointment of the customer ... The appointment name is Physio session.": a row its parent's list returns
+    alone was said by its parent only, and its own name came after as a loose fact. What the user knows the row by
+    is said with it, however many rows the list returns."""
+    calls = run(
+        SHOP,
+        [
+            GoldCall("list_orders", {"customer_id": "cus_0020"}, {"customer_id": "user"}),
+            GoldCall(
+                "update_order_status",
+                {"order_id": "ord_0011", "status": "pending"},
+                {"order_id": "call[0][0].order_id", "status": "user"},
+                write=True,
+            ),
+        ],
+    )
+    assert len(calls[0].result) == 1
+    facts = {"customer id": "cus_0020", "order note": "Please call before delivery.", "new status": "pending"}
+    draft = TaskDraft(shop["name"], "write", calls, user_facts=facts)
+    for seed in range(4):
+        ins = write_instructions(draft, shop, random.Random(seed))
+        assert "Please call before delivery" in ins.goal, ins.goal
+        assert "order note is" not in ins.first_message.lower(), ins.first_message

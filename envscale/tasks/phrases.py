@@ -329,8 +329,12 @@ class Phrases(Steps):
                 np.det = "my" if np.det.endswith(" my") else "the"
             if np.det in ("", "a", "all the"):
                 np.det = "the"
-            if len(rows) > 1:
-                pick = self._selector(src, rows, index or 0)
+            # a row alone in its parent's list is still said by what the user knows of it ("the track named
+            # "Yesterday" of the album ...", never "the track of the album ... The track name is Yesterday.")
+            pick = (
+                self._selector(src, rows, index or 0) if len(rows) > 1 else self._told(src, rows, index or 0)
+            )
+            if pick is not None:
                 if pick[0] == "hidden":  # the user knows it by a value they hold back (`missing_info`)
                     np.det, np.short = "a", f"that {entity}"
                     return np
@@ -354,24 +358,12 @@ class Phrases(Steps):
         ("hidden", "") when it is the value the user holds back from the first message (`missing_info`)."""
         if not (0 <= index < len(rows)) or not isinstance(rows[index], dict):
             return "post", "in the list"
+        told = self._told(src, rows, index)
+        if told is not None:
+            return told
         row = rows[index]
         dicts = [r for r in rows if isinstance(r, dict)]
         pk = primary_key_of(self.spec, src.table)
-        told = [v for v in self.draft.user_facts.values() if isinstance(v, str)]
-        held = [] if self.show_hidden else [self.draft.user_facts.get(n) for n in self.draft.withheld]
-        for column in row:  # the value the user knows the row by (`envscale.tasks.finding.find_row`)
-            mine = row.get(column)
-            if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
-                continue
-            if mine in held:
-                return "hidden", ""
-            if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
-                return "post", f'named "{mine}"'
-            own = _own_title_or_name(column, src.entity)
-            if own:  # 'the project titled "Archive Project"', not "the project whose project title is ..."
-                return "post", f'{own} "{mine}"'
-            enum = "enum" in self.column_spec(src.op, column)
-            return "post", _whose(column, mine, enum)
         for column in row:
             values = [r.get(column) for r in dicts]
             mine = row.get(column)
@@ -413,6 +405,37 @@ class Phrases(Steps):
             return "post", _whose(column, mine, "enum" in self.column_spec(src.op, column))
         ordinals = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
         return "pre", (ordinals[index] if index < len(ordinals) else f"number {index + 1}") + " listed"
+
+    def _told(self, src: Step, rows: list, index: int) -> tuple[str, str] | None:
+        """The value the user knows row `index` by (`envscale.tasks.finding.find_row`), said as `_selector` says
+        it; `None` when the user knows it by nothing of its own."""
+        if not (0 <= index < len(rows)) or not isinstance(rows[index], dict):
+            return None
+        row = rows[index]
+        dicts = [r for r in rows if isinstance(r, dict)]
+        pk = primary_key_of(self.spec, src.table)
+        told = [v for v in self.draft.user_facts.values() if isinstance(v, str)]
+        held = [] if self.show_hidden else [self.draft.user_facts.get(n) for n in self.draft.withheld]
+        asked = [
+            a.value for a in src.args
+        ]  # what the list was asked by (the parent's key) is not the row's own
+        columns = table_columns(self.spec, src.table) if src.table else {}
+        for column in row:
+            mine = row.get(column)
+            if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
+                continue
+            if mine in asked or (columns.get(column) or {}).get("references"):
+                continue
+            if mine in held:
+                return "hidden", ""
+            if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
+                return "post", f'named "{mine}"'
+            own = _own_title_or_name(column, src.entity)
+            if own:  # 'the project titled "Archive Project"', not "the project whose project title is ..."
+                return "post", f'{own} "{mine}"'
+            enum = "enum" in self.column_spec(src.op, column)
+            return "post", _whose(column, mine, enum)
+        return None
 
     def filters_np(self, step: Step, show_hidden: bool) -> NP:
         """The rows a lookup asks for: `my pending orders`, `products in the books category that cost at most 30`."""
