@@ -1890,3 +1890,38 @@ def test_a_route_s_parent_reference_wins_over_a_row_s_pointer_back_at_one_child(
     assert not (tables["conversations"]["columns"].get("member_id") or {}).get("references"), tables[
         "conversations"
     ]
+
+
+def test_unarchiving_undoes_archiving():
+    """Flat's classes are `active`, `inactive` or `archived`, and `unarchiveClass` marks a class active: seed 87's
+    readers found it allowed only on an inactive class, so an archived class could never come back. An `un` act
+    starts from the state its own act sets: an archived class is unarchived, an active one is refused."""
+    klass = {
+        "type": "object",
+        "properties": {
+            "id": _S,
+            "name": _S,
+            "state": {"type": "string", "enum": ["active", "inactive", "archived"]},
+        },
+    }
+    tools = [
+        api_tool("getClass", "GET", "/classes/{id}", {"id": _ID}, ["id"], klass),
+        api_tool("archiveClass", "POST", "/classes/{id}/archive", {"id": _ID}, ["id"], klass),
+        api_tool("unarchiveClass", "DELETE", "/classes/{id}/archive", {"id": _ID}, ["id"], klass),
+    ]
+    for tool in tools[1:]:
+        tool["description"] = (
+            f"{tool['name'][:-5].capitalize()} the class. Mark the class as `{'archived' if tool['name'].startswith('a') else 'active'}`."
+        )
+    spec = _spec(tools, "classes")
+    env = Environment(spec)
+    env.reset()
+    pk = spec["tables"]["classes"]["primary_key"]
+    state = next(c for c in spec["tables"]["classes"]["columns"] if c not in (pk, "name"))
+    klass = next(r for r in env.dump()["classes"] if r[state] == "active")
+    assert env.step("archiveClass", {"id": klass[pk]})["ok"]
+    assert env.step("unarchiveClass", {"id": klass[pk]})["ok"], next(
+        t["operation"] for t in spec["tools"] if t["name"] == "unarchiveClass"
+    )
+    assert next(r for r in env.dump()["classes"] if r[pk] == klass[pk])[state] == "active"
+    assert not env.step("unarchiveClass", {"id": klass[pk]})["ok"]

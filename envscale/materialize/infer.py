@@ -2172,6 +2172,11 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
         # an act that undoes a retired state starts from it: enabling a log starts from `disabled` (blind readers:
         # elmah.io's "Logs_Enable works only on an already active log, so a disabled log can never be re-enabled")
         undone = {_antonym(str(target).lower()), _OPPOSITES.get(str(target).lower(), "")} - {""}
+        # and the states of the act it undoes: unarchiving starts from `archived` (seed 87's readers: Flat's
+        # `unarchiveClass` was allowed only on an inactive class, so an archived class never came back)
+        verb = str(use.meaning.verb or "")
+        undoes = _UNDOES.get(verb) or (verb[2:] if verb.startswith("un") else "")
+        undone |= set(STATUS_VERBS.get(undoes, ()))
         # a state the act itself sets is where it already is: enabling an `active` log changes nothing (seed 85)
         reached = set(STATUS_VERBS.get(str(use.meaning.verb or ""), ()))
         allowed = [
@@ -2196,6 +2201,18 @@ CANCEL_FILE_SENT is not activated, a Denied reservation not cancelled), except o
 _REOPEN_VERBS = frozenset(
     "reopen restore reactivate unarchive resume undelete recover retry resubmit revert reinstate".split()
 )
+
+
+_UNDOES = {
+    "reopen": "close",
+    "restore": "trash",
+    "undelete": "trash",
+    "recover": "trash",
+    "reactivate": "deactivate",
+    "resume": "suspend",
+    "reinstate": "suspend",
+}
+"""The act a reopening verb undoes (`un` verbs undo the verb they are made of: `unarchive` undoes `archive`)."""
 
 
 def _finished_status(value: Any) -> bool:
