@@ -1925,3 +1925,27 @@ def test_unarchiving_undoes_archiving():
     )
     assert next(r for r in env.dump()["classes"] if r[pk] == klass[pk])[state] == "active"
     assert not env.step("unarchiveClass", {"id": klass[pk]})["ok"]
+
+
+def test_ending_a_campaign_ends_it_never_an_ends_row():
+    """eBay's `POST /ad_campaign/{campaign_id}/end` "ends an active (RUNNING) or paused campaign": seed 87's readers
+    found `endCampaign` inserting an `ends` row. Ending sets the campaign's status, as pausing does."""
+    campaign = {
+        "type": "object",
+        "properties": {
+            "campaign_id": _S,
+            "campaign_name": _S,
+            "campaign_status": {"type": "string", "enum": ["RUNNING", "PAUSED", "ENDED"]},
+        },
+    }
+    cid = {"campaign_id": _ID}
+    tools = [
+        api_tool("getCampaign", "GET", "/ad_campaign/{campaign_id}", cid, ["campaign_id"], campaign, group="ads"),
+        api_tool("pauseCampaign", "POST", "/ad_campaign/{campaign_id}/pause", cid, ["campaign_id"], None, group="ads"),
+        api_tool("endCampaign", "POST", "/ad_campaign/{campaign_id}/end", cid, ["campaign_id"], None, group="ads"),
+    ]  # fmt: skip
+    tools[2]["description"] = "This method ends an active (RUNNING) or paused campaign."
+    spec = _spec(tools, name="ads")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    assert "ends" not in spec["tables"], list(spec["tables"])
+    assert ops["endCampaign"]["table"] == "campaigns" and "ENDED" in ops["endCampaign"]["fixed"].values(), ops
