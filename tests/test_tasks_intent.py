@@ -1683,3 +1683,33 @@ def test_a_row_alone_in_its_parent_s_list_is_still_said_by_what_the_user_knows_o
         ins = write_instructions(draft, shop, random.Random(seed))
         assert "Please call before delivery" in ins.goal, ins.goal
         assert "order note is" not in ins.first_message.lower(), ins.first_message
+
+
+def test_a_row_the_clause_before_named_is_it_in_what_a_new_row_goes_to(shop):
+    """Seed 87's readers: "look up the spot titled "Rooftop garden in Honolulu", change ... the title to Newton Park
+    playground, and finally upload an attachment to the spot titled "Rooftop garden in Honolulu"": the row just
+    renamed was named again by its old title. A row the clause before named is "it" where a new row goes to it."""
+    key = {"order_id": "ord_0011"}
+    item = {"product_id": "pro_0001", "quantity": 2, "unit_price": 3.5}
+    calls = run(
+        SHOP,
+        [
+            GoldCall("get_order", key, {"order_id": "user"}),
+            GoldCall(
+                "update_order_status",
+                {**key, "status": "pending"},
+                {"order_id": "call[0].order_id", "status": "user"},
+                write=True,
+            ),
+            GoldCall(
+                "add_order_item",
+                {**key, **item},
+                {"order_id": "call[0].order_id", **dict.fromkeys(item, "user")},
+                write=True,
+            ),
+        ],
+    )
+    draft = TaskDraft(shop["name"], "write", calls, user_facts=named(shop, calls))
+    for seed in range(4):
+        goal = write_instructions(draft, shop, random.Random(seed)).goal
+        assert goal.count("ord_0011") == 1 and "to it" in goal, goal

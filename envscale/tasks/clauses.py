@@ -572,9 +572,7 @@ class Clauses(Attributes):
                 ):
                     said.container = np
                 elif any(np.head == other.head for _, other in said.refs):
-                    said.attrs.append(
-                        self._attr(step, a)
-                    )  # never "for project X for project Y": name the second
+                    said.attrs.append(self._attr(step, a))  # never "for project X for project Y"
                 else:
                     said.refs.append((a, np))
             elif a.binding and a.binding.place == "limit":
@@ -629,7 +627,7 @@ class Clauses(Attributes):
             noun = f"{det} {entity}"
         parts = [f"{verb} {noun}"]
         if said.container is not None:
-            parts.append(f"to {said.container.render()}")
+            parts.append(f"to {self.it_or(said.container)}")
         prep = "to" if verb in ("send", "transfer", "invite") else "for"
         parts += [f"{prep} {text}" for text in _not_said_within([np.render() for _, np in said.refs], parts)]
         clause = " ".join(parts) + where

@@ -264,6 +264,11 @@ class Phrases(Steps):
             head, label = entity, f"with the email address {format_value(value)}"
         return NP(head, "my" if mine else "", label=label, row=(table, value), short=short)
 
+    def it_or(self, np: NP) -> str:
+        """ "it" for the row the clause before named, else the phrase: "rename the spot, then upload an attachment
+        to it" (seed 87's readers found a renamed spot named again by its old title)."""
+        return "it" if np.row is not None and np.row == self.prev_row else np.render()
+
     def arg_np(self, a: Arg, show_hidden: bool) -> NP:
         """The row an argument names, whatever its provenance."""
         table = self.key_table(a)
