@@ -1683,6 +1683,10 @@ def test_a_row_alone_in_its_parent_s_list_is_still_said_by_what_the_user_knows_o
         ins = write_instructions(draft, shop, random.Random(seed))
         assert "Please call before delivery" in ins.goal, ins.goal
         assert "order note is" not in ins.first_message.lower(), ins.first_message
+    # known by nothing of its own, it is the only one there ("the event of the spot" assumed a spot has one event)
+    draft = TaskDraft(shop["name"], "write", calls, user_facts={"customer id": "cus_0020", "new status": "pending"})
+    for seed in range(4):
+        assert "only order" in write_instructions(draft, shop, random.Random(seed)).goal
 
 
 def test_a_row_the_clause_before_named_is_it_in_what_a_new_row_goes_to(shop):

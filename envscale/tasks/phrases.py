@@ -339,6 +339,10 @@ class Phrases(Steps):
             pick = (
                 self._selector(src, rows, index or 0) if len(rows) > 1 else self._told(src, rows, index or 0)
             )
+            if pick is None and len(rows) == 1 and not np.pre and all(p.startswith("of ") for p in np.post):
+                # known by nothing of its own but its parent, it is the only one there: "the only event of the spot"
+                # (seed 87's readers: "the event of the spot" assumed a spot has one event)
+                pick = ("pre", "only")
             if pick is not None:
                 if pick[0] == "hidden":  # the user knows it by a value they hold back (`missing_info`)
                     np.det, np.short = "a", f"that {entity}"
