@@ -1684,7 +1684,9 @@ def test_a_row_alone_in_its_parent_s_list_is_still_said_by_what_the_user_knows_o
         assert "Please call before delivery" in ins.goal, ins.goal
         assert "order note is" not in ins.first_message.lower(), ins.first_message
     # known by nothing of its own, it is the only one there ("the event of the spot" assumed a spot has one event)
-    draft = TaskDraft(shop["name"], "write", calls, user_facts={"customer id": "cus_0020", "new status": "pending"})
+    draft = TaskDraft(
+        shop["name"], "write", calls, user_facts={"customer id": "cus_0020", "new status": "pending"}
+    )
     for seed in range(4):
         assert "only order" in write_instructions(draft, shop, random.Random(seed)).goal
 
@@ -1717,3 +1719,26 @@ def test_a_row_the_clause_before_named_is_it_in_what_a_new_row_goes_to(shop):
     for seed in range(4):
         goal = write_instructions(draft, shop, random.Random(seed)).goal
         assert goal.count("ord_0011") == 1 and "to it" in goal, goal
+
+
+def test_a_row_known_by_a_value_two_of_its_columns_hold_is_said_by_the_column_the_user_knows(shop):
+    """Avaza's projects hold one day as `date` and `start_date`; the user knew the project's start date, and seed
+    87's readers got "the project whose date is 2025-06-05". The value is said by the column the fact names."""
+    calls = run(
+        SHOP,
+        [
+            GoldCall("list_orders", {"customer_id": "cus_0020"}, {"customer_id": "user"}),
+            GoldCall(
+                "update_order_status",
+                {"order_id": "ord_0011", "status": "pending"},
+                {"order_id": "call[0][0].order_id", "status": "user"},
+                write=True,
+            ),
+        ],
+    )
+    calls[0].result[0] = {**calls[0].result[0], "date": "2024-06-26", "placed_date": "2024-06-26"}
+    facts = {"customer id": "cus_0020", "order placed date": "2024-06-26", "new status": "pending"}
+    draft = TaskDraft(shop["name"], "write", calls, user_facts=facts)
+    for seed in range(4):
+        goal = write_instructions(draft, shop, random.Random(seed)).goal
+        assert "placed date is 2024-06-26" in goal, goal

@@ -429,7 +429,10 @@ class Phrases(Steps):
             a.value for a in src.args
         ]  # what the list was asked by (the parent's key) is not the row's own
         columns = table_columns(self.spec, src.table) if src.table else {}
-        for column in row:
+        named = " ".join(n for n, v in self.draft.user_facts.items() if v in told and v in row.values())
+        # of two columns holding the value, the one the user's fact names ("the project starting ...", never "whose
+        # date is" for a project known by its start date, seed 87's readers)
+        for column in sorted(row, key=lambda c: (readable_words(c) not in named, -len(readable_words(c)))):
             mine = row.get(column)
             if column == pk or mine not in told or [r.get(column) for r in dicts].count(mine) != 1:
                 continue
