@@ -1742,3 +1742,19 @@ def test_a_row_known_by_a_value_two_of_its_columns_hold_is_said_by_the_column_th
     for seed in range(4):
         goal = write_instructions(draft, shop, random.Random(seed)).goal
         assert "placed date is 2024-06-26" in goal, goal
+
+
+def test_a_search_by_words_is_said_as_a_person_says_it(shop):
+    """Seed 87's readers: "the user whose full name contains 'Hannah Bailey'" is a search parameter's phrasing. A
+    person's full name searched for is the person "named" so; other words are "with ... in its note"."""
+    from envscale.tasks.clauses import Clauses
+    from envscale.tasks.phrases import NP
+
+    call = GoldCall("list_orders", {"customer_id": "cus_0020"}, {"customer_id": "user"})
+    said = Clauses(TaskDraft("shop", "read", [call]), shop, random.Random(0))
+    step = said.steps[0]
+    person, words = NP("user", "the"), NP("order", "the")
+    said.filter_phrase(person, step, "full_name", "contains", "Hannah Bailey")
+    said.filter_phrase(words, step, "note", "contains", "gift wrapping")
+    assert person.render() == 'the user named "Hannah Bailey"', person.render()
+    assert words.render() == 'the order with "gift wrapping" in its note', words.render()

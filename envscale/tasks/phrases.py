@@ -519,8 +519,12 @@ class Phrases(Steps):
                 if PRICE_COLUMNS.search(column)
                 else f"with {words} at least {format_value(value)}"
             )
-        elif op == "contains":
-            np.post.append(f'whose {words} contains "{format_value(value)}"')
+        elif op == "contains":  # never "whose full name contains ..." (seed 87's readers: a search parameter)
+            shown = format_value(value)
+            person = re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}", shown) and tokens(column)[-1:] == [
+                "name"
+            ]
+            np.post.append(f'named "{shown}"' if person else f'with "{shown}" in its {words}')
         elif column in ("category", "type", "kind", "genre", "section", "department"):
             np.post.append(f"in the {format_value(value, enum)} {words}")
         elif (
