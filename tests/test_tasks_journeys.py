@@ -1649,3 +1649,58 @@ def test_no_row_is_found_by_the_name_of_another_row_it_holds():
     assert finding.rank(e, "customers", "company_name") == never
     assert finding.rank(e, "customers", "name") < never  # its own name still finds a customer
     e.env.close()
+
+
+def test_an_idfk_number_the_user_would_state_is_looked_up_by_its_row_s_name():
+    """Avaza's `ProjectCategoryIDFK=16`: seed 87's readers got "a new project for project category 16". An integer
+    `...IDFK` key is a key like `..._id`: the user names the category, and the agent looks its number up."""
+    spec = copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml"))
+    spec["tables"]["product_categories"] = {
+        "primary_key": "category_id",
+        "columns": {"category_id": {"type": "integer"}, "name": {"type": "string", "nullable": False}},
+    }
+    spec["tables"]["orders"]["columns"]["product_category_idfk"] = {
+        "type": "integer",
+        "nullable": True,
+        "references": "product_categories",
+    }
+    spec["data"]["rows"]["product_categories"] = 6
+    spec["tools"] += [
+        {
+            "name": "list_product_categories",
+            "description": "List the product categories.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {}},
+            "operation": {"type": "list", "table": "product_categories"},
+        },
+        {
+            "name": "set_order_category",
+            "description": "Set the product category of an order.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "string"}, "ProductCategoryIDFK": {"type": "integer"}},
+                "required": ["order_id", "ProductCategoryIDFK"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "orders",
+                "key": {"order_id": "order_id"},
+                "set": {"product_category_idfk": "ProductCategoryIDFK"},
+            },
+        },
+    ]
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    order = e.rows["orders"][0]["order_id"]
+    category = e.rows["product_categories"][2]["category_id"]
+    args = {"order_id": order, "ProductCategoryIDFK": category}
+    call = GoldCall("set_order_category", args, dict.fromkeys(args, "user"), write=True)
+    draft = TaskDraft(
+        "shop", "write", [call], user_facts={"order number": order, "product category": category}
+    )
+    drop = journeys.humanize(e, draft, random.Random(0))
+    e.env.close()
+    assert drop is None, drop
+    assert [c.tool for c in draft.calls] == ["list_product_categories", "set_order_category"], draft.calls
+    assert category not in draft.user_facts.values(), draft.user_facts
