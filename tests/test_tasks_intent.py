@@ -1758,3 +1758,15 @@ def test_a_search_by_words_is_said_as_a_person_says_it(shop):
     said.filter_phrase(words, step, "note", "contains", "gift wrapping")
     assert person.render() == 'the user named "Hannah Bailey"', person.render()
     assert words.render() == 'the order with "gift wrapping" in its note', words.render()
+
+
+def test_a_state_in_capitals_is_said_in_words():
+    """Seed 88's readers: "mark it as SUBMITTED", "the ARCHIVED group" is enum-speak. A state is said in lower case;
+    a code in capitals (a currency, an HTTP method) is kept as written."""
+    from envscale.tasks.wording import format_value
+
+    assert format_value("SUBMITTED", enum=True) == "submitted"
+    assert format_value("PENDING_APPROVAL", enum=True) == "pending approval"
+    assert format_value("USD", enum=True) == "USD" and format_value("POST", enum=True) == "POST"
+    assert format_value("DELETE", enum=True) == "DELETE"
+    assert format_value("SUBMITTED") == "SUBMITTED"  # a value the user types stays as it is

@@ -379,6 +379,10 @@ def cap(text: str) -> str:
 # ----------------------------------------------------------------------------- values
 
 
+_CODES = frozenset("POST PATCH DELETE HEAD OPTIONS TRACE CONNECT".split())
+"""Values in capitals that are codes, kept as written (HTTP methods); shorter ones (`USD`, `GET`) are kept too."""
+
+
 def format_value(value: Any, enum: bool = False) -> str:
     """A value as a person writes it: `120.0` -> `120`, `49.9` -> `49.90`, an enum `in_transit` -> `in transit`."""
     if isinstance(value, bool):
@@ -390,6 +394,8 @@ def format_value(value: Any, enum: bool = False) -> str:
             return str(int(value))
         return f"{value:.2f}" if round(value, 2) == value else repr(value)
     if isinstance(value, str):
+        if enum and value.isupper() and len(value) >= 4 and value not in _CODES:
+            value = value.lower()  # "mark it as submitted", never "as SUBMITTED" (seed 88's readers)
         return value.replace("_", " ") if enum and " " not in value else value
     if isinstance(value, list):
         return join([format_value(v, enum) for v in value])
