@@ -1093,3 +1093,52 @@ def test_an_updated_persons_new_email_is_of_their_own_name_even_beside_a_new_nam
                 checked += 1
                 assert args["email"].startswith(".".join(words).lower()), (args, user)
         assert checked
+
+
+def test_a_thing_renamed_keeps_a_name_that_reads_as_its_own():
+    """Seed 88's readers: a "Parental Leave Policy" renamed to "Code of Conduct", "Jones PLC" renamed to another firm,
+    "Backup Group" renamed to "Alumni 2024": a made-up name of another thing, no edit anyone makes. A thing's own name
+    or title is changed to a new edition of it ("Parental Leave Policy 2026"); a person is never renamed so."""
+    import random
+
+    from envscale.materialize.verify import valid_call
+
+    S, N = {"type": "string"}, {"type": "string", "nullable": True}
+    spec = {
+        "name": "policies",
+        "description": "Seller policies.",
+        "tables": {
+            "policies": {
+                "primary_key": "policy_id",
+                "columns": {"policy_id": S, "name": N, "label": N},
+            }
+        },
+        "tools": [
+            {
+                "name": "update_policy",
+                "description": "Update a policy.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"policy_id": S, "name": S},
+                    "required": ["policy_id", "name"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "policies",
+                    "key": {"policy_id": "policy_id"},
+                    "set": {"name": "name"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        for seed in range(8):
+            args, policy = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            if not policy["name"]:
+                continue
+            core = re.sub(r"\s*\b(19|20)\d\d$", "", policy["name"])
+            assert core in args["name"] and args["name"] != policy["name"], (args, policy)

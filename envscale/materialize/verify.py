@@ -845,7 +845,32 @@ def _new_values(
         others = [k for k in keys if k != current]
         rng.shuffle(others)
         return others + [k for k in keys if k == current]
-    return [_new_value(env, rows, table, column, current, rng)]
+    return [*_new_editions(table, column, current, rng), _new_value(env, rows, table, column, current, rng)]
+
+
+_OWN_NAME_WORDS = frozenset("name title display subject label".split())
+_YEAR_AT_END = re.compile(r"\b(19|20)(\d\d)$")
+
+
+def _new_editions(table: str, column: str, current: Any, rng: random.Random) -> list[str]:
+    """New names for a thing renamed, best first: a new edition of its own name or title ("Refund Policy 2026",
+    "Backup Group v2", "Win-back September 2026" for "... 2025"). Seed 88's readers found "Parental Leave Policy"
+    renamed to "Code of Conduct", a made-up name of another thing. None for a person (never renamed so) or for a
+    column that is not the row's own name."""
+    words = [w for w in tokens(column) if w not in _OWN_NAME_WORDS]
+    own = {singular(w) for w in tokens(table)}
+    if not isinstance(current, str) or not (3 <= len(current) <= 60) or not current[:1].isalpha():
+        return []
+    if len(words) == len(tokens(column)) or not all(singular(w) in own for w in words):
+        return []  # not a name (`label`, `notes`), or another thing's name (`owner_name`)
+    if person_entity({singular(table).split("_")[-1]}):
+        return []
+    year = _YEAR_AT_END.search(current)
+    if year:
+        return [f"{current[: year.start()]}{int(year.group(0)) + 1}"]
+    editions = [f"{current} 2026", f"{current} v2"]
+    rng.shuffle(editions)
+    return editions
 
 
 def _new_value(
