@@ -1770,3 +1770,99 @@ def test_a_state_in_capitals_is_said_in_words():
     assert format_value("USD", enum=True) == "USD" and format_value("POST", enum=True) == "POST"
     assert format_value("DELETE", enum=True) == "DELETE"
     assert format_value("SUBMITTED") == "SUBMITTED"  # a value the user types stays as it is
+
+
+def test_irregular_verbs_are_said_right():
+    """Seed 88's readers: "you leaved the group". An irregular verb's participle is its own."""
+    from envscale.tasks.wording import participle
+
+    assert [participle(v) for v in ("leave", "hide", "freeze", "cancel", "archive", "stop")] == [
+        "left",
+        "hidden",
+        "frozen",
+        "cancelled",
+        "archived",
+        "stopped",
+    ]
+
+
+def test_a_row_renamed_is_it_when_the_next_step_acts_on_it():
+    """Seed 88's readers: "look up the group whose subject is "Backup Group", update its subject to Alumni 2024, and
+    finally leave the group whose subject is "Backup Group"": the group was named by the subject it had just lost.
+    The row the clause before named is "it" (leave it), and "you left" is said so, never "you leaved"."""
+    spec = {
+        "name": "chat",
+        "description": "A messaging service's groups.",
+        "tables": {
+            "groups": {
+                "primary_key": "group_id",
+                "columns": {"group_id": {"type": "string"}, "subject": {"type": "string", "nullable": True}},
+            },
+            "leaves": {
+                "primary_key": "leave_id",
+                "columns": {
+                    "leave_id": {"type": "string"},
+                    "group_id": {"type": "string", "references": "groups", "nullable": True},
+                },
+            },
+        },
+        "data": {"seed": 0, "rows": {"groups": 5, "leaves": 2}},
+        "tools": [
+            {
+                "name": "UpdateGroupInfo",
+                "description": "Update a group's subject.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"group_id": {"type": "string"}, "subject": {"type": "string"}},
+                    "required": ["group_id", "subject"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "groups",
+                    "key": {"group_id": "group_id"},
+                    "set": {"subject": "subject"},
+                    "returns": "row",
+                },
+            },
+            {
+                "name": "LeaveGroup",
+                "description": "Leave a group.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"group_id": {"type": "string"}},
+                    "required": ["group_id"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "leaves",
+                    "values": {"group_id": "group_id"},
+                    "generate": {"leave_id": "id"},
+                    "returns": "row",
+                },
+            },
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        group = env.dump()["groups"][0]
+        calls = [
+            GoldCall(
+                "UpdateGroupInfo",
+                {"group_id": group["group_id"], "subject": "Alumni 2024"},
+                {"group_id": "user", "subject": "user"},
+                write=True,
+            ),
+            GoldCall(
+                "LeaveGroup", {"group_id": group["group_id"]}, {"group_id": "call[0].group_id"}, write=True
+            ),
+        ]
+        for call in calls:
+            call.result = env.step(call.tool, call.arguments)["result"]
+    facts = {"group": group["group_id"], "new subject": "Alumni 2024"}
+    draft = TaskDraft("chat", "write", calls, user_facts=facts)
+    for seed in range(4):
+        ins = write_instructions(draft, spec, random.Random(seed))
+        assert ins.goal.count(group["group_id"]) == 1 and "leave it" in ins.goal, ins.goal
+        assert "leaved" not in ins.done_when, ins.done_when

@@ -629,7 +629,8 @@ class Clauses(Attributes):
         if said.container is not None:
             parts.append(f"to {self.it_or(said.container)}")
         prep = "to" if verb in ("send", "transfer", "invite") else "for"
-        parts += [f"{prep} {text}" for text in _not_said_within([np.render() for _, np in said.refs], parts)]
+        kept = _not_said_within([np.render() for _, np in said.refs], parts)
+        parts += [f"{prep} {self.it_or(np)}" for _, np in said.refs if np.render() in kept]
         clause = " ".join(parts) + where
         if said.attrs:
             clause += f" with {join(said.attrs)}"
@@ -663,8 +664,8 @@ class Clauses(Attributes):
             tail = f" with {join(rest_said)}" if rest_said else ""
             return f"invite {who} {' '.join(links)}{where}{tail}", f"you invited {who}", ("new", step.index)
         if refs:
-            objs = [np.render() for _, np in refs]
-            objs = [o if o.split(" ")[0] in ("my", "the", "a", "an") else f"the {o}" for o in objs]
+            objs = [self.it_or(np) for _, np in refs]  # "rename the group, then leave it" (seed 88)
+            objs = [o if o.split(" ")[0] in ("my", "the", "a", "an", "it") else f"the {o}" for o in objs]
             obj = join(objs)
             said = attrs
         else:  # the value that names the object ("username to follow")
