@@ -1866,3 +1866,12 @@ def test_a_row_renamed_is_it_when_the_next_step_acts_on_it():
         ins = write_instructions(draft, spec, random.Random(seed))
         assert ins.goal.count(group["group_id"]) == 1 and "leave it" in ins.goal, ins.goal
         assert "leaved" not in ins.done_when, ins.done_when
+
+
+def test_a_time_zone_run_into_a_field_s_name_is_not_said():
+    """Seed 88's readers: "its confirmed date utc" is a field name in speech. A person asks for the confirmed date."""
+    from envscale.tasks.wording import readable_words
+
+    assert readable_words("confirmed_date_utc") == "confirmed date"
+    assert readable_words("CanceledDateUtc") == "canceled date"
+    assert readable_words("utc") == "utc"

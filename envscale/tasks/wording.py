@@ -300,6 +300,8 @@ def readable_words(name: str) -> str:
         toks = ["number", "of", *toks[2 if toks[1] == "of" else 1 :]]
     if len(toks) > 1 and toks[-1] in _UNIT_SUFFIXES:  # `travel_time_mins` -> "travel time in minutes"
         toks = [*toks[:-1], *_UNIT_SUFFIXES[toks[-1]].split()]
+    if len(toks) > 1 and toks[-1] in ("utc", "gmt", "iso", "local"):
+        toks = toks[:-1]  # `confirmed_date_utc` -> "confirmed date" (seed 88's readers: "its confirmed date utc")
     phrase = " ".join(toks)
     if phrase in _PHRASES:
         return _PHRASES[phrase]
