@@ -56,11 +56,11 @@ def shop():
     )
     create = _tool(spec, "create_order")
     create["parameters"]["properties"]["optional_param"] = {"type": "boolean"}
-    create["parameters"]["properties"]["customer_name"] = {"type": "string"}
+    create["parameters"]["properties"]["recipient_name"] = {"type": "string"}
     create["parameters"]["properties"]["gift_wrap_color"] = {"type": "string"}
-    spec["tables"]["orders"]["columns"]["customer_name"] = {"type": "string"}
+    spec["tables"]["orders"]["columns"]["recipient_name"] = {"type": "string"}
     spec["tables"]["orders"]["columns"]["gift_wrap_color"] = {"type": "string"}
-    create["operation"]["values"].update(customer_name="customer_name", gift_wrap_color="gift_wrap_color")
+    create["operation"]["values"].update(recipient_name="recipient_name", gift_wrap_color="gift_wrap_color")
     return spec
 
 
@@ -254,21 +254,21 @@ def test_a_name_argument_never_holds_a_key(env):
     customer = env.rows["customers"][0]
     call = GoldCall(
         "create_order",
-        {"customer_id": customer["customer_id"], "total": 3.0, "customer_name": "cus_0008"},
-        {"customer_id": "user", "total": "constant", "customer_name": "constant"},
+        {"customer_id": customer["customer_id"], "total": 3.0, "recipient_name": "cus_0008"},
+        {"customer_id": "user", "total": "constant", "recipient_name": "constant"},
         write=True,
     )
     draft = _draft(env, "write", [call])
     assert tidy(env, draft, random.Random(0)) is None
-    assert "customer_name" not in call.arguments  # optional: left out
+    assert "recipient_name" not in call.arguments  # optional: left out
     named = GoldCall(
         "create_order",
-        {"customer_id": customer["customer_id"], "total": 3.0, "customer_name": "Maria Lopez"},
-        {"customer_id": "user", "total": "constant", "customer_name": "constant"},
+        {"customer_id": customer["customer_id"], "total": 3.0, "recipient_name": "Maria Lopez"},
+        {"customer_id": "user", "total": "constant", "recipient_name": "constant"},
         write=True,
     )
     assert tidy(env, _draft(env, "write", [named]), random.Random(0)) is None
-    assert named.arguments["customer_name"] == "Maria Lopez"
+    assert named.arguments["recipient_name"] == "Maria Lopez"
 
 
 def test_a_write_states_at_most_two_values_beyond_the_rows_it_names(env):
@@ -741,16 +741,16 @@ def test_a_new_row_keeps_what_a_person_states_first(env):
         "note": "Leave at the door.",
         "gift_wrap_color": "red",
     }
-    arguments["customer_name"] = "Maria Lopez"
+    arguments["recipient_name"] = "Maria Lopez"
     kept = set()
     for seed in range(12):
         call = GoldCall("create_order", dict(arguments), {}, write=True)
         reason = tidy(env, _draft(env, "write", [call]), random.Random(seed))
         assert reason is None, reason
         stated = set(call.arguments) - {"customer_id"}
-        assert stated and stated <= {"total", "customer_name"}, stated
+        assert stated and stated <= {"total", "recipient_name"}, stated
         kept |= stated
-    assert kept == {"total", "customer_name"}  # which of the two is still drawn
+    assert kept == {"total", "recipient_name"}  # which of the two is still drawn
 
 
 def _card_spec():
@@ -968,3 +968,22 @@ def test_a_number_keying_a_thing_the_world_does_not_hold_is_never_stated(shop):
     e.env.close()
     e2.env.close()
     assert code is not None and code[0] == "invented_key" and "16" in code[1]
+
+
+def test_a_new_row_never_names_the_row_it_references_otherwise(shop):
+    """Seed 88's readers: "create a project for the company named "Newman, Okafor and Cameron" with the company name
+    "Barr Inc"": the name of a row the new row references is that row's own. The user never states another one."""
+    spec = copy.deepcopy(shop)
+    spec["tables"]["orders"]["columns"]["customer_name"] = {"type": "string", "nullable": True}
+    tool = _tool(spec, "create_order")
+    tool["parameters"]["properties"]["customer_name"] = {"type": "string"}
+    tool["operation"]["values"]["customer_name"] = "customer_name"
+    e = Env({"spec": spec}, TasksConfig())
+    customer = e.rows["customers"][0]
+    args = {"customer_id": customer["customer_id"], "total": 42.5, "customer_name": "Barr Inc"}
+    call = GoldCall("create_order", args, dict.fromkeys(args, "user"), write=True)
+    draft = _draft(e, "write", [call])
+    tidy(e, draft, random.Random(0))
+    e.env.close()
+    assert "customer_name" not in call.arguments, call.arguments
+    assert "customer_id" in call.arguments

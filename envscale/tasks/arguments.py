@@ -123,6 +123,26 @@ def drop_argument(e: Env, draft: TaskDraft, call: GoldCall, arg: str) -> None:
         del draft.user_facts[name]
 
 
+def _copies_a_referenced_name(e: Env, tool: dict, call: GoldCall, binds: dict, arg: str) -> bool:
+    """Whether a user-stated argument sets the name of a row another argument of the call references: Avaza's
+    `Project_Post(CompanyIDFK=9, CompanyName="Barr Inc")`, said "a project for the company named "Newman, Okafor and
+    Cameron" with the company name "Barr Inc"" (seed 88's readers). That name is the referenced row's own."""
+    bind = binds.get(arg)
+    if bind is None or not bind.column or call.provenance.get(arg, "user").startswith("call["):
+        return False
+    words = tokens(bind.column)
+    if len(words) < 2 or words[-1] not in ("name", "title"):
+        return False
+    named = "".join(singular(w) for w in words[:-1])
+    columns = e.spec["tables"][tool["operation"]["table"]]["columns"]
+    for other in call.arguments:
+        ob = binds.get(other)
+        ref = (columns.get(ob.column) or {}).get("references") if ob is not None and ob.column else None
+        if other != arg and ref and "".join(singular(w) for w in tokens(ref)) == named:
+            return True
+    return False
+
+
 def addressed_row(e: Env, call: GoldCall) -> dict | None:
     """The row a call addresses by its key (in the initial state), if it has one."""
     tool = e.tools[call.tool]
@@ -171,6 +191,9 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
         drop = _tidy_argument(e, draft, call, arg, binds, props, required)
         if drop:
             return drop
+    for arg in list(call.arguments):
+        if arg not in required and _copies_a_referenced_name(e, tool, call, binds, arg):
+            drop_argument(e, draft, call, arg)
     stated = [
         a
         for a in call.arguments

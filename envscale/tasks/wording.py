@@ -301,7 +301,9 @@ def readable_words(name: str) -> str:
     if len(toks) > 1 and toks[-1] in _UNIT_SUFFIXES:  # `travel_time_mins` -> "travel time in minutes"
         toks = [*toks[:-1], *_UNIT_SUFFIXES[toks[-1]].split()]
     if len(toks) > 1 and toks[-1] in ("utc", "gmt", "iso", "local"):
-        toks = toks[:-1]  # `confirmed_date_utc` -> "confirmed date" (seed 88's readers: "its confirmed date utc")
+        toks = toks[
+            :-1
+        ]  # `confirmed_date_utc` -> "confirmed date" (seed 88's readers: "its confirmed date utc")
     phrase = " ".join(toks)
     if phrase in _PHRASES:
         return _PHRASES[phrase]
