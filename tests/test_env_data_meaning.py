@@ -606,3 +606,17 @@ def test_a_webhooks_method_is_an_http_method():
 
     for column in ("event_method", "eventMethod", "status_callback_method", "answer_method"):
         assert string_meaning("conversations", column, "", ()) == "lex:http_method", column
+
+
+def test_a_keyword_s_text_is_a_few_search_words():
+    """Seed 88's readers: an eBay negative keyword read "Set up by Robert Howell of the IT team in April.". A keyword's
+    text is a search phrase, never prose."""
+    for table, column in (
+        ("negative_keywords", "negative_keyword_text"),
+        ("keywords", "text"),
+        ("ads", "keyword_text"),
+    ):
+        assert column_meaning(table, column, S) == "query", (table, column)
+        value = column_value(table, column, S, random.Random(0), NOW)
+        assert len(value.split()) <= 5 and not value.endswith("."), value
+    assert column_meaning("notes", "text", S) != "query"

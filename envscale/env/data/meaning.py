@@ -980,6 +980,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
     if exact is not None:
         return exact
+    if last == "text" and {"keyword", "keywords"} & (set(words) | set(name_words(table))):
+        # eBay's `negative_keyword_text`, a keyword's `text`: a few search words, never a sentence (seed 88's
+        # readers: the negative keyword "Set up by Robert Howell of the IT team in April.")
+        return "query"
     kind_of = _kind_of(words)
     if kind_of is not None:
         return kind_of
