@@ -719,7 +719,9 @@ def replace_message(ins: Instructions, message: str) -> Instructions:
     ("tables", "group", "place"),
     [
         (["leads", "opportunities", "companies"], "CRM API", "a CRM"),
-        (["budgets", "categories", "payees", "months"], "YNAB API", "a budgeting app"),
+        # a product of its own name is the place, in the kind's role: "someone who keeps their budget in YNAB"
+        (["budgets", "categories", "payees", "months"], "YNAB API", "their budget in YNAB"),
+        (["budgets", "categories", "payees", "months"], "Budget API", "a budgeting app"),
         (["jobs", "applicants", "candidates"], "ATS API", "a recruiting system"),
     ],
 )
@@ -1875,3 +1877,42 @@ def test_a_time_zone_run_into_a_field_s_name_is_not_said():
     assert readable_words("confirmed_date_utc") == "confirmed date"
     assert readable_words("CanceledDateUtc") == "canceled date"
     assert readable_words("utc") == "utc"
+
+
+def test_a_persona_names_the_api_s_own_product_and_no_bare_word():
+    """Seed 88's readers: VictorOps (an incident tool whose users have contacts and emails) read as "a user of a
+    messaging service"; eBay's Account API as "someone who works with Account". A product's own name is the place
+    where the API has one; a title of one common word is "the Account service"."""
+    from envscale.tasks.intent import _product_place
+
+    key = {"type": "string"}
+    spec = {
+        "name": "oncall",
+        "description": "On-call contacts.",
+        "tables": {
+            t: {"primary_key": "id", "columns": {"id": key, "name": {"type": "string", "nullable": True}}}
+            for t in ("users", "contacts", "emails", "messages")
+        },
+        "data": {"seed": 0, "rows": {"users": 3, "contacts": 3, "emails": 3, "messages": 3}},
+        "tools": [
+            {
+                "name": "get_contact",
+                "description": "Get a contact.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"id": key}, "required": ["id"]},
+                "operation": {"type": "get", "table": "contacts", "key": {"id": "id"}},
+                "metadata": {"group": "VictorOps"},
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        contact = env.dump()["contacts"][0]["id"]
+        call = GoldCall("get_contact", {"id": contact}, {"id": "user"})
+        call.result = env.step("get_contact", {"id": contact})["result"]
+    draft = TaskDraft("oncall", "read", [call], user_facts={"contact": contact})
+    for seed in range(4):
+        persona = write_instructions(draft, spec, random.Random(seed)).persona
+        assert "VictorOps" in persona and "messaging service" not in persona, persona
+    spec["tools"][0]["metadata"] = {"group": "Account API"}
+    assert _product_place(spec) == "the Account service"

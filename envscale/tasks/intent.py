@@ -192,7 +192,10 @@ _TITLE_NOISE = re.compile(
 _GENERIC_TITLE_WORDS = frozenset(
     "service management system platform business data customer credit product library calendar pos hris "
     "subscription storage tracking hub posting web public open gift financial consumer user partner config "
-    "configuration setting core admin integration".split()
+    "configuration setting core admin integration account accounts file files marketing sales inventory analytics "
+    "feedback finance payment payments billing order orders messaging notification notifications search report "
+    "reports reporting identity auth authentication media event events fulfillment compliance logistics catalog "
+    "metadata translation ats crm erp cms lms itsm".split()
 )
 
 _AUDIENCE_WORDS = frozenset("user users management admin core consumer business partner public".split())
@@ -223,6 +226,18 @@ def _product_place(spec: dict) -> str | None:
     domain_words = frozenset().union(*(entry[1] for entry in _DOMAINS))
     generic = all(singular(w) in domain_words | _GENERIC_TITLE_WORDS for w in tokens(title))
     return f"the {title} service" if generic else title
+
+
+def _brand(spec: dict) -> str | None:
+    """The API's product name where it is a name of its own (`VictorOps`), never words of a kind of service (`Xero
+    Files`, `the Calendar service`): the place a persona of a clear domain is at."""
+    product = _product_place(spec)
+    if not product or product.startswith("the "):
+        return None
+    domain_words = frozenset().union(*(entry[1] for entry in _DOMAINS))
+    if any(singular(w) in domain_words | _GENERIC_TITLE_WORDS for w in tokens(product)):
+        return None
+    return product
 
 
 def persona_role(persona: str) -> str | None:
@@ -411,6 +426,9 @@ class Writer(Clauses):
         if domain:
             name, place, user_who, staff_who = domain
             personal = name in _PERSONAL
+            place = (
+                _brand(self.spec) or place
+            )  # "a user of VictorOps", never "of a messaging service" (seed 88)
         else:
             place = _product_place(self.spec) or _fallback_place(self.spec)
             user_who, staff_who, personal = "a user of {place}", "", False
