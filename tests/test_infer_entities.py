@@ -1949,3 +1949,23 @@ def test_ending_a_campaign_ends_it_never_an_ends_row():
     ops = {t["name"]: t["operation"] for t in spec["tools"]}
     assert "ends" not in spec["tables"], list(spec["tables"])
     assert ops["endCampaign"]["table"] == "campaigns" and "ENDED" in ops["endCampaign"]["fixed"].values(), ops
+
+
+def test_a_versioned_collection_in_a_route_names_its_resource():
+    """Crucible's routes are `/rest-service/reviews-v1/{id}`: seed 87's and 88's readers found its central table named
+    `c_1_s` ("the 1 is already completed"). A version run into a collection's segment is no part of its name."""
+    review = {"type": "object", "properties": {"id": _S, "name": _S, "state": _S}}
+    rid = {"id": _ID}
+    tools = [
+        api_tool(
+            "getAllReviews", "GET", "/rest-service/reviews-v1", {}, [], {"type": "array", "items": review}
+        ),
+        api_tool("getReview", "GET", "/rest-service/reviews-v1/{id}", rid, ["id"], review),
+        api_tool("createReview", "POST", "/rest-service/reviews-v1", {"name": _S}, ["name"], review),
+        api_tool(
+            "getAllProjects", "GET", "/rest-service/projects-v1", {}, [], {"type": "array", "items": review}
+        ),
+    ]
+    tables = _spec(tools, "crucible")["tables"]
+    assert "reviews" in tables and "projects" in tables, list(tables)
+    assert not [t for t in tables if re.search(r"\d|_v_", t)], list(tables)

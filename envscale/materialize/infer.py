@@ -312,6 +312,20 @@ def _without_agent_side(tool: dict) -> dict:
     return {**tool, "parameters": {**params, "properties": kept, "required": required}}
 
 
+_VERSIONED_SEGMENT = re.compile(r"^([A-Za-z][A-Za-z_-]*?)[-_]v\d+(?:\.\d+)*$")
+
+
+def _unversioned(tool: dict) -> dict:
+    """The tool with the version run into its route's collections dropped: Crucible's `/rest-service/reviews-v1/{id}`
+    reads reviews (seed 87's and 88's readers found its reviews in a table named `c_1_s`)."""
+    notes = tool.get("annotations")
+    path = notes.get("path") if isinstance(notes, dict) else None
+    if not isinstance(path, str) or not re.search(r"[-_]v\d", path):
+        return tool
+    segments = [(m.group(1) if (m := _VERSIONED_SEGMENT.match(seg)) else seg) for seg in path.split("/")]
+    return {**tool, "annotations": {**notes, "path": "/".join(segments)}}
+
+
 def _props(tool: dict) -> dict:
     props = (tool.get("parameters") or {}).get("properties")
     return props if isinstance(props, dict) else {}
@@ -682,7 +696,8 @@ def infer_spec(
     excluded: list[dict] = []
     notes: list[str] = []
     kept: list[tuple[dict, ToolMeaning]] = []
-    for tool in map(_without_agent_side, tools):
+    tools = [_unversioned(_without_agent_side(tool)) for tool in tools]
+    for tool in tools:
         meaning = tool_meaning(
             tool.get("original_name") or tool["name"],
             tool.get("description"),
