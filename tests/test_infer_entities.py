@@ -1969,3 +1969,34 @@ def test_a_versioned_collection_in_a_route_names_its_resource():
     tables = _spec(tools, "crucible")["tables"]
     assert "reviews" in tables and "projects" in tables, list(tables)
     assert not [t for t in tables if re.search(r"\d|_v_", t)], list(tables)
+
+
+def test_a_route_key_named_for_another_entity_never_keys_the_collection_before_it():
+    """AppVeyor's `/api/projects/{accountName}/{projectSlug}/deployments`: seed 88's readers found `account_name`
+    referencing projects and holding their slugs ("the account name is 12"). The project is keyed by its slug; the
+    account name names the account, never a project."""
+    from envscale.words.semantics import path_entities
+
+    assert path_entities("/api/projects/{accountName}/{projectSlug}/deployments") == {
+        "accountName": "account",
+        "projectSlug": "project",
+    }
+    project = {"type": "object", "properties": {"projectSlug": _S, "name": _S, "accountName": _S}}
+    deployment = {"type": "object", "properties": {"deploymentId": _S, "status": _S}}
+    pair = {"accountName": _ID, "projectSlug": _ID}
+    tools = [
+        api_tool("getProjects", "GET", "/api/projects", {}, [], {"type": "array", "items": project}),
+        api_tool("getProject", "GET", "/api/projects/{accountName}/{projectSlug}", pair, list(pair), project),
+        api_tool(
+            "getProjectDeployments",
+            "GET",
+            "/api/projects/{accountName}/{projectSlug}/deployments",
+            pair,
+            list(pair),
+            {"type": "array", "items": deployment},
+        ),
+    ]
+    tables = _spec(tools, "ci")["tables"]
+    for table, tspec in tables.items():
+        column = tspec["columns"].get("account_name") or {}
+        assert column.get("references") != "projects", (table, tspec)

@@ -828,6 +828,16 @@ def path_entities(path: str | None) -> dict[str, str]:
             if owner and owner != noun and not key_entity(match.group(1)):
                 # elmah.io's `/messages/{logId}/{id}`: the log's messages, keyed by `id`; `logId` keys a log
                 out[previous] = owner
+            words = tokens(previous) if previous else []
+            if (
+                len(words) >= 2
+                and words[-1] in ("name", "slug", "key", "code", "handle")
+                and singular(words[-2]) != noun
+                and not (owner and owner == noun)
+            ):
+                # AppVeyor's `/projects/{accountName}/{projectSlug}`: the project of an account, keyed by its slug;
+                # `accountName` names the account (seed 88's readers: "account name 12" held a project's key)
+                out[previous] = "_".join(singular(w) for w in words[:-1])
             previous = match.group(1)
         elif seg and not match and not seg.startswith("@"):
             previous = None
