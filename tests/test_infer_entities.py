@@ -2000,3 +2000,29 @@ def test_a_route_key_named_for_another_entity_never_keys_the_collection_before_i
     for table, tspec in tables.items():
         column = tspec["columns"].get("account_name") or {}
         assert column.get("references") != "projects", (table, tspec)
+
+
+def test_a_cancel_is_allowed_only_in_the_state_its_description_names():
+    """fire.com's `DELETE /batches/{batchUuid}` "Cancels the Batch. You can only cancel a batch before it is submitted
+    for approval (while it is in the OPEN state).": seed 88's readers found a REMOVED batch cancelled, and the policy
+    allowing a COMPLETE or SUCCEEDED one. The cancel is allowed while the batch is OPEN."""
+    states = ["PENDING_APPROVAL", "COMPLETE", "OPEN", "CANCELLED", "SUBMITTED", "REMOVED", "SUCCEEDED"]
+    batch = {
+        "type": "object",
+        "properties": {"batchUuid": _S, "name": _S, "status": {"type": "string", "enum": states}},
+    }
+    key = {"batchUuid": _ID}
+    tools = [
+        api_tool("getBatch", "GET", "/batches/{batchUuid}", key, ["batchUuid"], batch, group="fire"),
+        api_tool(
+            "cancelBatchPayment", "DELETE", "/batches/{batchUuid}", key, ["batchUuid"], None, group="fire"
+        ),
+    ]
+    tools[1]["description"] = (
+        "Cancel a batch. Cancels the Batch. You can only cancel a batch before it is submitted for approval (while "
+        "it is in the OPEN state)."
+    )
+    spec = _spec(tools, "fire")
+    op = next(t["operation"] for t in spec["tools"] if t["name"] == "cancelBatchPayment")
+    assert op["fixed"] == {"status": "CANCELLED"}, op
+    assert op["preconditions"][0]["op"] == "in" and op["preconditions"][0]["value"] == ["OPEN"], op

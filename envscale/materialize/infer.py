@@ -1869,6 +1869,12 @@ def _operation_of(
                     "error": f"the {singular(table)} is already {retired[0]}",
                 }
             ]
+            named = _allowed_while(use, columns[status].get("enum") or [])
+            if (
+                named is not None
+            ):  # fire.com: "You can only cancel a batch ... (while it is in the OPEN state)"
+                op["preconditions"] = [{"column": status, "op": "in", "value": named[0], "error": named[1]}]
+                return op, f"{name}: {named[1]}."
             return op, None
         op = {"type": "delete", "table": table, "key": key, "returns": "none"}
         rule = _while_guard(use, tables, table, key, name)
@@ -2157,6 +2163,23 @@ def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:
     return None
 
 
+_WHILE_IN = re.compile(
+    r"\bonly\b[^.]*?\bwhile (?:it|the \w+) is (?:in )?(?:the )?(\w+)(?: state| status)?", re.I
+)
+
+
+def _allowed_while(use: _Use, enum: list) -> tuple[list, str] | None:
+    """The one state a tool's description allows it in ("You can only cancel a batch ... while it is in the OPEN
+    state"), with the description's words as the reason; `None` where it names none of the enum's values."""
+    entity = use.meaning.entity or "row"
+    for sentence in _sentences(use.tool.get("description")):
+        match = _WHILE_IN.search(sentence)
+        value = next((v for v in enum if match and str(v).lower() == match.group(1).lower()), None)
+        if value is not None:
+            return [value], f"refused: the {entity} is not {value} ({sentence.strip().rstrip('.')})"
+    return None
+
+
 def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, str]:
     """The status values a write is allowed from, with the description's words as the reason.
 
@@ -2165,6 +2188,9 @@ def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, 
     allowed from every value but its target and the retired ones.
     """
     entity = use.meaning.entity or "row"
+    named = _allowed_while(use, enum)
+    if named is not None and named[0][0] != target:
+        return named
     sentences = _sentences(use.tool.get("description"))
     sentence = next((s for s in sentences if _NOT_YET.search(s) or _ONLY.search(s)), "")
     match = _NOT_YET.search(sentence)
