@@ -620,3 +620,17 @@ def test_a_keyword_s_text_is_a_few_search_words():
         value = column_value(table, column, S, random.Random(0), NOW)
         assert len(value.split()) <= 5 and not value.endswith("."), value
     assert column_meaning("notes", "text", S) != "query"
+
+
+def test_an_address_s_state_is_a_place():
+    """Seed 88's readers: a company's "billing address state" was "pending". The state of an address is a place."""
+    for column in (
+        "billing_address_state",
+        "billing_state",
+        "shipping_address_state",
+        "address_state",
+        "home_state",
+    ):
+        assert column_meaning("companies", column, S) == "state", column
+    assert column_meaning("orders", "state", S).startswith("status:")
+    assert column_meaning("orders", "order_state", S).startswith("status:")

@@ -1070,9 +1070,12 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     if last == "state" or n == "state":
         geo = re.search(r"\b(?:u\.?s\.?|us|american) state\b|\bstate (?:name|abbreviation|code)\b|\bcity\b|"
                         r"\bcountry\b|\baddress\b|\bprovince\b", texts)  # fmt: skip
+        place = {"address", "billing", "shipping", "mailing", "postal", "home", "residence", "birth"} & set(
+            words
+        )
         return (
-            "state"
-            if geo or name_words(table)[-1:] in (["addresses"], ["locations"], ["cities"])
+            "state"  # `billing_address_state`: where, never "pending" (seed 88's readers)
+            if geo or place or name_words(table)[-1:] in (["addresses"], ["locations"], ["cities"])
             else (f"status:{_context(words, table, _STATUS_CONTEXTS, 'generic')}")
         )
     if n.endswith("status") or last in ("status", "stage") or n.endswith("state") and len(n) > 5:
