@@ -1704,3 +1704,51 @@ def test_an_idfk_number_the_user_would_state_is_looked_up_by_its_row_s_name():
     assert drop is None, drop
     assert [c.tool for c in draft.calls] == ["list_product_categories", "set_order_category"], draft.calls
     assert category not in draft.user_facts.values(), draft.user_facts
+
+
+def test_a_number_a_tool_takes_for_a_key_kept_as_digits_is_an_internal_id():
+    """iQualify keeps its orgunits' keys as digits (`"14"`) and `get_orgunits_by_orgid` takes `orgid=14`: seed 88's
+    readers found "find out the display name of orgunit 14", a raw id no person knows. The number is that key: the
+    user names the orgunit, and the agent looks it up."""
+    names = ["Legal", "Research", "Finance", "Sales", "Support"]
+    spec = {
+        "name": "learning",
+        "description": "An e-learning platform's organisation units.",
+        "tables": {
+            "orgunits": {
+                "primary_key": "orgunit_id",
+                "columns": {"orgunit_id": {"type": "string"}, "name": {"type": "string", "nullable": False}},
+            }
+        },
+        "initial_state": {"orgunits": [{"orgunit_id": str(11 + i), "name": n} for i, n in enumerate(names)]},
+        "tools": [
+            {
+                "name": "get_orgunits",
+                "description": "List the orgunits.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {}},
+                "operation": {"type": "list", "table": "orgunits"},
+            },
+            {
+                "name": "get_orgunit_by_orgid",
+                "description": "Get an orgunit.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"orgid": {"type": "integer"}},
+                    "required": ["orgid"],
+                },
+                "operation": {"type": "get", "table": "orgunits", "key": {"orgunit_id": "orgid"}},
+            },
+        ],
+    }
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    assert finding.internal_key(e, "orgunits", 13)
+    call = GoldCall("get_orgunit_by_orgid", {"orgid": 13}, {"orgid": "user"})
+    draft = TaskDraft("learning", "read", [call], user_facts={"orgunit id": 13})
+    drop = journeys.humanize(e, draft, random.Random(0))
+    e.env.close()
+    assert drop is None, drop
+    assert [c.tool for c in draft.calls] == ["get_orgunits", "get_orgunit_by_orgid"], draft.calls
+    assert "Finance" in draft.user_facts.values() and 13 not in draft.user_facts.values(), draft.user_facts

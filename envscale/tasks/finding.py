@@ -84,7 +84,15 @@ def internal_key(e: Env, table: str | None, value: Any) -> bool:
     if not isinstance(value, str | int):
         return False
     pk = e.pk(table)
-    return any(r.get(pk) == value for r in e.rows[table])
+    return any(same_key(r.get(pk), value) for r in e.rows[table])
+
+
+def same_key(a: Any, b: Any) -> bool:
+    """Whether two values are one key: a key kept as digits is the number a tool takes (iQualify's orgunit `"14"`,
+    asked as `orgid=14`: seed 88's readers found the user knowing the raw id)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    return a == b or (isinstance(a, int | str) and isinstance(b, int | str) and str(a) == str(b))
 
 
 @dataclass

@@ -47,6 +47,7 @@ from .finding import (
     addressed_table,
     find_row,
     internal_key,
+    same_key,
     shifted,
 )
 from .model import Drop, GoldCall, TaskDraft
@@ -87,7 +88,7 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
     for _, arg, table, value in targets:
         if (table, value) in finders:
             continue
-        row = next((r for r in e.rows[table] if r.get(e.pk(table)) == value), None)
+        row = next((r for r in e.rows[table] if same_key(r.get(e.pk(table)), value)), None)
         found = find_row(e, table, row, rng)
         if found is None:
             return "internal_id", f"{arg} = {value!r}: no lookup finds the {table} row by what a person knows"
