@@ -101,11 +101,12 @@ RETIRED_STATUSES = frozenset(
 """Status values that mean a row is gone for its users: a delete verb may set one instead of deleting."""
 
 SETTLED_STATUSES = frozenset(
-    "submitted sent finalized finalised locked shipped delivered completed complete processed posted filed".split()
+    "submitted sent finalized finalised locked shipped delivered completed complete processed posted filed ended "
+    "expired terminated finished".split()
 )
 """Status values after which a row takes no new parts: nothing is added to a submitted batch, a sent invoice or a
-shipped order (a blind reader: "submit the batch, then add a transfer to it" is backwards). A paid or an approved
-row still takes a note."""
+shipped order (a blind reader: "submit the batch, then add a transfer to it" is backwards), nor a keyword to a campaign
+just ended (seed 88). A paid or an approved row still takes a note."""
 
 
 def act_said(state: str, description: str, exclude: frozenset[str] = frozenset()) -> str | None:
