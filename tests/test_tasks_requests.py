@@ -987,3 +987,11 @@ def test_a_new_row_never_names_the_row_it_references_otherwise(shop):
     e.env.close()
     assert "customer_name" not in call.arguments, call.arguments
     assert "customer_id" in call.arguments
+    # required (Apideck's `leadsAdd` needs `company_name`, seed 89), the task is not posed
+    tool["parameters"]["required"].append("customer_name")
+    e2 = Env({"spec": spec}, TasksConfig())
+    args = {**args, "customer_name": "Barr Inc"}
+    call = GoldCall("create_order", args, dict.fromkeys(args, "user"), write=True)
+    drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
+    e2.env.close()
+    assert drop is not None and drop[0] == "names_another_row", drop

@@ -192,7 +192,14 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
         if drop:
             return drop
     for arg in list(call.arguments):
-        if arg not in required and _copies_a_referenced_name(e, tool, call, binds, arg):
+        if _copies_a_referenced_name(e, tool, call, binds, arg):
+            if (
+                arg in required
+            ):  # Apideck's `leadsAdd` needs `company_name`: one of another company is no request
+                return (
+                    "names_another_row",
+                    f"{call.tool}.{arg} = {call.arguments[arg]!r} beside the row it references",
+                )
             drop_argument(e, draft, call, arg)
     stated = [
         a
