@@ -9,6 +9,7 @@ server on loopback (`tests/llmfake.py`); the client itself is tested against a r
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import random
 import re
@@ -1685,12 +1686,49 @@ def test_a_row_alone_in_its_parent_s_list_is_still_said_by_what_the_user_knows_o
         ins = write_instructions(draft, shop, random.Random(seed))
         assert "Please call before delivery" in ins.goal, ins.goal
         assert "order note is" not in ins.first_message.lower(), ins.first_message
-    # known by nothing of its own, it is the only one there ("the event of the spot" assumed a spot has one event)
+    # known by nothing of its own but its parent, it is the only one there ("the event of the spot" assumed a spot
+    # has one event); the user's own one row is "my order", and one a filter finds is never "the only organizer with
+    # email address ..." (seed 89's readers)
     draft = TaskDraft(
         shop["name"], "write", calls, user_facts={"customer id": "cus_0020", "new status": "pending"}
     )
     for seed in range(4):
-        assert "only order" in write_instructions(draft, shop, random.Random(seed)).goal
+        assert "only" not in write_instructions(draft, shop, random.Random(seed)).goal
+    spec = copy.deepcopy(shop)
+    spec["tools"].append(
+        {
+            "name": "list_customers",
+            "description": "List the customers, optionally by name.",
+            "kind": "read",
+            "parameters": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "operation": {
+                "type": "list",
+                "table": "customers",
+                "filters": [{"column": "name", "arg": "name", "op": "eq"}],
+            },
+        }
+    )
+    with Environment(spec) as env:
+        env.reset()
+        name = next(c["name"] for c in env.dump()["customers"] if c["customer_id"] == "cus_0020")
+        found = [
+            GoldCall("list_customers", {"name": name}, {"name": "user"}),
+            GoldCall("list_orders", {"customer_id": "cus_0020"}, {"customer_id": "call[0][0].customer_id"}),
+            GoldCall(
+                "update_order_status",
+                {"order_id": "ord_0011", "status": "pending"},
+                {"order_id": "call[1][0].order_id", "status": "user"},
+                write=True,
+            ),
+        ]
+        for call in found:
+            call.result = env.step(call.tool, call.arguments)["result"]
+    draft = TaskDraft(
+        spec["name"], "write", found, user_facts={"customer name": name, "new status": "pending"}
+    )
+    for seed in range(4):
+        goal = write_instructions(draft, spec, random.Random(seed)).goal
+        assert "only order of the customer named" in goal, goal
 
 
 def test_a_row_the_clause_before_named_is_it_in_what_a_new_row_goes_to(shop):
@@ -1877,6 +1915,9 @@ def test_a_time_zone_run_into_a_field_s_name_is_not_said():
     assert readable_words("confirmed_date_utc") == "confirmed date"
     assert readable_words("CanceledDateUtc") == "canceled date"
     assert readable_words("utc") == "utc"
+    # seed 89's readers: "turn off its number of authorization required" for `no_authorization_required`
+    assert readable_words("no_authorization_required") == "no authorization required"
+    assert readable_words("no_of_guests") == "number of guests"
 
 
 def test_a_persona_names_the_api_s_own_product_and_no_bare_word():

@@ -339,7 +339,8 @@ class Phrases(Steps):
             pick = (
                 self._selector(src, rows, index or 0) if len(rows) > 1 else self._told(src, rows, index or 0)
             )
-            if pick is None and len(rows) == 1 and not np.pre and all(p.startswith("of ") for p in np.post):
+            parent_only = bool(np.post) and all(p.startswith("of ") for p in np.post) and not np.having
+            if pick is None and len(rows) == 1 and not np.pre and not np.label and parent_only:
                 # known by nothing of its own but its parent, it is the only one there: "the only event of the spot"
                 # (seed 87's readers: "the event of the spot" assumed a spot has one event)
                 pick = ("pre", "only")

@@ -296,7 +296,12 @@ def readable_words(name: str) -> str:
     ] or tokens(name)
     if len(toks) > 2 and toks[0] == "x" and re.match(r"^x-", name, re.IGNORECASE):
         toks = toks[1:]  # a header `X-Apideck-App-Id` -> "apideck app id"
-    if len(toks) > 1 and toks[0] in ("num", "no", "n"):  # `num_nights`, `no_of_guests` -> "number of ..."
+    negated = toks[0] == "no" and toks[-1].endswith(
+        "ed"
+    )  # `no_authorization_required`: a flag, never a count
+    if (
+        len(toks) > 1 and toks[0] in ("num", "no", "n") and not negated
+    ):  # `no_of_guests` -> "number of guests"
         toks = ["number", "of", *toks[2 if toks[1] == "of" else 1 :]]
     if len(toks) > 1 and toks[-1] in _UNIT_SUFFIXES:  # `travel_time_mins` -> "travel time in minutes"
         toks = [*toks[:-1], *_UNIT_SUFFIXES[toks[-1]].split()]
