@@ -995,3 +995,27 @@ def test_a_new_row_never_names_the_row_it_references_otherwise(shop):
     drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
     e2.env.close()
     assert drop is not None and drop[0] == "names_another_row", drop
+
+
+def test_half_a_place_is_never_stated(shop):
+    """Seed 89's readers: a spot added "with a longitude of -84.36" and no latitude, an event with only a latitude.
+    A coordinate stated without its other half is left out."""
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "create_order")
+    for coordinate in ("lat", "lon"):
+        spec["tables"]["orders"]["columns"][coordinate] = {"type": "number", "nullable": True}
+        tool["parameters"]["properties"][coordinate] = {"type": "number"}
+        tool["operation"]["values"][coordinate] = coordinate
+    e = Env({"spec": spec}, TasksConfig())
+    customer = e.rows["customers"][0]["customer_id"]
+    half = {"customer_id": customer, "total": 12.5, "lon": -84.364887}
+    call = GoldCall("create_order", dict(half), dict.fromkeys(half, "user"), write=True)
+    assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
+    both = {"customer_id": customer, "total": 12.5, "lat": 32.98, "lon": -84.36}
+    whole = GoldCall("create_order", dict(both), dict.fromkeys(both, "user"), write=True)
+    tidy(e, _draft(e, "write", [whole]), random.Random(0))
+    e.env.close()
+    assert "lon" not in call.arguments, call.arguments
+    assert not ({"lat", "lon"} & set(whole.arguments)) or {"lat", "lon"} <= set(whole.arguments), (
+        whole.arguments
+    )

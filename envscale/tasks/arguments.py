@@ -219,6 +219,11 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
                 f"{call.tool}.{arg} names rows but sets {binds[arg].column} as a value",
             )
     stated = _fewer_values(e, draft, call, stated, required, rng)
+    coordinates = [a for a in stated if (tokens(a)[-1:] or [""])[0].lower() in _COORDINATES]
+    if len(coordinates) == 1 and coordinates[0] not in required:
+        # "a spot with only a longitude" (seed 89's readers): half a place means nothing
+        drop_argument(e, draft, call, coordinates[0])
+        stated.remove(coordinates[0])
     if len(stated) > MAX_REQUIRED_STATED:
         return "too_many_values", f"{call.tool} needs {len(stated)} values stated ({', '.join(stated)})"
     return (
@@ -359,6 +364,8 @@ def _fewer_values(
         stated = [a for a in stated if a in call.arguments]
     return stated
 
+
+_COORDINATES = frozenset("lat latitude lon lng long longitude".split())
 
 _ESSENTIAL = frozenset("amount price total cost name title subject date quantity qty email summary".split())
 
