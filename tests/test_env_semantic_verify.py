@@ -1045,6 +1045,18 @@ def test_a_new_row_is_made_with_its_amount_date_and_name_when_its_tool_takes_the
         calls = [valid_call(env, spec["tools"][0], rows, random.Random(seed))[0] for seed in range(20)]
     assert all({"amount", "expense_date"} <= set(args) for args in calls), calls
     assert 0 < sum("notes" in args for args in calls) < 20
+    # seed 89's readers: an appointment booked with no date or time, a spot added with only a longitude
+    for column in ("start_time", "lat", "lon"):
+        columns[column] = {"type": "string" if column == "start_time" else "number", "nullable": True}
+        props[column] = (
+            {"type": "string", "format": "date-time"} if column == "start_time" else {"type": "number"}
+        )
+    spec["tools"][0]["operation"]["values"] = {c: c for c in props}
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        calls = [valid_call(env, spec["tools"][0], rows, random.Random(seed))[0] for seed in range(20)]
+    assert all({"start_time", "lat", "lon"} <= set(args) for args in calls), calls
 
 
 def test_an_updated_persons_new_email_is_of_their_own_name_even_beside_a_new_name():

@@ -713,10 +713,13 @@ def _prose_about_subject(
             args[arg] = text
 
 
-_SALIENT = frozenset("amount total price cost name title date email subject quantity".split())
+_SALIENT = frozenset(
+    "amount total price cost name title date email subject quantity start starts time datetime scheduled lat "
+    "latitude lon lng longitude".split()
+)
 """Words of the fields a new row is made with whenever its tool takes them: an expense with its amount and date, a
-task with its title (a blind reader: "an expense for customer 7 for user 19 with the category name Books", no
-amount)."""
+task with its title, an appointment with its time, a spot with both its coordinates (blind readers: "an expense for
+customer 7 for user 19 with the category name Books", no amount; seed 89: an appointment with no time)."""
 _FULL_NAMES = ("name", "full_name", "fullname", "display_name", "displayname")
 _FIRST_NAMES = ("first_name", "firstname", "given_name", "givenname")
 _LAST_NAMES = ("last_name", "lastname", "family_name", "familyname", "surname")

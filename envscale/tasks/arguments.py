@@ -367,7 +367,9 @@ def _fewer_values(
 
 _COORDINATES = frozenset("lat latitude lon lng long longitude".split())
 
-_ESSENTIAL = frozenset("amount price total cost name title subject date quantity qty email summary".split())
+_ESSENTIAL = frozenset(
+    "amount price total cost name title subject date quantity qty email summary start starts time datetime".split()
+)
 
 
 def _essential(arg: str) -> bool:
