@@ -1019,3 +1019,27 @@ def test_half_a_place_is_never_stated(shop):
     assert not ({"lat", "lon"} & set(whole.arguments)) or {"lat", "lon"} <= set(whole.arguments), (
         whole.arguments
     )
+
+
+def test_an_envelope_of_fields_is_never_said_as_a_value(shop):
+    """Seed 89's readers: "update the requests to ad status archived" (eBay's `requests=[{"adStatus": "archived"}]`)
+    and "add a scrobble episode with body episode id 6588": an argument that wraps a request's fields says no request
+    a person makes. Optional, it is left out; required, the task is not posed. A message's text body stays."""
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "create_order")
+    tool["parameters"]["properties"]["requests"] = {"type": "array", "items": {"type": "object"}}
+    spec["tables"]["orders"]["columns"]["requests"] = {"type": "json", "nullable": True}
+    tool["operation"]["values"]["requests"] = "requests"
+    e = Env({"spec": spec}, TasksConfig())
+    customer = e.rows["customers"][0]["customer_id"]
+    args = {"customer_id": customer, "total": 12.5, "requests": [{"adStatus": "archived"}]}
+    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
+    assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
+    assert "requests" not in call.arguments, call.arguments
+    tool["parameters"]["required"].append("requests")
+    e2 = Env({"spec": spec}, TasksConfig())
+    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
+    drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
+    e.env.close()
+    e2.env.close()
+    assert drop is not None and drop[0] == "placeholder_argument", drop

@@ -263,7 +263,11 @@ def _tidy_argument(
         return "action_rows", f"{call.tool} writes a {tool['operation']['table']} row"
     if _misnamed(arg, bind):
         return "misbound_argument", f"{call.tool}.{arg} names a {key_entity(arg)} but addresses {bind.column}"
-    if is_placeholder(arg):
+    if is_placeholder(arg) or (
+        tokens(arg)[-1:] and tokens(arg)[-1].lower() in _ENVELOPES and isinstance(value, dict | list)
+    ):
+        # an envelope of fields (`requests=[{"adStatus": "archived"}]`, `body={"episode": ...}`) says no request: seed
+        # 89's readers got "update the requests to ad status archived", "add a scrobble episode with body ..."
         if arg in required:
             return "placeholder_argument", f"{call.tool}.{arg} is required but says nothing a person states"
         drop_argument(e, draft, call, arg)
@@ -364,6 +368,9 @@ def _fewer_values(
         stated = [a for a in stated if a in call.arguments]
     return stated
 
+
+_ENVELOPES = frozenset("body payload request requests data input inputs".split())
+"""Names of an argument that wraps a request's fields rather than being one."""
 
 _COORDINATES = frozenset("lat latitude lon lng long longitude".split())
 
