@@ -634,3 +634,16 @@ def test_an_address_s_state_is_a_place():
         assert column_meaning("companies", column, S) == "state", column
     assert column_meaning("orders", "state", S).startswith("status:")
     assert column_meaning("orders", "order_state", S).startswith("status:")
+
+
+def test_records_by_invented_artists_have_invented_titles():
+    """Seed 88's and 89's readers: "Rumours" by Lawrence Dubois, "Thriller" holding "Yesterday" read as wrong answers.
+    The artists are invented, so the songs and albums are too."""
+    famous = {"Rumours", "Thriller", "Abbey Road", "Yesterday", "Despacito", "Bohemian Rhapsody", "Respect"}
+    rng = random.Random(0)
+    titles = {
+        column_value(t, c, S, rng, NOW)
+        for t, c in (("albums", "name"), ("tracks", "name"))
+        for _ in range(40)
+    }
+    assert titles and not titles & famous, titles & famous

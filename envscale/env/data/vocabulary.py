@@ -488,14 +488,18 @@ TITLES = {
         "Jane Eyre|Brave New World|The Hobbit|Beloved|Dune|The Catcher in the Rye|Sapiens|"
         "Educated|Becoming|The Alchemist|Frankenstein|Dracula|Little Women|Middlemarch|Wuthering Heights"
     ),
+    # invented titles: the artists are invented too, and "Rumours" by Lawrence Dubois reads as a wrong answer (seed 88's
+    # and 89's readers)
     "song": _lex(
-        "Bohemian Rhapsody|Imagine|Hey Jude|Shape of You|Blinding Lights|Rolling in the Deep|Hotel California|"
-        "Billie Jean|Smells Like Teen Spirit|Yesterday|Halo|Despacito|Uptown Funk|Bad Guy|Levitating|"
-        "Wonderwall|Thriller|Respect|Dancing Queen|Clocks|As It Was|Doxy"
+        "Paper Lanterns|Midnight on Harbor Street|Slow Burn Summer|Glass Horizon|Neon Orchard|Quiet Engines|"
+        "Salt and Static|Golden Hour Drive|Borrowed Skies|Velvet Signal|Northbound|Silver Lining Parade|"
+        "Echoes in the Attic|Wildflower Radio|City of Small Lights|Tidal Hearts|Open Road Lullaby|"
+        "Copper Moon|Second Wind|Blue Porch Song|Late Train Home|Static Bloom"
     ),
     "album": _lex(
-        "Abbey Road|Thriller|Rumours|Back in Black|The Dark Side of the Moon|Nevermind|21|1989|"
-        "Kind of Blue|Lemonade|Random Access Memories|Blonde|Purple Rain|Born to Run|OK Computer|Renaissance"
+        "Weather Stations|The Long Way Round|Harbor Lights|Low Tide Sessions|Northern Static|Paper Cities|"
+        "Sundial|Kitchen Radio|The Quiet Year|Night Ferry|Open Windows|Painted Roads|Small Hours|"
+        "Coastline Letters|Field Notes|Glasshouse"
     ),
     "game": _lex(
         "The Legend of Zelda: Breath of the Wild|Minecraft|Fortnite|Elden Ring|Stardew Valley|Tetris|"
