@@ -1503,6 +1503,26 @@ def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
         e.env.close()
 
 
+def _order_act(name, state):
+    """A tool that moves an order to `state` (`submit_order` -> submitted)."""
+    return {
+        "name": name,
+        "description": f"{name.split('_')[0].capitalize()} an order.",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"order_id": {"type": "string"}},
+            "required": ["order_id"],
+        },
+        "operation": {
+            "type": "update",
+            "table": "orders",
+            "key": {"order_id": "order_id"},
+            "fixed": {"status": state},
+        },
+    }
+
+
 def _with_shipments(spec):
     """The shop with shipments of orders: a shipment's status is set by `update_shipment`, and `submit_order`
     moves an order to submitted."""
@@ -1544,38 +1564,8 @@ def _with_shipments(spec):
                 "set": {"status": "status"},
             },
         },
-        {
-            "name": "end_order",
-            "description": "End an order.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {"order_id": {"type": "string"}},
-                "required": ["order_id"],
-            },
-            "operation": {
-                "type": "update",
-                "table": "orders",
-                "key": {"order_id": "order_id"},
-                "fixed": {"status": "ended"},
-            },
-        },
-        {
-            "name": "submit_order",
-            "description": "Submit an order.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {"order_id": {"type": "string"}},
-                "required": ["order_id"],
-            },
-            "operation": {
-                "type": "update",
-                "table": "orders",
-                "key": {"order_id": "order_id"},
-                "fixed": {"status": "submitted"},
-            },
-        },
+        _order_act("end_order", "ended"),
+        _order_act("submit_order", "submitted"),
     ]
     validate_spec(spec)
     return spec
