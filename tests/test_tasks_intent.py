@@ -1957,3 +1957,96 @@ def test_a_persona_names_the_api_s_own_product_and_no_bare_word():
         assert "VictorOps" in persona and "messaging service" not in persona, persona
     spec["tools"][0]["metadata"] = {"group": "Account API"}
     assert _product_place(spec) == "the Account service"
+
+
+def test_whoever_changes_rows_of_a_person_they_looked_up_is_staff():
+    """Seed 88's readers: "a listener" finding the user Charles Arnold and editing his playlist. People use a music
+    app for themselves, but changing the rows of someone the task looks up is the service's staff's work."""
+    key = {"type": "string"}
+    spec = {
+        "name": "music",
+        "description": "A music streaming app.",
+        "tables": {
+            "users": {"primary_key": "user_id", "columns": {"user_id": key, "name": {"type": "string"}}},
+            "playlists": {
+                "primary_key": "playlist_id",
+                "columns": {
+                    "playlist_id": key,
+                    "user_id": {"type": "string", "references": "users"},
+                    "name": {"type": "string"},
+                    "description": {"type": "string", "nullable": True},
+                },
+            },
+            "tracks": {"primary_key": "track_id", "columns": {"track_id": key, "name": {"type": "string"}}},
+        },
+        "data": {"seed": 0, "rows": {"users": 4, "playlists": 6, "tracks": 4}},
+        "tools": [
+            {
+                "name": "find_users",
+                "description": "Find users by name.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"name": key}, "required": ["name"]},
+                "operation": {
+                    "type": "list",
+                    "table": "users",
+                    "filters": [{"column": "name", "arg": "name", "op": "eq"}],
+                },
+            },
+            {
+                "name": "user_playlists",
+                "description": "A user's playlists.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"user_id": key}, "required": ["user_id"]},
+                "operation": {
+                    "type": "list",
+                    "table": "playlists",
+                    "filters": [{"column": "user_id", "arg": "user_id", "op": "eq"}],
+                },
+            },
+            {
+                "name": "change_playlist",
+                "description": "Change a playlist's description.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"playlist_id": key, "description": key},
+                    "required": ["playlist_id", "description"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "playlists",
+                    "key": {"playlist_id": "playlist_id"},
+                    "set": {"description": "description"},
+                    "returns": "row",
+                },
+            },
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        state = env.dump()
+        playlist = state["playlists"][0]
+        user = next(u for u in state["users"] if u["user_id"] == playlist["user_id"])
+        listed = env.step("user_playlists", {"user_id": user["user_id"]})["result"]
+        j = next(i for i, p in enumerate(listed) if p["playlist_id"] == playlist["playlist_id"])
+        calls = [
+            GoldCall("find_users", {"name": user["name"]}, {"name": "user"}),
+            GoldCall("user_playlists", {"user_id": user["user_id"]}, {"user_id": "call[0][0].user_id"}),
+            GoldCall(
+                "change_playlist",
+                {"playlist_id": playlist["playlist_id"], "description": "Songs for the road."},
+                {"playlist_id": f"call[1][{j}].playlist_id", "description": "user"},
+                write=True,
+            ),
+        ]
+        for call in calls:
+            call.result = env.step(call.tool, call.arguments)["result"]
+    facts = {
+        "user name": user["name"],
+        "playlist name": playlist["name"],
+        "new description": "Songs for the road.",
+    }
+    draft = TaskDraft("music", "write", calls, user_facts=facts)
+    for seed in range(4):
+        persona = write_instructions(draft, spec, random.Random(seed)).persona
+        assert "listener" not in persona and "curator" in persona, persona

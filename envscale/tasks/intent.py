@@ -437,7 +437,7 @@ class Writer(Clauses):
                 person = "account holder" if person == "account" else person  # never "an account of ..."
                 user_who = f"{article(person)} {person} of {{place}}"
             staff_who = "someone who works with {place}"
-        who = user_who if self.customer or personal else staff_who
+        who = user_who if self.customer or (personal and not self.for_others) else staff_who
         template = self.rng.choice(_PERSONA_TEMPLATES)
         return template.format(who=who.format(place=place))
 

@@ -166,6 +166,11 @@ class Steps:
             (self.session and not others and not derived)
             or (touches and not derived and len(people) <= 1 and not staff)
         )
+        # a person the task finds and then changes rows of is someone else: whoever does that is staff, even where
+        # people use the service for themselves (seed 88's readers: "a listener" editing another user's playlist)
+        self.for_others = (derived or others) and any(
+            s.kind in ("create", "update", "status", "delete", "other") for s in self.steps
+        )
         self.self_value = self._self_value()
 
     # -- reading calls
