@@ -68,6 +68,7 @@ from ..words.semantics import (
 from ..words.verbs import READ_VERBS, RETIRED_STATUSES, STATUS_VERBS, WRITE_VERBS, act_said
 from .aliases import effect_signature, same_api_operation
 from .responses import ident, output_fields, row_fields, shape_overlap
+from .statuses import OPPOSITES, allowed_statuses, allowed_while, antonym, sentences
 
 _JSON_TO_COLUMN = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 _AMOUNT_ARG = re.compile(r"^(?:(?P<prefix>[a-z_]+?)_)?(amount|delta|quantity|qty|units|value|sum|funds?)$")
@@ -117,8 +118,6 @@ def _may_start(value: str) -> bool:
 
 _STATUS_NAMES = ("status", "state")
 _TEXT_COLUMNS = ("name", "title", "subject", "full_name", "description", "content", "text", "body", "message")
-_NOT_YET = re.compile(r"\b(?:has|have|had|is|are|was)\s+not\s+(?:been\s+|yet\s+)?(\w+)(?:\s+yet)?", re.I)
-_ONLY = re.compile(r"\bonly\s+(?:for\s+)?(\w+)\s+(\w+)", re.I)
 _WHILE_HAS = re.compile(
     r"refused[^.]*?\bwhile\s+(?:the\s+)?(\w+)\s+(?:has|holds|contains)\s+(\w+)\s+that\s+are\s+not\s+([\w\s,]+?)"
     r"(?:[.;]|$)",
@@ -1869,7 +1868,7 @@ def _operation_of(
                     "error": f"the {singular(table)} is already {retired[0]}",
                 }
             ]
-            named = _allowed_while(use, columns[status].get("enum") or [])
+            named = allowed_while(use, columns[status].get("enum") or [])
             if (
                 named is not None
             ):  # fire.com: "You can only cancel a batch ... (while it is in the OPEN state)"
@@ -1889,9 +1888,9 @@ def _operation_of(
         enum = columns[status].get("enum") or []
         # the enum's own spelling of the target (`CANCELLED` for `cancelled`)
         target = next((e for v in m.status_value for e in enum if str(e).lower() == v), m.status_value[0])
-        allowed, reason = _allowed_statuses(use, enum, target)
+        allowed, reason = allowed_statuses(use, enum, target)
         op = {"type": "update", "table": table, "key": key, "fixed": {status: target}, "returns": "row"}
-        opposite = _antonym(str(target).lower()) or _OPPOSITES.get(str(target).lower())
+        opposite = antonym(str(target).lower()) or OPPOSITES.get(str(target).lower())
         for col, cspec in columns.items():  # `accepted` beside the status: the act that accepts sets it too
             if col != status and cspec.get("type") == "boolean" and flag_state(col) == str(target).lower():
                 op["fixed"][col] = True
@@ -1978,7 +1977,7 @@ def _operation_of(
     status = _status_column(tspec)
     rule = None
     if status and "enum" in columns[status]:
-        allowed, reason = _allowed_statuses(use, columns[status]["enum"], None)
+        allowed, reason = allowed_statuses(use, columns[status]["enum"], None)
         if allowed:
             op["preconditions"] = [{"column": status, "op": "in", "value": allowed, "error": reason}]
             rule = f"{name}: {reason}."
@@ -2021,27 +2020,6 @@ def state_values(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([word, *(x for v in verbs[:1] for x in v[1])]))
 
 
-_OPPOSITES = {
-    "enabled": "disabled",
-    "disabled": "enabled",
-    "open": "closed",
-    "closed": "open",
-    "visible": "hidden",
-    "hidden": "visible",
-    "archived": "active",
-    "suspended": "active",
-}
-"""States whose opposite `_antonym` cannot spell (it knows `active`/`inactive`, `published`/`unpublished`)."""
-
-
-def _antonym(word: str) -> str:
-    """`published` <-> `unpublished`, `active` <-> `inactive`: the state word that says the opposite."""
-    for neg in ("un", "in", "non"):
-        if word.startswith(neg) and word[len(neg) :] in ROW_QUALIFIERS:
-            return word[len(neg) :]
-    return next((f"{neg}{word}" for neg in ("un", "in") if f"{neg}{word}" in ROW_QUALIFIERS), "")
-
-
 def _state_of(word: str) -> tuple[str, bool] | None:
     """(state, whether the word says it) of a state word: `published` -> (published, True), `unpublished` ->
     (published, False), `inactive` -> (active, False); None for other words (`all`, `upcoming`)."""
@@ -2082,7 +2060,7 @@ def qualified_rows(
                 fixed[col] = ("eq", cspec["enum"][enum.index(word if word in enum else said)])
                 break
             unsaid = (
-                next((v for v in state_values(_antonym(word)) if v in enum), None) if said is None else None
+                next((v for v in state_values(antonym(word)) if v in enum), None) if said is None else None
             )
             if cspec["type"] == "string" and unsaid and col in _STATUS_NAMES and not kinds:
                 # `published` where the status says only `draft` (what `unpublished` is): not a draft
@@ -2163,104 +2141,6 @@ def _amount(use: _Use, columns: dict) -> tuple[str, str, int] | None:
     return None
 
 
-_WHILE_IN = re.compile(
-    r"\bonly\b[^.]*?\bwhile (?:it|the \w+) is (?:in )?(?:the )?(\w+)(?: state| status)?", re.I
-)
-
-
-def _allowed_while(use: _Use, enum: list) -> tuple[list, str] | None:
-    """The one state a tool's description allows it in ("You can only cancel a batch ... while it is in the OPEN
-    state"), with the description's words as the reason; `None` where it names none of the enum's values."""
-    entity = use.meaning.entity or "row"
-    for sentence in _sentences(use.tool.get("description")):
-        match = _WHILE_IN.search(sentence)
-        value = next((v for v in enum if match and str(v).lower() == match.group(1).lower()), None)
-        if value is not None:
-            return [value], f"refused: the {entity} is not {value} ({sentence.strip().rstrip('.')})"
-    return None
-
-
-def _allowed_statuses(use: _Use, enum: list, target: str | None) -> tuple[list, str]:
-    """The status values a write is allowed from, with the description's words as the reason.
-
-    "Cancels an order that has not shipped yet" allows the values before `shipped` in the enum's
-    order (`pending`, `paid`); "only pending orders" allows `pending`; otherwise a status verb is
-    allowed from every value but its target and the retired ones.
-    """
-    entity = use.meaning.entity or "row"
-    named = _allowed_while(use, enum)
-    if named is not None and named[0][0] != target:
-        return named
-    sentences = _sentences(use.tool.get("description"))
-    sentence = next((s for s in sentences if _NOT_YET.search(s) or _ONLY.search(s)), "")
-    match = _NOT_YET.search(sentence)
-    if match:
-        word = match.group(1).lower()
-        hit = next((v for v in enum if v.lower() == word or v.lower().startswith(word[:5])), None)
-        if hit is not None:
-            allowed = [v for v in enum[: enum.index(hit)] if v != target and v not in RETIRED_STATUSES]
-            if allowed:
-                return allowed, (
-                    f"refused: the {entity} has already {word} (allowed only while it is "
-                    f"{' or '.join(allowed)}: {sentence.rstrip('.')})"
-                )
-    match = _ONLY.search(sentence)
-    if match and match.group(1).lower() in [v.lower() for v in enum]:
-        value = next(v for v in enum if v.lower() == match.group(1).lower())
-        return [value], f"refused: the {entity} is not {value} ({sentence.rstrip('.')})"
-    if target is not None:
-        reopens = use.meaning.verb in _REOPEN_VERBS or str(target).lower() in ("archived", "archive")
-        # an act that undoes a retired state starts from it: enabling a log starts from `disabled` (blind readers:
-        # elmah.io's "Logs_Enable works only on an already active log, so a disabled log can never be re-enabled")
-        undone = {_antonym(str(target).lower()), _OPPOSITES.get(str(target).lower(), "")} - {""}
-        # and the states of the act it undoes: unarchiving starts from `archived` (seed 87's readers: Flat's
-        # `unarchiveClass` was allowed only on an inactive class, so an archived class never came back)
-        verb = str(use.meaning.verb or "")
-        undoes = _UNDOES.get(verb) or (verb[2:] if verb.startswith("un") else "")
-        undone |= set(STATUS_VERBS.get(undoes, ()))
-        # a state the act itself sets is where it already is: enabling an `active` log changes nothing (seed 85)
-        reached = set(STATUS_VERBS.get(str(use.meaning.verb or ""), ()))
-        allowed = [
-            v
-            for v in enum
-            if v != target
-            and str(v).lower() not in reached
-            and (str(v).lower() not in RETIRED_STATUSES or str(v).lower() in undone)
-            and (reopens or not _finished_status(v))
-        ]
-        if allowed and len(allowed) < len(enum):
-            return allowed, f"refused: the {entity} is already {target} or retired"
-    return [], ""
-
-
-_FINISHED_WORDS = frozenset(
-    "cancel cancelled canceled removed deleted denied rejected declined failed expired voided terminated "
-    "succeeded completed complete finished ended revoked refunded abandoned closed archived".split()
-)
-"""Words of a status a row ends in: no act moves it on (a SUCCEEDED batch is not submitted again, a mandate whose
-CANCEL_FILE_SENT is not activated, a Denied reservation not cancelled), except one that reopens it."""
-_REOPEN_VERBS = frozenset(
-    "reopen restore reactivate unarchive resume undelete recover retry resubmit revert reinstate".split()
-)
-
-
-_UNDOES = {
-    "reopen": "close",
-    "restore": "trash",
-    "undelete": "trash",
-    "recover": "trash",
-    "reactivate": "deactivate",
-    "resume": "suspend",
-    "reinstate": "suspend",
-}
-"""The act a reopening verb undoes (`un` verbs undo the verb they are made of: `unarchive` undoes `archive`)."""
-
-
-def _finished_status(value: Any) -> bool:
-    """Whether a status value says the row's course has ended (`SUCCEEDED`, `CANCEL_FILE_SENT`, `Denied`)."""
-    return bool(set(re.split(r"[^a-z]+", str(value).lower())) & _FINISHED_WORDS)
-
-
 def _tally(use: _Use, columns: dict, target: str) -> tuple[str, str, dict | None] | None:
     """(argument, column, guard) when a status verb with an amount adds to a running total:
     `refund_payment(amount)` adds to `refunded_amount`, never beyond the row's `amount`."""
@@ -2280,7 +2160,7 @@ def _tally(use: _Use, columns: dict, target: str) -> tuple[str, str, dict | None
         return None
     guard = None
     if "amount" in columns and columns["amount"]["type"] in ("number", "integer") and column != "amount":
-        sentence = next((s for s in _sentences(use.tool.get("description")) if "exceed" in s.lower()), None)
+        sentence = next((s for s in sentences(use.tool.get("description")) if "exceed" in s.lower()), None)
         guard = {
             "check": {"le": [{"add": [{"column": column}, {"arg": arg}]}, {"column": "amount"}]},
             "error": f"refused: {sentence.rstrip('.')}"
@@ -2292,21 +2172,13 @@ def _tally(use: _Use, columns: dict, target: str) -> tuple[str, str, dict | None
 
 def _refusal(use: _Use) -> str | None:
     """The description's own sentence about when the call is refused, as an error message."""
-    sentence = next((s for s in _sentences(use.tool.get("description")) if "refused" in s.lower()), None)
+    sentence = next((s for s in sentences(use.tool.get("description")) if "refused" in s.lower()), None)
     return f"refused: {sentence.rstrip('.')}" if sentence else None
-
-
-def _sentences(text: str | None) -> list[str]:
-    """The sentences of a description (paragraph breaks end a sentence too)."""
-    out = []
-    for paragraph in re.split(r"\n\s*\n", text or ""):
-        out += [s for s in re.split(r"(?<=[.!?])\s+", " ".join(paragraph.split())) if s]
-    return out
 
 
 def _while_guard(use: _Use, tables: dict, table: str, key: dict, name: str) -> tuple[dict, str] | None:
     """`Refused while the customer has orders that are not delivered or cancelled` -> a count guard."""
-    text = " ".join(_sentences(use.tool.get("description")))
+    text = " ".join(sentences(use.tool.get("description")))
     match = _WHILE_HAS.search(text)
     if not match:
         return None
@@ -2325,7 +2197,7 @@ def _while_guard(use: _Use, tables: dict, table: str, key: dict, name: str) -> t
         return None
     where = [{"column": fk, "op": "eq", "value": key[pk] if isinstance(key[pk], dict) else {"arg": key[pk]}}]
     where += [{"column": status, "op": "ne", "value": {"value": v}} for v in done]
-    sentence = next((s for s in _sentences(text) if "refused" in s.lower()), text)
+    sentence = next((s for s in sentences(text) if "refused" in s.lower()), text)
     error = f"refused: {sentence.rstrip('.')}"
     guard = {"check": {"eq": [{"count": {"table": child, "where": where}}, {"value": 0}]}, "error": error}
     return guard, f"{name}: {sentence.rstrip('.')}."
