@@ -294,6 +294,12 @@ _OWN_QUALIFIERS = frozenset(
 _QUALIFIED_HEADS = _HEAD_WORDS | _NAME_WORDS | _OWN_QUALIFIERS
 
 
+def names_another(table: str, column: str) -> bool:
+    """Whether a name column names another thing than its row (`company_name` of a project, `owner_name`): said of
+    that thing, never of the row (see `_names_another`)."""
+    return _names_another(table, column)
+
+
 def _names_another(table: str, column: str, heads: frozenset[str] = _NAME_WORDS) -> bool:
     """Whether a column names something else than the row: its words besides `heads` (the kind of value it holds)
     are not the row's own entity. A name column: `parent_account_name`, `owner_name`, never `name`,

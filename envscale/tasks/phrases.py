@@ -30,6 +30,7 @@ from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import PERSON_ENTITIES
+from .finding import names_another
 from .model import TaskDraft
 from .naming import (
     entity_name,
@@ -439,6 +440,8 @@ class Phrases(Steps):
                 continue
             if mine in asked or (columns.get(column) or {}).get("references"):
                 continue
+            if src.table and tokens(column)[-1:] == ["name"] and names_another(src.table, column):
+                continue  # "the project whose company name is Bailey PLC in the company named Bailey PLC" (seed 89)
             if mine in held:
                 return "hidden", ""
             if column in ("name", "label"):  # a title may be a job's ("Therapist, music"): said as a title
