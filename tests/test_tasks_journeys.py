@@ -1759,3 +1759,32 @@ def test_a_number_a_tool_takes_for_a_key_kept_as_digits_is_an_internal_id():
     assert drop is None, drop
     assert [c.tool for c in draft.calls] == ["get_orgunits", "get_orgunit_by_orgid"], draft.calls
     assert "Finance" in draft.user_facts.values() and 13 not in draft.user_facts.values(), draft.user_facts
+
+
+def test_nothing_is_done_to_a_row_the_task_just_ended(shop):
+    """Seed 90's readers: "cancel the booking boo_0003 ... Then: change the payment type of booking boo_0003", "end
+    the campaign ... Then: rename it and add an ad group to it". A row a call of the task cancels or ends takes no
+    later change or new part (deleting it is cleaning up); one the task only changed still does."""
+    order = next(o["order_id"] for o in shop.rows["orders"] if o["status"] == "pending")
+    item = {
+        "order_id": order,
+        "product_id": shop.rows["products"][0]["product_id"],
+        "quantity": 1,
+        "unit_price": 2.0,
+    }
+    cancel = {"tool": "cancel_order", "arguments": {"order_id": order}}
+    then_change = {"tool": "update_order_status", "arguments": {"order_id": order, "status": "shipped"}}
+    then_add = GoldCall("add_order_item", item, dict.fromkeys(item, "user"), write=True)
+    drop = journeys.ends_then_acts(shop, [cancel, then_change])
+    assert drop is not None and drop[0] == "acts_after_ending", drop
+    assert journeys.ends_then_acts(
+        shop, [GoldCall("cancel_order", {"order_id": order}, {}, write=True), then_add]
+    )
+    assert journeys.ends_then_acts(shop, [then_change, then_add]) is None
+    other = next(o["order_id"] for o in shop.rows["orders"] if o["order_id"] != order)
+    assert (
+        journeys.ends_then_acts(
+            shop, [cancel, {**then_change, "arguments": {"order_id": other, "status": "shipped"}}]
+        )
+        is None
+    )

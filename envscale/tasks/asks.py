@@ -642,7 +642,7 @@ _GONE_FLAGS = frozenset(
     "voided is_voided trashed is_trashed".split()
 )
 _GONE_AT = frozenset("deleted_at cancelled_at canceled_at archived_at voided_at trashed_at".split())
-_BRING_BACK = frozenset(
+BRING_BACK = frozenset(
     "restore undelete unarchive reopen reactivate activate enable resume unblock recover revive uncancel "
     "untrash unvoid".split()
 )
@@ -679,7 +679,7 @@ def acts_on_gone_row(e: Env, draft: TaskDraft) -> Drop | None:
         if not call.write or tool is None or tool["operation"].get("type") == "insert":
             continue
         name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
-        if set(tokens(name)) & _BRING_BACK:
+        if set(tokens(name)) & BRING_BACK:
             continue
         table, karg = tool["operation"]["table"], e.key_arg(tool)
         if not karg or karg not in call.arguments or table not in e.rows:

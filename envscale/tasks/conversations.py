@@ -60,6 +60,7 @@ from ..judge.provenance import (
 from ..judge.score import score_trajectory
 from .gates import Deduper, empty_passes, leaks, replay_differs
 from .intent import persona_role
+from .journeys import ends_then_acts
 from .model import Drop
 from .naming import tool_bindings
 from .prepared import Env
@@ -665,6 +666,8 @@ def compose_conversations(
             continue
         if _two_people(chosen) or _two_roles(chosen) or _asks_twice(e, chosen):
             continue
+        if ends_then_acts(e, [c for p in chosen for c in _json(p["gold_calls"])]):
+            continue  # "cancel the booking. Then: change its payment type" (seed 90's readers)
         row, drop = compose(
             e, chosen, random.Random(f"{e.spec['name']}:{[p['first_message'] for p in chosen]}")
         )

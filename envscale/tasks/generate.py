@@ -74,7 +74,7 @@ from .gates import (
 )
 from .gold import execute
 from .intent import write_instructions
-from .journeys import humanize, read_first
+from .journeys import ends_then_acts, humanize, read_first
 from .model import KINDS, Drop, TaskDraft, to_json
 from .prepared import Env
 from .rereads import drop_refetch
@@ -125,6 +125,7 @@ class _Candidates:
             or filler_fact(e, draft)
             or acts_on_gone_row(e, draft)
             or execute(e, draft)
+            or ends_then_acts(e, draft.calls)
             or rereads_row(draft.calls)
             or walks_back(e, draft.calls)
             or unsourced_user_value(draft)

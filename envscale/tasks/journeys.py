@@ -37,10 +37,11 @@ import random
 from typing import Any
 
 from ..judge.provenance import provenance_call, shift_provenance
+from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import DELETE_VERBS
 from ..words.verbs import RETIRED_STATUSES, SETTLED_STATUSES
-from .asks import in_path
+from .asks import BRING_BACK, in_path
 from .finding import (
     ID_WORDS,
     Found,
@@ -238,6 +239,38 @@ def _settles(tool: dict) -> bool:
     """Whether a write sets a status after which its row takes no new parts (`SETTLED_STATUSES`: submitted,
     sent, shipped ...)."""
     return any(str(v).lower() in SETTLED_STATUSES for v in (tool["operation"].get("fixed") or {}).values())
+
+
+def ends_then_acts(e: Env, calls: list) -> Drop | None:
+    """A call on a row an earlier call of the task cancelled, ended, submitted or removed, or `None`: seed 90's readers
+    found "cancel the booking ... Then: change the payment type of the booking" and "end the campaign ... Then:
+    rename it and add an ad group to it". Deleting such a row is cleaning up, and bringing it back acts on it by
+    nature. `calls` are gold calls or their dicts (a conversation's, across its requests)."""
+    ended: dict[tuple[str, Any], str] = {}
+    for call in calls:
+        name, args = (
+            (call.tool, call.arguments) if isinstance(call, GoldCall) else (call["tool"], call["arguments"])
+        )
+        tool = e.tools.get(name)
+        op = (tool or {}).get("operation") or {}
+        if tool is None or op.get("type") not in ("insert", "update", "delete"):
+            continue
+        if set(tokens((tool.get("metadata") or {}).get("original_name") or name)) & BRING_BACK:
+            continue
+        karg, table = e.key_arg(tool), op["table"]
+        if op["type"] == "insert":
+            targets = [(ref, args.get(arg)) for arg, ref in references(e, tool)]
+        else:
+            targets = [(table, args[karg])] if karg in args else []
+        hit = next((t for t in targets if t in ended), None)
+        if hit is not None and not removes(tool):
+            return (
+                "acts_after_ending",
+                f"{name} acts on the {singular(hit[0])} {hit[1]!r}, which {ended[hit]} ended",
+            )
+        if op["type"] != "insert" and karg in args and (removes(tool) or _retires(tool) or _settles(tool)):
+            ended[(table, args[karg])] = name
+    return None
 
 
 def references(e: Env, tool: dict) -> list[tuple[str, str]]:
