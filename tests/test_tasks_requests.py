@@ -1043,3 +1043,30 @@ def test_an_envelope_of_fields_is_never_said_as_a_value(shop):
     e.env.close()
     e2.env.close()
     assert drop is not None and drop[0] == "placeholder_argument", drop
+
+
+def test_a_structure_of_structures_is_never_dictated(shop):
+    """Seed 90's readers: "set its groups to name Roles, permissions allowed yes, description ..., name ManageProjects":
+    a list of objects read out loud. Optional, it is left out; required, the task is not posed. A flat object (an
+    address) or a list of words is still said."""
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "create_order")
+    spec["tables"]["orders"]["columns"]["groups"] = {"type": "json", "nullable": True}
+    spec["tables"]["orders"]["columns"]["tags"] = {"type": "json", "nullable": True}
+    for column in ("groups", "tags"):
+        tool["parameters"]["properties"][column] = {"type": "array"}
+        tool["operation"]["values"][column] = column
+    e = Env({"spec": spec}, TasksConfig())
+    customer = e.rows["customers"][0]["customer_id"]
+    groups = [{"name": "Roles", "permissions": {"allowed": True}}, {"name": "ManageProjects"}]
+    args = {"customer_id": customer, "total": 12.5, "groups": groups, "tags": ["gift", "rush"]}
+    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
+    assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
+    assert "groups" not in call.arguments, call.arguments
+    tool["parameters"]["required"].append("groups")
+    e2 = Env({"spec": spec}, TasksConfig())
+    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
+    drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
+    e.env.close()
+    e2.env.close()
+    assert drop is not None and drop[0] == "structured_value", drop

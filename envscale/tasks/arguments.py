@@ -238,6 +238,19 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
     )
 
 
+def _nested(value: Any) -> bool:
+    """Whether a value is a structure of structures: a list holding an object, or an object holding an object or a
+    list of objects (`[{"name": "Roles", "permissions": {...}}]`)."""
+    if isinstance(value, list):
+        return any(isinstance(v, dict | list) for v in value)
+    if isinstance(value, dict):
+        return any(
+            isinstance(v, dict) or (isinstance(v, list) and any(isinstance(x, dict) for x in v))
+            for v in value.values()
+        )
+    return False
+
+
 def _holds_key(value: Any, depth: int = 0) -> bool:
     """Whether a structured value holds a generated key (`row_6597`, a UUID) anywhere inside."""
     if depth > 4:
@@ -288,6 +301,12 @@ def _tidy_argument(
                 "key_in_value",
                 f"{call.tool}.{arg} = {json.dumps(value, default=str)[:60]} holds a generated key",
             )
+        drop_argument(e, draft, call, arg)
+    elif _nested(value):
+        # "groups to name Roles, permissions allowed yes, description ..." (seed 90's readers): a structure of
+        # structures read out loud is no request; an address or a list of tags is
+        if arg in required:
+            return "structured_value", f"{call.tool}.{arg} holds a structure no person dictates"
         drop_argument(e, draft, call, arg)
     elif isinstance(value, str) and KEY_SHAPE.match(value) and value not in e.text_values:
         # "change its parent to par_2934": a key of no row in the world, made up for an argument no table holds
