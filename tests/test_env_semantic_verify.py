@@ -1154,3 +1154,23 @@ def test_a_thing_renamed_keeps_a_name_that_reads_as_its_own():
                 continue
             core = re.sub(r"\s*\b(19|20)\d\d$", "", policy["name"])
             assert core in args["name"] and args["name"] != policy["name"], (args, policy)
+
+
+def test_a_new_part_always_names_what_it_is_of():
+    """Seed 90's readers: "add an item with a manual price of 174 and a quantity of 12" named no product, and the item
+    was made with no sku. A new row is made with the rows it references whenever its tool takes them."""
+    import copy
+    import random
+
+    from envscale.env import load_spec
+    from envscale.materialize.verify import valid_call
+
+    spec = copy.deepcopy(load_spec("tests/fixtures/envs/shop.yaml"))
+    tool = next(t for t in spec["tools"] if t["name"] == "add_order_item")
+    tool["parameters"]["required"] = ["order_id", "quantity", "unit_price"]  # the product optional
+    spec["tables"]["order_items"]["columns"]["product_id"]["nullable"] = True
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        calls = [valid_call(env, tool, rows, random.Random(seed))[0] for seed in range(12)]
+    assert all("product_id" in args for args in calls), calls
