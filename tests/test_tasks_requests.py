@@ -1023,8 +1023,9 @@ def test_half_a_place_is_never_stated(shop):
 
 def test_an_envelope_of_fields_is_never_said_as_a_value(shop):
     """Seed 89's readers: "update the requests to ad status archived" (eBay's `requests=[{"adStatus": "archived"}]`)
-    and "add a scrobble episode with body episode id 6588": an argument that wraps a request's fields says no request
-    a person makes. Optional, it is left out; required, the task is not posed. A message's text body stays."""
+    and "add a scrobble episode with body episode id 6588": a list of objects, an object of objects, is no value a
+    person says. Optional, it is left out; required, the task is not posed. A body of plain fields (GoToWebinar's
+    webinar `body`) is the request's fields, and stays (see `test_a_structure_of_structures_is_never_dictated`)."""
     spec = copy.deepcopy(shop)
     tool = _tool(spec, "create_order")
     tool["parameters"]["properties"]["requests"] = {"type": "array", "items": {"type": "object"}}
@@ -1042,7 +1043,7 @@ def test_an_envelope_of_fields_is_never_said_as_a_value(shop):
     drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
     e.env.close()
     e2.env.close()
-    assert drop is not None and drop[0] == "placeholder_argument", drop
+    assert drop is not None and drop[0] == "structured_value", drop
 
 
 def test_a_structure_of_structures_is_never_dictated(shop):
@@ -1053,16 +1054,31 @@ def test_a_structure_of_structures_is_never_dictated(shop):
     tool = _tool(spec, "create_order")
     spec["tables"]["orders"]["columns"]["groups"] = {"type": "json", "nullable": True}
     spec["tables"]["orders"]["columns"]["tags"] = {"type": "json", "nullable": True}
-    for column in ("groups", "tags"):
+    spec["tables"]["orders"]["columns"]["times"] = {"type": "json", "nullable": True}
+    for column in ("groups", "tags", "times"):
         tool["parameters"]["properties"][column] = {"type": "array"}
         tool["operation"]["values"][column] = column
     e = Env({"spec": spec}, TasksConfig())
     customer = e.rows["customers"][0]["customer_id"]
     groups = [{"name": "Roles", "permissions": {"allowed": True}}, {"name": "ManageProjects"}]
-    args = {"customer_id": customer, "total": 12.5, "groups": groups, "tags": ["gift", "rush"]}
+    times = [
+        {"start": "2025-07-01T10:00:00Z", "end": "2025-07-01T11:00:00Z"}
+    ]  # GoToWebinar's: one flat object
+    args = {
+        "customer_id": customer,
+        "total": 12.5,
+        "groups": groups,
+        "tags": ["gift", "rush"],
+        "times": times,
+    }
     call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
     assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
     assert "groups" not in call.arguments, call.arguments
+    from envscale.tasks.arguments import _nested
+
+    assert _nested(groups, "groups") and _nested([{"adStatus": "archived"}], "requests")
+    assert not _nested(times, "times") and not _nested(["gift", "rush"], "tags")
+    assert not _nested({"street": "1 Main St", "city": "Springfield"}, "address")
     tool["parameters"]["required"].append("groups")
     e2 = Env({"spec": spec}, TasksConfig())
     call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)

@@ -238,17 +238,29 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
     )
 
 
-def _nested(value: Any) -> bool:
-    """Whether a value is a structure of structures: a list holding an object, or an object holding an object or a
-    list of objects (`[{"name": "Roles", "permissions": {...}}]`)."""
-    if isinstance(value, list):
-        return any(isinstance(v, dict | list) for v in value)
-    if isinstance(value, dict):
-        return any(
-            isinstance(v, dict) or (isinstance(v, list) and any(isinstance(x, dict) for x in v))
-            for v in value.values()
+def _nested(value: Any, arg: str) -> bool:
+    """Whether a value is a structure of structures no person dictates: an object holding an object or a list of
+    objects (`{"episode": {"ids": {...}}}`), several objects (`[{"name": "Roles", ...}, {"name": ...}]`), an object of
+    objects in a list, or one object wrapped in an envelope (`requests=[{"adStatus": "archived"}]`). One flat object
+    in a list of its own kind (GoToWebinar's `times=[{"startTime": ..., "endTime": ...}]`) is said as it is."""
+
+    def deep(v: Any) -> bool:
+        return isinstance(v, dict) and any(
+            isinstance(x, dict) or (isinstance(x, list) and any(isinstance(y, dict) for y in x))
+            for x in v.values()
         )
-    return False
+
+    if isinstance(value, dict):
+        return deep(value)
+    if not isinstance(value, list):
+        return False
+    objects = [v for v in value if isinstance(v, dict)]
+    envelope = (tokens(arg)[-1:] or [""])[0].lower() in _ENVELOPES
+    return len(objects) >= 2 or any(deep(v) for v in objects) or (bool(objects) and envelope)
+
+
+_ENVELOPES = frozenset("body payload request requests data input inputs items entries".split())
+"""Names of an argument that wraps a request's fields rather than being one."""
 
 
 def _holds_key(value: Any, depth: int = 0) -> bool:
@@ -276,11 +288,7 @@ def _tidy_argument(
         return "action_rows", f"{call.tool} writes a {tool['operation']['table']} row"
     if _misnamed(arg, bind):
         return "misbound_argument", f"{call.tool}.{arg} names a {key_entity(arg)} but addresses {bind.column}"
-    if is_placeholder(arg) or (
-        tokens(arg)[-1:] and tokens(arg)[-1].lower() in _ENVELOPES and isinstance(value, dict | list)
-    ):
-        # an envelope of fields (`requests=[{"adStatus": "archived"}]`, `body={"episode": ...}`) says no request: seed
-        # 89's readers got "update the requests to ad status archived", "add a scrobble episode with body ..."
+    if is_placeholder(arg):
         if arg in required:
             return "placeholder_argument", f"{call.tool}.{arg} is required but says nothing a person states"
         drop_argument(e, draft, call, arg)
@@ -302,7 +310,7 @@ def _tidy_argument(
                 f"{call.tool}.{arg} = {json.dumps(value, default=str)[:60]} holds a generated key",
             )
         drop_argument(e, draft, call, arg)
-    elif _nested(value):
+    elif _nested(value, arg):
         # "groups to name Roles, permissions allowed yes, description ..." (seed 90's readers): a structure of
         # structures read out loud is no request; an address or a list of tags is
         if arg in required:
@@ -387,9 +395,6 @@ def _fewer_values(
         stated = [a for a in stated if a in call.arguments]
     return stated
 
-
-_ENVELOPES = frozenset("body payload request requests data input inputs".split())
-"""Names of an argument that wraps a request's fields rather than being one."""
 
 _COORDINATES = frozenset("lat latitude lon lng long longitude".split())
 
