@@ -494,16 +494,16 @@ def _valid_call(
         put(op["limit_arg"], [limit], lambda v: True, "limit")
     bindings = {**op.get("values", {}), **op.get("set", {})}
     bound = {c: a for c, b in bindings.items() if (a := _binding_arg(b)) is not None}
-    # a new row is made with what a person states first (`_SALIENT`) and the rows it is of (an item's product)
+    # a new row is made with what a person states first (`_SALIENT`) and the rows it is of that a person can find (an
+    # item's product, where the API lists its products)
+    listed = {t["operation"]["table"] for t in env.spec["tools"] if t["operation"].get("type") == "list"}
     chosen = [
         c
         for c, a in bound.items()
         if a in required
         or rng.random() < 0.7
-        or (
-            op["type"] == "insert"
-            and (set(tokens(c)) & _SALIENT or "references" in tspec["columns"].get(c, {}))
-        )
+        or (op["type"] == "insert" and set(tokens(c)) & _SALIENT)
+        or (op["type"] == "insert" and tspec["columns"].get(c, {}).get("references") in listed)
     ]
     # an update must change something: when no chosen column got a value, try the others (unless the
     # update changes something of its own: a fixed value or a computed expression)
