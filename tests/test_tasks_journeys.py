@@ -1788,3 +1788,75 @@ def test_nothing_is_done_to_a_row_the_task_just_ended(shop):
         )
         is None
     )
+
+
+def test_the_callers_own_account_is_stated_and_its_rows_are_found_in_it():
+    """Sakari lists contacts per account (`/v1/accounts/{accountId}/contacts`) and no tool lists accounts: every task
+    was dropped because "no lookup finds the account". The account an API scopes its routes by is the caller's own:
+    the user states its ID, and the agent finds the contact among the account's contacts by name."""
+    key = {"type": "string"}
+    spec = {
+        "name": "sms",
+        "description": "An SMS service's contacts.",
+        "tables": {
+            "accounts": {
+                "primary_key": "account_id",
+                "columns": {"account_id": key, "name": {"type": "string"}},
+            },
+            "contacts": {
+                "primary_key": "contact_id",
+                "columns": {
+                    "contact_id": key,
+                    "account_id": {"type": "string", "references": "accounts", "nullable": False},
+                    "name": {"type": "string", "nullable": False},
+                },
+            },
+        },
+        "initial_state": {
+            "accounts": [{"account_id": "acc_0001", "name": "Main"}],
+            "contacts": [
+                {"contact_id": f"con_000{i}", "account_id": "acc_0001", "name": n}
+                for i, n in enumerate(["Maria Lopez", "Kevin Krueger", "Sofia Rossi"], start=1)
+            ],
+        },
+        "tools": [
+            {
+                "name": "contacts_fetchAll",
+                "description": "List an account's contacts.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"accountId": key, "name": key},
+                    "required": ["accountId"],
+                },
+                "operation": {
+                    "type": "list",
+                    "table": "contacts",
+                    "filters": [
+                        {"column": "account_id", "arg": "accountId", "op": "eq"},
+                        {"column": "name", "arg": "name", "op": "eq"},
+                    ],
+                },
+            },
+            {
+                "name": "contacts_remove",
+                "description": "Remove a contact.",
+                "kind": "write",
+                "parameters": {"type": "object", "properties": {"contactId": key}, "required": ["contactId"]},
+                "operation": {"type": "delete", "table": "contacts", "key": {"contact_id": "contactId"}},
+            },
+        ],
+    }
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    assert not finding.internal_key(e, "accounts", "acc_0001") and finding.internal_key(
+        e, "contacts", "con_0002"
+    )
+    call = GoldCall("contacts_remove", {"contactId": "con_0002"}, {"contactId": "user"}, write=True)
+    draft = TaskDraft("sms", "write", [call], user_facts={"contact": "con_0002"})
+    drop = journeys.humanize(e, draft, random.Random(0))
+    e.env.close()
+    assert drop is None, drop
+    assert [c.tool for c in draft.calls] == ["contacts_fetchAll", "contacts_remove"], draft.calls
+    assert draft.calls[0].provenance["accountId"] == "user" and "acc_0001" in draft.user_facts.values()
+    assert "Kevin Krueger" in draft.user_facts.values(), draft.user_facts

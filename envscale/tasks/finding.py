@@ -74,10 +74,24 @@ def printed_number(table: str) -> bool:
     return bool(words) and singular(words[-1]) in PRINTED
 
 
+_SCOPE_WORDS = frozenset("account workspace organization organisation org tenant".split())
+
+
+def own_scope(e: Env, table: str) -> bool:
+    """Whether a table is the caller's own account the API scopes its routes by, which no tool lists (Sakari's
+    `/v1/accounts/{accountId}/contacts`): its key is one the user holds ("my account ID"), never a row to find."""
+    if singular(table).split("_")[-1] not in _SCOPE_WORDS:
+        return False
+    return not any(t["operation"]["type"] == "list" and t["operation"]["table"] == table for t in e.reads)
+
+
 def internal_key(e: Env, table: str | None, value: Any) -> bool:
     """Whether `value` is a key of a row of `table` that a user would not hold (see `PRINTED`; a key that is
-    a name, `rg-finance-prod-01`, is what its owner calls the resource, and holds)."""
+    a name, `rg-finance-prod-01`, is what its owner calls the resource, and holds; the key of the caller's own
+    account, `own_scope`)."""
     if table is None or table not in e.rows or printed_number(table) or isinstance(value, bool):
+        return False
+    if own_scope(e, table):
         return False
     if e.key_format[table].kind == "name":
         return False
@@ -345,6 +359,9 @@ def _parent_args(e: Env, tool: dict, row: dict, rng: random.Random, depth: int) 
             return None
         parent = next((r for r in e.rows.get(ref, []) if r.get(e.pk(ref)) == value), None)
         found = find_row(e, ref, parent, rng, depth + 1) if parent else None
+        if found is None and parent is not None and own_scope(e, ref):
+            # the caller's own account: its ID is the user's to state (Sakari's contacts are listed per account)
+            found = Found([], {_fact_of(entity_name(ref, e.spec), e.pk(ref)): value}, (0, 0))
         if found is None:
             return None
         args[arg] = value
@@ -482,7 +499,7 @@ def _listed(
             # payee of the budget named Y"): the rows disagree, and no person describes a row so
             return None
         calls.extend(shifted(c, offset) for c in found.calls)
-        prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}"
+        prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}" if found.calls else "user"
         facts.update(found.facts)
         offset += len(found.calls)
     prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
