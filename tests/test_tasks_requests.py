@@ -943,6 +943,30 @@ def test_a_null_value_is_never_stated(env, shop):
     assert code == "null_value"
 
 
+def _first_key(spec, table):
+    """The key of the first row of `table` in `spec`'s initial state."""
+    e = Env({"spec": spec}, TasksConfig())
+    key = e.rows[table][0][e.pk(table)]
+    e.env.close()
+    return key
+
+
+def _left_out_then_refused(spec, tool_name, args, arg):
+    """Tidy one call of `tool_name` with `args`: with `arg` optional it must be left out; then with `arg` required the
+    task must be refused. Returns the drop of the second tidy (its code and detail)."""
+    e = Env({"spec": spec}, TasksConfig())
+    call = GoldCall(tool_name, dict(args), dict.fromkeys(args, "user"), write=True)
+    assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
+    e.env.close()
+    assert arg not in call.arguments, call.arguments
+    _tool(spec, tool_name)["parameters"]["required"].append(arg)
+    e = Env({"spec": spec}, TasksConfig())
+    call = GoldCall(tool_name, dict(args), dict.fromkeys(args, "user"), write=True)
+    drop = tidy(e, _draft(e, "write", [call]), random.Random(0))
+    e.env.close()
+    return drop
+
+
 def test_a_number_keying_a_thing_the_world_does_not_hold_is_never_stated(shop):
     """Avaza's "create a new project for project category 16", "an expense for customer 20 for expense payment
     method 1" (seed 87's readers): an integer key of an entity no table holds is a number no person knows.
@@ -951,22 +975,9 @@ def test_a_number_keying_a_thing_the_world_does_not_hold_is_never_stated(shop):
     tool = _tool(spec, "update_order_status")
     tool["parameters"]["properties"]["ProjectCategoryIDFK"] = {"type": "integer"}
     tool["operation"]["set"]["note"] = "ProjectCategoryIDFK"
-    e = Env({"spec": spec}, TasksConfig())
-    order = e.rows["orders"][0]
-
-    def draft():
-        args = {"order_id": order["order_id"], "status": "shipped", "ProjectCategoryIDFK": 16}
-        call = GoldCall("update_order_status", args, dict.fromkeys(args, "user"), write=True)
-        return _draft(e, "write", [call]), call
-
-    made_up, call = draft()
-    assert tidy(e, made_up, random.Random(0)) is None and "ProjectCategoryIDFK" not in call.arguments
-    tool["parameters"]["required"].append("ProjectCategoryIDFK")
-    e2 = Env({"spec": spec}, TasksConfig())
-    made_up, _ = draft()
-    code = tidy(e2, made_up, random.Random(0))
-    e.env.close()
-    e2.env.close()
+    order = _first_key(spec, "orders")
+    args = {"order_id": order, "status": "shipped", "ProjectCategoryIDFK": 16}
+    code = _left_out_then_refused(spec, "update_order_status", args, "ProjectCategoryIDFK")
     assert code is not None and code[0] == "invented_key" and "16" in code[1]
 
 
@@ -1031,18 +1042,9 @@ def test_an_envelope_of_fields_is_never_said_as_a_value(shop):
     tool["parameters"]["properties"]["requests"] = {"type": "array", "items": {"type": "object"}}
     spec["tables"]["orders"]["columns"]["requests"] = {"type": "json", "nullable": True}
     tool["operation"]["values"]["requests"] = "requests"
-    e = Env({"spec": spec}, TasksConfig())
-    customer = e.rows["customers"][0]["customer_id"]
+    customer = _first_key(spec, "customers")
     args = {"customer_id": customer, "total": 12.5, "requests": [{"adStatus": "archived"}]}
-    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
-    assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
-    assert "requests" not in call.arguments, call.arguments
-    tool["parameters"]["required"].append("requests")
-    e2 = Env({"spec": spec}, TasksConfig())
-    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
-    drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
-    e.env.close()
-    e2.env.close()
+    drop = _left_out_then_refused(spec, "create_order", args, "requests")
     assert drop is not None and drop[0] == "structured_value", drop
 
 
@@ -1050,39 +1052,22 @@ def test_a_structure_of_structures_is_never_dictated(shop):
     """Seed 90's readers: "set its groups to name Roles, permissions allowed yes, description ..., name ManageProjects":
     a list of objects read out loud. Optional, it is left out; required, the task is not posed. A flat object (an
     address) or a list of words is still said."""
+    from envscale.tasks.arguments import _nested
+
     spec = copy.deepcopy(shop)
     tool = _tool(spec, "create_order")
-    spec["tables"]["orders"]["columns"]["groups"] = {"type": "json", "nullable": True}
-    spec["tables"]["orders"]["columns"]["tags"] = {"type": "json", "nullable": True}
-    spec["tables"]["orders"]["columns"]["times"] = {"type": "json", "nullable": True}
     for column in ("groups", "tags", "times"):
+        spec["tables"]["orders"]["columns"][column] = {"type": "json", "nullable": True}
         tool["parameters"]["properties"][column] = {"type": "array"}
         tool["operation"]["values"][column] = column
-    e = Env({"spec": spec}, TasksConfig())
-    customer = e.rows["customers"][0]["customer_id"]
+    customer = _first_key(spec, "customers")
     groups = [{"name": "Roles", "permissions": {"allowed": True}}, {"name": "ManageProjects"}]
     times = [
         {"start": "2025-07-01T10:00:00Z", "end": "2025-07-01T11:00:00Z"}
-    ]  # GoToWebinar's: one flat object
-    args = {
-        "customer_id": customer,
-        "total": 12.5,
-        "groups": groups,
-        "tags": ["gift", "rush"],
-        "times": times,
-    }
-    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
-    assert tidy(e, _draft(e, "write", [call]), random.Random(0)) is None
-    assert "groups" not in call.arguments, call.arguments
-    from envscale.tasks.arguments import _nested
-
+    ]  # one flat object, GoToWebinar's
+    args = {"customer_id": customer, "total": 12.5, "groups": groups}
+    drop = _left_out_then_refused(spec, "create_order", args, "groups")
+    assert drop is not None and drop[0] == "structured_value", drop
     assert _nested(groups, "groups") and _nested([{"adStatus": "archived"}], "requests")
     assert not _nested(times, "times") and not _nested(["gift", "rush"], "tags")
     assert not _nested({"street": "1 Main St", "city": "Springfield"}, "address")
-    tool["parameters"]["required"].append("groups")
-    e2 = Env({"spec": spec}, TasksConfig())
-    call = GoldCall("create_order", dict(args), dict.fromkeys(args, "user"), write=True)
-    drop = tidy(e2, _draft(e2, "write", [call]), random.Random(0))
-    e.env.close()
-    e2.env.close()
-    assert drop is not None and drop[0] == "structured_value", drop
