@@ -682,6 +682,20 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
         empty_create(spec, [call("follow", {"follow_id": "fol_1", "user_id": "use_2", "created_at": "x"})])
         is None
     )
+    # seed 91's readers: "add a comment" posted one with an empty body; a row whose one value is empty is empty too
+    spec["tables"]["comments"] = {
+        "primary_key": "comment_id",
+        "columns": {
+            "comment_id": {"type": "string"},
+            "ticket_id": {"type": "string", "references": "tickets"},
+            "body": {"type": "string"},
+        },
+    }
+    spec["tools"].append({"name": "add_comment", "operation": {"type": "insert", "table": "comments"}})
+    bare = {"comment_id": "com_1", "ticket_id": "tic_1", "body": None}
+    drop = empty_create(spec, [call("add_comment", bare)])
+    assert drop is not None and drop[0] == "empty_create", drop
+    assert empty_create(spec, [call("add_comment", {**bare, "body": "Fixed in 2.1."})]) is None
 
 
 def test_the_tasks_stage_drops_creates_of_nothing_but_keys():
