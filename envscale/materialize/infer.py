@@ -1869,9 +1869,8 @@ def _operation_of(
                 }
             ]
             named = allowed_while(use, columns[status].get("enum") or [])
-            if (
-                named is not None
-            ):  # fire.com: "You can only cancel a batch ... (while it is in the OPEN state)"
+            # fire.com: "You can only cancel a batch ... (while it is in the OPEN state)"
+            if named is not None:
                 op["preconditions"] = [{"column": status, "op": "in", "value": named[0], "error": named[1]}]
                 return op, f"{name}: {named[1]}."
             return op, None

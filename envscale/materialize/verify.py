@@ -496,7 +496,11 @@ def _valid_call(
     bound = {c: a for c, b in bindings.items() if (a := _binding_arg(b)) is not None}
     # a new row is made with what a person states first (`_SALIENT`) and the rows it is of that a person can find (an
     # item's product, where the API lists its products)
-    listed = {t["operation"]["table"] for t in env.spec["tools"] if t["operation"].get("type") == "list"}
+    listed = (
+        {t["operation"]["table"] for t in env.spec["tools"] if t["operation"].get("type") == "list"}
+        if op["type"] == "insert"
+        else set()
+    )
     chosen = [
         c
         for c, a in bound.items()
@@ -854,16 +858,20 @@ def _new_values(
         others = [k for k in keys if k != current]
         rng.shuffle(others)
         return others + [k for k in keys if k == current]
-    return [*_new_editions(table, column, current, rng), _new_value(env, rows, table, column, current, rng)]
+    year = parse_now(env.spec).year + 1  # a new edition is next year's
+    return [
+        *_new_editions(table, column, current, year, rng),
+        _new_value(env, rows, table, column, current, rng),
+    ]
 
 
 _OWN_NAME_WORDS = frozenset("name title display subject label".split())
 _YEAR_AT_END = re.compile(r"\b(19|20)(\d\d)$")
 
 
-def _new_editions(table: str, column: str, current: Any, rng: random.Random) -> list[str]:
-    """New names for a thing renamed, best first: a new edition of its own name or title ("Refund Policy 2026",
-    "Backup Group v2", "Win-back September 2026" for "... 2025"). Seed 88's readers found "Parental Leave Policy"
+def _new_editions(table: str, column: str, current: Any, year: int, rng: random.Random) -> list[str]:
+    """New names for a thing renamed, best first: a new edition of its own name or title ("Refund Policy 2026" for
+    `year` 2026, "Backup Group v2", "Win-back September 2026" for "... 2025"). Seed 88's readers found "Parental Leave Policy"
     renamed to "Code of Conduct", a made-up name of another thing. None for a person (never renamed so) or for a
     column that is not the row's own name."""
     words = [w for w in tokens(column) if w not in _OWN_NAME_WORDS]
@@ -877,7 +885,7 @@ def _new_editions(table: str, column: str, current: Any, rng: random.Random) -> 
     year = _YEAR_AT_END.search(current)
     if year:
         return [f"{current[: year.start()]}{int(year.group(0)) + 1}"]
-    editions = [f"{current} 2026", f"{current} v2"]
+    editions = [f"{current} {year}", f"{current} v2"]
     rng.shuffle(editions)
     return editions
 

@@ -193,9 +193,8 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
             return drop
     for arg in list(call.arguments):
         if _copies_a_referenced_name(e, tool, call, binds, arg):
-            if (
-                arg in required
-            ):  # Apideck's `leadsAdd` needs `company_name`: one of another company is no request
+            # Apideck's `leadsAdd` needs `company_name`: one of another company is no request
+            if arg in required:
                 return (
                     "names_another_row",
                     f"{call.tool}.{arg} = {call.arguments[arg]!r} beside the row it references",
@@ -259,7 +258,7 @@ def _nested(value: Any, arg: str) -> bool:
     return len(objects) >= 2 or any(deep(v) for v in objects) or (bool(objects) and envelope)
 
 
-_ENVELOPES = frozenset("body payload request requests data input inputs items entries".split())
+_ENVELOPES = frozenset("body payload request requests data input inputs".split())
 """Names of an argument that wraps a request's fields rather than being one."""
 
 

@@ -197,9 +197,8 @@ def rank(e: Env, table: str, column: str) -> int:
         # person is not "the supplier titled "Airline pilot""
         return late
     if meaning == "company" and person:
-        return len(
-            IDENTIFYING
-        )  # "the user whose company name is Davis-Jones": many people work for one company
+        # "the user whose company name is Davis-Jones": many people work for one company
+        return len(IDENTIFYING)
     if (
         meaning == "company"
         and not _PARTY_WORDS & set(tokens(singular(table)))

@@ -426,9 +426,8 @@ class Writer(Clauses):
         if domain:
             name, place, user_who, staff_who = domain
             personal = name in _PERSONAL
-            place = (
-                _brand(self.spec) or place
-            )  # "a user of VictorOps", never "of a messaging service" (seed 88)
+            # "a user of VictorOps", never "of a messaging service" (seed 88)
+            place = _brand(self.spec) or place
         else:
             place = _product_place(self.spec) or _fallback_place(self.spec)
             user_who, staff_who, personal = "a user of {place}", "", False

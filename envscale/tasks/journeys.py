@@ -246,7 +246,9 @@ def ends_then_acts(e: Env, calls: list) -> Drop | None:
     found "cancel the booking ... Then: change the payment type of the booking" and "end the campaign ... Then:
     rename it and add an ad group to it". Deleting such a row is cleaning up, and bringing it back acts on it by
     nature. `calls` are gold calls or their dicts (a conversation's, across its requests)."""
-    ended: dict[tuple[str, Any], str] = {}
+    ended: dict[
+        tuple[str, str], str
+    ] = {}  # (table, key as text: a key kept as digits is the number a tool takes)
     for call in calls:
         name, args = (
             (call.tool, call.arguments) if isinstance(call, GoldCall) else (call["tool"], call["arguments"])
@@ -259,17 +261,17 @@ def ends_then_acts(e: Env, calls: list) -> Drop | None:
             continue
         karg, table = e.key_arg(tool), op["table"]
         if op["type"] == "insert":
-            targets = [(ref, args.get(arg)) for arg, ref in references(e, tool)]
+            targets = [(ref, str(args.get(arg))) for arg, ref in references(e, tool)]
         else:
-            targets = [(table, args[karg])] if karg in args else []
+            targets = [(table, str(args[karg]))] if karg in args else []
         hit = next((t for t in targets if t in ended), None)
         if hit is not None and not removes(tool):
             return (
                 "acts_after_ending",
                 f"{name} acts on the {singular(hit[0])} {hit[1]!r}, which {ended[hit]} ended",
             )
-        if op["type"] != "insert" and karg in args and (removes(tool) or _retires(tool) or _settles(tool)):
-            ended[(table, args[karg])] = name
+        if op["type"] != "insert" and karg in args and (_retires(tool) or _settles(tool)):
+            ended[(table, str(args[karg]))] = name
     return None
 
 

@@ -427,9 +427,8 @@ class Phrases(Steps):
         pk = primary_key_of(self.spec, src.table)
         told = [v for v in self.draft.user_facts.values() if isinstance(v, str)]
         held = [] if self.show_hidden else [self.draft.user_facts.get(n) for n in self.draft.withheld]
-        asked = [
-            a.value for a in src.args
-        ]  # what the list was asked by (the parent's key) is not the row's own
+        # what the list was asked by (the parent's key) is not the row's own
+        asked = [a.value for a in src.args]
         columns = table_columns(self.spec, src.table) if src.table else {}
         named = " ".join(n for n, v in self.draft.user_facts.items() if v in told and v in row.values())
         # of two columns holding the value, the one the user's fact names ("the project starting ...", never "whose
@@ -525,9 +524,8 @@ class Phrases(Steps):
             )
         elif op == "contains":  # never "whose full name contains ..." (seed 87's readers: a search parameter)
             shown = format_value(value)
-            person = re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}", shown) and tokens(column)[-1:] == [
-                "name"
-            ]
+            named = re.fullmatch(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2}", shown)
+            person = named and tokens(column)[-1:] == ["name"]
             np.post.append(f'named "{shown}"' if person else f'with "{shown}" in its {words}')
         elif column in ("category", "type", "kind", "genre", "section", "department"):
             np.post.append(f"in the {format_value(value, enum)} {words}")

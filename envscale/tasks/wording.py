@@ -296,19 +296,15 @@ def readable_words(name: str) -> str:
     ] or tokens(name)
     if len(toks) > 2 and toks[0] == "x" and re.match(r"^x-", name, re.IGNORECASE):
         toks = toks[1:]  # a header `X-Apideck-App-Id` -> "apideck app id"
-    negated = toks[0] == "no" and toks[-1].endswith(
-        "ed"
-    )  # `no_authorization_required`: a flag, never a count
-    if (
-        len(toks) > 1 and toks[0] in ("num", "no", "n") and not negated
-    ):  # `no_of_guests` -> "number of guests"
+    # `no_of_guests` -> "number of guests"; `no_authorization_required` is a flag, never a count
+    negated = toks[0] == "no" and toks[-1].endswith("ed")
+    if len(toks) > 1 and toks[0] in ("num", "no", "n") and not negated:
         toks = ["number", "of", *toks[2 if toks[1] == "of" else 1 :]]
     if len(toks) > 1 and toks[-1] in _UNIT_SUFFIXES:  # `travel_time_mins` -> "travel time in minutes"
         toks = [*toks[:-1], *_UNIT_SUFFIXES[toks[-1]].split()]
     if len(toks) > 1 and toks[-1] in ("utc", "gmt", "iso", "local"):
-        toks = toks[
-            :-1
-        ]  # `confirmed_date_utc` -> "confirmed date" (seed 88's readers: "its confirmed date utc")
+        # `confirmed_date_utc` -> "confirmed date" (seed 88's readers: "its confirmed date utc")
+        toks = toks[:-1]
     phrase = " ".join(toks)
     if phrase in _PHRASES:
         return _PHRASES[phrase]

@@ -83,12 +83,8 @@ STATUS_VERBS: dict[str, tuple[str, ...]] = {
     "void": ("voided", "void", "cancelled"),
     "capture": ("captured", "paid"),
     "expire": ("expired",),
-    "end": (
-        "ended",
-        "completed",
-        "finished",
-        "closed",
-    ),  # eBay's `endCampaign` inserted an `ends` row (seed 87)
+    # eBay's `endCampaign` inserted an `ends` row (seed 87)
+    "end": ("ended", "completed", "finished", "closed"),
     "hide": ("hidden",),  # elmah.io's `Messages_Hide` inserted a `hides` row (blind readers)
     "unhide": ("visible",),
     "fix": ("fixed", "resolved"),  # elmah.io's `Messages_Fix`: the message is marked fixed

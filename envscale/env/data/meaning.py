@@ -939,6 +939,10 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     return meaning
 
 
+_PLACE_QUALIFIERS = frozenset("address billing shipping mailing postal home residence birth".split())
+"""Words before `state` that make it a place (`billing_address_state`), never a status."""
+
+
 def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     n = column.lower()
     words = name_words(column)
@@ -1070,9 +1074,7 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     if last == "state" or n == "state":
         geo = re.search(r"\b(?:u\.?s\.?|us|american) state\b|\bstate (?:name|abbreviation|code)\b|\bcity\b|"
                         r"\bcountry\b|\baddress\b|\bprovince\b", texts)  # fmt: skip
-        place = {"address", "billing", "shipping", "mailing", "postal", "home", "residence", "birth"} & set(
-            words
-        )
+        place = bool(_PLACE_QUALIFIERS & set(words))
         return (
             "state"  # `billing_address_state`: where, never "pending" (seed 88's readers)
             if geo or place or name_words(table)[-1:] in (["addresses"], ["locations"], ["cities"])
