@@ -727,3 +727,18 @@ def test_the_same_answer_of_one_row_reached_two_ways_is_not_asked_twice(store):
     rows, _ = compose_conversations(e, [look, other], 2, random.Random(0))
     assert len(rows) == 1
     e.env.close()
+
+
+def test_nothing_is_asked_of_a_row_an_earlier_request_cancelled(store):
+    """Seed 90's readers: "cancel the booking boo_0003 ... Then: change the payment type of booking boo_0003". A later
+    request never changes a row an earlier one cancelled; the same two requests the other way round are an errand."""
+    e = Env(store_row(), TasksConfig())
+    cancel = part(store, [call("cancel_order", order_id="ord_0001")], "Please cancel my order ord_0001.")
+    coupon = part(
+        store,
+        [call("add_coupon", order_id="ord_0001", code="SPRING10")],
+        "Add the coupon SPRING10 to ord_0001.",
+    )
+    rows, _ = compose_conversations(e, [cancel, coupon], 4, random.Random(0))
+    e.env.close()
+    assert [[c["tool"] for c in r["gold_calls"]] for r in rows] == [["add_coupon", "cancel_order"]], rows

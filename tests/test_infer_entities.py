@@ -2022,7 +2022,15 @@ def test_a_cancel_is_allowed_only_in_the_state_its_description_names():
         "Cancel a batch. Cancels the Batch. You can only cancel a batch before it is submitted for approval (while "
         "it is in the OPEN state)."
     )
+    tools.append(
+        api_tool("submitBatch", "PUT", "/batches/{batchUuid}/submit", key, ["batchUuid"], None, group="fire")
+    )
+    tools[2]["description"] = "Submit a batch. You can only submit a batch while it is in the OPEN state."
     spec = _spec(tools, "fire")
-    op = next(t["operation"] for t in spec["tools"] if t["name"] == "cancelBatchPayment")
+    ops = {t["name"]: t["operation"] for t in spec["tools"]}
+    op = ops["cancelBatchPayment"]
     assert op["fixed"] == {"status": "CANCELLED"}, op
     assert op["preconditions"][0]["op"] == "in" and op["preconditions"][0]["value"] == ["OPEN"], op
+    # a status act too: submitting is allowed while the batch is OPEN, never from COMPLETE or PENDING_APPROVAL
+    assert ops["submitBatch"]["fixed"] == {"status": "SUBMITTED"}, ops["submitBatch"]
+    assert ops["submitBatch"]["preconditions"][0]["value"] == ["OPEN"], ops["submitBatch"]
