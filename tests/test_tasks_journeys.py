@@ -16,6 +16,7 @@ from envscale.tasks.generate import env_tasks
 from envscale.tasks.gold import execute
 from envscale.tasks.intent import write_instructions
 from envscale.tasks.model import GoldCall, TaskDraft
+from envscale.tasks.naming import fact_name
 from envscale.tasks.prepared import Env
 
 
@@ -1840,10 +1841,18 @@ def test_the_callers_own_account_is_stated_and_its_rows_are_found_in_it():
             },
             {
                 "name": "contacts_remove",
-                "description": "Remove a contact.",
+                "description": "Remove a contact of an account.",
                 "kind": "write",
-                "parameters": {"type": "object", "properties": {"contactId": key}, "required": ["contactId"]},
-                "operation": {"type": "delete", "table": "contacts", "key": {"contact_id": "contactId"}},
+                "parameters": {
+                    "type": "object",
+                    "properties": {"accountId": key, "contactId": key},
+                    "required": ["accountId", "contactId"],
+                },
+                "operation": {
+                    "type": "delete",
+                    "table": "contacts",
+                    "key": {"contact_id": "contactId"},
+                },
             },
         ],
     }
@@ -1852,11 +1861,16 @@ def test_the_callers_own_account_is_stated_and_its_rows_are_found_in_it():
     assert not finding.internal_key(e, "accounts", "acc_0001") and finding.internal_key(
         e, "contacts", "con_0002"
     )
-    call = GoldCall("contacts_remove", {"contactId": "con_0002"}, {"contactId": "user"}, write=True)
-    draft = TaskDraft("sms", "write", [call], user_facts={"contact": "con_0002"})
+    args = {"accountId": "acc_0001", "contactId": "con_0002"}
+    call = GoldCall("contacts_remove", args, dict.fromkeys(args, "user"), write=True)
+    e_tool = next(t for t in spec["tools"] if t["name"] == "contacts_remove")
+    draft = TaskDraft("sms", "write", [call], user_facts={fact_name("accountId", e_tool, spec): "acc_0001"})
     drop = journeys.humanize(e, draft, random.Random(0))
     e.env.close()
     assert drop is None, drop
     assert [c.tool for c in draft.calls] == ["contacts_fetchAll", "contacts_remove"], draft.calls
     assert draft.calls[0].provenance["accountId"] == "user" and "acc_0001" in draft.user_facts.values()
+    assert list(draft.user_facts.values()).count("acc_0001") == 1, (
+        draft.user_facts
+    )  # one fact, never two names
     assert "Kevin Krueger" in draft.user_facts.values(), draft.user_facts

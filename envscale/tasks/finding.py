@@ -360,7 +360,9 @@ def _parent_args(e: Env, tool: dict, row: dict, rng: random.Random, depth: int) 
         found = find_row(e, ref, parent, rng, depth + 1) if parent else None
         if found is None and parent is not None and own_scope(e, ref):
             # the caller's own account: its ID is the user's to state (Sakari's contacts are listed per account)
-            found = Found([], {_fact_of(entity_name(ref, e.spec), e.pk(ref)): value}, (0, 0))
+            found = Found(
+                [], {fact_name(arg, tool, e.spec): value}, (0, 0)
+            )  # the fact the call's own argument is
         if found is None:
             return None
         args[arg] = value
