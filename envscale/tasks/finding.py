@@ -179,7 +179,7 @@ def rank(e: Env, table: str, column: str) -> int:
     cspec = e.spec["tables"][table]["columns"].get(column) or {}
     meaning = column_meaning(table, column, cspec).split(":")[0]
     late = IDENTIFYING.index("date")  # after the row's own name, title and email
-    if meaning in ("named", "person") and _names_another(table, column):
+    if meaning in ("named", "person") and names_another(table, column):
         # `parent_account_name` of a pickup point, "the transaction whose account name is Petty Cash", "the employee
         # whose company name is ..." (seed 87's readers): another thing's name, shared by its many rows
         return len(IDENTIFYING)
@@ -202,12 +202,12 @@ def rank(e: Env, table: str, column: str) -> int:
     if (
         meaning == "company"
         and not _PARTY_WORDS & set(tokens(singular(table)))
-        and _names_another(table, column)
+        and names_another(table, column)
     ):
         return len(
             IDENTIFYING
         )  # "the class whose organization is Acme": the organization's, not the class's name
-    if meaning in ("title", "email", "username", "phone") and _names_another(table, column, _QUALIFIED_HEADS):
+    if meaning in ("title", "email", "username", "phone") and names_another(table, column, _QUALIFIED_HEADS):
         # "the setting whose montage title is ...", "the group whose newsletter subject is ...", "the user with send
         # email ..." (blind readers): a title or an address of something else the row holds, not how it is named
         return len(IDENTIFYING)
@@ -307,13 +307,7 @@ _OWN_QUALIFIERS = frozenset(
 _QUALIFIED_HEADS = _HEAD_WORDS | _NAME_WORDS | _OWN_QUALIFIERS
 
 
-def names_another(table: str, column: str) -> bool:
-    """Whether a name column names another thing than its row (`company_name` of a project, `owner_name`): said of
-    that thing, never of the row (see `_names_another`)."""
-    return _names_another(table, column)
-
-
-def _names_another(table: str, column: str, heads: frozenset[str] = _NAME_WORDS) -> bool:
+def names_another(table: str, column: str, heads: frozenset[str] = _NAME_WORDS) -> bool:
     """Whether a column names something else than the row: its words besides `heads` (the kind of value it holds)
     are not the row's own entity. A name column: `parent_account_name`, `owner_name`, never `name`,
     `display_name` or `pickup_point_name` of `pickuppoints`; with `_QUALIFIED_HEADS`, a title, an email or a phone:
