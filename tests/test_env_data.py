@@ -1913,3 +1913,40 @@ def test_a_clock_time_range_ends_after_it_starts():
     pairs = [(r["start_time"], r["end_time"]) for r in rows if r["start_time"] and r["end_time"]]
     assert pairs and all(re.fullmatch(r"\d\d:\d\d", a) for a, _ in pairs), pairs
     assert all(a <= b for a, b in pairs), pairs
+
+
+def test_keys_of_other_rows_that_no_rule_ties_name_rows_that_exist():
+    """Seed 91: Orbit's members sat in `workspace_slug`s no workspace had (every list by workspace came back
+    empty), PocketSmith's transactions in a json `category_id` "cat_3401" beside categories keyed 1..20, and
+    Vestorly's posts in `group_ids` of no group. A key of another table's rows names rows that exist, in its
+    own column's type and shape; an API's own key (`client_key`) is a secret and keeps what it was drawn."""
+    s = {"type": "string", "nullable": True}
+    spec = world(
+        "orbit",
+        8,
+        workspaces=table({"workspace_id": S, "slug": s, "name": s}),
+        categories=table({"category_id": {"type": "integer"}, "title": s}),
+        groups=table({"group_id": S, "name": s}),
+        clients=table({"client_id": S, "name": s}),
+        members=table(
+            {
+                "member_id": S,
+                "workspace_slug": s,
+                "category_id": {"type": "json", "nullable": True},
+                "group_ids": {"type": "json", "nullable": True},
+                "client_key": s,
+            }
+        ),
+    )
+    state = generate_state(spec, seed=3)
+    slugs = {r["slug"] for r in state["workspaces"]}
+    categories = {r["category_id"] for r in state["categories"]}
+    groups = {r["group_id"] for r in state["groups"]}
+    clients = {r["client_id"] for r in state["clients"]}
+    members = state["members"]
+    assert all(m["workspace_slug"] in slugs for m in members if m["workspace_slug"] is not None), members
+    assert all(m["category_id"] in categories for m in members if m["category_id"] is not None), members
+    assert any(m["category_id"] is not None for m in members) and any(m["workspace_slug"] for m in members)
+    lists = [m["group_ids"] for m in members if m["group_ids"]]
+    assert lists and all(isinstance(g, list) and set(g) <= groups for g in lists), lists
+    assert not any(m["client_key"] in clients for m in members), members

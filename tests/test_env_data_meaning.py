@@ -647,3 +647,36 @@ def test_records_by_invented_artists_have_invented_titles():
         for _ in range(40)
     }
     assert titles and not titles & famous, titles & famous
+
+
+def test_fields_the_readers_found_holding_stray_words_mean_what_their_names_say():
+    """Seed 91's readers: a score's lyricist and arranger "improve", "them"; Postman's `is_public` "major"; a monitor's
+    environment "brother"; an escalation sound "power". Each name says what it holds."""
+    rng = random.Random(0)
+    for column in ("lyricist", "arranger", "moderator", "last_edited_by"):
+        assert column_meaning("scores", column, S) == "person", column
+        assert len(column_value("scores", column, S, rng, NOW).split()) >= 2, column
+    for column in ("is_public", "needs_sanitize", "has_access", "allow_comments"):
+        assert column_meaning("apis", column, S) == "lex:flag", column
+        assert column_value("apis", column, S, rng, NOW) in ("true", "false"), column
+    assert column_meaning("orders", "is_cancelation_for", S) != "lex:flag"
+    assert column_value("monitors", "environment", S, rng, NOW) in ("production", "staging", "development", "testing", "sandbox")  # fmt: skip
+    assert column_meaning("apps", "environment_variables", S) != "lex:environment"
+    assert column_meaning("devices", "escalation_notification_sound", S) == "lex:sound"
+    assert column_meaning("sessions", "protocol", S) == "lex:protocol"
+
+
+def test_a_field_no_rule_reads_and_no_argument_sets_is_left_empty():
+    """Seed 91's readers: a member's home market value "attorney", a t-shirt "why", an account's sort code "stop". A
+    nullable text field whose meaning no rule reads is left empty where no tool argument sets or filters it; one a
+    tool takes keeps some values, so that a task can set or find it."""
+    n = {"type": "string", "nullable": True}
+    spec = {
+        "name": "vestorly",
+        "data": {"seed": 0, "rows": {"members": 40}},
+        "tools": [update_tool("set_tshirt", "members", "member_id", {"tshirt": n})],
+        "tables": {"members": table({"member_id": S, "home_market_value": n, "frobnicator": n, "tshirt": n})},
+    }
+    rows = generate_state(spec, seed=0)["members"]
+    assert all(r["frobnicator"] is None for r in rows), [r["frobnicator"] for r in rows]
+    assert any(r["tshirt"] is not None for r in rows)

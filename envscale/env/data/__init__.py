@@ -88,6 +88,7 @@ from envscale.env.data.meaning import (
     TOKEN_MEANINGS,  # noqa: F401
     column_meaning,
     implicit_references,
+    loose_references,
     infer_hint,
     named_values,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "generate_state",
     "id_prefix",
     "implicit_references",
+    "loose_references",
     "infer_hint",
     "is_filler",
     "key_formats",

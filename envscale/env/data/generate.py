@@ -42,6 +42,7 @@ from envscale.env.data.meaning import (
     column_meaning,
     column_texts,
     implicit_references,
+    loose_references,
     named_values,
     names_a_person,
     referenced_table,
@@ -192,7 +193,66 @@ def build_state(
     handles_of_their_names(spec, state, implicit, bound, copied, seed)
     people_in_objects(spec, state, implicit, bound, seed)
     display_names_are_names(spec, state)
+    _loose_references_hold(spec, state, seed, bound)
     return state
+
+
+def _as_key(key: Any, column_type: str) -> Any:
+    """`key` in its column's type: `"3"` in a string column, `3` in an integer one, the key as its row holds it
+    in a json column; `None` where it cannot be (a key `cus_0003` in an integer column)."""
+    if column_type == "json":
+        return key
+    if column_type == "string":
+        return str(key)
+    digits = (isinstance(key, int) and not isinstance(key, bool)) or (isinstance(key, str) and key.isdigit())
+    if column_type in ("integer", "number") and digits:
+        return float(int(key)) if column_type == "number" else int(key)
+    return None
+
+
+def _loose_references_hold(
+    spec: dict[str, Any],
+    state: dict[str, list[dict[str, Any]]],
+    seed: int,
+    bound: dict[tuple[str, str], list],
+) -> None:
+    """A column that names rows of another table by their key, where no rule ties it (`loose_references`: a
+    `workspace_slug`, a json `category_id`, a list of `group_ids`), names rows that exist: a blind reader found
+    Orbit's members in workspaces no workspace list holds, so every list by workspace came back empty. Values
+    keep their column's type and shape (a list stays a list of as many keys, a json value is the key as its row
+    holds it); a column whose values mostly
+    name rows already, or whose bound arguments or type refuse the keys, keeps what it was drawn."""
+    for (table, column), (target, key) in loose_references(spec).items():
+        keys = [row[key] for row in state.get(target, []) if row.get(key) is not None]
+        rows = [row for row in state.get(table, []) if row.get(column) not in (None, [], "")]
+        if not keys or not rows:
+            continue
+        known = {str(k) for k in keys}
+        held = sum(
+            all(str(x) in known for x in v) if isinstance(v, list) else str(v) in known
+            for v in (row[column] for row in rows)
+        )
+        if held * 2 >= len(rows):
+            continue
+        cspec = spec["tables"][table]["columns"][column]
+        accepts = [acceptor(a) for a in bound.get((table, column), [])]
+        rng = random.Random(f"{seed}:{table}:{column}:rows")
+        new_values: list[Any] = []
+        for row in rows:
+            old = row[column]
+            if isinstance(old, list):
+                picked = rng.sample(keys, min(len(keys), max(1, len(old))))
+                new = [_as_key(k, "json") for k in picked]
+            else:
+                new = _as_key(rng.choice(keys), cspec["type"])
+                if new is None:
+                    break
+            if value_problem(cspec, new) is not None or (accepts and not any(a(new) for a in accepts)):
+                break
+            new_values.append(new)
+        else:
+            for row, new in zip(rows, new_values, strict=True):
+                row[column] = new
 
 
 def _references_agree_both_ways(
@@ -568,7 +628,12 @@ _OWN_PLACE = frozenset(
 
 
 def _null_share(
-    tspec: dict[str, Any], column: str, cspec: dict[str, Any], meaning: str, named: bool = False
+    tspec: dict[str, Any],
+    column: str,
+    cspec: dict[str, Any],
+    meaning: str,
+    named: bool = False,
+    bound: bool = True,
 ) -> float:
     if not is_nullable(tspec, column) or cspec.get("unique") or meaning in ("id", "enum"):
         return 0.0
@@ -605,15 +670,17 @@ def _null_share(
         )
     )
     if meaning == "unknown" and cspec.get("type") == "string" and not named:
-        return (
-            UNKNOWN_NULL_SHARE  # a field no rule reads is left empty more often than filled with a stray word
-        )
+        # a field no rule reads is left empty more often than filled with a stray word, and always where no tool
+        # takes it as an argument (nothing a task asks or sets depends on it)
+        return UNKNOWN_NULL_SHARE if bound else 1.0
     return NULL_SHARE if optional else NULL_SHARE / 4 if cspec.get("nullable") is True else 0.0
 
 
 UNKNOWN_NULL_SHARE = 0.7
-"""Share of empty cells in a nullable text column whose meaning no rule reads (`pronouns`, `periodicity`): most are
-left empty, as an API leaves optional fields it has no value for, rather than filled with a word ("paper")."""
+"""Share of empty cells in a nullable text column whose meaning no rule reads (`pronouns`, `periodicity`) and that a
+tool argument sets or filters by: most are left empty, as an API leaves optional fields it has no value for, rather
+than filled with a word ("paper"); one no argument is bound to is always empty (seed-91 readers: a daily interest
+rate "support", a home market value "attorney", a sort code "stop")."""
 
 
 def _build_table(
@@ -809,7 +876,7 @@ def _value_column(
         choices = [v for v in first if all(a(v) for a in accepts)] or first  # where they disagree, reads win
         if choices:
             make = lambda i: rng.choice(choices)  # noqa: E731
-    null_share = _null_share(tspec, column, cspec, meaning, named=bool(c.named))
+    null_share = _null_share(tspec, column, cspec, meaning, named=bool(c.named), bound=bool(args))
     unique = bool(cspec.get("unique"))
     values: list[Any] = []
     seen: set[Any] = set()

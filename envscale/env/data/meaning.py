@@ -91,7 +91,8 @@ _PERSON_WORDS = frozenset(
     "partner leader founder ceo host_person cast director_person worker employer_contact interviewer "
     "president scientist celebrity cardholder performer maintainer prophet pope inventor explorer "
     "monarch king queen emperor spouse learner trainee participant panelist consumer coordinator "
-    "professional debtor lead admin applicant".split()
+    "professional debtor lead admin applicant lyricist arranger moderator conductor narrator illustrator "
+    "translator photographer".split()
 )
 _COMPANY_WORDS = frozenset(
     "company organization organisation org business firm vendor supplier employer publisher "
@@ -280,6 +281,9 @@ lex:command: command cmd
 lex:math: equation formula expression
 lex:dna: sequence
 lex:season: season
+lex:environment: environment
+lex:protocol: protocol
+lex:sound: sound ringtone
 lex:month: month
 lex:namespace: namespace
 lex:db_table: table
@@ -912,6 +916,10 @@ def _hint_meaning(hint: str, table: str, column: str, texts: str) -> str:
 _PLAYER_WORDS = frozenset({"player", "players", "character", "characters", "hero", "heroes", "rpg"})
 
 
+_FLAG_FIRST = frozenset("is has needs can should allow allows enable".split())
+"""First words of a yes/no field (`is_public`, `needs_sanitize`); kept as text, it holds "true" or "false"."""
+
+
 _NUMBER_LAST = frozenset(
     "rate percent percentage pct amount price cost fee balance subtotal qty adults children days".split()
 )
@@ -1017,8 +1025,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return "lex:character_class"  # a player's class is a warrior or a mage, never `HttpClient`
     if len(words) == 2 and words[0] in ("last", "first") and words[1] in _EVENT_WORDS:
         return f"datetime:{_date_window(column)}"  # `last_update`, `first_activation`
-    if len(words) == 2 and last == "by" and words[0].endswith("ed"):
-        return "person"  # `booked_by`, `approved_by`
+    if len(words) in (2, 3) and last == "by" and words[-2].endswith("ed"):
+        return "person"  # `booked_by`, `approved_by`, `last_edited_by`
+    if len(words) >= 2 and words[0] in _FLAG_FIRST and last not in ("for", "of", "to", "by", "id", "ids"):
+        return "lex:flag"  # `is_public`, `needs_sanitize` kept as text: "true" or "false", never "major"
     if n in ("check_in", "check_out", "checkin", "checkout", "check_in_date", "check_out_date"):
         return "date:1:120"
     if words[-2:] == ["end", "point"]:
@@ -1127,7 +1137,7 @@ _EVENT_WORDS = frozenset(
 
 # Words that mean what `TOKEN_MEANINGS` says only as the last word of a name (`cell` is a phone,
 # `cell_type` is not).
-_HEAD_ONLY = frozenset(("cell", "mobile"))
+_HEAD_ONLY = frozenset(("cell", "mobile", "environment", "protocol", "sound"))
 
 # Generic heads of compound names and what the word before them makes of them: the most specific
 # meaning of a compound name wins (`email_address` is an email, not a postal address; `phone_number`
@@ -1691,6 +1701,98 @@ def implicit_references(spec: dict[str, Any]) -> dict[tuple[str, str], str]:
             tpk = tables[target]["primary_key"]
             if tables[target]["columns"][tpk]["type"] == cspec["type"]:
                 out[table, column] = target
+    return out
+
+
+_KEY_TAILS = frozenset("id ids key keys slug slugs uuid uuids".split())
+_NOT_REFERENCE_KEYS = frozenset(
+    "api client secret access private public license licence encryption signing".split()
+)
+
+
+def _bare_entity(spec: dict[str, Any], table: str, column: str, by_name: dict[str, str]) -> str | None:
+    """The other table a column named for its entity alone holds a row of (Postman's `monitors.collection`,
+    e-drv's `reserves.chargestation`), where nothing else is read from its name (its meaning is `unknown`)."""
+    name = column.lower()
+    target = next(
+        (by_name[n] for n in (name + "s", name + "es", name[:-1] + "ies", name) if n in by_name), None
+    )
+    if target is None or target == table:
+        return None
+    cspec = spec["tables"][table]["columns"][column]
+    if (
+        cspec["type"] not in ("string", "integer", "json")
+        or column_meaning(table, column, cspec) != "unknown"
+    ):
+        return None
+    return target
+
+
+def loose_references(spec: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Columns that name rows of another table by a key of theirs that neither `references` nor
+    `implicit_references` ties (their type or their number differs): `{(table, column): (table, key column)}`.
+
+    A blind reader found Orbit's members, activities and webhooks under `workspace_slug`s no workspace has,
+    PocketSmith's transactions in categories `cat_3401` beside categories keyed 1..20, and Vestorly's posts
+    in `group_ids` of no group. A column `<entity>_id`, `_ids`, `_key`, `_slug` or `_uuid` (or `<entity>id`)
+    of another table named `<entity>` (or its plural), or whose key has that name, is such a column when no
+    rule ties it, and so is a column named for the entity alone whose meaning is otherwise unknown (Postman's
+    `monitors.collection`); a `_slug` names the entity's `slug` column where it has one. An API's own key (`client_key`,
+    `api_key`) is a secret, never a row.
+    """
+    tables = spec["tables"]
+    by_key = {s["primary_key"].lower(): t for t, s in tables.items()}
+    by_name = {t.lower(): t for t in tables}
+    implicit = implicit_references(spec)
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for table, tspec in tables.items():
+        for column, cspec in tspec["columns"].items():
+            if (
+                column == tspec["primary_key"]
+                or "references" in cspec
+                or "enum" in cspec
+                or (table, column) in implicit
+                or cspec.get("unique")
+            ):
+                continue
+            words = name_words(column)
+            if len(words) == 1 and (bare := _bare_entity(spec, table, column, by_name)) is not None:
+                out[table, column] = (bare, tables[bare]["primary_key"])
+                continue
+            if len(words) < 2 and not re.fullmatch(r"[a-z]{3,}ids?", column.lower()):
+                continue
+            if len(words) >= 2:
+                tail, entity_words = words[-1], words[:-1]
+            else:
+                tail = "ids" if column.lower().endswith("ids") else "id"
+                entity_words = [column.lower()[: -len(tail)]]
+            if tail not in _KEY_TAILS or set(entity_words) & _NOT_REFERENCE_KEYS:
+                continue
+            entity = "_".join(entity_words)
+            singular_key = f"{entity}_{tail.rstrip('s')}" if tail.endswith("s") else f"{entity}_{tail}"
+            target = (
+                by_key.get(singular_key)
+                or by_key.get(f"{entity}_id")
+                or next(
+                    (
+                        by_name[n]
+                        for n in (
+                            entity,
+                            entity + "s",
+                            entity + "es",
+                            entity[:-1] + "ies",
+                            singular_word(entity),
+                        )
+                        if n in by_name
+                    ),
+                    None,
+                )
+            )
+            if target is None or target == table:
+                continue
+            tcolumns = tables[target]["columns"]
+            key = "slug" if tail.startswith("slug") and "slug" in tcolumns else tables[target]["primary_key"]
+            out[table, column] = (target, key)
     return out
 
 

@@ -204,6 +204,10 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "level": "low|medium|high|critical|basic|intermediate|advanced|expert|beginner|easy|hard|"
         "detailed|summary|brief|full|minimal|verbose",
         "priority": "low|normal|medium|high|urgent|critical",
+        "flag": "true|false",
+        "environment": "production|staging|development|testing|sandbox",
+        "protocol": "HTTPS|SFTP|FTPS|FTP|SSH|WebSocket",
+        "sound": "default|chime|bell|ping|alert|siren|none",
         "http_method": "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS",
         "encoding": "utf-8|utf-16|ascii|latin-1|iso-8859-1|base64|gzip|cp1252",
         "format": "json|csv|xml|yaml|pdf|html|txt|png|jpeg|mp4|mp3|docx|xlsx|markdown|parquet|IMAX|2D|3D",
