@@ -88,8 +88,8 @@ from envscale.env.data.meaning import (
     TOKEN_MEANINGS,  # noqa: F401
     column_meaning,
     implicit_references,
-    loose_references,
     infer_hint,
+    loose_references,
     named_values,
 )
 from envscale.env.data.schemas import (
