@@ -2060,3 +2060,53 @@ def test_whoever_changes_rows_of_a_person_they_looked_up_is_staff():
     for seed in range(4):
         persona = write_instructions(draft, spec, random.Random(seed)).persona
         assert "listener" not in persona and "curator" in persona, persona
+
+
+def test_a_status_act_named_by_its_verb_is_said_with_that_verb():
+    """Seed 91's readers: "mark the monitor named "Checkout API uptime" as running" is not how anyone uses Postman.
+    A status act whose tool names a verb of action (`runAMonitor`) is asked with that verb: "run the monitor"."""
+    spec = {
+        "name": "postman",
+        "description": "Postman's monitors.",
+        "tables": {
+            "monitors": {
+                "primary_key": "monitor_uid",
+                "columns": {
+                    "monitor_uid": {"type": "string"},
+                    "name": {"type": "string"},
+                    "status": {"type": "string", "enum": ["active", "running", "retired"]},
+                },
+            }
+        },
+        "data": {"seed": 0, "rows": {"monitors": 4}},
+        "tools": [
+            {
+                "name": "runAMonitor",
+                "description": "Run a monitor.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"monitor_uid": {"type": "string"}},
+                    "required": ["monitor_uid"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "monitors",
+                    "key": {"monitor_uid": "monitor_uid"},
+                    "fixed": {"status": "running"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        monitor = env.dump()["monitors"][0]
+        call = GoldCall(
+            "runAMonitor", {"monitor_uid": monitor["monitor_uid"]}, {"monitor_uid": "user"}, write=True
+        )
+        call.result = env.step(call.tool, call.arguments)["result"]
+    draft = TaskDraft("postman", "write", [call], user_facts={"monitor": monitor["monitor_uid"]})
+    for seed in range(4):
+        ins = write_instructions(draft, spec, random.Random(seed))
+        assert "run " in ins.goal and "as running" not in ins.goal, ins.goal

@@ -72,6 +72,29 @@ def test_printed_numbers_are_the_users_own_and_other_keys_are_internal(shop):
     assert finding.internal_key(shop, "products", shop.rows["products"][0]["product_id"])
 
 
+def test_a_printed_row_with_its_own_number_is_found_by_that_number_not_its_key():
+    """Seed 91's readers: the user called `inv_0015` an "invoice number" while the invoice's number was 4732434410.
+    Where a printed row holds its own number beside the key, the user states the number and the key is internal."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["orders"]["columns"]["order_number"] = {"type": "string", "nullable": True}
+    spec["tables"]["orders"]["columns"]["phone_number"] = {"type": "string", "nullable": True}
+    spec["tools"].append(copy.deepcopy(LIST_CUSTOMERS))
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        order = next(r for r in e.rows["orders"] if r["order_number"])
+        assert finding.own_number("orders", "order_number") and not finding.own_number(
+            "orders", "phone_number"
+        )
+        assert finding.internal_key(e, "orders", order["order_id"])
+        assert finding.knows_row_by(e, "orders", "order_number", order["order_number"])
+        assert finding.rank(e, "orders", "order_number") == 0
+        found = finding.find_row(e, "orders", order, random.Random(0))
+        assert found is not None and order["order_number"] in found.facts.values(), found
+        assert order["order_id"] not in found.facts.values()
+    finally:
+        e.env.close()
+
+
 def test_a_row_no_person_can_describe_is_not_posed_by_its_id(shop):
     # customers have no list tool in the shop: nothing a person knows finds a customer's key
     cid = shop.rows["customers"][0]["customer_id"]
@@ -779,6 +802,23 @@ def test_a_row_is_never_found_by_a_bookkeeping_date():
     # "the time off request whose end date is 2025-09-04" (two blind readers): no one knows a row by when it ends
     assert finding.rank(e, "orders", "end_date") == finding.rank(e, "orders", "created_date") == never
     assert finding.rank(e, "orders", "created_at") <= never  # a timestamp to the second was never a name
+    e.env.close()
+
+
+def test_a_project_is_never_found_by_when_it_starts_but_a_booking_may_be():
+    """Seed 91's readers: "the project that starts on 2025-03-01" is not how anyone names a project. A start date
+    finds only things held from a day (a booking, a webinar, a course)."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    for table in ("projects", "bookings", "webinars"):
+        spec["tables"][table] = {
+            "primary_key": "id",
+            "columns": {"id": {"type": "string"}, "start_date": {"type": "string", "nullable": True}},
+        }
+    e = Env({"spec": spec}, TasksConfig())
+    never = len(finding.IDENTIFYING)
+    assert finding.rank(e, "projects", "start_date") == never
+    assert finding.rank(e, "bookings", "start_date") < never
+    assert finding.rank(e, "webinars", "start_date") < never
     e.env.close()
 
 

@@ -50,7 +50,7 @@ from .naming import (
     primary_key_of,
 )
 from .phrases import GENERIC_SETTINGS, NP, act_row, paid_with
-from .steps import Arg, Step
+from .steps import ACT_VERBS, Arg, Step
 from .wording import (
     DESCRIBED_NOT_THINGS,
     NOMINAL_ENDINGS,
@@ -217,12 +217,10 @@ class Clauses(Attributes):
     ) -> tuple[str, str, Any]:
         """A status change: "cancel the order ord_0007", "mark my ticket as resolved", "log out of my account"."""
         retiring = retiring_verb(step.verb, step.status, str(step.tool.get("description") or ""))
-        verb = retiring or (
-            step.verb
-            if step.verb
-            and (step.verb in STATUS_VERBS or step.verb in UPDATE_NATURAL | DELETE_NATURAL | set(SIGN_VERBS))
-            else None
-        )
+        said = (
+            STATUS_VERBS.keys() | UPDATE_NATURAL | DELETE_NATURAL | ACT_VERBS | set(SIGN_VERBS)
+        )  # "run the monitor"
+        verb = retiring or (step.verb if step.verb in said else None)
         extras = [
             self._attr(step, a) for a in rest if not (a.hidden and not show_hidden) and not _in_path(step, a)
         ]

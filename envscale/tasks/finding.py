@@ -89,7 +89,9 @@ def internal_key(e: Env, table: str | None, value: Any) -> bool:
     """Whether `value` is a key of a row of `table` that a user would not hold (see `PRINTED`; a key that is
     a name, `rg-finance-prod-01`, is what its owner calls the resource, and holds; the key of the caller's own
     account, `own_scope`)."""
-    if table is None or table not in e.rows or printed_number(table) or isinstance(value, bool):
+    if table is None or table not in e.rows or isinstance(value, bool):
+        return False
+    if printed_number(table) and not _numbered(e, table):
         return False
     if own_scope(e, table):
         return False
@@ -99,6 +101,28 @@ def internal_key(e: Env, table: str | None, value: Any) -> bool:
         return False
     pk = e.pk(table)
     return any(same_key(r.get(pk), value) for r in e.rows[table])
+
+
+_NUMBER_TAILS = frozenset(("number", "no", "num", "nr"))
+_NUMBER_KINDS = frozenset(("reference", "document", "confirmation", "display"))
+
+
+def own_number(table: str, column: str) -> bool:
+    """Whether a column is the number a service prints of its row (`invoices.invoice_number`, `orders.number`,
+    `bills.reference_number`), not a number of something else it holds (`orders.phone_number`)."""
+    words = tokens(column)
+    if not words or words[-1] not in _NUMBER_TAILS:
+        return False
+    own = {singular(w) for w in tokens(singular(table))}
+    return all(singular(w) in own or w in _NUMBER_KINDS for w in words[:-1])
+
+
+def _numbered(e: Env, table: str) -> bool:
+    """Whether a printed table's rows hold their own printed number beside the key (an invoice's `invoice_number`
+    4732434410 beside `inv_0015`): that number is what its user holds, and the key is internal (seed 91's readers
+    found the user calling `inv_0015` an invoice number)."""
+    columns = [c for c in e.spec["tables"][table]["columns"] if c != e.pk(table) and own_number(table, c)]
+    return any(isinstance(r.get(c), str | int) and r.get(c) != "" for c in columns for r in e.rows[table])
 
 
 def same_key(a: Any, b: Any) -> bool:
@@ -160,7 +184,10 @@ def knows_row_by(e: Env, table: str, column: str, value: Any) -> bool:
         return False
     if rank(e, table, column) >= len(IDENTIFYING):
         return False
-    if not askable(table, column, value) or not asked_by(column, column, value):
+    printed = printed_number(table) and own_number(
+        table, column
+    )  # a code no meaning rule asks about, yet held
+    if not printed and (not askable(table, column, value) or not asked_by(column, column, value)):
         return False
     return not is_filler(table, column, cspec, value)
 
@@ -183,6 +210,8 @@ def rank(e: Env, table: str, column: str) -> int:
         # `parent_account_name` of a pickup point, "the transaction whose account name is Petty Cash", "the employee
         # whose company name is ..." (seed 87's readers): another thing's name, shared by its many rows
         return len(IDENTIFYING)
+    if printed_number(table) and own_number(table, column):
+        return 0  # the invoice number on the invoice: what its user holds, before its name
     person = singular(table).split("_")[-1] in _PERSON_WORDS
     if meaning == "email" and not person:
         if not _PARTY_WORDS & set(tokens(singular(table))):
@@ -270,7 +299,19 @@ def _own_date(table: str, column: str) -> bool:
         return (
             False  # "the document due on ...": a document is known by its title, an invoice by when it is due
         )
+    if set(words) & _STARTS and not own & (_DATED | _HELD):
+        return (
+            False  # "the project whose start date is ..." (seed 91's readers): a project is known by its name
+        )
     return all(w in _OWN_DATES or singular(w) in own for w in words)
+
+
+_STARTS = frozenset("start starts scheduled".split())
+_HELD = frozenset(
+    "webinar training class course lesson tour rental stay leave absence vacation holiday".split()
+)
+"""Things besides `_DATED` ones that are held from a day (a webinar, a course, a stay): a person may know one by when
+it starts, where a project, a campaign or a subscription is known by its name."""
 
 
 _DATED = frozenset(

@@ -37,7 +37,7 @@ from typing import Any
 from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
-from ..words.semantics import key_entity
+from ..words.semantics import ACT_STATUS, key_entity
 from ..words.verbs import (
     ACTION_VERBS,
     CREATE_NATURAL,
@@ -86,6 +86,8 @@ class Arg:
     hidden: bool = False
 
 
+ACT_VERBS = frozenset(ACT_STATUS)
+"""Verbs of acts that leave a row in a state of their own (run, send, submit, acknowledge): a request says them."""
 _HTTP_METHODS = frozenset(("post", "put", "patch"))
 _METHOD_VERBS = {"create": "add", "update": "update"}
 """For a tool named after its route (`post_by_workspace_slug_members`), whose verb is only its HTTP method: the
@@ -225,7 +227,7 @@ class Steps:
             "delete": DELETE_NATURAL,
             "create": CREATE_NATURAL | ACTION_VERBS,
             "update": (UPDATE_NATURAL | ACTION_VERBS | CREATE_NATURAL) - GENERIC_UPDATES,
-            "status": STATUS_VERBS,
+            "status": STATUS_VERBS.keys() | ACT_VERBS,  # "Run a monitor.": run it, never "mark it as running"
         }.get(kind, frozenset())
         if described and described[0] in natural:
             return described[0]

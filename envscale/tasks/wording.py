@@ -223,7 +223,8 @@ _DESCRIBED_VERBS = frozenset(
     "transfer assign reassign reset restore rate tag label pin unpin mute unmute star upgrade extend "
     "reschedule renew deposit withdraw charge pay refund release lock unlock mark adjust delete remove erase "
     "discard cancel unsubscribe unfollow revoke detach archive publish unpublish activate deactivate enable "
-    "disable approve reject confirm accept decline verify close capture resend invite".split()
+    "disable approve reject confirm accept decline verify close capture resend invite run execute trigger "
+    "acknowledge merge sign dispatch suspend unsuspend".split()
 )
 """Verbs a description may lend a request ("Deletes a pickup point" -> "delete")."""
 _DESCRIBED_SKIP = frozenset(
