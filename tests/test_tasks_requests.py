@@ -1085,3 +1085,47 @@ def test_a_structure_of_structures_is_never_dictated(shop):
     assert _nested(groups, "groups") and _nested([{"adStatus": "archived"}], "requests")
     assert not _nested(times, "times") and not _nested(["gift", "rush"], "tags")
     assert not _nested({"street": "1 Main St", "city": "Springfield"}, "address")
+
+
+def test_a_read_that_only_hands_another_read_what_the_user_said_is_needless():
+    """Seed 91's readers: `Bookings_GetReservation(reservationNumber=5, confirmationId='boo_0003')` then
+    `Bookings_GetBooking(confirmationId='boo_0003' [from call 1's result])`, from a user who had said boo_0003:
+    a needless call. A read before a write that takes its key from it (an agent checking the row it changes), and
+    a read that alone holds the answer, stay."""
+    from types import SimpleNamespace
+
+    from envscale.tasks.gates import needless_read
+
+    def draft(facts, answers, *calls):
+        return SimpleNamespace(
+            user_facts=facts,
+            answer_facts=answers,
+            branch=None,
+            calls=[
+                SimpleNamespace(tool=t, arguments=a, provenance=p, write=w, result=r)
+                for t, a, p, w, r in calls
+            ],
+        )
+
+    facts = {"reservation number": 5, "confirmation number": "boo_0003"}
+    reservation = {"reservation_number": 5, "confirmation_id": "boo_0003", "adults": 2}
+    booking = {"confirmation_id": "boo_0003", "balance": 17866.99}
+    get = (
+        "GetReservation",
+        {"number": 5, "id": "boo_0003"},
+        {"number": "user", "id": "user"},
+        False,
+        reservation,
+    )
+    then = ("GetBooking", {"id": "boo_0003"}, {"id": "call[0].confirmation_id"}, False, booking)
+    drop = needless_read(draft(facts, ["17866.99"], get, then))
+    assert drop is not None and drop[0] == "needless_read" and "GetReservation" in drop[1]
+    cancel = ("CancelReservation", {"id": "boo_0003"}, {"id": "call[0].confirmation_id"}, True, reservation)
+    assert needless_read(draft(facts, [], get, cancel)) is None
+    by_name = ("FindBookings", {"guest": "Ann Lee"}, {"guest": "user"}, False, [booking])
+    found = ("GetBooking", {"id": "boo_0003"}, {"id": "call[0][0].confirmation_id"}, False, booking)
+    assert needless_read(draft({"guest": "Ann Lee"}, ["17866.99"], by_name, found)) is None
+    adults = ("GetBooking", {"id": "boo_0003"}, {"id": "call[0].confirmation_id"}, False, booking)
+    assert (
+        needless_read(draft(facts, ["2"], get, adults)) is None
+    )  # only the reservation says how many adults

@@ -402,6 +402,51 @@ def _canonical(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
+def _leaves(value: Any) -> set[str]:
+    """The scalar values a result holds, as text (`{"a": [1, {"b": "x"}]}` -> `{"1", "x"}`)."""
+    if isinstance(value, dict):
+        return set().union(*(_leaves(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_leaves(v) for v in value))
+    return set() if value is None else {str(value)}
+
+
+def needless_read(draft: TaskDraft) -> Drop | None:
+    """`needless_read` when a read only hands later calls values the user already stated: seed 91's readers found
+    `Bookings_GetReservation(reservationNumber=5, confirmationId='boo_0003')` before `Bookings_GetBooking` took
+    `boo_0003` "from call 1's result", from a user who had said it. A read before a write that takes its key from
+    it is an agent checking the row it changes; a read that a branch decides on, or whose result alone holds a
+    fact the answer states, is needed too."""
+    known = {_canonical(v) for v in draft.user_facts.values()}
+    known |= {_canonical(x) for v in draft.user_facts.values() if isinstance(v, list) for x in v}
+    decided = draft.branch["write"].arguments.values() if draft.branch else ()
+    calls = draft.calls
+    for i, call in enumerate(calls[:-1]):
+        if call.write:
+            continue
+        uses = [
+            (later, arg)
+            for later in calls[i + 1 :]
+            for arg, source in later.provenance.items()
+            if (parsed := parse_provenance(source)) is not None and parsed[0] == i
+        ]
+        if not uses or any(
+            later.write or _canonical(later.arguments.get(arg)) not in known for later, arg in uses
+        ):
+            continue  # a get before a write is an agent checking the row it changes (`journeys.read_first`)
+        held = _leaves(call.result)
+        if any(str(v) in held for v in decided):
+            continue  # the branch reads the row this call returns
+        after = set().union(*(_leaves(c.result) for c in calls[i + 1 :]))
+        if any(str(a) in held and str(a) not in after for a in draft.answer_facts):
+            continue
+        return (
+            "needless_read",
+            f"call {i} ({call.tool}) only hands later calls values the user stated",
+        )
+    return None
+
+
 #: Columns a create fills by itself (when it happened), never what the user asked for.
 _STAMPS = re.compile(r"(^|_)(created|updated|modified|last_update|last_updated|timestamp)(_|$)|_at$|_on$")
 

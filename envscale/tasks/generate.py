@@ -68,6 +68,7 @@ from .gates import (
     empty_passes,
     leaks,
     replay_differs,
+    needless_read,
     rereads_row,
     unsourced_user_value,
     walks_back,
@@ -129,6 +130,7 @@ class _Candidates:
             or rereads_row(draft.calls)
             or walks_back(e, draft.calls)
             or unsourced_user_value(draft)
+            or needless_read(draft)
             or empty_create(e.spec, draft.calls)
         )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
