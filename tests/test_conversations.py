@@ -169,6 +169,10 @@ def test_requests_from_two_people_are_no_conversation(store):
     }
     rows, _ = compose_conversations(e, [mine, someone_else], 2, random.Random(0))
     assert rows == []
+    # seed 91: "Customer id: cus_0001." in one request, "my customer id is cus_0002" in the next: two people
+    plain = {**mine, "first_message": "What is the status of order ord_0001? Customer id: cus_0001."}
+    rows, _ = compose_conversations(e, [plain, someone_else], 2, random.Random(0))
+    assert rows == []
     rows, _ = compose_conversations(e, [mine, also_mine], 2, random.Random(0))
     assert len(rows) == 1 and [r["message"].split(":")[0] for r in rows[0]["requests"]][0].startswith("What")
     # the customer id said once is not said again in the follow-up

@@ -2110,3 +2110,59 @@ def test_a_status_act_named_by_its_verb_is_said_with_that_verb():
     for seed in range(4):
         ins = write_instructions(draft, spec, random.Random(seed))
         assert "run " in ins.goal and "as running" not in ins.goal, ins.goal
+
+
+def test_an_email_resent_is_asked_as_resending_never_as_adding_an_email():
+    """Seed 91's readers: iQualify's "Resend invitation email" (`post_users_by_userEmail_invite_email`) asked as "add
+    an email", with no content: which email? A create whose description opens with its act is asked with it."""
+    spec = {
+        "name": "iqualify",
+        "description": "iQualify's users.",
+        "tables": {
+            "users": {
+                "primary_key": "user_email",
+                "columns": {"user_email": {"type": "string"}, "first_name": {"type": "string"}},
+            },
+            "emails": {
+                "primary_key": "email_id",
+                "columns": {
+                    "email_id": {"type": "string"},
+                    "user_email": {"type": "string", "references": "users"},
+                },
+            },
+        },
+        "data": {"seed": 0, "rows": {"users": 4, "emails": 1}},
+        "tools": [
+            {
+                "name": "post_users_by_userEmail_invite_email",
+                "description": "Resend invitation email\n\nRe-sends an invitation e-mail to the specified user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"userEmail": {"type": "string"}},
+                    "required": ["userEmail"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "emails",
+                    "values": {"user_email": "userEmail"},
+                    "generate": {"email_id": "id"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        user = env.dump()["users"][0]
+        call = GoldCall(
+            "post_users_by_userEmail_invite_email",
+            {"userEmail": user["user_email"]},
+            {"userEmail": "user"},
+            write=True,
+        )
+        call.result = env.step(call.tool, call.arguments)["result"]
+    draft = TaskDraft("iqualify", "write", [call], user_facts={"user email": user["user_email"]})
+    for seed in range(4):
+        ins = write_instructions(draft, spec, random.Random(seed))
+        assert "resend" in ins.goal and "add an email" not in ins.goal, ins.goal

@@ -1046,6 +1046,30 @@ def test_half_a_place_is_never_stated(shop):
     )
 
 
+def test_a_transfer_says_where_to(shop):
+    """Seed 91's readers: iQualify's "transfer a user between offerings" used to turn off an invite flag, and an
+    internal transfer made with no account to send to. A call of a tool that moves something states where to."""
+    spec = copy.deepcopy(shop)
+    tool = _tool(spec, "update_customer_email")
+    tool["name"], tool["description"] = "transfer_customer", "Transfer a customer between stores."
+    for column in ("send_invite", "to_store"):
+        spec["tables"]["customers"]["columns"][column] = {"type": "string", "nullable": True}
+        tool["parameters"]["properties"][column] = {"type": "string"}
+        tool["operation"]["set"][column] = column
+    tool["parameters"]["required"] = [tool["parameters"]["required"][0]]
+    e = Env({"spec": spec}, TasksConfig())
+    customer = e.rows["customers"][0]["customer_id"]
+    nowhere = {"customer_id": customer, "send_invite": "no"}
+    call = GoldCall("transfer_customer", dict(nowhere), dict.fromkeys(nowhere, "user"), write=True)
+    drop = tidy(e, _draft(e, "write", [call]), random.Random(0))
+    somewhere = {"customer_id": customer, "to_store": "Downtown"}
+    moved = GoldCall("transfer_customer", dict(somewhere), dict.fromkeys(somewhere, "user"), write=True)
+    kept = tidy(e, _draft(e, "write", [moved]), random.Random(0))
+    e.env.close()
+    assert drop is not None and drop[0] == "moves_nowhere", drop
+    assert kept is None or kept[0] != "moves_nowhere", kept
+
+
 def test_an_envelope_of_fields_is_never_said_as_a_value(shop):
     """Seed 89's readers: "update the requests to ad status archived" (eBay's `requests=[{"adStatus": "archived"}]`)
     and "add a scrobble episode with body episode id 6588": a list of objects, an object of objects, is no value a

@@ -234,7 +234,28 @@ def _tidy_call(e: Env, draft: TaskDraft, call: GoldCall, rng: random.Random) -> 
         or session_row_named(e, tool, call, binds)
         or _changes_nothing(call, tool["operation"], binds, props)
         or _shuffled(e, call, binds, stated)
+        or _moves_nowhere(tool, call, props)
     )
+
+
+_MOVES = frozenset(("transfer", "move", "migrate"))
+_ENDS = frozenset(("to", "destination", "dest", "target"))
+
+
+def _moves_nowhere(tool: dict, call: GoldCall, props: dict) -> Drop | None:
+    """A transfer or a move that does not say where to, or `None`: seed 91's readers found iQualify's "transfer a
+    user between offerings" used to turn off an invite flag, and Fire's internal transfer made with no account to
+    send to. A call of a tool that moves something, whose arguments name where to, states one of them."""
+    named = set(tokens(tool["name"])) | set(tokens(str(tool.get("description") or "").split("\n", 1)[0]))
+    if not call.write or not named & _MOVES:
+        return None
+    ends = [a for a in props if set(tokens(a)) & _ENDS]
+    if ends and all(call.arguments.get(a) in (None, "", [], {}) for a in ends):
+        return (
+            "moves_nowhere",
+            f"{call.tool} moves a row without saying where to ({', '.join(ends)} unstated)",
+        )
+    return None
 
 
 def _nested(value: Any, arg: str) -> bool:

@@ -532,15 +532,15 @@ def compose(
 
 
 def _two_people(parts: list[dict]) -> bool:
-    """Whether the requests come from two people: a fact each calls their own ("my customer id is ...")
-    with a different value in each."""
+    """Whether the requests come from two people: a fact one of them calls their own ("my customer id is ...")
+    with another value in another request."""
     seen: dict[str, tuple[str, bool]] = {}
     for part in parts:
         said = str(part.get("first_message") or "").lower()
         for name, value in ((_json(part.get("instructions")) or {}).get("known_facts") or {}).items():
             mine = f"my {name}".lower() in said
-            if name in seen and seen[name][0] != _canonical(value) and mine and seen[name][1]:
-                return True
+            if name in seen and seen[name][0] != _canonical(value) and (mine or seen[name][1]):
+                return True  # seed 91: "user email: jasmine...", then "my user email is kristen..."
             seen.setdefault(name, (_canonical(value), mine))
     return False
 

@@ -129,7 +129,7 @@ def act_said(state: str, description: str, exclude: frozenset[str] = frozenset()
 # ----------------------------------------------------------------------------- how a person asks
 
 CREATE_NATURAL = frozenset(
-    "create add place book reserve register schedule send submit open buy purchase rent hire invite "
+    "create add place book reserve register schedule send resend submit open buy purchase rent hire invite "
     "follow like subscribe enroll enrol post upload apply request file report issue raise".split()
 )
 """Verbs a request to make a row is said with ("book a table", "file a report")."""
