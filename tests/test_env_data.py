@@ -1950,3 +1950,20 @@ def test_keys_of_other_rows_that_no_rule_ties_name_rows_that_exist():
     lists = [m["group_ids"] for m in members if m["group_ids"]]
     assert lists and all(isinstance(g, list) and set(g) <= groups for g in lists), lists
     assert not any(m["client_key"] in clients for m in members), members
+
+
+def test_a_row_named_by_a_made_up_label_beside_its_title_is_named_by_its_title():
+    """Seed 91's readers: iQualify's offering "Finance Offering" had the topic "Introduction to Data Science (Winter
+    2025)", so the data did not fit. A label beside the row's own title is that title; a person's name is not."""
+    s = {"type": "string", "nullable": True}
+    spec = world(
+        "iqualify",
+        10,
+        offerings=table({"offering_id": S, "name": S, "topic": s}),
+        contacts=table({"contact_id": S, "name": S, "title": s}),
+    )
+    state = generate_state(spec, seed=0)
+    offerings = state["offerings"]
+    assert all(r["name"] == r["topic"] for r in offerings if r["topic"]), offerings
+    assert any(r["topic"] for r in offerings)
+    assert not any(r["name"] == r["title"] for r in state["contacts"] if r["title"]), state["contacts"]
