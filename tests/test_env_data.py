@@ -1967,3 +1967,18 @@ def test_a_row_named_by_a_made_up_label_beside_its_title_is_named_by_its_title()
     assert all(r["name"] == r["topic"] for r in offerings if r["topic"]), offerings
     assert any(r["topic"] for r in offerings)
     assert not any(r["name"] == r["title"] for r in state["contacts"] if r["title"]), state["contacts"]
+
+
+def test_an_invoices_sub_total_tax_discount_total_and_balance_agree():
+    """Seed 91's readers: an invoice's total 254.23 beside a sub total 419.99, a discount 147.99 and a tax 182.83, and
+    a balance of 17882.24. A `sub_total` is a subtotal; the total adds up from it and no more is owed than the total."""
+    N = {"type": "number"}
+    spec = world("books", 15, invoices=table({"invoice_id": S, "sub_total": N, "total_tax": N, "discount": N, "total": N, "balance": N}))  # fmt: skip
+    for invoice in generate_state(spec, seed=0)["invoices"]:
+        parts = (invoice["sub_total"], invoice["total_tax"], invoice["total"])
+        if None in parts:
+            continue
+        assert invoice["total"] == pytest.approx(
+            parts[0] + parts[1] - (invoice["discount"] or 0), abs=0.011
+        ), invoice
+        assert invoice["balance"] is None or invoice["balance"] <= invoice["total"], invoice

@@ -680,3 +680,11 @@ def test_a_field_no_rule_reads_and_no_argument_sets_is_left_empty():
     rows = generate_state(spec, seed=0)["members"]
     assert all(r["frobnicator"] is None for r in rows), [r["frobnicator"] for r in rows]
     assert any(r["tshirt"] is not None for r in rows)
+
+
+def test_an_artworks_address_is_an_image():
+    """Seed 91's readers: SoundCloud's `artwork_url` was "https://www.lopez-co.io/about", not an image."""
+    rng = random.Random(0)
+    for column in ("artwork_url", "poster_url", "icon_url", "avatar_url"):
+        value = column_value("tracks", column, S, rng, NOW)
+        assert re.search(r"\.(?:jpg|png|webp)$", value), (column, value)

@@ -728,7 +728,9 @@ def _path(c: Col, i: int, kind: str) -> str:
     return f"{root}/{folder}/{_filename(c)}"
 
 
-_IMAGE_WORDS = frozenset("icon avatar photo image picture logo thumbnail cover banner headshot".split())
+_IMAGE_WORDS = frozenset(
+    "icon avatar photo image picture logo thumbnail cover banner headshot artwork poster".split()
+)
 
 
 def _filename(c: Col) -> str:
@@ -823,7 +825,10 @@ def string_value(c: Col, i: int) -> str:
         return f"{place.lat + r.uniform(-0.05, 0.05):.4f}, {place.lon + r.uniform(-0.05, 0.05):.4f}"
     if kind == "url":
         site = slug_of(pick_last_name(r)) + r.choice(("", "-co", "-shop", "-labs", "-media"))
-        if re.search(r"image|img|photo|avatar|thumbnail|picture|logo", c.column.lower()):
+        # SoundCloud's `artwork_url` was "https://www.lopez-co.io/about" (seed 91's readers: not an image)
+        if re.search(
+            r"image|img|photo|avatar|thumb|picture|logo|artwork|poster|icon|banner|cover", c.column.lower()
+        ):
             return f"https://cdn.{site}.com/images/{r.getrandbits(40):010x}.jpg"
         return f"https://www.{site}.{r.choice(('com', 'org', 'io', 'net'))}/{r.choice(('', 'about', 'products', 'blog', 'contact', 'docs'))}"
     if kind == "domain":
