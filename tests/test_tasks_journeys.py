@@ -298,6 +298,29 @@ LIST_CUSTOMERS = {
 }
 
 
+def test_a_row_known_by_a_value_a_search_looks_in_is_searched_for():
+    """Seed 91's readers: the agent called `get_users_search()` with no query and scanned every user for "Emma
+    Romero". Where the list tool searches the column the row is known by, the gold call searches for its value."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    search = copy.deepcopy(LIST_CUSTOMERS)
+    search["name"], search["description"] = "search_customers", "Search the customers."
+    search["parameters"]["properties"] = {"q": {"type": "string"}}
+    search["operation"]["filters"] = [{"column": "name", "arg": "q", "op": "contains"}]
+    spec["tools"].append(search)
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        for row in e.rows["customers"][:5]:
+            found = finding.find_row(e, "customers", row, random.Random(0))
+            assert found is not None and list(found.facts.values()) == [row["name"]], found
+            call = found.calls[-1]
+            assert call.tool == "search_customers" and call.arguments == {"q": row["name"]}, call
+            assert call.provenance == {"q": "user"}
+            result = e.env.step(call.tool, call.arguments)["result"]
+            assert result[found.at[1]]["customer_id"] == row["customer_id"]
+    finally:
+        e.env.close()
+
+
 def test_a_parent_found_first_feeds_the_list_of_its_children(monkeypatch):
     # orders are listed per customer (list_orders needs customer_id): the customer is found first, by name
     monkeypatch.setattr(finding, "PRINTED", frozenset())  # here the order's key is internal too

@@ -539,9 +539,29 @@ def _listed(
         facts.update(found.facts)
         offset += len(found.calls)
     prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks
+    searched = _search_for(e, tool, table, row, column, args)
+    if searched is not None:
+        arg, at = searched
+        args, prov, hits = {**args, arg: row[column]}, {**prov, arg: "user"}, [at]
     calls.append(GoldCall(tool["name"], dict(args), prov))
     found = Found(calls, facts, (len(calls) - 1, hits[0]), notes=[f"found by {column}"])
     return rank(e, table, column), found
+
+
+def _search_for(e: Env, tool: dict, table: str, row: dict, column: str, args: dict) -> tuple[str, int] | None:
+    """`(arg, index)`: the search argument of a list tool that looks in the column the row is known by, and where the
+    row is in what the search for its value returns; `None` for a tool without one. Seed 91's readers: the agent
+    listed every user (`get_users_search()`) to find "Emma Romero", where a person searches for her."""
+    pk = e.pk(table)
+    for flt in tool["operation"].get("filters", []):
+        arg = flt.get("arg")
+        if flt.get("op") != "contains" or not arg or arg in args or flt.get("column") != column:
+            continue
+        result = _run(e, tool["name"], {**args, arg: row[column]})
+        at = [j for j, r in enumerate(result or []) if isinstance(r, dict) and r.get(pk) == row[pk]]
+        if at:
+            return arg, at[0]
+    return None
 
 
 def _optional_parents(
