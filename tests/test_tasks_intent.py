@@ -2166,3 +2166,13 @@ def test_an_email_resent_is_asked_as_resending_never_as_adding_an_email():
     for seed in range(4):
         ins = write_instructions(draft, spec, random.Random(seed))
         assert "resend" in ins.goal and "add an email" not in ins.goal, ins.goal
+
+
+def test_a_row_of_a_person_described_by_their_email_is_for_them_never_in_them():
+    """Seed 91's readers: "the meeting whose date is 2025-06-09 in the organizer with email address ...". A person
+    holds rows; nothing is in them, however the person is described."""
+    from envscale.tasks.phrases import _within
+
+    assert _within("of the organizer with email address zmorales@example.com").startswith("for the organizer")
+    assert _within('of the organizer named "Zoe Morales"').startswith("for ")
+    assert _within('of the project titled "Apollo"') == 'in the project titled "Apollo"'

@@ -207,7 +207,8 @@ def _within(post: str) -> str:
     words = re.sub(r"^(?:the|my|a|an) ", "", parent).split(" ")
     # the parent's own noun: before the first word that describes it ("the customer of the location named X" is a
     # customer's, not the location's: "for the customer of ...", never "in the customer of ...")
-    head = next((w for w in words if w in ("named", "titled", "whose", "of")), None)
+    # "the organizer with email address X" is the organizer's (seed 91's readers: "in the organizer with email")
+    head = next((w for w in words if w in ("named", "titled", "whose", "of", "with", "called")), None)
     noun = words[words.index(head) - 1] if head and words.index(head) > 0 else words[-1]
     return f"for {parent}" if singular(noun) in _HOLDERS else f"in {parent}"
 
