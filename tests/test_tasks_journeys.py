@@ -896,6 +896,51 @@ def test_nothing_is_added_to_a_row_the_first_write_just_cancelled(shop):
     assert adds("update_order_status") and not adds("cancel_order")
 
 
+def test_no_one_comments_on_what_they_just_made():
+    """Seed 91's readers: "Looks good to me, thanks!" commented on a spot the user had just added. Parts of a new
+    row are added to it (an item to a new order); a comment, a review or a like on one's own new row is not."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["order_comments"] = {
+        "primary_key": "comment_id",
+        "columns": {
+            "comment_id": {"type": "string"},
+            "order_id": {"type": "string", "references": "orders"},
+            "body": {"type": "string"},
+        },
+    }
+    spec["tools"].append(
+        {
+            "name": "add_order_comment",
+            "description": "Comment on an order.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"order_id": {"type": "string"}, "body": {"type": "string"}},
+                "required": ["order_id", "body"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "order_comments",
+                "values": {"order_id": "order_id", "body": "body"},
+                "generate": {"comment_id": "id"},
+            },
+        }
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    tools = {t["name"]: t for t in e.writes}
+
+    def adds(first):
+        return {
+            s["name"] for s, how, _ in journeys._related_pairs(e, tools[first]) if how.startswith("adds:")
+        }
+
+    try:
+        assert "add_order_item" in adds("create_order") and "add_order_comment" not in adds("create_order")
+        assert "add_order_comment" in adds("update_order_status")
+    finally:
+        e.env.close()
+
+
 def test_no_one_asks_to_change_a_row_already_gone(store):
     """ "Delete the transaction" of a transaction marked deleted, "change the end date" of a cancelled booking:
     a reader found gold writes on rows already gone. A refusal and a decision on the row's state are about such

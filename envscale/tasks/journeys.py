@@ -213,13 +213,24 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
                         and not required - {flt["arg"]}
                     ):
                         out.append((tool, f"listed:{lister['name']}:{flt['arg']}", flt["column"]))
-        elif op["type"] == "insert" and not _retires(first) and not _settles(first):
-            # nobody adds a payment to a batch just cancelled, or just submitted
+        elif (
+            op["type"] == "insert"
+            and not _retires(first)
+            and not _settles(first)
+            and not (
+                first["operation"]["type"] == "insert" and _FEEDBACK & {singular(w) for w in tokens(other)}
+            )
+        ):
+            # nobody adds a payment to a batch just cancelled, or just submitted, nor comments on, reviews or likes
+            # what they just made ("Looks good to me, thanks!" on a spot the user had just added: seed 91's readers)
             for column, binding in (op.get("values") or {}).items():
                 cspec = e.spec["tables"][other]["columns"].get(column) or {}
                 if isinstance(binding, str) and cspec.get("references") == table:
                     out.append((tool, f"adds:{binding}", column))
     return out
+
+
+_FEEDBACK = frozenset("comment review rating vote like reaction feedback favorite favourite star".split())
 
 
 def removes(tool: dict) -> bool:
