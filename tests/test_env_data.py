@@ -1093,6 +1093,25 @@ def test_an_open_row_holds_no_moment_of_its_end():
     assert not [r for r in rows if r["status"] != "completed" and r["completed_at"]], rows
 
 
+def test_a_task_still_to_do_or_a_confirmed_booking_holds_no_moment_of_its_end():
+    """Seed 91's readers: Google Tasks' tasks "needsAction" with a completed date; a reservation "confirmed" with a
+    cancellation date."""
+    n = {"type": "string", "nullable": True}
+    spec = {
+        "name": "plans",
+        "tools": [],
+        "tables": {
+            "tasks": table({"id": S, "status": {"type": "string", "enum": ["needsAction", "completed"]}, "completed": n}),
+            "reservations": table({"id": S, "status": {"type": "string", "enum": ["confirmed", "cancelled"]}, "cancellation_date": n}),
+        },
+    }  # fmt: skip
+    state = generate_state(spec, seed=1, rows={"tasks": 20, "reservations": 20})
+    assert not [r for r in state["tasks"] if r["status"] == "needsAction" and r["completed"]], state["tasks"]
+    assert [r for r in state["tasks"] if r["status"] == "completed" and r["completed"]], state["tasks"]
+    booked = state["reservations"]
+    assert not [r for r in booked if r["status"] == "confirmed" and r["cancellation_date"]], booked
+
+
 def test_a_flag_named_after_a_status_says_whether_the_row_is_in_it():
     """Blind readers: an invitation with `"accepted": true` accepted again; its status and its flag disagreed."""
     status = {"type": "string", "enum": ["pending", "accepted", "declined"]}

@@ -1238,12 +1238,14 @@ def _path_ends_in_its_name(
 
 
 _ENDED = re.compile(
-    r"^(?:date_)?(completed|closed|cancell?ed|resolved|voided|archived|rejected|refunded|delivered|finished|"
+    r"^(?:date_)?(completed|closed|cancell?ed|cancel|cancellation|resolved|voided|archived|rejected|refunded|"
+    r"delivered|finished|"
     r"ended|expired|terminated)(?:_(?:at|on|date|time|datetime|timestamp))?$"
 )
 _OPEN_STATUSES = frozenset(
     "open|new|pending|active|draft|todo|to do|in progress|in_progress|processing|scheduled|waiting|queued|unpaid|"
-    "requested|submitted".split("|")
+    "requested|submitted|needsaction|needs action|confirmed|booked|upcoming|tentative|reserved|planned|running|"
+    "in transit|in_transit".split("|")
 )
 """Statuses of a row that has not ended: it holds no moment of its end (a ticket "open" with `completed_at`)."""
 

@@ -1042,6 +1042,8 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         or "timestamp" in n
         or "datetime" in n
         or n in ("created", "updated", "modified", "deleted", "changed", "last_changed")
+        # a bare moment of an end kept as text (Google Tasks' `completed`): when it happened, never a word
+        or n in ("completed", "cancelled", "canceled", "closed", "resolved", "finished", "ended", "archived")
     ):
         return f"datetime:{_date_window(column)}"
     if n.startswith(("created", "updated", "modified", "deleted", "last_modified")) or (
