@@ -688,3 +688,19 @@ def test_an_artworks_address_is_an_image():
     for column in ("artwork_url", "poster_url", "icon_url", "avatar_url"):
         value = column_value("tracks", column, S, rng, NOW)
         assert re.search(r"\.(?:jpg|png|webp)$", value), (column, value)
+
+
+def test_a_cars_readings_are_readings_a_car_gives():
+    """Seed 91's readers: a car on a slope of 83.77 with 80 unlocked doors, a 61 V battery, a 411 L tank and tyres at
+    108. Each reading is in the range a car shows."""
+    rng, number = random.Random(0), {"type": "number"}
+    ranges = {
+        "slope": (0, 15),
+        "unlocked_doors": (2, 5),
+        "battery_voltage": (11.5, 14.5),
+        "fuel_tank": (0, 100),
+    }
+    ranges |= {"front_left_tire_pressure": (28, 36), "engine_rpm": (700, 4000)}
+    for column, (lo, hi) in ranges.items():
+        for _ in range(20):
+            assert lo <= column_value("vehicles", column, number, rng, NOW) <= hi, column

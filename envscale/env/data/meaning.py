@@ -1394,6 +1394,13 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
             8,
             0,
         ),  # an escalation's step 3, never "7.33" (a blind reader)
+        # a car's readings (seed 91's readers: a slope of 83.77, 80 unlocked doors, a 61 V battery, tyres at 108)
+        ("slope incline gradient tilt", "slope", 0, 15, 1),
+        ("door doors", "doors", 2, 5, 0),
+        ("voltage volt volts", "voltage", 11.5, 14.5, 2),
+        ("battery fuel charge", "percent", 0, 100, 1),
+        ("tire tyre tires tyres", "tire", 28, 36, 1),
+        ("rpm", "rpm", 700, 4_000, 0),
         (
             "quantity qty count num number copies units seats tickets guests people passengers adults "
             "children kids rooms nights players attendees participants members items beds bedrooms "
