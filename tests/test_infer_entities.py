@@ -2034,3 +2034,18 @@ def test_a_cancel_is_allowed_only_in_the_state_its_description_names():
     # a status act too: submitting is allowed while the batch is OPEN, never from COMPLETE or PENDING_APPROVAL
     assert ops["submitBatch"]["fixed"] == {"status": "SUBMITTED"}, ops["submitBatch"]
     assert ops["submitBatch"]["preconditions"][0]["value"] == ["OPEN"], ops["submitBatch"]
+
+
+def test_a_response_that_only_says_how_the_call_went_gives_a_row_no_fields():
+    """Seed 91's readers: TVmaze's shows held `code`, `errors`, `message` and `result` ("spend"), and no name: the
+    fields of a response that says how a follow went. Such a response describes no row; a row's own status stays."""
+    outcome = {
+        "type": "object",
+        "properties": {f: {"type": "string"} for f in ("code", "errors", "message", "result")},
+    }
+    assert output_fields(outcome) == {}
+    row = {
+        "type": "object",
+        "properties": {f: {"type": "string"} for f in ("id", "name", "status", "message")},
+    }
+    assert set(output_fields(row)) == {"id", "name", "status", "message"}

@@ -188,7 +188,16 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
             inner_fields = {f.lower() for f in (inner.get("properties") or {})}
             if nested or (inner_fields and inner_fields <= ENVELOPE_FIELDS and inner_fields & _PAGING):
                 return nested
+    if {f.lower().strip("_") for f in props} <= OUTCOME_FIELDS:
+        return {}  # TVmaze's `{code, errors, message, result}`: how the call went, no field of a row (seed 91's readers)
     return {f: v for f, v in props.items() if f.lower().strip("_") not in PAGE_FIELDS}
+
+
+OUTCOME_FIELDS = frozenset(
+    "code status status_code statuscode message messages msg error errors error_code error_message detail details "
+    "result success ok warnings warning".split()
+)
+"""Fields of a response that says only how a call went (`{code, message}`, `{success, errors}`): a row has more."""
 
 
 def _json_api_row(props: dict) -> dict | None:
