@@ -704,3 +704,15 @@ def test_a_cars_readings_are_readings_a_car_gives():
     for column, (lo, hi) in ranges.items():
         for _ in range(20):
             assert lo <= column_value("vehicles", column, number, rng, NOW) <= hi, column
+
+
+def test_who_a_call_or_a_conversations_event_is_from_is_a_person():
+    """Seed 91's readers: Vonage's conversation events went "from" Boston "to" Denver. Who a call, a leg or an event of
+    a conversation is from is a person; a flight's or a ride's from is a place, and an event's from date a date."""
+    for table in ("events", "calls", "legs"):
+        assert column_meaning(table, "from", S) == column_meaning(table, "to", S) == "person", table
+    assert column_meaning("flights", "from", S) == "location"
+    assert (
+        column_meaning("events", "from", {"type": "string", "description": "Start date of the range."})
+        != "person"
+    )

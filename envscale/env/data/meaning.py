@@ -947,6 +947,12 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     return meaning
 
 
+_TALK_WORDS = frozenset(
+    "event call leg conversation chat sms text knock notification invite invitation".split()
+)
+"""Things said between people: their `from` and `to` are people, never places."""
+
+
 _PLACE_QUALIFIERS = frozenset("address billing shipping mailing postal home residence birth".split())
 """Words before `state` that make it a place (`billing_address_state`), never a status."""
 
@@ -987,6 +993,14 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         _MAIL_TABLE_WORDS | {"emails", "mails", "messages"}
     ):
         return "email" if re.search(r"\be-?mail\b", texts) or "mail" in table.lower() else "person"
+    if (
+        n in ("to", "from")
+        and {singular_word(w) for w in name_words(table)} & _TALK_WORDS
+        and not re.search(r"\b(?:date|time|day|when)\b", texts)
+    ):
+        return (
+            "person"  # who a call or a conversation's event is from, never a city (seed 91's readers: Vonage)
+        )
     if re.sub(r"[^a-z]", "", n) == "displayname" and not names_a_person(table):
         return _name_meaning(table, [], texts)  # a group's or a location's display name names the group
     exact = EXACT_MEANINGS.get(n) or EXACT_MEANINGS.get(re.sub(r"[-\s.]+", "_", n))  # `Content-Type`
