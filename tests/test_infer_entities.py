@@ -2049,3 +2049,25 @@ def test_a_response_that_only_says_how_the_call_went_gives_a_row_no_fields():
         "properties": {f: {"type": "string"} for f in ("id", "name", "status", "message")},
     }
     assert set(output_fields(row)) == {"id", "name", "status", "message"}
+
+
+def test_a_probe_of_the_service_itself_makes_no_table():
+    """Seed 91's readers: WhatsApp's `CheckHealth`, `GetMetrics` and `GetDbStats` made tables `healths`, `metrics` and
+    `dbs` of a name each, padding in a world of groups and messages. A probe of the service is left out with its
+    reason; a player's stats are the world's and stay."""
+    stats = {"type": "object", "properties": {"name": _S, "value": _I}}
+    tools = _file_tools() + [
+        api_tool("CheckHealth", "GET", "/health", {}, [], stats, group="Files API"),
+        api_tool("GetMetrics", "GET", "/metrics", {}, [], stats, group="Files API"),
+        api_tool("GetDbStats", "GET", "/stats/db", {}, [], stats, group="Files API"),
+        api_tool(
+            "GetPlayerStats", "GET", "/players/{id}/stats", {"id": _ID}, ["id"], stats, group="Files API"
+        ),
+    ]
+    inferred = infer_spec(
+        {"domain_id": 0, "name": "files", "groups": {"Files API": len(tools)}}, tools, rows=5, seed=0
+    )
+    left_out = {e["tool"]: e["reason"] for e in inferred.excluded}
+    assert {"CheckHealth", "GetMetrics", "GetDbStats"} <= set(left_out), left_out
+    assert "GetPlayerStats" not in left_out and "probe" in left_out["CheckHealth"]
+    assert not {"healths", "health", "metrics", "dbs"} & set(inferred.spec["tables"]), inferred.spec["tables"]

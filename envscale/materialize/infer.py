@@ -688,6 +688,25 @@ def _other_shape(
     return overlap is not None and overlap <= _SHAPE_OVERLAP
 
 
+_PROBES = frozenset("health healthcheck healthz ping heartbeat liveness readiness".split())
+_SERVICE_MEASURES = frozenset("metrics stats statistics".split())
+_SERVICE_WORDS = frozenset(
+    "get list read fetch check show db database app application server service system api".split()
+)
+
+
+def service_probe(name: str, effect: str) -> bool:
+    """Whether a read is a probe of the service itself, no entity of its world: WhatsApp's `CheckHealth`,
+    `GetMetrics` and `GetDbStats` made tables `healths`, `metrics` and `dbs` of a name each (seed 91's readers:
+    padding). A player's or a campaign's stats are the world's, and stay."""
+    words = set(tokens(name))
+    if effect != "read" or not words:
+        return False
+    return bool(words & _PROBES) or bool(
+        words & _SERVICE_MEASURES and words - _SERVICE_MEASURES <= _SERVICE_WORDS
+    )
+
+
 def infer_spec(
     domain: dict, tools: list[dict], *, rows: int, seed: int, max_columns: int = 40
 ) -> InferredSpec:
@@ -705,13 +724,21 @@ def infer_spec(
         )
         if meaning.effect == "computation":
             excluded.append({"tool": tool["name"], "reason": f"pure computation ({meaning.evidence})"})
+        elif service_probe(tool.get("original_name") or tool["name"], meaning.effect):
+            excluded.append(
+                {"tool": tool["name"], "reason": "a probe of the service itself (health, metrics)"}
+            )
         else:
             kept.append((tool, meaning))
     ids = Counter(e for tool, _ in kept for p in _props(tool) if (e := key_entity(p) or name_key_entity(p)))
     kept = [(tool, _refine(tool, m, ids)) for tool, m in kept]
     kept = qualify_entities(kept)
     if not kept or len(excluded) > len(tools) / 2:
-        return InferredSpec(None, excluded, [f"{len(excluded)} of {len(tools)} tools are pure computations"])
+        return InferredSpec(
+            None,
+            excluded,
+            [f"{len(excluded)} of {len(tools)} tools are pure computations or probes of the service"],
+        )
 
     tables = _Tables(max_columns)
     # 1. which entities are tables: those some tool keys, creates, deletes or lists
