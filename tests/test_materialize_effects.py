@@ -792,3 +792,34 @@ def test_a_payment_marks_its_invoice_paid_in_the_apis_own_spelling():
     assert env.step("RetrieveInvoice", {"invoice_id": open_["invoice_id"]})["result"]["status"] == "Paid"
     cancelled = next(r for r in rows if r["status"] == "Cancelled")
     assert not env.step("MarkaninvoiceasPaid", {"invoice_id": cancelled["invoice_id"], "value": 10})["ok"]
+
+
+def test_setting_a_groups_icon_replaces_the_one_before():
+    """Seed 91's readers: WhatsApp's `SetGroupIcon` appended icons, so a group held several. A thing its parent has
+    one of, set again, replaces the one before; other groups keep theirs."""
+    group = {"type": "object", "properties": {"group_id": S, "subject": S}}
+    icon = {"type": "object", "properties": {"icon_id": S, "group_id": S, "file": S}}
+    tools = [
+        _t("CreateGroup", "POST", "/groups", {"subject": S}, ["subject"], group),
+        _t("GetAllGroups", "GET", "/groups", {}, [], {"type": "array", "items": group}),
+        _t(
+            "SetGroupIcon",
+            "POST",
+            "/groups/{group_id}/icon",
+            {"group_id": _path(S), "file": S},
+            ["group_id", "file"],
+            icon,
+        ),
+        _t("GetGroupIcon", "GET", "/groups/{group_id}/icon", {"group_id": _path(S)}, ["group_id"], icon),
+    ]
+    spec = _spec(tools, name="chat")
+    env = _env(spec)
+    groups = [g["group_id"] for g in env.dump()["groups"]]
+    others = {g: [i for i in env.dump()["icons"] if i["group_id"] == g] for g in groups[1:]}
+    for file in ("a.png", "b.png"):
+        obs = env.step("SetGroupIcon", {"group_id": groups[0], "file": file})
+        assert obs["ok"], obs
+    mine = [i for i in env.dump()["icons"] if i["group_id"] == groups[0]]
+    assert [i["file"] for i in mine] == ["b.png"], mine
+    assert {g: [i for i in env.dump()["icons"] if i["group_id"] == g] for g in groups[1:]} == others
+    assert verify(spec, semantic=False) == []

@@ -29,6 +29,8 @@ inferred spec (run by `materialize` before verification) that adds, as data (spe
   from a retired one; a child whose description says what its parent's status becomes ("With this call
   you can set a reservation to the status inhouse", `check_in(reservation_number)`) sets that value of the
   parent's status enum, under the same guard;
+- **a thing its parent has one of is replaced**: setting a group's icon, a profile's photo or a company's logo
+  (`SetGroupIcon(group_id, file)`) removes the parent's earlier one;
 - **a deleted child leaves its parent's count** (`unfollow_user`: `following_count - 1`, never below 0);
 - **the caller's own creation**: a create whose description says it acts "for the authenticated user"
   names the session's user in its one unbound reference to users (`post_tweet`: the tweet's author), so
@@ -129,6 +131,7 @@ def add_effects(spec: dict[str, Any]) -> dict[str, Any]:
             _parent_status(spec, tool)
             _stated_status(spec, tool)
             _charge(spec, tool)
+            _replaces_its_own(spec, tool)
         elif op["type"] == "delete":
             _children_of_delete(spec, tool)
             _uncount(spec, tool)
@@ -389,6 +392,40 @@ def _uncount(spec: dict[str, Any], tool: dict[str, Any]) -> None:
                 "set": {count: {"sub": [{"target": count}, {"value": 1}]}},
             }
         )
+
+
+_ONE_EACH = frozenset(
+    "icon photo avatar picture logo image banner cover signature wallpaper background".split()
+)
+_SETS = frozenset("set replace update change upload put".split())
+
+
+def _replaces_its_own(spec: dict[str, Any], tool: dict[str, Any]) -> None:
+    """A thing its parent has one of, set again, replaces the one before (WhatsApp's `SetGroupIcon`: seed 91's
+    readers found a group's icons piling up): an insert named for setting it (`set`, `replace`, `update`,
+    `upload`) into a table of icons, photos or logos keyed by its parent's required reference removes the parent's
+    earlier ones."""
+    op, tables = tool["operation"], spec["tables"]
+    table = op["table"]
+    name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
+    words = tokens(name)
+    if not words or words[0] not in _SETS or not _words(table) & _ONE_EACH:
+        return
+    parents = _parents(tool, tables)
+    if len(parents) != 1:
+        return
+    column, _parent, _arg = parents[0]
+    pk = tables[table]["primary_key"]
+    op.setdefault("effects", []).append(
+        {
+            "type": "delete",
+            "table": table,
+            "where": [
+                {"column": column, "value": {"result": column}},
+                {"column": pk, "op": "ne", "value": {"result": pk}},
+            ],
+        }
+    )
 
 
 def _touch_parent(spec: dict[str, Any], tool: dict[str, Any]) -> None:
