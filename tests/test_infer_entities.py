@@ -2071,3 +2071,36 @@ def test_a_probe_of_the_service_itself_makes_no_table():
     assert {"CheckHealth", "GetMetrics", "GetDbStats"} <= set(left_out), left_out
     assert "GetPlayerStats" not in left_out and "probe" in left_out["CheckHealth"]
     assert not {"healths", "health", "metrics", "dbs"} & set(inferred.spec["tables"]), inferred.spec["tables"]
+
+
+def test_an_integer_route_key_of_a_row_kept_by_digits_names_that_row():
+    """Seed 91's readers: Billbee's `SendMessage`, `TagsCreate` and `TriggerEvent` ignored the order id, so their rows
+    named no order. The orders' key is kept as digits (`"14"`: one tool declares it a string, another an integer);
+    an integer `{id}` of `/orders/{id}/messages` still names the order, and its message is the order's."""
+    order = {"type": "object", "properties": {"id": _S, "title": _S}}
+    message = {"type": "object", "properties": {"id": _S, "subject": _S}}
+    tools = [
+        api_tool(
+            "listOrders", "GET", "/orders", {}, [], {"type": "array", "items": order}, group="Files API"
+        ),
+        api_tool("getOrder", "GET", "/orders/{id}", {"id": _ID}, ["id"], order, group="Files API"),
+        api_tool(
+            "sendMessage",
+            "POST",
+            "/orders/{id}/messages",
+            {"id": {"type": "integer", "x-in": "path"}, "subject": _S},
+            ["id", "subject"],
+            message,
+            group="Files API",
+        ),
+    ]
+    spec = _spec(tools, name="shop")
+    send = next(t for t in spec["tools"] if t["name"] == "sendMessage")["operation"]
+    assert send["values"].get("order_id") == "id", send
+    assert spec["tables"]["orders"]["columns"]["order_id"].get("generator") == "digits"
+    assert verify(spec, semantic=False) == []
+    env = Environment(spec)
+    env.reset()
+    key = env.dump()["orders"][0]["order_id"]
+    obs = env.step("sendMessage", {"id": int(key), "subject": "Where is my parcel?"})
+    assert obs["ok"] and obs["result"]["order_id"] == key, obs

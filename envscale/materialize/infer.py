@@ -1689,6 +1689,16 @@ def _fits(column: dict, schema: Any) -> bool:
     return not (enum and "enum" in column and any(v not in column["enum"] for v in enum if v is not None))
 
 
+def _digit_key(column: dict, tables: dict, schema: Any) -> bool:
+    """Whether an integer argument names a row by a key kept as digits (`"14"`, a `digits` key): Billbee's
+    `POST /orders/{id}/send-message` takes the order's `id` as an integer, and its message lost the order it was
+    about (seed 91's readers: "SendMessage, TagsCreate and TriggerEvent ignore the order id")."""
+    target = tables.get(column.get("references") or "")
+    if json_type(schema) != "integer" or column["type"] != "string" or not target:
+        return False
+    return target["columns"][target["primary_key"]].get("generator") == "digits"
+
+
 def _operation(
     use: _Use, tables: dict, name: str, session: str | None, natural: dict[str, str]
 ) -> tuple[dict | None, str | None]:
@@ -1770,7 +1780,12 @@ def _operation_of(
         return {
             col: arg
             for arg, col in mapping.items()
-            if col in columns and col != pk and _fits(columns[col], use.props.get(arg))
+            if col in columns
+            and col != pk
+            and (
+                _fits(columns[col], use.props.get(arg))
+                or _digit_key(columns[col], tables, use.props.get(arg))
+            )
         }
 
     values = bind(use.values)

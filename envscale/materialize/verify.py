@@ -657,6 +657,7 @@ def _write_accepts(
     cspec = tspec["columns"][column]
     if value is None:
         return is_nullable(tspec, column)
+    value = _as_stored(env, table, {column: value})[column]
     if value_problem(cspec, value) is not None:
         return False
     if "references" in cspec:
@@ -665,6 +666,25 @@ def _write_accepts(
     if cspec.get("unique") or column == tspec["primary_key"]:
         return value == current or value not in [r[column] for r in rows[table]]
     return True
+
+
+def _as_stored(env: Environment, table: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Values as the runtime stores them: an integer argument naming a row kept by digits (a `digits` key) is
+    stored as its digits (`14` -> `"14"`), as the key itself is."""
+    columns, tables = env.spec["tables"][table]["columns"], env.spec["tables"]
+    out = dict(values)
+    for column, value in values.items():
+        cspec = columns.get(column) or {}
+        ref = tables.get(cspec.get("references") or "")
+        if (
+            ref is not None
+            and cspec.get("type") == "string"
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and ref["columns"][ref["primary_key"]].get("generator") == "digits"
+        ):
+            out[column] = str(value)
+    return out
 
 
 def _preconditions_hold(preconditions: list[dict[str, Any]], row: dict[str, Any]) -> bool:
@@ -965,7 +985,7 @@ def _check_write(
         if (strict and counts != (1, 0, 0)) or not change["added"]:
             return [f"insert {call} should add exactly one {table} row, changed {_text(change)}"]
         declared, _ = _declared(op.get("values", {}), args)
-        expected = {**op.get("defaults", {}), **declared}
+        expected = {**op.get("defaults", {}), **_as_stored(env, table, declared)}
         row = next(
             (r for r in change["added"] if all(r[c] == v for c, v in expected.items())), change["added"][0]
         )
@@ -982,7 +1002,7 @@ def _check_write(
         if before is None:  # addressed through an expression that cannot be followed here
             return []
         declared, computed = _declared(op.get("set", {}), args)
-        after = {**before, **op.get("fixed", {}), **declared}
+        after = {**before, **op.get("fixed", {}), **_as_stored(env, table, declared)}
         mine = next((c for c in change["changed"] if c["key"] == before[pk]), None)
         if after == before and (counts == (0, 0, 0) or (not strict and mine is None)):
             return []
