@@ -2062,110 +2062,74 @@ def test_whoever_changes_rows_of_a_person_they_looked_up_is_staff():
         assert "listener" not in persona and "curator" in persona, persona
 
 
+S = {"type": "string"}
+
+
+def _one_act_goals(name, tables, rows, tool, table, fact):
+    """The goals (four seeds) of a one-call task of `tool` on the first row of `table`, the user knowing its key
+    as `fact`: a world of `tables` with `rows` rows each and that one tool."""
+    spec = {"name": name, "description": f"{name}'s {table}.", "tables": tables, "tools": [tool]}
+    spec["data"] = {"seed": 0, "rows": dict.fromkeys(tables, rows)}
+    with Environment(spec) as env:
+        env.reset()
+        row = env.dump()[table][0]
+        (arg,) = tool["parameters"]["required"]
+        key = row[tables[table]["primary_key"]]
+        call = GoldCall(tool["name"], {arg: key}, {arg: "user"}, write=True)
+        call.result = env.step(call.tool, call.arguments)["result"]
+    draft = TaskDraft(name, "write", [call], user_facts={fact: key})
+    return [write_instructions(draft, spec, random.Random(seed)).goal for seed in range(4)]
+
+
+def _act(name, description, arg, operation):
+    params = {"type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]}
+    return {
+        "name": name,
+        "description": description,
+        "kind": "write",
+        "parameters": params,
+        "operation": operation,
+    }
+
+
 def test_a_status_act_named_by_its_verb_is_said_with_that_verb():
     """Seed 91's readers: "mark the monitor named "Checkout API uptime" as running" is not how anyone uses Postman.
     A status act whose tool names a verb of action (`runAMonitor`) is asked with that verb: "run the monitor"."""
-    spec = {
-        "name": "postman",
-        "description": "Postman's monitors.",
-        "tables": {
-            "monitors": {
-                "primary_key": "monitor_uid",
-                "columns": {
-                    "monitor_uid": {"type": "string"},
-                    "name": {"type": "string"},
-                    "status": {"type": "string", "enum": ["active", "running", "retired"]},
-                },
-            }
-        },
-        "data": {"seed": 0, "rows": {"monitors": 4}},
-        "tools": [
-            {
-                "name": "runAMonitor",
-                "description": "Run a monitor.",
-                "kind": "write",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"monitor_uid": {"type": "string"}},
-                    "required": ["monitor_uid"],
-                },
-                "operation": {
-                    "type": "update",
-                    "table": "monitors",
-                    "key": {"monitor_uid": "monitor_uid"},
-                    "fixed": {"status": "running"},
-                    "returns": "row",
-                },
-            }
-        ],
+    status = {"type": "string", "enum": ["active", "running", "retired"]}
+    tables = {
+        "monitors": {"primary_key": "monitor_uid", "columns": {"monitor_uid": S, "name": S, "status": status}}
     }
-    with Environment(spec) as env:
-        env.reset()
-        monitor = env.dump()["monitors"][0]
-        call = GoldCall(
-            "runAMonitor", {"monitor_uid": monitor["monitor_uid"]}, {"monitor_uid": "user"}, write=True
-        )
-        call.result = env.step(call.tool, call.arguments)["result"]
-    draft = TaskDraft("postman", "write", [call], user_facts={"monitor": monitor["monitor_uid"]})
-    for seed in range(4):
-        ins = write_instructions(draft, spec, random.Random(seed))
-        assert "run " in ins.goal and "as running" not in ins.goal, ins.goal
+    run = {
+        "type": "update",
+        "table": "monitors",
+        "key": {"monitor_uid": "monitor_uid"},
+        "fixed": {"status": "running"},
+    }
+    tool = _act("runAMonitor", "Run a monitor.", "monitor_uid", {**run, "returns": "row"})
+    for goal in _one_act_goals("postman", tables, 4, tool, "monitors", "monitor"):
+        assert "run " in goal and "as running" not in goal, goal
 
 
 def test_an_email_resent_is_asked_as_resending_never_as_adding_an_email():
     """Seed 91's readers: iQualify's "Resend invitation email" (`post_users_by_userEmail_invite_email`) asked as "add
     an email", with no content: which email? A create whose description opens with its act is asked with it."""
-    spec = {
-        "name": "iqualify",
-        "description": "iQualify's users.",
-        "tables": {
-            "users": {
-                "primary_key": "user_email",
-                "columns": {"user_email": {"type": "string"}, "first_name": {"type": "string"}},
-            },
-            "emails": {
-                "primary_key": "email_id",
-                "columns": {
-                    "email_id": {"type": "string"},
-                    "user_email": {"type": "string", "references": "users"},
-                },
-            },
-        },
-        "data": {"seed": 0, "rows": {"users": 4, "emails": 1}},
-        "tools": [
-            {
-                "name": "post_users_by_userEmail_invite_email",
-                "description": "Resend invitation email\n\nRe-sends an invitation e-mail to the specified user.",
-                "kind": "write",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"userEmail": {"type": "string"}},
-                    "required": ["userEmail"],
-                },
-                "operation": {
-                    "type": "insert",
-                    "table": "emails",
-                    "values": {"user_email": "userEmail"},
-                    "generate": {"email_id": "id"},
-                    "returns": "row",
-                },
-            }
-        ],
+    emails = {"email_id": S, "user_email": {"type": "string", "references": "users"}}
+    tables = {
+        "users": {"primary_key": "user_email", "columns": {"user_email": S, "first_name": S}},
+        "emails": {"primary_key": "email_id", "columns": emails},
     }
-    with Environment(spec) as env:
-        env.reset()
-        user = env.dump()["users"][0]
-        call = GoldCall(
-            "post_users_by_userEmail_invite_email",
-            {"userEmail": user["user_email"]},
-            {"userEmail": "user"},
-            write=True,
-        )
-        call.result = env.step(call.tool, call.arguments)["result"]
-    draft = TaskDraft("iqualify", "write", [call], user_facts={"user email": user["user_email"]})
-    for seed in range(4):
-        ins = write_instructions(draft, spec, random.Random(seed))
-        assert "resend" in ins.goal and "add an email" not in ins.goal, ins.goal
+    insert = {
+        "type": "insert",
+        "table": "emails",
+        "values": {"user_email": "userEmail"},
+        "generate": {"email_id": "id"},
+    }
+    description = "Resend invitation email\n\nRe-sends an invitation e-mail to the specified user."
+    tool = _act(
+        "post_users_by_userEmail_invite_email", description, "userEmail", {**insert, "returns": "row"}
+    )
+    for goal in _one_act_goals("iqualify", tables, 4, tool, "users", "user email"):
+        assert "resend" in goal and "add an email" not in goal, goal
 
 
 def test_a_row_of_a_person_described_by_their_email_is_for_them_never_in_them():
