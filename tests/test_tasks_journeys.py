@@ -1218,6 +1218,65 @@ def test_a_row_is_found_among_its_parents_rows_where_a_list_takes_the_parent():
         e.env.close()
 
 
+def test_a_row_known_by_its_email_is_found_directly_never_through_its_parent():
+    """Seed 91's readers: a GoToMeeting request went through the organizer's group "even though the email alone would
+    do". An email, a username or a phone is one person's alone: the row is found by it in one call."""
+    from envscale.tasks.finding import find_row
+
+    s = {"type": "string"}
+    groups = [
+        {"group_id": f"gro_000{i}", "name": n} for i, n in enumerate(("Sales", "Support", "Finance"), 1)
+    ]
+    organizers = [
+        {"organizer_id": f"org_000{i}", "group_id": f"gro_000{i % 3 + 1}", "email": f"host{i}@example.com"}
+        for i in range(1, 6)
+    ]
+    organizer_columns = {
+        "organizer_id": s,
+        "group_id": {"type": "string", "references": "groups"},
+        "email": s,
+    }
+    list_organizers = {
+        "name": "list_organizers",
+        "description": "List the organizers, or a group's.",
+        "kind": "read",
+        "parameters": {"type": "object", "properties": {"group_id": s}},
+        "operation": {
+            "type": "list",
+            "table": "organizers",
+            "filters": [{"column": "group_id", "arg": "group_id"}],
+        },
+    }
+    list_groups = {
+        "name": "list_groups",
+        "description": "List the groups.",
+        "kind": "read",
+        "parameters": {"type": "object", "properties": {}},
+        "operation": {"type": "list", "table": "groups"},
+    }
+    spec = {
+        "name": "meetings",
+        "spec_version": "1.1",
+        "tables": {
+            "groups": {"primary_key": "group_id", "columns": {"group_id": s, "name": s}},
+            "organizers": {"primary_key": "organizer_id", "columns": organizer_columns},
+        },
+        "data": {"rows": {"groups": 3, "organizers": 5}},
+        "initial_state": {"groups": groups, "organizers": organizers},
+        "tools": [list_groups, list_organizers],
+    }
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        row = e.rows["organizers"][2]
+        ways = {
+            tuple(c.tool for c in find_row(e, "organizers", row, random.Random(seed)).calls)
+            for seed in range(12)
+        }
+        assert ways == {("list_organizers",)}, ways
+    finally:
+        e.env.close()
+
+
 def test_a_chain_never_walks_back_to_a_row_the_user_named():
     """ "change the picture of the spot of the event titled X in the spot titled Y": the chain found the event
     through its spot, then reached the same spot through the event's reference. `walks_back` drops it, and the

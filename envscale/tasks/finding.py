@@ -454,7 +454,16 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
     if not options:
         return None
     best = min(rank for rank, _ in options)  # by a name before a date, whichever list finds it
-    return rng.choice([found for rank, found in options if rank == best])
+    options = [(rank, found) for rank, found in options if rank == best]
+    if best in _ADDRESSES:
+        # an address is one person's alone: whoever knows an organizer's email never has the agent go through the
+        # organizer's group first (seed 91's readers: a needless lookup); a title may be placed in its project
+        fewest = min(len(found.calls) for _, found in options)
+        options = [(rank, found) for rank, found in options if len(found.calls) == fewest]
+    return rng.choice([found for _, found in options])
+
+
+_ADDRESSES = frozenset(IDENTIFYING.index(m) for m in ("email", "username", "phone"))
 
 
 _PHRASE_WORD = re.compile(r"[A-Za-z][a-z]{3,}")
