@@ -902,9 +902,9 @@ def _new_editions(table: str, column: str, current: Any, year: int, rng: random.
         return []  # not a name (`label`, `notes`), or another thing's name (`owner_name`)
     if person_entity({singular(table).split("_")[-1]}):
         return []
-    year = _YEAR_AT_END.search(current)
-    if year:
-        return [f"{current[: year.start()]}{int(year.group(0)) + 1}"]
+    dated = _YEAR_AT_END.search(current)  # never `year` again: "Contractors None" (seed 92's readers)
+    if dated:
+        return [f"{current[: dated.start()]}{int(dated.group(0)) + 1}"]
     editions = [f"{current} {year}", f"{current} v2"]
     rng.shuffle(editions)
     return editions
