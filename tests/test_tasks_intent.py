@@ -2140,3 +2140,11 @@ def test_a_row_of_a_person_described_by_their_email_is_for_them_never_in_them():
     assert _within("of the organizer with email address zmorales@example.com").startswith("for the organizer")
     assert _within('of the organizer named "Zoe Morales"').startswith("for ")
     assert _within('of the project titled "Apollo"') == 'in the project titled "Apollo"'
+
+
+def test_a_due_field_is_said_as_a_due_date():
+    """Seed 92's readers: "check the due of the task", "change its due days to 26" (field names read aloud)."""
+    from envscale.tasks.wording import readable_words
+
+    assert readable_words("due") == "due date" and readable_words("DueDays") == "payment terms in days"
+    assert readable_words("due_date") == "due date"

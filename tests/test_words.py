@@ -152,3 +152,13 @@ def test_a_yes_no_field_is_named_after_a_state():
         "accepted",
         "paid",
     ]
+
+
+def test_a_plural_acronym_is_one_word():
+    """Seed 92's readers: "assigned to user idf ks 5 and 8" (Avaza's `AssignedToUserIDFKs` read aloud). An acronym
+    with a plural `s` is one word: `UserIDs` is user, ids (never i, ds); `URLs` is urls."""
+    from envscale.words.names import tokens
+
+    assert tokens("AssignedToUserIDFKs") == ["assigned", "to", "user", "idfks"]
+    assert tokens("UserIDs") == ["user", "ids"] and tokens("getURLsList") == ["get", "urls", "list"]
+    assert tokens("HTTPServer") == ["http", "server"] and tokens("APIKeys") == ["api", "keys"]

@@ -246,7 +246,7 @@ def _own_twin(table: str, column: str, columns: dict) -> str:
 
 
 def _twin_key(column: str) -> bool:
-    return bool({"id", "uid", "uuid", "key", "idfk", "ids"} & set(column.split("_")))
+    return bool({"id", "uid", "uuid", "key", "idfk", "idfks", "ids"} & set(column.split("_")))
 
 
 _SESSION = "<session>"

@@ -306,7 +306,7 @@ def creates_from_nothing(e: Env, tool: dict, call: GoldCall, binds: dict) -> Dro
 _REQUEST_WORDS = frozenset("fields patch payload changes params parameters request updates".split())
 """Words of a column that holds a request's own envelope (`update_fields`, `patch`, `changes`): "set the update
 fields of repository rep_0020 to name Project Titan" is the call said aloud, not a change a person asks for."""
-_FOREIGN_KEY_WORDS = frozenset(("idfk", "fk"))
+_FOREIGN_KEY_WORDS = frozenset(("idfk", "idfks", "fk"))
 """Words of a column that holds another row's key under the API's own name for it (`ProjectCategoryIDFK`)."""
 _KEPT_BY_SYSTEM = frozenset("created updated modified deleted createdat updatedat lastmodified".split())
 """Words of a column the system writes itself (`created`, `updated_at`, `last_modified`): "update the created of

@@ -56,7 +56,7 @@ class Attributes(Phrases):
             *named, last = label.split(" ")
             if (
                 named
-                and last in ("id", "key", "uuid", "idfk", "ref")
+                and last in ("id", "key", "uuid", "idfk", "idfks", "ref")
                 and ref.head in (" ".join(named), named[-1])
             ):
                 # "with the collection named X as its collection", not "the collection id set to the collection ..."

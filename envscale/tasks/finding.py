@@ -65,7 +65,9 @@ MAX_DEPTH = 2
 """Levels of parents found before a lookup, at most: a project by its name, then its section by its title, then the
 section's tasks (two); deeper descriptions read as a walk through the database."""
 
-ID_WORDS = frozenset(("id", "ids", "key", "uuid", "guid", "sid", "idfk"))  # `CompanyIDFK`: Avaza's keys
+ID_WORDS = frozenset(
+    ("id", "ids", "key", "uuid", "guid", "sid", "idfk", "idfks")
+)  # `CompanyIDFK`: Avaza's keys
 
 
 def printed_number(table: str) -> bool:

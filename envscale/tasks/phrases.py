@@ -122,7 +122,7 @@ def _whose(column: str, value: Any, enum: bool) -> str:
     return f"whose {readable_words(column)} is {shown}"
 
 
-_KEY_WORDS = frozenset("id ids key uuid guid idfk ref sid uid gid fk".split())
+_KEY_WORDS = frozenset("id ids key uuid guid idfk idfks ref sid uid gid fk".split())
 
 
 def _role(column: str, entity: str) -> str:

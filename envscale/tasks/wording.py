@@ -60,6 +60,8 @@ _UNIT_SUFFIXES = {
 """A unit run into a field's name, said as a person says it (a blind reader: "set its travel time mins to 72");
 `min` (`price_min` is a minimum) and `hr` are left as they are; only a last word after a noun is a unit."""
 _PHRASES = {
+    "due": "due date",  # "check the due of the task" (seed 92's readers)
+    "due days": "payment terms in days",
     "email": "email address",
     "e mail": "email address",
     "phone": "phone number",

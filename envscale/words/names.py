@@ -33,7 +33,9 @@ from .inflect import singular
 NAME_MAX = 64
 """The longest name the OpenAI function-calling rule accepts: ``^[a-zA-Z0-9_-]{1,64}$``."""
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_-]+")
-_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_TOKEN = re.compile(
+    r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
+)  # `UserIDs`: user, ids (never i, ds)
 
 
 def tokens(name: str) -> list[str]:
