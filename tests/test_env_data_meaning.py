@@ -716,3 +716,13 @@ def test_who_a_call_or_a_conversations_event_is_from_is_a_person():
         column_meaning("events", "from", {"type": "string", "description": "Start date of the range."})
         != "person"
     )
+
+
+def test_an_objects_start_comes_before_its_end():
+    """Seed 92's readers: GoToTraining's training `times` ended before they began. A start and an end of one object,
+    drawn apart, are put in order."""
+    moment = {"type": "string", "format": "date-time"}
+    schema = {"type": "object", "properties": {"startDate": moment, "endDate": moment}, "required": ["startDate", "endDate"]}  # fmt: skip
+    for seed in range(40):
+        value = schema_value(schema, random.Random(seed), NOW)
+        assert value["startDate"] <= value["endDate"], value

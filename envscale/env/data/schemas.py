@@ -230,8 +230,29 @@ def schema_value(
         made = {
             p: schema_value(props.get(p, {}), rng, now, depth=depth + 1, name=p, context=inner) for p in names
         }
-        return _one_place(made, props, rng, place)
+        return _in_order(_one_place(made, props, rng, place), props)
     return _schema_string(schema, rng, now, name, context)
+
+
+_ENDS = (("start", "end"), ("from", "to"), ("begin", "finish"), ("begin", "end"), ("since", "until"))
+
+
+def _in_order(made: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+    """An object's start comes before its end (GoToTraining's `times: [{startDate, endDate}]` ended before it
+    began: seed 92's readers): two moments of the same shape named as a pair are swapped when they run backwards."""
+    for first, last in _ENDS:
+        starts = [f for f in made if re.sub(r"[^a-z]", "", f.lower()).startswith(first)]
+        ends = [f for f in made if re.sub(r"[^a-z]", "", f.lower()).startswith(last)]
+        for a in starts:
+            rest = re.sub(r"[^a-z]", "", a.lower())[len(first) :]
+            b = next((f for f in ends if re.sub(r"[^a-z]", "", f.lower())[len(last) :] == rest), None)
+            if b is None:
+                continue
+            x, y = made[a], made[b]
+            if isinstance(x, str) and isinstance(y, str) and len(x) == len(y) and x > y and x[:1].isdigit():
+                if not any(k in _schema_of(props, f) for f in (a, b) for k in ("const", "enum")):
+                    made[a], made[b] = y, x
+    return made
 
 
 _PLACE_PARTS = {
