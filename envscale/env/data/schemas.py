@@ -249,9 +249,11 @@ def _in_order(made: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
             if b is None:
                 continue
             x, y = made[a], made[b]
-            if isinstance(x, str) and isinstance(y, str) and len(x) == len(y) and x > y and x[:1].isdigit():
-                if not any(k in _schema_of(props, f) for f in (a, b) for k in ("const", "enum")):
-                    made[a], made[b] = y, x
+            backwards = (
+                isinstance(x, str) and isinstance(y, str) and len(x) == len(y) and x > y and x[:1].isdigit()
+            )
+            if backwards and not any(k in _schema_of(props, f) for f in (a, b) for k in ("const", "enum")):
+                made[a], made[b] = y, x
     return made
 
 
