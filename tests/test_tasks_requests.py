@@ -696,6 +696,45 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
     drop = empty_create(spec, [call("add_comment", bare)])
     assert drop is not None and drop[0] == "empty_create", drop
     assert empty_create(spec, [call("add_comment", {**bare, "body": "Fixed in 2.1."})]) is None
+    # seed 92's readers: "a timesheet category with a cost and a rate but no name"; a tool that names no row is fine
+    spec["tables"]["categories"] = {
+        "primary_key": "category_id",
+        "columns": {
+            "category_id": {"type": "string"},
+            "name": {"type": "string"},
+            "rate": {"type": "number"},
+        },
+    }
+    values = {"name": "name", "rate": "rate"}
+    spec["tools"].append(
+        {"name": "add_category", "operation": {"type": "insert", "table": "categories", "values": values}}
+    )
+    spec["tools"].append(
+        {
+            "name": "rate_category",
+            "operation": {"type": "insert", "table": "categories", "values": {"rate": "rate"}},
+        }
+    )
+    nameless = {"category_id": "cat_1", "name": None, "rate": 45.0}
+    drop = empty_create(spec, [call("add_category", nameless)])
+    assert drop is not None and drop[0] == "empty_create" and "name" in drop[1], drop
+    assert empty_create(spec, [call("add_category", {**nameless, "name": "Travel"})]) is None
+    assert empty_create(spec, [call("rate_category", nameless)]) is None
+    # seed 92's readers: "a project member with a cost and a rate but no user"
+    spec["tables"]["project_members"] = {
+        "primary_key": "member_id",
+        "columns": {
+            "member_id": {"type": "string"},
+            "project_id": {"type": "string", "references": "projects"},
+            "user_id": {"type": "string", "references": "users"},
+            "rate": {"type": "number"},
+        },
+    }
+    spec["tools"].append({"name": "add_member", "operation": {"type": "insert", "table": "project_members"}})
+    nobody = {"member_id": "pm_1", "project_id": "pro_1", "user_id": None, "rate": 80.0}
+    drop = empty_create(spec, [call("add_member", nobody)])
+    assert drop is not None and drop[0] == "empty_create" and "no one" in drop[1], drop
+    assert empty_create(spec, [call("add_member", {**nobody, "user_id": "use_2"})]) is None
 
 
 def test_the_tasks_stage_drops_creates_of_nothing_but_keys():

@@ -477,4 +477,26 @@ def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
                 "empty_create",
                 f"call {i} ({call.tool}) adds a {op.get('table')} row with nothing but its keys",
             )
+        head = re.split(r"_", str(op.get("table") or ""))[-1].rstrip("s")
+        people = [
+            c
+            for c, cs in columns.items()
+            if re.split(r"_", str(cs.get("references") or ""))[-1].rstrip("s") in _PEOPLE and c in call.result
+        ]
+        if head in _ROLES and people and all(call.result.get(c) in (None, "") for c in people):
+            # seed 92's readers: "a project member with a cost and a rate but no user"
+            return "empty_create", f"call {i} ({call.tool}) adds a {op.get('table')} row that names no one"
+        named = [c for c in content if c.lower() in _OWN_NAMES and c in (op.get("values") or {})]
+        if named and all(call.result.get(c) in (None, "") for c in named):
+            # seed 92's readers: "a timesheet category with a cost and a rate but no name"
+            return (
+                "empty_create",
+                f"call {i} ({call.tool}) adds a {op.get('table')} row without its {named[0]}",
+            )
     return None
+
+
+_ROLES = frozenset("member participant attendee assignee subscriber follower collaborator registrant".split())
+_PEOPLE = frozenset("user contact people person employee customer member account".split())
+_OWN_NAMES = frozenset("name title subject display_name displayname label".split())
+"""Columns a row is called by: a create that can name its row and leaves them empty makes a thing no one can name."""
