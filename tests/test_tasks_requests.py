@@ -1192,3 +1192,12 @@ def test_a_read_that_only_hands_another_read_what_the_user_said_is_needless():
     assert (
         needless_read(draft(facts, ["2"], get, adults)) is None
     )  # only the reservation says how many adults
+
+
+def test_a_route_section_is_no_part_of_a_things_name():
+    """Seed 92's readers: "the configuration dock named Dock 9", "configuration warehouse" (VTEX's
+    `/pvt/configuration/docks`): schema wording. A section of the route is no part of the thing's name."""
+    from envscale.tasks.naming import entity_name
+
+    assert entity_name("configuration_docks") == "dock" and entity_name("admin_users") == "user"
+    assert entity_name("configurations") == "configuration" and entity_name("order_items") == "order item"

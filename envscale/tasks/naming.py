@@ -62,12 +62,21 @@ _ENTITIES: dict[tuple, str] = {}
 _SINGULAR_FIXES = {"apis": "API", "skus": "SKU", "ads": "ad"}
 
 
+_NAMESPACES = frozenset("configuration config admin management pvt private internal".split())
+"""Route sections a table's name may start with that say where the API keeps a thing, not what it is."""
+
+
 def entity_name(table: str, spec: dict | None = None) -> str:
     """How a person names a row of `table`: its singular in words (`order items` -> `order item`), or, when
     the descriptions of the tools on it name the entity better, their words (`pickuppoints` -> `pickup
     point` from "Deletes a given pickup point", `policies` -> `shipping policy` from "Update shipping
     policy"; see `_described_entity`)."""
-    base = " ".join(TOKEN_WORDS.get(w, w) for t in tokens(singular(table)) for w in glued_words(t)) or table
+    words = [TOKEN_WORDS.get(w, w) for t in tokens(singular(table)) for w in glued_words(t)]
+    while len(words) > 1 and words[0] in _NAMESPACES:
+        words = words[
+            1:
+        ]  # VTEX's `configuration_docks`: "the dock", never "the configuration dock" (seed 92)
+    base = " ".join(words) or table
     pk = str(((spec or {}).get("tables") or {}).get(table, {}).get("primary_key") or "")
     words = readable_words(pk).split(" ") if pk else []
     if len(words) >= 2 and words[-1].lower() in ("id", "uuid", "key"):
