@@ -2148,3 +2148,15 @@ def test_a_due_field_is_said_as_a_due_date():
 
     assert readable_words("due") == "due date" and readable_words("DueDays") == "payment terms in days"
     assert readable_words("due_date") == "due date"
+
+
+def test_the_callers_own_row_beside_bank_accounts_is_my_profile():
+    """PocketSmith's user beside its bank accounts: "delete an account of my account" names two things one word.
+    The caller's own row is "my profile" where the world keeps accounts of its own."""
+    from envscale.tasks.phrases import Phrases
+
+    spec = load_spec("tests/fixtures/envs/store.yaml")
+    draft = TaskDraft("store", "read", [GoldCall("get_my_profile", {}, {})])
+    assert Phrases(draft, spec, random.Random(0)).self_np("customers").render() == "my account"
+    spec["tables"]["accounts"] = {"primary_key": "account_id", "columns": {"account_id": {"type": "string"}}}
+    assert Phrases(draft, spec, random.Random(0)).self_np("customers").render() == "my profile"

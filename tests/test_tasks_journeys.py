@@ -2041,3 +2041,44 @@ def test_the_callers_own_account_is_stated_and_its_rows_are_found_in_it():
         draft.user_facts
     )  # one fact, never two names
     assert "Kevin Krueger" in draft.user_facts.values(), draft.user_facts
+
+
+def test_the_callers_own_row_is_read_by_the_tool_that_returns_it():
+    """Seed 91: PocketSmith had no task at all, its routes being under the user's id (`/users/{id}/accounts`), "a key
+    no person knows". The caller's own row is read by the tool that returns it (`get_me`), and a get of it by its id
+    after that reads it again for nothing: it is dropped, its readers reading the first."""
+    from envscale.tasks import rereads
+    from envscale.tasks.finding import find_row
+
+    spec = load_spec("tests/fixtures/envs/store.yaml")
+    spec["tools"].append(
+        {
+            "name": "get_customer",
+            "description": "A customer by id.",
+            "kind": "read",
+            "parameters": {
+                "type": "object",
+                "properties": {"customer_id": {"type": "string"}},
+                "required": ["customer_id"],
+            },
+            "operation": {"type": "get", "table": "customers", "key": {"customer_id": "customer_id"}},
+        }
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        me = e.session_row
+        found = find_row(e, "customers", me, random.Random(0))
+        assert [c.tool for c in found.calls] == ["get_my_profile"] and found.facts == {}, found
+        assert found.source(0, "customer_id") == "call[0].customer_id"
+        other = next(r for r in e.rows["customers"] if r["customer_id"] != me["customer_id"])
+        theirs = find_row(e, "customers", other, random.Random(0))  # another customer is never "me"
+        assert theirs is None or theirs.calls[0].tool != "get_my_profile", theirs
+        first = GoldCall("get_my_profile", {}, {})
+        again = GoldCall(
+            "get_customer", {"customer_id": me["customer_id"]}, {"customer_id": "call[0].customer_id"}
+        )
+        draft = TaskDraft("store", "read", [first, again], shape="linear")
+        assert execute(e, draft) is None
+        assert rereads.drop_refetch(e, draft) == 1 and [c.tool for c in draft.calls] == ["get_my_profile"]
+    finally:
+        e.env.close()

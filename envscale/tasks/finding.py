@@ -142,8 +142,14 @@ class Found:
 
     calls: list[GoldCall]
     facts: dict[str, Any]
-    at: tuple[int, int]
+    at: tuple[int, int | None]  # (call, row of its list); no row for a get
     notes: list[str] = field(default_factory=list)
+
+    def source(self, offset: int, pk: str) -> str:
+        """Where the row's key `pk` is, with the finder's calls put `offset` calls on: `call[2][0].order_id`, or
+        `call[2].user_id` for a get."""
+        call, index = self.at[0] + offset, self.at[1]
+        return f"call[{call}].{pk}" if index is None else f"call[{call}][{index}].{pk}"
 
 
 def addressed_table(e: Env, tool: dict, arg: str, value: Any) -> str | None:
@@ -415,6 +421,9 @@ def find_row(e: Env, table: str, row: dict | None, rng: random.Random, depth: in
     if row is None or table not in e.rows:
         return None
     pk = e.pk(table)
+    own = _own_row(e, table, row)
+    if own is not None:
+        return own
     rows = e.rows[table]
     known = {c: v for c, v in row.items() if knows_row_by(e, table, c, v)}
     # a value only this row has finds it anywhere; one that other rows share may still single it out among its
@@ -493,6 +502,35 @@ def search_terms(words: list[str]) -> list[str]:
     return list(dict.fromkeys([*names, *single, *plain]))
 
 
+def _own_row(e: Env, table: str, row: dict) -> Found | None:
+    """The caller's own row, read by the tool that returns it (PocketSmith's `get_me` for `/users/{id}/accounts`):
+    the user says nothing, the agent reads who they are. Seed 91: PocketSmith had no task at all, every route under
+    the user's id being "a key no person knows"."""
+    session = e.session_row
+    if not session or (e.spec.get("session") or {}).get("table") != table:
+        return None
+    pk = e.pk(table)
+    if session.get(pk) != row.get(pk):
+        return None
+    for tool in e.reads:
+        op = tool["operation"]
+        key = op.get("key") or {}
+        required = (tool.get("parameters") or {}).get("required") or []
+        if (
+            op["type"] == "get"
+            and op["table"] == table
+            and isinstance(key.get(pk), dict)
+            and "session" in key[pk]
+        ):
+            e.env.restore(e.initial)
+            obs = e.env.step(tool["name"], {})
+            if not required and obs.get("ok") and isinstance(obs.get("result"), dict):
+                found = Found([GoldCall(tool["name"], {}, {})], {}, (0, None))
+                found.notes.append(f"the caller's own {table} row, read by {tool['name']}")
+                return found
+    return None
+
+
 def _searched(
     e: Env, tool: dict, table: str, row: dict, rows: list[dict], required: set[str]
 ) -> tuple[int, Found] | None:
@@ -546,7 +584,7 @@ def _listed(
             # payee of the budget named Y"): the rows disagree, and no person describes a row so
             return None
         calls.extend(shifted(c, offset) for c in found.calls)
-        prov[arg] = f"call[{found.at[0] + offset}][{found.at[1]}].{ppk}" if found.calls else "user"
+        prov[arg] = found.source(offset, ppk) if found.calls else "user"
         facts.update(found.facts)
         offset += len(found.calls)
     prov.update({a: "constant" for a in args if a not in prov})  # a page size the agent picks

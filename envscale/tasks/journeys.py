@@ -111,7 +111,7 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
     fed: dict[int, set] = {}
     for call, arg, table, value in targets:
         found, offset = finders[(table, value)]
-        source = f"call[{found.at[0] + offset}][{found.at[1]}].{e.pk(table)}"
+        source = found.source(offset, e.pk(table))
         if isinstance(call, GoldCall):
             call.provenance[arg] = source
             fed.setdefault(id(call), set()).add((table, value))

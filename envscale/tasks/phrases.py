@@ -233,6 +233,8 @@ class Phrases(Steps):
         """The user's own row: `my account` for a table of people, else `my vehicle`, `my profile`."""
         head = singular(table).split("_")[-1]
         noun = "account" if head in PEOPLE or head == "account" else entity_name(table, self.spec)
+        if noun == "account" and head != "account" and "accounts" in (self.spec.get("tables") or {}):
+            noun = "profile"  # PocketSmith's user beside its bank accounts: never "an account of my account"
         return NP(noun, "my", row=(table, "self"), short=f"your {noun}")
 
     def value_np(self, table: str | None, value: Any, hidden: bool) -> NP:
@@ -289,6 +291,12 @@ class Phrases(Steps):
         src = self.steps[parsed[0]]
         row, field_, rows, index = _locate(src.call.result, parsed[1])
         base = self._row_np(src, row, rows, index)
+        if src.table and any(
+            isinstance(b, dict) and "session" in b for b in (src.op.get("key") or {}).values()
+        ):
+            base = self.self_np(
+                src.table
+            )  # the caller's own row, read by `get_me`: "my account", never "that user"
         if field_ is None or src.table is None:
             return base
         pk = primary_key_of(self.spec, src.table)

@@ -98,8 +98,9 @@ def _remove_call(draft: TaskDraft, k: int, to: str) -> None:
 
 
 def drop_refetch(e: Env, draft: TaskDraft) -> int:
-    """Drop every `get` that fetches again a row an earlier list of the chain returned whole (a contact found
-    by name in `list_contacts`, then `get_contact` of its id): an agent reads the row where the list gave it.
+    """Drop every `get` that fetches again a row an earlier list or get of the chain returned whole (a contact found
+    by name in `list_contacts`, then `get_contact` of its id; the caller's own row read by `get_me`, then by its
+    id): an agent reads the row where the call before gave it.
     The calls that read the get read the list's row instead. Run on an executed draft after its wording (the
     request still says "look up the contact and tell me its phone"); returns how many calls were dropped."""
     dropped = 0
@@ -110,15 +111,23 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
         op = tool["operation"]
         garg = e.key_arg(tool)
         head = parse_provenance(call.provenance.get(garg)) if op["type"] == "get" and garg else None
-        if head is None or len(head[1]) != 2 or not isinstance(head[1][0], int) or head[0] >= k:
+        if head is None or head[0] >= k:
             k += 1
             continue
-        i, (j, _) = head
+        i, path = head
         source = draft.calls[i]
-        listed = source.result[j] if isinstance(source.result, list) and j < len(source.result) else None
+        kind = e.tools[source.tool]["operation"]["type"]
+        if len(path) == 2 and isinstance(path[0], int) and kind == "list":
+            j = path[0]
+            listed = source.result[j] if isinstance(source.result, list) and j < len(source.result) else None
+            at = f"call[{i}][{j}]"
+        elif len(path) == 1 and kind == "get":  # the caller's own row read by `get_me`, then by its id again
+            listed, at = source.result, f"call[{i}]"
+        else:
+            k += 1
+            continue
         same = (
-            e.tools[source.tool]["operation"]["type"] == "list"
-            and e.tools[source.tool]["operation"]["table"] == op["table"]
+            e.tools[source.tool]["operation"]["table"] == op["table"]
             and isinstance(listed, dict)
             and isinstance(call.result, dict)
             and all(listed.get(c, object()) == v for c, v in call.result.items())
@@ -126,13 +135,13 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
         if not same:
             k += 1
             continue
-        _remove_call(draft, k, f"call[{i}][{j}]")
+        _remove_call(draft, k, at)
         if call.tool in draft.required and all(c.tool != call.tool for c in draft.calls):
             # the read a policy task requires (check the order before refusing) is the list that found it
             draft.required = list(dict.fromkeys(source.tool if t == call.tool else t for t in draft.required))
         dropped += 1
     if dropped:
-        draft.notes.append(f"dropped {dropped} get(s) of a row a list had returned")
+        draft.notes.append(f"dropped {dropped} get(s) of a row a call before had returned")
         if draft.shape == "dag" and not joins(draft.calls):
             draft.shape = "linear"
         if draft.shape == "linear" and len(draft.calls) == 1:
