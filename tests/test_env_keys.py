@@ -287,3 +287,19 @@ def test_a_row_keyed_by_an_email_is_keyed_by_its_persons_address():
     for i, user in enumerate(users, 1):
         assert user["user_email"].endswith("@example.com") and fmt.serial(user["user_email"]) == i, user
         assert user["user_email"].startswith(f"{user['first_name'].lower()}."), user
+
+
+def test_a_slug_key_is_a_name_its_owner_says():
+    """Seed 91: VictorOps' assignments keyed by `policySlug` held `ass_0001`, a key no person knows, and the world had
+    no task. A slug is what its owner calls the thing: a name key, never internal."""
+    spec = {
+        "name": "oncall",
+        "tables": {
+            "policies": {"primary_key": "policy_slug", "columns": {"policy_slug": {"type": "string"}}}
+        },
+        "tools": [],
+    }
+    formats = key_formats(spec)
+    assert formats["policies"].kind == "name"
+    keys = [r["policy_slug"] for r in generate_state(spec, seed=0, rows={"policies": 5})["policies"]]
+    assert all(NAME.match(k) and not KEY_SHAPE.match(k) for k in keys), keys

@@ -41,7 +41,7 @@ from envscale.words.inflect import singular
 from envscale.words.names import name_words
 from envscale.words.semantics import PERSON_ENTITIES
 
-_NAME_WORDS = frozenset(("name", "username", "handle", "login"))
+_NAME_WORDS = frozenset(("name", "username", "handle", "login", "slug"))  # a slug is what its owner calls it
 _HANDLE_WORDS = frozenset(("username", "handle", "login"))
 _NAMED_BY = re.compile(r"^\s*(?:the\s+)?(?:\w+\s+)?name\s+of\b", re.IGNORECASE)
 """A description that says an argument is a name: "The name of the vault", "Name of the resource group",
