@@ -696,6 +696,16 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
     drop = empty_create(spec, [call("add_comment", bare)])
     assert drop is not None and drop[0] == "empty_create", drop
     assert empty_create(spec, [call("add_comment", {**bare, "body": "Fixed in 2.1."})]) is None
+    # seed 92: a comment with no text beside the status its API gives every new comment ("approved")
+    spec["tables"]["comments"]["columns"]["status"] = {"type": "string"}
+    spec["tools"][-1]["operation"].update(
+        values={"ticket_id": "id", "body": "body"}, defaults={"status": "approved"}
+    )
+    drop = empty_create(spec, [call("add_comment", {**bare, "status": "approved"})])
+    assert drop is not None and drop[0] == "empty_create", drop
+    assert (
+        empty_create(spec, [call("add_comment", {**bare, "status": "approved", "body": "Thanks!"})]) is None
+    )
     # seed 92's readers: "a timesheet category with a cost and a rate but no name"; a tool that names no row is fine
     spec["tables"]["categories"] = {
         "primary_key": "category_id",

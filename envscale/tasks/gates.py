@@ -472,7 +472,11 @@ def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
             and not _STAMPS.search(c)
         ]
         present = [call.result[c] for c in content if c in call.result]
-        if present and all(v in (None, "", [], {}) for v in present):  # a comment with no text (seed 91)
+        given = [call.result[c] for c in content if c in call.result and c in (op.get("values") or {})]
+        if (present and all(v in (None, "", [], {}) for v in present)) or (
+            # a comment with no text (seed 91), with a status its API sets by default (seed 92: "approved")
+            given and all(v in (None, "", [], {}) for v in given)
+        ):
             return (
                 "empty_create",
                 f"call {i} ({call.tool}) adds a {op.get('table')} row with nothing but its keys",
