@@ -2160,3 +2160,34 @@ def test_the_callers_own_row_beside_bank_accounts_is_my_profile():
     assert Phrases(draft, spec, random.Random(0)).self_np("customers").render() == "my account"
     spec["tables"]["accounts"] = {"primary_key": "account_id", "columns": {"account_id": {"type": "string"}}}
     assert Phrases(draft, spec, random.Random(0)).self_np("customers").render() == "my profile"
+
+
+def test_whoever_suspends_a_user_is_staff_never_the_user():
+    """Seed 92's readers: "look up my account, suspend it" (iQualify's `put_users_by_userEmail_suspend`): nobody
+    suspends themselves. Suspending a user is what the service's staff do."""
+    spec = load_spec(STORE)
+    spec["tables"]["customers"]["columns"]["status"] = {"type": "string", "enum": ["active", "suspended"]}
+    spec["tools"].append(
+        _act(
+            "suspend_customer",
+            "Suspend a customer.",
+            "customer_id",
+            {
+                "type": "update",
+                "table": "customers",
+                "key": {"customer_id": "customer_id"},
+                "fixed": {"status": "suspended"},
+            },
+        )
+    )
+    with Environment(spec) as env:
+        env.reset()
+        me = env.session()
+        call = GoldCall(
+            "suspend_customer", {"customer_id": me["customer_id"]}, {"customer_id": "user"}, write=True
+        )
+        call.result = env.step(call.tool, call.arguments)["result"]
+    draft = TaskDraft("store", "write", [call], user_facts={"customer id": me["customer_id"]})
+    for seed in range(4):
+        ins = write_instructions(draft, spec, random.Random(seed))
+        assert "customer" not in ins.persona and "my account" not in ins.goal, (ins.persona, ins.goal)

@@ -115,9 +115,10 @@ class Step:
 
 STAFF_VERBS = frozenset(
     "handling handle fulfil fulfill fulfillment void capture ship dispatch approve reject assign escalate "
-    "invoice triage moderate provision deprovision restock".split()
+    "invoice triage moderate provision deprovision restock suspend unsuspend ban unban".split()
 )
-"""Words of a tool or its verb that run the service (start an order's handling, capture a payment, ship it)."""
+"""Words of a tool or its verb that run the service (start an order's handling, capture a payment, ship it, suspend a
+user: seed 92's reader found "look up my account, suspend it")."""
 _RECORDS = frozenset("order payment invoice transaction refund charge shipment receipt".split())
 """Records of money and goods that only the service deletes (blind readers: "a customer of an online shop" deleted
 orders and payments)."""
