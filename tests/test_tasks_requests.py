@@ -1211,3 +1211,30 @@ def test_a_route_section_is_no_part_of_a_things_name():
 
     assert entity_name("configuration_docks") == "dock" and entity_name("admin_users") == "user"
     assert entity_name("configurations") == "configuration" and entity_name("order_items") == "order item"
+
+
+def test_a_read_named_for_an_act_is_never_a_lookup():
+    """Seed 92's readers: GoToTraining's `startTraining` (a read that returns the link that starts a session) was
+    called to learn a training's name. A task that reads through a tool named for an act is dropped."""
+    from types import SimpleNamespace
+
+    from envscale.tasks.gates import read_by_act
+
+    spec = {
+        "tools": [
+            {"name": "startTraining", "kind": "read", "operation": {"type": "get", "table": "trainings"}},
+            {"name": "getTraining", "kind": "read", "operation": {"type": "get", "table": "trainings"}},
+            {
+                "name": "start_training",
+                "kind": "write",
+                "operation": {"type": "update", "table": "trainings"},
+            },
+        ]
+    }
+
+    def calls(*names):
+        return [SimpleNamespace(tool=n) for n in names]
+
+    drop = read_by_act(spec, calls("getTraining", "startTraining"))
+    assert drop is not None and drop[0] == "read_by_act" and "startTraining" in drop[1], drop
+    assert read_by_act(spec, calls("getTraining", "start_training")) is None

@@ -47,6 +47,7 @@ from envscale.env import Environment
 from envscale.judge import call_parts, reset_env, score_trajectory
 from envscale.judge.provenance import parse_provenance
 from envscale.tasks.model import Drop, TaskDraft
+from envscale.words.names import tokens
 
 __all__ = ["Deduper", "empty_passes", "leaks", "replay_differs", "rereads_row"]
 
@@ -400,6 +401,26 @@ def unsourced_user_value(draft: TaskDraft) -> Drop | None:
 
 def _canonical(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+_ACT_VERBS = frozenset(
+    "start stop launch run join leave activate deactivate enable disable cancel send submit trigger execute "
+    "restart pause resume publish unpublish approve reject".split()
+)
+
+
+def read_by_act(spec: dict, calls: list[Any]) -> Drop | None:
+    """`read_by_act` when a gold call reads through a tool named for an act: seed 92's readers found GoToTraining's
+    `startTraining` (a read that returns the link to start a session) called to learn a training's name. A read named
+    for an act is its act, never a lookup; a task that calls it is dropped."""
+    tools = {t["name"]: t for t in spec.get("tools") or []}
+    for i, call in enumerate(calls):
+        tool = tools.get(call.tool) or {}
+        name = (tool.get("metadata") or {}).get("original_name") or call.tool
+        words = tokens(name)
+        if tool.get("kind") == "read" and words and words[0] in _ACT_VERBS:
+            return "read_by_act", f"call {i} ({call.tool}) is an act ({words[0]}), never a lookup"
+    return None
 
 
 def _leaves(value: Any) -> set[str]:

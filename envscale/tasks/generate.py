@@ -68,6 +68,7 @@ from .gates import (
     empty_passes,
     leaks,
     needless_read,
+    read_by_act,
     replay_differs,
     rereads_row,
     unsourced_user_value,
@@ -131,6 +132,7 @@ class _Candidates:
             or walks_back(e, draft.calls)
             or unsourced_user_value(draft)
             or needless_read(draft)
+            or read_by_act(e.spec, draft.calls)
             or empty_create(e.spec, draft.calls)
         )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]

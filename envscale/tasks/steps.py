@@ -115,7 +115,8 @@ class Step:
 
 STAFF_VERBS = frozenset(
     "handling handle fulfil fulfill fulfillment void capture ship dispatch approve reject assign escalate "
-    "invoice triage moderate provision deprovision restock suspend unsuspend ban unban".split()
+    "invoice triage moderate provision deprovision restock suspend unsuspend ban unban activate reactivate "
+    "unlock".split()
 )
 """Words of a tool or its verb that run the service (start an order's handling, capture a payment, ship it, suspend a
 user: seed 92's reader found "look up my account, suspend it")."""
