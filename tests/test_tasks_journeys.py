@@ -2,6 +2,7 @@
 writes on related rows, and a decision on what a read returns, each executed for its gold state."""
 
 import copy
+import json
 import random
 import re
 
@@ -2041,6 +2042,13 @@ def test_the_callers_own_account_is_stated_and_its_rows_are_found_in_it():
         draft.user_facts
     )  # one fact, never two names
     assert "Kevin Krueger" in draft.user_facts.values(), draft.user_facts
+    # Azure's `/subscriptions/{subscriptionId}/...` (the openapi-sample lost 4,793 tasks to it): the same scope
+    azure = json.loads(json.dumps(spec).replace('"accounts"', '"subscriptions"'))
+    e = Env({"spec": azure}, TasksConfig())
+    assert not finding.internal_key(e, "subscriptions", "acc_0001") and finding.internal_key(
+        e, "contacts", "con_0002"
+    )
+    e.env.close()
 
 
 def test_the_callers_own_row_is_read_by_the_tool_that_returns_it():
