@@ -18,7 +18,8 @@ apart):
   flattened) that is a string equal to a primary-key value of the task's environment state at the task's seed
   (`rec_0015`; generated keys are `<prefix>_NNNN` strings or integers 1..n), except the keys of tables whose
   numbers a real service prints for its user (orders, tickets, invoices: `envscale.tasks.finding.printed_number`)
-  and of tables keyed by a name (`rg-finance-prod-01`: `envscale.env.data.key_formats`, kind `name`).
+  and of tables keyed by a name (`rg-finance-prod-01`: `envscale.env.data.key_formats`, kind `name`), and of the
+  caller's own scope (an account, a subscription or a project no tool lists: `envscale.tasks.finding.caller_scope`).
   The figure is the share of tasks with
   at least one. Integer keys are counted apart (**integer id**): an integer fact whose name has the word `id`
   (`province id: 19`) equal to an integer primary-key value; plain numbers (`2 nights`) are not ids.
@@ -230,7 +231,7 @@ def state_keys(spec: dict[str, Any], seed: int | None) -> tuple[frozenset[str], 
     else:
         state = build_state(spec, (spec.get("data") or {}).get("seed", 0) if seed is None else seed)
     from envscale.env.data import key_formats
-    from envscale.tasks.finding import printed_number
+    from envscale.tasks.finding import caller_scope, printed_number
 
     formats = key_formats(spec)
     strings, integers = set(), set()
@@ -238,6 +239,8 @@ def state_keys(spec: dict[str, Any], seed: int | None) -> tuple[frozenset[str], 
         if printed_number(table):  # an order, ticket or invoice number: the user holds it
             continue
         if formats[table].kind == "name":  # a resource's name (`rg-finance-prod-01`): its owner holds it
+            continue
+        if caller_scope(spec, table):  # the caller's own account or subscription, which scopes every route
             continue
         pk = spec["tables"][table]["primary_key"]
         for row in rows:

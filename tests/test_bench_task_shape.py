@@ -337,6 +337,31 @@ def test_a_printed_number_is_not_an_internal_id():
     assert not ts.internal_ids(task_row, ts.state_keys(spec, None))[0]
 
 
+def test_the_callers_own_subscription_is_not_an_internal_id():
+    """Azure's `/subscriptions/{subscriptionId}/...`: the caller's own subscription, which no tool lists, scopes every
+    route; its ID is the user's (`envscale.tasks.finding.caller_scope`), never an internal id. A listed one is."""
+    spec = {
+        "name": "azure",
+        "tables": {
+            "subscriptions": {
+                "primary_key": "subscription_id",
+                "columns": {"subscription_id": {"type": "string"}},
+            },
+            "vaults": {"primary_key": "vault_id", "columns": {"vault_id": {"type": "string"}}},
+        },
+        "data": {"seed": 0, "rows": {"subscriptions": 2, "vaults": 3}},
+        "tools": [],
+    }
+    strings, _ = ts.state_keys(spec, None)
+    assert not any(k.startswith("sub_") for k in strings) and any(k.startswith("vau_") for k in strings), (
+        strings
+    )
+    listing = {"type": "list", "table": "subscriptions"}
+    spec["tools"].append({"name": "list_subscriptions", "kind": "read", "parameters": {"type": "object", "properties": {}}, "operation": listing})  # fmt: skip
+    strings, _ = ts.state_keys(spec, None)
+    assert any(k.startswith("sub_") for k in strings), strings
+
+
 def test_inserts_that_fix_different_values_have_different_effects():
     """`core_memory_add` and `archival_memory_add` fill the same columns, one kind each: not duplicates."""
 

@@ -303,3 +303,24 @@ def test_a_slug_key_is_a_name_its_owner_says():
     assert formats["policies"].kind == "name"
     keys = [r["policy_slug"] for r in generate_state(spec, seed=0, rows={"policies": 5})["policies"]]
     assert all(NAME.match(k) and not KEY_SHAPE.match(k) for k in keys), keys
+
+
+def test_a_resources_name_said_for_an_argument_bound_to_no_column_is_no_filler():
+    """The openapi-sample: Azure's `Namespaces_Get(resourceGroupName='rg-billing-main-11', ...)` was dropped as
+    filler ("does not fit its name") once the caller's subscription was theirs. A name key of the world is what its
+    owner calls the resource, wherever the user says it."""
+    from envscale.tasks.asks import filler_fact
+
+    e = Env({"spec": _spec()}, TasksConfig())
+    try:
+        vault = e.rows["vaults"][0]
+        group = vault["resource_group_name"]
+        assert e.key_format["groups"].kind == "name" and group in e.name_keys
+        args = {"vaultName": vault["vault_name"], "resourceGroupName": group}
+        draft = TaskDraft("vaults", "read", [GoldCall("get_vault", args, dict.fromkeys(args, "user"))])
+        assert filler_fact(e, draft) is None
+        args["resourceGroupName"] = "would"
+        draft = TaskDraft("vaults", "read", [GoldCall("get_vault", args, dict.fromkeys(args, "user"))])
+        assert filler_fact(e, draft) is not None
+    finally:
+        e.env.close()

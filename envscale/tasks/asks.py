@@ -548,9 +548,10 @@ def filler_fact(e: Env, draft: TaskDraft) -> Drop | None:
                 misfit = text_misfit(table, column, value)
                 if misfit:
                     return "filler_value", f"{call.tool}.{arg} = {value!r} {misfit}"
-            else:  # an argument bound to no column
+            else:  # an argument bound to no column; a resource's name its owner says is none (Azure's resource group)
                 name, where = arg, "its name"
-                if is_filler(table, arg, {"type": "string"}, value):
+                named = isinstance(value, str) and value in e.name_keys
+                if not named and is_filler(table, arg, {"type": "string"}, value):
                     return "filler_value", f"{call.tool}.{arg} = {value!r} does not fit {where}"
             why = _container_misfit(props.get(arg), table, name, where, value)
             if why:

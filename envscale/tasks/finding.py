@@ -76,7 +76,9 @@ def printed_number(table: str) -> bool:
     return bool(words) and singular(words[-1]) in PRINTED
 
 
-_SCOPE_WORDS = frozenset("account workspace organization organisation org tenant subscription project".split())
+_SCOPE_WORDS = frozenset(
+    "account workspace organization organisation org tenant subscription project".split()
+)
 
 
 def own_scope(e: Env, table: str) -> bool:
@@ -84,9 +86,17 @@ def own_scope(e: Env, table: str) -> bool:
     `/v1/accounts/{accountId}/contacts`, Azure's `/subscriptions/{subscriptionId}/...`, a Google Cloud project): its
     key is one the user holds ("my subscription ID"), never a row to find. The openapi-sample lost 4,793 tasks to
     "no lookup finds the subscriptions row" before a subscription counted."""
+    return caller_scope(e.spec, table)
+
+
+def caller_scope(spec: dict, table: str) -> bool:
+    """`own_scope` of a spec: the table is an account, a workspace, a subscription or a project that no read lists."""
     if singular(table).split("_")[-1] not in _SCOPE_WORDS:
         return False
-    return not any(t["operation"]["type"] == "list" and t["operation"]["table"] == table for t in e.reads)
+    return not any(
+        t.get("kind") == "read" and t["operation"]["type"] == "list" and t["operation"]["table"] == table
+        for t in spec.get("tools") or []
+    )
 
 
 def internal_key(e: Env, table: str | None, value: Any) -> bool:

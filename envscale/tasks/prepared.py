@@ -62,6 +62,18 @@ class Env:
         return self.spec["tables"][table]["primary_key"]
 
     @functools.cached_property
+    def name_keys(self) -> frozenset[str]:
+        """The keys of the world's rows that are names (`rg-billing-main-11`, `vault-data-07`: a key format `name`):
+        what their owners call them."""
+        return frozenset(
+            r[self.pk(t)]
+            for t, rows in self.rows.items()
+            if self.key_format[t].kind == "name"
+            for r in rows
+            if isinstance(r.get(self.pk(t)), str)
+        )
+
+    @functools.cached_property
     def text_values(self) -> frozenset[str]:
         """Every text value of the initial state (a key the world holds, or one made up for an argument)."""
         return frozenset(
