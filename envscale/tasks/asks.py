@@ -551,7 +551,9 @@ def filler_fact(e: Env, draft: TaskDraft) -> Drop | None:
             else:  # an argument bound to no column; a resource's name its owner says is none (Azure's resource group)
                 name, where = arg, "its name"
                 named = isinstance(value, str) and value in e.name_keys
-                if not named and is_filler(table, arg, {"type": "string"}, value):
+                if not named and is_filler(
+                    table, arg, {"type": "string"}, value, arguments=[props.get(arg) or {}]
+                ):
                     return "filler_value", f"{call.tool}.{arg} = {value!r} does not fit {where}"
             why = _container_misfit(props.get(arg), table, name, where, value)
             if why:
