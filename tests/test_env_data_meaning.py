@@ -726,3 +726,14 @@ def test_an_objects_start_comes_before_its_end():
     for seed in range(40):
         value = schema_value(schema, random.Random(seed), NOW)
         assert value["startDate"] <= value["endDate"], value
+
+
+def test_an_albums_label_is_a_record_label():
+    """Seed 92's readers: an album's label was "enhancement", a tag. The label of a track, an album or a release is a
+    record label; a ticket's label is still a tag."""
+    rng = random.Random(0)
+    for table, column in (("albums", "label"), ("tracks", "label_name"), ("releases", "label")):
+        assert column_meaning(table, column, S) == "named:record_label", (table, column)
+        value = column_value(table, column, S, rng, NOW)
+        assert re.search(r" (?:Records|Music|Recordings|Sound)$", value), value
+    assert column_meaning("tickets", "label", S) == "lex:tag"

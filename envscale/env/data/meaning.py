@@ -947,6 +947,10 @@ def string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     return meaning
 
 
+_MUSIC = frozenset("track album song release record single artist music playlist recording".split())
+"""Things a record label puts out: their `label` is one, never a tag."""
+
+
 _TALK_WORDS = frozenset(
     "event call leg conversation chat sms text knock notification invite invitation".split()
 )
@@ -969,6 +973,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     for fmt in formats:
         if fmt in by_format:
             return by_format[fmt]
+    if (last in ("label", "labels") or words[-2:] == ["label", "name"]) and {
+        singular_word(w) for w in name_words(table)
+    } & _MUSIC:
+        return "named:record_label"  # an album's label is a record label, never a tag ("enhancement")
     if (
         n == "id"
         or last in ("id", "ids", "uid", "uids")

@@ -218,6 +218,11 @@ def _named_entity(c: Col, i: int) -> str:
             )  # fmt: skip
         ),
         "venue": lambda: f"{r.choice((pick_last_name(r), place.city))} {r.choice(VENUE_KINDS)}",
+        # an album's label is a record label (seed 92's readers: an album's label "enhancement")
+        "record_label": lambda: (
+            f"{r.choice((pick_last_name(r), r.choice(CODEWORDS), place.city))} "
+            + r.choice(("Records", "Music", "Recordings", "Sound"))
+        ),
         "building": lambda: r.choice(
             (
                 f"{pick_last_name(r)} Tower",
