@@ -737,3 +737,5 @@ def test_an_albums_label_is_a_record_label():
         value = column_value(table, column, S, rng, NOW)
         assert re.search(r" (?:Records|Music|Recordings|Sound)$", value), value
     assert column_meaning("tickets", "label", S) == "lex:tag"
+    # "refund methods that are colours" (the same readers): a refund goes back the way money does
+    assert column_meaning("policies", "refund_method", S) == "lex:payment_method"

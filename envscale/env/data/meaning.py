@@ -408,7 +408,7 @@ lex:cabin: travel_class seat_class cabin_class flight_class class_of_service
 lex:fuel: fuel_type fueltype engine_type
 lex:property_type: property_type propertytype building_type home_type housing_type
 lex:game_type: game_type deck_type gametype game_mode
-lex:payment_method: payment_method payment_type paymentmethod pay_method
+lex:payment_method: payment_method payment_type paymentmethod pay_method refund_method refundmethod
 lex:order_type: order_type ordertype trade_type side
 lex:case_type: case_type casetype
 lex:law_type: law_type area_of_law practice_area
