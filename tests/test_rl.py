@@ -749,18 +749,35 @@ def test_max_tasks_draws_from_every_environment_in_turn(tasks):
     assert spec.counts["not_checked"] == spec.counts["tasks"] - 3 - spec.counts["rejected"]
 
 
-def test_gate_beyond_max_rows_refuses_a_task_whose_gold_reads_a_row_lists_do_not_return(tasks):
+def test_gate_beyond_max_rows_refuses_a_task_whose_gold_reads_a_row_lists_do_not_return(tasks, spec):
+    """A gold call that takes a value from a list row past the rows a list returns (`max_rows`) could never be
+    made by the policy: the task is refused. The fixture's golds read the first row of their lists (a search finds
+    the row), so the task here reads its list's third row; a spec with lists of one row keeps no task that reads
+    past it, and every refusal is counted under a gate."""
     from envscale.judge import parse_provenance
 
-    few = EnvscaleSpec(tasks, max_rows=2, user=None, show_progress=False)
-    refused = [r for r in few.rejected if r["code"] == "beyond_max_rows"]
-    assert refused, few.counts
-    assert few.counts["rejected_by_gate"]["beyond_max_rows"] == len(refused)
+    def rows_read(calls):
+        return [
+            parsed[1][0]
+            for call in calls
+            for source in (call.get("provenance") or {}).values()
+            if (parsed := parse_provenance(source)) and parsed[1] and isinstance(parsed[1][0], int)
+        ]
+
+    row = next(r for r in spec.train_dataset if rows_read(spec.task(r["task_id"])["gold_calls"]))
+    task = copy.deepcopy(spec.task(row["task_id"]))
+    call = next(c for c in task["gold_calls"] if rows_read([c]))
+    arg, source = next((a, p) for a, p in call["provenance"].items() if rows_read([{"provenance": {a: p}}]))
+    index = parse_provenance(source)[1][0]
+    call["provenance"][arg] = source.replace(f"][{index}]", "][2]", 1)
+    cls = spec.environment_factory[row["environment"]]
+    code, detail = admission(task, Environment(copy.deepcopy(cls.spec), max_rows=2))
+    assert code == "beyond_max_rows" and "row 2" in detail, (code, detail)
+    refused = admission(task, Environment(copy.deepcopy(cls.spec), max_rows=3))
+    assert refused is None or refused[0] != "beyond_max_rows", refused
+    few = EnvscaleSpec(tasks, max_rows=1, user=None, show_progress=False)
     assert (
         sum(few.counts["rejected_by_gate"].values()) == few.counts["rejected"]
     )  # every refusal under a gate
-    for row in few.train_dataset:
-        for call in few.task(row["task_id"])["gold_calls"]:
-            for source in (call.get("provenance") or {}).values():
-                parsed = parse_provenance(source)
-                assert not (parsed and parsed[1] and isinstance(parsed[1][0], int) and parsed[1][0] >= 2)
+    for kept in few.train_dataset:
+        assert all(i < 1 for i in rows_read(few.task(kept["task_id"])["gold_calls"]))
