@@ -12,6 +12,7 @@ from envscale.env.data import column_meaning, column_value, filler_share, is_fil
 
 EMAIL = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[a-z]{2,}$")
 IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
+ISO_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 MAC = re.compile(r"^[0-9A-F]{2}(?::[0-9A-F]{2}){5}$")
 NOW = dt.datetime(2025, 6, 1, 12, tzinfo=dt.UTC)
 S = {"type": "string"}
@@ -739,3 +740,19 @@ def test_an_albums_label_is_a_record_label():
     assert column_meaning("tickets", "label", S) == "lex:tag"
     # "refund methods that are colours" (the same readers): a refund goes back the way money does
     assert column_meaning("policies", "refund_method", S) == "lex:payment_method"
+
+
+def test_when_something_happened_is_a_moment_never_a_time_of_day():
+    """Seed 92's readers: Notion's and VictorOps' times were bare "11:45" where a moment belongs (`last_edited_time`,
+    `ack_time`). When a thing was edited, acknowledged or resolved is a date and time; an alarm's time is a time."""
+    for table, column in (
+        ("pages", "last_edited_time"),
+        ("incidents", "ack_time"),
+        ("incidents", "resolve_time"),
+    ):
+        assert column_meaning(table, column, S).startswith("datetime:"), (table, column)
+        assert ISO_MOMENT.match(column_value(table, column, S, random.Random(0), NOW)), column
+    assert (
+        column_meaning("alarms", "wake_time", S) == "time"
+        and column_meaning("classes", "start_time", S) == "time"
+    )

@@ -1244,9 +1244,23 @@ def _dated(kind: str, column: str, texts: str) -> str:
         kind = "datetime"
     if kind == "date" and fmt and "%H" in fmt and "%d" in fmt:
         kind = "datetime"
+    if kind == "time" and _a_moment(column):
+        kind = "datetime"
     if kind == "time":
         return "time"
     return f"{kind}:{_date_window(column)}"
+
+
+_MOMENT_WORDS = frozenset("last ack acknowledge resolve alert trigger close open expire expiry edit".split())
+
+
+def _a_moment(column: str) -> bool:
+    """Whether a `..._time` column is when something happened, never a time of day: Notion's `last_edited_time`,
+    VictorOps' `ack_time` and `last_alert_time` (seed 92's readers: "times are bare 11:45")."""
+    words = name_words(column)
+    if len(words) < 2 or words[-1] != "time":
+        return False
+    return bool(set(words[:-1]) & _MOMENT_WORDS) or any(w.endswith("ed") for w in words[:-1])
 
 
 #: Words that say which of a row's own names a `<word>_name` column holds (`legal_name`, `friendly_name`).
