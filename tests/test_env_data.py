@@ -2001,3 +2001,19 @@ def test_an_invoices_sub_total_tax_discount_total_and_balance_agree():
             parts[0] + parts[1] - (invoice["discount"] or 0), abs=0.011
         ), invoice
         assert invoice["balance"] is None or invoice["balance"] <= invoice["total"], invoice
+
+
+def test_a_team_at_work_is_no_sports_club_and_a_return_policy_is_a_return_policy():
+    """Seed 92's readers: VictorOps' on-call teams were sports clubs, and eBay's return policies were named "Parental
+    Leave Policy". A team with a league is a club, one without a team at work; a return policy says how returns go."""
+    spec = world(
+        "oncall",
+        6,
+        teams=table({"team_id": S, "name": S, "slug": S}),
+        clubs=table({"club_id": S, "name": S, "league": S}),
+        return_policies=table({"return_policy_id": S, "name": S}),
+    )
+    state = generate_state(spec, seed=0)
+    assert all(re.search(r" (?:Team|On-Call|Squad|Crew)$", r["name"]) for r in state["teams"]), state["teams"]
+    assert not any(re.search(r"Leave|Conduct|Password", r["name"]) for r in state["return_policies"])
+    assert any(re.search(r"Return|Money Back|Exchange", r["name"]) for r in state["return_policies"])

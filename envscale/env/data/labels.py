@@ -161,6 +161,16 @@ LABELS: dict[str, _T] = {
         "Remote Work Policy|Refund Policy|Travel Expense Policy|Data Retention Policy|Password Policy|"
         "Code of Conduct|Parental Leave Policy|Acceptable Use Policy|Returns Policy|On-Call Policy"
     ),
+    # an eBay seller's policies (seed 92's readers: a return policy named "Parental Leave Policy")
+    "return policy": _split(
+        "30-Day Returns|Free Returns|No Returns|14-Day Money Back|60-Day Holiday Returns|Exchange Only"
+    ),
+    "payment policy": _split(
+        "Immediate Payment|Cards and PayPal|Pay on Pickup|Net 30 for Businesses|Managed Payments"
+    ),
+    "fulfillment policy": _split(
+        "Free shipping over $50|Standard Ground|Express 2-Day|Same-Day Dispatch|Local Pickup|International Economy"
+    ),
     "shipping policy": _split(
         "Free shipping over $50|Standard Ground|Express 2-Day|Next-Day Air|International Economy|Local Pickup"
     ),

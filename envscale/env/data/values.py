@@ -206,7 +206,13 @@ def _named_entity(c: Col, i: int) -> str:
         return r.choice(TITLES[what])
     place = _place(c, i)
     templates: dict[str, Callable[[], str]] = {
-        "team": lambda: f"{place.city} {r.choice(MASCOTS)}",
+        # a sports team where the row has a league, a coach or a record; else a team at work (VictorOps' on-call
+        # teams were "Denver Falcons": seed 92's readers)
+        "team": lambda: (
+            f"{place.city} {r.choice(MASCOTS)}"
+            if c.columns & _SPORTS_COLUMNS or not c.columns
+            else f"{r.choice(_TEAMS)} {r.choice(('Team', 'On-Call', 'Squad', 'Crew'))}"
+        ),
         "hotel": lambda: (
             f"{r.choice(HOTEL_BRANDS)} {place.city}" + r.choice(("", "", " Downtown", " Airport"))
         ),
@@ -330,6 +336,9 @@ def _title(c: Col, i: int) -> str:
     return _label(c, i, thing, _place(c, i))
 
 
+_SPORTS_COLUMNS = frozenset(
+    "league coach wins losses draws stadium sport season division conference mascot founded venue arena points".split()
+)
 _TEAMS = (
     "Marketing", "Sales", "Finance", "Operations", "Support", "Engineering", "Design", "Research", "Product",
     "Legal", "Partnerships", "Customer Success",
