@@ -2017,3 +2017,19 @@ def test_a_team_at_work_is_no_sports_club_and_a_return_policy_is_a_return_policy
     assert all(re.search(r" (?:Team|On-Call|Squad|Crew)$", r["name"]) for r in state["teams"]), state["teams"]
     assert not any(re.search(r"Leave|Conduct|Password", r["name"]) for r in state["return_policies"])
     assert any(re.search(r"Return|Money Back|Exchange", r["name"]) for r in state["return_policies"])
+
+
+def test_an_employees_names_status_and_life_are_their_own():
+    """Seed 92's readers on an HRIS: display names that were job titles, a preferred name of another person, a
+    marital status "inactive" beside the employment status, and death dates on active staff."""
+    n = {"type": "string", "nullable": True}
+    status = {"type": "string", "enum": ["active", "inactive", "pending"]}
+    columns = {"employee_id": S, "first_name": S, "last_name": S, "display_name": n, "title": n}
+    columns |= {"preferred_name": n, "marital_status": n, "employment_status": status, "deceased_on": n}
+    rows = generate_state(world("hris", 30, employees=table(columns)), seed=0)["employees"]
+    for row in rows:
+        if row["first_name"] and row["last_name"]:
+            assert row["display_name"] in (None, f"{row['first_name']} {row['last_name']}"), row
+        assert row["preferred_name"] in (None, row["first_name"]), row
+        assert row["marital_status"] in (None, "single", "married", "divorced", "widowed", "separated", "domestic partnership"), row  # fmt: skip
+    assert sum(r["deceased_on"] is not None for r in rows) <= 3, [r["deceased_on"] for r in rows]

@@ -669,6 +669,8 @@ def _null_share(
             }  # fmt: skip
         )
     )
+    if words & {"deceased", "death", "died"}:
+        return 0.97  # a record of the living: a death date on an active employee (seed 92's readers) is rare
     if meaning == "unknown" and cspec.get("type") == "string" and not named:
         # a field no rule reads is left empty more often than filled with a stray word, and always where no tool
         # takes it as an argument (nothing a task asks or sets depends on it)

@@ -257,6 +257,7 @@ lex:industry: industry
 lex:skill: skill skills
 lex:pronouns: pronouns pronoun
 lex:salutation: salutation honorific
+lex:marital: marital_status maritalstatus marital
 lex:plan: plan tier subscription
 lex:weekday: weekday
 lex:frequency: frequency interval
@@ -390,7 +391,8 @@ named:campaign: campaign
 )
 EXACT_MEANINGS = mapping(
     """
-first_name: first_name firstname given_name givenname fname forename nickname nick_name first
+first_name: first_name firstname given_name givenname fname forename nickname nick_name first preferred_name
+first_name: preferredname preferred_first_name
 last_name: last_name lastname surname family_name familyname lname last
 middle_name: middle_name middlename middle_initial
 person: full_name fullname display_name contact_name directed_by written_by created_by assigned_to
@@ -973,6 +975,8 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
     for fmt in formats:
         if fmt in by_format:
             return by_format[fmt]
+    if words[-2:] == ["marital", "status"] or n == "maritalstatus":
+        return "lex:marital"  # single or married, never an account's "inactive" (seed 92's readers)
     if (last in ("label", "labels") or words[-2:] == ["label", "name"]) and {
         singular_word(w) for w in name_words(table)
     } & _MUSIC:

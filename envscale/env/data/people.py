@@ -24,12 +24,16 @@ from envscale.env.data.values import ascii_letters, email_for, username_for
 from envscale.env.spec import value_problem
 from envscale.words.names import name_words
 
+_OWN_NAME_QUALIFIERS = frozenset("preferred legal given known".split())
+"""Words of a name column that say which of the row's own names it is (`preferred_name`: the employee's, never another
+person's: seed 92's readers found Quinn Harris preferring "Sarah")."""
+
 
 def column_group(column: str, vocabulary: frozenset[str], table: str) -> str:
     """Columns describing the same person (or place) of a row share a group: `customer_email` and
     `customer_name` -> `customer`; `email` and `name` -> `""` (the row's own); `player1` -> `player1`."""
     parts = [p for p in re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", column).lower().split("_") if p]
-    rest = [p for p in parts if p not in vocabulary]
+    rest = [p for p in parts if p not in vocabulary and p not in _OWN_NAME_QUALIFIERS]
     group = "_".join(rest)
     return "" if group in ("", singular_word(table.lower()), table.lower()) else group
 
@@ -216,6 +220,15 @@ def display_names_are_names(spec: dict[str, Any], state: dict[str, list[dict[str
     beside it, and the display name takes the value."""
     for table, tspec in spec["tables"].items():
         shown = [c for c in tspec["columns"] if re.sub(r"[^a-z]", "", c.lower()) in _DISPLAY_NAMES]
+        parts = ("first_name", "last_name")
+        if all(p in tspec["columns"] for p in parts):  # a person: their name, never their job title (seed 92)
+            for column in shown:
+                for row in state[table]:
+                    if row.get(column) is not None and all(
+                        isinstance(row.get(p), str) and row[p] for p in parts
+                    ):
+                        row[column] = f"{row['first_name']} {row['last_name']}"
+            continue
         own = next((c for c in ("name", "title", "full_name") if c in tspec["columns"]), None)
         if own is None or tspec["columns"][own].get("type") != "string" or "enum" in tspec["columns"][own]:
             continue

@@ -310,6 +310,7 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "resolution": "1920x1080|1280x720|3840x2160|2560x1440|800x600|1024x768|4K|1080p|720p|480p",
         "pronouns": "she/her|he/him|they/them|she/they|he/they",
         "salutation": "Mr|Ms|Mrs|Mx|Dr|Prof",
+        "marital": "single|married|divorced|widowed|separated|domestic partnership",
         "ticket_resolution": "Reset the password and sent a new sign-in link.|Refunded the duplicate charge.|"
         "Replaced the damaged item at no cost.|Cleared the browser cache; the page loads again.|"
         "Updated the billing address on the account.|Reissued the invoice with the right VAT number.|"
