@@ -756,3 +756,9 @@ def test_when_something_happened_is_a_moment_never_a_time_of_day():
         column_meaning("alarms", "wake_time", S) == "time"
         and column_meaning("classes", "start_time", S) == "time"
     )
+
+
+def test_a_plan_is_billed_monthly_or_yearly():
+    """Seed 92's readers: subscription plans with "hourly" and "real-time" frequencies."""
+    values = {column_value("plans", "billing_frequency", S, random.Random(i), NOW) for i in range(30)}
+    assert values <= {"monthly", "yearly", "quarterly", "weekly"}, values

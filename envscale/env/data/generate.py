@@ -982,7 +982,7 @@ def _make_unique(value: Any, index: int, seen: set[Any]) -> Any:
     return max(seen) + 1
 
 
-_STAYS = frozenset("reservation booking stay hotel room guest visit lodging".split())
+_STAYS = frozenset("reservation booking stay hotel room guest visit lodging rate".split())
 """Rows of a stay: it arrives before it departs."""
 _PAIRS = (("start", "end"), ("created", "updated"), ("check_in", "check_out"), ("checkin", "checkout"),
           ("departure", "return"), ("departure", "arrival"), ("from", "to"), ("begin", "finish"),

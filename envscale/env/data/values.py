@@ -635,6 +635,9 @@ def _lexicon_value(c: Col, i: int) -> str:
             return c.rng.choice(LEXICONS["appointment_service"])
         if words & _STAYS:
             return c.rng.choice(LEXICONS["stay_service"])
+    if name == "frequency" and {singular_word(w) for w in name_words(c.table)} & _BILLED:
+        # a plan is billed monthly or yearly, never "real-time" (seed 92's readers)
+        return c.rng.choice(("monthly", "yearly", "quarterly", "weekly"))
     if name == "condition":  # a product's, the weather's or a patient's, by what the row is
         words = {singular_word(w) for w in (*name_words(c.table), *name_words(c.column))}
         for kind, context in _CONDITIONS:
@@ -643,6 +646,7 @@ def _lexicon_value(c: Col, i: int) -> str:
     return c.rng.choice(LEXICONS[name])
 
 
+_BILLED = frozenset("plan subscription billing invoice price membership payment installment".split())
 _CONDITIONS = (
     ("item_condition", frozenset("item product listing inventory offer vehicle car book good stock".split())),
     ("weather_condition", frozenset("weather forecast climate sky observation".split())),
