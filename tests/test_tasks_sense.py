@@ -64,6 +64,9 @@ def test_words_a_person_uses_and_does_not():
     # things of their own in APIs: Google Tasks' task lists, fire.com's payment batches, Avaza's estimates
     assert not verb_named("list") and not verb_named("batch") and not verb_named("estimate")
     assert verb_named("create_order") and verb_named("search")
+    # seed 92's readers: "skip track adds a players or nexts row", "opting in only adds stub rows"; an HR leave stays
+    assert verb_named("skip") and verb_named("next") and verb_named("opt_in") and verb_named("join")
+    assert not verb_named("leave_request") and not verb_named("follow")
     assert not asked_by("latitude", "latitude", 41.866395)
     assert not asked_by("from", "from", "Denver, CO")
     # a blind reader: "the status of the user with body "Shared the design doc with Smith-Crane; two open questions

@@ -1387,7 +1387,8 @@ _ACTION_NOUNS = frozenset(
     "authorize prepare respond unsuspend suspend assert ask exist refresh prioritize optimize retry say "
     "greet clean select connect fetch query search find lookup retrieve check validate verify calculate "
     "compute convert estimate bypass cancel start enable disable activate deactivate apply submit "
-    "toggle do go perform execute invoke forgot reset resend sort custom specific bulk".split()
+    "toggle do go perform execute invoke forgot reset resend sort custom specific bulk skip next previous optin "
+    "optout opt join".split()
 )
 _GLUED_VERBS = ("add", "get", "set", "update", "delete", "remove", "create", "list", "post", "put", "patch")
 
