@@ -308,7 +308,7 @@ LABELS: dict[str, _T] = {
         "SQL injection in login form|Stored XSS in comments|Outdated OpenSSL|Open S3 bucket|Weak TLS ciphers|Hard-coded credentials|Path traversal in uploads"
     ),
     "project": _split(
-        "Website Redesign|Mobile App v2|Office Move {year}|Data Warehouse Migration|Q{quarter} Marketing Campaign|{company} Onboarding|CRM Rollout|Annual Audit {year}"
+        "Website Redesign|Mobile App v2|Office Move {year}|Data Warehouse Migration|Q{quarter} Marketing Campaign|Customer Onboarding|CRM Rollout|Annual Audit {year}"
     ),
     "feature": _split(
         "Dark mode|Two-factor login|CSV export|Saved searches|Bulk edit|Offline mode|Push notifications|Single sign-on"
