@@ -762,3 +762,10 @@ def test_a_plan_is_billed_monthly_or_yearly():
     """Seed 92's readers: subscription plans with "hourly" and "real-time" frequencies."""
     values = {column_value("plans", "billing_frequency", S, random.Random(i), NOW) for i in range(30)}
     assert values <= {"monthly", "yearly", "quarterly", "weekly"}, values
+
+
+def test_a_projects_made_up_title_names_no_company():
+    """Seed 92's readers: a project created for Bailey PLC was titled "Collins Kelly Industries Onboarding"."""
+    from envscale.env.data.labels import LABELS
+
+    assert not any("{company}" in template for template in LABELS["project"])
