@@ -1238,3 +1238,37 @@ def test_a_read_named_for_an_act_is_never_a_lookup():
     drop = read_by_act(spec, calls("getTraining", "startTraining"))
     assert drop is not None and drop[0] == "read_by_act" and "startTraining" in drop[1], drop
     assert read_by_act(spec, calls("getTraining", "start_training")) is None
+
+
+def test_no_one_suspends_or_activates_their_own_account():
+    """Seed 92's readers: "look up my account, activate it" from an administrator about their own signed-in row. An
+    act that sanctions an account (suspend, activate, lock) on the caller's own is dropped; deleting one's own
+    account, or suspending another's, is posed."""
+    from envscale.tasks.gates import sanctions_self
+
+    spec = load_spec("tests/fixtures/envs/store.yaml")
+    spec["tables"]["customers"]["columns"]["status"] = {"type": "string", "nullable": True}
+    update = {"type": "update", "table": "customers", "key": {"customer_id": "customer_id"}, "fixed": {"status": "suspended"}}  # fmt: skip
+    params = {
+        "type": "object",
+        "properties": {"customer_id": {"type": "string"}},
+        "required": ["customer_id"],
+    }
+    spec["tools"].append(
+        {"name": "suspendCustomer", "kind": "write", "parameters": params, "operation": update}
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        me = e.session_row["customer_id"]
+        other = next(r["customer_id"] for r in e.rows["customers"] if r["customer_id"] != me)
+        mine = GoldCall(
+            "suspendCustomer", {"customer_id": me}, {"customer_id": "call[0].customer_id"}, write=True
+        )
+        drop = sanctions_self(e, [GoldCall("get_my_profile", {}, {}), mine])
+        assert drop is not None and drop[0] == "sanctions_self", drop
+        theirs = GoldCall("suspendCustomer", {"customer_id": other}, {"customer_id": "user"}, write=True)
+        assert sanctions_self(e, [theirs]) is None
+        email = GoldCall("update_my_email", {"email": "x@example.com"}, {"email": "user"}, write=True)
+        assert sanctions_self(e, [email]) is None
+    finally:
+        e.env.close()

@@ -423,6 +423,34 @@ def read_by_act(spec: dict, calls: list[Any]) -> Drop | None:
     return None
 
 
+_SANCTIONS = frozenset("suspend unsuspend ban unban activate reactivate lock unlock".split())
+
+
+def sanctions_self(e: Any, calls: list[Any]) -> Drop | None:
+    """`sanctions_self` when a call suspends, activates, locks or unlocks the caller's own account: seed 92's readers
+    found "look up my account, activate it" asked by an administrator of their own signed-in row (Okta's one user is
+    the session's). Deleting or deactivating one's own account is self-service, and stays. `e` is the task's `Env`."""
+    session = e.session_row
+    if not session:
+        return None
+    for i, call in enumerate(calls):
+        tool = e.tools[call.tool]
+        table = tool["operation"]["table"]
+        karg = e.key_arg(tool)
+        name = (tool.get("metadata") or {}).get("original_name") or call.tool
+        if (
+            not call.write
+            or (e.spec.get("session") or {}).get("table") != table
+            or not set(tokens(name)) & _SANCTIONS
+        ):
+            continue
+        keyed = (tool["operation"].get("key") or {}).values()
+        own = any(isinstance(b, dict) and "session" in b for b in keyed)
+        if own or (karg and call.arguments.get(karg) == session.get(e.pk(table))):
+            return "sanctions_self", f"call {i} ({call.tool}) acts on the caller's own account"
+    return None
+
+
 def _leaves(value: Any) -> set[str]:
     """The scalar values a result holds, as text (`{"a": [1, {"b": "x"}]}` -> `{"1", "x"}`)."""
     if isinstance(value, dict):

@@ -71,6 +71,7 @@ from .gates import (
     read_by_act,
     replay_differs,
     rereads_row,
+    sanctions_self,
     unsourced_user_value,
     walks_back,
 )
@@ -133,6 +134,7 @@ class _Candidates:
             or unsourced_user_value(draft)
             or needless_read(draft)
             or read_by_act(e.spec, draft.calls)
+            or sanctions_self(e, draft.calls)
             or empty_create(e.spec, draft.calls)
         )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
