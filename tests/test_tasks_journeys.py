@@ -2088,5 +2088,10 @@ def test_the_callers_own_row_is_read_by_the_tool_that_returns_it():
         draft = TaskDraft("store", "read", [first, again], shape="linear")
         assert execute(e, draft) is None
         assert rereads.drop_refetch(e, draft) == 1 and [c.tool for c in draft.calls] == ["get_my_profile"]
+        # a task whose user held back their own id has nothing left to ask for once a tool reads it (it raised)
+        held = GoldCall("get_customer", {"customer_id": me["customer_id"]}, {"customer_id": "user"})
+        draft = TaskDraft("store", "missing_info", [held], user_facts={"customer id": me["customer_id"]})
+        draft.withheld = ["customer id"]
+        assert journeys.humanize(e, draft, random.Random(0))[0] == "nothing_to_ask"
     finally:
         e.env.close()

@@ -127,6 +127,10 @@ def humanize(e: Env, draft: TaskDraft, rng: random.Random) -> Drop | None:
         del draft.user_facts[name]
     draft.user_facts.update(facts)
     if gone and set(draft.withheld) & set(gone):
+        if (
+            not facts
+        ):  # the withheld key was the caller's own row, which `get_me` reads: nothing left to ask for
+            return "nothing_to_ask", "the value the user held back is their own row, which a tool reads"
         draft.withheld = [w for w in draft.withheld if w not in gone] + [next(iter(facts))]
     draft.lookups = n
     merge_repeated_lookups(draft)
