@@ -769,3 +769,17 @@ def test_a_projects_made_up_title_names_no_company():
     from envscale.env.data.labels import LABELS
 
     assert not any("{company}" in template for template in LABELS["project"])
+
+
+def test_a_cabin_is_set_to_a_temperature_people_live_at():
+    """Seed 92's readers: "set the cabin to 2.70 degrees in heat mode". A car's, a room's or a thermostat's
+    temperature is one people set (16-28 degrees); the weather's may be anything."""
+    number = {"type": "number"}
+    for table, column in (
+        ("vehicles", "temperature"),
+        ("climate_controls", "target_temperature"),
+        ("rooms", "temp"),
+    ):
+        assert column_meaning(table, column, number) == "num:setpoint", (table, column)
+        assert all(16 <= column_value(table, column, number, random.Random(i), NOW) <= 28 for i in range(20))
+    assert column_meaning("weather", "temperature", number) != "num:setpoint"

@@ -1502,6 +1502,8 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:monthday"
     if name_words(column)[-1:] in (["status"], ["state"]):
         return "num:code"  # ExaVault's share `status` 0 or 1 ("set ... inactive by setting the status to 0"), never 98
+    if words & {"temperature", "temp"} and {singular_word(w) for w in name_words(table)} & _CLIMATES:
+        return "num:setpoint"  # a cabin or a room set to 21.5 degrees, never 2.7 (seed 92's readers)
     if "limit" in words and words & {"credit", "spending", "spend", "overdraft", "withdrawal", "transfer"}:
         return "num:budget"  # a credit limit is money ("change its credit limit to 2" read as a count)
     last = set(name_words(column)[-1:]) & ({"rate", "percent", "percentage", "pct", "ratio"} | _UNIT_WORDS)
@@ -1515,7 +1517,11 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
     return "num:int"
 
 
+_CLIMATES = frozenset("climate thermostat hvac cabin heating cooling ac room zone vehicle car".split())
+"""Things set to a temperature people live at."""
+
 NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
+    "setpoint": (16, 28, 1),
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
     "weekday": (0, 6, 0), "monthday": (1, 28, 0), "pet_age": (1, 15, 0), "code": (0, 1, 0),
 }  # fmt: skip
