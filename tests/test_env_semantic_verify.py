@@ -1176,3 +1176,58 @@ def test_a_new_part_always_names_what_it_is_of():
         rows = env.dump()
         calls = [valid_call(env, tool, rows, random.Random(seed))[0] for seed in range(12)]
     assert all("product_id" in args for args in calls), calls
+
+
+def test_a_place_a_call_writes_is_one_place():
+    """Seed 92's readers: an update set a billing city Lyon in the state of Tennessee, the street left in Singapore.
+    The parts of a place one call writes are one place's: the address names the city, the state is the city's."""
+    import random
+
+    from envscale.env.data.vocabulary import PLACES
+    from envscale.materialize.verify import valid_call
+
+    S, N = {"type": "string"}, {"type": "string", "nullable": True}
+    place_args = {"billing_city": S, "billing_state": S, "billing_address": S}
+    spec = {
+        "name": "crm",
+        "description": "Companies.",
+        "tables": {
+            "companies": {
+                "primary_key": "company_id",
+                "columns": {
+                    "company_id": S,
+                    "name": N,
+                    "billing_city": N,
+                    "billing_state": N,
+                    "billing_address": N,
+                },
+            }
+        },
+        "tools": [
+            {
+                "name": "update_company",
+                "description": "Update a company's billing address.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"company_id": S, **place_args},
+                    "required": ["company_id", *place_args],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "companies",
+                    "key": {"company_id": "company_id"},
+                    "set": {c: c for c in place_args},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    regions = {p.city: {p.region, p.region_code} for p in PLACES}
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        for seed in range(8):
+            args, _ = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            assert args["billing_city"] in args["billing_address"], args
+            assert args["billing_state"] in regions[args["billing_city"]], args

@@ -91,6 +91,7 @@ from envscale.env.data import (
     about_subject,
     column_value,
     id_prefix,
+    one_place_values,
     parse_now,
     schema_accepts,
     schema_value,
@@ -532,6 +533,7 @@ def _valid_call(
     _prose_about_subject(env, table, bound, props, args, target if op["type"] == "update" else None, rng)
     if op["type"] in ("insert", "update"):
         _one_person(env, rows, table, bound, props, args, target if op["type"] == "update" else None)
+        _one_place(env, rows, table, bound, props, args, rng)
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     route = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")
@@ -776,6 +778,31 @@ def _name_in(row: dict[str, Any] | None) -> tuple[str, str] | None:
     if parts and (not isinstance(first, str) or first.lower() == parts[1]):
         return parts[1].capitalize(), parts[2].capitalize()
     return None
+
+
+def _one_place(
+    env: Environment,
+    rows: dict[str, list[dict]],
+    table: str,
+    bound: dict[str, str],
+    props: dict[str, Any],
+    args: dict[str, Any],
+    rng: random.Random,
+) -> None:
+    """The parts of a place a call writes are one place's: drawn apart, an update set a billing city Lyon in the state
+    of Tennessee with the street left in Singapore (seed 92's readers). Where a call writes two parts or more, each is
+    of one place, as far as the column and the argument take it."""
+    columns = env.spec["tables"][table]["columns"]
+    given = {
+        c: columns[c] for c, a in bound.items() if a in args and isinstance(args[a], str) and c in columns
+    }
+    place = one_place_values(table, given, rng, parse_now(env.spec))
+    if len(place) < 2:
+        return
+    for column, value in place.items():
+        arg = bound[column]
+        if _write_accepts(env, rows, table, column, None, value) and schema_accepts(props[arg], value):
+            args[arg] = value
 
 
 def _one_person(

@@ -105,6 +105,7 @@ from envscale.env.data.values import (
     digit_keys,
     format_id,
     id_prefix,
+    one_place_values,
     subject_and_prose,
 )
 from envscale.env.data.vocabulary import (
@@ -122,6 +123,7 @@ __all__ = [
     "build_state",
     "column_meaning",
     "column_value",
+    "one_place_values",
     "filler_counts",
     "filler_share",
     "digit_keys",

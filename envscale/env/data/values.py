@@ -1290,6 +1290,37 @@ def column_value(
     return typed(column_spec, value_maker(c)(0))
 
 
+_PLACE_PARTS = frozenset(
+    ("city", "state", "country", "country_code", "zip", "street", "address", "location", "timezone")
+)
+
+
+def one_place_values(
+    table: str, columns: dict[str, dict[str, Any]], rng: random.Random, now: dt.datetime
+) -> dict[str, Any]:
+    """Values of one place for the place columns among `columns` (`{column: column spec}`): a city, its state, its
+    country, a street of it, in each column's shape; columns that say no part of a place are left out, and nothing
+    at all where fewer than two do (then `rng` is not drawn from). Drawn apart, an update set a billing city Lyon in
+    the state of Tennessee with the street left in Singapore (seed 92's readers)."""
+    parts = {
+        column: meaning
+        for column, cspec in columns.items()
+        if cspec.get("type") == "string"
+        and (meaning := column_meaning(table, column, cspec)).split(":")[0] in _PLACE_PARTS
+    }
+    if len(parts) < 2:
+        return {}
+    place = rng.choice(PLACES)
+    fake = faker_for(str(rng.getrandbits(64)))
+    out: dict[str, Any] = {}
+    for column, meaning in parts.items():
+        cspec = columns[column]
+        texts = column_texts(cspec, ())
+        c = Col(table, column, cspec, meaning, fake.random, fake, now, texts=texts, places=[place])
+        out[column] = string_value(c, 0)
+    return out
+
+
 def typed(column_spec: dict[str, Any], value: Any) -> Any:
     if column_spec["type"] == "integer" and isinstance(value, float):
         return int(value)
