@@ -796,10 +796,9 @@ def _one_place(
     given = {
         c: columns[c] for c, a in bound.items() if a in args and isinstance(args[a], str) and c in columns
     }
-    place = one_place_values(table, given, rng, parse_now(env.spec))
-    if len(place) < 2:
-        return
-    for column, value in place.items():
+    for column, value in one_place_values(
+        table, given, rng, parse_now(env.spec)
+    ).items():  # none below two parts
         arg = bound[column]
         if _write_accepts(env, rows, table, column, None, value) and schema_accepts(props[arg], value):
             args[arg] = value

@@ -518,29 +518,14 @@ def _own_row(e: Env, table: str, row: dict) -> Found | None:
     """The caller's own row, read by the tool that returns it (PocketSmith's `get_me` for `/users/{id}/accounts`):
     the user says nothing, the agent reads who they are. Seed 91: PocketSmith had no task at all, every route under
     the user's id being "a key no person knows"."""
-    session = e.session_row
-    if not session or (e.spec.get("session") or {}).get("table") != table:
+    session, reader = e.session_row, e.own_reader
+    if not session or reader is None or e.tools[reader]["operation"]["table"] != table:
         return None
-    pk = e.pk(table)
-    if session.get(pk) != row.get(pk):
+    if session.get(e.pk(table)) != row.get(e.pk(table)):
         return None
-    for tool in e.reads:
-        op = tool["operation"]
-        key = op.get("key") or {}
-        required = (tool.get("parameters") or {}).get("required") or []
-        if (
-            op["type"] == "get"
-            and op["table"] == table
-            and isinstance(key.get(pk), dict)
-            and "session" in key[pk]
-        ):
-            e.env.restore(e.initial)
-            obs = e.env.step(tool["name"], {})
-            if not required and obs.get("ok") and isinstance(obs.get("result"), dict):
-                found = Found([GoldCall(tool["name"], {}, {})], {}, (0, None))
-                found.notes.append(f"the caller's own {table} row, read by {tool['name']}")
-                return found
-    return None
+    found = Found([GoldCall(reader, {}, {})], {}, (0, None))
+    found.notes.append(f"the caller's own {table} row, read by {reader}")
+    return found
 
 
 def _searched(

@@ -47,7 +47,9 @@ from envscale.env import Environment
 from envscale.judge import call_parts, reset_env, score_trajectory
 from envscale.judge.provenance import parse_provenance
 from envscale.tasks.model import Drop, TaskDraft
+from envscale.words.inflect import singular
 from envscale.words.names import tokens
+from envscale.words.semantics import PERSON_ENTITIES
 
 __all__ = ["Deduper", "empty_passes", "leaks", "replay_differs", "rereads_row"]
 
@@ -530,11 +532,12 @@ def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
                 "empty_create",
                 f"call {i} ({call.tool}) adds a {op.get('table')} row with nothing but its keys",
             )
-        head = re.split(r"_", str(op.get("table") or ""))[-1].rstrip("s")
+        head = singular(str(op.get("table") or "")).split("_")[-1]
         people = [
             c
             for c, cs in columns.items()
-            if re.split(r"_", str(cs.get("references") or ""))[-1].rstrip("s") in _PEOPLE and c in call.result
+            if singular(str(cs.get("references") or "")).split("_")[-1] in PERSON_ENTITIES
+            and c in call.result
         ]
         if head in _ROLES and people and all(call.result.get(c) in (None, "") for c in people):
             # seed 92's readers: "a project member with a cost and a rate but no user"
@@ -550,6 +553,5 @@ def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
 
 
 _ROLES = frozenset("member participant attendee assignee subscriber follower collaborator registrant".split())
-_PEOPLE = frozenset("user contact people person employee customer member account".split())
 _OWN_NAMES = frozenset("name title subject display_name displayname label".split())
 """Columns a row is called by: a create that can name its row and leaves them empty makes a thing no one can name."""

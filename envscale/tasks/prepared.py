@@ -62,6 +62,26 @@ class Env:
         return self.spec["tables"][table]["primary_key"]
 
     @functools.cached_property
+    def own_reader(self) -> str | None:
+        """The read that returns the caller's own row and takes no argument (`get_me`: a get keyed by the session),
+        where it answers; read once per environment, `tasks.finding` asks it for every lookup of that row."""
+        table = (self.spec.get("session") or {}).get("table")
+        if not self.session_row or table not in self.spec["tables"]:
+            return None
+        pk = self.pk(table)
+        for tool in self.reads:
+            op, params = tool["operation"], tool.get("parameters") or {}
+            key = (op.get("key") or {}).get(pk)
+            if op["type"] != "get" or op["table"] != table or params.get("required"):
+                continue
+            if isinstance(key, dict) and "session" in key:
+                self.env.restore(self.initial)
+                obs = self.env.step(tool["name"], {})
+                if obs.get("ok") and isinstance(obs.get("result"), dict):
+                    return tool["name"]
+        return None
+
+    @functools.cached_property
     def name_keys(self) -> frozenset[str]:
         """The keys of the world's rows that are names (`rg-billing-main-11`, `vault-data-07`: a key format `name`):
         what their owners call them."""
