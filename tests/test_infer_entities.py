@@ -286,6 +286,21 @@ def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
         "properties": {"status": _S, "line_items": {"type": "array", "items": {"properties": {"sku": _S}}}}
     }
     assert set(output_fields(row)) == {"status", "line_items"}  # a row's own status and list stay
+    # Azure's and OData's list `{value: [...], nextLink}` (an Automation variable had `value` and `next_link`
+    # columns, and openapi-sample tasks asked for "the next link of the namespace"), AWS's `{Items: [...], NextToken}`
+    arm = {
+        "properties": {
+            "nextLink": _S,
+            "value": {"type": "array", "items": {"properties": {"id": _S, "name": _S, "description": _S}}},
+        }
+    }
+    assert set(output_fields(arm)) == {"id", "name", "description"}
+    odata = {"properties": {"@odata.nextLink": _S, "@odata.count": _I, "id": _S, "name": _S}}
+    assert set(output_fields(odata)) == {"id", "name"}
+    aws = {"properties": {"NextToken": _S, "Items": {"type": "array", "items": {"properties": {"Arn": _S}}}}}
+    assert set(output_fields(aws)) == {"Arn"}
+    pair = {"properties": {"name": _S, "value": {"type": "object", "properties": {"x": _S}}}}
+    assert set(output_fields(pair)) == {"name", "value"}  # a row of a name and its value stays one
     # Billbee's envelope: how the call went (paging, error code and text) around the customer it returns
     billbee = {
         "properties": {
@@ -2104,3 +2119,98 @@ def test_an_integer_route_key_of_a_row_kept_by_digits_names_that_row():
     key = env.dump()["orders"][0]["order_id"]
     obs = env.step("sendMessage", {"id": int(key), "subject": "Where is my parcel?"})
     assert obs["ok"] and obs["result"]["order_id"] == key, obs
+
+
+def test_a_table_keyed_by_its_name_gets_no_second_name():
+    """Azure's `/resourceGroups/{resourceGroupName}/automationAccounts/{automationAccountName}/variables/{variableName}`:
+    the resource group and the account are known by the names in the route, so their tables hold no made-up `name`
+    beside them (a resource group "rg-billing-prod" was named "New Hires 2025", an automation account "Sullivan
+    Inc"); a table keyed by an id still gets a name a person can refer to it by."""
+    variable = {"type": "object", "properties": {"name": _S, "value": _S, "description": _S}}
+    route = "/resourceGroups/{resourceGroupName}/automationAccounts/{automationAccountName}/variables"
+    keys = {"resourceGroupName": _ID, "automationAccountName": _ID}
+    tools = [
+        api_tool("Variable_List", "GET", route, keys, list(keys), variable, group="Files API"),
+        api_tool(
+            "Variable_Get",
+            "GET",
+            route + "/{variableName}",
+            {**keys, "variableName": _ID},
+            [*keys, "variableName"],
+            variable,
+            group="Files API",
+        ),
+        api_tool(
+            "Variable_CreateOrUpdate",
+            "PUT",
+            route + "/{variableName}",
+            {**keys, "variableName": _ID, "value": _S, "description": _S},
+            [*keys, "variableName"],
+            variable,
+            group="Files API",
+        ),
+        api_tool(
+            "Notes_Get",
+            "GET",
+            "/owners/{ownerId}/notes/{noteId}",
+            {"ownerId": _ID, "noteId": _ID},
+            ["ownerId", "noteId"],
+            {"type": "object", "properties": {"text": _S}},
+            group="Files API",
+        ),
+    ]
+    spec = _spec(tools, name="automation")
+    stubs = {
+        t: set(s["columns"])
+        for t, s in spec["tables"].items()
+        if any(c.get("references") == t for u in spec["tables"].values() for c in u["columns"].values())
+    }
+    named = {t: cols for t, cols in stubs.items() if t not in ("owners",)}
+    assert named and all(cols == {spec["tables"][t]["primary_key"]} for t, cols in named.items()), stubs
+    assert "name" in spec["tables"]["owners"]["columns"]
+
+
+def test_a_field_only_a_response_shows_keeps_its_format():
+    """Azure's variable has `properties.creationTime` of `format: date-time`, which no argument sets: its column
+    held "11:30" (a time of day, read from the name alone); it holds moments now, and a `format: email` field
+    holds addresses."""
+    from envscale.env import Environment
+
+    variable = {
+        "type": "object",
+        "properties": {
+            "name": _S,
+            "creationTime": {"type": "string", "format": "date-time"},
+            "ownerContact": {"type": "string", "format": "email"},
+        },
+    }
+    tools = [
+        api_tool("Variable_List", "GET", "/variables", {}, [], variable, group="Files API"),
+        api_tool(
+            "Variable_Get",
+            "GET",
+            "/variables/{variableName}",
+            {"variableName": _ID},
+            ["variableName"],
+            variable,
+            group="Files API",
+        ),
+        api_tool(
+            "Variable_Delete",
+            "DELETE",
+            "/variables/{variableName}",
+            {"variableName": _ID},
+            ["variableName"],
+            None,
+            group="Files API",
+        ),
+    ]
+    spec = _spec(tools, name="automation")
+    columns = spec["tables"]["variables"]["columns"]
+    assert columns["creation_time"].get("generator") == "datetime"
+    env = Environment(spec)
+    rows = env.dump()["variables"]
+    env.close()
+    moments = [r["creation_time"] for r in rows if r["creation_time"]]
+    assert moments and all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d", m) for m in moments), moments
+    assert all("@" in r["owner_contact"] for r in rows if r["owner_contact"])

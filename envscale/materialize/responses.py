@@ -66,6 +66,23 @@ PAGE_FIELDS = frozenset(
         "totalitems",
         "total_elements",
         "totalelements",
+        # OData's and Azure's `{value: [...], nextLink}`, AWS's `{Items: [...], NextToken}`: the next page's address
+        "nextlink",
+        "next_link",
+        "@odata.nextlink",
+        "odata.nextlink",
+        "@odata.count",
+        "odata.count",
+        "@odata.context",
+        "odata.context",
+        "nexttoken",
+        "next_token",
+        "nextmarker",
+        "next_marker",
+        "continuationtoken",
+        "continuation_token",
+        "skiptoken",
+        "skip_token",
     }
 )
 """Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""
@@ -120,7 +137,7 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
 }
 """The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
 _WRAPPERS = frozenset(
-    {"items", "data", "results", "records", "values", "result", "content", "entries", "payload"}
+    {"items", "data", "results", "records", "values", "value", "result", "content", "entries", "payload"}
 )
 _ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "href", "start", "end"})
 """Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
