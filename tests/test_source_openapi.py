@@ -496,3 +496,42 @@ def test_a_body_that_wraps_the_row_gives_the_row_s_fields_as_arguments(tmp_path)
     assert imported.annotations["body_wrapper"] == "transaction"
     assert set(tools["patchTransactions"].parameters["properties"]) == {"budget_id", "payload", "dry_run"}
     assert "body_wrapper" not in tools["patchTransactions"].annotations
+
+
+def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
+    """Azure Resource Manager's `PUT .../variables/{variableName}` takes `{name, properties: {value, description,
+    isEncrypted}}`: the variable's value and description are arguments beside `name` (one `properties` argument was
+    stored whole as a JSON column, and the variable's `value` was never set); a `properties` member whose fields
+    clash with the body's own is left whole."""
+    inner = {"type": "object", "properties": {"value": {"type": "string"}, "description": {"type": "string"}}}
+    arm = {
+        "type": "object",
+        "required": ["name", "properties"],
+        "properties": {"name": {"type": "string"}, "properties": inner},
+    }
+    clash = {"type": "object", "properties": {"value": {"type": "string"}, "properties": inner}}
+    key = {"name": "variableName", "in": "path", "required": True, "schema": {"type": "string"}}
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "Automation", "version": "2015-10-31"},
+        "paths": {
+            "/variables/{variableName}": {
+                "put": {
+                    "operationId": "Variable_CreateOrUpdate",
+                    "parameters": [key],
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": arm}}},
+                },
+                "patch": {
+                    "operationId": "Variable_Update",
+                    "parameters": [key],
+                    "requestBody": {"content": {"application/json": {"schema": clash}}},
+                },
+            }
+        },
+    }
+    _, items = read_openapi_text(json.dumps(spec), str(tmp_path / "api.json"))
+    tools = {t.name: t for t in items}
+    put = tools["Variable_CreateOrUpdate"]
+    assert set(put.parameters["properties"]) == {"variableName", "name", "value", "description"}
+    assert put.annotations["body_wrapper"] == "properties"
+    assert set(tools["Variable_Update"].parameters["properties"]) == {"variableName", "value", "properties"}

@@ -13,6 +13,8 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
 - An object body (or `allOf` of objects) is flattened into the parameters, any other body is one
   property `body`; body fields are required only if the body is, and `readOnly` ones are left
   out. `annotations["request_content_type"]` has the media type used.
+- A query `api-version` without an `enum` or a `default` (Azure Resource Manager's) gets the one value
+  its example or the document's `info.version` gives, as `enum` and `default`.
 - A recursive `$ref` is cut to `{"type": ..., "description": "(recursive reference to X)"}`, and
   so is any `$ref` past the first `MAX_INLINED_REFS` of an operation (densely linked specs).
 - Without `operationId`, `GET /pets/{petId}` is named `get_pets_by_petId`. Webhooks and callbacks
@@ -389,6 +391,12 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
             prop["examples"] = [param["example"]]
         if param.get("style") == "deepObject":  # `?name[like]=palace`: conditions by operator
             prop["x-style"] = "deepObject"
+        if where == "query" and _API_VERSION.fullmatch(name) and not {"enum", "const", "default"} & set(prop):
+            version = _example(param) or _root_version(res)
+            if isinstance(version, str) and version:
+                # Azure's `api-version`: the version of the API this document describes, one value the client
+                # sends with every call (its example, else `info.version`), never a value a user picks or states
+                prop.update({"enum": [version], "default": version})
         _add(props, required, name, prop, where, where == "path" or param.get("required") is True)
     tags = [str(t) for t in op.get("tags") or []]
     notes = {"method": method.upper(), "path": route, "tags": tags, "deprecated": bool(op.get("deprecated"))}
@@ -432,6 +440,25 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         annotations=notes,
         raw=clip_nesting(op),
     )
+
+
+_API_VERSION = re.compile(r"api[-_.]?version", re.IGNORECASE)
+
+
+def _example(param: dict) -> Any:
+    """The value a parameter's `example` or first `examples` entry gives, or `None`."""
+    if "example" in param:
+        return param["example"]
+    examples = param.get("examples")
+    first = next(iter(examples.values()), None) if isinstance(examples, dict) and examples else None
+    return first.get("value") if isinstance(first, dict) else None
+
+
+def _root_version(res: _Resolver) -> Any:
+    """The `info.version` of the document the operations come from."""
+    root = next(iter(res.docs.values()), None)
+    info = root.get("info") if isinstance(root, dict) else None
+    return info.get("version") if isinstance(info, dict) else None
 
 
 def _add(props: dict, required: list, name: str, prop: dict, where: str, is_required: bool) -> None:
@@ -500,6 +527,12 @@ def _body_wrapper(fields: dict | None, route: str) -> str | None:
         name = next(iter(members))
         inner = _object_fields(members[name])
         return name if inner and inner["properties"] else None
+    inner = _object_fields(members.get("properties"))
+    if inner and inner["properties"] and not set(inner["properties"]) & (set(members) - {"properties"}):
+        # Azure Resource Manager's `{name, location, tags, properties: {...}}`: the resource's own fields sit in
+        # `properties` (its SDKs flatten them, `x-ms-client-flatten`); a variable's value and description are
+        # arguments beside its location, never one `properties` object stored whole beside them
+        return "properties"
     statics = [s for s in route.strip("/").split("/") if s and not s.startswith(("{", ":"))]
     if not statics:
         return None
