@@ -1274,9 +1274,12 @@ def described_fields(entity: str, schemas: list[Any]) -> dict[str, Any]:
 def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> None:
     """A table of keys alone (made for a key that names it, or read by tools that say nothing of its rows)
     holds the columns the API's schemas give its entity (`described_fields`), and at least a `name` a
-    person can refer to it by. A table some tool writes keeps what its writes give it."""
+    person can refer to it by, unless its key is its name (`resourceGroupName`). A table some tool writes keeps what its writes give it."""
     written = {u.table for u in uses if u.meaning.effect != "read"}
     schemas = [s for tool in tools for s in (tool.get("output_schema"), tool.get("parameters")) if s]
+    named = {  # tables known by their names: Azure's `/resourceGroups/{resourceGroupName}`, `{automationAccountName}`
+        target for (_, column), target in tables.explicit.items() if column.endswith("_name")
+    }
     for table, t in tables.tables.items():
         keys = {
             c for c in t["columns"] if c == t["primary_key"] or key_entity(c) or (table, c) in tables.explicit
@@ -1284,7 +1287,9 @@ def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> Non
         if table in written or set(t["columns"]) != keys:
             continue
         fields = described_fields(t["entity"], schemas)
-        if not any(json_type(s) == "string" for s in fields.values()):
+        if table not in named and not any(json_type(s) == "string" for s in fields.values()):
+            # a name a person can refer to it by; a table keyed by its name has one (a resource group's
+            # "rg-billing-prod" was named "New Hires 2025" beside it, an automation account "Sullivan Inc")
             fields.setdefault("name", {"type": "string", "description": f"The {t['entity']}'s name."})
         for column, schema in fields.items():
             tables.column(
@@ -1538,12 +1543,23 @@ def _unify(observed: list[Any]) -> dict:
         and all(isinstance(e, list) and e and all(isinstance(v, str) for v in e) for e in enums)
     ):
         col["enum"] = list(dict.fromkeys(v for e in enums for v in e))
+    formats = {s.get("format") for s in observed if isinstance(s, dict) and isinstance(s.get("format"), str)}
+    if col["type"] == "string" and "enum" not in col and len(formats) == 1:
+        # a field only a response shows keeps what its schema says it is: Azure's `creationTime` of
+        # `format: date-time` held "11:30"
+        generator = _FORMAT_GENERATORS.get(formats.pop())
+        if generator:
+            col["generator"] = generator
     desc = next(
         (s.get("description") for s in observed if isinstance(s, dict) and s.get("description")), None
     )
     if isinstance(desc, str):
         col["description"] = desc[:300]
     return col
+
+
+_FORMAT_GENERATORS = {"date-time": "datetime", "date": "date", "email": "email", "uuid": "uuid", "uri": "url"}
+"""The data generator of a string column whose schemas all state this `format`."""
 
 
 def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
