@@ -21,16 +21,56 @@ from .prepared import Env
 
 def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
     """`(column, argument)` of an update that sets one status-like column (a `status`/`state` column or an
-    enum) and nothing else, if it is one."""
+    enum): the only column it sets, or the one status among columns its other optional arguments set (Azure's
+    `PUT .../smartDetectorAlertRules/{name}` sets a rule's `state` beside its description and frequency; the
+    branch's call sends the state alone)."""
     op = tool["operation"]
     sets = op.get("set") or {}
-    if op["type"] != "update" or len(sets) != 1:
+    if op["type"] != "update" or not sets:
         return None
-    column, binding = next(iter(sets.items()))
-    cspec = e.spec["tables"][op["table"]]["columns"].get(column) or {}
-    if not isinstance(binding, str) or not (cspec.get("enum") or re.search(r"(^|_)(status|state)$", column)):
+    columns = e.spec["tables"][op["table"]]["columns"]
+    named = [(c, b) for c, b in sets.items() if isinstance(b, str) and re.search(r"(^|_)(status|state)$", c)]
+    enums = [(c, b) for c, b in sets.items() if isinstance(b, str) and (columns.get(c) or {}).get("enum")]
+    chosen = named if len(named) == 1 else enums if not named and len(enums) == 1 else []
+    if not chosen:
+        return None
+    column, binding = chosen[0]
+    required = set((tool.get("parameters") or {}).get("required") or [])
+    if any(b in required for c, b in sets.items() if c != column and isinstance(b, str)):
+        return None  # another value the call must send: no change of status alone
+    if len(sets) > 1 and not isinstance(sets[column], str):
         return None
     return column, binding
+
+
+_NO_STATE = frozenset(
+    {"unknown", "none", "notspecified", "not_specified", "undefined", "invalid", "unspecified"}
+)
+
+
+def _passing(value: object) -> bool:
+    """Whether a status is one a service passes through or reports, never one a person asks for: an event hub
+    "Deleting" or "Renaming" (openapi-sample), an "Unknown" state."""
+    word = str(value).strip().lower()
+    return word in _NO_STATE or (len(word) > 5 and word.endswith("ing") and word.isalpha())
+
+
+def _read_args(e: Env, get: dict, row: dict, rng: random.Random) -> dict:
+    """The arguments of the get of `row`: its key, and where the get needs more (Azure's resource group and
+    account, its `api-version`) the row's own, as a call on that row sends them."""
+    garg = e.key_arg(get)
+    if not set((get.get("parameters") or {}).get("required") or []) - {garg}:
+        return {garg: row[e.pk(get["operation"]["table"])]}
+    read = e.call(get, rng, row)
+    return read[0] if read is not None else {}
+
+
+def _alone(e: Env, tool: dict, args: dict, column: str) -> dict:
+    """The arguments of a status change without the other values the update may set (a rule's new state,
+    never a new description drawn beside it)."""
+    sets = tool["operation"].get("set") or {}
+    others = {b for c, b in sets.items() if c != column and isinstance(b, str)}
+    return {a: v for a, v in args.items() if a not in others}
 
 
 def fallback_rank(column: str, value: str) -> tuple:
@@ -72,7 +112,8 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
         if built is None or arg not in built[0]:
             return None
         value = built[0][arg]
-    if isinstance(value, dict | list | bool) or value is None:
+        built = (_alone(e, tool, built[0], column), built[1])
+    if isinstance(value, dict | list | bool) or value is None or _passing(value):
         return None
     get = e.gets[table]
     garg = e.key_arg(get)
@@ -81,7 +122,7 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
     done = [  # rows already in that state, that the user may read (their own, where the get checks it)
         r
         for r in e.rows[table]
-        if r.get(column) == value and e.env.step(get["name"], {garg: r[pk]}).get("ok")
+        if r.get(column) == value and e.env.step(get["name"], _read_args(e, get, r, rng)).get("ok")
     ]
     take = "tell" if done and (built is None or rng.random() < 0.5) else "act"
     if take == "act" and (built is None or built[1] is None or built[1].get(column) == value):
@@ -104,15 +145,21 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
         # tell me when it was updated" or "its latest direct debit date" (readers found those contrived)
         ask = column
     karg = e.key_arg(tool)
-    if set((get.get("parameters") or {}).get("required") or []) - {garg}:
+    gargs = _read_args(e, get, row, rng)
+    if gargs.get(garg) != row[pk]:
         return None
     args = dict(built[0]) if built else {karg: row[pk]}
+    if (
+        take == "tell"
+    ):  # the write the user would have asked for, on the row told of (its own group and account)
+        args.update({a: v for a, v in gargs.items() if a in args})
     rest = {a: v for a, v in args.items() if a != karg}
     facts: dict[str, Any] = {}
     prov = e.provenance_user(tool, rest, facts)
+    gprov = e.provenance_user(get, {a: v for a, v in gargs.items() if a != garg}, facts)
     facts[fact_name(garg, get, e.spec)] = row[pk]
     write = GoldCall(tool["name"], {karg: row[pk], **rest}, {karg: f"call[0].{pk}", **prov}, write=True)
-    calls = [GoldCall(get["name"], {garg: row[pk]}, {garg: "user"})]
+    calls = [GoldCall(get["name"], gargs, {**gprov, garg: "user"})]
     if take == "act":
         calls.append(write)
     draft = TaskDraft(

@@ -392,3 +392,13 @@ def fact_name(arg: str, tool: dict, spec: dict) -> str:
     """
     names = tool_fact_names(tool, spec)
     return names.get(arg) or _arg_name(arg, tool_bindings(tool).get(arg), spec)
+
+
+def one_value(schema: Any) -> bool:
+    """Whether an argument's schema allows one value only (a `const`, or an `enum` of one non-null value)."""
+    if not isinstance(schema, dict):
+        return False
+    if "const" in schema:
+        return True
+    enum = [v for v in schema.get("enum") or [] if v is not None]
+    return len(enum) == 1

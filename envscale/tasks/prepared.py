@@ -29,7 +29,7 @@ from ..env import Environment
 from ..materialize.verify import valid_call
 from ..words.names import tokens
 from ..words.semantics import argument_role
-from .naming import fact_name
+from .naming import fact_name, one_value
 
 
 class Env:
@@ -107,15 +107,17 @@ class Env:
         return binding if isinstance(binding, str) and len(op.get("key") or {}) == 1 else None
 
     def call(
-        self, tool: dict, rng: random.Random, row: dict | None = None
+        self, tool: dict, rng: random.Random, row: dict | None = None, among: dict[str, list] | None = None
     ) -> tuple[dict, dict | None] | None:
         """A valid call of `tool` on the initial rows: `(arguments, row)`, `None` when there is none. Paging
         arguments take what an agent sends (`offset=0`, `count=10`), never a drawn value ("the offset is 6").
 
         With `row`, the call addresses that row of the tool's table: its other arguments are that row's (the
         collection in `GET /collections/{collection_id}/tickets/{ticket_id}` is the ticket's own, never the
-        collection of another ticket drawn for the call)."""
-        rows = self.rows if row is None else {**self.rows, tool["operation"]["table"]: [row]}
+        collection of another ticket drawn for the call). With `among`, the rows it references are drawn from those
+        (a new contact email of the user the request is about, made of that user's name)."""
+        rows = {**self.rows, **(among or {})}
+        rows = rows if row is None else {**rows, tool["operation"]["table"]: [row]}
         built = valid_call(self.env, tool, rows, rng)
         if built is None:
             return None
@@ -145,6 +147,8 @@ class Env:
             out[arg] = source
             if source == "constant" and argument_role(arg, props.get(arg)) == "pagination":
                 continue  # the agent pages as it likes: no fact the user states
+            if source == "constant" and one_value(props.get(arg)):
+                continue  # Azure's `api-version`: the one value the schema allows, which the agent reads there
             draft_facts[fact_name(arg, tool, self.spec)] = value
         return out
 

@@ -53,6 +53,7 @@ from .naming import (
     declared_meaning,
     entity_name,
     implied_table,
+    one_value,
     owned_tables,
     person_table,
     primary_key_of,
@@ -197,8 +198,11 @@ class Steps:
         names = tool_fact_names(tool, self.spec)
         args = []
         used: set[str] = set()
+        props = (tool.get("parameters") or {}).get("properties") or {}
         for arg, value in call.arguments.items():
             source = call.provenance.get(arg, "user")
+            if source == "constant" and one_value(props.get(arg)):
+                continue  # Azure's `api-version`: what the agent reads in the schema, never a request says
             a = Arg(arg, value, source, binds.get(arg))
             if not source.startswith("call["):
                 a.fact = self._find_fact(names.get(arg) or readable_words(arg), value, used)
