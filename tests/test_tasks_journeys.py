@@ -2095,3 +2095,148 @@ def test_the_callers_own_row_is_read_by_the_tool_that_returns_it():
         assert journeys.humanize(e, draft, random.Random(0))[0] == "nothing_to_ask"
     finally:
         e.env.close()
+
+
+def test_a_branch_reads_a_row_under_its_parent_and_changes_its_status_alone():
+    """Azure's `PUT .../alertRules/{ruleName}` sets a rule's `state` beside its description, and its get needs the
+    resource group too: no branch was ever built there (the openapi-sample had 4 of 166 tasks with a decision).
+    The branch's get names the row's own collection, and its write sends the status alone, never a subject drawn
+    beside it; both ways (done, or told) replay."""
+    spec = _collections_spec()
+    spec["tools"] = [t for t in spec["tools"] if t["name"] != "close_ticket"]
+    update = next(t for t in spec["tools"] if t["name"] == "update_ticket")
+    update["operation"]["set"] = {"status": "status", "subject": "subject"}
+    update["parameters"]["properties"].pop("priority")
+    update["parameters"]["properties"]["status"] = {"type": "string", "enum": ["open", "closed"]}
+    update["parameters"]["properties"]["subject"] = {"type": "string"}
+    e = Env({"spec": spec}, TasksConfig())
+    tickets = {r["ticket_id"]: r for r in e.rows["tickets"]}
+    taken = set()
+    for seed in range(60):
+        d = branches.branch(e, random.Random(seed))
+        if d is None or execute(e, d) is not None:
+            continue
+        taken.add(d.branch["taken"])
+        get = d.calls[0]
+        assert get.tool == "get_ticket"
+        assert get.arguments["collection_id"] == tickets[get.arguments["ticket_id"]]["collection_id"]
+        write = d.branch["write"]
+        assert "subject" not in write.arguments and "status" in write.arguments
+        assert write.arguments["collection_id"] == get.arguments["collection_id"]
+    assert taken == {"act", "tell"}
+    e.env.close()
+
+
+def test_a_row_added_to_the_one_the_request_is_about_is_drawn_for_it():
+    """Seed 93's readers (three tasks of thirty): "update the expiration hours of user laura.thompson02, then create
+    a new email for it with email address wen.lloyd@example.com": the new contact email was drawn for another user,
+    then moved to Laura. A row added to the first is drawn for it, so its email is of Laura's name."""
+    S, N = {"type": "string"}, {"type": "string", "nullable": True}
+    user_arg = {"type": "string", "x-in": "path"}
+    spec = {
+        "name": "oncall",
+        "description": "On-call users and their contact methods.",
+        "tables": {
+            "users": {
+                "primary_key": "username",
+                "columns": {
+                    "username": S,
+                    "first_name": N,
+                    "last_name": N,
+                    "expiration_hours": {"type": "number", "nullable": True},
+                },
+            },
+            "emails": {
+                "primary_key": "email_id",
+                "columns": {
+                    "email_id": S,
+                    "user": {"type": "string", "nullable": True, "references": "users"},
+                    "email": N,
+                    "label": N,
+                },
+            },
+        },
+        "data": {"rows": {"users": 8, "emails": 8}},
+        "tools": [
+            {
+                "name": "get_user",
+                "description": "Get a user.",
+                "kind": "read",
+                "parameters": {"type": "object", "properties": {"user": user_arg}, "required": ["user"]},
+                "operation": {"type": "get", "table": "users", "key": {"username": "user"}},
+            },
+            {
+                "name": "update_user",
+                "description": "Update a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"user": user_arg, "expirationHours": {"type": "number"}},
+                    "required": ["user", "expirationHours"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "users",
+                    "key": {"username": "user"},
+                    "set": {"expiration_hours": "expirationHours"},
+                    "returns": "row",
+                },
+            },
+            {
+                "name": "add_email",
+                "description": "Create a contact email for a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "user": user_arg,
+                        "email": {"type": "string", "format": "email"},
+                        "label": S,
+                    },
+                    "required": ["user", "email", "label"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "emails",
+                    "values": {"user": "user", "email": "email", "label": "label"},
+                    "generate": {"email_id": "id"},
+                    "returns": "row",
+                },
+            },
+        ],
+    }
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    users = {u["username"]: u for u in e.rows["users"]}
+    checked = 0
+    for seed in range(80):
+        d = journeys.related_writes(e, random.Random(seed))
+        if d is None or d.calls[-1].tool != "add_email" or d.calls[1].tool != "update_user":
+            continue
+        owner = users[d.calls[-1].arguments["user"]]
+        local = d.calls[-1].arguments["email"].split("@")[0]
+        assert local.startswith(f"{owner['first_name']}.{owner['last_name']}".lower()), (local, owner)
+        checked += 1
+    assert checked >= 3
+    e.env.close()
+
+
+def test_a_branch_never_asks_for_a_state_a_service_passes_through():
+    """An event hub "marked as Deleting, unless it is already Deleting" (openapi-sample): a state the service
+    passes through or reports (`Deleting`, `Renaming`, `Unknown`) is no state a person asks for."""
+    spec = _collections_spec()
+    update = next(t for t in spec["tools"] if t["name"] == "update_ticket")
+    update["operation"]["set"] = {"status": "status"}
+    update["parameters"]["properties"].pop("priority")
+    states = ["Active", "Disabled", "Deleting", "Renaming", "Unknown"]
+    update["parameters"]["properties"]["status"] = {"type": "string", "enum": states}
+    spec["tables"]["tickets"]["columns"]["status"]["enum"] = states
+    spec["tools"] = [t for t in spec["tools"] if t["name"] != "close_ticket"]
+    e = Env({"spec": spec}, TasksConfig())
+    values = set()
+    for seed in range(80):
+        d = branches.branch(e, random.Random(seed))
+        if d is not None:
+            values.add(d.branch["value"])
+    assert values and values <= {"Active", "Disabled"}, values
+    e.env.close()

@@ -386,7 +386,11 @@ def related_writes(e: Env, rng: random.Random, kind: str = "write") -> TaskDraft
         args, a = built
         table = first["operation"]["table"]
         pk, other = e.pk(table), second["operation"]["table"]
-        built2 = e.call(second, rng)
+        # a new row that references the first is drawn for it (Laura's new contact email is Laura's, never
+        # wen.lloyd@, drawn for another user; seed 93's readers)
+        built2 = e.call(
+            second, rng, among={table: [a]} if how.startswith("adds:") and other != table else None
+        )
         if built2 is None:
             continue
         args2 = dict(built2[0])
