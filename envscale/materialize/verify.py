@@ -917,7 +917,7 @@ _YEAR_AT_END = re.compile(r"\b(19|20)(\d\d)$")
 
 def _new_editions(table: str, column: str, current: Any, year: int, rng: random.Random) -> list[str]:
     """New names for a thing renamed, best first: a new edition of its own name or title ("Refund Policy 2026" for
-    `year` 2026, "Backup Group v2", "Win-back September 2026" for "... 2025"). Seed 88's readers found "Parental Leave Policy"
+    `year` 2026, "Backup Group (old)", "Backup Group - archived", "Win-back September 2026" for "... 2025"). Seed 88's readers found "Parental Leave Policy"
     renamed to "Code of Conduct", a made-up name of another thing. None for a person (never renamed so) or for a
     column that is not the row's own name."""
     words = [w for w in tokens(column) if w not in _OWN_NAME_WORDS]
@@ -931,7 +931,9 @@ def _new_editions(table: str, column: str, current: Any, year: int, rng: random.
     dated = _YEAR_AT_END.search(current)  # never `year` again: "Contractors None" (seed 92's readers)
     if dated:
         return [f"{current[: dated.start()]}{int(dated.group(0)) + 1}"]
-    editions = [f"{current} {year}", f"{current} v2"]
+    # what people rename a thing to when they replace or retire it; "Regional Managers v2" read as a generator's
+    # (both seed-93 readers)
+    editions = [f"{current} {year}", f"{current} (old)", f"{current} - archived"]
     rng.shuffle(editions)
     return editions
 
