@@ -502,7 +502,7 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
     """Azure Resource Manager's `PUT .../variables/{variableName}` takes `{name, properties: {value, description,
     isEncrypted}}`: the variable's value and description are arguments beside `name` (one `properties` argument was
     stored whole as a JSON column, and the variable's `value` was never set); a `properties` member whose fields
-    clash with the body's own is left whole."""
+    clash with the body's own is left whole. Its `api-version` is the one value the document gives."""
     inner = {"type": "object", "properties": {"value": {"type": "string"}, "description": {"type": "string"}}}
     arm = {
         "type": "object",
@@ -511,6 +511,7 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
     }
     clash = {"type": "object", "properties": {"value": {"type": "string"}, "properties": inner}}
     key = {"name": "variableName", "in": "path", "required": True, "schema": {"type": "string"}}
+    version = {"name": "api-version", "in": "query", "required": True, "schema": {"type": "string"}}
     spec = {
         "openapi": "3.0.0",
         "info": {"title": "Automation", "version": "2015-10-31"},
@@ -518,7 +519,7 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
             "/variables/{variableName}": {
                 "put": {
                     "operationId": "Variable_CreateOrUpdate",
-                    "parameters": [key],
+                    "parameters": [key, version],
                     "requestBody": {"required": True, "content": {"application/json": {"schema": arm}}},
                 },
                 "patch": {
@@ -532,6 +533,16 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
     _, items = read_openapi_text(json.dumps(spec), str(tmp_path / "api.json"))
     tools = {t.name: t for t in items}
     put = tools["Variable_CreateOrUpdate"]
-    assert set(put.parameters["properties"]) == {"variableName", "name", "value", "description"}
+    assert set(put.parameters["properties"]) == {
+        "variableName",
+        "api-version",
+        "name",
+        "value",
+        "description",
+    }
     assert put.annotations["body_wrapper"] == "properties"
+    # its `api-version` is the document's, a default the client sends, never a value a caller picks
+    assert put.parameters["properties"]["api-version"]["enum"] == ["2015-10-31"]
+    assert put.parameters["properties"]["api-version"]["default"] == "2015-10-31"
+    assert "api-version" not in put.parameters["required"]
     assert set(tools["Variable_Update"].parameters["properties"]) == {"variableName", "value", "properties"}

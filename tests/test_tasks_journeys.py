@@ -2240,3 +2240,33 @@ def test_a_branch_never_asks_for_a_state_a_service_passes_through():
             values.add(d.branch["value"])
     assert values and values <= {"Active", "Disabled"}, values
     e.env.close()
+
+
+def test_the_api_version_the_client_sends_is_never_said_by_the_user():
+    """Azure's every call takes `api-version`, one value its document gives: "The API version is 5.16.7" was in
+    every request of the openapi-sample's Azure worlds. It is the client's (`envscale.sources.openapi` makes it a
+    one-value default); no request, fact or instruction says it, whether a call sends it or not."""
+    spec = _collections_spec()
+    version = {"type": "string", "enum": ["2015-10-31"], "default": "2015-10-31", "x-in": "query"}
+    for tool in spec["tools"]:
+        tool["parameters"]["properties"]["api-version"] = dict(version)
+    validate_spec(spec)
+    kept, _ = env_tasks(
+        {"spec": spec}, TasksConfig(tasks_per_env=10, replay_check=False), [], random.Random(0)
+    )
+    assert kept
+    for task in kept:
+        text = json.dumps([task["first_message"], task["instructions"], task["requests"]])
+        assert "2015-10-31" not in text and "api version" not in text.lower(), text
+    e = Env({"spec": spec}, TasksConfig())
+    said = []
+    for seed in range(40):  # a call that sends it says nothing of it either
+        d = branches.branch(e, random.Random(seed))
+        if d is None:
+            continue
+        for call in d.calls:
+            call.arguments["api-version"] = "2015-10-31"
+            call.provenance["api-version"] = "constant"
+        said.append(write_instructions(d, e.spec, random.Random(seed)).first_message)
+    assert said and not any("2015-10-31" in m or "API version" in m for m in said), said
+    e.env.close()

@@ -14,7 +14,8 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
   property `body`; body fields are required only if the body is, and `readOnly` ones are left
   out. `annotations["request_content_type"]` has the media type used.
 - A query `api-version` without an `enum` or a `default` (Azure Resource Manager's) gets the one value
-  its example or the document's `info.version` gives, as `enum` and `default`.
+  its example or the document's `info.version` gives, as `enum` and `default`, and is optional (a client
+  sends its default, as the Azure SDKs do).
 - A recursive `$ref` is cut to `{"type": ..., "description": "(recursive reference to X)"}`, and
   so is any `$ref` past the first `MAX_INLINED_REFS` of an operation (densely linked specs).
 - Without `operationId`, `GET /pets/{petId}` is named `get_pets_by_petId`. Webhooks and callbacks
@@ -391,13 +392,16 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
             prop["examples"] = [param["example"]]
         if param.get("style") == "deepObject":  # `?name[like]=palace`: conditions by operator
             prop["x-style"] = "deepObject"
+        needed = where == "path" or param.get("required") is True
         if where == "query" and _API_VERSION.fullmatch(name) and not {"enum", "const", "default"} & set(prop):
             version = _example(param) or _root_version(res)
             if isinstance(version, str) and version:
                 # Azure's `api-version`: the version of the API this document describes, one value the client
-                # sends with every call (its example, else `info.version`), never a value a user picks or states
+                # sends with every call (its example, else `info.version`), as its SDKs do: a default, never a
+                # value a user picks or states, nor one a call must name
                 prop.update({"enum": [version], "default": version})
-        _add(props, required, name, prop, where, where == "path" or param.get("required") is True)
+                needed = False
+        _add(props, required, name, prop, where, needed)
     tags = [str(t) for t in op.get("tags") or []]
     notes = {"method": method.upper(), "path": route, "tags": tags, "deprecated": bool(op.get("deprecated"))}
     if op.get("requestBody") is not None:
