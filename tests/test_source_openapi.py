@@ -524,7 +524,7 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
                 },
                 "patch": {
                     "operationId": "Variable_Update",
-                    "parameters": [key],
+                    "parameters": [key, {**version, "schema": {"type": "string", "default": "2019-07-01"}}],
                     "requestBody": {"content": {"application/json": {"schema": clash}}},
                 },
             }
@@ -545,4 +545,11 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
     assert put.parameters["properties"]["api-version"]["enum"] == ["2015-10-31"]
     assert put.parameters["properties"]["api-version"]["default"] == "2015-10-31"
     assert "api-version" not in put.parameters["required"]
-    assert set(tools["Variable_Update"].parameters["properties"]) == {"variableName", "value", "properties"}
+    assert set(tools["Variable_Update"].parameters["properties"]) == {
+        "variableName",
+        "api-version",
+        "value",
+        "properties",
+    }
+    # NetApp's shared `ApiVersionParameter` has a `default`: that one value
+    assert tools["Variable_Update"].parameters["properties"]["api-version"]["enum"] == ["2019-07-01"]

@@ -13,7 +13,7 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
 - An object body (or `allOf` of objects) is flattened into the parameters, any other body is one
   property `body`; body fields are required only if the body is, and `readOnly` ones are left
   out. `annotations["request_content_type"]` has the media type used.
-- A query `api-version` without an `enum` or a `default` (Azure Resource Manager's) gets the one value
+- A query `api-version` without an `enum` (Azure Resource Manager's) gets the one value its `default`,
   its example or the document's `info.version` gives, as `enum` and `default`, and is optional (a client
   sends its default, as the Azure SDKs do).
 - A recursive `$ref` is cut to `{"type": ..., "description": "(recursive reference to X)"}`, and
@@ -393,11 +393,11 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         if param.get("style") == "deepObject":  # `?name[like]=palace`: conditions by operator
             prop["x-style"] = "deepObject"
         needed = where == "path" or param.get("required") is True
-        if where == "query" and _API_VERSION.fullmatch(name) and not {"enum", "const", "default"} & set(prop):
-            version = _example(param) or _root_version(res)
+        if where == "query" and _API_VERSION.fullmatch(name) and not {"enum", "const"} & set(prop):
+            version = prop.get("default") or _example(param) or _root_version(res)
             if isinstance(version, str) and version:
                 # Azure's `api-version`: the version of the API this document describes, one value the client
-                # sends with every call (its example, else `info.version`), as its SDKs do: a default, never a
+                # sends with every call (its default, example or `info.version`), as its SDKs do: a default, never a
                 # value a user picks or states, nor one a call must name
                 prop.update({"enum": [version], "default": version})
                 needed = False
