@@ -324,3 +324,77 @@ def test_a_resources_name_said_for_an_argument_bound_to_no_column_is_no_filler()
         assert filler_fact(e, draft) is not None
     finally:
         e.env.close()
+
+
+def test_an_azure_subscription_and_a_uuid_key_are_guids():
+    """Azure Resource Manager's every route starts `/subscriptions/{subscriptionId}`: its keys were `sub_0018`,
+    which in NetApp's world was also a subnet's key, and no Azure user has seen one. A subscription's key, and a
+    key whose argument says `format: uuid`, are GUIDs a user copies, and a row inserted gets a new one."""
+    sub = {"type": "string", "x-in": "path", "description": "The ID of the target subscription."}
+    spec = {
+        "name": "arm",
+        "tables": {
+            "subscriptions": {
+                "primary_key": "subscription_id",
+                "columns": {"subscription_id": {"type": "string"}},
+            },
+            "subnets": {"primary_key": "subnet_id", "columns": {"subnet_id": {"type": "string"}}},
+            "tokens": {"primary_key": "token_id", "columns": {"token_id": {"type": "string"}}},
+            "vaults": {
+                "primary_key": "vault_id",
+                "columns": {
+                    "vault_id": {"type": "string"},
+                    "subscription_id": {"type": "string", "nullable": True, "references": "subscriptions"},
+                },
+            },
+        },
+        "data": {"rows": {"subscriptions": 3, "subnets": 3, "tokens": 3, "vaults": 5}},
+        "tools": [
+            {
+                **_tool(
+                    "Vaults_List",
+                    {
+                        "type": "list",
+                        "table": "vaults",
+                        "filters": [{"column": "subscription_id", "arg": "subscriptionId"}],
+                    },
+                    {"subscriptionId": sub},
+                    ["subscriptionId"],
+                    kind="read",
+                ),
+                "metadata": {
+                    "annotations": {
+                        "path": "/subscriptions/{subscriptionId}/providers/Microsoft.KeyVault/vaults"
+                    }
+                },
+            },
+            _tool(
+                "get_token",
+                {"type": "get", "table": "tokens", "key": {"token_id": "token"}},
+                {"token": {"type": "string", "format": "uuid"}},
+                ["token"],
+                kind="read",
+            ),
+        ],
+    }
+    formats = key_formats(spec)
+    assert formats["subscriptions"].kind == "uuid" and formats["tokens"].kind == "uuid"
+    assert formats["subnets"].kind == "id"
+    state = generate_state(spec, seed=0)
+    guid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+    subs = [r["subscription_id"] for r in state["subscriptions"]]
+    assert all(guid.match(s) for s in subs) and len(set(subs)) == 3
+    assert {r["subscription_id"] for r in state["vaults"]} <= set(subs)
+    assert [formats["subscriptions"].serial(s) for s in subs] == [1, 2, 3]
+    assert all(r["subnet_id"].startswith("sub_") for r in state["subnets"])
+    insert = {
+        "name": "add_token",
+        "kind": "write",
+        "parameters": {"type": "object", "properties": {}},
+        "operation": {"type": "insert", "table": "tokens", "values": {}, "generate": {"token_id": "id"}},
+    }
+    spec["tools"].append(insert)
+    with Environment(spec) as env:
+        env.reset()
+        made = env.step("add_token", {})["result"]["token_id"]
+        assert guid.match(made) and made not in {r["token_id"] for r in state["tokens"]}, made

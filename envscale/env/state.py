@@ -405,7 +405,7 @@ class Database:
             pk = q(tspec["primary_key"])
             if tspec["columns"][tspec["primary_key"]]["type"] == "integer":
                 serials[table] = conn.execute(f"SELECT COALESCE(MAX({pk}), 0) FROM {q(table)}").fetchone()[0]
-            elif self.digits[table] or self.key_format[table].kind == "name":
+            elif self.digits[table] or self.key_format[table].kind in ("name", "uuid"):
                 fmt = self.key_format[table]
                 keys = conn.execute(f"SELECT {pk} FROM {q(table)}")
                 serials[table] = max((fmt.serial(k) for (k,) in keys), default=0)

@@ -950,7 +950,7 @@ def _new_value(
         if cspec["type"] == "integer":
             return max(taken, default=0) + 1 + rng.randrange(1000)
         fmt = env.key_formats[table]
-        if fmt.kind == "name":  # a new resource's name reads like the others (`vault-data-dev-23`)
+        if fmt.kind in ("name", "uuid"):  # a new resource's name reads like the others (`vault-data-dev-23`)
             return fmt.make(max(map(fmt.serial, taken), default=0) + 1 + rng.randrange(90))
         return f"{id_prefix(table)}_new_{rng.randrange(10**6)}"
     value = current

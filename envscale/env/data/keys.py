@@ -98,8 +98,8 @@ class KeyFormat:
 
     Args:
         table (`str`): The table.
-        kind (`str`): `"integer"` (the number), `"digits"` (`"7"`), `"id"` (`cus_0007`) or `"name"`
-            (`vault-finance-prod-07`).
+        kind (`str`): `"integer"` (the number), `"digits"` (`"7"`), `"id"` (`cus_0007`), `"name"`
+            (`vault-finance-prod-07`) or `"uuid"` (an Azure subscription's `3f2b8c1e-...-9a1b2c3d0007`).
         stem (`str`): The entity's word of a name key (`vault`, `rg`); empty otherwise.
         schemas (`tuple`): The argument schemas bound to the key (their `pattern`s and lengths bind a name).
         person (`bool`): A name key of people (`users.username`): a handle made of a person's name
@@ -121,6 +121,9 @@ class KeyFormat:
             return str(number)
         if self.kind == "name":
             return self._name(number)
+        if self.kind == "uuid":  # random-looking, its number in the last four hex digits
+            h = hashlib.sha256(f"{self.table}:{number}".encode()).hexdigest()
+            return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:28]}{number:04x}"
         return format_id(id_prefix(self.table), number)
 
     def serial(self, key: Any) -> int:
@@ -133,6 +136,8 @@ class KeyFormat:
         if self.kind == "name":
             found = _TRAILING_NUMBER.search(key.split("@")[0] if self.email else key)
             return int(found.group(1)) if found else 0
+        if self.kind == "uuid":
+            return int(key[-4:], 16) if _UUID.fullmatch(key) else 0
         prefix = id_prefix(self.table) + "_"
         number = key[len(prefix) :]
         return int(number) if key.startswith(prefix) and number.isdigit() else 0
@@ -221,7 +226,9 @@ def key_formats(
             columns = [(table, pk), *referencing[table]]
             schemas = tuple(s for place in columns for s in bound.get(place, []) if isinstance(s, dict))
             names = [*(c for _, c in columns), *(a for place in columns for a in arguments.get(place, ()))]
-            if name_words(pk)[-1:] in (["email"], ["mail"]):  # iQualify's users keyed by `user_email`
+            if _guids(spec, names, schemas):
+                out[table] = KeyFormat(table, "uuid")
+            elif name_words(pk)[-1:] in (["email"], ["mail"]):  # iQualify's users keyed by `user_email`
                 out[table] = KeyFormat(table, "name", "", schemas, person=True, email=True)
             elif _names(names, schemas):
                 person = singular(table.lower()).split("_")[-1] in PERSON_ENTITIES or any(
@@ -232,6 +239,23 @@ def key_formats(
             else:
                 out[table] = KeyFormat(table, "id")
     return out
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _guids(spec: dict[str, Any], names: list[str], schemas: tuple) -> bool:
+    """Whether a string key holds GUIDs: an argument bound to it says `format: uuid`, or it is the subscription of
+    Azure Resource Manager routes (`/subscriptions/{subscriptionId}/...`), which a user copies from the portal
+    (`sub_0018` was also a subnet's key in NetApp's world)."""
+    if any(s.get("format") == "uuid" for s in schemas):
+        return True
+    if not any(name_words(n) == ["subscription", "id"] for n in names):
+        return False
+    return any(
+        "/subscriptions/{" in str(((t.get("metadata") or {}).get("annotations") or {}).get("path") or "")
+        for t in spec.get("tools") or []
+    )
 
 
 def _argument_names(spec: dict[str, Any]) -> dict[tuple[str, str], set[str]]:
