@@ -2033,3 +2033,47 @@ def test_an_employees_names_status_and_life_are_their_own():
         assert row["preferred_name"] in (None, row["first_name"]), row
         assert row["marital_status"] in (None, "single", "married", "divorced", "widowed", "separated", "domestic partnership"), row  # fmt: skip
     assert sum(r["deceased_on"] is not None for r in rows) <= 3, [r["deceased_on"] for r in rows]
+
+
+def test_seed_93s_rows_hold_together_in_money_and_time():
+    """Seed 93's readers: invoices whose gross was below their net, a VAT of 79.6% and a restocking fee of 91.8%,
+    a feature released in 1997 though made in 2025, a meeting dated after "now" already "completed". A net amount
+    is at most its gross, a tax or a fee is a share of 0-25%, a release comes after the making, a row that took
+    place started before now and one still ahead starts after it."""
+    N, NOW = {"type": "number"}, "2025-06-01T12:00:00Z"
+    S_ = {"type": "string"}
+    spec = {
+        "name": "back_office",
+        "data": {
+            "seed": 0,
+            "now": NOW,
+            "rows": {"invoices": 30, "taxes": 30, "features": 30, "meetings": 40},
+        },
+        "tools": [],
+        "tables": {
+            "invoices": table({"invoice_id": S_, "total_net": N, "total_gross": N}),
+            "taxes": table({"tax_id": S_, "percentage": N, "restocking_fee_percentage": N}),
+            "features": table({"feature_id": S_, "created_at": S_, "released_at": S_}),
+            "meetings": table(
+                {
+                    "meeting_id": S_,
+                    "status": {"type": "string", "enum": ["scheduled", "completed", "cancelled"]},
+                    "start_time": {"type": "string", "generator": "datetime"},
+                    "end_time": {"type": "string", "generator": "datetime"},
+                }
+            ),
+        },
+    }
+    state = generate_state(spec, seed=0)
+    pairs = [(r["total_net"], r["total_gross"]) for r in state["invoices"] if None not in r.values()]
+    assert pairs and all(net <= gross for net, gross in pairs), pairs
+    shares = [v for r in state["taxes"] for c, v in r.items() if c != "tax_id" and v is not None]
+    assert shares and all(0 <= v <= 25 for v in shares), shares
+    made = [(r["created_at"], r["released_at"]) for r in state["features"] if None not in r.values()]
+    assert made and all(a <= b for a, b in made), made
+    met = [r for r in state["meetings"] if r["start_time"] and r["status"] in ("scheduled", "completed")]
+    assert {r["status"] for r in met} == {"scheduled", "completed"}
+    for r in met:
+        assert (r["start_time"] <= NOW) == (r["status"] == "completed"), r
+        if r["end_time"]:
+            assert r["start_time"] <= r["end_time"], r

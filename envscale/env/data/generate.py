@@ -730,6 +730,7 @@ def _build_table(
     _events_end_the_same_day(tspec, columns, n, table, random.Random(f"{seed}:{table}:duration"))
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
     _open_rows_have_not_ended(tspec, columns, n)
+    _status_in_time(tspec, columns, n, random.Random(f"{seed}:{table}:when"), now)
     _statuses_agree(tspec, columns, n)
     _flags_agree_with_status(tspec, columns, n)
     _breed_of_its_species(tspec, columns, n)
@@ -1059,12 +1060,13 @@ def _events_end_the_same_day(
 
 
 _LIFECYCLE = (
-    "created placed ordered submitted requested confirmed approved authorized invoiced paid captured processed "
-    "packed shipped dispatched delivered received completed fulfilled closed resolved returned refunded updated "
-    "modified"
+    "created placed ordered submitted requested confirmed approved authorized published released activated "
+    "invoiced paid captured processed sent packed shipped dispatched delivered received completed fulfilled "
+    "closed resolved returned refunded archived updated modified"
 ).split()
 """The moments of a row's life, in the order they happen: a row is paid after it is created and delivered after it
-is shipped (a blind reader found a delivery before its order was placed)."""
+is shipped (a blind reader found a delivery before its order was placed), released after it is created (seed 93's
+readers: a feature made in 2025 and released in 1997)."""
 _MOMENT = re.compile(r"^(?:date_)?([a-z]+)(?:_(?:at|on|date|time|datetime|timestamp))$|^date_([a-z]+)$")
 
 
@@ -1195,6 +1197,20 @@ def _amounts_add_up(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int
                 value = b * share
                 columns[small][i] = (
                     round(value) if tspec["columns"][small]["type"] == "integer" else round(value, 2)
+                )
+    net, gross = _money_column(tspec, ("net",), rates), _money_column(tspec, ("gross",), rates)
+    if net and gross and net != gross:
+        for i in range(n):  # a net amount is the gross less its tax (seed 93: invoices of gross below net)
+            a, b = columns[net][i], columns[gross][i]
+            if (
+                isinstance(a, int | float)
+                and isinstance(b, int | float)
+                and not isinstance(a, bool)
+                and a > b
+            ):
+                value = b / rng.choice((1.07, 1.1, 1.19, 1.2))
+                columns[net][i] = (
+                    round(value) if tspec["columns"][net]["type"] == "integer" else round(value, 2)
                 )
     available = _money_column(tspec, ("available",), ("date", "at"))
     on_hand, reserved = _money_column(tspec, ("hand",)), _money_column(tspec, ("reserved",))
@@ -1408,6 +1424,61 @@ def _flags_agree_with_status(tspec: dict[str, Any], columns: dict[str, list[Any]
             continue
         for c, state in flags.items():
             columns[c][i] = value.strip().lower() == state
+
+
+_START_MOMENT = re.compile(
+    r"^(?:start|starts|begin|begins|scheduled|event|meeting|appointment|session|class|date)"
+    r"(?:_(?:at|on|date|time|datetime|for|timestamp))?$"
+)
+_END_MOMENT = re.compile(r"^(?:end|ends|finish|finishes)(?:_(?:at|on|date|time|datetime|timestamp))?$")
+_PAST_STATUSES = frozenset(
+    "completed|complete|ended|finished|done|past|held|occurred|attended|expired".split("|")
+)
+_AHEAD_STATUSES = frozenset("scheduled|upcoming|planned|not started|not_started|notstarted".split("|"))
+
+
+def _as_written(value: str, when: dt.datetime) -> str:
+    """`when` written as `value` was: a date, a UTC timestamp ending in `Z`, or an ISO moment."""
+    if len(value) == 10:
+        return when.date().isoformat()
+    if value.endswith("Z"):
+        return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return when.isoformat()
+
+
+def _status_in_time(
+    tspec: dict[str, Any], columns: dict[str, list[Any]], n: int, rng: random.Random, now: dt.datetime
+) -> None:
+    """A row whose status says it took place starts before now, one still ahead after it (seed 93's readers: a
+    meeting dated after "now" already "completed"); its end moves with its start."""
+    status = _status_of(tspec)
+    if status is None:
+        return
+    moments = {
+        c: "_".join(w.lower() for w in name_words(c))
+        for c, cs in tspec["columns"].items()
+        if cs.get("type") == "string" and c in columns
+    }
+    start = next((c for c, w in moments.items() if _START_MOMENT.match(w)), None)
+    end = next((c for c, w in moments.items() if _END_MOMENT.match(w)), None)
+    if start is None:
+        return
+    for i in range(n):
+        value = columns[status][i]
+        when = _parse_moment(columns[start][i])
+        if not isinstance(value, str) or when is None:
+            continue
+        word = value.strip().lower().replace("-", " ")
+        if word in _PAST_STATUSES and when > now:
+            shift = -(when - now) - dt.timedelta(days=rng.randint(1, 60))
+        elif word in _AHEAD_STATUSES and when < now:
+            shift = (now - when) + dt.timedelta(days=rng.randint(1, 60))
+        else:
+            continue
+        for column in (start, end):
+            moment = _parse_moment(columns[column][i]) if column else None
+            if moment is not None:
+                columns[column][i] = _as_written(columns[column][i], moment + shift)
 
 
 def _open_rows_have_not_ended(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:

@@ -123,7 +123,9 @@ class KeyFormat:
             return self._name(number)
         if self.kind == "uuid":  # random-looking, its number in the last four hex digits
             h = hashlib.sha256(f"{self.table}:{number}".encode()).hexdigest()
-            return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:28]}{number:04x}"
+            return (
+                f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:28]}{number:04x}"
+            )
         return format_id(id_prefix(self.table), number)
 
     def serial(self, key: Any) -> int:

@@ -1506,6 +1506,9 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:setpoint"  # a cabin or a room set to 21.5 degrees, never 2.7 (seed 92's readers)
     if "limit" in words and words & {"credit", "spending", "spend", "overdraft", "withdrawal", "transfer"}:
         return "num:budget"  # a credit limit is money ("change its credit limit to 2" read as a count)
+    share = words & {"percent", "percentage", "pct", "vat", "gst"}  # a `tax_rate` stays a rate (0.5-15)
+    if share and (words & _LEVIES or {singular_word(w) for w in name_words(table)} & _LEVIES):
+        return "num:levy"  # a VAT of 79.6% or a restocking fee of 91.8% (seed 93's readers): a tax or a fee's share
     last = set(name_words(column)[-1:]) & ({"rate", "percent", "percentage", "pct", "ratio"} | _UNIT_WORDS)
     # a `tax_rate` is a rate, a `tax_percentage` a percentage: not money; `budget_hours` are hours, not a budget
     for keys, kind, *_ in _NUMBER_KINDS:
@@ -1517,11 +1520,13 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
     return "num:int"
 
 
+_LEVIES = frozenset("tax vat gst fee restocking commission surcharge levy duty tip".split())
+"""What a share of a price is charged as: 0-25%, never most of the price."""
 _CLIMATES = frozenset("climate thermostat hvac cabin heating cooling ac room zone vehicle car".split())
 """Things set to a temperature people live at."""
 
 NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
-    "setpoint": (16, 28, 1),
+    "setpoint": (16, 28, 1), "levy": (0, 25, 1),
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
     "weekday": (0, 6, 0), "monthday": (1, 28, 0), "pet_age": (1, 15, 0), "code": (0, 1, 0),
 }  # fmt: skip
