@@ -522,6 +522,13 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
                     "parameters": [key, version],
                     "requestBody": {"required": True, "content": {"application/json": {"schema": arm}}},
                 },
+                "delete": {
+                    "operationId": "Variable_Delete",
+                    "parameters": [
+                        key,
+                        {**version, "schema": {"type": "string", "enum": ["2019-03-01-preview"]}},
+                    ],
+                },
                 "patch": {
                     "operationId": "Variable_Update",
                     "parameters": [key, {**version, "schema": {"type": "string", "default": "2019-07-01"}}],
@@ -551,5 +558,7 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
         "value",
         "properties",
     }
-    # NetApp's shared `ApiVersionParameter` has a `default`: that one value
+    # NetApp's shared `ApiVersionParameter` has a `default`: that one value; Service Fabric's an `enum` of one value,
+    # required: optional too
     assert tools["Variable_Update"].parameters["properties"]["api-version"]["enum"] == ["2019-07-01"]
+    assert "api-version" not in tools["Variable_Delete"].parameters["required"]

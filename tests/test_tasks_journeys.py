@@ -2266,7 +2266,9 @@ def test_the_api_version_the_client_sends_is_never_said_by_the_user():
             continue
         for call in d.calls:
             call.arguments["api-version"] = "2015-10-31"
-            call.provenance["api-version"] = "constant"
+            call.provenance["api-version"] = "user"
+        assert execute(e, d) is None
+        assert "2015-10-31" not in d.user_facts.values(), d.user_facts  # no fact the user holds
         said.append(write_instructions(d, e.spec, random.Random(seed)).first_message)
     assert said and not any("2015-10-31" in m or "API version" in m for m in said), said
     e.env.close()

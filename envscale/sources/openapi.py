@@ -13,8 +13,8 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
 - An object body (or `allOf` of objects) is flattened into the parameters, any other body is one
   property `body`; body fields are required only if the body is, and `readOnly` ones are left
   out. `annotations["request_content_type"]` has the media type used.
-- A query `api-version` without an `enum` (Azure Resource Manager's) gets the one value its `default`,
-  its example or the document's `info.version` gives, as `enum` and `default`, and is optional (a client
+- A query `api-version` without an `enum` of two values or more (Azure Resource Manager's) gets the one
+  value its `enum`, `default`, example or the document's `info.version` gives, as `enum` and `default`, and is optional (a client
   sends its default, as the Azure SDKs do).
 - A recursive `$ref` is cut to `{"type": ..., "description": "(recursive reference to X)"}`, and
   so is any `$ref` past the first `MAX_INLINED_REFS` of an operation (densely linked specs).
@@ -393,8 +393,18 @@ def _tool(res: _Resolver, base: Path, route: str, method: str, op: Any, shared: 
         if param.get("style") == "deepObject":  # `?name[like]=palace`: conditions by operator
             prop["x-style"] = "deepObject"
         needed = where == "path" or param.get("required") is True
-        if where == "query" and _API_VERSION.fullmatch(name) and not {"enum", "const"} & set(prop):
-            version = prop.get("default") or _example(param) or _root_version(res)
+        if (
+            where == "query"
+            and _API_VERSION.fullmatch(name)
+            and "const" not in prop
+            and len(prop.get("enum") or []) < 2
+        ):
+            version = (
+                (prop.get("enum") or [None])[0]
+                or prop.get("default")
+                or _example(param)
+                or _root_version(res)
+            )
             if isinstance(version, str) and version:
                 # Azure's `api-version`: the version of the API this document describes, one value the client
                 # sends with every call (its default, example or `info.version`), as its SDKs do: a default, never a

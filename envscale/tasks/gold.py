@@ -42,7 +42,7 @@ from ..words.semantics import key_entity, route_parent_column
 from .arguments import addressed_row, drop_argument
 from .asks import askable, in_path, two_ids_for_one
 from .model import Drop, GoldCall, TaskDraft
-from .naming import fact_name, tool_bindings
+from .naming import fact_name, one_value, tool_bindings
 from .prepared import Env
 from .wording import squash
 
@@ -180,8 +180,8 @@ def align(e: Env, draft: TaskDraft, i: int, results: list[Any]) -> Drop | None:
         if not c.provenance.get(a, "user").startswith("call[")
     }
     for arg in list(call.arguments):
-        if call.provenance.get(arg, "user").startswith("call["):
-            continue
+        if call.provenance.get(arg, "user").startswith("call[") or one_value(props.get(arg)):
+            continue  # (an `api-version` is the client's, never a value a row or a user names)
         # a path argument an update binds to a column names the row it is in (`/budgets/{budget_id}/...`)
         path_set = (
             addressed is not None and arg in binds and binds[arg].place == "set" and in_path(props.get(arg))

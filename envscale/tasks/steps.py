@@ -201,7 +201,7 @@ class Steps:
         props = (tool.get("parameters") or {}).get("properties") or {}
         for arg, value in call.arguments.items():
             source = call.provenance.get(arg, "user")
-            if source == "constant" and one_value(props.get(arg)):
+            if not source.startswith("call[") and one_value(props.get(arg)):
                 continue  # Azure's `api-version`: what the agent reads in the schema, never a request says
             a = Arg(arg, value, source, binds.get(arg))
             if not source.startswith("call["):
