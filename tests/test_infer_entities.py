@@ -2214,3 +2214,50 @@ def test_a_field_only_a_response_shows_keeps_its_format():
     moments = [r["creation_time"] for r in rows if r["creation_time"]]
     assert moments and all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d", m) for m in moments), moments
     assert all("@" in r["owner_contact"] for r in rows if r["owner_contact"])
+
+
+def test_an_aws_row_s_arn_is_its_key_and_no_second_column():
+    """Kafka Connect addresses a connector as `/v1/connectors/{connectorArn}` and returns `{connectorArn,
+    connectorName, ...}`: the connectors table had the key `connector_id` beside a `connector_arn` column left
+    empty. One key, one column."""
+    connector = {
+        "type": "object",
+        "properties": {"connectorArn": _S, "connectorName": _S, "connectorState": _S},
+    }
+    tools = [
+        api_tool(
+            "ListConnectors",
+            "GET",
+            "/v1/connectors",
+            {},
+            [],
+            {"type": "array", "items": connector},
+            group="Kafka",
+        ),
+        api_tool(
+            "DescribeConnector",
+            "GET",
+            "/v1/connectors/{connectorArn}",
+            {"connectorArn": _ID},
+            ["connectorArn"],
+            connector,
+            group="Kafka",
+        ),
+        api_tool(
+            "DeleteConnector",
+            "DELETE",
+            "/v1/connectors/{connectorArn}",
+            {"connectorArn": _ID},
+            ["connectorArn"],
+            connector,
+            group="Kafka",
+        ),
+    ]
+    spec = _spec(tools, name="kafka")
+    connectors = spec["tables"]["connectors"]
+    keys = [
+        c
+        for c in connectors["columns"]
+        if re.sub(r"[^a-z]", "", c.lower()) in ("connectorarn", "connectorid")
+    ]
+    assert keys == [connectors["primary_key"]], connectors["columns"]

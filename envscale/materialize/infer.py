@@ -1592,7 +1592,7 @@ def _finish_tables(tables: _Tables, uses: list[_Use]) -> dict:
             if (
                 column != pk
                 and re.sub(r"[^a-z0-9]", "", pk.lower()) == f"{entity}id"
-                and squashed in (f"{entity}key", f"{entity}id")
+                and squashed in (f"{entity}key", f"{entity}id", f"{entity}arn")  # AWS's `connectorArn`
                 and column not in bound
             ):
                 del columns[column]

@@ -321,11 +321,15 @@ class _Resolver:
         return _nullable(out) if isinstance(out, dict) and node.get("nullable") is True else out
 
 
-_ANNOTATIONS = frozenset({"description", "title", "examples", "default", "readOnly", "writeOnly", "deprecated"})
+_ANNOTATIONS = frozenset(
+    {"description", "title", "examples", "default", "readOnly", "writeOnly", "deprecated"}
+)
 
 
 def _annotation_only(schema: Any) -> bool:
-    return isinstance(schema, dict) and all(k in _ANNOTATIONS or k.startswith(("x-", "$comment")) for k in schema)
+    return isinstance(schema, dict) and all(
+        k in _ANNOTATIONS or k.startswith(("x-", "$comment")) for k in schema
+    )
 
 
 def _one_of_all(schema: dict) -> dict:
