@@ -406,3 +406,11 @@ def test_a_by_segment_selects_the_rows_before_it_and_names_no_resource():
     assert resolve.entity == "incident", resolve
     by_name = tool_meaning("getUserByName", "", {}, {"method": "GET", "path": "/users/by/name/{name}"})
     assert by_name.entity == "user" and by_name.effect == "read", by_name
+
+
+@pytest.mark.parametrize("arg", ["ClientToken", "clientToken", "ClientRequestToken", "IdempotencyToken"])
+def test_an_idempotency_token_is_an_option_never_a_value_a_user_sets(arg):
+    """AWS's `ClientToken` makes a retried create happen once: openapi-sample's EventBridge Scheduler asked to
+    "change its client token to vy4SFguj2S3XEPBN2UrnryRSTuBPxaqJVwUbb7qU". It is an option of the call, in the body
+    too, never a field of the row."""
+    assert argument_role(arg, {"type": "string", "x-in": "body"}, entity="schedule_group") == "option"

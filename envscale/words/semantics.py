@@ -142,7 +142,8 @@ _QUERY_CONTROLS = frozenset(
 _OPTION = re.compile(
     r"^(sort|sort_by|sort_order|sort_dir|sort_direction|order_dir|order_direction|order|order_by|orderby|direction|dir|format|fmt|verbose|pretty|fields|"
     r"expand|embed|include|includetotalcount|includecount|lang|language_code|locale|include_\w+|with_\w+|opt_\w+|output_\w+|return_\w+|"
-    r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|x_\w+|"
+    r"response_\w+|callback|api_key|apikey|access_token|token|auth\w*|idempotency_key|idempotency_token|"
+    r"client_token|client_request_token|request_token|x_\w+|"
     r"human_readable|precision|decimal_places|units?|xgafv|alt|oauth_token|pretty_print|prettyprint|"
     r"quota_user|quotauser|upload_protocol|upload_type|uploadtype|raw|pass_through|dry_run|async|"
     r"consumer_id|app_id|service_id|api_version|version|etag|if_match|if_none_match|fields_to_\w+|"
