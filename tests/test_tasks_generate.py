@@ -217,6 +217,37 @@ def test_requests_with_values_that_do_not_fit_their_column_are_dropped(environme
     e.env.close()
 
 
+def test_a_token_a_service_issues_is_no_value_a_user_dictates(environments):
+    """Seed 93's readers: "update its payment token to yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ": no traveller
+    reads a 40-character token out. A user's value that is such a token drops the task; a GUID, a name or an
+    email does not."""
+    from envscale.tasks.asks import filler_fact
+    from envscale.tasks.model import GoldCall, TaskDraft
+    from envscale.tasks.naming import opaque
+    from envscale.tasks.prepared import Env
+
+    assert opaque("yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ")
+    for said in (
+        "b18a311c-b981-4f32-8f79-c08ad7790008",
+        "rg-billing-prod-15",
+        "laura.thompson02",
+        "INV-2025-0001",
+    ):
+        assert not opaque(said), said
+    row = next(r for r in environments.load("environments") if "orders" in r["tables"])
+    e = Env(row, TasksConfig())
+    tool = next(t for t in row["spec"]["tools"] if t["name"] == "get_order")
+    token = "yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ"
+    said = TaskDraft(
+        e.spec["name"], "read", [GoldCall(tool["name"], {"order_id": token}, {"order_id": "user"})]
+    )
+    assert filler_fact(e, said) == (
+        "filler_value",
+        f"get_order.order_id = {token!r} is a token no one dictates",
+    )
+    e.env.close()
+
+
 def test_one_failing_candidate_costs_only_itself(environments, monkeypatch):
     import envscale.tasks.generate as generate
 

@@ -36,6 +36,7 @@ from ..words.names import tokens
 from ..words.semantics import DELETE_VERBS, key_entity, verb_named
 from ..words.verbs import RETIRED_STATUSES
 from .model import Drop, GoldCall, TaskDraft
+from .naming import TO_THE_SECOND, unsayable
 from .prepared import Env
 from .wording import said_as_noun, squash
 
@@ -85,8 +86,6 @@ _NOT_ASKED_BY = frozenset(
     "bbox x y z".split()
 )
 """Words of a filter no person describes a row by: "the hotel with latitude 41.866395"."""
-_TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00\b)\d{2}")
-"""A timestamp to a second that is not a round minute: a machine's record of a moment, not what a person says."""
 _BARE_WORDS = frozenset("from to in at by on of for with q s is as since until after before".split())
 
 
@@ -104,7 +103,7 @@ def asked_by(arg: str, column: str, value: Any) -> bool:
         return False
     if isinstance(value, str) and len(value.split()) >= 5 and value.rstrip()[-1:] in ".!?":
         return False  # a sentence: "the user with body "Shared the design doc with Smith-Crane; two ...""
-    if isinstance(value, str) and _TO_THE_SECOND.search(value):
+    if isinstance(value, str) and TO_THE_SECOND.search(value):
         return False  # "projects with last update at least 2023-12-20T01:05:18Z": no one types a second
     return not (isinstance(value, str) and KEY_SHAPE.match(value) and not column.endswith("_id"))
 
@@ -538,9 +537,9 @@ def filler_fact(e: Env, draft: TaskDraft) -> Drop | None:
                 continue
             column = bound.get(arg)
             value = call.arguments.get(arg)
-            if isinstance(value, str) and _TO_THE_SECOND.search(value):
-                # "set the due date to 2024-04-20T12:31:16Z" (two blind readers): a person says a day and a time
-                return "filler_value", f"{call.tool}.{arg} = {value!r} is a moment to the second no one says"
+            why = unsayable(value, source == "user")
+            if why:  # "set the due date to 2024-04-20T12:31:16Z", "its payment token to yrSjWVoafKn..."
+                return "filler_value", f"{call.tool}.{arg} = {value!r} {why}"
             if isinstance(column, str) and column in columns:
                 name, where, cspec = column, f"{table}.{column}", columns[column]
                 if is_filler(table, column, cspec, value, primary_key=column == e.pk(table)):

@@ -402,3 +402,33 @@ def one_value(schema: Any) -> bool:
         return True
     enum = [v for v in schema.get("enum") or [] if v is not None]
     return len(enum) == 1
+
+
+_OPAQUE = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
+
+
+def opaque(value: Any) -> bool:
+    """Whether a value is a token a service issues (`yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ`): a long run of
+    upper- and lower-case letters and digits, no words; a GUID, a resource's name or a handle is none."""
+    if not isinstance(value, str) or not _OPAQUE.fullmatch(value):
+        return False
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00\b)\d{2}")
+"""A moment written to the second (`2024-04-20T12:31:16Z`), which no person says."""
+
+
+def unsayable(value: Any, from_user: bool) -> str | None:
+    """Why a stated value is none a person says, or `None`: a moment to the second (two blind readers: "set the due
+    date to 2024-04-20T12:31:16Z"), or, from the user, a token a service issues (seed 93's readers: "update its
+    payment token to yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ")."""
+    if isinstance(value, str) and TO_THE_SECOND.search(value):
+        return "is a moment to the second no one says"
+    if from_user and opaque(value):
+        return "is a token no one dictates"
+    return None
