@@ -299,6 +299,11 @@ def test_a_response_envelope_is_unwrapped_to_the_row_it_carries():
     assert set(output_fields(odata)) == {"id", "name"}
     aws = {"properties": {"NextToken": _S, "Items": {"type": "array", "items": {"properties": {"Arn": _S}}}}}
     assert set(output_fields(aws)) == {"Arn"}
+    # the recipe API's `{ResultCount, Results: [...]}` (seed 93's readers: `result_count` and `results` columns)
+    recipes = {
+        "properties": {"ResultCount": _I, "Results": {"type": "array", "items": {"properties": {"Id": _S}}}}
+    }
+    assert set(output_fields(recipes)) == {"Id"}
     pair = {"properties": {"name": _S, "value": {"type": "object", "properties": {"x": _S}}}}
     assert set(output_fields(pair)) == {"name", "value"}  # a row of a name and its value stays one
     # Billbee's envelope: how the call went (paging, error code and text) around the customer it returns

@@ -414,3 +414,10 @@ def test_an_idempotency_token_is_an_option_never_a_value_a_user_sets(arg):
     "change its client token to vy4SFguj2S3XEPBN2UrnryRSTuBPxaqJVwUbb7qU". It is an option of the call, in the body
     too, never a field of the row."""
     assert argument_role(arg, {"type": "string", "x-in": "body"}, entity="schedule_group") == "option"
+
+
+@pytest.mark.parametrize("arg", ["pg", "rpp", "results_per_page"])
+def test_a_page_and_its_size_by_short_names_are_pagination(arg):
+    """The recipe API's `?pg=&rpp=` were integer columns of its photos, notes, replies and reviews (seed 93's
+    readers: "search parameters stored as recipe columns")."""
+    assert argument_role(arg, {"type": "integer", "x-in": "query"}, entity="review") == "pagination"

@@ -83,6 +83,10 @@ PAGE_FIELDS = frozenset(
         "continuation_token",
         "skiptoken",
         "skip_token",
+        # the recipe API's `{ResultCount, Results: [...]}`: how many rows the page holds
+        "resultcount",
+        "result_count",
+        "results_count",
     }
 )
 """Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""

@@ -130,7 +130,9 @@ _KEY = re.compile(r"^(?P<entity>[A-Za-z][A-Za-z0-9_]*?)(?:_id|Id|ID|_uuid|_gid|G
 _PAGINATION = frozenset(
     "page page_number page_size per_page offset cursor limit max_results top_k num_results count n size "
     "max page_token next_token continuation_token start_cursor skip take first last before_cursor "
-    "after_cursor starting_after ending_before pagesize pagenumber pageindex pagenum pageno".split()
+    "after_cursor starting_after ending_before pagesize pagenumber pageindex pagenum pageno "
+    # the recipe API's `?pg=&rpp=` (page, results per page) were columns of every table beside the recipes
+    "pg rpp results_per_page resultsperpage items_per_page".split()
 )
 _QUERY_CONTROLS = frozenset(
     "since until before after start end select update_mask read_mask mask ordering view projection params "
