@@ -502,11 +502,12 @@ def needless_read(draft: TaskDraft) -> Drop | None:
 _STAMPS = re.compile(r"(^|_)(created|updated|modified|last_update|last_updated|timestamp)(_|$)|_at$|_on$")
 
 
-def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
+def empty_create(spec: dict, calls: list[Any], rows: dict[str, list[dict]] | None = None) -> Drop | None:
     """`empty_create` when a create adds a row that holds nothing but its keys (an item added to a subscription
     with no SKU, quantity or price: "add an item to the subscription"): the request asks for nothing a person
     would, and its state change proves little. A table of keys alone (a follow, a membership) is not empty.
-    `calls` are executed gold calls (`tool`, `result`, `write`)."""
+    `calls` are executed gold calls (`tool`, `result`, `write`); `rows`, the initial rows, tell the names every
+    row of a table has."""
     tools = {t["name"]: t for t in spec.get("tools") or []}
     for i, call in enumerate(calls):
         op = (tools.get(call.tool) or {}).get("operation") or {}
@@ -542,7 +543,18 @@ def empty_create(spec: dict, calls: list[Any]) -> Drop | None:
         if head in _ROLES and people and all(call.result.get(c) in (None, "") for c in people):
             # seed 92's readers: "a project member with a cost and a rate but no user"
             return "empty_create", f"call {i} ({call.tool}) adds a {op.get('table')} row that names no one"
-        named = [c for c in content if c.lower() in _OWN_NAMES and c in (op.get("values") or {})]
+        table_rows = (rows or {}).get(op.get("table")) or []
+        named = [
+            c
+            for c in content
+            if c.lower() in _OWN_NAMES
+            and (
+                c in (op.get("values") or {})
+                # a name every row has, which this create cannot give (seed 93: Avaza's category with no name)
+                or table_rows
+                and sum(r.get(c) not in (None, "") for r in table_rows) >= 0.8 * len(table_rows)
+            )
+        ]
         if named and all(call.result.get(c) in (None, "") for c in named):
             # seed 92's readers: "a timesheet category with a cost and a rate but no name"
             return (

@@ -135,7 +135,7 @@ class _Candidates:
             or needless_read(draft)
             or read_by_act(e.spec, draft.calls)
             or sanctions_self(e, draft.calls)
-            or empty_create(e.spec, draft.calls)
+            or empty_create(e.spec, draft.calls, e.rows)
         )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
         if drop is not None:
