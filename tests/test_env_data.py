@@ -2077,3 +2077,32 @@ def test_seed_93s_rows_hold_together_in_money_and_time():
         assert (r["start_time"] <= NOW) == (r["status"] == "completed"), r
         if r["end_time"]:
             assert r["start_time"] <= r["end_time"], r
+
+
+def test_a_service_is_what_its_world_offers_never_a_streaming_brand_by_default():
+    """Seed 93's readers: OnSched's bookable services and an SMS API's messaging services were named "HBO Max",
+    "Amazon Prime Video", "auth". A service beside bookings and resources is what an appointment books, a
+    messaging service none of those brands; a subscription's service may be one."""
+    from envscale.env.data.vocabulary import LEXICONS
+
+    spec = world(
+        "scheduling",
+        12,
+        services=table(
+            {
+                "service_id": S,
+                "name": S,
+                "max_booking_limit": {"type": "integer"},
+                "duration": {"type": "integer"},
+            }
+        ),
+        messaging_services=table({"messaging_service_id": S, "friendly_name": S}),
+        subscriptions=table({"subscription_id": S, "service": S}),
+    )
+    state = generate_state(spec, seed=0)
+    brands = set(LEXICONS["streaming_service"])
+    booked = {r["name"] for r in state["services"] if r["name"]}
+    assert booked and booked <= set(LEXICONS["appointment_service"]), booked
+    messaging = {r["friendly_name"] for r in state["messaging_services"] if r["friendly_name"]}
+    assert messaging and not messaging & brands, messaging
+    assert {r["service"] for r in state["subscriptions"] if r["service"]} <= brands

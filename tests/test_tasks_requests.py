@@ -731,7 +731,9 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
     assert empty_create(spec, [call("add_category", {**nameless, "name": "Travel"})]) is None
     assert empty_create(spec, [call("rate_category", nameless)]) is None
     # seed 93's readers: Avaza's category again, added by a tool that cannot name it while every category has a name
-    named = {"categories": [{"category_id": f"cat_{i}", "name": f"Travel {i}", "rate": 9.0} for i in range(5)]}
+    named = {
+        "categories": [{"category_id": f"cat_{i}", "name": f"Travel {i}", "rate": 9.0} for i in range(5)]
+    }
     drop = empty_create(spec, [call("rate_category", nameless)], named)
     assert drop is not None and drop[0] == "empty_create" and "name" in drop[1], drop
     unnamed = {"categories": [{**r, "name": None} for r in named["categories"]]}

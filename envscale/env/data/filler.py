@@ -113,7 +113,7 @@ def _is_single_name(value: str, names: frozenset[str]) -> bool:
     )
 
 
-_LEXICON_KINDS = {"service": ("service", "appointment_service", "stay_service")}
+_LEXICON_KINDS = {"service": ("service", "appointment_service", "stay_service", "streaming_service")}
 """Lexicons a value of a meaning may come from: a booking's service is a haircut, a stay's a breakfast."""
 
 

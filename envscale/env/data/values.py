@@ -630,11 +630,15 @@ def _lexicon_value(c: Col, i: int) -> str:
     if name == "unit" and re.search(r"\b(?:metric|imperial)\b", c.texts):
         return c.rng.choice(("metric", "imperial"))
     if name == "service":  # what a booking service's rows book, not a streaming service
-        words = {singular_word(w) for w in name_words(c.table)}
-        if words & _BOOKED_AT_A_TIME:
+        words = {singular_word(w) for w in (*name_words(c.table), *name_words(c.column))}
+        beside = {singular_word(w.lower()) for col in c.columns for w in name_words(col)}
+        # OnSched's services, their resources and allocations: what an appointment books (seed 93's "HBO Max")
+        if words & _BOOKED_AT_A_TIME or (words | beside) & {"resource", "allocation", "booking", "appointment"}:
             return c.rng.choice(LEXICONS["appointment_service"])
         if words & _STAYS:
             return c.rng.choice(LEXICONS["stay_service"])
+        if words & _SUBSCRIBED:
+            return c.rng.choice(LEXICONS["streaming_service"])
     if name == "frequency" and {singular_word(w) for w in name_words(c.table)} & _BILLED:
         # a plan is billed monthly or yearly, never "real-time" (seed 92's readers)
         return c.rng.choice(("monthly", "yearly", "quarterly", "weekly"))
@@ -656,6 +660,7 @@ _CONDITIONS = (
 "asthma" (a blind reader)."""
 _BOOKED_AT_A_TIME = frozenset("appointment visit timeslot slot servicegroup session treatment".split())
 _STAYS = frozenset("hotel stay room lodging".split())
+_SUBSCRIBED = frozenset("subscription membership streaming".split())
 
 
 def _code(c: Col, i: int) -> str:

@@ -409,8 +409,12 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "appointment_service": "Haircut|Massage (60 min)|Dental cleaning|Physio session|Consultation|"
         "Eye exam|Manicure|Personal training|Tax advice|Vaccination",
         "stay_service": "Breakfast|Airport transfer|Late checkout|Spa access|Parking|Extra bed|Room upgrade",
-        "service": "Netflix|Spotify|Hulu|Disney+|Amazon Prime Video|YouTube|Apple Music|HBO Max|"
-        "AWS S3|Google Drive|Dropbox|Slack|GitHub|Gmail|Stripe|Twilio|payments|auth|billing|search",
+        # a service of a business or a system; a streaming brand only for what someone subscribes to (seed 93's
+        # readers: an appointment service and a messaging service named "HBO Max")
+        "service": "payments|auth|billing|search|notifications|email delivery|reporting|file storage|"
+        "order processing|Customer Support|Onboarding|Consulting|Maintenance|Delivery",
+        "streaming_service": "Netflix|Spotify|Hulu|Disney+|Amazon Prime Video|YouTube|Apple Music|HBO Max|"
+        "Dropbox|Google Drive|Slack|GitHub",
         "hobby": "reading|hiking|cooking|photography|gardening|painting|chess|cycling|yoga|gaming|"
         "knitting|fishing|traveling|swimming|woodworking|birdwatching",
         "star": "Sirius|Betelgeuse|Vega|Polaris|Rigel|Proxima Centauri|Alpha Centauri|Arcturus|"
