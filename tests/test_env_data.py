@@ -2106,3 +2106,22 @@ def test_a_service_is_what_its_world_offers_never_a_streaming_brand_by_default()
     messaging = {r["friendly_name"] for r in state["messaging_services"] if r["friendly_name"]}
     assert messaging and not messaging & brands, messaging
     assert {r["service"] for r in state["subscriptions"] if r["service"]} <= brands
+
+
+def test_a_country_s_code_is_the_iso_code_of_its_name():
+    """Seed 93's readers: eBay's and OnSched's countries had codes "UK-1315" and "YE-2344" beside the name Nigeria.
+    A country's code is its ISO code, of the country its row names; a currency's code is a currency."""
+    from envscale.env.data.vocabulary import PLACES
+
+    codes = {p.country: p.country_code for p in PLACES}
+    spec = world(
+        "geo",
+        15,
+        countries=table({"country_id": S, "code": S, "name": S}),
+        currencies=table({"currency_id": S, "code": S}),
+    )
+    state = generate_state(spec, seed=0)
+    rows = [r for r in state["countries"] if r["code"] and r["name"]]
+    assert rows and all(re.fullmatch(r"[A-Z]{2}", r["code"]) for r in rows), rows
+    assert all(codes[r["name"]] == r["code"] for r in rows), rows
+    assert all(re.fullmatch(r"[A-Z]{3}", r["code"]) for r in state["currencies"] if r["code"])

@@ -888,7 +888,9 @@ def _value_column(
     # an address or a location object of the row is in the row's place ("Austin West" stood in Madison, WI)
     placed = meaning == "json" and object_kind(column) in ("postal", "geo")
     if meaning in _OWN_PLACE or meaning in ("num:lat", "num:lon") or own_label or placed:
-        group = "" if own_label else column_group(column, PLACE_TOKENS, table)
+        # a countries table's code and name are one country's (seed 93: code "US" beside the name Nigeria)
+        place_table = singular_word(table.lower()).split("_")[-1] in ("country", "city", "region", "place")
+        group = "" if own_label or place_table else column_group(column, PLACE_TOKENS, table)
         if group not in places:
             prng = random.Random(f"{seed}:{table}:@place:{group}")
             places[group] = [prng.choice(PLACES) for _ in range(n)]

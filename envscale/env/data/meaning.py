@@ -848,6 +848,15 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     order comes from a shop's channel."""
     words = {singular_word(w) for w in name_words(table)}
     context = f"{texts} {table}"
+    if meaning == "code:generic" and name_words(column)[-1:] in (["code"], ["iso"], ["alpha2"]):
+        # a country's code is its ISO code, a currency's or a language's theirs (seed 93: a country "UK-1315")
+        for entity, code in (
+            ("country", "country_code"),
+            ("currency", "currency"),
+            ("language", "lex:language_code"),
+        ):
+            if entity in words:
+                return code
     if (
         meaning == "lex:ml_model"
         and "model" not in words

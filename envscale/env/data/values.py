@@ -633,7 +633,12 @@ def _lexicon_value(c: Col, i: int) -> str:
         words = {singular_word(w) for w in (*name_words(c.table), *name_words(c.column))}
         beside = {singular_word(w.lower()) for col in c.columns for w in name_words(col)}
         # OnSched's services, their resources and allocations: what an appointment books (seed 93's "HBO Max")
-        if words & _BOOKED_AT_A_TIME or (words | beside) & {"resource", "allocation", "booking", "appointment"}:
+        if words & _BOOKED_AT_A_TIME or (words | beside) & {
+            "resource",
+            "allocation",
+            "booking",
+            "appointment",
+        }:
             return c.rng.choice(LEXICONS["appointment_service"])
         if words & _STAYS:
             return c.rng.choice(LEXICONS["stay_service"])
