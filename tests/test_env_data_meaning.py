@@ -783,3 +783,26 @@ def test_a_cabin_is_set_to_a_temperature_people_live_at():
         assert column_meaning(table, column, number) == "num:setpoint", (table, column)
         assert all(16 <= column_value(table, column, number, random.Random(i), NOW) <= 28 for i in range(20))
     assert column_meaning("weather", "temperature", number) != "num:setpoint"
+
+
+def test_seed_93s_misfits_read_their_table():
+    """Seed 93's readers: a recipe review's "make again" was "Jeep", a feedback hook fired on the event "Simmons
+    Charity Gala", an error log's severity was "expert" and its category "entertainment"."""
+    string = {"type": "string"}
+    assert column_meaning("reviews", "make_again", string) == "lex:flag"
+    assert column_meaning("cars", "make", string) == "lex:car_make"
+    assert column_meaning("hooks", "event", string) == "lex:webhook_event"
+    assert column_meaning("webhooks", "event_type", string) == "lex:webhook_event"
+    assert column_meaning("errors", "category", string) == "lex:log_category"
+    assert column_meaning("logs", "severity", string) == "lex:log_severity"
+    assert column_meaning("tickets", "severity", string) == "lex:severity"
+    assert column_meaning("products", "category", string) == "lex:category"
+    for seed in range(5):
+        rng = random.Random(seed)
+        assert column_value("hooks", "event", string, rng, dt.datetime(2025, 6, 1)).count(".") == 1
+        assert column_value("tickets", "severity", string, rng, dt.datetime(2025, 6, 1)) in (
+            "low",
+            "medium",
+            "high",
+            "critical",
+        )

@@ -848,6 +848,24 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
     order comes from a shop's channel."""
     words = {singular_word(w) for w in name_words(table)}
     context = f"{texts} {table}"
+    cwords = [w.lower() for w in name_words(column)]
+    if meaning == "lex:car_make" and cwords[-1:] != ["make"]:
+        return "lex:flag"  # a recipe review's `make_again` says whether, never "Jeep" (seed 93's readers)
+    if (
+        meaning in ("named:event", "lex:category")
+        and words & _HOOKS
+        and cwords[-1:] in (["event"], ["type"], ["events"])
+    ):
+        return (
+            "lex:webhook_event"  # a hook fires on "feedback.created", never "Simmons Charity Gala" (seed 93)
+        )
+    if meaning in ("lex:category", "lex:level") and (
+        words & _LOGGED or re.search(r"\blog(?:ged|s)?\b", texts, re.I)
+    ):
+        # an error log's message is of "Database" or "HTTP", "Warning" or "Error", never "Movies" or "expert"
+        return "lex:log_category" if meaning == "lex:category" else "lex:log_severity"
+    if meaning == "lex:level" and cwords[-1:] == ["severity"]:
+        return "lex:severity"
     if meaning == "code:generic" and name_words(column)[-1:] in (["code"], ["iso"], ["alpha2"]):
         # a country's code is its ISO code, a currency's or a language's theirs (seed 93: a country "UK-1315")
         for entity, code in (
@@ -1529,6 +1547,8 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
     return "num:int"
 
 
+_HOOKS = frozenset("hook webhook callback subscription notification trigger".split())
+_LOGGED = frozenset("log error exception incident alert heartbeat".split())
 _LEVIES = frozenset("tax vat gst fee restocking commission surcharge levy duty tip".split())
 """What a share of a price is charged as: 0-25%, never most of the price."""
 _CLIMATES = frozenset("climate thermostat hvac cabin heating cooling ac room zone vehicle car".split())

@@ -204,6 +204,11 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "level": "low|medium|high|critical|basic|intermediate|advanced|expert|beginner|easy|hard|"
         "detailed|summary|brief|full|minimal|verbose",
         "priority": "low|normal|medium|high|urgent|critical",
+        "severity": "low|medium|high|critical",
+        "log_severity": "Verbose|Debug|Information|Warning|Error|Fatal",
+        "log_category": "Database|HTTP|Security|Authentication|Payments|Email|Cache|Background jobs|API|Frontend",
+        "webhook_event": "order.created|order.updated|invoice.paid|customer.created|payment.failed|ticket.closed|"
+        "user.deleted|feedback.created|subscription.cancelled|message.received",
         "flag": "true|false",
         "environment": "production|staging|development|testing|sandbox",
         "protocol": "HTTPS|SFTP|FTPS|FTP|SSH|WebSocket",
