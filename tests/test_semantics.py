@@ -421,3 +421,28 @@ def test_a_page_and_its_size_by_short_names_are_pagination(arg):
     """The recipe API's `?pg=&rpp=` were integer columns of its photos, notes, replies and reviews (seed 93's
     readers: "search parameters stored as recipe columns")."""
     assert argument_role(arg, {"type": "integer", "x-in": "query"}, entity="review") == "pagination"
+
+
+def test_crucible_s_routes_name_their_resources_and_a_post_that_reads_reads():
+    """Crucible's `/rest-service/reviews-v1/{id}/close`: the review was an entity "1" of a parent "service", and its
+    `postCustomFilterReviews` ("uses a POST for a read-only retrieval operation") added empty `filters` rows, the
+    only writes of its world (seed 93's readers scored it 0)."""
+    empty = {"type": "object", "properties": {}}
+    made = tool_meaning(
+        "createReview", "Create a review.", empty, {"method": "POST", "path": "/rest-service/reviews-v1"}
+    )
+    assert (made.effect, made.entity, made.parent) == ("create", "review", None)
+    closed = tool_meaning(
+        "closeReview",
+        "Closes the review.",
+        empty,
+        {"method": "POST", "path": "/rest-service/reviews-v1/{id}/close"},
+    )
+    assert (closed.effect, closed.entity) == ("status", "review")
+    read = tool_meaning(
+        "postCustomFilterReviews",
+        "This method should no longer be used, as it uses a POST for a read-only\n retrieval operation.",
+        empty,
+        {"method": "POST", "path": "/rest-service/reviews-v1/filter"},
+    )
+    assert read.effect == "read"

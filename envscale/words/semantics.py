@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .inflect import singular
@@ -438,7 +438,8 @@ def _route_entities(
         if seg.startswith("{") or seg.startswith(":"):
             last_is_param = True
             continue
-        words = tokens(seg)
+        # Crucible's `/rest-service/reviews-v1/{id}`: a version glued to a segment is no word of its resource
+        words = tokens(re.sub(r"[-_.]v\d+(?:\.\d+)*$", "", seg, flags=re.IGNORECASE) or seg)
         keyed = i + 1 < len(segments) and segments[i + 1].startswith(("{", ":"))
         if (
             not words
@@ -447,7 +448,10 @@ def _route_entities(
             # `/users/by/name/{name}`: the users, by their name
             or (words[0] == "by" and i > 0)
             or (i > 1 and segments[i - 1].lower() == "by" and keyed)
-            or re.fullmatch(r"v\d+(\.\d+)?\w*|api|rest|me|self|current|public|admin", seg.lower())
+            or re.fullmatch(
+                r"v\d+(\.\d+)?\w*|api|rest|rest[-_]?(?:service|api)s?|me|self|current|public|admin",
+                seg.lower(),
+            )
             # `/Services/{Sid}` names a service, and so does `/resources/{id}/services` (a sub-resource)
             or (
                 re.fullmatch(r"services?", seg.lower())
@@ -1181,7 +1185,7 @@ def tool_meaning(
     if reason is not None and notes.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
         verb, _ = _verb_of(tokens(name), method_start(name), described_read)
         return ToolMeaning(verb, "computation", None, None, (), reason)
-    return _meaning(
+    meaning = _meaning(
         name,
         tuple(props) if isinstance(props, dict) else (),
         notes.get("method"),
@@ -1189,6 +1193,16 @@ def tool_meaning(
         described_read,
         None if described_read else described_write(description),
     )
+    if meaning.effect == "create" and _READ_OVER_POST.search(description):
+        # Crucible's `postCustomFilterReviews`: "uses a POST for a read-only retrieval operation" (seed 93's
+        # readers: "the only writes add empty rows")
+        return replace(meaning, effect="read", evidence="its description says a POST that reads")
+    return meaning
+
+
+_READ_OVER_POST = re.compile(
+    r"\bPOST (?:request )?(?:for|to do) (?:a )?read(?:-only)?\b|\bread-only\s+retrieval\b", re.IGNORECASE
+)
 
 
 def _content_market(words: str, schema: Any) -> bool:
