@@ -823,3 +823,46 @@ def test_setting_a_groups_icon_replaces_the_one_before():
     assert [i["file"] for i in mine] == ["b.png"], mine
     assert {g: [i for i in env.dump()["icons"] if i["group_id"] == g] for g in groups[1:]} == others
     assert verify(spec, semantic=False) == []
+
+
+def test_a_post_that_overwrites_a_row_s_tags_replaces_them():
+    """Pendo's `POST /features/{id}/tags`, "Overwrite current custom Feature tags with the given tags", appended a tag
+    row to those before (seed 93's readers). A create its description says overwrites replaces the parent's rows."""
+    feature = {"type": "object", "properties": {"feature_id": S, "title": S}}
+    tag = {"type": "object", "properties": {"tag_id": S, "feature_id": S, "tag": S}}
+    post = _t(
+        "post_features_by_id_tags",
+        "POST",
+        "/features/{feature_id}/tags",
+        {"feature_id": _path(S), "tag": S},
+        ["feature_id", "tag"],
+        tag,
+    )
+    post["description"] = "Overwrite current custom Feature tags with the given tags"
+    tools = [
+        _t("get_features", "GET", "/features", {}, [], {"type": "array", "items": feature}),
+        _t(
+            "get_features_by_id",
+            "GET",
+            "/features/{feature_id}",
+            {"feature_id": _path(S)},
+            ["feature_id"],
+            feature,
+        ),
+        post,
+        _t(
+            "get_features_by_id_tags",
+            "GET",
+            "/features/{feature_id}/tags",
+            {"feature_id": _path(S)},
+            ["feature_id"],
+            {"type": "array", "items": tag},
+        ),
+    ]
+    spec = _spec(tools, name="feedback")
+    env = _env(spec)
+    features = [f["feature_id"] for f in env.dump()["features"]]
+    for value in ("beta", "priority"):
+        assert env.step("post_features_by_id_tags", {"feature_id": features[0], "tag": value})["ok"]
+    mine = [t["tag"] for t in env.dump()["tags"] if t["feature_id"] == features[0]]
+    assert mine == ["priority"], mine

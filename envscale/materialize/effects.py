@@ -409,7 +409,9 @@ def _replaces_its_own(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     table = op["table"]
     name = (tool.get("metadata") or {}).get("original_name") or tool["name"]
     words = tokens(name)
-    if not words or words[0] not in _SETS or not _words(table) & _ONE_EACH:
+    # Pendo's `POST /features/{id}/tags`, "Overwrite current custom Feature tags with the given tags": any table
+    overwrites = bool(re.match(r"\s*(?:overwrites?|replaces?)\b", str(tool.get("description") or ""), re.I))
+    if not overwrites and (not words or words[0] not in _SETS or not _words(table) & _ONE_EACH):
         return
     parents = _parents(tool, tables)
     if len(parents) != 1:
