@@ -446,3 +446,15 @@ def test_crucible_s_routes_name_their_resources_and_a_post_that_reads_reads():
         {"method": "POST", "path": "/rest-service/reviews-v1/filter"},
     )
     assert read.effect == "read"
+
+
+def test_a_search_route_reads_what_its_description_searches():
+    """Pendo's `GET /search`, "Search features": a `searches` table of its own, never the features (seed 93's readers:
+    "feature search reads a separate table, so it never finds features")."""
+    q = {"type": "object", "properties": {"q": {"type": "string", "x-in": "query"}}}
+    found = tool_meaning("get_search", "Search features", q, {"method": "GET", "path": "/search"})
+    assert (found.effect, found.entity) == ("read", "feature")
+    users = tool_meaning(
+        "get_users_search", "Find a User with a query", q, {"method": "GET", "path": "/users/search"}
+    )
+    assert users.entity == "user"

@@ -1193,6 +1193,14 @@ def tool_meaning(
         described_read,
         None if described_read else described_write(description),
     )
+    searched = (
+        _SEARCHED.match(description) if meaning.entity in ("search", "query", "lookup", "find") else None
+    )
+    if meaning.effect == "read" and searched:
+        # Pendo's `GET /search`, "Search features": the features, never a `searches` table (seed 93's readers)
+        return replace(
+            meaning, entity=singular(searched.group(1).lower()), evidence="a search its description names"
+        )
     if meaning.effect == "create" and _READ_OVER_POST.search(description):
         # Crucible's `postCustomFilterReviews`: "uses a POST for a read-only retrieval operation" (seed 93's
         # readers: "the only writes add empty rows")
@@ -1200,6 +1208,9 @@ def tool_meaning(
     return meaning
 
 
+_SEARCHED = re.compile(
+    r"\s*(?:search|find|query|look up)(?:es|s)?\s+(?:for\s+)?(?:the\s+|all\s+)?([A-Za-z]{3,})\b", re.I
+)
 _READ_OVER_POST = re.compile(
     r"\bPOST (?:request )?(?:for|to do) (?:a )?read(?:-only)?\b|\bread-only\s+retrieval\b", re.IGNORECASE
 )
