@@ -458,3 +458,15 @@ def test_a_search_route_reads_what_its_description_searches():
         "get_users_search", "Find a User with a query", q, {"method": "GET", "path": "/users/search"}
     )
     assert users.entity == "user"
+
+
+def test_a_route_ending_in_services_lists_services():
+    """OnSched's `GET /consumer/v1/services` ("List Services") read a `consumers` table of people (seed 93's readers);
+    Salesforce's `/services/data/...` still names no service."""
+    empty = {"type": "object", "properties": {}}
+    listed = tool_meaning(
+        "get_consumer_v1_services", "List Services", empty, {"method": "GET", "path": "/consumer/v1/services"}
+    )
+    assert listed.entity == "service"
+    other = tool_meaning("x", "List.", empty, {"method": "GET", "path": "/services/data/v52.0/sobjects"})
+    assert other.entity == "sobject"

