@@ -2125,6 +2125,19 @@ def test_a_branch_reads_a_row_under_its_parent_and_changes_its_status_alone():
         assert write.arguments["collection_id"] == get.arguments["collection_id"]
     assert taken == {"act", "tell"}
     e.env.close()
+    # beside other values, an enum that is no status is no branch ("its service kind to Stateless unless ...")
+    update["operation"]["set"] = {"priority": "subject_priority", "subject": "subject"}
+    update["parameters"]["properties"]["subject_priority"] = {
+        "type": "string",
+        "enum": ["low", "normal", "high"],
+    }
+    spec["tools"] = [
+        t for t in spec["tools"] if t["name"] == "update_ticket" or t["operation"]["type"] != "update"
+    ]
+    update["operation"]["set"].pop("status", None)
+    e = Env({"spec": spec}, TasksConfig())
+    assert all(branches.branch(e, random.Random(seed)) is None for seed in range(30))
+    e.env.close()
 
 
 def test_a_row_added_to_the_one_the_request_is_about_is_drawn_for_it():

@@ -31,7 +31,9 @@ def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
     columns = e.spec["tables"][op["table"]]["columns"]
     named = [(c, b) for c, b in sets.items() if isinstance(b, str) and re.search(r"(^|_)(status|state)$", c)]
     enums = [(c, b) for c, b in sets.items() if isinstance(b, str) and (columns.get(c) or {}).get("enum")]
-    chosen = named if len(named) == 1 else enums if not named and len(enums) == 1 else []
+    # beside other values only a status or a state, never another enum ("change its service kind to Stateless
+    # unless it is already Stateless")
+    chosen = named if len(named) == 1 else enums if not named and len(enums) == 1 and len(sets) == 1 else []
     if not chosen:
         return None
     column, binding = chosen[0]
