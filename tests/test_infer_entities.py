@@ -2126,11 +2126,13 @@ def test_an_integer_route_key_of_a_row_kept_by_digits_names_that_row():
     assert obs["ok"] and obs["result"]["order_id"] == key, obs
 
 
-def test_a_table_keyed_by_its_name_gets_no_second_name():
+def test_a_table_keyed_by_its_name_is_named_by_its_key():
     """Azure's `/resourceGroups/{resourceGroupName}/automationAccounts/{automationAccountName}/variables/{variableName}`:
-    the resource group and the account are known by the names in the route, so their tables hold no made-up `name`
-    beside them (a resource group "rg-billing-prod" was named "New Hires 2025", an automation account "Sullivan
-    Inc"); a table keyed by an id still gets a name a person can refer to it by."""
+    the resource group and the account are known by the names in the route, so their rows are named by them (a
+    resource group "rg-billing-prod" was named "New Hires 2025" beside it, an automation account "Sullivan Inc"); a
+    table keyed by an id gets a name a person can refer to it by."""
+    from envscale.env import Environment
+
     variable = {"type": "object", "properties": {"name": _S, "value": _S, "description": _S}}
     route = "/resourceGroups/{resourceGroupName}/automationAccounts/{automationAccountName}/variables"
     keys = {"resourceGroupName": _ID, "automationAccountName": _ID}
@@ -2165,14 +2167,15 @@ def test_a_table_keyed_by_its_name_gets_no_second_name():
         ),
     ]
     spec = _spec(tools, name="automation")
-    stubs = {
-        t: set(s["columns"])
-        for t, s in spec["tables"].items()
-        if any(c.get("references") == t for u in spec["tables"].values() for c in u["columns"].values())
-    }
-    named = {t: cols for t, cols in stubs.items() if t not in ("owners",)}
-    assert named and all(cols == {spec["tables"][t]["primary_key"]} for t, cols in named.items()), stubs
-    assert "name" in spec["tables"]["owners"]["columns"]
+    env = Environment(spec)
+    state = env.dump()
+    env.close()
+    for table in ("groups", "accounts"):
+        pk = spec["tables"][table]["primary_key"]
+        rows = state[table]
+        assert rows and all(r["name"] == r[pk] for r in rows), rows
+    owners = state["owners"]
+    assert any(r["name"] and r["name"] != r["owner_id"] for r in owners), owners
 
 
 def test_a_field_only_a_response_shows_keeps_its_format():

@@ -1274,12 +1274,10 @@ def described_fields(entity: str, schemas: list[Any]) -> dict[str, Any]:
 def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> None:
     """A table of keys alone (made for a key that names it, or read by tools that say nothing of its rows)
     holds the columns the API's schemas give its entity (`described_fields`), and at least a `name` a
-    person can refer to it by, unless its key is its name (`resourceGroupName`). A table some tool writes keeps what its writes give it."""
+    person can refer to it by (where its key is its name, `resourceGroupName`, the data holds the key there). A table
+    some tool writes keeps what its writes give it."""
     written = {u.table for u in uses if u.meaning.effect != "read"}
     schemas = [s for tool in tools for s in (tool.get("output_schema"), tool.get("parameters")) if s]
-    named = {  # tables known by their names: Azure's `/resourceGroups/{resourceGroupName}`, `{automationAccountName}`
-        target for (_, column), target in tables.explicit.items() if column.endswith("_name")
-    }
     for table, t in tables.tables.items():
         keys = {
             c for c in t["columns"] if c == t["primary_key"] or key_entity(c) or (table, c) in tables.explicit
@@ -1287,9 +1285,7 @@ def _describe_stubs(tables: _Tables, uses: list[_Use], tools: list[dict]) -> Non
         if table in written or set(t["columns"]) != keys:
             continue
         fields = described_fields(t["entity"], schemas)
-        if table not in named and not any(json_type(s) == "string" for s in fields.values()):
-            # a name a person can refer to it by; a table keyed by its name has one (a resource group's
-            # "rg-billing-prod" was named "New Hires 2025" beside it, an automation account "Sullivan Inc")
+        if not any(json_type(s) == "string" for s in fields.values()):
             fields.setdefault("name", {"type": "string", "description": f"The {t['entity']}'s name."})
         for column, schema in fields.items():
             tables.column(

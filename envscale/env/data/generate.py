@@ -726,6 +726,10 @@ def _build_table(
                 spec, table, column, cspec, n, seed, now, bound, rng, fake, people, places
             )
         progress.update(n)
+    if key_format is not None and key_format.kind == "name" and not key_format.person and "name" in columns:
+        # a resource known by its name (Azure's resource group `rg-billing-prod-15`) is named so: never a made-up
+        # "New Hires 2025" beside it (openapi-sample's readers: an automation account named "Sullivan Inc")
+        columns["name"] = list(own_keys)
     _order_pairs(tspec, columns, n, table)
     _events_end_the_same_day(tspec, columns, n, table, random.Random(f"{seed}:{table}:duration"))
     _lifecycle_in_order(tspec, columns, n, random.Random(f"{seed}:{table}:lifecycle"), now)
