@@ -866,3 +866,8 @@ def test_a_post_that_overwrites_a_row_s_tags_replaces_them():
         assert env.step("post_features_by_id_tags", {"feature_id": features[0], "tag": value})["ok"]
     mine = [t["tag"] for t in env.dump()["tags"] if t["feature_id"] == features[0]]
     assert mine == ["priority"], mine
+    # Pendo's own: the feature id a number in the route, the row's key a string (no reference ties them)
+    post["parameters"]["properties"]["feature_id"] = _path({"type": "number"})
+    spec = _spec(tools, name="feedback")
+    op = next(t for t in spec["tools"] if t["name"] == "post_features_by_id_tags")["operation"]
+    assert any(e["type"] == "delete" and e["table"] == "tags" for e in op.get("effects") or []), op

@@ -413,10 +413,15 @@ def _replaces_its_own(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     overwrites = bool(re.match(r"\s*(?:overwrites?|replaces?)\b", str(tool.get("description") or ""), re.I))
     if not overwrites and (not words or words[0] not in _SETS or not _words(table) & _ONE_EACH):
         return
-    parents = _parents(tool, tables)
+    parents = [column for column, _parent, _arg in _parents(tool, tables)]
+    if (
+        overwrites and not parents
+    ):  # Pendo's feature id, a number in the route, a string in the row: no reference
+        routed = _route_args(tool)
+        parents = [c for c, b in (op.get("values") or {}).items() if isinstance(b, str) and b in routed]
     if len(parents) != 1:
         return
-    column, _parent, _arg = parents[0]
+    column = parents[0]
     pk = tables[table]["primary_key"]
     op.setdefault("effects", []).append(
         {
