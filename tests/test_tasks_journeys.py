@@ -2285,3 +2285,69 @@ def test_the_api_version_the_client_sends_is_never_said_by_the_user():
         said.append(write_instructions(d, e.spec, random.Random(seed)).first_message)
     assert said and not any("2015-10-31" in m or "API version" in m for m in said), said
     e.env.close()
+
+
+def test_no_request_walks_to_a_person_a_row_names_without_a_role():
+    """Seed 93's readers, six tasks of 120: "check the email address of the user of the team", "update its level,
+    then suspend its user" (an offering's `user_email`): a team or an offering has many users, and one reference
+    without a role is the schema's. A reference with a role (a team's `owner_id`) is walked as before."""
+    from envscale.tasks import chains
+    from envscale.tasks.naming import bare_person_link
+
+    S = {"type": "string"}
+    key = {"type": "string", "x-in": "path"}
+
+    def team_spec(column):
+        return {
+            "name": "oncall",
+            "description": "Teams and users.",
+            "tables": {
+                "users": {
+                    "primary_key": "username",
+                    "columns": {"username": S, "email": {"type": "string", "nullable": True}},
+                },
+                "teams": {
+                    "primary_key": "team_id",
+                    "columns": {
+                        "team_id": S,
+                        "name": {"type": "string", "nullable": True},
+                        column: {"type": "string", "nullable": True, "references": "users"},
+                    },
+                },
+            },
+            "data": {"rows": {"users": 6, "teams": 6}},
+            "tools": [
+                {
+                    "name": "get_team",
+                    "description": "Get a team.",
+                    "kind": "read",
+                    "parameters": {"type": "object", "properties": {"team": key}, "required": ["team"]},
+                    "operation": {"type": "get", "table": "teams", "key": {"team_id": "team"}},
+                },
+                {
+                    "name": "get_user",
+                    "description": "Get a user.",
+                    "kind": "read",
+                    "parameters": {"type": "object", "properties": {"user": key}, "required": ["user"]},
+                    "operation": {"type": "get", "table": "users", "key": {"username": "user"}},
+                },
+            ],
+        }
+
+    walked = {}
+    for column in ("user", "owner_id"):
+        spec = team_spec(column)
+        validate_spec(spec)
+        e = Env({"spec": spec}, TasksConfig())
+        walked[column] = sum(
+            [c.tool for c in d.calls] == ["get_team", "get_user"]
+            for seed in range(30)
+            if not isinstance(
+                d := chains._read_along_reference(e, [e.gets["teams"]], random.Random(seed)), str
+            )
+        )
+        e.env.close()
+    assert bare_person_link(team_spec("user"), "teams", "user") and not bare_person_link(
+        team_spec("owner_id"), "teams", "owner_id"
+    )
+    assert walked["user"] == 0 and walked["owner_id"] > 0, walked

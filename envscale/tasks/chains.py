@@ -47,7 +47,7 @@ from .finding import knows_row_by, party_table
 from .gold import matching_field
 from .journeys import references, related_writes, removes
 from .model import GoldCall, TaskDraft
-from .naming import fact_name, tool_bindings
+from .naming import bare_person_link, fact_name, tool_bindings
 from .prepared import Env
 
 RELATED_SHARE = 0.75
@@ -133,7 +133,7 @@ def _read_along_reference(e: Env, gets: list[dict], rng: random.Random) -> TaskD
     fks = [
         (c, s["references"])
         for c, s in e.spec["tables"][table]["columns"].items()
-        if s.get("references") in e.gets
+        if s.get("references") in e.gets and not bare_person_link(e.spec, table, c)
     ]
     built = e.call(first, rng)
     if built is None:
@@ -245,7 +245,10 @@ def _write_of_related_row(
         (src, column)
         for src, tspec in e.spec["tables"].items()
         for column, cspec in tspec["columns"].items()
-        if cspec.get("references") == table and src in e.gets and src != table
+        if cspec.get("references") == table
+        and src in e.gets
+        and src != table
+        and not bare_person_link(e.spec, src, column)  # "suspend the user of the offering"
     ]
     rng.shuffle(sources)
     for src, column in sources:

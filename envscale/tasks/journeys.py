@@ -52,7 +52,7 @@ from .finding import (
     shifted,
 )
 from .model import Drop, GoldCall, TaskDraft
-from .naming import fact_name, tool_bindings
+from .naming import bare_person_link, fact_name, tool_bindings
 from .prepared import Env
 from .rereads import joins, merge_repeated_lookups
 
@@ -199,7 +199,12 @@ def _related_pairs(e: Env, first: dict) -> list[tuple[dict, str, str]]:
             continue
         if key:
             for column, cspec in columns.items():
-                if cspec.get("references") == other and column != e.pk(table) and not removes(tool):
+                if (
+                    cspec.get("references") == other
+                    and column != e.pk(table)
+                    and not removes(tool)
+                    and not bare_person_link(e.spec, table, column)  # "then suspend its user" (seed 93)
+                ):
                     # a row the first one points to is changed along with it (the order's payment is refunded),
                     # never removed: nobody deletes an opportunity's owner because the opportunity goes
                     out.append((tool, "holds", column))

@@ -432,3 +432,26 @@ def unsayable(value: Any, from_user: bool) -> str | None:
     if from_user and opaque(value):
         return "is a token no one dictates"
     return None
+
+
+_BARE_PEOPLE = frozenset(("user", "member", "person", "people"))
+_OWN_THINGS = frozenset(
+    "email phone address method session token profile setting preference device identity credential key "
+    "membership role permission".split()
+)
+_KEY_WORDS = frozenset(("id", "ids", "email", "key", "uuid", "name", "username", "handle", "login"))
+
+
+def bare_person_link(spec: dict, table: str, column: str) -> bool:
+    """Whether a reference names a person with no role (`offerings.user_email`, `teams.user`): an offering or a team
+    has many users, so "its user", "the user of the team" is the schema's, never a person's way of speaking (seed
+    93's readers, six tasks of 120). A role says who the person is to the row (`owner_id`, `customer_id`,
+    `assignee`); a row that is the person's own (a user's contact email) is theirs."""
+    cspec = ((spec.get("tables") or {}).get(table) or {}).get("columns", {}).get(column) or {}
+    ref = cspec.get("references")
+    if not ref or singular(str(ref)).split("_")[-1] not in _BARE_PEOPLE:
+        return False
+    if singular(table).split("_")[-1] in _OWN_THINGS:
+        return False  # a user's contact email, phone, session or device: whose it is is the row's point
+    words = [singular(w) for w in tokens(column) if w not in _KEY_WORDS]
+    return not words or set(words) <= _BARE_PEOPLE
