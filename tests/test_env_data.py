@@ -2125,3 +2125,24 @@ def test_a_country_s_code_is_the_iso_code_of_its_name():
     assert rows and all(re.fullmatch(r"[A-Z]{2}", r["code"]) for r in rows), rows
     assert all(codes[r["name"]] == r["code"] for r in rows), rows
     assert all(re.fullmatch(r"[A-Z]{3}", r["code"]) for r in state["currencies"] if r["code"])
+
+
+def test_a_person_s_primary_or_work_email_is_their_own():
+    """Seed 93's readers: "the primary email of Kristopher Evans is zacharyhughes11@example.com". A row's
+    `primary_email` and `work_email` are its own person's, as its `email` is."""
+    spec = world(
+        "hris",
+        12,
+        employees=table(
+            {"employee_id": S, "first_name": S, "last_name": S, "primary_email": S, "work_email": S}
+        ),
+    )
+    rows = [r for r in generate_state(spec, seed=0)["employees"] if r["first_name"] and r["last_name"]]
+    checked = 0
+    for r in rows:
+        for column in ("primary_email", "work_email"):
+            if r[column]:
+                local = r[column].split("@")[0].lower()
+                assert r["first_name"].lower()[:3] in local or r["last_name"].lower()[:3] in local, r
+                checked += 1
+    assert checked >= 5

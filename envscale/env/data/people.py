@@ -24,9 +24,10 @@ from envscale.env.data.values import ascii_letters, email_for, username_for
 from envscale.env.spec import value_problem
 from envscale.words.names import name_words
 
-_OWN_NAME_QUALIFIERS = frozenset("preferred legal given known".split())
-"""Words of a name column that say which of the row's own names it is (`preferred_name`: the employee's, never another
-person's: seed 92's readers found Quinn Harris preferring "Sarah")."""
+_OWN_NAME_QUALIFIERS = frozenset("preferred legal given known primary work personal".split())
+"""Words of a name or an address column that say which of the row's own it is (`preferred_name`: the employee's,
+never another person's: seed 92's readers found Quinn Harris preferring "Sarah"; `primary_email`, `work_email`: seed
+93's found Kristopher Evans's primary email zacharyhughes11@...)."""
 
 
 def column_group(column: str, vocabulary: frozenset[str], table: str) -> str:
