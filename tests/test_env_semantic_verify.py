@@ -1232,3 +1232,55 @@ def test_a_place_a_call_writes_is_one_place():
             args, _ = valid_call(env, spec["tools"][0], rows, random.Random(seed))
             assert args["billing_city"] in args["billing_address"], args
             assert args["billing_state"] in regions[args["billing_city"]], args
+
+
+def test_an_amount_added_keeps_a_level_within_what_it_holds():
+    """Seed 93's readers: "increase the fuel level by 57.66" took a tank at 43 to 100.66. An amount added to a
+    percentage is cut to the room left; a price or a stock has no such bound."""
+    import random
+
+    from envscale.materialize.verify import valid_call
+
+    S = {"type": "string"}
+    spec = {
+        "name": "fleet",
+        "description": "Vehicles.",
+        "tables": {
+            "vehicles": {
+                "primary_key": "vehicle_id",
+                "columns": {"vehicle_id": S, "fuel_level": {"type": "number", "nullable": True}},
+            }
+        },
+        "data": {"rows": {"vehicles": 10}},
+        "tools": [
+            {
+                "name": "refuel",
+                "description": "Add fuel to a vehicle.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "vehicle_id": S,
+                        "amount": {"type": "number", "minimum": 0, "maximum": 500},
+                    },
+                    "required": ["vehicle_id", "amount"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "vehicles",
+                    "key": {"vehicle_id": "vehicle_id"},
+                    "set": {"fuel_level": {"add": [{"column": "fuel_level"}, {"arg": "amount"}]}},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    with Environment(spec) as env:
+        env.reset()
+        rows = env.dump()
+        levels = []
+        for seed in range(30):
+            built = valid_call(env, spec["tools"][0], rows, random.Random(seed))
+            if built and isinstance(built[1]["fuel_level"], int | float):
+                levels.append(built[1]["fuel_level"] + built[0]["amount"])
+    assert len(levels) >= 10 and all(level <= 100 for level in levels), levels

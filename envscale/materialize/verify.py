@@ -96,6 +96,7 @@ from envscale.env.data import (
     schema_accepts,
     schema_value,
     subject_and_prose,
+    value_range,
 )
 from envscale.env.operations import PRECONDITION_OPS
 from envscale.env.runtime import Environment
@@ -553,12 +554,42 @@ def _valid_call(
             lambda v: True,
             "not bound to a column",
         )
+    if op["type"] == "update" and target is not None:
+        _adjust_within(tspec, table, op, props, args, target)
     error = jsonschema.exceptions.best_match(
         jsonschema.validators.validator_for(params)(params).iter_errors(args)
     )
     if error is not None:
         raise _CannotCall(f"generated arguments {_text(args)} do not match the parameters: {error.message}")
     return args, target
+
+
+def _adjust_within(
+    tspec: dict[str, Any], table: str, op: dict[str, Any], props: dict, args: dict[str, Any], target: dict
+) -> None:
+    """An amount added to a column keeps it within what the column holds (seed 93's readers: "increase the fuel
+    level by 57.66", from 43 to 100.66): the amount is cut to the room left, in the argument's own type."""
+    for column, expr in (op.get("set") or {}).items():
+        if not (isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in ("add", "sub")):
+            continue
+        form, parts = next(iter(expr.items()))
+        arg = next(
+            (_binding_arg(p) for p in (parts if isinstance(parts, list) else [])[1:] if _binding_arg(p)), None
+        )
+        current, amount = target.get(column), args.get(arg) if arg else None
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (current, amount)):
+            continue
+        bounds = value_range(table, column, tspec["columns"].get(column) or {})
+        if bounds is None:
+            continue
+        lo, hi = bounds
+        sign = -1 if form == "sub" else 1
+        room = (hi - current) if sign * amount > 0 else (current - lo)
+        if abs(amount) > room > 0:
+            cut = room / 2 if isinstance(amount, float) else max(1, int(room // 2))
+            value = round(cut, 2) if isinstance(amount, float) else cut
+            if schema_accepts(props.get(arg) or {}, value if amount > 0 else -value):
+                args[arg] = value if amount > 0 else -value
 
 
 def _guarded_first(

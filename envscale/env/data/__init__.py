@@ -91,6 +91,7 @@ from envscale.env.data.meaning import (
     infer_hint,
     loose_references,
     named_values,
+    value_range,
 )
 from envscale.env.data.schemas import (
     acceptor,  # noqa: F401 (private, kept importable from here)
@@ -136,6 +137,7 @@ __all__ = [
     "is_filler",
     "key_formats",
     "named_values",
+    "value_range",
     "parse_now",
     "pattern_value",
     "schema_accepts",

@@ -1562,6 +1562,23 @@ NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} 
 _ANIMALS = frozenset("pet animal dog cat horse puppy kitten livestock".split())
 
 
+def value_range(table: str, column: str, column_spec: dict) -> tuple[float, float] | None:
+    """The range a numeric column's values keep by what they are (`vehicles.fuel_level`: 0-100), or `None` when its
+    meaning bounds nothing by itself (a price, a stock, a year)."""
+    meaning = column_meaning(table, column, column_spec)
+    kind = meaning.split(":", 1)[-1] if meaning.startswith("num:") else ""
+    if kind not in _BOUNDED:
+        return None
+    lo, hi, _ = NUMBER_RANGES[kind]
+    return lo, hi
+
+
+_BOUNDED = frozenset(
+    "percent levy ratio rating score setpoint priority step level lat lon age weekday monthday doors".split()
+)
+"""Kinds of numbers whose range is what they are (a percentage, a rating), not only what is usual (a price)."""
+
+
 # ----------------------------------------------------------------------------------------------
 # What the spec says about a column's values: quoted values, "e.g." lists, defaults, examples, formats.
 
