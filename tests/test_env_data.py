@@ -2146,3 +2146,11 @@ def test_a_person_s_primary_or_work_email_is_their_own():
                 assert r["first_name"].lower()[:3] in local or r["last_name"].lower()[:3] in local, r
                 checked += 1
     assert checked >= 5
+
+
+def test_an_attendee_leaves_after_joining():
+    """Seed 93's readers: GoToMeeting's attendees "leave before they join"."""
+    moment = {"type": "string", "generator": "datetime"}
+    spec = world("meetings", 20, attendees=table({"attendee_id": S, "join_time": moment, "leave_time": moment}))
+    rows = [r for r in generate_state(spec, seed=0)["attendees"] if r["join_time"] and r["leave_time"]]
+    assert len(rows) >= 5 and all(r["join_time"] <= r["leave_time"] for r in rows), rows
