@@ -2151,6 +2151,8 @@ def test_a_person_s_primary_or_work_email_is_their_own():
 def test_an_attendee_leaves_after_joining():
     """Seed 93's readers: GoToMeeting's attendees "leave before they join"."""
     moment = {"type": "string", "generator": "datetime"}
-    spec = world("meetings", 20, attendees=table({"attendee_id": S, "join_time": moment, "leave_time": moment}))
+    spec = world(
+        "meetings", 20, attendees=table({"attendee_id": S, "join_time": moment, "leave_time": moment})
+    )
     rows = [r for r in generate_state(spec, seed=0)["attendees"] if r["join_time"] and r["leave_time"]]
     assert len(rows) >= 5 and all(r["join_time"] <= r["leave_time"] for r in rows), rows

@@ -871,3 +871,51 @@ def test_a_post_that_overwrites_a_row_s_tags_replaces_them():
     spec = _spec(tools, name="feedback")
     op = next(t for t in spec["tools"] if t["name"] == "post_features_by_id_tags")["operation"]
     assert any(e["type"] == "delete" and e["table"] == "tags" for e in op.get("effects") or []), op
+
+
+def test_an_ended_campaign_is_not_resumed():
+    """Seed 93's readers: a campaign whose status was `ended` was "resumed" (ended -> active), "a transition a real
+    ads API would refuse". Resuming undoes a pause; a paused campaign resumes, an ended one is refused."""
+    campaign = {
+        "type": "object",
+        "properties": {
+            "campaign_id": S,
+            "name": S,
+            "status": {"type": "string", "enum": ["active", "paused", "ended"]},
+        },
+    }
+    tools = [
+        _t("list_campaigns", "GET", "/campaigns", {}, [], {"type": "array", "items": campaign}),
+        _t(
+            "get_campaign",
+            "GET",
+            "/campaigns/{campaign_id}",
+            {"campaign_id": _path(S)},
+            ["campaign_id"],
+            campaign,
+        ),
+        _t(
+            "pause_campaign",
+            "POST",
+            "/campaigns/{campaign_id}/pause",
+            {"campaign_id": _path(S)},
+            ["campaign_id"],
+            campaign,
+        ),
+        _t(
+            "resume_campaign",
+            "POST",
+            "/campaigns/{campaign_id}/resume",
+            {"campaign_id": _path(S)},
+            ["campaign_id"],
+            campaign,
+        ),
+    ]
+    spec = _spec(tools, name="ads")
+    env = _env(spec)
+    rows = env.dump()["campaigns"]
+    ended = next((r for r in rows if r["status"] == "ended"), None)
+    paused = next((r for r in rows if r["status"] == "paused"), None)
+    assert ended is not None and paused is not None, rows
+    assert not env.step("resume_campaign", {"campaign_id": ended["campaign_id"]})["ok"]
+    assert env.step("resume_campaign", {"campaign_id": paused["campaign_id"]})["ok"]

@@ -121,8 +121,10 @@ _FINISHED_WORDS = frozenset(
 """Words of a status a row ends in: no act moves it on (a SUCCEEDED batch is not submitted again, a mandate whose
 CANCEL_FILE_SENT is not activated, a Denied reservation not cancelled), except one that reopens it."""
 _REOPEN_VERBS = frozenset(
-    "reopen restore reactivate unarchive resume undelete recover retry resubmit revert reinstate".split()
+    "reopen restore reactivate unarchive undelete recover retry resubmit revert reinstate".split()
 )
+"""Verbs that move a row out of a state it ended in. Resuming is none: it undoes a pause, and an ended campaign is
+not resumed (seed 93's readers: "a transition a real ads API would refuse")."""
 
 
 _UNDOES = {
