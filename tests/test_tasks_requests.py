@@ -677,7 +677,8 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
     }
     drop = empty_create(spec, [call("add_item", {**empty, "created_at": "2025-06-01T12:00:00Z"})])
     assert drop is not None and drop[0] == "empty_create"
-    assert empty_create(spec, [call("add_item", {**empty, "manual_price": 123})]) is None
+    # (an item with a price is not empty when it says what it is: with no SKU it is, seed 93's readers, below)
+    assert empty_create(spec, [call("add_item", {**empty, "manual_price": 123, "sku_id": "sku_1"})]) is None
     assert (
         empty_create(spec, [call("follow", {"follow_id": "fol_1", "user_id": "use_2", "created_at": "x"})])
         is None
@@ -738,6 +739,28 @@ def test_a_create_that_adds_a_row_of_nothing_but_keys_is_dropped():
     assert drop is not None and drop[0] == "empty_create" and "name" in drop[1], drop
     unnamed = {"categories": [{**r, "name": None} for r in named["categories"]]}
     assert empty_create(spec, [call("rate_category", nameless)], unnamed) is None
+    # seed 93's readers: a customer address with no street, city or zip; a subscription item with no SKU
+    spec["tables"]["customer_addresses"] = {
+        "primary_key": "address_id",
+        "columns": {
+            "address_id": {"type": "string"},
+            "email": {"type": "string"},
+            "street": {"type": "string"},
+            "city": {"type": "string"},
+        },
+    }
+    spec["tools"].append(
+        {"name": "add_address", "operation": {"type": "insert", "table": "customer_addresses"}}
+    )
+    nowhere = {"address_id": "add_1", "email": "zoe.stewart@example.com", "street": None, "city": None}
+    drop = empty_create(spec, [call("add_address", nowhere)])
+    assert drop is not None and drop[0] == "empty_create", drop
+    assert empty_create(spec, [call("add_address", {**nowhere, "city": "Lyon"})]) is None
+    spec["tables"]["items"]["columns"]["quantity"] = {"type": "integer"}
+    nothing = {**empty, "quantity": 13, "manual_price": 29}
+    drop = empty_create(spec, [call("add_item", nothing)])
+    assert drop is not None and "sku_id" in drop[1], drop
+    assert empty_create(spec, [call("add_item", {**nothing, "sku_id": "sku_3"})]) is None
     # seed 92's readers: "a project member with a cost and a rate but no user"
     spec["tables"]["project_members"] = {
         "primary_key": "member_id",

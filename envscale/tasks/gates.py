@@ -543,6 +543,14 @@ def empty_create(spec: dict, calls: list[Any], rows: dict[str, list[dict]] | Non
         if head in _ROLES and people and all(call.result.get(c) in (None, "") for c in people):
             # seed 92's readers: "a project member with a cost and a rate but no user"
             return "empty_create", f"call {i} ({call.tool}) adds a {op.get('table')} row that names no one"
+        what = _WHAT_IT_IS.get(head)
+        parts = [c for c in columns if set(tokens(c)) & what] if what else []
+        if parts and all(call.result.get(c) in (None, "") for c in parts):
+            # seed 93's readers: a customer address with no street, city or zip; subscription items with no SKU
+            return (
+                "empty_create",
+                f"call {i} ({call.tool}) adds a {op.get('table')} row without its {parts[0]}",
+            )
         table_rows = (rows or {}).get(op.get("table")) or []
         named = [
             c
@@ -564,6 +572,11 @@ def empty_create(spec: dict, calls: list[Any], rows: dict[str, list[dict]] | Non
     return None
 
 
+_WHAT_IT_IS = {
+    "address": frozenset("street line1 address1 city zip postcode postal housenumber".split()),
+    "item": frozenset("sku product variant offer article".split()),
+}
+"""The columns that say what an address or a line item is: a row with none of them is none."""
 _ROLES = frozenset("member participant attendee assignee subscriber follower collaborator registrant".split())
 _OWN_NAMES = frozenset("name title subject display_name displayname label".split())
 """Columns a row is called by: a create that can name its row and leaves them empty makes a thing no one can name."""
