@@ -2351,3 +2351,70 @@ def test_no_request_walks_to_a_person_a_row_names_without_a_role():
         team_spec("owner_id"), "teams", "owner_id"
     )
     assert walked["user"] == 0 and walked["owner_id"] > 0, walked
+
+
+def test_a_row_added_to_a_new_person_carries_their_email():
+    """Seed 93's readers: a new user Dustin Henderson was enrolled as a participant with hana.parker@example.com,
+    another person's email. A row added to a person just made is about them: its email is of their name."""
+    S, N = {"type": "string"}, {"type": "string", "nullable": True}
+    spec = {
+        "name": "courses",
+        "description": "Users and their enrolments.",
+        "tables": {
+            "users": {"primary_key": "user_id", "columns": {"user_id": S, "first_name": N, "last_name": N}},
+            "participants": {
+                "primary_key": "participant_id",
+                "columns": {"participant_id": S, "user_id": {**N, "references": "users"}, "email": N},
+            },
+        },
+        "data": {"rows": {"users": 6, "participants": 6}},
+        "tools": [
+            {
+                "name": "create_user",
+                "description": "Create a user.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"first_name": S, "last_name": S},
+                    "required": ["first_name", "last_name"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "users",
+                    "values": {"first_name": "first_name", "last_name": "last_name"},
+                    "generate": {"user_id": "id"},
+                    "returns": "row",
+                },
+            },
+            {
+                "name": "enroll",
+                "description": "Enrol a user as a participant.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"user_id": S, "email": {"type": "string", "format": "email"}},
+                    "required": ["user_id", "email"],
+                },
+                "operation": {
+                    "type": "insert",
+                    "table": "participants",
+                    "values": {"user_id": "user_id", "email": "email"},
+                    "generate": {"participant_id": "id"},
+                    "returns": "row",
+                },
+            },
+        ],
+    }
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    made = [
+        d
+        for seed in range(20)
+        if (d := journeys.create_then_add(e, random.Random(seed), "write")) is not None
+    ]
+    assert made
+    for d in made:
+        person, enrolled = d.calls[0].arguments, d.calls[1].arguments
+        expected = f"{person['first_name']}.{person['last_name']}".lower()
+        assert enrolled["email"].split("@")[0] == re.sub(r"[^a-z.]", "", expected), (person, enrolled)
+    e.env.close()
