@@ -2156,3 +2156,22 @@ def test_an_attendee_leaves_after_joining():
     )
     rows = [r for r in generate_state(spec, seed=0)["attendees"] if r["join_time"] and r["leave_time"]]
     assert len(rows) >= 5 and all(r["join_time"] <= r["leave_time"] for r in rows), rows
+
+
+def test_a_flag_named_for_a_status_says_whether_the_row_is_in_it_spelled_apart():
+    """Seed 93's readers: a task "In Progress" with `is_complete` true. A flag named after a status is true exactly
+    where the status is it, `complete` for `Completed` too."""
+    spec = world(
+        "tasks",
+        20,
+        tasks=table(
+            {
+                "task_id": S,
+                "status": {"type": "string", "enum": ["Not Started", "In Progress", "Completed"]},
+                "is_complete": {"type": "boolean"},
+            }
+        ),
+    )
+    rows = [r for r in generate_state(spec, seed=0)["tasks"] if r["status"]]
+    assert {r["status"] for r in rows} >= {"In Progress", "Completed"}
+    assert all(r["is_complete"] == (r["status"] == "Completed") for r in rows), rows

@@ -1425,7 +1425,14 @@ def _flags_agree_with_status(tspec: dict[str, Any], columns: dict[str, list[Any]
     }
     known = {str(v).lower() for v in tspec["columns"][status].get("enum") or ()}
     seen = {str(v).strip().lower() for v in columns[status] if isinstance(v, str)}
-    flags = {c: state for c, state in flags.items() if state in (known or seen)}
+    values = known or seen
+    # `is_complete` is the status `Completed` (seed 93's readers: a task "In Progress" with is_complete true)
+    flags = {
+        c: next((v for v in sorted(values) if v == state or (len(state) > 4 and v.startswith(state))), None)
+        for c, state in flags.items()
+        if state
+    }
+    flags = {c: state for c, state in flags.items() if state is not None}
     for i in range(n):
         value = columns[status][i]
         if not isinstance(value, str):
