@@ -2175,3 +2175,15 @@ def test_a_flag_named_for_a_status_says_whether_the_row_is_in_it_spelled_apart()
     rows = [r for r in generate_state(spec, seed=0)["tasks"] if r["status"]]
     assert {r["status"] for r in rows} >= {"In Progress", "Completed"}
     assert all(r["is_complete"] == (r["status"] == "Completed") for r in rows), rows
+
+
+def test_a_task_is_completed_or_due_after_it_starts():
+    """Seed 93's readers: Avaza's task "completed before its start date"."""
+    day = {"type": "string", "generator": "date"}
+    spec = world(
+        "todo", 20, tasks=table({"task_id": S, "date_start": day, "date_completed": day, "date_due": day})
+    )
+    rows = generate_state(spec, seed=0)["tasks"]
+    for later in ("date_completed", "date_due"):
+        pairs = [(r["date_start"], r[later]) for r in rows if r["date_start"] and r[later]]
+        assert len(pairs) >= 5 and all(a <= b for a, b in pairs), pairs

@@ -996,7 +996,8 @@ _PAIRS = (("start", "end"), ("created", "updated"), ("check_in", "check_out"), (
           ("opened", "closed"), ("start", "finish"), ("issued", "expires"), ("issue", "expiry"),
           ("issue", "expiration"), ("issued", "expiry"), ("created", "expires"), ("created", "expiry"),
           ("created", "expiration"), ("join", "leave"), ("joined", "left"), ("sign_in", "sign_out"),
-          ("login", "logout"), ("clock_in", "clock_out"), ("opened", "resolved"))  # fmt: skip
+          ("login", "logout"), ("clock_in", "clock_out"), ("opened", "resolved"), ("start", "completed"),
+          ("started", "completed"), ("start", "due"))  # fmt: skip
 """A gift card expires after it is issued or created (blind readers: "gift cards expire before they are issued"); an
 attendee leaves after joining (seed 93's readers: "attendees leave before they join")."""
 
