@@ -1927,6 +1927,12 @@ def test_a_time_zone_run_into_a_field_s_name_is_not_said():
     assert readable_words("confirmed_date_utc") == "confirmed date"
     assert readable_words("CanceledDateUtc") == "canceled date"
     assert readable_words("utc") == "utc"
+    # seed 93's readers: "the date start" of an Avaza task; `date_<word>` is the word's date
+    assert readable_words("date_start") == "start date" and readable_words("DateDue") == "due date"
+    assert (
+        readable_words("date_completed") == "completion date"
+        and readable_words("date_of_birth") == "date of birth"
+    )
     # seed 89's readers: "turn off its number of authorization required" for `no_authorization_required`
     assert readable_words("no_authorization_required") == "no authorization required"
     assert readable_words("no_of_guests") == "number of guests"

@@ -308,12 +308,22 @@ def readable_words(name: str) -> str:
     if len(toks) > 1 and toks[-1] in ("utc", "gmt", "iso", "local"):
         # `confirmed_date_utc` -> "confirmed date" (seed 88's readers: "its confirmed date utc")
         toks = toks[:-1]
+    if len(toks) == 2 and toks[0] in ("date", "time") and toks[1] in _DATED:
+        # Avaza's `date_start`, `date_due`: "the start date", never "the date start" (seed 93's readers)
+        toks = [_DATED[toks[1]], toks[0]]
     phrase = " ".join(toks)
     if phrase in _PHRASES:
         return _PHRASES[phrase]
     if len(toks) == 2 and toks[1] in ("at", "on") and toks[0].endswith("ed"):  # `declined_at`
         return f"{toks[0]} date"
     return " ".join(TOKEN_WORDS.get(t, t) for t in toks) or name
+
+
+_DATED = {
+    "start": "start", "end": "end", "due": "due", "completed": "completion", "created": "creation",
+    "modified": "modification", "updated": "update", "closed": "closing", "paid": "payment", "sent": "sending",
+}  # fmt: skip
+"""The noun a date or a time named `date_<word>` is of."""
 
 
 def col_words(column: str, arg: str | None = None) -> str:
