@@ -245,6 +245,9 @@ def test_a_token_a_service_issues_is_no_value_a_user_dictates(environments):
         "filler_value",
         f"get_order.order_id = {token!r} is a token no one dictates",
     )
+    # the new value a write sets too (seed 93's final run: "set its payment token to hbHsgvxN59vdE4sA...")
+    said.calls[0].provenance["order_id"] = "constant"
+    assert filler_fact(e, said) is not None and "token" in filler_fact(e, said)[1]
     e.env.close()
 
 

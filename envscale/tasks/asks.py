@@ -537,7 +537,7 @@ def filler_fact(e: Env, draft: TaskDraft) -> Drop | None:
                 continue
             column = bound.get(arg)
             value = call.arguments.get(arg)
-            why = unsayable(value, source == "user")
+            why = unsayable(value)
             if why:  # "set the due date to 2024-04-20T12:31:16Z", "its payment token to yrSjWVoafKn..."
                 return "filler_value", f"{call.tool}.{arg} = {value!r} {why}"
             if isinstance(column, str) and column in columns:

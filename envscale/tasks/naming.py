@@ -423,13 +423,13 @@ TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00\b)\d{2}")
 """A moment written to the second (`2024-04-20T12:31:16Z`), which no person says."""
 
 
-def unsayable(value: Any, from_user: bool) -> str | None:
-    """Why a stated value is none a person says, or `None`: a moment to the second (two blind readers: "set the due
-    date to 2024-04-20T12:31:16Z"), or, from the user, a token a service issues (seed 93's readers: "update its
-    payment token to yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ")."""
+def unsayable(value: Any) -> str | None:
+    """Why a value a request states is none a person says, or `None`: a moment to the second (two blind readers:
+    "set the due date to 2024-04-20T12:31:16Z"), or a token a service issues, whether it names a row or is the new
+    value (seed 93's readers: "update its payment token to yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ")."""
     if isinstance(value, str) and TO_THE_SECOND.search(value):
         return "is a moment to the second no one says"
-    if from_user and opaque(value):
+    if opaque(value):
         return "is a token no one dictates"
     return None
 
