@@ -806,3 +806,16 @@ def test_seed_93s_misfits_read_their_table():
             "high",
             "critical",
         )
+
+
+def test_a_contact_method_s_label_is_a_contact_label():
+    """Seed 93's readers: VictorOps' phones labelled "premium" and "enhancement". A phone's or an email's label is
+    "mobile" or "work", an address's "home" or "billing"; a product's label is still a tag."""
+    string = {"type": "string"}
+    assert column_meaning("phones", "label", string) == "lex:contact_label"
+    assert column_meaning("emails", "label", string) == "lex:contact_label"
+    assert column_meaning("customer_addresses", "type", string) == "lex:address_label"
+    assert column_meaning("products", "label", string) == "lex:tag"
+    for seed in range(5):
+        value = column_value("phones", "label", string, random.Random(seed), dt.datetime(2025, 6, 1))
+        assert value in ("mobile", "work", "home", "personal", "office", "main"), value

@@ -866,6 +866,9 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
         return "lex:log_category" if meaning == "lex:category" else "lex:log_severity"
     if meaning == "lex:level" and cwords[-1:] == ["severity"]:
         return "lex:severity"
+    if meaning in ("lex:tag", "lex:type") and cwords[-1:] in (["label"], ["type"]) and words & _CONTACTS:
+        # a phone labelled "mobile" or "work", never "premium" (seed 93's readers); an address "billing"
+        return "lex:address_label" if "address" in words else "lex:contact_label"
     if meaning == "code:generic" and name_words(column)[-1:] in (["code"], ["iso"], ["alpha2"]):
         # a country's code is its ISO code, a currency's or a language's theirs (seed 93: a country "UK-1315")
         for entity, code in (
@@ -1547,6 +1550,7 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
     return "num:int"
 
 
+_CONTACTS = frozenset("phone email address method contact number fax".split())
 _HOOKS = frozenset("hook webhook callback subscription notification trigger".split())
 _LOGGED = frozenset("log error exception incident alert heartbeat".split())
 _LEVIES = frozenset("tax vat gst fee restocking commission surcharge levy duty tip".split())

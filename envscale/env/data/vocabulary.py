@@ -205,6 +205,8 @@ LEXICONS: dict[str, tuple[str, ...]] = {
         "detailed|summary|brief|full|minimal|verbose",
         "priority": "low|normal|medium|high|urgent|critical",
         "severity": "low|medium|high|critical",
+        "contact_label": "mobile|work|home|personal|office|main",
+        "address_label": "home|work|billing|shipping",
         "log_severity": "Verbose|Debug|Information|Warning|Error|Fatal",
         "log_category": "Database|HTTP|Security|Authentication|Payments|Email|Cache|Background jobs|API|Frontend",
         "webhook_event": "order.created|order.updated|invoice.paid|customer.created|payment.failed|ticket.closed|"
