@@ -470,3 +470,18 @@ def test_a_route_ending_in_services_lists_services():
     assert listed.entity == "service"
     other = tool_meaning("x", "List.", empty, {"method": "GET", "path": "/services/data/v52.0/sobjects"})
     assert other.entity == "sobject"
+
+
+def test_a_route_segment_of_a_verb_glued_to_a_noun_names_the_noun():
+    """Billbee's `POST /api/v1/automaticprovision/createaccount` made a `createaccounts` table ("create a new create
+    account", seed 93's readers): the resource is the account."""
+    body = {"type": "object", "properties": {"EMail": {"type": "string", "x-in": "body"}}}
+    made = tool_meaning(
+        "CreateAccount",
+        "Creates a new user account.",
+        body,
+        {"method": "POST", "path": "/api/v1/automaticprovision/createaccount"},
+    )
+    assert (made.effect, made.entity) == ("create", "account")
+    empty = {"type": "object", "properties": {}}
+    assert tool_meaning("x", "List.", empty, {"method": "GET", "path": "/settlements"}).entity == "settlement"

@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .inflect import singular
-from .names import tokens
+from .names import glued_words, tokens
 from .verbs import READ_VERBS, STATUS_VERBS, WRITE_VERBS
 
 EFFECTS = ("read", "create", "update", "delete", "status", "computation")
@@ -440,6 +440,13 @@ def _route_entities(
             continue
         # Crucible's `/rest-service/reviews-v1/{id}`: a version glued to a segment is no word of its resource
         words = tokens(re.sub(r"[-_.]v\d+(?:\.\d+)*$", "", seg, flags=re.IGNORECASE) or seg)
+        glued = glued_words(words[0]) if len(words) == 1 and not last_is_param else ()
+        if (
+            len(glued) > 1 and glued[0] in _MAKING_VERBS
+        ):  # (after a row's key, an act on it: `{id}/deleteimage`)
+            # Billbee's `/automaticprovision/createaccount`: an account, never a `createaccounts` table ("create a
+            # new create account", seed 93's readers)
+            words = list(glued[1:])
         keyed = i + 1 < len(segments) and segments[i + 1].startswith(("{", ":"))
         if (
             not words
@@ -1205,6 +1212,9 @@ def tool_meaning(
     return meaning
 
 
+_MAKING_VERBS = frozenset(("create", "new"))
+"""A verb glued to the noun of a segment that names what it makes (`createaccount`); an update or a delete glued so
+acts on the resource before it (`/products/updatestockcode`)."""
 _SEARCHED = re.compile(
     r"\s*(?:search|find|query|look up)(?:es|s)?\s+(?:for\s+)?(?:the\s+|all\s+)?([A-Za-z]{3,})\b", re.I
 )
