@@ -440,12 +440,10 @@ def _route_entities(
             continue
         # Crucible's `/rest-service/reviews-v1/{id}`: a version glued to a segment is no word of its resource
         words = tokens(re.sub(r"[-_.]v\d+(?:\.\d+)*$", "", seg, flags=re.IGNORECASE) or seg)
+        # Billbee's `/automaticprovision/createaccount`: an account, never a `createaccounts` table ("create a new
+        # create account", seed 93's readers); after a row's key a glued verb is an act on it (`{id}/deleteimage`)
         glued = glued_words(words[0]) if len(words) == 1 and not last_is_param else ()
-        if (
-            len(glued) > 1 and glued[0] in _MAKING_VERBS
-        ):  # (after a row's key, an act on it: `{id}/deleteimage`)
-            # Billbee's `/automaticprovision/createaccount`: an account, never a `createaccounts` table ("create a
-            # new create account", seed 93's readers)
+        if len(glued) > 1 and glued[0] in _MAKING_VERBS:
             words = list(glued[1:])
         keyed = i + 1 < len(segments) and segments[i + 1].startswith(("{", ":"))
         if (
