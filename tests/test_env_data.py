@@ -2187,3 +2187,16 @@ def test_a_task_is_completed_or_due_after_it_starts():
     for later in ("date_completed", "date_due"):
         pairs = [(r["date_start"], r[later]) for r in rows if r["date_start"] and r[later]]
         assert len(pairs) >= 5 and all(a <= b for a, b in pairs), pairs
+
+
+def test_a_table_of_policies_keyed_as_return_policies_holds_return_policies():
+    """Seed 93's readers, every reading: eBay's `policies` table, keyed by `return_policy_id`, held "Parental Leave
+    Policy" and "Password Policy". Its rows are return policies, named as sellers name them."""
+    from envscale.env.data.labels import LABELS
+
+    spec = world("sell_account", 10, policies=table({"return_policy_id": S, "name": S, "marketplace_id": S}))
+    names = {r["name"] for r in generate_state(spec, seed=0)["policies"] if r["name"]}
+    assert len(names & set(LABELS["return policy"])) >= 4, names
+    assert not names & set(LABELS["policy"]) and all(
+        "Return" in n or n in LABELS["return policy"] for n in names
+    ), names

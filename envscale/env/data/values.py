@@ -364,6 +364,12 @@ def _label(c: Col, i: int, thing: str, place: Any) -> str:
     give their own things (a budget, a pipeline): "Marketing Budget", "Denver Warehouse", "Q3 2025
     Pipeline"; never a codename ("Argon Budget", "Atlas Orgunit"), which readers take for filler."""
     r, now = c.rng, c.now
+    entity = thing.lower()
+    qualified = [m[1] for col in c.columns if (m := re.fullmatch(rf"([a-z]+)_{entity}_id", col.lower()))]
+    if len(qualified) == 1 and " " not in entity and qualified[0] != entity:
+        # eBay's `policies` keyed by `return_policy_id`: a return policy ("30-Day Returns"), never "Parental Leave
+        # Policy" (seed 93's readers, again)
+        thing = f"{qualified[0].capitalize()} {thing}"
     plain = [singular_word(w) for w in thing.lower().split()]
     glued = [singular_word(w) for token in thing.lower().split() for w in glued_words(token)]
     slots: dict[str, Callable[[], str]] = {
