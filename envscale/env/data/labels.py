@@ -193,7 +193,15 @@ LABELS: dict[str, _T] = {
         "Getting Started|API Reference|Authentication Guide|Webhooks Guide|Changelog|Migration Guide v2|Rate Limits|Error Codes"
     ),
     "leave type": _split(
-        "Annual Leave|Sick Leave|Parental Leave|Unpaid Leave|Bereavement Leave|Jury Duty|Study Leave|Compassionate Leave|Public Holiday|Time Off in Lieu"
+        "Annual Leave|Sick Leave|Parental Leave|Unpaid Leave|Bereavement Leave|Jury Duty|Study Leave|Compassionate Leave|Public Holiday|Time Off in Lieu|"
+        "Maternity Leave|Paternity Leave|Adoption Leave|Carer's Leave|Sabbatical|Military Leave|Volunteer Day|Moving Day|"
+        "Wellness Day|Religious Holiday"
+    ),
+    # a seller's marketplaces (seed 93: "Lagos Marketplace")
+    "marketplace": _split(
+        "eBay US|eBay UK|eBay Germany|eBay Australia|eBay Canada|eBay France|eBay Italy|eBay Spain|Amazon US|"
+        "Amazon UK|Amazon Germany|Etsy|Walmart Marketplace|Zalando|Bol.com|Allegro|Mercado Libre|Rakuten|"
+        "Shopee|Kaufland"
     ),
     "expense category": _split(
         "Travel|Meals|Lodging|Mileage|Office Supplies|Software|Training|Client Entertainment"
