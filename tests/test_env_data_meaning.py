@@ -819,3 +819,17 @@ def test_a_contact_method_s_label_is_a_contact_label():
     for seed in range(5):
         value = column_value("phones", "label", string, random.Random(seed), dt.datetime(2025, 6, 1))
         assert value in ("mobile", "work", "home", "personal", "office", "main"), value
+
+
+def test_a_unit_of_time_is_a_unit_of_time():
+    """Seed 93's readers: eBay's handling time in "watts". A unit its description says measures time is a day, an
+    hour or a week."""
+    spec = {
+        "type": "string",
+        "description": "A time-measurement unit that specifies a singular period of time.",
+    }
+    for seed in range(6):
+        value = column_value(
+            "fulfillment_policies", "unit", spec, random.Random(seed), dt.datetime(2025, 6, 1)
+        )
+        assert value in ("day", "business day", "hour", "week"), value

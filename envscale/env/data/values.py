@@ -635,6 +635,8 @@ def _lexicon_value(c: Col, i: int) -> str:
         return c.rng.choice(c.named)
     if name == "unit" and re.search(r"\b(?:metric|imperial)\b", c.texts):
         return c.rng.choice(("metric", "imperial"))
+    if name == "unit" and re.search(r"\b(?:time|duration|period)\b", f"{c.texts} {c.column}", re.I):
+        return c.rng.choice(("day", "business day", "hour", "week"))  # a handling time in "watts" (seed 93)
     if name == "service":  # what a booking service's rows book, not a streaming service
         words = {singular_word(w) for w in (*name_words(c.table), *name_words(c.column))}
         beside = {singular_word(w.lower()) for col in c.columns for w in name_words(col)}
