@@ -2217,3 +2217,18 @@ def test_twenty_leave_types_and_marketplaces_are_named_as_such():
     for t, kind in (("leave_types", "leave type"), ("marketplaces", "marketplace")):
         names = [r["name"] for r in state[t] if r["name"]]
         assert names and set(names) <= set(LABELS[kind]), (t, names)
+
+
+def test_a_hotel_s_rooms_are_hotel_rooms_and_a_meeting_room_a_meeting_room():
+    """Seed 93's readers: Impala's hotel rooms "Conference Room A" for 10 adults. Rooms beside adults and beds are a
+    hotel's ("Junior Suite"); meeting rooms stay meeting rooms."""
+    spec = world(
+        "hotels",
+        6,
+        rooms=table({"room_id": S, "name": S, "max_adults": {"type": "integer"}}),
+        meeting_rooms=table({"meeting_room_id": S, "name": S}),
+    )
+    state = generate_state(spec, seed=0)
+    assert not any("Conference" in r["name"] or "Meeting" in r["name"] for r in state["rooms"] if r["name"])
+    assert any("Room" in r["name"] for r in state["meeting_rooms"] if r["name"])
+    assert not any("Suite" in r["name"] for r in state["meeting_rooms"] if r["name"])

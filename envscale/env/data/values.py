@@ -268,12 +268,15 @@ def _named_entity(c: Col, i: int) -> str:
             (f"{place.city} {r.choice(NEIGHBORHOODS)} Branch", f"{pick_last_name(r)}'s Market")
         ),
         "room": lambda: r.choice(
-            (
+            _HOTEL_ROOMS
+            if {singular_word(w.lower()) for col in c.columns for w in name_words(col)} & _GUESTS
+            or {singular_word(w) for w in name_words(c.table)} & {"hotel", "stay", "lodging", "accommodation"}
+            else (
                 f"Conference Room {r.choice('ABCDEF')}",
                 f"{r.choice(CODEWORDS)} Room",
                 f"Meeting Room {r.randint(1, 12)}",
             )
-        ),  # fmt: skip
+        ),  # fmt: skip  (a hotel's rooms, beside adults and beds: never "Conference Room A", seed 93's readers)
         "course": lambda: (
             f"{r.choice(('Introduction to', 'Advanced', 'Applied'))} {r.choice(('Data Science', 'Economics', 'Organic Chemistry', 'Linear Algebra', 'Creative Writing', 'Marketing', 'World History', 'Python Programming', 'Statistics'))}"
         ),  # fmt: skip
@@ -674,6 +677,11 @@ _CONDITIONS = (
 _BOOKED_AT_A_TIME = frozenset("appointment visit timeslot slot servicegroup session treatment".split())
 _STAYS = frozenset("hotel stay room lodging".split())
 _SUBSCRIBED = frozenset("subscription membership streaming".split())
+_GUESTS = frozenset("adult child children occupancy bed guest night rate".split())
+_HOTEL_ROOMS = (
+    "Deluxe Double Room", "Superior King Room", "Standard Twin Room", "Junior Suite", "Family Room",
+    "Sea View Suite", "Executive King Room", "Classic Single Room", "Penthouse Suite", "Economy Double Room",
+)  # fmt: skip
 
 
 def _code(c: Col, i: int) -> str:
