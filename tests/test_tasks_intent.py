@@ -2189,3 +2189,54 @@ def test_whoever_suspends_a_user_is_staff_never_the_user():
     for seed in range(4):
         ins = write_instructions(draft, spec, random.Random(seed))
         assert "customer" not in ins.persona and "my account" not in ins.goal, (ins.persona, ins.goal)
+
+
+def test_a_flag_of_no_x_required_is_asked_as_requiring_x():
+    """Seed 93's final readers: "turn off its no authorization required" (two tasks). A request turns such a flag off
+    by requiring the thing, and on by no longer requiring it."""
+    S = {"type": "string"}
+    spec = {
+        "name": "hotel",
+        "description": "Reservations.",
+        "tables": {
+            "reservations": {
+                "primary_key": "reservation_number",
+                "columns": {
+                    "reservation_number": S,
+                    "no_authorization_required": {"type": "boolean", "nullable": True},
+                },
+            }
+        },
+        "tools": [
+            {
+                "name": "update_reservation",
+                "description": "Update a reservation.",
+                "kind": "write",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"reservation_number": S, "no_authorization_required": {"type": "boolean"}},
+                    "required": ["reservation_number", "no_authorization_required"],
+                },
+                "operation": {
+                    "type": "update",
+                    "table": "reservations",
+                    "key": {"reservation_number": "reservation_number"},
+                    "set": {"no_authorization_required": "no_authorization_required"},
+                    "returns": "row",
+                },
+            }
+        ],
+    }
+    said = {}
+    for value in (False, True):
+        call = GoldCall(
+            "update_reservation",
+            {"reservation_number": "res_0001", "no_authorization_required": value},
+            {"reservation_number": "user", "no_authorization_required": "constant"},
+            write=True,
+        )
+        draft = TaskDraft("hotel", "write", [call], user_facts={"reservation number": "res_0001"})
+        said[value] = write_instructions(draft, spec, random.Random(0)).first_message
+    low = {k: v.lower() for k, v in said.items()}
+    assert "require authorization" in low[False] and "no authorization required" not in low[False], said
+    assert "stop requiring authorization" in low[True], said

@@ -425,9 +425,12 @@ class Clauses(Attributes):
             and isinstance(a.value, bool)
             and not hidden
             and len(words) > 1
-            and words[0] in ("is", "was")
+            and words[0] in ("is", "was", "no")
         ):
-            # `is_skipped`: "mark it as not skipped", never "turn off its is skipped" (blind readers)
+            # "mark it as not skipped", "require authorization for it", never "turn off its no ... required" (readers)
+            if words[0] == "no":
+                need = " ".join(w for w in words[1:] if w not in ("required", "needed"))
+                return f"{'stop requiring' if a.value else 'require'} {need} for {obj}", f"{short} is updated"
             state = " ".join(words[1:]) if a.value else "not " + " ".join(words[1:])
             return f"mark {obj} as {state}", f"{short} is {state}"
         if count == 1 and isinstance(a.value, bool) and not hidden:
