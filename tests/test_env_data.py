@@ -2232,3 +2232,16 @@ def test_a_hotel_s_rooms_are_hotel_rooms_and_a_meeting_room_a_meeting_room():
     assert not any("Conference" in r["name"] or "Meeting" in r["name"] for r in state["rooms"] if r["name"])
     assert any("Room" in r["name"] for r in state["meeting_rooms"] if r["name"])
     assert not any("Suite" in r["name"] for r in state["meeting_rooms"] if r["name"])
+
+
+def test_a_policy_beside_carriers_and_delivery_days_is_a_shipping_policy():
+    """Seed 93's final readers: VTEX's shipping policies named "Parental Leave Policy". A policy beside a carrier and
+    delivery days is a shipping policy; one with no such columns may still be any policy."""
+    from envscale.env.data.labels import LABELS
+
+    spec = world(
+        "logistics", 8, policies=table({"policy_id": S, "name": S, "carrier_id": S, "delivery_days": S})
+    )
+    names = {r["name"] for r in generate_state(spec, seed=0)["policies"] if r["name"]}
+    assert names and not names & set(LABELS["policy"]), names
+    assert names & set(LABELS["shipping policy"]), names

@@ -373,6 +373,10 @@ def _label(c: Col, i: int, thing: str, place: Any) -> str:
         # eBay's `policies` keyed by `return_policy_id`: a return policy ("30-Day Returns"), never "Parental Leave
         # Policy" (seed 93's readers, again)
         thing = f"{qualified[0].capitalize()} {thing}"
+    elif entity == "policy":  # VTEX's policies beside a carrier and delivery days: shipping policies
+        beside = {w.lower() for col in c.columns for w in name_words(col)}
+        kind = next((k for k, words in _POLICY_KINDS if beside & words), None)
+        thing = f"{kind} {thing}" if kind else thing
     plain = [singular_word(w) for w in thing.lower().split()]
     glued = [singular_word(w) for token in thing.lower().split() for w in glued_words(token)]
     slots: dict[str, Callable[[], str]] = {
@@ -677,6 +681,12 @@ _CONDITIONS = (
 _BOOKED_AT_A_TIME = frozenset("appointment visit timeslot slot servicegroup session treatment".split())
 _STAYS = frozenset("hotel stay room lodging".split())
 _SUBSCRIBED = frozenset("subscription membership streaming".split())
+_POLICY_KINDS = (
+    ("Shipping", frozenset("delivery shipping carrier carriers freight pickup dispatch handling".split())),
+    ("Return", frozenset("refund return returns restocking".split())),
+    ("Payment", frozenset("payment deposit due installment".split())),
+)
+"""What a policy is, by the columns beside it (a seller's or a shop's policies, never an employer's)."""
 _GUESTS = frozenset("adult child children occupancy bed guest night rate".split())
 _HOTEL_ROOMS = (
     "Deluxe Double Room", "Superior King Room", "Standard Twin Room", "Junior Suite", "Family Room",
