@@ -2245,3 +2245,14 @@ def test_a_policy_beside_carriers_and_delivery_days_is_a_shipping_policy():
     names = {r["name"] for r in generate_state(spec, seed=0)["policies"] if r["name"]}
     assert names and not names & set(LABELS["policy"]), names
     assert names & set(LABELS["shipping policy"]), names
+
+
+def test_a_discount_is_a_discount_and_a_name_s_percentage_is_its_value():
+    """Seed 93's final readers: a "Loyalty 5%" discount of 66.5%. A discount's percentage is 5-50, and a row named
+    with a percentage holds that one."""
+    spec = world("pos", 20, discounts=table({"discount_id": S, "name": S, "percentage": {"type": "number"}}))
+    rows = [r for r in generate_state(spec, seed=0)["discounts"] if r["percentage"] is not None]
+    assert rows and all(5 <= r["percentage"] <= 50 for r in rows if "%" not in (r["name"] or "")), rows
+    named = [r for r in rows if r["name"] and re.search(r"\d+%", r["name"])]
+    for r in named:
+        assert float(re.search(r"(\d+(?:\.\d+)?)%", r["name"]).group(1)) == r["percentage"], r

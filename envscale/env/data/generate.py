@@ -744,9 +744,30 @@ def _build_table(
     _path_ends_in_its_name(table, tspec, columns, n, bound)
     _one_row_per_role(table, tspec, columns, implicit)
     _label_is_its_title(table, tspec, columns, bound)  # before the prose that names the row's subject
+    _name_states_its_share(table, tspec, columns, n)
     _prose_about_subject(table, tspec, columns, seed, bound)
     order = list(tspec["columns"])
     return [dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)]
+
+
+def _name_states_its_share(table: str, tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A row named with a percentage holds it ("Loyalty 5%" was a discount of 66.5%, "VAT 20%" a rate of 7: seed 93's
+    readers): its one percentage column takes the number its name says."""
+    names = [c for c in ("name", "title", "label", "display_name") if c in columns]
+    shares = [
+        c
+        for c, cs in tspec["columns"].items()
+        if cs.get("type") in ("number", "integer")
+        and column_meaning(table, c, cs).split(":")[-1] in ("percent", "levy", "discount")
+    ]
+    if not names or len(shares) != 1:
+        return
+    share = shares[0]
+    for i in range(n):
+        said = re.search(r"(\d+(?:\.\d+)?)\s?%", str(columns[names[0]][i] or ""))
+        if said and columns[share][i] is not None:
+            value = float(said.group(1))
+            columns[share][i] = int(value) if tspec["columns"][share]["type"] == "integer" else value
 
 
 _TITLES = ("title", "topic", "subject")

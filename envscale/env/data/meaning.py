@@ -1536,6 +1536,10 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
         return "num:setpoint"  # a cabin or a room set to 21.5 degrees, never 2.7 (seed 92's readers)
     if "limit" in words and words & {"credit", "spending", "spend", "overdraft", "withdrawal", "transfer"}:
         return "num:budget"  # a credit limit is money ("change its credit limit to 2" read as a count)
+    if words & {"percent", "percentage", "pct"} and (
+        words & _REBATES or {singular_word(w) for w in name_words(table)} & _REBATES
+    ):
+        return "num:discount"  # a discount of 5-50%, never 66.5% (seed 93's readers: "Loyalty 5%" at 66.5)
     share = words & {"percent", "percentage", "pct", "vat", "gst"}  # a `tax_rate` stays a rate (0.5-15)
     if share and (words & _LEVIES or {singular_word(w) for w in name_words(table)} & _LEVIES):
         return "num:levy"  # a VAT of 79.6% or a restocking fee of 91.8% (seed 93's readers): a tax or a fee's share
@@ -1550,6 +1554,7 @@ def _number_meaning(table: str, column: str, texts: str) -> str:
     return "num:int"
 
 
+_REBATES = frozenset("discount coupon promotion promo voucher rebate off sale".split())
 _CONTACTS = frozenset("phone email address method contact number fax".split())
 _HOOKS = frozenset("hook webhook callback subscription notification trigger".split())
 _LOGGED = frozenset("log error exception incident alert heartbeat".split())
@@ -1559,7 +1564,7 @@ _CLIMATES = frozenset("climate thermostat hvac cabin heating cooling ac room zon
 """Things set to a temperature people live at."""
 
 NUMBER_RANGES = {kind: (lo, hi, dec) for _, kind, lo, hi, dec in _NUMBER_KINDS} | {
-    "setpoint": (16, 28, 1), "levy": (0, 25, 1),
+    "setpoint": (16, 28, 1), "levy": (0, 25, 1), "discount": (5, 50, 0),
     "int": (1, 100, 2), "float": (1, 1_000, 2), "height_m": (1.5, 2.0, 2), "quantity": (1, 20, 0),
     "weekday": (0, 6, 0), "monthday": (1, 28, 0), "pet_age": (1, 15, 0), "code": (0, 1, 0),
 }  # fmt: skip
@@ -1578,7 +1583,7 @@ def value_range(table: str, column: str, column_spec: dict) -> tuple[float, floa
 
 
 _BOUNDED = frozenset(
-    "percent levy ratio rating score setpoint priority step level lat lon age weekday monthday doors".split()
+    "percent levy discount ratio rating score setpoint priority step level lat lon age weekday monthday doors".split()
 )
 """Kinds of numbers whose range is what they are (a percentage, a rating), not only what is usual (a price)."""
 
