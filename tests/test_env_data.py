@@ -2256,3 +2256,28 @@ def test_a_discount_is_a_discount_and_a_name_s_percentage_is_its_value():
     named = [r for r in rows if r["name"] and re.search(r"\d+%", r["name"])]
     for r in named:
         assert float(re.search(r"(\d+(?:\.\d+)?)%", r["name"]).group(1)) == r["percentage"], r
+
+
+def test_an_annual_plan_is_billed_yearly():
+    """Seed 93's final readers: an "Annual Subscription" whose plan interval was monthly. A row named for a period
+    is billed by it, in its column's own words (an enum's value, or `yearly` beside `monthly`)."""
+    from envscale.env.data.generate import _name_states_its_period
+
+    tspec = table(
+        {"plan_id": S, "name": S, "interval": {"type": "string", "enum": ["day", "week", "month", "year"]}}
+    )
+    columns = {
+        "plan_id": ["p1", "p2", "p3"],
+        "name": ["Annual Subscription", "Monthly Plan", "Starter"],
+        "interval": ["month", "year", "week"],
+    }
+    _name_states_its_period(tspec, columns, 3)
+    assert columns["interval"] == ["year", "month", "week"]
+    tspec = table({"plan_id": S, "title": S, "billing_frequency": S})
+    columns = {
+        "plan_id": ["p1", "p2"],
+        "title": ["Annual Pro", "Weekly Box"],
+        "billing_frequency": ["monthly", "yearly"],
+    }
+    _name_states_its_period(tspec, columns, 2)
+    assert columns["billing_frequency"] == ["yearly", "weekly"]

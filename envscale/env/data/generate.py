@@ -745,6 +745,7 @@ def _build_table(
     _one_row_per_role(table, tspec, columns, implicit)
     _label_is_its_title(table, tspec, columns, bound)  # before the prose that names the row's subject
     _name_states_its_share(table, tspec, columns, n)
+    _name_states_its_period(tspec, columns, n)
     _prose_about_subject(table, tspec, columns, seed, bound)
     order = list(tspec["columns"])
     return [dict(zip(order, vals, strict=True)) for vals in zip(*(columns[c] for c in order), strict=True)]
@@ -768,6 +769,52 @@ def _name_states_its_share(table: str, tspec: dict[str, Any], columns: dict[str,
         if said and columns[share][i] is not None:
             value = float(said.group(1))
             columns[share][i] = int(value) if tspec["columns"][share]["type"] == "integer" else value
+
+
+_PERIODS = {
+    "annual": "year",
+    "yearly": "year",
+    "monthly": "month",
+    "weekly": "week",
+    "quarterly": "quarter",
+    "daily": "day",
+}
+_PERIOD_COLUMNS = re.compile(
+    r"(^|_)(interval|frequency|period|billing_period|billing_cycle|cycle|recurrence)$"
+)
+
+
+def _name_states_its_period(tspec: dict[str, Any], columns: dict[str, list[Any]], n: int) -> None:
+    """A plan named "Annual Subscription" is billed yearly (seed 93's readers: its interval was monthly): a row's
+    period column takes the period its name says, in the column's own words (`yearly` or `year`, an enum's value)."""
+    names = [c for c in ("name", "title", "label", "display_name") if c in columns]
+    periods = [
+        c for c, cs in tspec["columns"].items() if cs.get("type") == "string" and _PERIOD_COLUMNS.search(c)
+    ]
+    if not names or len(periods) != 1:
+        return
+    column = periods[0]
+    enum = [v for v in tspec["columns"][column].get("enum") or [] if isinstance(v, str)]
+    for i in range(n):
+        said = re.search(
+            r"\b(annual|yearly|monthly|weekly|quarterly|daily)\b", str(columns[names[0]][i] or ""), re.I
+        )
+        value = columns[column][i]
+        if not said or not isinstance(value, str):
+            continue
+        unit = _PERIODS[said.group(1).lower()]
+        if enum:
+            match = next(
+                (v for v in enum if unit in v.lower() or (unit == "year" and "annual" in v.lower())), None
+            )
+        else:
+            match = (
+                ("yearly" if unit == "year" else "daily" if unit == "day" else f"{unit}ly")
+                if value.endswith("ly")
+                else unit
+            )
+        if match is not None:
+            columns[column][i] = match
 
 
 _TITLES = ("title", "topic", "subject")
