@@ -414,9 +414,8 @@ def _replaces_its_own(spec: dict[str, Any], tool: dict[str, Any]) -> None:
     if not overwrites and (not words or words[0] not in _SETS or not _words(table) & _ONE_EACH):
         return
     parents = [column for column, _parent, _arg in _parents(tool, tables)]
-    if (
-        overwrites and not parents
-    ):  # Pendo's feature id, a number in the route, a string in the row: no reference
+    if overwrites and not parents:
+        # Pendo's feature id, a number in the route and a string in the row: no reference ties them
         routed = _route_args(tool)
         parents = [c for c, b in (op.get("values") or {}).items() if isinstance(b, str) and b in routed]
     if len(parents) != 1:

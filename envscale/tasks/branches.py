@@ -40,8 +40,6 @@ def _status_set(e: Env, tool: dict) -> tuple[str, str] | None:
     required = set((tool.get("parameters") or {}).get("required") or [])
     if any(b in required for c, b in sets.items() if c != column and isinstance(b, str)):
         return None  # another value the call must send: no change of status alone
-    if len(sets) > 1 and not isinstance(sets[column], str):
-        return None
     return column, binding
 
 
@@ -151,9 +149,7 @@ def branch(e: Env, rng: random.Random) -> TaskDraft | None:
     if gargs.get(garg) != row[pk]:
         return None
     args = dict(built[0]) if built else {karg: row[pk]}
-    if (
-        take == "tell"
-    ):  # the write the user would have asked for, on the row told of (its own group and account)
+    if take == "tell":  # the write the user would have asked for, on the row told of (its own group, account)
         args.update({a: v for a, v in gargs.items() if a in args})
     rest = {a: v for a, v in args.items() if a != karg}
     facts: dict[str, Any] = {}

@@ -1187,12 +1187,7 @@ def _lifecycle_in_order(
                 when = before + dt.timedelta(hours=rng.randint(2, 72))
                 if before <= now < when:  # never after the environment's clock
                     when = before + (now - before) / 2
-                if len(value) == 10:
-                    columns[column][i] = when.date().isoformat()
-                elif value.endswith("Z"):
-                    columns[column][i] = when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-                else:
-                    columns[column][i] = when.isoformat()
+                columns[column][i] = _as_written(value, when)
             before = when
 
 

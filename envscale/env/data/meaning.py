@@ -856,9 +856,8 @@ def _in_its_table(meaning: str, table: str, column: str, texts: str) -> str:
         and words & _HOOKS
         and cwords[-1:] in (["event"], ["type"], ["events"])
     ):
-        return (
-            "lex:webhook_event"  # a hook fires on "feedback.created", never "Simmons Charity Gala" (seed 93)
-        )
+        # a hook fires on "feedback.created", never "Simmons Charity Gala" (seed 93)
+        return "lex:webhook_event"
     if meaning in ("lex:category", "lex:level") and (
         words & _LOGGED or re.search(r"\blog(?:ged|s)?\b", texts, re.I)
     ):
