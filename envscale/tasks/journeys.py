@@ -34,9 +34,9 @@ Example:
 from __future__ import annotations
 
 import random
-import re
 from typing import Any
 
+from ..env.data import email_for
 from ..judge.provenance import provenance_call, shift_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
@@ -342,7 +342,7 @@ def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
             same_ref = x in parent_refs and parent_refs[x] == child_refs.get(x)
             if x in built[0] and (same_ref or all(in_path(props.get(x)) for props in routes)):
                 rest2[x] = built[0][x]
-        _same_person(e, first, built[0], second, rest2)
+        _same_person(first, built[0], second, rest2, rng)
         prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
         pk = e.pk(table)
         calls = [
@@ -355,10 +355,10 @@ def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
     return None
 
 
-def _same_person(e: Env, first: dict, args: dict, second: dict, rest2: dict) -> None:
+def _same_person(first: dict, args: dict, second: dict, rest2: dict, rng: random.Random) -> None:
     """A row added to a new person is about that person: its email is theirs (seed 93's readers: a new user Dustin
     Henderson enrolled as a participant with hana.parker@example.com), the one the first call gives or one of their
-    name."""
+    name (`envscale.env.data.email_for`)."""
     if singular(first["operation"]["table"]).split("_")[-1] not in PERSON_ENTITIES:
         return
     columns = {b.column: a for a, b in tool_bindings(first).items() if b.column and a in args}
@@ -370,7 +370,7 @@ def _same_person(e: Env, first: dict, args: dict, second: dict, rest2: dict) -> 
         (args[a] for c, a in columns.items() if c in ("last_name", "lastname", "family_name")), None
     )
     if email is None and isinstance(first_name, str) and isinstance(last_name, str):
-        email = re.sub(r"[^a-z.]", "", f"{first_name}.{last_name}".lower()) + "@example.com"
+        email = email_for(first_name, last_name, rng)
     if email is None:
         return
     for arg, binding in tool_bindings(second).items():
