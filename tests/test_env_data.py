@@ -2261,23 +2261,30 @@ def test_a_discount_is_a_discount_and_a_name_s_percentage_is_its_value():
 def test_an_annual_plan_is_billed_yearly():
     """Seed 93's final readers: an "Annual Subscription" whose plan interval was monthly. A row named for a period
     is billed by it, in its column's own words (an enum's value, or `yearly` beside `monthly`)."""
-    from envscale.env.data.generate import _name_states_its_period
-
-    tspec = table(
-        {"plan_id": S, "name": S, "interval": {"type": "string", "enum": ["day", "week", "month", "year"]}}
+    names = {"type": "string", "enum": ["Annual Subscription", "Monthly Plan", "Weekly Box", "Starter"]}
+    spec = world(
+        "billing",
+        20,
+        plans=table(
+            {
+                "plan_id": S,
+                "name": names,
+                "interval": {"type": "string", "enum": ["day", "week", "month", "year"]},
+            }
+        ),
+        boxes=table(
+            {
+                "box_id": S,
+                "title": names,
+                "billing_frequency": {"type": "string", "enum": ["monthly", "yearly", "weekly"]},
+            }
+        ),
     )
-    columns = {
-        "plan_id": ["p1", "p2", "p3"],
-        "name": ["Annual Subscription", "Monthly Plan", "Starter"],
-        "interval": ["month", "year", "week"],
-    }
-    _name_states_its_period(tspec, columns, 3)
-    assert columns["interval"] == ["year", "month", "week"]
-    tspec = table({"plan_id": S, "title": S, "billing_frequency": S})
-    columns = {
-        "plan_id": ["p1", "p2"],
-        "title": ["Annual Pro", "Weekly Box"],
-        "billing_frequency": ["monthly", "yearly"],
-    }
-    _name_states_its_period(tspec, columns, 2)
-    assert columns["billing_frequency"] == ["yearly", "weekly"]
+    state = generate_state(spec, seed=0)
+    said = {"Annual Subscription": "year", "Monthly Plan": "month", "Weekly Box": "week"}
+    plans = [r for r in state["plans"] if r["name"] in said and r["interval"]]
+    assert len(plans) >= 5 and all(r["interval"] == said[r["name"]] for r in plans), plans
+    boxes = [r for r in state["boxes"] if r["title"] in said and r["billing_frequency"]]
+    assert len(boxes) >= 5 and all(r["billing_frequency"].startswith(said[r["title"]][:4]) for r in boxes), (
+        boxes
+    )
