@@ -342,7 +342,7 @@ def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
             same_ref = x in parent_refs and parent_refs[x] == child_refs.get(x)
             if x in built[0] and (same_ref or all(in_path(props.get(x)) for props in routes)):
                 rest2[x] = built[0][x]
-        _same_person(first, built[0], second, rest2, rng)
+        _same_person(first, built[0], second, rest2)
         prov2 = e.provenance_user(second, rest2, facts, keys_from_user=False)
         pk = e.pk(table)
         calls = [
@@ -355,7 +355,7 @@ def create_then_add(e: Env, rng: random.Random, kind: str) -> TaskDraft | None:
     return None
 
 
-def _same_person(first: dict, args: dict, second: dict, rest2: dict, rng: random.Random) -> None:
+def _same_person(first: dict, args: dict, second: dict, rest2: dict) -> None:
     """A row added to a new person is about that person: its email is theirs (seed 93's readers: a new user Dustin
     Henderson enrolled as a participant with hana.parker@example.com), the one the first call gives or one of their
     name (`envscale.env.data.email_for`)."""
@@ -370,7 +370,8 @@ def _same_person(first: dict, args: dict, second: dict, rest2: dict, rng: random
         (args[a] for c, a in columns.items() if c in ("last_name", "lastname", "family_name")), None
     )
     if email is None and isinstance(first_name, str) and isinstance(last_name, str):
-        email = email_for(first_name, last_name, rng)
+        # one address a person (drawn from their name, so the journey's own draws stay as they were)
+        email = email_for(first_name, last_name, random.Random(f"email:{first_name} {last_name}"))
     if email is None:
         return
     for arg, binding in tool_bindings(second).items():
