@@ -485,3 +485,46 @@ def test_a_route_segment_of_a_verb_glued_to_a_noun_names_the_noun():
     assert (made.effect, made.entity) == ("create", "account")
     empty = {"type": "object", "properties": {}}
     assert tool_meaning("x", "List.", empty, {"method": "GET", "path": "/settlements"}).entity == "settlement"
+
+
+def test_a_post_named_a_read_that_says_what_it_returns_reads():
+    """The recipe API's `POST Recipe_GetStepNumber`, "Returns stored step number and number of steps in recipe", added
+    a `numbers` row (seed 93's readers: "GET endpoints become inserts"); its `Recipe_GetSteps`, which "Stores recipe
+    step number and returns saved step data", still writes."""
+    body = {"type": "object", "properties": {"userName": {"type": "string"}, "recipeId": {"type": "string"}}}
+    read = tool_meaning(
+        "Recipe_GetStepNumber",
+        "Returns stored step number and number of steps in recipe",
+        body,
+        {"method": "POST", "path": "/recipe/{recipeId}/step/number"},
+    )
+    assert read.effect == "read"
+    stored = tool_meaning(
+        "Recipe_GetSteps",
+        "Stores recipe step number and returns saved step data",
+        body,
+        {"method": "POST", "path": "/recipe/{recipeId}/step"},
+    )
+    assert stored.effect == "create"
+    made = tool_meaning("createOrder", "Returns the new order.", body, {"method": "POST", "path": "/orders"})
+    assert made.effect == "create"  # named a write: what it returns is the row it made
+
+
+def test_a_filter_glued_to_a_segment_names_the_segment_s_rows():
+    """agentOS's `GET /v3/diary/{shortName}/appointmentsbetweendates` read an `appointmentsbetweendates` table that no
+    new appointment reached (seed 94's readers: "new appointments never appear in the searches")."""
+    q = {"type": "object", "properties": {"startDate": {"type": "string", "x-in": "query"}}}
+    between = tool_meaning(
+        "DiaryController_GetAppointmentsBetweenDates",
+        "A collection of diary appointments linked to a company filtered between specific dates",
+        q,
+        {"method": "GET", "path": "/v3/diary/{shortName}/appointmentsbetweendates"},
+    )
+    assert (between.effect, between.entity) == ("read", "appointment")
+    recurring = tool_meaning(
+        "x",
+        "Retrieves all recurring appointments",
+        q,
+        {"method": "GET", "path": "/v3/diary/{s}/recurringappointment"},
+    )
+    assert recurring.entity == "recurringappointment"  # a kind of appointment, no filter

@@ -442,9 +442,15 @@ def _route_entities(
         words = tokens(re.sub(r"[-_.]v\d+(?:\.\d+)*$", "", seg, flags=re.IGNORECASE) or seg)
         # Billbee's `/automaticprovision/createaccount`: an account, never a `createaccounts` table ("create a new
         # create account", seed 93's readers); after a row's key a glued verb is an act on it (`{id}/deleteimage`)
-        glued = glued_words(words[0]) if len(words) == 1 and not last_is_param else ()
-        if len(glued) > 1 and glued[0] in _MAKING_VERBS:
+        glued = glued_words(words[0]) if len(words) == 1 else ()
+        if len(glued) > 1 and glued[0] in _MAKING_VERBS and not last_is_param:
             words = list(glued[1:])
+        elif len(glued) > 2 and (
+            cut := next((j for j, w in enumerate(glued) if j and w in _GLUED_FILTERS), 0)
+        ):
+            # agentOS's `/appointmentsbetweendates`: the appointments, filtered; never an `appointmentsbetweendates`
+            # table that no new appointment reaches (seed 94's readers)
+            words = list(glued[:cut])
         keyed = i + 1 < len(segments) and segments[i + 1].startswith(("{", ":"))
         if (
             not words
@@ -1207,15 +1213,24 @@ def tool_meaning(
         # Crucible's `postCustomFilterReviews`: "uses a POST for a read-only retrieval operation" (seed 93's
         # readers: "the only writes add empty rows")
         return replace(meaning, effect="read", evidence="its description says a POST that reads")
+    if meaning.effect == "create" and meaning.verb in READ_VERBS and _RETURNS.match(description):
+        # a POST named `Recipe_GetStepNumber`, "Returns stored step number and number of steps in recipe", added a
+        # `numbers` row (seed 93's readers: "GET endpoints become inserts")
+        return replace(
+            meaning, effect="read", evidence="named a read, and its description says what it returns"
+        )
     return meaning
 
 
 _MAKING_VERBS = frozenset(("create", "new"))
+_GLUED_FILTERS = frozenset(("between", "by", "for", "since", "until", "from", "within"))
+"""Words that start a filter glued to a segment's noun (`appointmentsbetweendates`, `ordersbycustomer`)."""
 """A verb glued to the noun of a segment that names what it makes (`createaccount`); an update or a delete glued so
 acts on the resource before it (`/products/updatestockcode`)."""
 _SEARCHED = re.compile(
     r"\s*(?:search|find|query|look up)(?:es|s)?\s+(?:for\s+)?(?:the\s+|all\s+)?([A-Za-z]{3,})\b", re.I
 )
+_RETURNS = re.compile(r"\s*returns?\b", re.IGNORECASE)
 _READ_OVER_POST = re.compile(
     r"\bPOST (?:request )?(?:for|to do) (?:a )?read(?:-only)?\b|\bread-only\s+retrieval\b", re.IGNORECASE
 )
