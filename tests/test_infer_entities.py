@@ -876,6 +876,32 @@ def test_paging_fields_of_a_page_are_never_a_rows_fields():
     assert output_fields(spotify) == {}
     order = {"type": "object", "properties": {"id": {"type": "string"}, "total": {"type": "number"}}}
     assert set(output_fields(order)) == {"id", "total"}  # an order's own total stays
+    # Docker Hub's tokens page and SCIM's `ListResponse`: its tokens had `active_count`, `next` and `previous`
+    # columns, its users `items_per_page` and `start_index` (seed 94's readers)
+    tokens = {
+        "type": "object",
+        "properties": {
+            "count": {"type": "number"},
+            "next": {"type": "string"},
+            "previous": {"type": "string"},
+            "active_count": {"type": "number"},
+            "results": {"type": "array", "items": row},
+        },
+    }
+    assert set(output_fields(tokens)) == {"id", "name"}
+    scim = {
+        "type": "object",
+        "properties": {
+            "schemas": {"type": "array", "items": {"type": "string"}},
+            "totalResults": {"type": "integer"},
+            "itemsPerPage": {"type": "integer"},
+            "startIndex": {"type": "integer"},
+            "Resources": {"type": "array", "items": row},
+        },
+    }
+    assert set(output_fields(scim)) == {"id", "name"}
+    repo = {"type": "object", "properties": {"name": {"type": "string"}, "star_count": {"type": "integer"}}}
+    assert set(output_fields(repo)) == {"name", "star_count"}  # a row's own tally stays
 
 
 def test_an_attribute_of_another_thing_is_never_read_from_the_callers_own_row():

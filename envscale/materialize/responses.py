@@ -87,10 +87,17 @@ PAGE_FIELDS = frozenset(
         "resultcount",
         "result_count",
         "results_count",
+        # SCIM's `ListResponse` (`{schemas, totalResults, itemsPerPage, startIndex, Resources: [...]}`): Docker Hub's
+        # users had `items_per_page` and `start_index` columns (seed 94's readers)
+        "itemsperpage",
+        "items_per_page",
+        "startindex",
+        "start_index",
     }
 )
 """Pagination and hypermedia fields of a response: how a client pages through rows, never what a row holds."""
 ENVELOPE_FIELDS = PAGE_FIELDS | {
+    "schemas",  # SCIM's message URNs beside `Resources`
     "total",
     "count",
     "limit",
@@ -141,7 +148,19 @@ ENVELOPE_FIELDS = PAGE_FIELDS | {
 }
 """The fields beside a response's payload (`data`, `items` ...) that say how it was answered or paged."""
 _WRAPPERS = frozenset(
-    {"items", "data", "results", "records", "values", "value", "result", "content", "entries", "payload"}
+    {
+        "items",
+        "data",
+        "results",
+        "records",
+        "values",
+        "value",
+        "result",
+        "content",
+        "entries",
+        "payload",
+        "resources",
+    }
 )
 _ROW_LIKE = frozenset({"status", "success", "object", "url", "uri", "href", "start", "end"})
 """Envelope fields a row may hold too: beside a payload not named as one they do not make an envelope."""
@@ -187,6 +206,10 @@ def output_fields(schema: Any, entity: str | None = None) -> dict:
         and f.lower() not in ENVELOPE_FIELDS
     ]
     others = {f.lower() for f in props if f not in payloads}
+    if others & _PAGING:
+        # Docker Hub's tokens page `{count, next, previous, active_count, results: [...]}`: a page's tallies are the
+        # page's, never a row's (its tokens had `active_count`, `next` and `previous` columns, seed 94's readers)
+        others -= {f for f in others if f.endswith("count") or f.startswith("total")}
     named = [f for f in payloads if entity and singular(ident(f)) == entity]
     if named and len(payloads) > 1:
         nested = output_fields(props[named[0]], entity)
