@@ -22,6 +22,7 @@ from envscale.env.data import (
     named_values,
     parse_now,
     schema_value,
+    stock_text,
 )
 from envscale.env.data.vocabulary import (
     PLACES,
@@ -428,6 +429,40 @@ def test_a_rows_free_text_speaks_of_the_rows_subject_in_the_world_and_in_new_cal
             args, ticket = valid_call(env, edit, rows, random.Random(seed))
             if ticket["title"]:
                 assert f'"{ticket["title"]}"' in args["description"], (args, ticket)
+
+
+def test_a_new_number_moves_by_more_than_a_rounding():
+    """Seed 94's readers: an appointment's travel time changed from 184 to 185 minutes ("nobody would change a value
+    by 1 minute this way"). A number a write sets is at least 5% away from the one it replaces."""
+    import random
+
+    from envscale.env import Environment
+    from envscale.materialize.verify import valid_call
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    reprice = {
+        "name": "reprice_product",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"product_id": S, "price": {"type": "number"}},
+            "required": ["product_id", "price"],
+        },
+        "operation": {
+            "type": "update",
+            "table": "products",
+            "key": {"product_id": "product_id"},
+            "set": {"price": "price"},
+        },
+    }
+    with Environment(spec) as env:
+        env.reset(seed=3)
+        rows = env.dump()
+        moves = []
+        for seed in range(40):
+            args, product = valid_call(env, reprice, rows, random.Random(seed))
+            moves.append(abs(args["price"] - product["price"]) / product["price"])
+        assert min(moves) >= 0.05, sorted(moves)[:3]
 
 
 def test_a_route_parent_the_tool_leaves_unbound_is_the_parent_of_the_row_it_addresses():
@@ -907,6 +942,42 @@ def test_a_member_that_references_a_user_is_that_user():
     for member in linked:
         assert member["name"] == names[member["user_id"]], member
         assert member["user_name"] is None or member["user_name"] in names, member  # still a handle
+
+
+def test_a_follower_of_a_user_is_another_person():
+    """SoundCloud's `/users/{user_id}/followers`: every follower of user 15 was named as user 15 ("the follower named
+    Justin Parker for the user named Justin Parker", seed 94's readers). A follower keyed by its own `follower_id`
+    reference is that person."""
+    follower = {
+        "follower_id": {"type": "integer"},
+        "full_name": {"type": "string"},
+        "user_id": {"type": "integer", "references": "users"},
+    }
+    spec = world(
+        "music",
+        20,
+        users=table({"user_id": {"type": "integer"}, "full_name": {"type": "string"}}, "user_id"),
+        followers=table(follower, "follower_id"),
+    )
+    state = generate_state(spec, seed=6)
+    names = {u["user_id"]: u["full_name"] for u in state["users"]}
+    linked = [f for f in state["followers"] if f["user_id"] and f["full_name"]]
+    assert len(linked) >= 10
+    assert sum(f["full_name"] == names[f["user_id"]] for f in linked) <= 1  # a chance likeness at most
+    # a follow record that names its follower by reference is that follower
+    own = copy.deepcopy(spec)
+    own["tables"]["followers"] = table(
+        {
+            "follow_id": {"type": "integer"},
+            "full_name": {"type": "string"},
+            "follower_id": {"type": "integer", "references": "users"},
+        },
+        "follow_id",
+    )
+    state = generate_state(own, seed=6)
+    linked = [f for f in state["followers"] if f["follower_id"] and f["full_name"]]
+    assert len(linked) >= 10
+    assert all(f["full_name"] == names[f["follower_id"]] for f in linked)
 
 
 def test_an_address_object_names_one_place():
@@ -2288,3 +2359,38 @@ def test_an_annual_plan_is_billed_yearly():
     assert len(boxes) >= 5 and all(r["billing_frequency"].startswith(said[r["title"]][:4]) for r in boxes), (
         boxes
     )
+
+
+def test_a_note_of_a_guest_in_a_notes_object_is_a_note():
+    """Impala's booking `notes: {fromGuest, fromSeller}` held a person's name ("change the notes of the booking to from
+    guest Brian Kelley", seed 93's and 94's readers): a field of a notes object is a note, whoever wrote it."""
+    notes = {
+        "type": "object",
+        "properties": {
+            "fromGuest": {
+                "type": "string",
+                "description": "Notes a guest has entered as they made the booking.",
+            },
+            "fromSeller": {"type": "string"},
+        },
+    }
+    for seed in range(6):
+        made = schema_value(
+            notes, random.Random(seed), dt.datetime(2025, 6, 1), name="notes", context="bookings"
+        )
+        for text in made.values():
+            assert len(text.split()) >= 4, made  # a sentence, never a name
+    guest = {"type": "object", "properties": {"fromGuest": {"type": "string"}}}
+    made = schema_value(guest, random.Random(0), dt.datetime(2025, 6, 1), name="booking", context="bookings")
+    assert len(made["fromGuest"].split()) <= 3  # beside no note, the guest is a person
+
+
+def test_stock_lines_are_told_apart_from_texts_a_person_writes():
+    """The lines a row of no known kind holds are filler; a request that dictates one (seed 94's readers: a map's
+    description 'Brenda Mooney set up "Wedding venues" in May.') reads as a generator's."""
+    assert stock_text("Kept up to date by the IT team.")
+    assert stock_text('Brenda Mooney set up "Wedding venues" in May.')
+    assert stock_text('Everything about "Monthly Notification", shared with the Human Resources team.')
+    assert not stock_text("The printer on the third floor is jammed again.")
+    assert not stock_text("Kept up to date")
+    assert not stock_text(42)

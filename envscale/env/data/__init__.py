@@ -108,6 +108,7 @@ from envscale.env.data.values import (
     format_id,
     id_prefix,
     one_place_values,
+    stock_text,
     subject_and_prose,
 )
 from envscale.env.data.vocabulary import (
@@ -144,6 +145,7 @@ __all__ = [
     "pattern_value",
     "schema_accepts",
     "schema_value",
+    "stock_text",
     "subject_and_prose",
     "table_order",
 ]

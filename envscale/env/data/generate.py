@@ -412,6 +412,9 @@ _PERSON_ROLES = frozenset(
 """Rows that are a person in a role (a conversation's member, a webinar's panelist): with a reference to a
 person's row, their own name is that person's."""
 _PEOPLE = frozenset(("user", "person", "people", "contact", "customer", "employee"))
+_TOWARDS = frozenset(("follower",))
+"""Roles a person holds towards the person a row references (a user's followers): the row is someone else, unless
+the reference says the role (`follower_id`)."""
 
 
 def _people_in_roles(
@@ -438,6 +441,11 @@ def _people_in_roles(
         if name is None:
             continue
         role = _role(ref_column)
+        head = singular(re.sub(r"[^a-z_]", "", table.lower())).split("_")[-1]
+        if head in _TOWARDS and role != head:
+            # SoundCloud's `/users/{user_id}/followers`: a follower of user 15 is another person (seed 94: "the
+            # follower named Justin Parker for the user named Justin Parker")
+            continue
         own = [
             c
             for c, cspec in tspec["columns"].items()

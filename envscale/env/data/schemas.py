@@ -356,7 +356,14 @@ def _leaf(name: str | None, context: str, kind: str, schema: dict[str, Any]) -> 
         return None
     texts = schema.get("description") if isinstance(schema.get("description"), str) else ""
     meaning = meaning_from_texts(context, name, kind, None, texts.lower(), ())
+    if kind == "string" and meaning == "person" and (name_words(context)[-1:] or [""])[0].lower() in _NOTES:
+        # Impala's `notes: {fromGuest, fromSeller}`: the guest's note, never the guest's name (seed 93's and 94's
+        # readers: "change the notes of the booking to from guest Brian Kelley")
+        return "text:note"
     return "code:number" if meaning in _FAKER_MEANINGS else meaning
+
+
+_NOTES = frozenset("note notes comment comments remark remarks memo memos message messages".split())
 
 
 def _schema_number(

@@ -525,6 +525,21 @@ _ABOUT_ANY = (
 )
 
 
+def _template_pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"\{[a-z]+\}", template)
+    return re.compile("(?i)" + ".{1,80}?".join(re.escape(p) for p in parts) + "$")
+
+
+_STOCK_LINES = tuple(_template_pattern(t) for t in (*ROW_TEXTS_ANY[0], *ROW_TEXTS_ANY[1], *_ABOUT_ANY))
+
+
+def stock_text(value: Any) -> bool:
+    """Whether a value is one of the stock lines a row of no known kind holds ("Kept up to date by the IT team.",
+    '"Wedding venues" set up by Brenda Mooney in May.'): filler that fills a world, never a text a person dictates
+    (seed 93's and 94's readers: "create a password ... with the body 'Kept up to date by the Engineering team.'")."""
+    return isinstance(value, str) and any(p.match(value) for p in _STOCK_LINES)
+
+
 def about_subject(subject: str, table: str, rng: random.Random) -> str:
     """A sentence of prose about its row's subject, as the row's kind would hold it (a ticket's description
     reports a problem with the ticket's title; a message's body follows up on its subject), never a stock
