@@ -246,7 +246,7 @@ TASKS_FEATURES = Features(
         # the first message is the first one's; [] for a task of one request
         "requests": Json(),
         "tools": List(Value("string")),  # the tools offered: the ones needed plus distractors
-        # [{"tool", "arguments", "provenance": {argument: "user" | "constant" | "call[i].FIELD"}}]
+        # [{"tool", "arguments", "provenance": {argument: "user" | "constant" | "schema" | "call[i].FIELD"}}]
         "gold_calls": Json(),
         "gold_results": Json(),  # the result of each gold call, in order
         "gold_state_hash": Value("string"),  # state hash after the gold calls on reset(seed)

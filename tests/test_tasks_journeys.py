@@ -11,6 +11,7 @@ import pytest
 from envscale.env import load_spec
 from envscale.env.spec import validate_spec
 from envscale.judge.provenance import parse_provenance
+from envscale.show.tasks import provenance as show_provenance
 from envscale.tasks import branches, finding, gates, journeys, rereads
 from envscale.tasks.build import TasksConfig
 from envscale.tasks.generate import env_tasks
@@ -1672,6 +1673,67 @@ def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
         e.env.close()
 
 
+def test_an_update_states_only_what_it_changes_and_never_a_stock_line_beside_a_change():
+    """Seed 93's readers: "change the group to auto assign no" sent to a channel whose group already said so ("half the
+    request changes nothing"). Seed 94's: 'change the description to "Brenda Mooney set up "Wedding venues" in
+    May." and the title to ...', a stock line of filler dictated beside the change meant. Both are left out of the
+    call and of what the user knows; an update that would change nothing is not posed."""
+    from envscale.tasks.arguments import tidy
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["customers"]["columns"]["notes"] = {"type": "string"}
+    spec["tools"].append(
+        {
+            "name": "update_customer",
+            "description": "Update a customer.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "customer_id": {"type": "string"},
+                    "city": {"type": "string"},
+                    "vip": {"type": "boolean"},
+                    "notes": {"type": "string"},
+                },
+                "required": ["customer_id"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "customers",
+                "key": {"customer_id": "customer_id"},
+                "set": {"city": "city", "vip": "vip", "notes": "notes"},
+            },
+        }
+    )
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        row = next(r for r in e.rows["customers"] if r.get("city") and r["city"] != "Lisbon")
+
+        def tidied(**values):
+            call = GoldCall(
+                "update_customer",
+                {"customer_id": row["customer_id"], **values},
+                {"customer_id": "user", **{k: "constant" for k in values}},
+                write=True,
+            )
+            draft = TaskDraft("shop", "write", [call], user_facts={"new city": values.get("city")})
+            return tidy(e, draft, random.Random(0)), call, draft
+
+        drop, call, draft = tidied(city="Lisbon", vip=row["vip"])
+        assert drop is None and "vip" not in call.arguments and call.arguments["city"] == "Lisbon"
+        drop, call, draft = tidied(city=row["city"])  # the city it already has: nothing to change
+        assert drop is not None and drop[0] == "nothing_to_change", drop
+        assert "new city" not in draft.user_facts
+        drop, call, draft = tidied(city="Lisbon", notes="Kept up to date by the Sales team.")
+        assert drop is None and "notes" not in call.arguments and call.arguments["city"] == "Lisbon"
+        drop, call, draft = tidied(notes="Kept up to date by the Sales team.")
+        assert drop is None and "notes" in call.arguments  # the only change asked stays
+        drop, call, draft = tidied(city="Lisbon", notes="Prefers delivery after 6 pm.")
+        assert drop is None and call.arguments.get("notes") == "Prefers delivery after 6 pm."
+    finally:
+        e.env.close()
+
+
 def _order_act(name, state):
     """A tool that moves an order to `state` (`submit_order` -> submitted)."""
     return {
@@ -2271,7 +2333,14 @@ def test_the_api_version_the_client_sends_is_never_said_by_the_user():
     for task in kept:
         text = json.dumps([task["first_message"], task["instructions"], task["requests"]])
         assert "2015-10-31" not in text and "api version" not in text.lower(), text
+    # where a gold call sends it, it comes from the tool's schema, never "from the request" (seed 94's readers:
+    # Impala's `paymentType='API'` "marked from the request, although the user never mentions a payment type")
     e = Env({"spec": spec}, TasksConfig())
+    tool = next(t for t in e.tools.values() if t["operation"]["type"] in ("update", "insert"))
+    facts: dict = {}
+    provenance = e.provenance_user(tool, {"api-version": "2015-10-31"}, facts)
+    assert provenance == {"api-version": "schema"} and not facts, (provenance, facts)
+    assert show_provenance("schema", "2015-10-31", {}) != show_provenance("constant", "2015-10-31", {})
     said = []
     for seed in range(40):  # a call that sends it says nothing of it either
         d = branches.branch(e, random.Random(seed))

@@ -113,6 +113,8 @@ def provenance(source: str | None, value: Any, facts: Mapping[str, Any]) -> str:
         return "the user" + (f" ({names[0]})" if names else "")
     if source == "constant":
         return "the request"
+    if source == "schema":
+        return "the tool's schema: the one value it allows"
     return source
 
 

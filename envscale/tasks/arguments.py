@@ -34,7 +34,7 @@ import random
 import re
 from typing import Any
 
-from ..env.data import column_meaning, schema_accepts
+from ..env.data import column_meaning, schema_accepts, stock_text
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import PERSON_ENTITIES, argument_role, key_entity
@@ -388,6 +388,7 @@ def _fewer_values(
     """The values a write still states once the required fields of a full-row update flow from the read
     before it, optional flags are left out, and at most `MAX_STATED` optional values are kept."""
     tool = e.tools[call.tool]
+    stated = _restated(e, draft, call, stated, required)
     # only a field the API requires is carried from the read; an optional one is simply not sent
     carried = _carry_over(e, draft, call, [a for a in stated if a in required], rng)
     stated = [a for a in stated if a not in carried]
@@ -398,6 +399,14 @@ def _fewer_values(
             drop_argument(e, draft, call, arg)
         optional = [a for a in optional if a not in flags]
         stated = [a for a in stated if a not in flags]
+    stock = [a for a in optional if stock_text(call.arguments[a])]
+    if stock and len(stock) < len(stated):
+        # "change the description to 'Brenda Mooney set up "Wedding venues" in May.' and the title to ...": a stock
+        # line is filler the world holds, never a text a person dictates beside a change they mean (seed 94's readers)
+        for arg in stock:
+            drop_argument(e, draft, call, arg)
+        optional = [a for a in optional if a not in stock]
+        stated = [a for a in stated if a not in stock]
     room = max(MAX_STATED - (len(stated) - len(optional)), 0)
     if tool["operation"].get("fixed"):
         room = 0  # a status change ("stop the channel") states only what the API requires
@@ -414,6 +423,46 @@ def _fewer_values(
             drop_argument(e, draft, call, arg)
         stated = [a for a in stated if a in call.arguments]
     return stated
+
+
+def _restated(e: Env, draft: TaskDraft, call: GoldCall, stated: list[str], required: set[str]) -> list[str]:
+    """The values an update still states once those its row already holds are left out: seed 93's readers found
+    "change the group to auto assign no" sent to a channel whose group already said so ("half the request changes
+    nothing"); the value was drawn for another row before the journey chose the one found by its title. A required
+    field keeps its value (a full-row update sends it)."""
+    tool = e.tools[call.tool]
+    if tool["operation"].get("type") != "update" or tool["operation"].get("fixed"):
+        return stated
+    row = addressed_row(e, call)
+    if row is None:
+        return stated
+    binds = tool_bindings(tool)
+    kept = []
+    for arg in stated:
+        bind = binds.get(arg)
+        if (
+            arg not in required
+            and bind is not None
+            and bind.place == "set"
+            and bind.column in row
+            and _same(row[bind.column], call.arguments[arg])
+        ):
+            drop_argument(e, draft, call, arg)
+        else:
+            kept.append(arg)
+    return kept
+
+
+def _same(held: Any, value: Any) -> bool:
+    """Whether a row's stored value (JSON columns may hold text) is the value an argument sends."""
+    if isinstance(held, str) and isinstance(value, dict | list):
+        try:
+            held = json.loads(held)
+        except ValueError:
+            return False
+    if isinstance(held, bool) or isinstance(value, bool):
+        return held is value or (held in (0, 1) and isinstance(value, bool) and bool(held) is value)
+    return held == value
 
 
 _COORDINATES = frozenset("lat latitude lon lng long longitude".split())

@@ -13,7 +13,9 @@ Argument provenance says where every argument value of a gold call comes from:
 - `"call[i].FIELD"`: a field of the result of gold call `i` (0-based), which the agent must read
   there (`"call[0].order_id"`, `"call[1].items[0].id"`);
 - `"constant"`: a value fixed by the request itself (a status to set, a quantity to add), also in
-  `user_facts`.
+  `user_facts`;
+- `"schema"`: the one value the argument's schema allows (Azure's `api-version`), which the agent reads
+  in the tool's schema and the user never states.
 
 Example:
 
@@ -54,7 +56,7 @@ class GoldCall:
     Attributes:
         tool (`str`): The tool name.
         arguments (`dict`): Its arguments.
-        provenance (`dict`): Argument -> `"user"`, `"constant"` or `"call[i].FIELD"`.
+        provenance (`dict`): Argument -> `"user"`, `"constant"`, `"schema"` or `"call[i].FIELD"`.
         result (`Any`): The result of the gold run (filled by execution).
         write (`bool`): Whether the tool is a write tool.
     """

@@ -148,7 +148,10 @@ class Env:
             if source == "constant" and argument_role(arg, props.get(arg)) == "pagination":
                 continue  # the agent pages as it likes: no fact the user states
             if source == "constant" and one_value(props.get(arg)):
-                continue  # Azure's `api-version`: the one value the schema allows, which the agent reads there
+                # Azure's `api-version`, Impala's `paymentType` (enum ["API"]): the one value the schema allows,
+                # which the agent reads there; never a value "from the request" (seed 93's and 94's readers)
+                out[arg] = "schema"
+                continue
             draft_facts[fact_name(arg, tool, self.spec)] = value
         return out
 
