@@ -321,6 +321,56 @@ def test_an_account_holder_who_changes_another_persons_row_is_staff(shop):
     assert "back office of an online shop" in write_instructions(other, spec, random.Random(0)).persona
 
 
+def test_only_whoever_runs_a_service_reads_its_hook_configurations(shop, tmp_path):
+    """Seed 94's readers: "a customer of an online shop" asked for "the last state of the hook config with client
+    email ...", integrator internals no customer asks about. A request about a service's webhooks, configuration or
+    audit log is staff's; a customer's own order stays theirs."""
+    import yaml
+
+    from envscale.tasks.intent import persona_role
+
+    spec = copy.deepcopy(shop)
+    spec["tables"]["hook_configs"] = {
+        "primary_key": "hook_config_id",
+        "columns": {
+            "hook_config_id": {"type": "string"},
+            "client_email": {"type": "string"},
+            "url": {"type": "string"},
+        },
+    }
+    spec["tools"].append(
+        {
+            "name": "get_hook_configuration",
+            "description": "Get the hook configuration of a client.",
+            "kind": "read",
+            "parameters": {
+                "type": "object",
+                "properties": {"hook_config_id": {"type": "string"}},
+                "required": ["hook_config_id"],
+            },
+            "operation": {
+                "type": "get",
+                "table": "hook_configs",
+                "key": {"hook_config_id": "hook_config_id"},
+            },
+        }
+    )
+    path = tmp_path / "shop.yaml"
+    spec["data"]["rows"]["hook_configs"] = 5
+    spec["session"] = {"table": "customers"}  # a signed-in customer's assistant, as Orders API's was
+    path.write_text(yaml.safe_dump(spec))
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        key = env.dump()["hook_configs"][1]["hook_config_id"]
+    hook = run(path, [GoldCall("get_hook_configuration", {"hook_config_id": key}, {"hook_config_id": "user"})])
+    draft = TaskDraft(spec["name"], "read", hook, user_facts=named(spec, hook))
+    cancel = run(path, [GoldCall("cancel_order", {"order_id": "ord_0012"}, {"order_id": "user"}, write=True)])
+    mine = TaskDraft(spec["name"], "write", cancel, user_facts=named(spec, cancel))
+    for seed in range(4):
+        assert persona_role(write_instructions(draft, spec, random.Random(seed)).persona) == "staff"
+        assert persona_role(write_instructions(mine, spec, random.Random(seed)).persona) == "user"
+
+
 def test_one_conversation_never_mixes_a_customers_request_with_a_staff_members():
     from envscale.tasks.conversations import _two_roles
     from envscale.tasks.intent import persona_role
@@ -1761,6 +1811,67 @@ def test_a_row_the_clause_before_named_is_it_in_what_a_new_row_goes_to(shop):
     for seed in range(4):
         goal = write_instructions(draft, shop, random.Random(seed)).goal
         assert goal.count("ord_0011") == 1 and "to it" in goal, goal
+
+
+def test_a_row_renamed_earlier_in_a_request_is_that_row_and_never_its_old_name(shop, tmp_path):
+    """Seed 94's readers: "look up the role named "Lyon Role", set its name to Lyon Role (old), and finally invite
+    jmartin@example.com with the role named "Lyon Role"", a name the role no longer has ("the request contradicts
+    itself"). A row an earlier clause renamed is "that role" where a later call references it."""
+    import yaml
+
+    spec = copy.deepcopy(shop)
+    spec["tools"].append(
+        {
+            "name": "rename_product",
+            "description": "Rename a product.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"product_id": {"type": "string"}, "name": {"type": "string"}},
+                "required": ["product_id", "name"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "products",
+                "key": {"product_id": "product_id"},
+                "set": {"name": "name"},
+            },
+        }
+    )
+    path = tmp_path / "shop.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        product = env.step("get_product", {"product_id": "pro_0003"})["result"]
+    item = {"quantity": 2, "unit_price": 3.5}
+    calls = run(
+        path,
+        [
+            GoldCall("list_products", {"query": product["name"]}, {"query": "user"}),
+            GoldCall(
+                "rename_product",
+                {"product_id": "pro_0003", "name": f"{product['name']} (old)"},
+                {"product_id": "call[0][0].product_id", "name": "user"},
+                write=True,
+            ),
+            GoldCall(
+                "update_order_status",
+                {"order_id": "ord_0011", "status": "pending"},
+                {"order_id": "user", "status": "user"},
+                write=True,
+            ),
+            GoldCall(
+                "add_order_item",
+                {"order_id": "ord_0011", "product_id": "pro_0003", **item},
+                {"order_id": "user", "product_id": "call[0][0].product_id", **dict.fromkeys(item, "user")},
+                write=True,
+            ),
+        ],
+    )
+    draft = TaskDraft(spec["name"], "write", calls, user_facts=named(spec, calls))
+    for seed in range(4):
+        goal = write_instructions(draft, spec, random.Random(seed)).goal
+        assert "that product" in goal and goal.count(f'"{product["name"]}"') == 1, goal
 
 
 def test_a_row_known_by_a_value_two_of_its_columns_hold_is_said_by_the_column_the_user_knows(shop):

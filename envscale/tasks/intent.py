@@ -268,6 +268,22 @@ def _asked_when(ask: str) -> str | None:
     return f"when it was {dated.group(1)}" if dated else None
 
 
+_OWN_NAMES = frozenset(("name", "title", "displayname", "label", "subject"))
+
+
+def _renames(step: Step) -> bool:
+    """Whether a step changes the name its row is known by (a later clause calls it "that role")."""
+    if step.kind != "update":
+        return False
+    for a in step.args:
+        if a.binding is None or a.binding.place != "set":
+            continue
+        words = [w.lower() for w in tokens(a.binding.column or a.arg)]
+        if words and (words[-1] in _OWN_NAMES or "".join(words[-2:]) in _OWN_NAMES):
+            return True
+    return False
+
+
 def _condition(clause: str, state: str, ask: str, rng: random.Random, told: bool = False) -> str:
     """A request that depends on the row's state, as people put it: "cancel it, unless it is already
     cancelled: then just tell me when it was cancelled", in one of a few ways; with `told` (the branch asks
@@ -369,6 +385,7 @@ class Writer(Clauses):
         prev_row = None
         self.asked_attribute = False
         self.show_hidden = show_hidden
+        self.renamed = []
         for step in steps:
             if step.index in consumed:
                 # a lookup that only finds the row the next call acts on: sometimes said ("look up my
@@ -408,6 +425,8 @@ class Writer(Clauses):
             clauses.append(clause)
             (answers if step.kind in READS else outcomes).append(outcome)
             self.asked_attribute = step.kind in READS and clause.split(" ")[0] in ("find", "check")
+            if row is not None and _renames(step):
+                self.renamed.append(row)
             prev_row = row
         self.prev_row = None
         if not clauses:
@@ -436,7 +455,8 @@ class Writer(Clauses):
                 person = "account holder" if person == "account" else person  # never "an account of ..."
                 user_who = f"{article(person)} {person} of {{place}}"
             staff_who = "someone who works with {place}"
-        who = user_who if self.customer or (personal and not self.for_others) else staff_who
+        mine = personal and not self.for_others and not self.service_rows()
+        who = user_who if self.customer or mine else staff_who
         template = self.rng.choice(_PERSONA_TEMPLATES)
         return template.format(who=who.format(place=place))
 

@@ -226,6 +226,7 @@ class Phrases(Steps):
         self.said_rows: list[Any] = []  # rows the current clause has named (for "that product's price")
         self.show_hidden = True  # whether withheld values are said (the goal) or not (the first message)
         self.prev_row: Any = None  # the row the clause before named: "look up X, then ... its partner"
+        self.renamed: list[Any] = []  # rows an earlier clause of this request renamed
 
     # -- noun phrases
 
@@ -291,6 +292,15 @@ class Phrases(Steps):
         src = self.steps[parsed[0]]
         row, field_, rows, index = _locate(src.call.result, parsed[1])
         base = self._row_np(src, row, rows, index)
+        if (
+            base.row is not None
+            and base.row in self.renamed
+            and field_ in (None, primary_key_of(self.spec, src.table))
+        ):
+            # "rename the role to Lyon Role (old), then invite X with that role", never "with the role named Lyon
+            # Role", a name it no longer has (seed 94)
+            noun = entity_name(src.table, self.spec)
+            return NP(noun, "that", row=base.row, short=f"the {noun}")
         if src.table and any(
             isinstance(b, dict) and "session" in b for b in (src.op.get("key") or {}).values()
         ):

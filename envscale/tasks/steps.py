@@ -126,6 +126,10 @@ _RECORDS = frozenset("order payment invoice transaction refund charge shipment r
 orders and payments)."""
 
 
+_SERVICE_TABLES = frozenset("hook webhook config configuration integration audit credential apikey".split())
+"""Rows only whoever runs or integrates the service reads (its webhooks, configuration, audit log): never a customer."""
+
+
 class Steps:
     """A draft read as steps: each gold call's entity, kind, verb and arguments, and who the user is."""
 
@@ -330,6 +334,8 @@ class Steps:
         user's (a tender of the till, an order the account does not own), or an act of running the service
         (`STAFF_VERBS`: starting an order's handling, voiding, capturing, shipping). Blind readers found "a
         customer of an online shop" starting the handling of an order and setting a tender's key."""
+        if self.service_rows():
+            return True
         for step in self.steps + self.request_steps:
             if step.kind not in ("create", "update", "status", "delete", "other") or step.table is None:
                 continue
@@ -341,6 +347,16 @@ class Steps:
             if step.kind == "delete" and {singular(w) for w in tokens(step.table)} & _RECORDS:
                 return True  # a customer cancels an order; only the shop deletes it, or a payment
         return False
+
+    def service_rows(self) -> bool:
+        """Whether a step reads or changes rows only whoever runs or integrates the service does (`_SERVICE_TABLES`):
+        seed 94's readers found "a customer of an online shop" asking the last state of a hook configuration."""
+        return any(
+            step.table is not None
+            and step.table not in self.owned
+            and {singular(w) for w in tokens(step.table)} & _SERVICE_TABLES
+            for step in self.steps + self.request_steps
+        )
 
     def _self_value(self) -> Any:
         """The user's own key in the person table (their customer id), when the task gives it."""
