@@ -758,6 +758,12 @@ def test_a_thing_is_not_named_by_its_persons_email_nor_a_person_by_their_job_tit
     assert finding.rank(e, "suppliers", "title") >= late and finding.rank(e, "products", "name") < late
     assert finding.rank(e, "customers", "company_name") >= late
     e.env.close()
+    # seed 94's readers: "the supplier named "Materials engineer"", Apideck's supplier with a first and a last name
+    # and a `title`: that person's job, never how the supplier is found
+    spec["tables"]["suppliers"]["columns"].update(first_name={"type": "string"}, last_name={"type": "string"})
+    e = Env({"spec": spec}, TasksConfig())
+    assert finding.rank(e, "suppliers", "title") == len(finding.IDENTIFYING)
+    e.env.close()
 
 
 def test_a_refusal_or_a_decision_on_a_row_already_in_its_state_is_never_held_back_as_one_call():

@@ -243,8 +243,10 @@ def rank(e: Env, table: str, column: str) -> int:
         return len(IDENTIFYING)
     if meaning == "title" and (person or _names_people(e, table)):
         # a contact's title is a job title: a person is named by their name, and a supplier whose rows name a
-        # person is not "the supplier titled "Airline pilot""
-        return late
+        # person is not "the supplier titled "Airline pilot""; beside a first and a last name it is that person's
+        # job, never how the row is found (seed 94's readers: "the supplier named "Materials engineer"")
+        columns = {c.lower().replace("_", "") for c in e.spec["tables"][table]["columns"]}
+        return len(IDENTIFYING) if person or {"firstname", "lastname"} <= columns else late
     if meaning == "company" and person:
         # "the user whose company name is Davis-Jones": many people work for one company
         return len(IDENTIFYING)
