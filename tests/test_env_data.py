@@ -2394,3 +2394,25 @@ def test_stock_lines_are_told_apart_from_texts_a_person_writes():
     assert not stock_text("The printer on the third floor is jammed again.")
     assert not stock_text("Kept up to date")
     assert not stock_text(42)
+
+
+def test_a_person_is_never_the_one_the_api_gives_as_its_example():
+    """Apideck's addresses give `contact_name` the example "Elon Musk": every third address of its customers and
+    suppliers named him (seed 94's readers). A person is drawn; an example of another kind of value is still used."""
+    address = {
+        "type": "object",
+        "properties": {
+            "contact_name": {
+                "type": "string",
+                "description": "Name of the contact person",
+                "examples": ["Elon Musk"],
+            },
+            "line1": {"type": "string", "examples": ["Main street 1"]},
+        },
+        "required": ["contact_name", "line1"],
+    }
+    made = [
+        schema_value(address, random.Random(s), dt.datetime(2025, 6, 1), name="address") for s in range(30)
+    ]
+    assert not any(m["contact_name"] == "Elon Musk" for m in made)
+    assert len({m["contact_name"] for m in made}) >= 20

@@ -362,7 +362,9 @@ def test_only_whoever_runs_a_service_reads_its_hook_configurations(shop, tmp_pat
     with Environment.from_yaml(path) as env:
         env.reset()
         key = env.dump()["hook_configs"][1]["hook_config_id"]
-    hook = run(path, [GoldCall("get_hook_configuration", {"hook_config_id": key}, {"hook_config_id": "user"})])
+    hook = run(
+        path, [GoldCall("get_hook_configuration", {"hook_config_id": key}, {"hook_config_id": "user"})]
+    )
     draft = TaskDraft(spec["name"], "read", hook, user_facts=named(spec, hook))
     cancel = run(path, [GoldCall("cancel_order", {"order_id": "ord_0012"}, {"order_id": "user"}, write=True)])
     mine = TaskDraft(spec["name"], "write", cancel, user_facts=named(spec, cancel))
