@@ -2494,3 +2494,41 @@ def test_a_row_added_to_a_new_person_carries_their_email():
         last = re.sub(r"[^a-z]", "", person["last_name"].lower())
         assert last in local and local[:1] == person["first_name"][:1].lower(), (person, enrolled)
     e.env.close()
+
+
+def test_a_write_that_changes_nothing_among_others_is_no_request():
+    """Seed 94's readers: "look up order ord_0020, start it, and finally add an interaction to it", where the order was
+    started already: the start changed nothing ("the state does not show the order as started"), hidden by the
+    interaction the next call added. Each write of a task changes its world."""
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        order = next(r for r in e.rows["orders"] if r["status"] == "pending")
+        item = {"product_id": "pro_0001", "quantity": 1, "unit_price": 2.5}
+
+        def draft(status):
+            key = {"order_id": order["order_id"]}
+            return TaskDraft(
+                "shop",
+                "write",
+                [
+                    GoldCall(
+                        "update_order_status",
+                        {**key, "status": status},
+                        {"order_id": "user", "status": "user"},
+                        write=True,
+                    ),
+                    GoldCall(
+                        "add_order_item",
+                        {**key, **item},
+                        {"order_id": "user", **dict.fromkeys(item, "user")},
+                        write=True,
+                    ),
+                ],
+            )
+
+        drop = execute(e, draft("pending"))
+        assert drop is not None and drop[0] == "write_changes_nothing", drop
+        assert execute(e, draft("shipped")) is None
+    finally:
+        e.env.close()

@@ -34,7 +34,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..env.data import column_meaning, schema_accepts
+from ..env.data import column_meaning, parse_now, schema_accepts
 from ..judge import resolve_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
@@ -366,6 +366,10 @@ def execute(e: Env, draft: TaskDraft) -> Drop | None:
         obs = e.env.step(call.tool, call.arguments)
         if not obs["ok"]:
             return "gold_run_failed", f"call {i} ({call.tool}) failed: {obs['error']}"
+        if call.write and _only_the_clock(e.env.last_changes(), parse_now(e.spec).date().isoformat()):
+            # seed 94's readers: "start it" of an order already started ("the state does not show the order as
+            # started"): a write that changes nothing, or nothing but the time its row was changed, is no request
+            return "write_changes_nothing", f"call {i} ({call.tool}) changes nothing but the clock"
         call.result = obs.get("result")
         results.append(call.result)
     drop = two_ids_for_one(draft)
@@ -391,6 +395,20 @@ def execute(e: Env, draft: TaskDraft) -> Drop | None:
             return drop
     draft.required = draft.required or [c.tool for c in draft.calls if c.write]
     return None
+
+
+def _only_the_clock(changes: dict, today: str) -> bool:
+    """Whether a call's changes (`Environment.last_changes`) only stamp rows with the time of the call: no row added
+    or removed, and every changed field now holds today's date or moment (or nothing changed at all)."""
+    for table in changes.values():
+        if table.get("added") or table.get("removed"):
+            return False
+        for change in table.get("changed") or []:
+            before, after = change.get("before") or {}, change.get("after") or {}
+            for column, value in after.items():
+                if before.get(column) != value and not (isinstance(value, str) and value.startswith(today)):
+                    return False
+    return True
 
 
 def _answer(e: Env, draft: TaskDraft) -> Drop | None:
