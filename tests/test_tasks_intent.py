@@ -1876,6 +1876,52 @@ def test_a_row_renamed_earlier_in_a_request_is_that_row_and_never_its_old_name(s
         assert "that product" in goal and goal.count(f'"{product["name"]}"') == 1, goal
 
 
+def test_a_row_the_user_holds_back_what_they_know_of_is_never_looked_up_in_words(shop, tmp_path):
+    """Seed 94's readers: "Look up a timesheet and delete that timesheet." as a first message ("not how anyone
+    starts"). Where the user withholds what they know of the row, the request says the act alone; the agent asks."""
+    import yaml
+
+    spec = copy.deepcopy(shop)
+    spec["tools"].append(
+        {
+            "name": "rename_product",
+            "description": "Rename a product.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"product_id": {"type": "string"}, "name": {"type": "string"}},
+                "required": ["product_id", "name"],
+            },
+            "operation": {
+                "type": "update",
+                "table": "products",
+                "key": {"product_id": "product_id"},
+                "set": {"name": "name"},
+            },
+        }
+    )
+    path = tmp_path / "shop.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    calls = run(
+        path,
+        [
+            GoldCall("list_products", {"query": "Kestrel Bamboo Desk Chair"}, {"query": "user"}),
+            GoldCall(
+                "rename_product",
+                {"product_id": "pro_0003", "name": "Kestrel Chair"},
+                {"product_id": "call[0][0].product_id", "name": "user"},
+                write=True,
+            ),
+        ],
+    )
+    facts = named(spec, calls)
+    withheld = [name for name, value in facts.items() if value == "Kestrel Bamboo Desk Chair"]
+    draft = TaskDraft(spec["name"], "missing_info", calls, user_facts=facts, withheld=withheld)
+    said = [write_instructions(draft, spec, random.Random(seed)).first_message for seed in range(10)]
+    assert not any("look up" in m.lower() for m in said), said
+    assert all("Kestrel Chair" in m and "Bamboo" not in m for m in said), said
+
+
 def test_a_row_known_by_a_value_two_of_its_columns_hold_is_said_by_the_column_the_user_knows(shop):
     """Avaza's projects hold one day as `date` and `start_date`; the user knew the project's start date, and seed
     87's readers got "the project whose date is 2025-06-05". The value is said by the column the fact names."""

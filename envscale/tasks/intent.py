@@ -396,7 +396,14 @@ class Writer(Clauses):
                     if step.index not in self.explicit:
                         # a lookup before a read of the same row is never a request of its own
                         self.explicit[step.index] = self.rng.random() < 0.4 and not self._reread(step.index)
-                    if self.explicit[step.index] and f"look up {found.render()}" not in clauses:
+                    # "look up a timesheet and delete that timesheet" (seed 94's readers): a row the user holds
+                    # back what they know of is never looked up in words; the act says it ("delete a timesheet")
+                    if (
+                        self.explicit[step.index]
+                        and found.det != "a"
+                        and (found.pre or found.label or found.post or found.having or found.det == "my")
+                        and f"look up {found.render()}" not in clauses
+                    ):
                         clauses.append(f"look up {found.render()}")
                         prev_row = found.row
                 continue

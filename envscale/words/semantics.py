@@ -531,6 +531,10 @@ def _route_entities(
         # `/v1/{name}:cancel`: an act on the row the name addresses (whose entity the tool's name says)
         return None, None, bool(action) and last_is_param, action
     entity = singular(nouns[-1].split("_")[-1])
+    if entity in _CONTAINER_HEADS and "_" in nouns[-1]:
+        # Google Calendar's `/users/me/calendarList`: the calendar list's entries, never a `lists` table (a verb's
+        # name, which no task may write) that no calendar is found in
+        entity = "_".join([*nouns[-1].split("_")[:-1], entity])
     parent = singular(nouns[-2].split("_")[-1]) if len(nouns) > 1 else None
     relation = nouns[-2].split("_")[-1] if len(nouns) > 1 else None
     if relation in _RELATIONS and (len(nouns) - 1) in adjacent and _linkable(nouns[-1].split("_")[-1]):
@@ -1223,6 +1227,8 @@ def tool_meaning(
 
 
 _MAKING_VERBS = frozenset(("create", "new"))
+_CONTAINER_HEADS = frozenset(("list",))
+"""Head words of a compound segment that name no thing by themselves (`calendarList`): the whole segment does."""
 _GLUED_FILTERS = frozenset(("between", "by", "for", "since", "until", "from", "within"))
 """Words that start a filter glued to a segment's noun (`appointmentsbetweendates`, `ordersbycustomer`)."""
 """A verb glued to the noun of a segment that names what it makes (`createaccount`); an update or a delete glued so
