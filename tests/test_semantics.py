@@ -528,3 +528,17 @@ def test_a_filter_glued_to_a_segment_names_the_segment_s_rows():
         {"method": "GET", "path": "/v3/diary/{s}/recurringappointment"},
     )
     assert recurring.entity == "recurringappointment"  # a kind of appointment, no filter
+
+
+def test_a_compound_segment_ending_in_list_names_the_whole_segment():
+    """Google Calendar's `/users/me/calendarList` made a `lists` table, a verb's name no task may write
+    (`action_rows`): the Calendar world lost its every task. It holds the calendar list's entries."""
+    empty = {"type": "object", "properties": {}}
+    listed = tool_meaning(
+        "calendar.calendarList.list",
+        "Returns the calendars on the user's calendar list.",
+        empty,
+        {"method": "GET", "path": "/users/me/calendarList"},
+    )
+    assert listed.entity == "calendar_list"
+    assert tool_meaning("x", "List.", empty, {"method": "GET", "path": "/lists"}).entity == "list"
