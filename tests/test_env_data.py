@@ -2416,3 +2416,16 @@ def test_a_person_is_never_the_one_the_api_gives_as_its_example():
     ]
     assert not any(m["contact_name"] == "Elon Musk" for m in made)
     assert len({m["contact_name"] for m in made}) >= 20
+
+
+def test_a_list_of_rates_or_counts_holds_numbers():
+    """Seed 93's and 94's readers: a hotel's `rates` ["dog"], a product's `tax_rates` ["daughter", "such"], a payroll's
+    `totals` ["sport"]: a list named for numbers holds numbers."""
+    from envscale.env.data import column_value
+
+    for table, column in (("room_types", "rates"), ("products", "tax_rates"), ("payrolls", "totals")):
+        for seed in range(5):
+            value = column_value(table, column, {"type": "json"}, random.Random(seed), dt.datetime(2025, 6, 1))
+            assert value and all(isinstance(v, int | float) for v in value), (table, column, value)
+    tags = column_value("features", "tags", {"type": "json"}, random.Random(0), dt.datetime(2025, 6, 1))
+    assert tags and all(isinstance(v, str) for v in tags)

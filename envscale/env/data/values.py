@@ -1264,9 +1264,13 @@ def _json_by_name(c: Col, i: int) -> Any:
     if items is not None and c.shape != "object":
         name, meaning = items
         inner = dataclasses.replace(c, column=name, meaning=meaning, people=None, places=None)
+        if meaning.startswith("num:"):
+            # a hotel's `rates`, a product's `tax_rates`: numbers, never words (seed 93's and 94's readers: ["dog"],
+            # ["daughter", "such"])
+            inner = dataclasses.replace(inner, spec={"type": "number"})
         values: list[Any] = []
         for _ in range(r.randint(1, 3)):
-            value = string_value(inner, i)
+            value = _number_value(inner, i) if meaning.startswith("num:") else string_value(inner, i)
             if value not in values:
                 values.append(value)
         return values
