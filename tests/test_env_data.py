@@ -2429,3 +2429,15 @@ def test_a_list_of_rates_or_counts_holds_numbers():
             assert value and all(isinstance(v, int | float) for v in value), (table, column, value)
     tags = column_value("features", "tags", {"type": "json"}, random.Random(0), dt.datetime(2025, 6, 1))
     assert tags and all(isinstance(v, str) for v in tags)
+
+
+def test_a_folders_name_is_a_name_and_its_path_a_path():
+    """Seed 94's readers: "a folder named "/home/steven/backups" in Xero Files". A folder's name is what a file storage
+    service shows ("Invoices 2024"); its path is still a path."""
+    from envscale.env.data import column_value
+
+    now = dt.datetime(2025, 6, 1)
+    names = [column_value("folders", "name", {"type": "string"}, random.Random(s), now) for s in range(10)]
+    assert not any("/" in n for n in names) and len(set(names)) >= 5, names
+    paths = [column_value("folders", "path", {"type": "string"}, random.Random(s), now) for s in range(5)]
+    assert all(p.startswith("/") for p in paths), paths

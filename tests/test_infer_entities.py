@@ -900,6 +900,17 @@ def test_paging_fields_of_a_page_are_never_a_rows_fields():
         },
     }
     assert set(output_fields(scim)) == {"id", "name"}
+    # Xero Files' `{TotalCount, Page, PerPage, Items: [...]}` (its files had `page` and `per_page` columns)
+    xero = {
+        "type": "object",
+        "properties": {
+            "TotalCount": {"type": "integer"},
+            "Page": {"type": "integer"},
+            "PerPage": {"type": "integer"},
+            "Items": {"type": "array", "items": row},
+        },
+    }
+    assert set(output_fields(xero)) == {"id", "name"}
     repo = {"type": "object", "properties": {"name": {"type": "string"}, "star_count": {"type": "integer"}}}
     assert set(output_fields(repo)) == {"name", "star_count"}  # a row's own tally stays
 

@@ -34,6 +34,7 @@ PAGE_FIELDS = frozenset(
         "page_size",
         "pagesize",
         "per_page",
+        "perpage",  # Xero Files' `{TotalCount, Page, PerPage, Items: [...]}`: its files had `page` and `per_page`
         "has_more",
         "hasmore",
         "next_cursor",

@@ -103,7 +103,7 @@ bank     | bank transaction balance transfer card loan deposit withdrawal payee 
 trading  | stock trade trading portfolio watchlist ticker broker crypto | a trading platform | an investor who uses {place} | an operator of {place}
 social   | tweet post follower following comment like feed retweet hashtag | a social network | a user of {place} | a moderator of {place}
 messaging| message email mail inbox chat sms conversation contact | a messaging service | a user of {place} | an administrator of {place}
-files    | file directory folder disk | a computer's file system | someone working with files on {place} | the administrator of {place}
+files    | file directory folder disk | a file storage service | someone who keeps their files in {place} | the administrator of {place}
 appointments| appointment timeslot slot diary servicegroup appointmenttype | an appointment booking service | a client who books appointments through {place} | a staff member who manages the bookings of {place}
 health   | patient doctor clinic prescription medication diagnosis physician | a medical clinic | a patient of {place} | a receptionist at {place}
 food     | restaurant menu meal dish food delivery eat | a food ordering app | a customer of {place} | a staff member of {place}

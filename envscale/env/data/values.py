@@ -792,10 +792,20 @@ def _path(c: Col, i: int, kind: str) -> str:
     folder = r.choice(
         ("reports", "images", "exports", "projects", "logs", "backups", "invoices", "models", "config")
     )
+    if kind == "directory" and (name_words(c.column)[-1:] or [""])[0].lower() in ("name", "title"):
+        # a folder's name, as a file storage service shows it: "Invoices 2024", never "/home/steven/backups" (seed
+        # 94's readers: "a folder named "/home/steven/backups" in Xero Files")
+        shown = r.choice(_FOLDER_NAMES)
+        return f"{shown} {c.now.year - r.randint(0, 3)}" if r.random() < 0.5 else shown
     if kind == "directory":
         return f"{root}/{folder}"
     return f"{root}/{folder}/{_filename(c)}"
 
+
+_FOLDER_NAMES = (
+    "Invoices", "Contracts", "Receipts", "Reports", "Photos", "Projects", "Marketing", "Tax Documents",
+    "Bank Statements", "Payroll", "Presentations", "Meeting Notes", "Archive", "Shared",
+)  # fmt: skip
 
 _IMAGE_WORDS = frozenset(
     "icon avatar photo image picture logo thumbnail cover banner headshot artwork poster".split()
