@@ -2441,3 +2441,53 @@ def test_a_folders_name_is_a_name_and_its_path_a_path():
     assert not any("/" in n for n in names) and len(set(names)) >= 5, names
     paths = [column_value("folders", "path", {"type": "string"}, random.Random(s), now) for s in range(5)]
     assert all(p.startswith("/") for p in paths), paths
+
+
+def test_an_object_under_the_rows_own_name_says_what_the_row_says():
+    """Seed 94's readers: a YNAB transaction of 101 whose nested `transaction` was of 99 ("the answer 101 is one
+    arbitrary pick"). The fields the row has hold the row's values in the object too."""
+    spec = world(
+        "budget",
+        20,
+        transactions=table(
+            {
+                "transaction_id": {"type": "string"},
+                "amount": {"type": "number"},
+                "memo": {"type": "string"},
+                "transaction": {"type": "json"},
+            },
+            "transaction_id",
+        ),
+    )
+    spec["tools"].append(
+        {
+            "name": "create_transaction",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "transaction": {
+                        "type": "object",
+                        "properties": {"amount": {"type": "number"}, "memo": {"type": "string"}},
+                        "required": ["amount", "memo"],
+                    }
+                },
+                "required": ["transaction"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "transactions",
+                "values": {"transaction": "transaction"},
+                "generate": {"transaction_id": "id"},
+            },
+        }
+    )
+    state = generate_state(spec, seed=3)
+    compared = 0
+    for row in state["transactions"]:
+        nested = row["transaction"]
+        for field in ("amount", "memo"):
+            if isinstance(nested, dict) and field in nested and row[field] is not None:
+                assert nested[field] == row[field], row
+                compared += 1
+    assert compared >= 10
