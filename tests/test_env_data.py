@@ -2425,7 +2425,9 @@ def test_a_list_of_rates_or_counts_holds_numbers():
 
     for table, column in (("room_types", "rates"), ("products", "tax_rates"), ("payrolls", "totals")):
         for seed in range(5):
-            value = column_value(table, column, {"type": "json"}, random.Random(seed), dt.datetime(2025, 6, 1))
+            value = column_value(
+                table, column, {"type": "json"}, random.Random(seed), dt.datetime(2025, 6, 1)
+            )
             assert value and all(isinstance(v, int | float) for v in value), (table, column, value)
     tags = column_value("features", "tags", {"type": "json"}, random.Random(0), dt.datetime(2025, 6, 1))
     assert tags and all(isinstance(v, str) for v in tags)

@@ -536,6 +536,49 @@ def test_a_row_a_list_returned_whole_is_not_fetched_again(shop):
     assert execute(shop, again) is None and again.gold_state_hash == state
 
 
+def test_a_row_a_list_returned_is_not_listed_again(shop):
+    """Seed 94's readers: Postman's `getAllApIs(name="Product Apis")`, then `getAllApIs()` to find the same API for
+    its versions ("the gold calls getAllApIs twice, which is redundant"). The later list goes; its reader reads the
+    row where the first list gave it, and the task reaches the same state."""
+    name = next(p["name"] for p in shop.rows["products"] if p["name"])
+    order = shop.rows["orders"][0]["order_id"]
+    first = GoldCall("list_products", {"query": name}, {"query": "user"})
+    calls = [first, GoldCall("list_products", {}, {})]
+    draft = TaskDraft("shop", "write", calls, shape="dag")
+    assert execute(shop, draft) is None
+    listed = calls[1].result
+    j = next(i for i, p in enumerate(listed) if p["product_id"] == first.result[0]["product_id"])
+    item = {"order_id": order, "product_id": listed[j]["product_id"], "quantity": 1, "unit_price": 3.5}
+    add = GoldCall(
+        "add_order_item",
+        item,
+        {
+            "order_id": "user",
+            "product_id": f"call[1][{j}].product_id",
+            "quantity": "constant",
+            "unit_price": "constant",
+        },
+        write=True,
+    )
+    draft = TaskDraft("shop", "write", [*calls, add], shape="dag")
+    draft.lookups = 2
+    assert execute(shop, draft) is None
+    state = draft.gold_state_hash
+    assert rereads.drop_refetch(shop, draft) == 1
+    assert [c.tool for c in draft.calls] == ["list_products", "add_order_item"]
+    assert draft.calls[1].provenance["product_id"] == "call[0][0].product_id" and draft.lookups == 1
+    again = TaskDraft(
+        "shop", "write", [GoldCall(c.tool, c.arguments, c.provenance, write=c.write) for c in draft.calls]
+    )
+    assert execute(shop, again) is None and again.gold_state_hash == state
+    # a list no later call reads one row of (read as a whole, for how many products there are) stays
+    alone = {**add.provenance, "product_id": "call[0][0].product_id"}
+    whole = TaskDraft(
+        "shop", "write", [*calls, GoldCall("add_order_item", item, alone, write=True)], shape="dag"
+    )
+    assert execute(shop, whole) is None and rereads.drop_refetch(shop, whole) == 0
+
+
 def test_a_get_that_returns_more_than_the_list_row_is_kept(shop):
     draft, j = _refetch_draft(shop)
     assert execute(shop, draft) is None

@@ -1,4 +1,5 @@
-"""Calls a chain does not need, removed from it: a `get` of a row an earlier list returned whole (`drop_refetch`),
+"""Calls a chain does not need, removed from it: a `get` of a row an earlier list returned whole, or a list read again
+for such a row (`drop_refetch`),
 a lookup the chain makes twice (`merge_repeated_lookups`). The calls that read a removed call read the row where
 the chain already has it; `joins` tells whether a chain is a DAG (two independent lookups feeding one call).
 
@@ -100,8 +101,9 @@ def _remove_call(draft: TaskDraft, k: int, to: str) -> None:
 def drop_refetch(e: Env, draft: TaskDraft) -> int:
     """Drop every `get` that fetches again a row an earlier list or get of the chain returned whole (a contact found
     by name in `list_contacts`, then `get_contact` of its id; the caller's own row read by `get_me`, then by its
-    id): an agent reads the row where the call before gave it.
-    The calls that read the get read the list's row instead. Run on an executed draft after its wording (the
+    id), and every list that a later call reads only for one row an earlier call returned (Postman's APIs found by
+    name, then listed again to find the same API for its versions): an agent reads the row where the call before
+    gave it. The calls that read the get (or the list's row) read the earlier row instead. Run on an executed draft after its wording (the
     request still says "look up the contact and tell me its phone"); returns how many calls were dropped."""
     dropped = 0
     k = 0
@@ -109,6 +111,22 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
         call = draft.calls[k]
         tool = e.tools[call.tool]
         op = tool["operation"]
+        again = _listed_before(e, draft, k) if op["type"] == "list" else None
+        if again is not None:
+            # Postman's `getAllApIs(name="Product Apis")`, then `getAllApIs()` to find the same API for its versions
+            # (seed 94's readers: "the gold calls getAllApIs twice, which is redundant")
+            row_path, to = again
+            for later in draft.calls[k + 1 :]:  # `call[k][j].F` reads the row `to` holds: `call[k].F` first
+                for a, source in later.provenance.items():
+                    if (
+                        isinstance(source, str)
+                        and source.startswith(row_path)
+                        and source[len(row_path) :][:1] in ("", ".", "[")
+                    ):
+                        later.provenance[a] = f"call[{k}]" + source[len(row_path) :]
+            _remove_call(draft, k, to)
+            dropped += 1
+            continue
         garg = e.key_arg(tool)
         head = parse_provenance(call.provenance.get(garg)) if op["type"] == "get" and garg else None
         if head is None or head[0] >= k:
@@ -141,9 +159,51 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
             draft.required = list(dict.fromkeys(source.tool if t == call.tool else t for t in draft.required))
         dropped += 1
     if dropped:
-        draft.notes.append(f"dropped {dropped} get(s) of a row a call before had returned")
+        draft.notes.append(f"dropped {dropped} read(s) of a row a call before had returned")
         if draft.shape == "dag" and not joins(draft.calls):
             draft.shape = "linear"
         if draft.shape == "linear" and len(draft.calls) == 1:
             draft.shape = "single"
     return dropped
+
+
+def _listed_before(e: Env, draft: TaskDraft, k: int) -> tuple[str, str] | None:
+    """`(call[k][j], where)`: the one row of a list call `k` the chain reads, and where an earlier call of the chain
+    holds it whole (`call[i][n]` or `call[i]`); `None` when every later path into call `k` does not read one row of
+    it, or no earlier read of the same table returned that row."""
+    call = draft.calls[k]
+    table = e.tools[call.tool]["operation"]["table"]
+    pk = e.pk(table)
+    rows = set()
+    for c in draft.calls[k + 1 :]:
+        for source in c.provenance.values():
+            parsed = parse_provenance(source)
+            if parsed is None or parsed[0] != k:
+                continue
+            if len(parsed[1]) < 2 or not isinstance(parsed[1][0], int):
+                return None  # the list read as a whole (its count, its first page)
+            rows.add(parsed[1][0])
+    if (
+        (draft.branch or {}).get("write") is not None
+        or (draft.policy_rule or {}).get("attempt")
+        or len(rows) != 1
+        or not isinstance(call.result, list)
+    ):
+        return None
+    (j,) = rows
+    row = call.result[j] if j < len(call.result) else None
+    if not isinstance(row, dict) or row.get(pk) is None:
+        return None
+    for i, earlier in enumerate(draft.calls[:k]):
+        if e.tools[earlier.tool]["operation"].get("table") != table:
+            continue
+        found = earlier.result if isinstance(earlier.result, list) else [earlier.result]
+        for n, held in enumerate(found):
+            if (
+                isinstance(held, dict)
+                and held.get(pk) == row[pk]
+                and all(held.get(c) == v for c, v in row.items())
+            ):
+                to = f"call[{i}][{n}]" if isinstance(earlier.result, list) else f"call[{i}]"
+                return f"call[{k}][{j}]", to
+    return None
