@@ -601,7 +601,7 @@ def test_no_kept_task_fetches_a_listed_row_again():
                     continue
                 i, (j, _) = parsed
                 assert results[i][j] != result, (task["first_message"], calls)  # the same row, read twice
-    dropped = [t for t in kept if any(n.startswith("dropped 1 get") for n in t["notes"])]
+    dropped = [t for t in kept if any(n.startswith("dropped 1 read") for n in t["notes"])]
     assert dropped, "no task of this seed found a row by a list: the check above checked nothing"
     # the request still says what the user wants of the row; the gold reads it off the list
     task = dropped[0]
