@@ -2493,3 +2493,31 @@ def test_an_object_under_the_rows_own_name_says_what_the_row_says():
                 assert nested[field] == row[field], row
                 compared += 1
     assert compared >= 10
+
+
+@pytest.mark.parametrize(
+    ("table", "column"),
+    [
+        ("roles", "name"),
+        ("recipes", "title"),
+        ("errors", "name"),
+        ("opportunities", "title"),
+        ("shares", "name"),
+        ("notifications", "name"),
+        ("webinars", "name"),
+        ("tickets", "name"),
+    ],
+)
+def test_a_common_kind_of_thing_is_named_as_its_users_name_it(table, column):
+    """Seed 94's readers, both: "Lyon Role", "Lisbon Recipe", "Bangkok Error", "Sydney Opportunity", "Q2 2025 Share"
+    read as a generator's placeholders. Roles, recipes, errors, deals, shares ... have names of their own kind,
+    never a city, a team or a quarter before the kind's word."""
+    from envscale.env.data import column_value
+
+    kind = table[:-3] + "y" if table.endswith("ies") else table[:-1]
+    names = [
+        column_value(table, column, {"type": "string"}, random.Random(s), dt.datetime(2025, 6, 1))
+        for s in range(8)
+    ]
+    assert not any(n.lower().endswith(f" {kind}") for n in names), names
+    assert len(set(names)) >= 5, names

@@ -512,6 +512,126 @@ LABELS: dict[str, _T] = {
     "fabric": _split("fabric-{city_slug}-{n}|dc-fabric-{letter}|campus-fabric"),
 }
 
+# Kinds seed 94's readers found named "Lyon Role", "Q4 2023 Message", "Sydney Opportunity", "Product Apis": the names
+# their users give them.
+_SEGMENTS = _split(
+    "VIP Customers|New Signups (30 days)|Inactive 90 Days|Newsletter Subscribers|Cart Abandoners|High Spenders|"
+    "{city} Customers|Trial Users|Repeat Buyers|Enterprise Accounts"
+)
+_WORKFLOWS = _split(
+    "New Lead Follow-up|Invoice Approval|Employee Onboarding|Ticket Escalation|Welcome Series|"
+    "Abandoned Cart Reminder|Expense Approval|Weekly Report|Renewal Reminder|Churn Prevention"
+)
+_SURVEYS = _split(
+    "Customer Satisfaction {year}|Employee Engagement Q{quarter}|Post-Event Feedback|Product Feedback|"
+    "Net Promoter Score|Onboarding Experience|Lunch Preferences|Team Offsite Poll|Website Usability|Exit Survey"
+)
+_SAVED_VIEWS = _split(
+    "My Open Tickets|Overdue Invoices|High Priority|Created This Week|Assigned to Me|Unassigned|VIP Customers|"
+    "Closed Last Month|Needs Review|Due Today"
+)
+_DEALS = _split(
+    "{company} - Annual Renewal|{company} - New Licenses|{company} Expansion|{company} Pilot|{company} - {n}0 Seats|"
+    "{company} Upsell|{company} Support Contract|{company} - Q{quarter} Deal"
+)
+_TICKETS = _split(
+    "Login page not loading|Refund not received|Password reset email missing|Cannot export to CSV|"
+    "Checkout error on mobile|Slow dashboard|Wrong invoice amount|App crashes on startup|Missing order items|"
+    "Cannot upload attachment"
+)
+_PLANS = _split("Starter|Pro|Business|Enterprise|Free|Premium Annual|Basic Monthly|Team|Family Plan|Student Monthly")
+_SESSIONS = _split(
+    "Getting Started with {team} Tools|Product Demo|Quarterly Business Review|Onboarding for New Customers|"
+    "Advanced Reporting|Security Best Practices|Office Hours|What's New in {year}|Sales Kickoff {year}|Ask Me Anything"
+)
+LABELS.update(
+    {
+        "role": _split(
+            "Admin|Billing Admin|Editor|Viewer|Support Agent|Project Manager|Read-only|Developer|Account Owner|"
+            "Auditor|Team Lead|Guest"
+        ),
+        "recipe": _split(
+            "Lemon Garlic Chicken|Vegetable Lasagna|Banana Bread|Thai Green Curry|Spaghetti Carbonara|Overnight Oats|"
+            "Beef Tacos|Mushroom Risotto|Chickpea Salad|Blueberry Pancakes|Shakshuka|Tomato Soup"
+        ),
+        "error": _split(
+            "NullReferenceException in OrdersController|Timeout calling the payment gateway|HTTP 500 on /api/orders|"
+            "Database connection refused|Invalid JSON in request body|Out of memory in worker {n}|Token expired|"
+            "File not found: config.yaml|Disk quota exceeded|SSL handshake failed"
+        ),
+        "opportunity": _DEALS,
+        "deal": _DEALS,
+        "share": _split(
+            "Client Deliverables|Board Pack Q{quarter}|Photos from {city}|Contract Drafts|Design Assets|"
+            "Audit Documents {year}|Press Kit|Shared with {first}|Tax Returns {year}|Project Handover"
+        ),
+        "notification": _split(
+            "Order shipped|Payment received|Password changed|Weekly summary|New comment on your post|Invoice overdue|"
+            "Meeting reminder|Low stock alert|Account locked|Subscription renewed"
+        ),
+        "newsletter": _split(
+            "Monthly Product Update|Weekly Digest|Spring Sale {year}|Customer Stories|Release Notes: {month}|"
+            "Holiday Opening Hours|Community Roundup|Tips & Tricks #{n}"
+        ),
+        "alert": _split(
+            "High CPU on orders-api|Disk space low on db-{n}|Payment failures spike|Low stock: {product}|"
+            "Error rate above 5%|Login from a new device|SSL certificate expiring|Queue backlog growing"
+        ),
+        "subscription": _PLANS,
+        "plan": _PLANS,
+        "segment": _SEGMENTS,
+        "audience": _SEGMENTS,
+        "workflow": _WORKFLOWS,
+        "automation": _WORKFLOWS,
+        "form": _split(
+            "Contact Us|Newsletter Signup|Event Registration|Job Application|Customer Feedback|Request a Demo|"
+            "Support Request|Volunteer Signup"
+        ),
+        "survey": _SURVEYS,
+        "poll": _SURVEYS,
+        "filter": _SAVED_VIEWS,
+        "view": _SAVED_VIEWS,
+        "board": _split(
+            "Product Roadmap|Sprint Board|Marketing Campaigns|Bug Triage|Hiring Pipeline|Content Calendar|"
+            "{team} Tasks|Website Redesign"
+        ),
+        "sprint": _split("Sprint {n}|Sprint {nn}|{month} Sprint|Release {n}.0 Sprint"),
+        "milestone": _split(
+            "Beta Launch|v{n}.0 Release|MVP|Public Launch|Design Freeze|Q{quarter} Goals|Security Audit|"
+            "Migration Complete"
+        ),
+        "ticket": _TICKETS,
+        "issue": _TICKETS,
+        "webinar": _SESSIONS,
+        "training": _SESSIONS,
+        "lesson": _split(
+            "Introduction|Getting Started|The Basics|Advanced Topics|Final Assessment|Module {n}: Fundamentals|"
+            "Case Study|Review and Quiz"
+        ),
+        "module": _split(
+            "Introduction|Getting Started|Fundamentals|Advanced Topics|Final Assessment|Case Studies|Practice Lab"
+        ),
+        "quote": _split(
+            "Quote for {company}|Website Redesign Estimate|Annual Support Renewal|Office Fit-out|{n}0 Licenses|"
+            "Consulting Package|Hardware Refresh"
+        ),
+        "space": _split("Engineering Wiki|HR Portal|Help Center|Marketing|Product Docs|{team} Space|Onboarding"),
+        "site": _split("Main Site|Marketing Site|Help Center|Company Blog|Docs|Online Store|{city} Office Site"),
+        "blog": _split("Company Blog|Engineering Blog|Product Updates|Customer Stories|News"),
+        "image": _split("Hero Banner|Product Photo|Team Photo|Logo|Office Exterior|Event Photo {n}|Storefront"),
+        "podcast": _split(
+            "The Daily Standup|Tech Talk Weekly|Founders' Stories|Marketing Minute|The Product Show|Money Matters"
+        ),
+        "episode": _split(
+            "Episode {n}: Getting Started|Interview with {person}|Season Finale|Q&A Special|Behind the Scenes|"
+            "Episode {nn}"
+        ),
+        "component": _split(
+            "Login Form|Checkout|Search Bar|Navigation|Payment Service|Notifications|API Gateway|Reports"
+        ),
+    }
+)
+
 _LETTERS = "ABCDEFGH"
 _REPOS = ("website", "api-client", "docs", "dotfiles", "data-tools", "mobile-app")
 _HOODS = (
