@@ -2399,3 +2399,17 @@ def test_a_flag_of_no_x_required_is_asked_as_requiring_x():
     low = {k: v.lower() for k, v in said.items()}
     assert "require authorization" in low[False] and "no authorization required" not in low[False], said
     assert "stop requiring authorization" in low[True], said
+
+
+def test_an_objects_fields_are_said_as_a_person_says_them():
+    """Seed 93's and 94's readers: "change the group to auto assign no", "access mode to download no, modify yes",
+    "change the notes ... to from guest Brian Kelley": the JSON read out loud. A flag is on or off, a sentence is
+    quoted; the request still states every value (`mentions`)."""
+    from envscale.tasks.wording import format_value
+
+    access = {"download": False, "modify": True}
+    assert format_value(access) == "download off, modify on"
+    assert mentions(f"set its access mode to {format_value(access)}", access)
+    note = {"fromGuest": "Late check-in, please."}
+    assert format_value(note) == 'from guest "Late check-in, please."'
+    assert format_value({"city": "Lyon", "zip": "69001"}) == "city Lyon, zip 69001"

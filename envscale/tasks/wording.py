@@ -449,10 +449,21 @@ def format_value(value: Any, enum: bool = False) -> str:
     if isinstance(value, list):
         return join([format_value(v, enum) for v in value])
     if isinstance(value, dict):
+        # "download off, modify on", 'from guest "Late check-in, please."' (seed 93's and 94's readers: "auto assign
+        # no", "to from guest Brian Kelley", the JSON read out loud)
         return ", ".join(
-            f"{readable_words(str(k))} {format_value(v, enum)}" for k, v in value.items() if v is not None
+            f"{readable_words(str(k))} {_field_value(v, enum)}" for k, v in value.items() if v is not None
         )
     return str(value)
+
+
+def _field_value(value: Any, enum: bool) -> str:
+    """A field's value inside an object as a person says it: a flag on or off, a sentence in quotes."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, str) and free_text(value):
+        return f'"{value}"'
+    return format_value(value, enum)
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
