@@ -2412,4 +2412,4 @@ def test_an_objects_fields_are_said_as_a_person_says_them():
     assert mentions(f"set its access mode to {format_value(access)}", access)
     note = {"fromGuest": "Late check-in, please."}
     assert format_value(note) == 'from guest "Late check-in, please."'
-    assert format_value({"city": "Lyon", "zip": "69001"}) == "city Lyon, zip 69001"
+    assert format_value({"city": "Lyon", "zip": "69001"}) == "city Lyon, ZIP code 69001"
