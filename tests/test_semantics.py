@@ -542,3 +542,28 @@ def test_a_compound_segment_ending_in_list_names_the_whole_segment():
     )
     assert listed.entity == "calendar_list"
     assert tool_meaning("x", "List.", empty, {"method": "GET", "path": "/lists"}).entity == "list"
+
+
+def test_elmah_s_bulk_messages_and_heartbeats_are_made_in_their_own_tables():
+    """Seed 94's readers: elmah.io's `Messages_CreateBulk` (`POST /v3/messages/{logId}/_bulk`) wrote a `bulks` table,
+    and `Heartbeats_Create` (`POST /v3/heartbeats/{logId}/{id}`, "Create a new heartbeat") updated a heartbeat. Twilio's
+    `POST /Services/{Sid}` named an update still updates."""
+    body = {"type": "object", "properties": {"logId": {"type": "string", "x-in": "path"}}}
+    bulk = tool_meaning(
+        "Messages_CreateBulk",
+        "Create one or more new messages",
+        body,
+        {"method": "POST", "path": "/v3/messages/{logId}/_bulk"},
+    )
+    assert (bulk.effect, bulk.entity) == ("create", "message")
+    beat = tool_meaning(
+        "Heartbeats_Create",
+        "Create a new heartbeat",
+        body,
+        {"method": "POST", "path": "/v3/heartbeats/{logId}/{id}"},
+    )
+    assert (beat.effect, beat.entity) == ("create", "heartbeat")
+    service = tool_meaning(
+        "UpdateService", "Update a service", body, {"method": "POST", "path": "/v1/Services/{Sid}"}
+    )
+    assert service.effect == "update"

@@ -512,7 +512,8 @@ def _route_entities(
                 nouns.append("_".join(named))
                 after_param.append(False)
             action = tail
-        elif len(nouns) > 1 and not after_param[-1] and _collection_act(nouns[-1]):
+        elif len(nouns) > 1 and (not after_param[-1] or nouns[-1] in _BULK) and _collection_act(nouns[-1]):
+            # (elmah.io's `/v3/messages/{logId}/_bulk`: the log's messages made in bulk, never a `bulks` table)
             # `/events/quickAdd`, `/transactions/import`, `/transactions/bulk`, `permissions:batchCreate`: rows of
             # the collection made by one call, never an `adds`, `imports` or `bulks` table of their own
             action = _collection_act(nouns.pop())
@@ -1144,6 +1145,10 @@ def _meaning(
         elif method == "POST" and addressed and not action and _keyed_by_another(path, entity):
             # elmah.io's `POST /v3/messages/{logId}`: a new message in that log, never an update of a message
             effect, evidence = "create", "HTTP POST to a collection under another row's key"
+        elif method == "POST" and addressed and not action and verb in _MAKING_VERBS | {"add"}:
+            # elmah.io's `Heartbeats_Create`, `POST /v3/heartbeats/{logId}/{id}` "Create a new heartbeat": a row made
+            # under a key its client gives, never an update of one (seed 94's readers)
+            effect, evidence = "create", "HTTP POST named a create, to the key it makes"
         elif method == "POST" and addressed and not action and not linked_entity(entity, parent):
             effect, evidence = "update", "HTTP POST to an existing resource's path"
         elif method in ("PUT", "PATCH") or (addressed and action):
@@ -1228,6 +1233,7 @@ def tool_meaning(
 
 _MAKING_VERBS = frozenset(("create", "new"))
 _CONTAINER_HEADS = frozenset(("list",))
+_BULK = frozenset(("bulk", "batch"))
 """Head words of a compound segment that name no thing by themselves (`calendarList`): the whole segment does."""
 _GLUED_FILTERS = frozenset(("between", "by", "for", "since", "until", "from", "within"))
 """Words that start a filter glued to a segment's noun (`appointmentsbetweendates`, `ordersbycustomer`)."""
