@@ -341,7 +341,7 @@ def test_a_number_kept_as_a_string_is_a_number_of_what_its_last_word_says():
     string = {"type": "string"}
     assert column_meaning("configs", "creditcontrol_storeconfig_daily_interest_rate", string) == "num:rate"
     assert column_meaning("configs", "postponement_days", string).startswith("num:")
-    assert column_meaning("rooms", "adults", string) == "num:quantity"
+    assert column_meaning("rooms", "adults", string) == "num:party"  # 1 to 4, never "20 adults" (seed 94)
     assert column_meaning("orders", "tax_rate", {"type": "number"}) == "num:rate"
     assert column_meaning("orders", "total_price", {"type": "number"}) == "num:money"
     for seed in range(5):
@@ -833,3 +833,20 @@ def test_a_unit_of_time_is_a_unit_of_time():
             "fulfillment_policies", "unit", spec, random.Random(seed), dt.datetime(2025, 6, 1)
         )
         assert value in ("day", "business day", "hour", "week"), value
+
+
+def test_when_a_thing_last_happened_is_a_moment_and_a_party_is_a_few_people():
+    """Seed 94's readers: Docker Hub's image `last_pulled` "12:00" and tag `tag_last_pulled` "performance"; a hotel
+    booking of 20 adults (and "adults is 10.29"). `last_<verb>ed` is when it last happened; adults are 1 to 4."""
+    string = {"type": "string"}
+    assert column_meaning("images", "last_pulled", string).startswith("datetime:")
+    assert column_meaning("tags", "tag_last_pulled", string).startswith("datetime:")
+    assert column_meaning("users", "last_name", string) == "last_name"
+    for seed in range(10):
+        adults = column_value(
+            "bookings", "adults", {"type": "number"}, random.Random(seed), dt.datetime(2025, 6, 1)
+        )
+        kids = column_value(
+            "bookings", "children", {"type": "integer"}, random.Random(seed), dt.datetime(2025, 6, 1)
+        )
+        assert 1 <= adults <= 4 and float(adults).is_integer() and 0 <= kids <= 3, (adults, kids)

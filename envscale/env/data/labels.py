@@ -539,7 +539,9 @@ _TICKETS = _split(
     "Checkout error on mobile|Slow dashboard|Wrong invoice amount|App crashes on startup|Missing order items|"
     "Cannot upload attachment"
 )
-_PLANS = _split("Starter|Pro|Business|Enterprise|Free|Premium Annual|Basic Monthly|Team|Family Plan|Student Monthly")
+_PLANS = _split(
+    "Starter|Pro|Business|Enterprise|Free|Premium Annual|Basic Monthly|Team|Family Plan|Student Monthly"
+)
 _SESSIONS = _split(
     "Getting Started with {team} Tools|Product Demo|Quarterly Business Review|Onboarding for New Customers|"
     "Advanced Reporting|Security Best Practices|Office Hours|What's New in {year}|Sales Kickoff {year}|Ask Me Anything"
@@ -615,10 +617,16 @@ LABELS.update(
             "Quote for {company}|Website Redesign Estimate|Annual Support Renewal|Office Fit-out|{n}0 Licenses|"
             "Consulting Package|Hardware Refresh"
         ),
-        "space": _split("Engineering Wiki|HR Portal|Help Center|Marketing|Product Docs|{team} Space|Onboarding"),
-        "site": _split("Main Site|Marketing Site|Help Center|Company Blog|Docs|Online Store|{city} Office Site"),
+        "space": _split(
+            "Engineering Wiki|HR Portal|Help Center|Marketing|Product Docs|{team} Space|Onboarding"
+        ),
+        "site": _split(
+            "Main Site|Marketing Site|Help Center|Company Blog|Docs|Online Store|{city} Office Site"
+        ),
         "blog": _split("Company Blog|Engineering Blog|Product Updates|Customer Stories|News"),
-        "image": _split("Hero Banner|Product Photo|Team Photo|Logo|Office Exterior|Event Photo {n}|Storefront"),
+        "image": _split(
+            "Hero Banner|Product Photo|Team Photo|Logo|Office Exterior|Event Photo {n}|Storefront"
+        ),
         "podcast": _split(
             "The Daily Standup|Tech Talk Weekly|Founders' Stories|Marketing Minute|The Product Show|Money Matters"
         ),

@@ -1080,6 +1080,10 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return "lex:character_class"  # a player's class is a warrior or a mage, never `HttpClient`
     if len(words) == 2 and words[0] in ("last", "first") and words[1] in _EVENT_WORDS:
         return f"datetime:{_date_window(column)}"  # `last_update`, `first_activation`
+    if len(words) >= 2 and words[-2] == "last" and words[-1].endswith("ed") and len(words[-1]) > 4:
+        # Docker Hub's `last_pulled`, `tag_last_pulled`, `last_synced`: when it last happened (seed 94's readers: an
+        # image's `last_pulled` "12:00", a tag's "performance")
+        return f"datetime:{_date_window('last')}"
     if len(words) in (2, 3) and last == "by" and words[-2].endswith("ed"):
         return "person"  # `booked_by`, `approved_by`, `last_edited_by`
     if len(words) >= 2 and words[0] in _FLAG_FIRST and last not in ("for", "of", "to", "by", "id", "ids"):
@@ -1470,6 +1474,9 @@ _NUMBER_KINDS: tuple[tuple[frozenset[str], str, float, float, int], ...] = tuple
         ("battery fuel charge", "percent", 0, 100, 1),
         ("tire tyre tires tyres", "tire", 28, 36, 1),
         ("rpm", "rpm", 700, 4_000, 0),
+        # a booking's guests (seed 94's readers: "20 adults", "adults is 10.29")
+        ("adults adult guests passengers occupants pax", "party", 1, 4, 0),
+        ("children kids infants child", "children", 0, 3, 0),
         (
             "quantity qty count num number copies units seats tickets guests people passengers adults "
             "children kids rooms nights players attendees participants members items beds bedrooms "
