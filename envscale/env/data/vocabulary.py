@@ -851,10 +851,15 @@ ROW_TEXTS_ANY = (
     (
         "Checked by {first} {last} on {weekday}.", "Follow up with {first} next {weekday}.",
         "Waiting for an answer from the {dept} team.", "Updated after the review in {month}.",
+        "Do not delete: still used by the {dept} team.", "Migrated from the old system in {month}.",
+        "Ask {first} before changing this.", "Temporary; remove after {month}.",
     ),
     (
         "Set up by {first} {last} of the {dept} team in {month}.", "Kept up to date by the {dept} team.",
         "Reviewed by {first} {last} in {month}.", "Shared with the {dept} team; questions to {first}.",
+        "Internal use only.", "Used for the {city} office.", "Created for the {month} launch.",
+        "Replaces the one we used until {month}.", "Owned by {first} {last}.", "For testing; not customer facing.",
+        "Shared with {company}.", "Main one for the {dept} team.",
     ),
 )  # fmt: skip
 """(notes, prose) of a row whose kind is not among `ROW_TEXTS`: a note on where it stands, a line on who set it up
