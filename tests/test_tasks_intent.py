@@ -1815,10 +1815,8 @@ def test_a_row_the_clause_before_named_is_it_in_what_a_new_row_goes_to(shop):
         assert goal.count("ord_0011") == 1 and "to it" in goal, goal
 
 
-def test_a_row_renamed_earlier_in_a_request_is_that_row_and_never_its_old_name(shop, tmp_path):
-    """Seed 94's readers: "look up the role named "Lyon Role", set its name to Lyon Role (old), and finally invite
-    jmartin@example.com with the role named "Lyon Role"", a name the role no longer has ("the request contradicts
-    itself"). A row an earlier clause renamed is "that role" where a later call references it."""
+def _with_rename(shop, tmp_path):
+    """The shop with a `rename_product` tool, and the YAML file that holds it (for `run`)."""
     import yaml
 
     spec = copy.deepcopy(shop)
@@ -1842,6 +1840,14 @@ def test_a_row_renamed_earlier_in_a_request_is_that_row_and_never_its_old_name(s
     )
     path = tmp_path / "shop.yaml"
     path.write_text(yaml.safe_dump(spec))
+    return spec, path
+
+
+def test_a_row_renamed_earlier_in_a_request_is_that_row_and_never_its_old_name(shop, tmp_path):
+    """Seed 94's readers: "look up the role named "Lyon Role", set its name to Lyon Role (old), and finally invite
+    jmartin@example.com with the role named "Lyon Role"", a name the role no longer has ("the request contradicts
+    itself"). A row an earlier clause renamed is "that role" where a later call references it."""
+    spec, path = _with_rename(shop, tmp_path)
     with Environment.from_yaml(path) as env:
         env.reset()
         product = env.step("get_product", {"product_id": "pro_0003"})["result"]
@@ -1879,29 +1885,7 @@ def test_a_row_renamed_earlier_in_a_request_is_that_row_and_never_its_old_name(s
 def test_a_row_the_user_holds_back_what_they_know_of_is_never_looked_up_in_words(shop, tmp_path):
     """Seed 94's readers: "Look up a timesheet and delete that timesheet." as a first message ("not how anyone
     starts"). Where the user withholds what they know of the row, the request says the act alone; the agent asks."""
-    import yaml
-
-    spec = copy.deepcopy(shop)
-    spec["tools"].append(
-        {
-            "name": "rename_product",
-            "description": "Rename a product.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {"product_id": {"type": "string"}, "name": {"type": "string"}},
-                "required": ["product_id", "name"],
-            },
-            "operation": {
-                "type": "update",
-                "table": "products",
-                "key": {"product_id": "product_id"},
-                "set": {"name": "name"},
-            },
-        }
-    )
-    path = tmp_path / "shop.yaml"
-    path.write_text(yaml.safe_dump(spec))
+    spec, path = _with_rename(shop, tmp_path)
     calls = run(
         path,
         [
