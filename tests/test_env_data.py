@@ -2521,3 +2521,52 @@ def test_a_common_kind_of_thing_is_named_as_its_users_name_it(table, column):
     ]
     assert not any(n.lower().endswith(f" {kind}") for n in names), names
     assert len(set(names)) >= 5, names
+
+
+def test_two_references_a_write_sets_name_one_another():
+    """Paylocity's `Add_local_tax(companyId, employeeId)` drew the company apart from the employee: every call named an
+    employee of another company (78 of its tasks dropped as `references_disagree`). The employee's own company."""
+    from envscale.env import Environment
+    from envscale.materialize.verify import valid_call
+
+    ref = {"type": "string"}
+    spec = world(
+        "payroll",
+        12,
+        companies=table({"company_id": ref, "name": {"type": "string"}}, "company_id"),
+        employees=table(
+            {"employee_id": ref, "name": {"type": "string"}, "company_id": {**ref, "references": "companies"}},
+            "employee_id",
+        ),
+        local_taxes=table(
+            {
+                "tax_code": ref,
+                "company_id": {**ref, "references": "companies"},
+                "employee_id": {**ref, "references": "employees"},
+            },
+            "tax_code",
+        ),
+    )
+    add = {
+        "name": "add_local_tax",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"companyId": ref, "employeeId": ref},
+            "required": ["companyId", "employeeId"],
+        },
+        "operation": {
+            "type": "insert",
+            "table": "local_taxes",
+            "values": {"company_id": "companyId", "employee_id": "employeeId"},
+            "generate": {"tax_code": "id"},
+        },
+    }
+    spec["tools"].append(add)
+    with Environment(spec) as env:
+        env.reset(seed=2)
+        rows = env.dump()
+        company_of = {e["employee_id"]: e["company_id"] for e in rows["employees"]}
+        for seed in range(10):
+            args, _ = valid_call(env, add, rows, random.Random(seed))
+            assert company_of[args["employeeId"]] in (None, args["companyId"]), args

@@ -535,6 +535,7 @@ def _valid_call(
     if op["type"] in ("insert", "update"):
         _one_person(env, rows, table, bound, props, args, target if op["type"] == "update" else None)
         _one_place(env, rows, table, bound, props, args, rng)
+        _references_agree(env, rows, table, bound, props, args)
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     route = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")
@@ -562,6 +563,40 @@ def _valid_call(
     if error is not None:
         raise _CannotCall(f"generated arguments {_text(args)} do not match the parameters: {error.message}")
     return args, target
+
+
+def _references_agree(
+    env: Environment,
+    rows: dict[str, list[dict]],
+    table: str,
+    bound: dict[str, str],
+    props: dict,
+    args: dict[str, Any],
+) -> None:
+    """Two references a write sets agree: Paylocity's `Add_local_tax(companyId, employeeId)` drew the company apart
+    from the employee, so that every call named an employee of another company (78 of its tasks dropped as
+    `references_disagree`, and the world kept none). A reference whose row references the other's table by one
+    column names the other: the employee's own company."""
+    tables = env.spec["tables"]
+    columns = tables[table]["columns"]
+    refs = {c: columns[c]["references"] for c in bound if columns.get(c, {}).get("references")}
+    for column, ref in refs.items():
+        arg = bound[column]
+        if arg not in args:
+            continue
+        pk = tables[ref]["primary_key"]
+        row = next((r for r in rows.get(ref, []) if r.get(pk) == args[arg]), None)
+        if row is None:
+            continue
+        for other, other_ref in refs.items():
+            if other == column or other_ref == ref or bound[other] not in args:
+                continue
+            links = [c for c, d in tables[ref]["columns"].items() if d.get("references") == other_ref]
+            if len(links) != 1 or row.get(links[0]) is None:
+                continue
+            value = as_argument(props[bound[other]], row[links[0]])
+            if schema_accepts(props[bound[other]], value):
+                args[bound[other]] = value
 
 
 def _adjust_within(
