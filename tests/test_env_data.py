@@ -2535,7 +2535,11 @@ def test_two_references_a_write_sets_name_one_another():
         12,
         companies=table({"company_id": ref, "name": {"type": "string"}}, "company_id"),
         employees=table(
-            {"employee_id": ref, "name": {"type": "string"}, "company_id": {**ref, "references": "companies"}},
+            {
+                "employee_id": ref,
+                "name": {"type": "string"},
+                "company_id": {**ref, "references": "companies"},
+            },
             "employee_id",
         ),
         local_taxes=table(
@@ -2570,3 +2574,36 @@ def test_two_references_a_write_sets_name_one_another():
         for seed in range(10):
             args, _ = valid_call(env, add, rows, random.Random(seed))
             assert company_of[args["employeeId"]] in (None, args["companyId"]), args
+
+
+def test_a_text_a_call_dictates_is_never_a_stock_line():
+    """Seed 94's readers: "add a memory with the text "Used for the Stockholm office."". A text a new row needs is
+    one a person writes; beside other values an optional stock line stays, for the request to leave out."""
+    from envscale.env import Environment
+    from envscale.env.data import stock_text
+    from envscale.materialize.verify import valid_call
+
+    spec = world(
+        "memories",
+        10,
+        memories=table({"memory_id": {"type": "string"}, "text": {"type": "string"}}, "memory_id"),
+    )
+    add = {
+        "name": "add_memory",
+        "kind": "write",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        "operation": {
+            "type": "insert",
+            "table": "memories",
+            "values": {"text": "text"},
+            "generate": {"memory_id": "id"},
+        },
+    }
+    spec["tools"].append(add)
+    with Environment(spec) as env:
+        env.reset(seed=1)
+        rows = env.dump()
+        assert any(stock_text(r["text"]) for r in rows["memories"])  # the world's filler is stock lines
+        for seed in range(10):
+            args, _ = valid_call(env, add, rows, random.Random(seed))
+            assert not stock_text(args["text"]) and len(args["text"].split()) >= 4, args

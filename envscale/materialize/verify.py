@@ -93,8 +93,10 @@ from envscale.env.data import (
     id_prefix,
     one_place_values,
     parse_now,
+    prose_line,
     schema_accepts,
     schema_value,
+    stock_text,
     subject_and_prose,
     value_range,
 )
@@ -532,6 +534,7 @@ def _valid_call(
         )
         put(bound[column], candidates, accepts, f"{table}.{column}")
     _prose_about_subject(env, table, bound, props, args, target if op["type"] == "update" else None, rng)
+    _dictated_text(env, table, bound, props, required, args, rng)
     if op["type"] in ("insert", "update"):
         _one_person(env, rows, table, bound, props, args, target if op["type"] == "update" else None)
         _one_place(env, rows, table, bound, props, args, rng)
@@ -778,6 +781,30 @@ def filter_value(op: str, value: Any, rng: random.Random) -> Any:
 
 def _fresh(env: Environment, table: str, column: str, rng: random.Random) -> Any:
     return column_value(table, column, env.spec["tables"][table]["columns"][column], rng, parse_now(env.spec))
+
+
+def _dictated_text(
+    env: Environment,
+    table: str,
+    bound: dict[str, str],
+    props: dict,
+    required: set[str],
+    args: dict[str, Any],
+    rng: random.Random,
+) -> None:
+    """A text a call writes is one a person would write, never a stock line of the world's filler (seed 94's readers:
+    "add a memory with the text "Used for the Stockholm office."", a playlist's new description "Notes on "Sales
+    Playlist" from Richard, last reviewed in August.")."""
+    columns = env.spec["tables"][table]["columns"]
+    stated = [a for c, a in bound.items() if a in args and not columns.get(c, {}).get("references")]
+    for column, arg in bound.items():
+        if not stock_text(args.get(arg)) or (len(stated) > 1 and arg not in required):
+            # beside other values, an optional stock line stays one: the request leaves it out
+            # (`envscale.tasks.arguments`), where a written text would be dictated beside the change meant
+            continue
+        text = prose_line(rng, parse_now(env.spec))
+        if value_problem(columns[column], text) is None and schema_accepts(props.get(arg, {}), text):
+            args[arg] = text
 
 
 def _prose_about_subject(

@@ -108,6 +108,7 @@ from envscale.env.data.values import (
     format_id,
     id_prefix,
     one_place_values,
+    prose_line,
     stock_text,
     subject_and_prose,
 )
@@ -143,6 +144,7 @@ __all__ = [
     "value_range",
     "parse_now",
     "pattern_value",
+    "prose_line",
     "schema_accepts",
     "schema_value",
     "stock_text",

@@ -438,6 +438,12 @@ def _prose(r: random.Random, now: dt.datetime) -> str:
     return r.choice(PROSE).format(**_slots(r, now))
 
 
+def prose_line(rng: random.Random, now: dt.datetime) -> str:
+    """A line of free text a person writes (a note, a memory, a message): "Please send the updated contract to Ann
+    Lee before Friday.", never one of the stock lines a row of no known kind holds (`stock_text`)."""
+    return _prose(rng, now)
+
+
 def row_texts(table: str, kind: str) -> tuple[str, ...] | None:
     """The lines a row of `table` holds in a free-text column of `kind` (`"note"` or `"prose"`), by the kind of
     thing the row is, read from its table's head noun first (`ROW_TEXTS`: a recipe's instructions are cooking
