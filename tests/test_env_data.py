@@ -2607,3 +2607,19 @@ def test_a_text_a_call_dictates_is_never_a_stock_line():
         for seed in range(10):
             args, _ = valid_call(env, add, rows, random.Random(seed))
             assert not stock_text(args["text"]) and len(args["text"].split()) >= 4, args
+
+
+def test_a_kinds_names_outlast_its_plain_names():
+    """Seed 94's readers: OnSched's twenty appointments were eight of their kind ("Eye exam", "Haircut with Donna")
+    and then "Engineering Appointment", "Christopher's Appointment". Once its plain names are spent, a kind's names
+    with a person or a number in them go on."""
+    spec = world(
+        "bookings",
+        20,
+        appointments=table(
+            {"appointment_id": {"type": "string"}, "name": {"type": "string"}}, "appointment_id"
+        ),
+    )
+    names = [r["name"] for r in generate_state(spec, seed=4)["appointments"] if r["name"]]
+    assert len(names) >= 15 and len(set(names)) == len(names), names
+    assert not any(n.endswith("Appointment") for n in names), names

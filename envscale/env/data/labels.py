@@ -537,7 +537,7 @@ _DEALS = _split(
 _TICKETS = _split(
     "Login page not loading|Refund not received|Password reset email missing|Cannot export to CSV|"
     "Checkout error on mobile|Slow dashboard|Wrong invoice amount|App crashes on startup|Missing order items|"
-    "Cannot upload attachment"
+    "Cannot upload attachment|Order {nnnn} not delivered|Refund request #{nn}|{first} cannot log in"
 )
 _PLANS = _split(
     "Starter|Pro|Business|Enterprise|Free|Premium Annual|Basic Monthly|Team|Family Plan|Student Monthly"
@@ -550,16 +550,18 @@ LABELS.update(
     {
         "role": _split(
             "Admin|Billing Admin|Editor|Viewer|Support Agent|Project Manager|Read-only|Developer|Account Owner|"
-            "Auditor|Team Lead|Guest"
+            "Auditor|Team Lead|Guest|{team} Manager|{team} Viewer|{team} Editor"
         ),
         "recipe": _split(
             "Lemon Garlic Chicken|Vegetable Lasagna|Banana Bread|Thai Green Curry|Spaghetti Carbonara|Overnight Oats|"
-            "Beef Tacos|Mushroom Risotto|Chickpea Salad|Blueberry Pancakes|Shakshuka|Tomato Soup"
+            "Beef Tacos|Mushroom Risotto|Chickpea Salad|Blueberry Pancakes|Shakshuka|Tomato Soup|{first}'s Chili|"
+            "Grandma {last}'s Apple Pie|{city}-Style Pizza"
         ),
         "error": _split(
             "NullReferenceException in OrdersController|Timeout calling the payment gateway|HTTP 500 on /api/orders|"
             "Database connection refused|Invalid JSON in request body|Out of memory in worker {n}|Token expired|"
-            "File not found: config.yaml|Disk quota exceeded|SSL handshake failed"
+            "File not found: config.yaml|Disk quota exceeded|SSL handshake failed|Timeout after {n}0 seconds in job {nn}|"
+            "NullReferenceException at line {nnnn}"
         ),
         "opportunity": _DEALS,
         "deal": _DEALS,
@@ -569,7 +571,8 @@ LABELS.update(
         ),
         "notification": _split(
             "Order shipped|Payment received|Password changed|Weekly summary|New comment on your post|Invoice overdue|"
-            "Meeting reminder|Low stock alert|Account locked|Subscription renewed"
+            "Meeting reminder|Low stock alert|Account locked|Subscription renewed|Order #{nnnn} shipped|"
+            "Invoice {nnnn} is overdue|Meeting with {first} at {n} pm"
         ),
         "newsletter": _split(
             "Monthly Product Update|Weekly Digest|Spring Sale {year}|Customer Stories|Release Notes: {month}|"
@@ -713,6 +716,13 @@ def kind_label(
         if name not in used:
             break
         name = templates[i].format_map(_Slots(rng, slots))  # another draw of its slots
+    slotted = [t for t in LABELS[key] if "{" in t]
+    for _ in range(6 if name in used and slotted else 0):
+        # its plain names are spent: one of its names with a person, a place or a number ("Haircut with Donna"),
+        # never "Engineering Appointment", the caller's own label (seed 94's readers)
+        name = rng.choice(slotted).format_map(_Slots(rng, slots))
+        if name not in used:
+            break
     if name in used:
         return None  # the kind's names are spent: the caller's own label, so a person tells rows apart
     used.add(name)
