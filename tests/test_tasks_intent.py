@@ -2397,3 +2397,53 @@ def test_an_objects_fields_are_said_as_a_person_says_them():
     note = {"fromGuest": "Late check-in, please."}
     assert format_value(note) == 'from guest "Late check-in, please."'
     assert format_value({"city": "Lyon", "zip": "69001"}) == "city Lyon, ZIP code 69001"
+
+
+def test_a_new_row_of_a_kind_the_tool_fixes_is_said_of_that_kind(tmp_path):
+    """Seed 94's readers: "add a memory with the text ..." asked twice, once done with `archival_memory_add` and once
+    with `core_memory_add`, and scored on the kind the gold chose. The kind a tool fixes is said: "an archival
+    memory"."""
+    import yaml
+
+    def add(kind):
+        return {
+            "name": f"{kind}_memory_add",
+            "description": f"Add to {kind} memory.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "memories",
+                "values": {"text": "text", "kind": {"value": kind}},
+                "generate": {"memory_id": "id"},
+            },
+        }
+
+    spec = {
+        "name": "memory",
+        "spec_version": "1.1",
+        "tables": {
+            "memories": {
+                "primary_key": "memory_id",
+                "columns": {
+                    "memory_id": {"type": "string"},
+                    "text": {"type": "string"},
+                    "kind": {"type": "string", "enum": ["archival", "core"]},
+                },
+            }
+        },
+        "data": {"rows": {"memories": 5}},
+        "tools": [add("archival"), add("core")],
+    }
+    path = tmp_path / "memory.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    text = "Anna prefers morning meetings."
+    for kind in ("archival", "core"):
+        calls = run(path, [GoldCall(f"{kind}_memory_add", {"text": text}, {"text": "user"}, write=True)])
+        draft = TaskDraft("memory", "write", calls, user_facts=named(spec, calls))
+        goal = write_instructions(draft, spec, random.Random(0)).goal
+        assert f"{kind} memory" in goal, goal

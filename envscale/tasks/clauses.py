@@ -50,7 +50,7 @@ from .naming import (
     primary_key_of,
 )
 from .phrases import GENERIC_SETTINGS, NP, act_row, paid_with
-from .steps import ACT_VERBS, Arg, Step
+from .steps import ACT_VERBS, Arg, Step, kind_of_new
 from .wording import (
     DESCRIBED_NOT_THINGS,
     NOMINAL_ENDINGS,
@@ -615,7 +615,7 @@ class Clauses(Attributes):
         self, step: Step, verb: str, entity: str, said: _CreateParts, entity_named: str | None, where: str
     ) -> tuple[str, str, Any]:
         """A new row said as one: "create a new project named "Apollo"", "add a registrant to webinar 3"."""
-        det = article(entity)
+        entity, det = kind_of_new(step, entity)  # "an archival memory": the tool fixes the row's kind
         if said.named is not None:  # 'create an asset named "MV32"', not "with asset name MV32"
             noun = f"{det} {entity} {said.named}"  # `named` was never put in `attrs`
         elif entity_named is not None:
