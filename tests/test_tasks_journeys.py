@@ -2575,3 +2575,23 @@ def test_a_write_that_changes_nothing_among_others_is_no_request():
         assert execute(e, draft("shipped")) is None
     finally:
         e.env.close()
+
+
+def test_a_branch_that_only_tells_still_offers_its_write():
+    """Seed 94's readers: "mark it as approved, but if it's already approved, all I need is its approval date" offered
+    no update tool ("the tool list gives the answer away"). The write a branch decides on is offered either way."""
+    from envscale.tasks.generate import _row
+
+    spec = _collections_spec()
+    e = Env({"spec": spec}, TasksConfig())
+    told = 0
+    for seed in range(60):
+        d = branches.branch(e, random.Random(seed))
+        if d is None or d.branch["taken"] != "tell" or execute(e, d) is not None:
+            continue
+        row = _row(e, d, write_instructions(d, e.spec, random.Random(seed)), {}, random.Random(seed))
+        needed = row["tools"][: len(row["tools"]) - row["difficulty"]["n_distractors"]]
+        assert d.branch["write"].tool in needed and not any(c.write for c in d.calls), row["tools"]
+        told += 1
+    assert told, "no branch of these seeds only told: the check above checked nothing"
+    e.env.close()

@@ -330,7 +330,10 @@ def _rejected(e: Env, kind: str, drop: Drop, detail: dict) -> dict:
 
 
 def _row(e: Env, draft: TaskDraft, instructions: Any, policy: dict, rng: random.Random) -> dict:
-    needed = list(dict.fromkeys([c.tool for c in draft.calls] + draft.forbidden))
+    # a branch that only tells still offers its write: seed 94's readers found "approve it unless already
+    # approved" offered no update tool ("the tool list gives the answer away")
+    undone = [draft.branch["write"].tool] if (draft.branch or {}).get("write") is not None else []
+    needed = list(dict.fromkeys([c.tool for c in draft.calls] + draft.forbidden + undone))
     others = [t for t in e.tools if t not in needed]
     distractors = rng.sample(others, min(e.config.distractors, len(others)))
     n = len(draft.calls)
