@@ -2447,3 +2447,34 @@ def test_a_new_row_of_a_kind_the_tool_fixes_is_said_of_that_kind(tmp_path):
         draft = TaskDraft("memory", "write", calls, user_facts=named(spec, calls))
         goal = write_instructions(draft, spec, random.Random(0)).goal
         assert f"{kind} memory" in goal, goal
+
+
+def test_a_row_only_the_service_puts_in_its_state_is_put_there_by_staff(shop):
+    """Seed 94's readers: "a customer" asked to mark their own (lost) shipment as delivered, "a back-office action an
+    assistant should not do on a customer's word". Delivering, shipping, approving are the service's; a customer still
+    cancels their own order."""
+    from envscale.tasks.intent import persona_role
+
+    deliver = run(
+        SHOP,
+        [
+            GoldCall(
+                "update_order_status",
+                {"order_id": "ord_0012", "status": "delivered"},
+                {"order_id": "user", "status": "user"},
+                write=True,
+            )
+        ],
+    )
+    cancel = run(SHOP, [GoldCall("cancel_order", {"order_id": "ord_0012"}, {"order_id": "user"}, write=True)])
+    for seed in range(4):
+        staff = write_instructions(
+            TaskDraft("shop", "write", deliver, user_facts=named(shop, deliver)), shop, random.Random(seed)
+        )
+        mine = write_instructions(
+            TaskDraft("shop", "write", cancel, user_facts=named(shop, cancel)), shop, random.Random(seed)
+        )
+        assert persona_role(staff.persona) == "staff" and persona_role(mine.persona) == "user", (
+            staff.persona,
+            mine.persona,
+        )

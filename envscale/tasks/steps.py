@@ -127,6 +127,10 @@ _RECORDS = frozenset("order payment invoice transaction refund charge shipment r
 orders and payments)."""
 
 
+_STAFF_STATES = frozenset(
+    "delivered shipped dispatched fulfilled approved rejected invoiced captured settled".split()
+)
+"""States only the service puts a row in (a shipment delivered, a refund paid, a request approved)."""
 _SERVICE_TABLES = frozenset("hook webhook config configuration integration audit credential apikey".split())
 """Rows only whoever runs or integrates the service reads (its webhooks, configuration, audit log): never a customer."""
 
@@ -343,8 +347,15 @@ class Steps:
             if self.person and step.table not in self.owned:
                 return True
             words = set(tokens(str(step.tool.get("name") or ""))) | set(tokens(step.verb or ""))
-            if words & STAFF_VERBS:
-                return True
+            states = {str(step.status or "").lower()} | {
+                str(a.value).lower()
+                for a in step.args
+                if a.binding is not None
+                and a.binding.place == "set"
+                and STATUS_COLUMNS.search(a.binding.column or "")
+            }
+            if words & STAFF_VERBS or states & _STAFF_STATES:
+                return True  # seed 94's readers: "a customer" marking their lost shipment as delivered
             if step.kind == "delete" and {singular(w) for w in tokens(step.table)} & _RECORDS:
                 return True  # a customer cancels an order; only the shop deletes it, or a payment
         return False
