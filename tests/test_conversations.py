@@ -425,25 +425,6 @@ def test_two_requests_are_asked_together_in_one_conversation_at_most():
             seen |= pairs
 
 
-def test_a_request_opens_one_conversation_at_most():
-    """Seed 94's readers: "Cancel my order ord_0016" opened two tasks of thirty ("tasks are duplicated: 12/17 share
-    the same request"); in the quickstart a quarter of the tasks opened as three others did. A request opens one
-    conversation at most, besides its own task."""
-    opened = []
-    for seed in (1, 2, 3):
-        kept, _ = env_tasks(
-            store_row(), TasksConfig(tasks_per_env=12, conversation_share=1.0), [], random.Random(seed)
-        )
-        firsts = [
-            json.dumps(task["gold_calls"][slice(*task["requests"][0]["calls"])], sort_keys=True)
-            for task in kept
-            if task["requests"]
-        ]
-        assert len(firsts) == len(set(firsts)), firsts
-        opened.append(len(firsts))
-    assert sum(opened) >= 3, opened  # conversations were composed at all
-
-
 def test_a_later_request_acts_on_the_row_its_own_create_made_in_the_conversation():
     """Request 2 creates a member and adds a note to it: alone its create made mem_0021, after request 1's
     create it makes mem_0022, and the note must go to mem_0022 (a blind reading found it on mem_0021)."""

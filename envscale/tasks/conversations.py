@@ -651,9 +651,6 @@ def compose_conversations(
     named = [named_keys(p) | bound_keys(e, p) for p in parts]
     used: Counter = Counter()  # conversations each one-request task is a request of
     paired: set[frozenset] = set()  # two requests asked together once are not asked together again
-    # a request opens one conversation at most: seed 94's readers found "Cancel my order ord_0016" opening two tasks
-    # of thirty ("tasks are duplicated"), and a quarter of the quickstart's tasks opened as three others did
-    opened: set[int] = set()
     rows: list[dict] = []
     drops: list[Drop] = []
     dedupe = Deduper()
@@ -661,7 +658,7 @@ def compose_conversations(
         if len(rows) >= count or len(drops) > 6 * count:
             break
         pairs = {frozenset(p) for p in combinations(order, 2)}
-        if any(used[i] >= MAX_USES for i in order) or pairs & paired or order[0] in opened:
+        if any(used[i] >= MAX_USES for i in order) or pairs & paired:
             continue
         chosen = [parts[i] for i in order]
         tools = [tuple(c["tool"] for c in _json(p["gold_calls"])) for p in chosen]
@@ -693,6 +690,5 @@ def compose_conversations(
             continue
         used.update(order)
         paired |= pairs
-        opened.add(order[0])
         rows.append(row)
     return rows, drops
