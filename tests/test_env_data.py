@@ -2623,3 +2623,20 @@ def test_a_kinds_names_outlast_its_plain_names():
     names = [r["name"] for r in generate_state(spec, seed=4)["appointments"] if r["name"]]
     assert len(names) >= 15 and len(set(names)) == len(names), names
     assert not any(n.endswith("Appointment") for n in names), names
+
+
+def test_an_events_start_says_when_in_its_own_time_zone():
+    """Seed 94's readers: Google Calendar's events started at `{"timeZone": "fra1"}` ("events lack usable start and
+    end times"). A `start` object holds its moment, and a time zone is a time zone, never a cloud zone."""
+    start = {
+        "type": "object",
+        "properties": {
+            "date": {"type": "string", "format": "date"},
+            "dateTime": {"type": "string", "format": "date-time"},
+            "timeZone": {"type": "string", "description": "The time zone in which the time is specified."},
+        },
+    }
+    for seed in range(10):
+        made = schema_value(start, random.Random(seed), dt.datetime(2025, 6, 1), name="start", context="events")
+        assert "date" in made or "dateTime" in made, made
+        assert "timeZone" not in made or "/" in made["timeZone"], made

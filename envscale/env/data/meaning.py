@@ -1080,6 +1080,8 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
         return "lex:character_class"  # a player's class is a warrior or a mage, never `HttpClient`
     if len(words) == 2 and words[0] in ("last", "first") and words[1] in _EVENT_WORDS:
         return f"datetime:{_date_window(column)}"  # `last_update`, `first_activation`
+    if words[-2:] == ["time", "zone"]:
+        return "timezone"  # Google Calendar's `start.timeZone` was a cloud zone "fra1" (seed 94's readers)
     if len(words) >= 2 and words[-2] == "last" and words[-1].endswith("ed") and len(words[-1]) > 4:
         # Docker Hub's `last_pulled`, `tag_last_pulled`, `last_synced`: when it last happened (seed 94's readers: an
         # image's `last_pulled` "12:00", a tag's "performance")

@@ -226,6 +226,12 @@ def schema_value(
         ]
         if props and not names:  # an object of declared properties holds at least one
             names = [rng.choice(list(props))]
+        if (name_words(name or "")[-1:] or [""])[0].lower() in _MOMENTS:
+            # an event's `start` or `end` says when (seed 94's readers: Google Calendar's events started at
+            # `{"timeZone": "fra1"}` and nothing else)
+            moments = sorted((p for p in props if _when(p)), key=lambda p: "datetime" not in p.lower())
+            if moments and not any(_when(p) for p in names):
+                names.append(moments[0])
         inner = name if name is not None else context
         made = {
             p: schema_value(props.get(p, {}), rng, now, depth=depth + 1, name=p, context=inner) for p in names
@@ -361,6 +367,15 @@ def _leaf(name: str | None, context: str, kind: str, schema: dict[str, Any]) -> 
         # readers: "change the notes of the booking to from guest Brian Kelley")
         return "text:note"
     return "code:number" if meaning in _FAKER_MEANINGS else meaning
+
+
+_MOMENTS = frozenset("start end due until begin finish deadline".split())
+
+
+def _when(field: str) -> bool:
+    """Whether an object's field is the moment it holds (`dateTime`, `date`, `time`), not its time zone."""
+    words = [w.lower() for w in name_words(field)]
+    return bool(words) and words[-1] in ("date", "datetime", "time") and words[-2:] != ["time", "zone"]
 
 
 _OWN_PEOPLE = frozenset(("person", "first_name", "last_name", "email", "phone", "username"))
