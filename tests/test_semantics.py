@@ -567,3 +567,11 @@ def test_elmah_s_bulk_messages_and_heartbeats_are_made_in_their_own_tables():
         "UpdateService", "Update a service", body, {"method": "POST", "path": "/v1/Services/{Sid}"}
     )
     assert service.effect == "update"
+
+
+@pytest.mark.parametrize("arg", ["userIp", "showDeleted", "syncToken", "$top", "$inlinecount"])
+def test_google_s_and_odata_s_query_controls_are_options(arg):
+    """Seed 94's readers: hetras' and Google Calendar's tables had `top`, `inlinecount`, `user_ip`, `show_deleted`
+    columns ("request-parameter artifacts"). In the query they shape the call; in a body they may be a field."""
+    assert argument_role(arg, {"type": "string", "x-in": "query"}, entity="event") == "option"
+    assert argument_role(arg, {"type": "string", "x-in": "body"}, entity="event") == "value"

@@ -136,7 +136,10 @@ _PAGINATION = frozenset(
 )
 _QUERY_CONTROLS = frozenset(
     "since until before after start end select update_mask read_mask mask ordering view projection params "
-    "filter_mask field_mask max_id min_id since_id until_id last_knowledge_of_server".split()
+    "filter_mask field_mask max_id min_id since_id until_id last_knowledge_of_server "
+    # Google's `userIp` (deprecated for `quotaUser`), `showDeleted`, `syncToken`, OData's `$top` and `$inlinecount`:
+    # how a call reads (seed 94's readers found them as hetras' and Google Calendar's columns)
+    "user_ip show_deleted show_hidden sync_token top inlinecount".split()
 )
 """Query-string arguments that bound, page or shape what a call reads or writes (`?since=`, `?before=<cursor>`,
 `?$select=`, `?updateMask=`, `?ordering=`, Mastodon's `?max_id=`/`?since_id=` paging bounds, YNAB's delta
