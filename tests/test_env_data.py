@@ -2637,6 +2637,8 @@ def test_an_events_start_says_when_in_its_own_time_zone():
         },
     }
     for seed in range(10):
-        made = schema_value(start, random.Random(seed), dt.datetime(2025, 6, 1), name="start", context="events")
+        made = schema_value(
+            start, random.Random(seed), dt.datetime(2025, 6, 1), name="start", context="events"
+        )
         assert "date" in made or "dateTime" in made, made
         assert "timeZone" not in made or "/" in made["timeZone"], made

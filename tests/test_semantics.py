@@ -575,3 +575,25 @@ def test_google_s_and_odata_s_query_controls_are_options(arg):
     columns ("request-parameter artifacts"). In the query they shape the call; in a body they may be a field."""
     assert argument_role(arg, {"type": "string", "x-in": "query"}, entity="event") == "option"
     assert argument_role(arg, {"type": "string", "x-in": "body"}, entity="event") == "value"
+
+
+def test_a_post_named_an_update_to_a_rows_path_updates_it():
+    """Seed 94's readers: Crucible's `updateComment` (`POST /reviews-v1/{id}/comments/{cId}`) added a comment, because
+    `cId` reads as the key of another thing. A tool named an update updates; elmah's `POST /messages/{logId}` still
+    makes a message in that log."""
+    body = {
+        "type": "object",
+        "properties": {"id": {"type": "string", "x-in": "path"}, "cId": {"type": "string", "x-in": "path"}},
+    }
+    updated = tool_meaning(
+        "updateComment",
+        "Update the comment",
+        body,
+        {"method": "POST", "path": "/rest-service/reviews-v1/{id}/comments/{cId}"},
+    )
+    assert (updated.effect, updated.entity) == ("update", "comment")
+    log = {"type": "object", "properties": {"logId": {"type": "string", "x-in": "path"}}}
+    made = tool_meaning(
+        "Messages_Create", "Create a message", log, {"method": "POST", "path": "/v3/messages/{logId}"}
+    )
+    assert made.effect == "create"

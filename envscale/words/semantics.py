@@ -1145,7 +1145,13 @@ def _meaning(
             effect, evidence = "create", "HTTP PUT on one relation row (follows, votes)"
         elif method == "POST" and not addressed and not action and _singleton_route(path, entity):
             effect, evidence = "update", "HTTP POST to a singleton resource"
-        elif method == "POST" and addressed and not action and _keyed_by_another(path, entity):
+        elif (
+            method == "POST"
+            and addressed
+            and not action
+            and verb not in UPDATE_VERBS
+            and _keyed_by_another(path, entity)
+        ):
             # elmah.io's `POST /v3/messages/{logId}`: a new message in that log, never an update of a message
             effect, evidence = "create", "HTTP POST to a collection under another row's key"
         elif method == "POST" and addressed and not action and verb in _MAKING_VERBS | {"add"}:
