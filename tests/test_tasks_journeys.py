@@ -804,8 +804,12 @@ def test_a_thing_is_not_named_by_its_persons_email_nor_a_person_by_their_job_tit
     # seed 94's readers: "the supplier named "Materials engineer"", Apideck's supplier with a first and a last name
     # and a `title`: that person's job, never how the supplier is found
     spec["tables"]["suppliers"]["columns"].update(first_name={"type": "string"}, last_name={"type": "string"})
+    spec["tables"]["orders"]["columns"]["phone"] = {"type": "string"}
     e = Env({"spec": spec}, TasksConfig())
     assert finding.rank(e, "suppliers", "title") == len(finding.IDENTIFYING)
+    # and "the message whose phone number is 851-704-2702": a message's (an order's) number is someone else's
+    assert finding.rank(e, "orders", "phone") == len(finding.IDENTIFYING)
+    assert finding.rank(e, "customers", "phone") < len(finding.IDENTIFYING)
     e.env.close()
 
 

@@ -237,6 +237,10 @@ def rank(e: Env, table: str, column: str) -> int:
         if not _PARTY_WORDS & set(tokens(singular(table))):
             return len(IDENTIFYING)  # a folder's or a class's email is someone's: no one finds a folder by it
         return late  # a meeting's email is its organizer's: not how a meeting is named
+    if meaning == "phone" and not person and not _PARTY_WORDS & set(tokens(singular(table))):
+        # "the conversation of the message whose phone number is 851-704-2702" (seed 94's readers: "a phone number
+        # another message shares"): a message's number is whoever it went to, never how it is found
+        return len(IDENTIFYING)
     if meaning == "username" and not person and not _PARTY_WORDS & set(tokens(singular(table))):
         # "the deployment whose user name is kara_smith7" (a blind reader: contrived): a deployment's handle is
         # who ran it; no one names a deployment by it
