@@ -2642,3 +2642,15 @@ def test_an_events_start_says_when_in_its_own_time_zone():
         )
         assert "date" in made or "dateTime" in made, made
         assert "timeZone" not in made or "/" in made["timeZone"], made
+
+
+def test_a_title_of_another_kind_is_a_title_of_that_kind():
+    """Seed 94's readers: Vestorly's groups had a `newsletter_subject` "Book Club" (another group's name). A title
+    qualified by a kind of thing is that thing's: a newsletter's subject ("Weekly Digest")."""
+    from envscale.env.data import column_value
+    from envscale.env.data.labels import LABELS
+
+    now = dt.datetime(2025, 6, 1)
+    subjects = [column_value("groups", "newsletter_subject", {"type": "string"}, random.Random(s), now) for s in range(8)]
+    groups = {n.split(" {")[0] for n in LABELS["group"]}
+    assert not set(subjects) & groups, subjects

@@ -37,7 +37,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from envscale.env.data.labels import kind_label
+from envscale.env.data.labels import LABELS, kind_label
 from envscale.env.data.meaning import (
     FILE_EXTENSION,
     NAME_MODIFIERS,
@@ -336,6 +336,11 @@ def _title(c: Col, i: int) -> str:
         return _named_entity(dataclasses.replace(c, meaning="named:course"), i)
     # a title by what it titles ("Cascade Institution"), never a catch phrase ("Upgradable heuristic help-desk")
     thing = " ".join(w.capitalize() for w in name_words(singular_word(c.table))) or "Plan"
+    words = [w.lower() for w in name_words(c.column)]
+    if len(words) == 2 and words[1] in ("title", "subject", "name") and words[0] in LABELS:
+        # a group's `newsletter_subject` is a newsletter's ("Weekly Digest"), never another group's name ("Book Club",
+        # seed 94's readers)
+        thing = words[0].capitalize()
     return _label(c, i, thing, _place(c, i))
 
 
