@@ -362,6 +362,31 @@ def test_the_callers_own_subscription_is_not_an_internal_id():
     assert any(k.startswith("sub_") for k in strings), strings
 
 
+@pytest.mark.parametrize("scope", ["companies", "organizers"])
+def test_the_callers_own_company_or_organizer_account_is_not_an_internal_id(scope):
+    """Paylocity's `/companies/{companyId}/employees`, GoToWebinar's `/organizers/{organizerKey}/webinars`: the
+    caller's company or organizer account, which no tool lists, scopes every route (both worlds kept no task, all
+    dropped for "internal_id"); the user holds its ID. A listed one is internal."""
+    pk = f"{scope[:-1]}_id"
+    spec = {
+        "name": "payroll",
+        "tables": {
+            scope: {"primary_key": pk, "columns": {pk: {"type": "string"}}},
+            "employees": {"primary_key": "employee_id", "columns": {"employee_id": {"type": "string"}}},
+        },
+        "data": {"seed": 0, "rows": {scope: 2, "employees": 3}},
+        "tools": [],
+    }
+    strings, _ = ts.state_keys(spec, None)
+    assert not any(k.startswith(scope[:3]) for k in strings) and any(k.startswith("emp_") for k in strings), (
+        strings
+    )
+    listing = {"type": "list", "table": scope}
+    spec["tools"].append({"name": f"list_{scope}", "kind": "read", "parameters": {"type": "object", "properties": {}}, "operation": listing})  # fmt: skip
+    strings, _ = ts.state_keys(spec, None)
+    assert any(k.startswith(scope[:3]) for k in strings), strings
+
+
 def test_inserts_that_fix_different_values_have_different_effects():
     """`core_memory_add` and `archival_memory_add` fill the same columns, one kind each: not duplicates."""
 

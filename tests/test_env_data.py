@@ -2651,6 +2651,9 @@ def test_a_title_of_another_kind_is_a_title_of_that_kind():
     from envscale.env.data.labels import LABELS
 
     now = dt.datetime(2025, 6, 1)
-    subjects = [column_value("groups", "newsletter_subject", {"type": "string"}, random.Random(s), now) for s in range(8)]
+    subjects = [
+        column_value("groups", "newsletter_subject", {"type": "string"}, random.Random(s), now)
+        for s in range(8)
+    ]
     groups = {n.split(" {")[0] for n in LABELS["group"]}
     assert not set(subjects) & groups, subjects

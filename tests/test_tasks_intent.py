@@ -2478,3 +2478,56 @@ def test_a_row_only_the_service_puts_in_its_state_is_put_there_by_staff(shop):
             staff.persona,
             mine.persona,
         )
+
+
+def test_the_callers_own_scope_is_said_as_theirs(tmp_path):
+    """Seed 94's readers: "delete the contact ... in account acc_0014" ("users do not normally know raw account ids").
+    The account every route is scoped by, which no tool lists, is the user's own: "in my account acc_0014"."""
+    import yaml
+
+    spec = {
+        "name": "sms",
+        "spec_version": "1.1",
+        "tables": {
+            "companies": {"primary_key": "company_id", "columns": {"company_id": {"type": "string"}}},
+            "contacts": {
+                "primary_key": "contact_id",
+                "columns": {
+                    "contact_id": {"type": "string"},
+                    "email": {"type": "string"},
+                    "company_id": {"type": "string", "references": "companies"},
+                },
+            },
+        },
+        "data": {"rows": {"companies": 3, "contacts": 6}},
+        "tools": [
+            {
+                "name": "list_contacts",
+                "description": "The contacts of a company.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"companyId": {"type": "string"}},
+                    "required": ["companyId"],
+                },
+                "operation": {
+                    "type": "list",
+                    "table": "contacts",
+                    "filters": [{"column": "company_id", "arg": "companyId", "op": "eq"}],
+                },
+            }
+        ],
+    }
+    path = tmp_path / "sms.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    with Environment.from_yaml(path) as env:
+        env.reset()
+        contact = env.dump()["contacts"][0]
+    from envscale.tasks.phrases import Phrases
+
+    calls = run(
+        path, [GoldCall("list_contacts", {"companyId": contact["company_id"]}, {"companyId": "user"})]
+    )
+    draft = TaskDraft("sms", "read", calls, user_facts=named(spec, calls))
+    said = Phrases(draft, spec, random.Random(0)).value_np("companies", contact["company_id"], False).render()
+    assert said == f"my company {contact['company_id']}", said

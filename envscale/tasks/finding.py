@@ -77,7 +77,7 @@ def printed_number(table: str) -> bool:
 
 
 _SCOPE_WORDS = frozenset(
-    "account workspace organization organisation org tenant subscription project".split()
+    "account workspace organization organisation org tenant subscription project company organizer".split()
 )
 
 

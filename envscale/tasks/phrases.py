@@ -30,7 +30,7 @@ from ..judge import parse_provenance
 from ..words.inflect import singular
 from ..words.names import tokens
 from ..words.semantics import PERSON_ENTITIES
-from .finding import names_another
+from .finding import caller_scope, names_another
 from .model import TaskDraft
 from .naming import (
     entity_name,
@@ -252,7 +252,8 @@ class Phrases(Steps):
         pk = primary_key_of(self.spec, table)
         natural = pk and not keyed_by_id(pk, key=True)
         head = id_phrase(self.spec, table) if natural else entity
-        mine = self.customer and table in self.owned
+        # the caller's own account, company or organizer account the routes are scoped by: "my company com_0019"
+        mine = (self.customer and table in self.owned) or bool(table and caller_scope(self.spec, table))
         if hidden:
             if mine:
                 return NP(entity, "one of my", plural=True, row=(table, value), short=short)
