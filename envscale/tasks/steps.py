@@ -130,7 +130,7 @@ orders and payments)."""
 _STAFF_STATES = frozenset(
     "delivered shipped dispatched fulfilled approved rejected invoiced captured settled".split()
 )
-"""States only the service puts a row in (a shipment delivered, a refund paid, a request approved)."""
+"""States only the service puts a row in (a shipment delivered, a request approved); a customer still pays their order."""
 _SERVICE_TABLES = frozenset("hook webhook config configuration integration audit credential apikey".split())
 """Rows only whoever runs or integrates the service reads (its webhooks, configuration, audit log): never a customer."""
 
