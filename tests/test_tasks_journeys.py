@@ -2599,3 +2599,54 @@ def test_a_branch_that_only_tells_still_offers_its_write():
         told += 1
     assert told, "no branch of these seeds only told: the check above checked nothing"
     e.env.close()
+
+
+def test_a_user_holds_one_key_of_the_account_their_routes_are_scoped_by():
+    """GoToWebinar's "the registrant ... in my organizer 11 in the webinar ... in my organizer 7": once the organizer
+    account every route is scoped by is the user's own, a request that names two of them is two people's."""
+    spec = {
+        "name": "payroll",
+        "spec_version": "1.1",
+        "tables": {
+            "organizers": {"primary_key": "organizer_key", "columns": {"organizer_key": {"type": "integer"}}},
+            "webinars": {
+                "primary_key": "webinar_key",
+                "columns": {
+                    "webinar_key": {"type": "integer"},
+                    "subject": {"type": "string"},
+                    "organizer_key": {"type": "integer", "references": "organizers"},
+                },
+            },
+        },
+        "data": {"rows": {"organizers": 3, "webinars": 6}},
+        "tools": [
+            {
+                "name": "getAllWebinars",
+                "description": "The webinars of an organizer.",
+                "kind": "read",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"organizerKey": {"type": "integer", "x-in": "path"}},
+                    "required": ["organizerKey"],
+                },
+                "operation": {
+                    "type": "list",
+                    "table": "webinars",
+                    "filters": [{"column": "organizer_key", "arg": "organizerKey", "op": "eq"}],
+                },
+            }
+        ],
+    }
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        keys = [r["organizer_key"] for r in e.rows["organizers"]]
+
+        def listed(key):
+            return GoldCall("getAllWebinars", {"organizerKey": key}, {"organizerKey": "user"})
+
+        drop = gates.two_scopes(e, [listed(keys[0]), listed(keys[1])])
+        assert drop is not None and drop[0] == "two_scopes", drop
+        assert gates.two_scopes(e, [listed(keys[0]), listed(keys[0])]) is None
+    finally:
+        e.env.close()

@@ -46,10 +46,11 @@ from typing import Any
 from envscale.env import Environment
 from envscale.judge import call_parts, reset_env, score_trajectory
 from envscale.judge.provenance import parse_provenance
+from envscale.tasks.finding import addressed_table, caller_scope
 from envscale.tasks.model import Drop, TaskDraft
 from envscale.words.inflect import singular
 from envscale.words.names import tokens
-from envscale.words.semantics import PERSON_ENTITIES
+from envscale.words.semantics import PERSON_ENTITIES, key_entity
 
 __all__ = ["Deduper", "empty_passes", "leaks", "replay_differs", "rereads_row"]
 
@@ -450,6 +451,33 @@ def sanctions_self(e: Any, calls: list[Any]) -> Drop | None:
         own = any(isinstance(b, dict) and "session" in b for b in keyed)
         if own or (karg and call.arguments.get(karg) == session.get(e.pk(table))):
             return "sanctions_self", f"call {i} ({call.tool}) acts on the caller's own account"
+    return None
+
+
+def two_scopes(e: Any, calls: list[Any]) -> Drop | None:
+    """`two_scopes` when the user states two keys of the account their routes are scoped by (`finding.caller_scope`):
+    GoToWebinar's "the registrant ... in my organizer 11 in the webinar ... in my organizer 7" is two people's
+    request. A person has one account, one company, one organizer key. `e` is the task's `Env`."""
+    scopes = {singular(t): t for t in e.spec["tables"] if caller_scope(e.spec, t)}
+    if not scopes:
+        return None
+    held: dict[str, set[str]] = {}
+    for call in calls:
+        tool = e.tools[call.tool]
+        for arg, value in call.arguments.items():
+            if call.provenance.get(arg, "user").startswith("call[") or isinstance(value, dict | list):
+                continue
+            words = [w.lower() for w in tokens(arg)]
+            named = key_entity(arg) or ("_".join(words[:-1]) if words[-1:] in (["key"], ["id"]) else "")
+            table = addressed_table(e, tool, arg, value) or scopes.get(named)
+            if table is not None and caller_scope(e.spec, table):
+                held.setdefault(table, set()).add(str(value))
+    two = next((t for t, values in held.items() if len(values) > 1), None)
+    if two is not None:
+        return (
+            "two_scopes",
+            f"the user states {len(held[two])} keys of {two}, the account every route is scoped by",
+        )
     return None
 
 

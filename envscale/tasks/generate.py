@@ -72,6 +72,7 @@ from .gates import (
     replay_differs,
     rereads_row,
     sanctions_self,
+    two_scopes,
     unsourced_user_value,
     walks_back,
 )
@@ -135,6 +136,7 @@ class _Candidates:
             or needless_read(draft)
             or read_by_act(e.spec, draft.calls)
             or sanctions_self(e, draft.calls)
+            or two_scopes(e, draft.calls)
             or empty_create(e.spec, draft.calls, e.rows)
         )
         calls = [{"tool": c.tool, "arguments": c.arguments} for c in draft.calls]
