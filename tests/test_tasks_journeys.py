@@ -2650,3 +2650,13 @@ def test_a_user_holds_one_key_of_the_account_their_routes_are_scoped_by():
         assert gates.two_scopes(e, [listed(keys[0]), listed(keys[0])]) is None
     finally:
         e.env.close()
+
+
+def test_a_moment_to_the_second_inside_an_object_is_unsayable_too():
+    """GoToWebinar's "times to end time 2024-06-14T10:53:33Z, start time ...": the moments of a time range object are
+    no more sayable than a bare one."""
+    from envscale.tasks.naming import unsayable
+
+    times = [{"startTime": "2023-07-14T08:03:15Z", "endTime": "2023-07-14T09:00:00Z"}]
+    assert unsayable(times) == "is a moment to the second no one says"
+    assert unsayable([{"startTime": "2023-07-14T08:00:00Z"}]) is None

@@ -419,7 +419,7 @@ def opaque(value: Any) -> bool:
     )
 
 
-TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00\b)\d{2}")
+TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00(?!\d))\d{2}")
 """A moment written to the second (`2024-04-20T12:31:16Z`), which no person says."""
 
 
@@ -431,6 +431,10 @@ def unsayable(value: Any) -> str | None:
         return "is a moment to the second no one says"
     if opaque(value):
         return "is a token no one dictates"
+    if isinstance(value, dict | list):
+        # GoToWebinar's `times=[{"startTime": "2023-07-14T08:03:15Z", ...}]`: the moments inside an object too
+        inner = value.values() if isinstance(value, dict) else value
+        return next((why for v in inner if (why := unsayable(v))), None)
     return None
 
 
