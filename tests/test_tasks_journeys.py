@@ -2659,4 +2659,4 @@ def test_a_moment_to_the_second_inside_an_object_is_unsayable_too():
 
     times = [{"startTime": "2023-07-14T08:03:15Z", "endTime": "2023-07-14T09:00:00Z"}]
     assert unsayable(times) == "is a moment to the second no one says"
-    assert unsayable([{"startTime": "2023-07-14T08:00:00Z"}]) is None
+    assert unsayable([{"startDate": "2023-07-14", "endDate": "2023-07-15"}]) is None

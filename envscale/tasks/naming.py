@@ -419,7 +419,7 @@ def opaque(value: Any) -> bool:
     )
 
 
-TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00(?!\d))\d{2}")
+TO_THE_SECOND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:(?!00\b)\d{2}")
 """A moment written to the second (`2024-04-20T12:31:16Z`), which no person says."""
 
 
