@@ -1647,6 +1647,26 @@ def test_a_row_found_by_its_name_is_known_by_the_entity_said_once():
         e.env.close()
 
 
+def _update_customer(columns: dict[str, str]) -> dict:
+    """An `update_customer` tool of the shop that sets `columns` (name -> JSON type), each by its own argument."""
+    return {
+        "name": "update_customer",
+        "description": "Update a customer.",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"customer_id": {"type": "string"}, **{c: {"type": t} for c, t in columns.items()}},
+            "required": ["customer_id"],
+        },
+        "operation": {
+            "type": "update",
+            "table": "customers",
+            "key": {"customer_id": "customer_id"},
+            "set": {c: c for c in columns},
+        },
+    }
+
+
 def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
     """Blind readers: "rename the group "New Hires 2025" to Project Managers and set its newsletter subject to New
     Hires 2025" (a value moved from one field to another) and "rename the user Stanley Marshall to Tiffany Smith" (a
@@ -1654,28 +1674,7 @@ def test_an_update_never_moves_a_rows_values_around_nor_renames_a_person():
     from envscale.tasks.arguments import tidy
 
     spec = load_spec("tests/fixtures/envs/shop.yaml")
-    spec["tools"].append(
-        {
-            "name": "update_customer",
-            "description": "Update a customer.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "customer_id": {"type": "string"},
-                    "name": {"type": "string"},
-                    "city": {"type": "string"},
-                },
-                "required": ["customer_id"],
-            },
-            "operation": {
-                "type": "update",
-                "table": "customers",
-                "key": {"customer_id": "customer_id"},
-                "set": {"name": "name", "city": "city"},
-            },
-        }
-    )
+    spec["tools"].append(_update_customer({"name": "string", "city": "string"}))
     spec["tables"]["orders"]["columns"]["assignee"] = {"type": "string"}
     spec["tools"].append(
         {
@@ -1735,29 +1734,7 @@ def test_an_update_states_only_what_it_changes_and_never_a_stock_line_beside_a_c
 
     spec = load_spec("tests/fixtures/envs/shop.yaml")
     spec["tables"]["customers"]["columns"]["notes"] = {"type": "string"}
-    spec["tools"].append(
-        {
-            "name": "update_customer",
-            "description": "Update a customer.",
-            "kind": "write",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "customer_id": {"type": "string"},
-                    "city": {"type": "string"},
-                    "vip": {"type": "boolean"},
-                    "notes": {"type": "string"},
-                },
-                "required": ["customer_id"],
-            },
-            "operation": {
-                "type": "update",
-                "table": "customers",
-                "key": {"customer_id": "customer_id"},
-                "set": {"city": "city", "vip": "vip", "notes": "notes"},
-            },
-        }
-    )
+    spec["tools"].append(_update_customer({"city": "string", "vip": "boolean", "notes": "string"}))
     e = Env({"spec": spec}, TasksConfig())
     try:
         row = next(r for r in e.rows["customers"] if r.get("city") and r["city"] != "Lisbon")

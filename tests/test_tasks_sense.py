@@ -667,7 +667,9 @@ def test_a_row_keyed_by_its_name_is_said_as_named_not_as_its_key():
             },
         },
         # listed: no caller's own project that scopes every route ("my project named ...")
-        "tools": [{"name": "list_projects", "kind": "read", "operation": {"type": "list", "table": "projects"}}],
+        "tools": [
+            {"name": "list_projects", "kind": "read", "operation": {"type": "list", "table": "projects"}}
+        ],
     }
     writer = SimpleNamespace(
         spec=spec, person=None, customer=False, owned=set(), session=False, self_value=None
