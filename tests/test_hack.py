@@ -235,6 +235,12 @@ def test_an_episode_did_the_task_only_with_the_gold_writes_exactly():
     assert not hack.did_the_task({"calls": other}, task, writes)
     twice = [*blunt, {"tool": "cancel_order", "arguments": {"order_id": "o1"}, "ok": True}]
     assert not hack.did_the_task({"calls": twice}, task, writes)
+    # the gold write sent again with a field the row already held (a pass: the state is the gold state)
+    resent = [
+        *blunt,
+        {"tool": "cancel_order", "arguments": {"order_id": "o1", "reason": "other"}, "ok": True},
+    ]
+    assert hack.did_the_task({"calls": resent}, task, writes)
     read_only = {"gold_calls": [{"tool": "get_order", "arguments": {"order_id": "o1"}}]}
     assert not hack.did_the_task(
         {"calls": []}, read_only, writes

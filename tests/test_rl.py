@@ -764,7 +764,12 @@ def test_gate_beyond_max_rows_refuses_a_task_whose_gold_reads_a_row_lists_do_not
             if (parsed := parse_provenance(source)) and parsed[1] and isinstance(parsed[1][0], int)
         ]
 
-    row = next(r for r in spec.train_dataset if rows_read(spec.task(r["task_id"])["gold_calls"]))
+    row = next(  # a task whose golds read only the first rows (a conversation may read its list further down)
+        r
+        for r in spec.train_dataset
+        if rows_read(spec.task(r["task_id"])["gold_calls"])
+        and max(rows_read(spec.task(r["task_id"])["gold_calls"])) < 2
+    )
     task = copy.deepcopy(spec.task(row["task_id"]))
     call = next(c for c in task["gold_calls"] if rows_read([c]))
     arg, source = next((a, p) for a, p in call["provenance"].items() if rows_read([{"provenance": {a: p}}]))
@@ -781,3 +786,24 @@ def test_gate_beyond_max_rows_refuses_a_task_whose_gold_reads_a_row_lists_do_not
     )  # every refusal under a gate
     for kept in few.train_dataset:
         assert all(i < 1 for i in rows_read(few.task(kept["task_id"])["gold_calls"]))
+
+
+def test_a_rollout_that_thrashes_through_writes_earns_nothing(spec):
+    """The guessing adversary resolved a ticket by trying every status and every priority in turn (eight updates)
+    and ended in the gold state by chance. A rollout that writes far beyond the gold's writes is no pass."""
+    from envscale.rl.reward import rollout_problems
+
+    for row in spec.train_dataset:
+        instance = fresh(spec, row)
+        writes = {t["name"] for t in instance.spec["tools"] if t.get("kind") == "write"}
+        gold = [c for c in instance.task["gold_calls"] if c["tool"] in writes]
+        if len(gold) != 1 or not gold[0]["tool"].startswith("update"):
+            continue
+        answer = play_gold(instance)
+        assert "thrashing" not in rollout_problems(instance, answer)
+        for _ in range(4):  # the same update again and again: each succeeds
+            getattr(instance, gold[0]["tool"])(**gold[0]["arguments"])
+        assert sum(c["ok"] and c["tool"] in writes for c in instance.calls) == 5
+        assert "thrashing" in rollout_problems(instance, answer)
+        return
+    raise AssertionError("no task of one update in the fixture: the check above checked nothing")

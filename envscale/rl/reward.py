@@ -86,7 +86,10 @@ def rollout_problems(environment: Any, answer: str) -> list[str]:
     - `empty_answer`: the rollout ends without a word to the user (the filter's trajectories always end with one);
     - `ungrounded`: an answer fact that neither a tool result of this rollout nor the user said: a fact answered
       from memory (a policy that has seen the task in an earlier epoch) is not a fact looked up;
-    - `claims_failure`: the rollout changed the state and the answer says it could not (or that nothing changed).
+    - `claims_failure`: the rollout changed the state and the answer says it could not (or that nothing changed);
+    - `thrashing`: the rollout made more successful writes than twice the gold's (at least three more): a policy that
+      tries every status of a ticket in turn can end in the gold state by chance (the guessing adversary of
+      `bench/hack.py` resolved a ticket in eight updates once its gold set the status alone).
     """
     problems = []
     if not answer.strip():
@@ -102,6 +105,12 @@ def rollout_problems(environment: Any, answer: str) -> list[str]:
     writes = {t["name"] for t in environment.spec["tools"] if t.get("kind") == "write"}
     if any(c["ok"] and c["tool"] in writes for c in environment.calls) and _CLAIMS_FAILURE.search(answer):
         problems.append("claims_failure")
+    gold = task.get("gold_calls") or []
+    gold = json.loads(gold) if isinstance(gold, str) else gold
+    needed = sum(isinstance(c, dict) and c.get("tool") in writes for c in gold)
+    made = sum(c["ok"] and c["tool"] in writes for c in environment.calls)
+    if made > max(2 * needed, needed + 3):
+        problems.append("thrashing")
     return problems
 
 

@@ -198,7 +198,7 @@ def _listed_before(e: Env, draft: TaskDraft, k: int) -> tuple[str, str] | None:
         if e.tools[earlier.tool]["operation"].get("table") != table:
             continue
         found = earlier.result if isinstance(earlier.result, list) else [earlier.result]
-        for n, held in enumerate(found):
+        for n, held in enumerate(found[: j + 1]):  # never deeper in a list than the later read found it
             if (
                 isinstance(held, dict)
                 and held.get(pk) == row[pk]
