@@ -814,3 +814,37 @@ def test_a_rows_parents_are_each_said_once():
 
     said = NP("transaction", "the", post=looped).render()
     assert said.count("budget named") == 1, said
+
+
+def test_a_person_is_never_singled_out_by_their_job_title():
+    """Seed 94's readers, in two rounds: "the supplier named "Occupational therapist"" (Apideck's supplier with a
+    first and a last name, whose `title` is their job). Among a list, a person is told apart by their name."""
+    from types import SimpleNamespace
+
+    from envscale.tasks.phrases import Phrases
+
+    spec = {
+        "name": "x",
+        "tables": {
+            "suppliers": {
+                "primary_key": "supplier_id",
+                "columns": {
+                    c: {"type": "string"} for c in ("supplier_id", "title", "first_name", "last_name")
+                },
+            }
+        },
+        "tools": [],
+    }
+    rows = [
+        {
+            "supplier_id": "s1",
+            "title": "Occupational therapist",
+            "first_name": "Gregory",
+            "last_name": "Jenkins",
+        },
+        {"supplier_id": "s2", "title": "Archivist", "first_name": "Dylan", "last_name": "Norris"},
+    ]
+    me = SimpleNamespace(spec=spec, _told=lambda *a: None, column_spec=lambda op, c: {})
+    src = SimpleNamespace(table="suppliers", op={})
+    place, said = Phrases._selector(me, src, rows, 0)
+    assert "therapist" not in said and "Gregory" in said, said
