@@ -227,6 +227,7 @@ def test_a_token_a_service_issues_is_no_value_a_user_dictates(environments):
     from envscale.tasks.prepared import Env
 
     assert opaque("yrSjWVoafKndxAxwetFFkyBkcFqfUcY9xSKdmugZ")
+    assert opaque("77ba3b02c4e1f9aa51d0")  # a hex key (seed 94's readers: "values to key 77ba3b02...")
     for said in (
         "b18a311c-b981-4f32-8f79-c08ad7790008",
         "rg-billing-prod-15",

@@ -2637,3 +2637,46 @@ def test_a_moment_to_the_second_inside_an_object_is_unsayable_too():
     times = [{"startTime": "2023-07-14T08:03:15Z", "endTime": "2023-07-14T09:00:00Z"}]
     assert unsayable(times) == "is a moment to the second no one says"
     assert unsayable([{"startDate": "2023-07-14", "endDate": "2023-07-15"}]) is None
+
+
+def test_a_sign_in_stored_as_a_row_is_no_request():
+    """Seed 94's readers: "add a login to the user with password ..." (Docker Hub's `POST /users/login` made a `logins`
+    row): a write to a table named after the act is no request a person makes."""
+    from envscale.tasks.arguments import tidy
+
+    spec = load_spec("tests/fixtures/envs/shop.yaml")
+    spec["tables"]["logins"] = {
+        "primary_key": "login_id",
+        "columns": {
+            "login_id": {"type": "string"},
+            "username": {"type": "string"},
+            "password": {"type": "string"},
+        },
+    }
+    spec["tools"].append(
+        {
+            "name": "post_users_login",
+            "description": "Create an authentication token.",
+            "kind": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"username": {"type": "string"}, "password": {"type": "string"}},
+                "required": ["username", "password"],
+            },
+            "operation": {
+                "type": "insert",
+                "table": "logins",
+                "values": {"username": "username", "password": "password"},
+                "generate": {"login_id": "id"},
+            },
+        }
+    )
+    validate_spec(spec)
+    e = Env({"spec": spec}, TasksConfig())
+    try:
+        args = {"username": "ann.lee", "password": "s3cret-Pass"}
+        call = GoldCall("post_users_login", args, dict.fromkeys(args, "user"), write=True)
+        drop = tidy(e, TaskDraft("shop", "write", [call]), random.Random(0))
+        assert drop is not None and drop[0] == "action_rows", drop
+    finally:
+        e.env.close()
