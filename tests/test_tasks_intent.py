@@ -2531,3 +2531,14 @@ def test_the_callers_own_scope_is_said_as_theirs(tmp_path):
     draft = TaskDraft("sms", "read", calls, user_facts=named(spec, calls))
     said = Phrases(draft, spec, random.Random(0)).value_np("companies", contact["company_id"], False).render()
     assert said == f"my company {contact['company_id']}", said
+
+
+def test_a_change_to_a_row_it_references_names_the_rows_kind_never_its_key():
+    """Seed 94's readers: "change its resource id to the resource named "Conference Room G"". A reference set to a
+    row the request names is said by the row's kind; a key the user types stays a key."""
+    from envscale.tasks.wording import change_label
+
+    assert change_label("resource id", "res_0007", row=True) == "resource"
+    assert change_label("group key", 12, row=True) == "group"
+    assert change_label("resource id", "res_0007") == "resource id"
+    assert change_label("completed", "2024-09-07") != "completed"

@@ -398,7 +398,7 @@ class Clauses(Attributes):
         short = target.short
         b = a.binding
         column = b.column or a.arg
-        label = change_label(col_words(column, a.arg), a.value)
+        label = change_label(col_words(column, a.arg), a.value, a.source.startswith("call["))
         on = "on" if target.head == "account" and set(label.split()) & ON_ACCOUNT else "of"
         owner = f"its {label}" if obj == "it" else f"the {label} {on} {self.obj_of}"
         if self.session and target.row == (self.person, "self") and target.head == "account" and on == "of":

@@ -634,11 +634,14 @@ _WHEN_DONE = {
 """A date column named by what happened, as a person names the date."""
 
 
-def change_label(label: str, value: Any) -> str:
+def change_label(label: str, value: Any, row: bool = False) -> str:
     """How a request names a column it changes, by what the column holds: a date named by what happened as that
     date ("the completion date", never "set its completed to 2024-09-07"); a `to`/`from` column as a message's
     recipient or sender (an address or a number), a trip's destination or origin (never "change the to to
-    +1 960 305 4853")."""
+    +1 960 305 4853"); with `row` (the value is a row the request names), the row's kind, never its key ("change
+    its resource to the resource named ...", never "its resource id", seed 94's readers)."""
+    if row and re.search(r" (?:id|key)$", label):
+        return re.sub(r" (?:id|key)$", "", label)
     if (
         " " not in label
         and label.endswith("ed")
