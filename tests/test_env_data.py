@@ -2657,3 +2657,21 @@ def test_a_title_of_another_kind_is_a_title_of_that_kind():
     ]
     groups = {n.split(" {")[0] for n in LABELS["group"]}
     assert not set(subjects) & groups, subjects
+
+
+def test_a_memory_keeps_a_value_under_a_key_a_person_reads():
+    """MemGPT's key-value memories: a task asked to "add a core memory with key 1c0694d1a18a8a6fafb6bee65adf71f4 and
+    value Democrat". A memory's key is what it is about ("pet_name") and its value what that key keeps ("Biscuit")."""
+    from envscale.env.data import column_meaning, kept_value
+
+    string = {"type": "string"}
+    assert column_meaning("memories", "key", string) == "lex:memory_key"
+    assert column_meaning("memories", "value", string) == "lex:memory_value"
+    assert column_meaning("api_keys", "key", string) == "secret:key"  # an API key is still a secret
+    spec = world(
+        "memory",
+        12,
+        memories=table({"memory_id": string, "key": string, "value": string}, "memory_id"),
+    )
+    rows = [r for r in generate_state(spec, seed=2)["memories"] if r["key"] and r["value"]]
+    assert len(rows) >= 5 and all(r["value"] == kept_value(r["key"]) for r in rows), rows

@@ -91,6 +91,7 @@ from envscale.env.data import (
     about_subject,
     column_value,
     id_prefix,
+    kept_value,
     one_place_values,
     parse_now,
     prose_line,
@@ -539,6 +540,9 @@ def _valid_call(
         _one_person(env, rows, table, bound, props, args, target if op["type"] == "update" else None)
         _one_place(env, rows, table, bound, props, args, rng)
         _references_agree(env, rows, table, bound, props, args)
+        kept = kept_value(args.get(bound["key"])) if {"key", "value"} <= set(bound) else None
+        if kept is not None and schema_accepts(props.get(bound["value"], {}), kept):
+            args[bound["value"]] = kept  # "pet_name" keeps "Biscuit"
     if must_set and not set(bound.values()) & set(args):
         raise _CannotCall(f"no argument of set {_text(op['set'])} can be given a value its schema accepts")
     route = ((tool.get("metadata") or {}).get("annotations") or {}).get("path")

@@ -59,6 +59,7 @@ from envscale.env.data.schemas import acceptor, bound_schemas, fit_bound, schema
 from envscale.env.data.values import (
     Col,
     about_subject,
+    kept_value,
     object_kind,
     pick_first_name,
     pick_last_name,
@@ -194,8 +195,21 @@ def build_state(
     people_in_objects(spec, state, implicit, bound, seed)
     display_names_are_names(spec, state)
     _own_object_agrees(spec, state)
+    _kept_pairs(spec, state)
     _loose_references_hold(spec, state, seed, bound)
     return state
+
+
+def _kept_pairs(spec: dict[str, Any], state: dict[str, list[dict[str, Any]]]) -> None:
+    """A memory's value is what its key keeps (`env.data.kept_value`): "pet_name" keeps "Biscuit", never "Monday and
+    Thursday"."""
+    for table, tspec in spec["tables"].items():
+        if not {"key", "value"} <= set(tspec["columns"]):
+            continue
+        for row in state[table]:
+            value = kept_value(row.get("key"))
+            if value is not None and row.get("value") is not None:
+                row["value"] = value
 
 
 def _own_object_agrees(spec: dict[str, Any], state: dict[str, list[dict[str, Any]]]) -> None:

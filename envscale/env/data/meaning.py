@@ -767,6 +767,10 @@ def column_meaning(
     )
 
 
+_KEPT = re.compile(r"memor|preference|kv|key_?value", re.IGNORECASE)
+"""Tables of what an assistant keeps about its user, key by key (MemGPT's `memories`)."""
+
+
 @functools.lru_cache(maxsize=65536)
 def meaning_from_texts(
     table: str, column: str, ctype: str, generator: str | None, texts: str, formats: tuple
@@ -780,6 +784,8 @@ def meaning_from_texts(
     if ctype in ("integer", "number"):
         return _number_meaning(table, column, texts)
     meaning = _in_its_table(string_meaning(table, column, texts, formats), table, column, texts)
+    if meaning == "unknown" and column.lower() == "value" and _KEPT.search(table):
+        return "lex:memory_value"  # what a memory keeps ("oat flat white"), never a stray word ("Democrat")
     if meaning != "unknown":
         return meaning
     if name_words(column)[-1:] in (["type"], ["kind"], ["subtype"]):
@@ -1184,6 +1190,8 @@ def _string_meaning(table: str, column: str, texts: str, formats: tuple) -> str:
             r"\b(?:music|chord|song|melody|scale|harmony|progression)", f"{texts} {table}"
         ):
             return "lex:music_key"  # the key of a chord progression, not a secret
+        if meaning == "secret:key" and _KEPT.search(table):
+            return "lex:memory_key"  # a memory's key ("favorite_color"), never an MD5 digest a task dictates
         if meaning == "lex:unit" and word == "system":
             return meaning if re.search(r"\b(?:metric|imperial|unit)", texts) else "unknown"
         return meaning

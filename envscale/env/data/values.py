@@ -544,6 +544,13 @@ def _template_pattern(template: str) -> re.Pattern[str]:
 _STOCK_LINES = tuple(_template_pattern(t) for t in (*ROW_TEXTS_ANY[0], *ROW_TEXTS_ANY[1], *_ABOUT_ANY))
 
 
+def kept_value(key: Any) -> str | None:
+    """What a key-value memory keeps under `key` (`lex:memory_key`): "pet_name" -> "Biscuit"; `None` for another
+    key."""
+    keys, values = LEXICONS["memory_key"], LEXICONS["memory_value"]
+    return values[keys.index(key)] if isinstance(key, str) and key in keys else None
+
+
 def stock_text(value: Any) -> bool:
     """Whether a value is one of the stock lines a row of no known kind holds ("Kept up to date by the IT team.",
     '"Wedding venues" set up by Brenda Mooney in May.'): filler that fills a world, never a text a person dictates

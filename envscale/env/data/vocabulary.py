@@ -160,6 +160,11 @@ def _lex(text: str) -> tuple[str, ...]:
 LEXICONS: dict[str, tuple[str, ...]] = {
     name: _lex(text)
     for name, text in {
+        # what an assistant keeps about its user, key by key (MemGPT's key-value memories)
+        "memory_key": "favorite_color|home_city|preferred_language|pet_name|coffee_order|birthday|work_hours|"
+        "partner_name|allergies|gym_days|favorite_cuisine|nickname|shoe_size|commute|favorite_band",
+        "memory_value": "blue|Lisbon|Spanish|Biscuit|oat flat white|March 14|9 to 5|Sam|peanuts|Monday and Thursday|"
+        "Thai|Jo|42|by bike|Radiohead",
         "genre": "rock|pop|jazz|hip hop|classical|country|electronic|blues|reggae|metal|folk|r&b|soul|indie|"
         "drama|comedy|thriller|horror|science fiction|fantasy|romance|documentary|animation|action|mystery|"
         "biography|adventure|punk|latin|k-pop|gospel|techno|house",
