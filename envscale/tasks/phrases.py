@@ -417,6 +417,7 @@ class Phrases(Steps):
         ordered = sorted(
             row, key=lambda c: (c not in ("name", "title", "label", "subject"), not STATUS_COLUMNS.search(c))
         )
+        # a person's title is their job: never "the supplier named "Occupational therapist"" (seed 94's readers)
         person = {"first_name", "last_name"} <= set(row) or "full_name" in row
         for column in ordered:
             mine = row.get(column)
@@ -426,9 +427,7 @@ class Phrases(Steps):
                 or not isinstance(mine, str)
                 or not mine
                 or len(mine) > 40
-                or (
-                    column == "title" and person
-                )  # a person's job: never "the supplier named "Occupational therapist""
+                or (column == "title" and person)
             ):
                 continue
             if [r.get(column) for r in dicts].count(mine) != 1:

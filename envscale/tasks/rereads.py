@@ -29,7 +29,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..judge.provenance import parse_provenance, provenance_call, read_calls, shift_provenance
+from ..judge.provenance import (
+    parse_provenance,
+    provenance_call,
+    provenance_path,
+    read_calls,
+    shift_provenance,
+)
 from .model import GoldCall, TaskDraft
 from .prepared import Env
 
@@ -103,8 +109,9 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
     by name in `list_contacts`, then `get_contact` of its id; the caller's own row read by `get_me`, then by its
     id), and every list that a later call reads only for one row an earlier call returned (Postman's APIs found by
     name, then listed again to find the same API for its versions): an agent reads the row where the call before
-    gave it. The calls that read the get (or the list's row) read the earlier row instead. Run on an executed draft after its wording (the
-    request still says "look up the contact and tell me its phone"); returns how many calls were dropped."""
+    gave it. The calls that read the get (or the list's row) read the earlier row instead. Run on an executed draft
+    after its wording (the request still says "look up the contact and tell me its phone"); returns how many calls
+    were dropped."""
     dropped = 0
     k = 0
     while k < len(draft.calls):
@@ -115,16 +122,14 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
         if again is not None:
             # Postman's `getAllApIs(name="Product Apis")`, then `getAllApIs()` to find the same API for its versions
             # (seed 94's readers: "the gold calls getAllApIs twice, which is redundant")
-            row_path, to = again
-            for later in draft.calls[k + 1 :]:  # `call[k][j].F` reads the row `to` holds: `call[k].F` first
+            for later in draft.calls[
+                k + 1 :
+            ]:  # `call[k][j].F` reads the row `again` holds: `call[k].F` first
                 for a, source in later.provenance.items():
-                    if (
-                        isinstance(source, str)
-                        and source.startswith(row_path)
-                        and source[len(row_path) :][:1] in ("", ".", "[")
-                    ):
-                        later.provenance[a] = f"call[{k}]" + source[len(row_path) :]
-            _remove_call(draft, k, to)
+                    parsed = parse_provenance(source)
+                    if parsed is not None and parsed[0] == k:
+                        later.provenance[a] = provenance_path(k, parsed[1][1:])
+            _remove_call(draft, k, again)
             dropped += 1
             continue
         garg = e.key_arg(tool)
@@ -167,10 +172,10 @@ def drop_refetch(e: Env, draft: TaskDraft) -> int:
     return dropped
 
 
-def _listed_before(e: Env, draft: TaskDraft, k: int) -> tuple[str, str] | None:
-    """`(call[k][j], where)`: the one row of a list call `k` the chain reads, and where an earlier call of the chain
-    holds it whole (`call[i][n]` or `call[i]`); `None` when every later path into call `k` does not read one row of
-    it, or no earlier read of the same table returned that row."""
+def _listed_before(e: Env, draft: TaskDraft, k: int) -> str | None:
+    """Where an earlier call of the chain holds whole the one row a list call `k` is read for (`call[i][n]` or
+    `call[i]`); `None` when a later path into call `k` reads anything but that one row, or no earlier read of the same
+    table returned it."""
     call = draft.calls[k]
     table = e.tools[call.tool]["operation"]["table"]
     pk = e.pk(table)
@@ -204,6 +209,5 @@ def _listed_before(e: Env, draft: TaskDraft, k: int) -> tuple[str, str] | None:
                 and held.get(pk) == row[pk]
                 and all(held.get(c) == v for c, v in row.items())
             ):
-                to = f"call[{i}][{n}]" if isinstance(earlier.result, list) else f"call[{i}]"
-                return f"call[{k}][{j}]", to
+                return provenance_path(i, [n] if isinstance(earlier.result, list) else [])
     return None

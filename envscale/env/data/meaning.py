@@ -767,7 +767,7 @@ def column_meaning(
     )
 
 
-_KEPT = re.compile(r"memor|preference|kv|key_?value", re.IGNORECASE)
+_KEPT = re.compile(r"memor", re.IGNORECASE)
 """Tables of what an assistant keeps about its user, key by key (MemGPT's `memories`)."""
 
 
